@@ -1,0 +1,18 @@
+package idem
+
+import "time"
+
+// Clock tells the time. Every decision about leases and expiry reads the
+// clock of the call that makes it, so tests can move time by hand.
+type Clock interface {
+	Now() time.Time
+}
+
+// ClockFunc adapts a function to a Clock.
+type ClockFunc func() time.Time
+
+// Now calls f.
+func (f ClockFunc) Now() time.Time { return f() }
+
+// SystemClock is the wall clock.
+var SystemClock Clock = ClockFunc(time.Now)

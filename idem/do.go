@@ -1,0 +1,234 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Func is the work done once per key. Its result is stored and handed to
+// every later duplicate.
+type Func func(ctx context.Context) ([]byte, error)
+
+// Outcome says what Do did.
+type Outcome int
+
+// The outcomes of Do.
+const (
+	// Executed: the work ran now and its result was stored.
+	Executed Outcome = iota + 1
+	// Replayed: the work had already run; Value is its stored result.
+	Replayed
+	// InProgress: another worker holds the key; the work has not been done
+	// here and Value is nil. Try again after LeaseUntil.
+	InProgress
+)
+
+// String names the outcome.
+func (o Outcome) String() string {
+	switch o {
+	case Executed:
+		return "executed"
+	case Replayed:
+		return "replayed"
+	case InProgress:
+		return "in progress"
+	}
+	return "unknown"
+}
+
+// Result is what Do returns.
+type Result struct {
+	Outcome Outcome
+	// Value is the fresh or the stored result.
+	Value []byte
+	// TookOver is set when the key was claimed over a lease that had passed
+	// or a record that had expired.
+	TookOver bool
+	// LeaseUntil is when the holder's lease ends, for InProgress.
+	LeaseUntil time.Time
+}
+
+// Do runs fn once per key, whatever the number of calls with that key, on
+// any number of workers. It claims the key with one atomic write, runs fn,
+// and stores its result; a later call gets the stored result (Replayed)
+// without running fn, and a call while another worker holds the key gets
+// InProgress. If fn fails or panics, the claim is released so that a retry
+// can run it again, and the error (or panic) is passed on.
+//
+// fingerprint identifies the payload; a call whose fingerprint differs from
+// the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
+// the check.
+//
+// Errors are *Error values naming the key. When fn succeeded but its result
+// could not be stored (ErrResultTooLarge, ErrLeaseLost, a store error) Do
+// returns the fresh result with the error.
+func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
+	if s == nil {
+		panic("idem: nil store")
+	}
+	if fn == nil {
+		panic("idem: nil func")
+	}
+	if key == "" {
+		return Result{}, &Error{Op: "claim", Err: ErrNoKey}
+	}
+	o := newOptions(opts)
+	now := o.clock.Now()
+	deadline, hasDeadline := ctx.Deadline()
+	lease := o.leaseFor(deadline, hasDeadline, now)
+	owner := NewOwner()
+
+	claim, err := s.Claim(ctx, ClaimRequest{
+		Key:         key,
+		Owner:       owner,
+		Fingerprint: fingerprint,
+		Now:         now,
+		LeaseUntil:  now.Add(lease),
+		ExpiresAt:   now.Add(max(o.expiry, lease)),
+	})
+	if err != nil {
+		return Result{}, wrap("claim", key, err)
+	}
+	switch claim.State {
+	case HeldCompleted, HeldInProgress:
+		rec := claim.Record
+		if fingerprint != "" && rec.Fingerprint != "" && rec.Fingerprint != fingerprint {
+			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
+		}
+		if claim.State == HeldCompleted {
+			return Result{Outcome: Replayed, Value: rec.Result}, nil
+		}
+		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
+	case Claimed:
+	default:
+		return Result{}, &Error{Op: "claim", Key: key, Err: errors.New("store returned no claim state")}
+	}
+
+	value, writes, runErr := run(ctx, s, key, owner, lease, o, fn)
+	// The claim is ours: settle it even if the caller's context is done.
+	settle := context.WithoutCancel(ctx)
+	if runErr != nil {
+		if relErr := s.Release(settle, key, owner); relErr != nil {
+			runErr = errors.Join(runErr, wrap("release", key, relErr))
+		}
+		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
+	}
+	res := Result{Outcome: Executed, Value: value, TookOver: claim.TookOver}
+	err = s.Complete(settle, Completion{
+		Key:       key,
+		Owner:     owner,
+		Result:    value,
+		ExpiresAt: o.clock.Now().Add(o.expiry),
+		Writes:    writes,
+	})
+	if err != nil {
+		if !errors.Is(err, ErrLeaseLost) {
+			// Not stored and still ours: free the key so a retry is not
+			// blocked until the lease passes.
+			if relErr := s.Release(settle, key, owner); relErr != nil {
+				err = errors.Join(err, relErr)
+			}
+		}
+		return res, wrap("complete", key, err)
+	}
+	return res, nil
+}
+
+// run calls fn with a stage for writes, a heartbeat if asked for, and a
+// release of the claim if fn panics.
+func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, o options, fn Func) (value []byte, writes []any, err error) {
+	st := &stage{}
+	ctx = context.WithValue(ctx, stageKey{}, st)
+	if o.heartbeat > 0 {
+		var stop func()
+		ctx, stop = heartbeat(ctx, s, key, owner, lease, o)
+		defer stop()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = s.Release(context.WithoutCancel(ctx), key, owner)
+			panic(p)
+		}
+	}()
+	value, err = fn(ctx)
+	if err == nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrLeaseLost) {
+			err = cause
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closed = true
+	return value, st.writes, err
+}
+
+// heartbeat extends the lease every interval until stop is called. It
+// cancels the returned context with ErrLeaseLost when the lease is gone.
+func heartbeat(ctx context.Context, s Store, key Key, owner string, lease time.Duration, o options) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(o.heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				err := s.Extend(ctx, key, owner, o.clock.Now().Add(lease))
+				if errors.Is(err, ErrLeaseLost) {
+					cancel(ErrLeaseLost)
+					return
+				}
+				// Other errors: the lease still runs; try again next tick.
+			}
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		wg.Wait()
+		cancel(nil)
+	}
+}
+
+type stageKey struct{}
+
+type stage struct {
+	mu     sync.Mutex
+	writes []any
+	closed bool
+}
+
+// Stage adds a store-specific write (for the DynamoDB store, a
+// types.TransactWriteItem) to be committed atomically with the result of
+// the work running under ctx, so the record and the write cannot disagree.
+// It fails outside a Func run by Do, or after the Func returned.
+func Stage(ctx context.Context, write any) error {
+	st, ok := ctx.Value(stageKey{}).(*stage)
+	if !ok {
+		return errors.New("idem: Stage called outside a Func run by Do")
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return errors.New("idem: Stage called after the Func returned")
+	}
+	st.writes = append(st.writes, write)
+	return nil
+}
+
+// wrap makes err an *Error for op and key, unless it already is one.
+func wrap(op string, key Key, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Op: op, Key: key, Err: err}
+}

@@ -1,0 +1,49 @@
+package idem
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Match them with errors.Is; they arrive wrapped in an
+// *Error that names the key.
+var (
+	// ErrLeaseLost means the caller no longer owns the key's claim: its lease
+	// passed and another worker took the key over, or the record is gone.
+	// The caller must not assume its result was stored.
+	ErrLeaseLost = errors.New("idem: lease lost")
+	// ErrPayloadMismatch means a record exists for the key but was written for
+	// a different payload: the key is being reused for another request.
+	ErrPayloadMismatch = errors.New("idem: payload does not match the record's")
+	// ErrResultTooLarge means the result cannot be stored in one record.
+	ErrResultTooLarge = errors.New("idem: result too large to store")
+	// ErrNoKey means no idempotency key could be made for a request.
+	ErrNoKey = errors.New("idem: no idempotency key")
+	// ErrUnsupportedWrite means a write staged with Stage is of a type the
+	// store cannot commit.
+	ErrUnsupportedWrite = errors.New("idem: store cannot commit this staged write")
+)
+
+// Error says which operation on which key (and, from the SQS handler, which
+// message) failed. Err is the cause: a sentinel above or a store's error.
+type Error struct {
+	Op        string // "claim", "complete", "release", "extend", "key", "run"
+	Key       Key    // empty when no key could be made
+	MessageID string // set by the SQS handler
+	Err       error
+}
+
+// Error formats the operation, the message, the key and the cause.
+func (e *Error) Error() string {
+	s := "idem: " + e.Op
+	if e.MessageID != "" {
+		s += " message " + e.MessageID
+	}
+	if e.Key != "" {
+		s += fmt.Sprintf(" key %q", string(e.Key))
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }

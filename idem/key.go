@@ -1,0 +1,163 @@
+package idem
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Key identifies one request across every delivery of it. It is made by one
+// of the helpers below and always starts with a namespace (say, the function
+// name) so two functions sharing a table never collide.
+type Key string
+
+// MaxKeyBytes is the longest key kept as it is; a longer one is replaced by
+// its namespace and a SHA-256 of the whole key, well within DynamoDB's
+// 2048-byte partition key limit.
+const MaxKeyBytes = 1024
+
+// ClientKey makes a key from a key the caller supplies (an
+// "Idempotency-Key" the producer chose). An empty key is ErrNoKey.
+func ClientKey(namespace, key string) (Key, error) {
+	if key == "" {
+		return "", fmt.Errorf("%w: the key is empty", ErrNoKey)
+	}
+	return join(namespace, key), nil
+}
+
+// NaturalKey makes a key from the parts that name the request in the
+// business's own terms, for example ("summarise", "doc", "4471", "v9").
+// Parts are escaped, so ("a:b") and ("a", "b") are different keys. No parts,
+// or an empty part, is ErrNoKey.
+func NaturalKey(namespace string, parts ...string) (Key, error) {
+	if len(parts) == 0 {
+		return "", fmt.Errorf("%w: no key parts", ErrNoKey)
+	}
+	esc := make([]string, len(parts))
+	for i, p := range parts {
+		if p == "" {
+			return "", fmt.Errorf("%w: key part %d is empty", ErrNoKey, i)
+		}
+		esc[i] = escape(p)
+	}
+	return join(namespace, strings.Join(esc, ":")), nil
+}
+
+// JSONKey makes a key from the named fields of a JSON object: the fields'
+// values are put into one object, written as RFC 8785 canonical JSON (so
+// member order, white space and number spelling do not matter) and hashed
+// with SHA-256. The key names the fields it covers:
+//
+//	ns#json(model,prompt):sha256:…
+//
+// A field is a member name, or a dotted path into nested objects
+// ("document.id"). A field that is absent or null is ErrNoKey: an absent
+// value never stands for all requests that lack it.
+func JSONKey(namespace string, body []byte, fields ...string) (Key, error) {
+	if len(fields) == 0 {
+		return "", fmt.Errorf("%w: no key fields named", ErrNoKey)
+	}
+	sum, err := canonicalHash(body, fields)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	return join(namespace, "json("+strings.Join(fields, ",")+"):"+sum), nil
+}
+
+// Fingerprint identifies a payload by its bytes, for payload validation.
+func Fingerprint(payload []byte) string {
+	h := sha256.Sum256(payload)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// JSONFingerprint identifies a JSON payload by its canonical form (RFC
+// 8785), so re-encoding it does not change it. With fields, only those
+// fields are covered (as in JSONKey); without, the whole document.
+func JSONFingerprint(body []byte, fields ...string) (string, error) {
+	if len(fields) == 0 {
+		canon, err := jcs.Transform(body)
+		if err != nil {
+			return "", fmt.Errorf("idem: payload is not valid JSON: %w", err)
+		}
+		return Fingerprint(canon), nil
+	}
+	return canonicalHash(body, fields)
+}
+
+// canonicalHash hashes the canonical JSON of {field: value} for fields.
+func canonicalHash(body []byte, fields []string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return "", fmt.Errorf("body is not valid JSON: %w", err)
+	}
+	if dec.More() {
+		return "", fmt.Errorf("body is not valid JSON: data after the top-level value")
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return "", fmt.Errorf("body is not a JSON object")
+	}
+	subset := make(map[string]any, len(fields))
+	for _, f := range slices.Compact(slices.Sorted(slices.Values(fields))) {
+		v, ok := lookup(doc, f)
+		if !ok {
+			return "", fmt.Errorf("field %q is absent or null", f)
+		}
+		subset[f] = v
+	}
+	raw, err := json.Marshal(subset)
+	if err != nil {
+		return "", err
+	}
+	canon, err := jcs.Transform(raw)
+	if err != nil {
+		return "", err
+	}
+	return Fingerprint(canon), nil
+}
+
+// lookup follows a dotted path through nested objects. An exact member
+// name that contains dots wins over the path.
+func lookup(doc any, path string) (any, bool) {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if v, ok := obj[path]; ok {
+		return v, v != nil
+	}
+	head, rest, found := strings.Cut(path, ".")
+	if !found {
+		return nil, false
+	}
+	next, ok := obj[head]
+	if !ok {
+		return nil, false
+	}
+	return lookup(next, rest)
+}
+
+// join puts the namespace before the value, hashing the whole key when it
+// is too long to store.
+func join(namespace, value string) Key {
+	k := escape(namespace) + "#" + value
+	if len(k) <= MaxKeyBytes {
+		return Key(k)
+	}
+	ns := escape(namespace)
+	if len(ns) > MaxKeyBytes/2 {
+		ns = strings.ToValidUTF8(ns[:MaxKeyBytes/2], "")
+	}
+	return Key(ns + "#" + Fingerprint([]byte(k)))
+}
+
+var escaper = strings.NewReplacer("%", "%25", ":", "%3A", "#", "%23")
+
+func escape(s string) string { return escaper.Replace(s) }

@@ -1,0 +1,55 @@
+package idem
+
+import "time"
+
+// Status is the state of a record. The values are Powertools' so a table can
+// be shared with its Python and TypeScript editions.
+type Status string
+
+// The two stored states. A record that has expired is treated as absent.
+const (
+	StatusInProgress Status = "INPROGRESS"
+	StatusCompleted  Status = "COMPLETED"
+)
+
+// Record is what a store keeps for one key.
+type Record struct {
+	Key    Key
+	Status Status
+	// LeaseUntil is when an IN_PROGRESS claim may be taken over. Zero on a
+	// COMPLETED record.
+	LeaseUntil time.Time
+	// ExpiresAt is when the record stops counting and may be deleted (the
+	// table's TTL). Stores keep it with one-second resolution, rounded up.
+	ExpiresAt time.Time
+	// Result is the stored result of a COMPLETED record.
+	Result []byte
+	// Fingerprint identifies the payload the record was written for; empty
+	// means the payload is not checked.
+	Fingerprint string
+	// Owner is the token of the claim that wrote the record.
+	Owner string
+}
+
+// Claimable reports whether a claim at now may replace r: r has expired, or
+// r is IN_PROGRESS and its lease has passed. Expiry compares whole seconds
+// and the lease whole milliseconds, as they are stored.
+func (r *Record) Claimable(now time.Time) bool {
+	if r == nil {
+		return true
+	}
+	if ExpirySeconds(r.ExpiresAt) < now.Unix() {
+		return true
+	}
+	return r.Status == StatusInProgress && !r.LeaseUntil.IsZero() && r.LeaseUntil.UnixMilli() < now.UnixMilli()
+}
+
+// ExpirySeconds converts an expiry to the epoch seconds a store keeps,
+// rounding up so a record never expires early.
+func ExpirySeconds(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() != 0 {
+		s++
+	}
+	return s
+}
