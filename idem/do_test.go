@@ -1,0 +1,269 @@
+package idem_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+// setup is one test's store and a clock it moves by hand.
+type setup struct {
+	store *memstore.Store
+	now   atomic.Pointer[time.Time]
+}
+
+func newSetup(t *testing.T) *setup {
+	t.Helper()
+	s := &setup{store: memstore.New()}
+	t0 := time.Now().Truncate(time.Second)
+	s.now.Store(&t0)
+	return s
+}
+
+func (s *setup) Now() time.Time { return *s.now.Load() }
+
+func (s *setup) advance(d time.Duration) {
+	t := s.Now().Add(d)
+	s.now.Store(&t)
+}
+
+func (s *setup) do(ctx context.Context, key idem.Key, fp string, fn idem.Func, opts ...idem.Option) (idem.Result, error) {
+	return idem.Do(ctx, s.store, key, fp, fn, append([]idem.Option{idem.WithClock(s)}, opts...)...)
+}
+
+func answer(v string) idem.Func {
+	return func(context.Context) ([]byte, error) { return []byte(v), nil }
+}
+
+func TestDoInProgressIsAnOutcome(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := s.do(context.Background(), "k#1", "", func(context.Context) ([]byte, error) {
+			close(inside)
+			<-release
+			return []byte("first"), nil
+		}, idem.WithLease(time.Minute))
+		done <- err
+	}()
+	<-inside
+	r, err := s.do(context.Background(), "k#1", "", func(context.Context) ([]byte, error) {
+		t.Error("ran while the key was held")
+		return nil, nil
+	})
+	if err != nil || r.Outcome != idem.InProgress || r.Value != nil {
+		t.Fatalf("got %+v, %v; want InProgress with no value", r, err)
+	}
+	if want := s.Now().Add(time.Minute); !r.LeaseUntil.Equal(want) {
+		t.Fatalf("lease until %s, want %s", r.LeaseUntil, want)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDoTakesOverAfterTheLease(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	// A worker claimed and crashed: its record stays IN_PROGRESS.
+	_, err := s.store.Claim(context.Background(), idem.ClaimRequest{
+		Key: "k#crash", Owner: "dead", Now: s.Now(), LeaseUntil: s.Now().Add(time.Minute), ExpiresAt: s.Now().Add(time.Hour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.do(context.Background(), "k#crash", "", answer("x")); r.Outcome != idem.InProgress {
+		t.Fatalf("before the lease passed: %s, want in progress", r.Outcome)
+	}
+	s.advance(time.Minute + time.Millisecond)
+	r, err := s.do(context.Background(), "k#crash", "", answer("x"))
+	if err != nil || r.Outcome != idem.Executed || !r.TookOver {
+		t.Fatalf("after the lease: %+v, %v; want executed with a take-over", r, err)
+	}
+}
+
+func TestDoLeaseFromTheDeadline(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	ctx, cancel := context.WithDeadline(context.Background(), s.Now().Add(30*time.Second))
+	defer cancel()
+	_, err := s.do(ctx, "k#lease", "", func(context.Context) ([]byte, error) {
+		rec, _ := s.store.Get("k#lease")
+		if want := s.Now().Add(30*time.Second + idem.DefaultLeaseMargin); !rec.LeaseUntil.Equal(want) {
+			t.Errorf("lease until %s, want the deadline plus the margin, %s", rec.LeaseUntil, want)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = s.do(context.Background(), "k#nodeadline", "", func(context.Context) ([]byte, error) {
+		rec, _ := s.store.Get("k#nodeadline")
+		if want := s.Now().Add(idem.DefaultLease); !rec.LeaseUntil.Equal(want) {
+			t.Errorf("lease until %s, want DefaultLease, %s", rec.LeaseUntil, want)
+		}
+		return nil, nil
+	})
+}
+
+func TestDoPanicReleasesAndRepanics(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Fatalf("recovered %v, want the work's panic", p)
+			}
+		}()
+		_, _ = s.do(context.Background(), "k#panic", "", func(context.Context) ([]byte, error) { panic("boom") })
+	}()
+	if _, ok := s.store.Get("k#panic"); ok {
+		t.Fatal("the claim of a panicking work was not released")
+	}
+	if r, err := s.do(context.Background(), "k#panic", "", answer("ok")); err != nil || r.Outcome != idem.Executed {
+		t.Fatalf("retry after the panic: %+v, %v", r, err)
+	}
+}
+
+func TestDoReleasesWhenTheContextIsCancelled(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := s.do(ctx, "k#cancel", "", func(ctx context.Context) ([]byte, error) {
+		cancel()
+		return nil, ctx.Err()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if _, ok := s.store.Get("k#cancel"); ok {
+		t.Fatal("the claim was not released after the caller's context ended")
+	}
+}
+
+func TestDoResultTooLarge(t *testing.T) {
+	t.Parallel()
+	s := &setup{store: memstore.New(memstore.WithMaxResultBytes(8))}
+	t0 := time.Now()
+	s.now.Store(&t0)
+	r, err := s.do(context.Background(), "k#big", "", answer("nine bytes"))
+	if !errors.Is(err, idem.ErrResultTooLarge) {
+		t.Fatalf("err %v, want idem.ErrResultTooLarge", err)
+	}
+	var ie *idem.Error
+	if !errors.As(err, &ie) || ie.Key != "k#big" || ie.Op != "complete" {
+		t.Fatalf("err %#v, want an *idem.Error naming the key and the complete step", err)
+	}
+	if r.Outcome != idem.Executed || string(r.Value) != "nine bytes" {
+		t.Fatalf("result %+v: the fresh result must not be lost", r)
+	}
+	if _, ok := s.store.Get("k#big"); ok {
+		t.Fatal("the claim was kept after the result could not be stored")
+	}
+}
+
+func TestDoStagedWrites(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	var written atomic.Int32
+	_, err := s.do(context.Background(), "k#tx", "", func(ctx context.Context) ([]byte, error) {
+		if err := idem.Stage(ctx, memstore.Write(func() { written.Add(1) })); err != nil {
+			return nil, err
+		}
+		if written.Load() != 0 {
+			t.Error("a staged write ran before completion")
+		}
+		return []byte("r"), nil
+	})
+	if err != nil || written.Load() != 1 {
+		t.Fatalf("err %v, %d writes; want the staged write committed once", err, written.Load())
+	}
+	_, err = s.do(context.Background(), "k#tx2", "", func(ctx context.Context) ([]byte, error) {
+		return []byte("r"), idem.Stage(ctx, "not a memstore write")
+	})
+	if !errors.Is(err, idem.ErrUnsupportedWrite) {
+		t.Fatalf("err %v, want idem.ErrUnsupportedWrite", err)
+	}
+	if _, ok := s.store.Get("k#tx2"); ok {
+		t.Fatal("the claim was kept after an unsupported write")
+	}
+	if err := idem.Stage(context.Background(), memstore.Write(func() {})); err == nil {
+		t.Fatal("Stage outside Do succeeded")
+	}
+}
+
+func TestDoHeartbeatExtendsTheLease(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	first := s.Now().Add(time.Second)
+	_, err := s.do(context.Background(), "k#hb", "", func(ctx context.Context) ([]byte, error) {
+		s.advance(time.Hour)
+		for {
+			rec, _ := s.store.Get("k#hb")
+			if rec.LeaseUntil.After(first) {
+				return []byte("done"), nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}, idem.WithLease(time.Second), idem.WithHeartbeat(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDoHeartbeatStopsWorkWhoseLeaseIsLost(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	r, err := s.do(context.Background(), "k#lost", "", func(ctx context.Context) ([]byte, error) {
+		// Another worker takes the key over once the lease has passed.
+		c, err := s.store.Claim(context.Background(), idem.ClaimRequest{
+			Key: "k#lost", Owner: "thief", Now: s.Now().Add(2 * time.Second),
+			LeaseUntil: s.Now().Add(time.Hour), ExpiresAt: s.Now().Add(time.Hour),
+		})
+		if err != nil || c.State != idem.Claimed {
+			t.Errorf("take-over: %+v, %v", c, err)
+		}
+		<-ctx.Done()
+		return []byte("late"), nil
+	}, idem.WithLease(time.Second), idem.WithHeartbeat(time.Millisecond))
+	if !errors.Is(err, idem.ErrLeaseLost) {
+		t.Fatalf("result %+v, err %v; want idem.ErrLeaseLost", r, err)
+	}
+	if rec, _ := s.store.Get("k#lost"); rec.Owner != "thief" || rec.Status != idem.StatusInProgress {
+		t.Fatalf("the new owner's record was touched: %+v", rec)
+	}
+}
+
+func TestDoWiringErrors(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	if _, err := s.do(context.Background(), "", "", answer("x")); !errors.Is(err, idem.ErrNoKey) {
+		t.Fatalf("empty key: err %v, want idem.ErrNoKey", err)
+	}
+	for name, call := range map[string]func(){
+		"nil store": func() { _, _ = idem.Do(context.Background(), nil, "k", "", answer("x")) },
+		"nil func":  func() { _, _ = idem.Do(context.Background(), s.store, "k", "", nil) },
+	} {
+		func() {
+			defer func() {
+				if p, _ := recover().(string); p == "" || p[:5] != "idem:" {
+					t.Errorf("%s: panic %q, want one prefixed idem:", name, p)
+				}
+			}()
+			call()
+		}()
+	}
+}

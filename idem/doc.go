@@ -1,0 +1,28 @@
+// Package idem runs a piece of work once per idempotency key, however many
+// times the request that asks for it is delivered.
+//
+// The key is claimed before the work, with one conditional write evaluated
+// by the store (never a read followed by a write). The claim marks the key
+// IN_PROGRESS with a lease; the work runs; the result is stored and the key
+// marked COMPLETED. Every later delivery finds the record:
+//
+//	record found                         Claim state      Do outcome   what the caller does
+//	none, or expired                     Claimed          Executed     ran the work; ack
+//	IN_PROGRESS, lease passed (crash)    Claimed          Executed     took over; ack
+//	IN_PROGRESS, lease live              HeldInProgress   InProgress   leave the message for a retry
+//	COMPLETED, not expired               HeldCompleted    Replayed     stored result; ack
+//	any, other payload fingerprint       (held)           error        ErrPayloadMismatch
+//
+// When the work fails or panics the claim is released (deleted) so a retry
+// can claim again. Complete, Release and Extend are fenced by an owner token
+// written by the claim: a worker whose lease was taken over gets
+// ErrLeaseLost and cannot touch the new owner's record.
+//
+// Records must outlive every redelivery of their message: size their expiry
+// with RecordLifetime from the queue's settings.
+//
+// This package holds the model and imports no AWS package. Stores live in
+// idem/dynamostore (DynamoDB) and idem/memstore (memory); idem/idemtest is
+// the conformance suite both pass. The SQS Lambda wrapper is package
+// handler.
+package idem

@@ -1,0 +1,94 @@
+package idem_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+func ExampleJSONKey() {
+	body := []byte(`{"model":"m1","prompt":"Summarise document 4471","trace_id":"a1"}`)
+	resent := []byte(`{"trace_id":"b2", "prompt":"Summarise document 4471", "model":"m1"}`)
+	k1, _ := idem.JSONKey("summariser", body, "model", "prompt")
+	k2, _ := idem.JSONKey("summariser", resent, "model", "prompt")
+	fmt.Println(k1 == k2)
+	fmt.Println(string(k1)[:len("summariser#json(model,prompt):sha256:")])
+
+	_, err := idem.JSONKey("summariser", []byte(`{"model":"m1"}`), "model", "prompt")
+	fmt.Println(err)
+	// Output:
+	// true
+	// summariser#json(model,prompt):sha256:
+	// idem: no idempotency key: field "prompt" is absent or null
+}
+
+func ExampleNaturalKey() {
+	k, _ := idem.NaturalKey("summariser", "document", "4471", "version", "9")
+	fmt.Println(k)
+	// Output: summariser#document:4471:version:9
+}
+
+func ExampleDo() {
+	store := memstore.New()
+	calls := 0
+	generate := func(context.Context) ([]byte, error) {
+		calls++
+		return []byte("a summary"), nil
+	}
+	key, _ := idem.ClientKey("summariser", "request-42")
+	for range 3 { // the same request, delivered three times
+		r, err := idem.Do(context.Background(), store, key, "", generate)
+		fmt.Println(r.Outcome, string(r.Value), err)
+	}
+	fmt.Println("calls:", calls)
+	// Output:
+	// executed a summary <nil>
+	// replayed a summary <nil>
+	// replayed a summary <nil>
+	// calls: 1
+}
+
+func ExampleDo_inProgress() {
+	store := memstore.New()
+	key, _ := idem.ClientKey("summariser", "request-43")
+	// Another worker holds the key: it claimed it and is still working.
+	_, _ = store.Claim(context.Background(), idem.ClaimRequest{
+		Key: key, Owner: idem.NewOwner(), Now: time.Now(),
+		LeaseUntil: time.Now().Add(time.Minute), ExpiresAt: time.Now().Add(time.Hour),
+	})
+	r, err := idem.Do(context.Background(), store, key, "", func(context.Context) ([]byte, error) {
+		panic("not reached: the key is held")
+	})
+	switch r.Outcome {
+	case idem.InProgress:
+		fmt.Println("held by another worker; retry after its lease:", err == nil)
+	default:
+		fmt.Println(r.Outcome)
+	}
+	// Output: held by another worker; retry after its lease: true
+}
+
+func ExampleDo_payloadMismatch() {
+	store := memstore.New()
+	key, _ := idem.ClientKey("mailer", "welcome-7")
+	a, _ := idem.JSONFingerprint([]byte(`{"to":"ada@example.com"}`))
+	b, _ := idem.JSONFingerprint([]byte(`{"to":"bob@example.com"}`))
+	send := func(context.Context) ([]byte, error) { return []byte("sent"), nil }
+	_, _ = idem.Do(context.Background(), store, key, a, send)
+	_, err := idem.Do(context.Background(), store, key, b, send)
+	fmt.Println(err)
+	// Output: idem: claim key "mailer#welcome-7": idem: payload does not match the record's
+}
+
+func ExampleRecordLifetime() {
+	life, err := idem.RecordLifetime(idem.QueueSettings{
+		Retention:         4 * 24 * time.Hour, // SQS's default
+		VisibilityTimeout: 30 * time.Second,
+		MaxReceives:       5,
+	})
+	fmt.Println(life, err)
+	// Output: 120h4m0s <nil>
+}

@@ -1,0 +1,409 @@
+package idemtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Contenders is how many goroutines race for one key in the concurrency
+// cases.
+const Contenders = 64
+
+// Run runs the conformance suite against stores made by newStore.
+func Run(t *testing.T, newStore func(t *testing.T) idem.Store) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, &bundle{store: newStore(t), now: base()})
+		})
+	}
+}
+
+// bundle is one subtest's store and clock.
+type bundle struct {
+	store idem.Store
+	now   time.Time
+}
+
+// base is a whole-second time near the wall clock, so records look current
+// to a real database.
+func base() time.Time { return time.Now().Truncate(time.Second) }
+
+func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry time.Duration, fp string) (idem.Claim, string) {
+	t.Helper()
+	owner := idem.NewOwner()
+	c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
+		Key: key, Owner: owner, Fingerprint: fp, Now: at,
+		LeaseUntil: at.Add(lease), ExpiresAt: at.Add(expiry),
+	})
+	if err != nil {
+		t.Fatalf("claim %q: %v", key, err)
+	}
+	return c, owner
+}
+
+func (b *bundle) mustClaim(t *testing.T, key idem.Key, at time.Time, lease time.Duration) string {
+	t.Helper()
+	c, owner := b.claim(t, key, at, lease, time.Hour, "")
+	if c.State != idem.Claimed {
+		t.Fatalf("claim %q at %s: state %s, want claimed", key, at, c.State)
+	}
+	return owner
+}
+
+func (b *bundle) complete(key idem.Key, owner string, result []byte, expiresAt time.Time) error {
+	return b.store.Complete(context.Background(), idem.Completion{Key: key, Owner: owner, Result: result, ExpiresAt: expiresAt})
+}
+
+func wantState(t *testing.T, c idem.Claim, want idem.ClaimState) {
+	t.Helper()
+	if c.State != want {
+		t.Fatalf("claim state %s, want %s (record %+v)", c.State, want, c.Record)
+	}
+}
+
+func wantLeaseLost(t *testing.T, what string, err error) {
+	t.Helper()
+	if !errors.Is(err, idem.ErrLeaseLost) {
+		t.Fatalf("%s: err %v, want idem.ErrLeaseLost", what, err)
+	}
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
+}
+
+var cases = []struct {
+	name string
+	run  func(t *testing.T, b *bundle)
+}{
+	{"ClaimAbsentKey", func(t *testing.T, b *bundle) {
+		c, _ := b.claim(t, "t#absent", b.now, time.Minute, time.Hour, "fp1")
+		wantState(t, c, idem.Claimed)
+		if c.TookOver || c.Previous != nil {
+			t.Fatalf("claim of an absent key reports a take-over: %+v", c)
+		}
+	}},
+	{"DuplicateWhileInProgress", func(t *testing.T, b *bundle) {
+		lease := 90*time.Second + 123*time.Millisecond
+		_, owner := b.claim(t, "t#busy", b.now, lease, time.Hour, "fp1")
+		c, _ := b.claim(t, "t#busy", b.now.Add(time.Second), time.Minute, time.Hour, "fp1")
+		wantState(t, c, idem.HeldInProgress)
+		r := c.Record
+		if r.Status != idem.StatusInProgress || r.Owner != owner || r.Fingerprint != "fp1" || r.Key != "t#busy" {
+			t.Fatalf("held record %+v, want IN_PROGRESS owned by %s with fingerprint fp1", r, owner)
+		}
+		if !r.LeaseUntil.Equal(b.now.Add(lease)) {
+			t.Fatalf("lease until %s, want %s (millisecond resolution)", r.LeaseUntil, b.now.Add(lease))
+		}
+	}},
+	{"LeaseBoundaryIsStillHeld", func(t *testing.T, b *bundle) {
+		b.mustClaim(t, "t#edge", b.now, 5*time.Second)
+		c, _ := b.claim(t, "t#edge", b.now.Add(5*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		c, _ = b.claim(t, "t#edge", b.now.Add(5*time.Second+time.Millisecond), time.Minute, time.Hour, "")
+		wantState(t, c, idem.Claimed)
+	}},
+	{"CompletedResultRoundTrips", func(t *testing.T, b *bundle) {
+		results := map[idem.Key][]byte{
+			"t#binary": append([]byte{0, 1, 0xff, 0xfe, '\n', 0}, randomBytes(64<<10)...),
+			"t#text":   []byte(`{"answer":"ünïcödé ✓"}`),
+			"t#empty":  {},
+		}
+		for key, want := range results {
+			owner := b.mustClaim(t, key, b.now, time.Minute)
+			if err := b.complete(key, owner, want, b.now.Add(2*time.Hour)); err != nil {
+				t.Fatalf("complete %q: %v", key, err)
+			}
+			c, _ := b.claim(t, key, b.now.Add(time.Hour), time.Minute, time.Hour, "")
+			wantState(t, c, idem.HeldCompleted)
+			if !bytes.Equal(c.Record.Result, want) {
+				t.Fatalf("%q: stored result differs: got %d bytes, want %d", key, len(c.Record.Result), len(want))
+			}
+			if c.Record.Status != idem.StatusCompleted || !c.Record.LeaseUntil.IsZero() {
+				t.Fatalf("%q: completed record %+v has status %s and lease %s", key, c.Record, c.Record.Status, c.Record.LeaseUntil)
+			}
+			if !c.Record.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
+				t.Fatalf("%q: expiry %s, want %s", key, c.Record.ExpiresAt, b.now.Add(2*time.Hour))
+			}
+		}
+	}},
+	{"ExpiryRoundsUpToTheSecond", func(t *testing.T, b *bundle) {
+		owner := b.mustClaim(t, "t#round", b.now, time.Minute)
+		if err := b.complete("t#round", owner, []byte("r"), b.now.Add(10*time.Second+time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := b.claim(t, "t#round", b.now.Add(11*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+		if !c.Record.ExpiresAt.Equal(b.now.Add(11 * time.Second)) {
+			t.Fatalf("expiry %s, want it rounded up to %s", c.Record.ExpiresAt, b.now.Add(11*time.Second))
+		}
+	}},
+	{"CompletedOutlivesItsLease", func(t *testing.T, b *bundle) {
+		owner := b.mustClaim(t, "t#done", b.now, time.Second)
+		if err := b.complete("t#done", owner, []byte("r"), b.now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := b.claim(t, "t#done", b.now.Add(59*time.Minute), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+	}},
+	{"ExpiredCompletedIsReclaimable", func(t *testing.T, b *bundle) {
+		owner := b.mustClaim(t, "t#old", b.now, time.Minute)
+		if err := b.complete("t#old", owner, []byte("old"), b.now.Add(10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		c, fresh := b.claim(t, "t#old", b.now.Add(time.Hour), time.Minute, time.Hour, "")
+		wantState(t, c, idem.Claimed)
+		if !c.TookOver || c.Previous == nil || c.Previous.Status != idem.StatusCompleted || string(c.Previous.Result) != "old" {
+			t.Fatalf("re-claim of an expired record: %+v, want a take-over of the COMPLETED record", c)
+		}
+		if err := b.complete("t#old", fresh, []byte("new"), b.now.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"TakeOverAfterLease", func(t *testing.T, b *bundle) {
+		first := b.mustClaim(t, "t#crash", b.now, time.Second)
+		c, second := b.claim(t, "t#crash", b.now.Add(2*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.Claimed)
+		if !c.TookOver || c.Previous == nil || c.Previous.Owner != first || c.Previous.Status != idem.StatusInProgress {
+			t.Fatalf("take-over: %+v, want TookOver with the previous owner %s", c, first)
+		}
+		c, _ = b.claim(t, "t#crash", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		if c.Record.Owner != second {
+			t.Fatalf("owner %s, want the new owner %s", c.Record.Owner, second)
+		}
+	}},
+	{"StaleOwnerIsFenced", func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		first := b.mustClaim(t, "t#fence", b.now, time.Second)
+		second := b.mustClaim(t, "t#fence", b.now.Add(2*time.Second), time.Minute)
+		wantLeaseLost(t, "stale complete", b.complete("t#fence", first, []byte("stale"), b.now.Add(time.Hour)))
+		wantLeaseLost(t, "stale extend", b.store.Extend(ctx, "t#fence", first, b.now.Add(time.Hour)))
+		wantLeaseLost(t, "stale release", b.store.Release(ctx, "t#fence", first))
+		c, _ := b.claim(t, "t#fence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		if c.Record.Owner != second || !c.Record.LeaseUntil.Equal(b.now.Add(2*time.Second+time.Minute)) {
+			t.Fatalf("the stale owner changed the new owner's record: %+v", c.Record)
+		}
+		if err := b.complete("t#fence", second, []byte("fresh"), b.now.Add(time.Hour)); err != nil {
+			t.Fatalf("the new owner cannot complete: %v", err)
+		}
+		c, _ = b.claim(t, "t#fence", b.now.Add(4*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+		if string(c.Record.Result) != "fresh" {
+			t.Fatalf("result %q, want the new owner's", c.Record.Result)
+		}
+	}},
+	{"ReleaseFreesTheKey", func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		owner := b.mustClaim(t, "t#rel", b.now, time.Hour)
+		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", idem.NewOwner()))
+		if err := b.store.Release(ctx, "t#rel", owner); err != nil {
+			t.Fatalf("release: %v", err)
+		}
+		c, _ := b.claim(t, "t#rel", b.now.Add(time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.Claimed)
+		if c.TookOver {
+			t.Fatalf("claim after release reports a take-over")
+		}
+		wantLeaseLost(t, "second release", b.store.Release(ctx, "t#rel", owner))
+	}},
+	{"CompletedCannotBeReleasedOrRedone", func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		owner := b.mustClaim(t, "t#final", b.now, time.Minute)
+		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		wantLeaseLost(t, "release of a completed record", b.store.Release(ctx, "t#final", owner))
+		wantLeaseLost(t, "second complete", b.complete("t#final", owner, []byte("two"), b.now.Add(time.Hour)))
+		wantLeaseLost(t, "extend of a completed record", b.store.Extend(ctx, "t#final", owner, b.now.Add(time.Hour)))
+		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+		if string(c.Record.Result) != "one" {
+			t.Fatalf("result %q, want the first", c.Record.Result)
+		}
+	}},
+	{"AbsentKeyCannotBeSettled", func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		owner := idem.NewOwner()
+		wantLeaseLost(t, "complete", b.complete("t#none", owner, []byte("x"), b.now.Add(time.Hour)))
+		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner))
+		wantLeaseLost(t, "extend", b.store.Extend(ctx, "t#none", owner, b.now.Add(time.Hour)))
+		c, _ := b.claim(t, "t#none", b.now, time.Minute, time.Hour, "")
+		wantState(t, c, idem.Claimed)
+	}},
+	{"ExtendKeepsTheKey", func(t *testing.T, b *bundle) {
+		owner := b.mustClaim(t, "t#long", b.now, time.Second)
+		if err := b.store.Extend(context.Background(), "t#long", owner, b.now.Add(time.Hour)); err != nil {
+			t.Fatalf("extend: %v", err)
+		}
+		c, _ := b.claim(t, "t#long", b.now.Add(time.Minute), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		if !c.Record.LeaseUntil.Equal(b.now.Add(time.Hour)) {
+			t.Fatalf("lease until %s, want %s", c.Record.LeaseUntil, b.now.Add(time.Hour))
+		}
+	}},
+	{"KeysAreIndependent", func(t *testing.T, b *bundle) {
+		b.mustClaim(t, "t#a", b.now, time.Hour)
+		b.mustClaim(t, "t#b", b.now, time.Hour)
+		b.mustClaim(t, "u#a", b.now, time.Hour)
+	}},
+	{"ResultTooLarge", func(t *testing.T, b *bundle) {
+		owner := b.mustClaim(t, "t#big", b.now, time.Minute)
+		err := b.complete("t#big", owner, make([]byte, 1<<20), b.now.Add(time.Hour))
+		if !errors.Is(err, idem.ErrResultTooLarge) {
+			t.Fatalf("complete with 1 MiB: err %v, want idem.ErrResultTooLarge", err)
+		}
+		// The claim is still the caller's: nothing was lost.
+		if err := b.store.Release(context.Background(), "t#big", owner); err != nil {
+			t.Fatalf("release after a too-large result: %v", err)
+		}
+	}},
+	{"ConcurrentClaimsOneWinner", func(t *testing.T, b *bundle) {
+		var wins, held atomic.Int32
+		var wg sync.WaitGroup
+		errs := make(chan error, Contenders)
+		start := make(chan struct{})
+		for range Contenders {
+			wg.Go(func() {
+				<-start
+				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
+					Key: "t#race", Owner: idem.NewOwner(), Now: b.now,
+					LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour),
+				})
+				switch {
+				case err != nil:
+					errs <- err
+				case c.State == idem.Claimed:
+					wins.Add(1)
+				case c.State == idem.HeldInProgress:
+					held.Add(1)
+				default:
+					errs <- fmt.Errorf("unexpected state %s", c.State)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if wins.Load() != 1 || held.Load() != Contenders-1 {
+			t.Fatalf("%d claims won and %d saw the key held, want 1 and %d", wins.Load(), held.Load(), Contenders-1)
+		}
+	}},
+	{"ConcurrentTakeOverOneWinner", func(t *testing.T, b *bundle) {
+		b.mustClaim(t, "t#crashed", b.now, time.Second)
+		later := b.now.Add(time.Minute)
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		for range Contenders {
+			wg.Go(func() {
+				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
+					Key: "t#crashed", Owner: idem.NewOwner(), Now: later,
+					LeaseUntil: later.Add(time.Minute), ExpiresAt: later.Add(time.Hour),
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if c.State == idem.Claimed {
+					wins.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if wins.Load() != 1 {
+			t.Fatalf("%d workers took over one expired lease, want 1", wins.Load())
+		}
+	}},
+	{"DoRunsOncePerKey", func(t *testing.T, b *bundle) {
+		var calls atomic.Int32
+		var wg sync.WaitGroup
+		var executed, replayed, inProgress atomic.Int32
+		clock := idem.ClockFunc(func() time.Time { return b.now })
+		for range Contenders {
+			wg.Go(func() {
+				r, err := idem.Do(context.Background(), b.store, "t#do", "fp", func(context.Context) ([]byte, error) {
+					calls.Add(1)
+					return []byte("answer"), nil
+				}, idem.WithClock(clock), idem.WithLease(time.Minute))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				switch r.Outcome {
+				case idem.Executed:
+					executed.Add(1)
+				case idem.Replayed:
+					replayed.Add(1)
+					if string(r.Value) != "answer" {
+						t.Errorf("replayed %q", r.Value)
+					}
+				case idem.InProgress:
+					inProgress.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if calls.Load() != 1 || executed.Load() != 1 {
+			t.Fatalf("the work ran %d times (%d executed), want once", calls.Load(), executed.Load())
+		}
+		if replayed.Load()+inProgress.Load() != Contenders-1 {
+			t.Fatalf("%d replayed + %d in progress, want %d", replayed.Load(), inProgress.Load(), Contenders-1)
+		}
+		r, err := idem.Do(context.Background(), b.store, "t#do", "fp", func(context.Context) ([]byte, error) {
+			t.Fatal("the work ran again")
+			return nil, nil
+		}, idem.WithClock(clock))
+		if err != nil || r.Outcome != idem.Replayed || string(r.Value) != "answer" {
+			t.Fatalf("after completion: %+v, %v; want the stored answer replayed", r, err)
+		}
+	}},
+	{"DoReleasesOnFailure", func(t *testing.T, b *bundle) {
+		clock := idem.ClockFunc(func() time.Time { return b.now })
+		boom := errors.New("provider said 500")
+		_, err := idem.Do(context.Background(), b.store, "t#retry", "", func(context.Context) ([]byte, error) {
+			return nil, boom
+		}, idem.WithClock(clock))
+		var ie *idem.Error
+		if !errors.Is(err, boom) || !errors.As(err, &ie) || ie.Key != "t#retry" {
+			t.Fatalf("err %v, want the work's error wrapped in *idem.Error for the key", err)
+		}
+		r, err := idem.Do(context.Background(), b.store, "t#retry", "", func(context.Context) ([]byte, error) {
+			return []byte("second try"), nil
+		}, idem.WithClock(clock))
+		if err != nil || r.Outcome != idem.Executed {
+			t.Fatalf("retry after a failure: %+v, %v; want executed", r, err)
+		}
+	}},
+	{"DoRejectsPayloadMismatch", func(t *testing.T, b *bundle) {
+		clock := idem.ClockFunc(func() time.Time { return b.now })
+		work := func(context.Context) ([]byte, error) { return []byte("for A"), nil }
+		if _, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, idem.WithClock(clock)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := idem.Do(context.Background(), b.store, "t#fp", "B", work, idem.WithClock(clock))
+		if !errors.Is(err, idem.ErrPayloadMismatch) {
+			t.Fatalf("a different payload under the same key: err %v, want idem.ErrPayloadMismatch", err)
+		}
+		r, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, idem.WithClock(clock))
+		if err != nil || r.Outcome != idem.Replayed || string(r.Value) != "for A" {
+			t.Fatalf("the same payload again: %+v, %v; want a replay", r, err)
+		}
+	}},
+}

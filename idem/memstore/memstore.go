@@ -1,0 +1,176 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// DefaultMaxResultBytes is the largest result a Store keeps unless told
+// otherwise: DynamoDB's 400 KB item limit less 4 KiB for the key and the
+// other attributes, so what fits here fits in the DynamoDB store.
+const DefaultMaxResultBytes = 400*1024 - 4096
+
+// Store is an idem.Store in process memory. The zero value is not usable;
+// call New. It is safe for concurrent use.
+type Store struct {
+	mu        sync.Mutex
+	records   map[idem.Key]idem.Record
+	maxResult int
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithMaxResultBytes sets the largest result Complete accepts; a larger one
+// fails with idem.ErrResultTooLarge. Defaults to DefaultMaxResultBytes.
+func WithMaxResultBytes(n int) Option {
+	return func(s *Store) {
+		if n > 0 {
+			s.maxResult = n
+		}
+	}
+}
+
+// Write is a write staged with idem.Stage for this store: it runs under the
+// store's lock, in the same step as the Complete it came with, and only if
+// that Complete succeeds.
+type Write func()
+
+// New returns an empty Store.
+func New(opts ...Option) *Store {
+	s := &Store{records: make(map[idem.Key]idem.Record), maxResult: DefaultMaxResultBytes}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
+}
+
+// Claim implements idem.Store.
+func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
+	if err := ctx.Err(); err != nil {
+		return idem.Claim{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, exists := s.records[req.Key]
+	if exists && !old.Claimable(req.Now) {
+		state := idem.HeldInProgress
+		if old.Status == idem.StatusCompleted {
+			state = idem.HeldCompleted
+		}
+		return idem.Claim{State: state, Record: clone(old)}, nil
+	}
+	s.records[req.Key] = idem.Record{
+		Key:         req.Key,
+		Status:      idem.StatusInProgress,
+		LeaseUntil:  req.LeaseUntil.Truncate(time.Millisecond),
+		ExpiresAt:   time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0),
+		Fingerprint: req.Fingerprint,
+		Owner:       req.Owner,
+	}
+	c := idem.Claim{State: idem.Claimed}
+	if exists {
+		prev := clone(old)
+		c.TookOver, c.Previous = true, &prev
+	}
+	return c, nil
+}
+
+// Complete implements idem.Store.
+func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(c.Result) > s.maxResult {
+		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(c.Result), s.maxResult)
+	}
+	writes := make([]Write, len(c.Writes))
+	for i, w := range c.Writes {
+		fn, ok := w.(Write)
+		if !ok {
+			return fmt.Errorf("%w: memstore takes memstore.Write, not %T", idem.ErrUnsupportedWrite, w)
+		}
+		writes[i] = fn
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := s.owned(c.Key, c.Owner)
+	if err != nil {
+		return err
+	}
+	rec.Status = idem.StatusCompleted
+	rec.LeaseUntil = time.Time{}
+	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
+	rec.Result = append([]byte{}, c.Result...)
+	s.records[c.Key] = rec
+	for _, w := range writes {
+		w()
+	}
+	return nil
+}
+
+// Release implements idem.Store.
+func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.owned(key, owner); err != nil {
+		return err
+	}
+	delete(s.records, key)
+	return nil
+}
+
+// Extend implements idem.Store.
+func (s *Store) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := s.owned(key, owner)
+	if err != nil {
+		return err
+	}
+	rec.LeaseUntil = leaseUntil.Truncate(time.Millisecond)
+	s.records[key] = rec
+	return nil
+}
+
+// Get returns the record for key as stored, expired or not.
+func (s *Store) Get(key idem.Key) (idem.Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[key]
+	return clone(rec), ok
+}
+
+// Len returns the number of records, expired ones included.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.records)
+}
+
+// owned returns the IN_PROGRESS record of key if owner holds it. The caller
+// holds s.mu.
+func (s *Store) owned(key idem.Key, owner string) (idem.Record, error) {
+	rec, ok := s.records[key]
+	if !ok || rec.Owner != owner || rec.Status != idem.StatusInProgress {
+		return idem.Record{}, idem.ErrLeaseLost
+	}
+	return rec, nil
+}
+
+func clone(r idem.Record) idem.Record {
+	if r.Result != nil {
+		r.Result = append([]byte{}, r.Result...)
+	}
+	return r
+}
