@@ -23,6 +23,10 @@ test: lint test-go ## Run every test: lint, the Go tests (race detector, real Dy
 test-go: deps-node ## Run the Go tests against a DynamoDB Local started for the run.
 	scripts/with-dynamodb.sh go test -race -count=1 ./...
 
+.PHONY: sim
+sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=first).
+	go test -count=1 -run TestSimulation ./internal/sim -sim.seeds=$(or $(SEEDS),100000) -sim.seed=$(or $(SEED),1) -v
+
 .PHONY: test-short
 test-short: ## Run the Go tests that need no server (-short).
 	go test -short -count=1 ./...
