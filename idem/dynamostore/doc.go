@@ -1,0 +1,49 @@
+// Package dynamostore is an idem.Store kept in a DynamoDB table. It is the
+// only package of idemq that imports the DynamoDB SDK.
+//
+//	cfg, err := config.LoadDefaultConfig(ctx)
+//	...
+//	store := dynamostore.New(dynamodb.NewFromConfig(cfg), "idempotency")
+//	res, err := idem.Do(ctx, store, key, fingerprint, work)
+//
+// # Table
+//
+// One item per key. The table needs only its partition key; the attribute
+// names are Powertools' by default and can be changed with WithAttributes.
+//
+//	attribute               type  holds
+//	id                      S     the idem.Key (partition key)
+//	status                  S     INPROGRESS or COMPLETED
+//	expiration              N     expiry, epoch seconds (rounded up): the table's TTL attribute
+//	in_progress_expiration  N     lease of an INPROGRESS claim, epoch milliseconds
+//	owner                   S     token of the claim that wrote the record
+//	validation              S     payload fingerprint (absent if not checked)
+//	data                    B     result of a COMPLETED record
+//
+// Create it with on-demand billing and turn on TTL on "expiration" so old
+// records are swept. TTL deletes "within a few days" of expiry, and the
+// store never relies on it: every claim compares the expiry itself.
+//
+// # Requests
+//
+//	operation  request                      condition
+//	Claim      PutItem, ALL_OLD both ways   key absent, or expired, or INPROGRESS with a passed lease
+//	Complete   UpdateItem                   owner holds it INPROGRESS
+//	           TransactWriteItems           the same, with the staged writes (Completion.Writes)
+//	Release    DeleteItem                   owner holds it INPROGRESS
+//	Extend     UpdateItem (lease)           owner holds it INPROGRESS
+//
+// A new key costs two writes (claim, complete); a duplicate costs one, the
+// failed claim, whose condition failure returns the record that holds the
+// key. A failed condition consumes write capacity like a successful write.
+// Staged writes make the completion a transaction, billed at twice the
+// writes. The store needs dynamodb:PutItem, UpdateItem and DeleteItem on
+// the table (GetItem for Get), plus what staged writes touch.
+//
+// # Errors
+//
+// Errors are *idem.Error values naming the operation and key. A failed
+// fence is idem.ErrLeaseLost; a record over DynamoDB's 400 KB item limit
+// is idem.ErrResultTooLarge; throttling is ErrThrottled. DynamoDB's own
+// error stays wrapped for errors.As.
+package dynamostore

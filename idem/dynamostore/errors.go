@@ -1,0 +1,78 @@
+package dynamostore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// ErrThrottled means DynamoDB refused a request for lack of capacity
+// (ProvisionedThroughputExceededException, ThrottlingException,
+// RequestLimitExceeded, or a transaction cancelled for throttling) after the
+// SDK's own retries. The error also wraps DynamoDB's, for errors.As. The
+// request may succeed later; nothing was written.
+var ErrThrottled = errors.New("dynamostore: throttled")
+
+// throttlingCodes are the error codes of a throttled request.
+var throttlingCodes = map[string]bool{
+	"ProvisionedThroughputExceededException": true,
+	"ThrottlingException":                    true,
+	"RequestLimitExceeded":                   true,
+}
+
+// fail wraps an error from DynamoDB in an *idem.Error for op and key,
+// marking throttling with ErrThrottled and, for complete, an oversized
+// item with idem.ErrResultTooLarge. DynamoDB's error stays reachable with errors.As.
+func (s *Store) fail(op string, key idem.Key, err error) error {
+	var cause error
+	switch {
+	case throttled(err):
+		cause = fmt.Errorf("%w: %w", ErrThrottled, err)
+	case op == "complete" && itemTooLarge(err):
+		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
+	default:
+		cause = fmt.Errorf("dynamostore: %w", err)
+	}
+	return &idem.Error{Op: op, Key: key, Err: cause}
+}
+
+func throttled(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && throttlingCodes[api.ErrorCode()]
+}
+
+// itemTooLarge reports DynamoDB's refusal of an item over 400 KB, a
+// ValidationException whose message reads "Item size has exceeded the
+// maximum allowed size" (PutItem) or "Item size to update has exceeded the
+// maximum allowed size" (UpdateItem).
+func itemTooLarge(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationException" && itemTooLargeMessage(api.ErrorMessage())
+}
+
+func itemTooLargeMessage(msg string) bool {
+	return strings.HasPrefix(msg, "Item size") && strings.Contains(msg, "exceeded the maximum allowed size")
+}
+
+// leaseLost is idem.ErrLeaseLost for op on key, saying from the item that
+// failed the condition (ALL_OLD) why owner no longer holds it.
+func (s *Store) leaseLost(op string, key idem.Key, owner string, item map[string]types.AttributeValue) error {
+	why := "the record is gone"
+	if len(item) > 0 {
+		rec, _ := s.record(item)
+		switch {
+		case rec.Owner != owner:
+			why = "another claim owns the record"
+		case rec.Status == idem.StatusCompleted:
+			why = "the record is already COMPLETED"
+		default:
+			why = fmt.Sprintf("the record's status is %q", rec.Status)
+		}
+	}
+	return &idem.Error{Op: op, Key: key, Err: fmt.Errorf("%w: %s", idem.ErrLeaseLost, why)}
+}

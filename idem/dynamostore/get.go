@@ -1,0 +1,35 @@
+package dynamostore
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Get reads the record for key as stored, expired or not, with a strongly
+// consistent read; ok is false when there is none. It is for tests and
+// operators: Do never reads before it claims.
+func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool, err error) {
+	if key == "" {
+		return idem.Record{}, false, &idem.Error{Op: "get", Err: idem.ErrNoKey}
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            s.key(key),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return idem.Record{}, false, s.fail("get", key, err)
+	}
+	if len(out.Item) == 0 {
+		return idem.Record{}, false, nil
+	}
+	rec, err = s.record(out.Item)
+	if err != nil {
+		return rec, true, &idem.Error{Op: "get", Key: key, Err: err}
+	}
+	return rec, true, nil
+}

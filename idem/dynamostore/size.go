@@ -1,0 +1,44 @@
+package dynamostore
+
+import (
+	"fmt"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
+// the attribute names plus the sizes of their values.
+const MaxItemBytes = 400 * 1024
+
+const (
+	// maxNumberBytes is the most a number can take: up to 38 significant
+	// digits, one byte per two, plus one.
+	maxNumberBytes = 21
+	// fingerprintReserve is counted for the fingerprint, which a
+	// completion does not carry: an idem.Fingerprint takes 71 bytes. A
+	// longer one may still make DynamoDB refuse the item; that refusal is
+	// idem.ErrResultTooLarge too.
+	fingerprintReserve = 1024
+)
+
+// completedSize is a bound on the size of the item c leaves: every
+// attribute of a COMPLETED record, numbers at their largest and the
+// fingerprint at fingerprintReserve.
+func (s *Store) completedSize(c idem.Completion) int {
+	a := s.attrs
+	return len(a.Key) + len(c.Key) +
+		len(a.Status) + len(idem.StatusCompleted) +
+		len(a.Expiry) + maxNumberBytes +
+		len(a.Owner) + len(c.Owner) +
+		len(a.Fingerprint) + fingerprintReserve +
+		len(a.Result) + len(c.Result)
+}
+
+// checkSize refuses a completion whose item could exceed the limit.
+func (s *Store) checkSize(c idem.Completion) error {
+	if n := s.completedSize(c); n > s.maxItemBytes {
+		return fmt.Errorf("%w: a %d-byte result makes a record of up to %d bytes; a DynamoDB item holds %d",
+			idem.ErrResultTooLarge, len(c.Result), n, s.maxItemBytes)
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package dynamostore
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// API is the part of the DynamoDB client the store calls. *dynamodb.Client
+// satisfies it; tests wrap it to count or fail requests.
+type API interface {
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+}
+
+var (
+	_ API        = (*dynamodb.Client)(nil)
+	_ idem.Store = (*Store)(nil)
+)
+
+// Store is an idem.Store kept in one DynamoDB table, one item per key. Each
+// method is one request whose condition DynamoDB evaluates, so any number
+// of workers can share a table. It is safe for concurrent use.
+type Store struct {
+	api   API
+	table string
+	attrs Attributes
+	// maxItemBytes is the item size Complete refuses to exceed.
+	maxItemBytes int
+}
+
+// Option configures a Store.
+type Option func(*options)
+
+type options struct {
+	attrs Attributes
+}
+
+// New returns a Store keeping records in table through client. It panics if
+// client is nil, table is empty, or the attribute names clash.
+func New(client API, table string, opts ...Option) *Store {
+	if client == nil {
+		panic("dynamostore: nil client")
+	}
+	if c, ok := client.(*dynamodb.Client); ok && c == nil {
+		panic("dynamostore: nil client")
+	}
+	if table == "" {
+		panic("dynamostore: empty table name")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	attrs := o.attrs.withDefaults()
+	if err := attrs.validate(); err != nil {
+		panic("dynamostore: " + err.Error())
+	}
+	return &Store{api: client, table: table, attrs: attrs, maxItemBytes: MaxItemBytes}
+}
+
+// Table returns the name of the table the store writes to.
+func (s *Store) Table() string { return s.table }
+
+// Attributes returns the attribute names the store uses, defaults filled in.
+func (s *Store) Attributes() Attributes { return s.attrs }

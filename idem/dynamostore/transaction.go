@@ -1,0 +1,93 @@
+package dynamostore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// MaxWrites is the most writes one Completion can carry: a DynamoDB
+// transaction holds 100 actions, one of which is the record's update.
+const MaxWrites = 99
+
+// transactWrites checks the staged writes: each must be a
+// types.TransactWriteItem, and they must fit in one transaction.
+func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
+	if len(ws) > MaxWrites {
+		return nil, fmt.Errorf("%w: %d staged writes, a transaction holds the record and at most %d more",
+			idem.ErrUnsupportedWrite, len(ws), MaxWrites)
+	}
+	items := make([]types.TransactWriteItem, len(ws))
+	for i, w := range ws {
+		item, ok := w.(types.TransactWriteItem)
+		if !ok {
+			return nil, fmt.Errorf("%w: staged write %d is a %T; the DynamoDB store commits a types.TransactWriteItem",
+				idem.ErrUnsupportedWrite, i, w)
+		}
+		items[i] = item
+	}
+	return items, nil
+}
+
+// transactionFailed maps the error of the transaction that completes c: the
+// record's update failing its condition is idem.ErrLeaseLost; any other
+// cancellation is an error naming each action's reason.
+func (s *Store) transactionFailed(c idem.Completion, err error) error {
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) {
+		return s.writeFailed("complete", c.Key, c.Owner, err)
+	}
+	reasons := cancelled.CancellationReasons
+	if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
+		return s.leaseLost("complete", c.Key, c.Owner, reasons[0].Item)
+	}
+	var (
+		parts     []string
+		throttled bool
+		tooLarge  bool
+	)
+	for i, r := range reasons {
+		code := aws.ToString(r.Code)
+		if code == "" || code == "None" {
+			continue
+		}
+		what := "the record"
+		if i > 0 {
+			what = fmt.Sprintf("staged write %d", i-1)
+		}
+		part := what + ": " + code
+		if msg := aws.ToString(r.Message); msg != "" {
+			part += " (" + msg + ")"
+		}
+		parts = append(parts, part)
+		throttled = throttled || throttlingReasons[code]
+		tooLarge = tooLarge || (i == 0 && itemTooLargeMessage(aws.ToString(r.Message)))
+	}
+	if len(parts) == 0 {
+		parts = []string{"no reason given"}
+	}
+	why := "transaction cancelled: " + strings.Join(parts, "; ")
+	var cause error
+	switch {
+	case tooLarge:
+		cause = fmt.Errorf("%w: %s: %w", idem.ErrResultTooLarge, why, err)
+	case throttled:
+		cause = fmt.Errorf("%w: %s: %w", ErrThrottled, why, err)
+	default:
+		cause = fmt.Errorf("dynamostore: %s: %w", why, err)
+	}
+	return &idem.Error{Op: "complete", Key: c.Key, Err: cause}
+}
+
+// throttlingReasons are the cancellation reason codes that mean the
+// transaction was throttled.
+var throttlingReasons = map[string]bool{
+	"ThrottlingError":               true,
+	"ProvisionedThroughputExceeded": true,
+	"RequestLimitExceeded":          true,
+}

