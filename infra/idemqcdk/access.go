@@ -1,0 +1,42 @@
+package idemqcdk
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// The actions the function's role is allowed, each on one resource. They are
+// listed here rather than granted with CDK's grant methods, which allow
+// more (grantReadWriteData adds batch, query and scan actions;
+// grantConsumeMessages adds sqs:ChangeMessageVisibility).
+var (
+	// tableActions are the record store's calls on the record table.
+	tableActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	// pollActions are what Lambda's event source needs to poll the queue
+	// for the function (AWSLambdaSQSQueueExecutionRole's actions).
+	pollActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+	// backoffActions are the in-progress back-off's calls on the queue.
+	backoffActions = []string{"sqs:ChangeMessageVisibility"}
+	// logActions let the function write to its own log group.
+	logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
+)
+
+// allow gives role exactly the worker's permissions.
+func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs awslogs.LogGroup, backoff bool) {
+	add := func(sid string, actions []string, resource *string) {
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String(sid),
+			Actions:   jsii.Strings(actions...),
+			Resources: &[]*string{resource},
+		}))
+	}
+	add("RecordTable", tableActions, table.TableArn())
+	add("PollQueue", pollActions, queue.QueueArn())
+	if backoff {
+		add("InProgressBackoff", backoffActions, queue.QueueArn())
+	}
+	add("WriteLogs", logActions, logs.LogGroupArn())
+}

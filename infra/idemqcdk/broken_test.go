@@ -1,0 +1,131 @@
+package idemqcdk_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// recorder is a testing.TB that keeps the errors reported to it instead of
+// failing the test.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Error(args ...any) { r.errs = append(r.errs, fmt.Sprint(args...)) }
+
+// find is the construct at path (e.g. "Worker/Table") under scope.
+func find(tb testing.TB, scope constructs.IConstruct, path string) constructs.IConstruct {
+	tb.Helper()
+	c := scope
+	for _, id := range strings.Split(path, "/") {
+		if c = c.Node().TryFindChild(jsii.String(id)); c == nil {
+			tb.Fatalf("no construct at %s", path)
+		}
+	}
+	return c
+}
+
+// override sets a property of the CloudFormation resource of the construct
+// at path, as a bug in the construct would.
+func override(path, property string, value any) func(testing.TB, awscdk.Stack) {
+	return func(tb testing.TB, stack awscdk.Stack) {
+		cfn := find(tb, stack, path).Node().DefaultChild().(awscdk.CfnResource)
+		cfn.AddPropertyOverride(jsii.String(property), value)
+	}
+}
+
+// templateCheckNamed is the check whose name starts with prefix.
+func templateCheckNamed(tb testing.TB, prefix string) templateCheck {
+	tb.Helper()
+	for _, c := range templateChecks {
+		if strings.HasPrefix(c.name, prefix) {
+			return c
+		}
+	}
+	tb.Fatalf("no template check named %q…", prefix)
+	return templateCheck{}
+}
+
+// TestBrokenPropertyFailsItsCheck breaks one property of the stack at a time
+// and runs the check TestTemplate runs for it: each must fail, or it would
+// pass whatever the template holds.
+func TestBrokenPropertyFailsItsCheck(t *testing.T) {
+	breakages := []struct {
+		name   string
+		checks []string // prefixes of the checks that must fail
+		break_ func(testing.TB, awscdk.Stack)
+	}{
+		{"TTL on another attribute", []string{"table: key id"},
+			override("Worker/Table", "TimeToLiveSpecification.AttributeName", "ttl")},
+		{"point-in-time recovery off", []string{"table: key id"},
+			override("Worker/Table", "Replicas.0.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled", false)},
+		{"provisioned billing", []string{"table: key id"},
+			override("Worker/Table", "BillingMode", "PROVISIONED")},
+		{"table deleted with the stack", []string{"table: retained"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Table").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_DESTROY, nil)
+		}},
+		{"visibility timeout of 30 s", []string{"queue:"},
+			override("Worker/Queue", "VisibilityTimeout", 30)},
+		{"dead-letter queue after 1 receive", []string{"queue:"},
+			override("Worker/Queue", "RedrivePolicy.maxReceiveCount", 1)},
+		{"queue without SSE", []string{"queue:"},
+			override("Worker/Queue", "SqsManagedSseEnabled", false)},
+		{"x86_64 function", []string{"function: provided"},
+			override("Worker/Function", "Architectures", []string{"x86_64"})},
+		{"record expiry of 1h", []string{"function: environment"},
+			override("Worker/Function", "Environment.Variables.IDEMQ_RECORD_EXPIRY", "1h0m0s")},
+		{"batch item failures not reported", []string{"event source:"},
+			override("Worker/Function/QueueSource", "FunctionResponseTypes", []string{})},
+		{"a wildcard grant", []string{"iam: exactly", "iam: no wildcard"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Role").(awsiam.Role).AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("dynamodb:*"), Resources: jsii.Strings("*"),
+			}))
+		}},
+		{"grantReadWriteData instead of the four actions", []string{"iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
+			table := find(tb, s, "Worker/Table").(awsdynamodb.TableV2)
+			table.GrantReadWriteData(find(tb, s, "Worker/Role").(awsiam.Role))
+		}},
+		{"a managed policy on the role", []string{"iam: no wildcard"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Role").(awsiam.Role).AddManagedPolicy(
+				awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String("service-role/AWSLambdaBasicExecutionRole")))
+		}},
+		{"alarm on the work queue", []string{"alarm:"}, func(tb testing.TB, s awscdk.Stack) {
+			queue := find(tb, s, "Worker/Queue").(awssqs.Queue)
+			override("Worker/DeadLetterAlarm", "Dimensions.0.Value", queue.QueueName())(tb, s)
+		}},
+	}
+	for _, b := range breakages {
+		t.Run(b.name, func(t *testing.T) {
+			stack := newStack(t, nil)
+			b.break_(t, stack)
+			tpl := assertions.Template_FromStack(stack, nil)
+			id := resourceIDs(t, tpl)
+			for _, prefix := range b.checks {
+				c := templateCheckNamed(t, prefix)
+				r := &recorder{TB: t}
+				c.assert(r, tpl, id)
+				if len(r.errs) == 0 {
+					t.Errorf("check %q passed on a template with %s", c.name, b.name)
+					continue
+				}
+				t.Logf("check %q failed as it should: %.200s", c.name, r.errs[0])
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package idemqcdk
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// ContextPrefix starts every context key NewStack reads.
+const ContextPrefix = "idemq:"
+
+// contextKeys maps each WorkerProps field NewStack sets to its context key.
+var contextKeys = map[string]string{
+	"Timeout":           "idemq:functionTimeout",
+	"MemoryMB":          "idemq:memoryMB",
+	"Retention":         "idemq:retention",
+	"VisibilityTimeout": "idemq:visibilityTimeout",
+	"MaxReceives":       "idemq:maxReceives",
+	"FIFO":              "idemq:fifo",
+	"BatchSize":         "idemq:batchSize",
+	"BatchingWindow":    "idemq:batchingWindow",
+	"MaxConcurrency":    "idemq:maxConcurrency",
+	"RecordExpiry":      "idemq:recordExpiry",
+	"KeyField":          "idemq:keyField",
+	"Backoff":           "idemq:backoff",
+}
+
+// The context keys NewStack reads that are not WorkerProps fields.
+const (
+	// ctxProviderURL is the model provider's base URL, given to the
+	// function as IDEMQ_PROVIDER_URL.
+	ctxProviderURL = "idemq:providerUrl"
+	// ctxBootstrapDir names a directory holding a bootstrap built
+	// elsewhere, deployed instead of building ./lambda.
+	ctxBootstrapDir = "idemq:bootstrapDir"
+)
+
+// contextLabel names a setting by its context key.
+func contextLabel(field string) string {
+	if key, ok := contextKeys[field]; ok {
+		return key
+	}
+	return field
+}
+
+// stackContext is what NewStack reads from the context.
+type stackContext struct {
+	props        WorkerProps
+	providerURL  string
+	bootstrapDir string
+}
+
+// readContext reads the idemq:* keys of node's context. A key it does not
+// know, or a value of the wrong type, is a *SettingError naming the key.
+func readContext(node constructs.Node) (stackContext, error) {
+	var c stackContext
+	all, _ := node.GetAllContext(nil).(map[string]any)
+	known := slices.Collect(maps.Values(contextKeys))
+	known = append(known, ctxProviderURL, ctxBootstrapDir)
+	for _, key := range slices.Sorted(maps.Keys(all)) {
+		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
+			slices.Sort(known)
+			return c, &SettingError{Msg: fmt.Sprintf("unknown context key %s; the idemq keys are %s", key, strings.Join(known, ", "))}
+		}
+	}
+	r := contextReader{node: node}
+	p := &c.props
+	p.Timeout = r.duration("Timeout")
+	p.MemoryMB = r.integer("MemoryMB")
+	p.Retention = r.duration("Retention")
+	p.VisibilityTimeout = r.duration("VisibilityTimeout")
+	p.MaxReceives = r.integer("MaxReceives")
+	p.FIFO = r.boolean("FIFO")
+	p.BatchSize = r.integer("BatchSize")
+	p.BatchingWindow = r.duration("BatchingWindow")
+	p.MaxConcurrency = r.integer("MaxConcurrency")
+	p.RecordExpiry = r.duration("RecordExpiry")
+	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
+	p.Backoff = r.boolean("Backoff")
+	c.providerURL = r.str("", ctxProviderURL)
+	c.bootstrapDir = r.str("", ctxBootstrapDir)
+	return c, r.err
+}
+
+// contextReader reads typed context values, keeping the first error.
+type contextReader struct {
+	node constructs.Node
+	err  error
+}
+
+// get is the value of key, or nil if it is absent.
+func (r *contextReader) get(key string) any {
+	if r.err != nil {
+		return nil
+	}
+	return r.node.TryGetContext(jsii.String(key))
+}
+
+func (r *contextReader) fail(field, key string, v any, want string) {
+	r.err = &SettingError{Field: field, Msg: fmt.Sprintf("%s is %s; want %s", key, jsonValue(v), want)}
+}
+
+// jsonValue describes a context value as cdk.json spells it.
+func jsonValue(v any) string {
+	switch v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case float64:
+		return fmt.Sprintf("the number %v", v)
+	case bool:
+		return fmt.Sprintf("the boolean %v", v)
+	default:
+		return fmt.Sprintf("%v", v)
+	}
+}
+
+// duration reads a Go duration string such as "96h" or "30s".
+func (r *contextReader) duration(field string) time.Duration {
+	key := contextKeys[field]
+	switch v := r.get(key).(type) {
+	case nil:
+		return 0
+	case string:
+		if v == "" {
+			return 0
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			r.fail(field, key, v, `a Go duration such as "96h", "15m" or "30s"`)
+		}
+		return d
+	default:
+		r.fail(field, key, v, `a Go duration string such as "96h", "15m" or "30s"`)
+		return 0
+	}
+}
+
+// integer reads a JSON number or a decimal string (as -c gives).
+func (r *contextReader) integer(field string) int {
+	key := contextKeys[field]
+	switch v := r.get(key).(type) {
+	case nil:
+		return 0
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) > math.MaxInt32 {
+			r.fail(field, key, v, "a whole number")
+		}
+		return int(v)
+	case string:
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			r.fail(field, key, v, "a whole number")
+		}
+		return n
+	default:
+		r.fail(field, key, v, "a whole number")
+		return 0
+	}
+}
+
+// boolean reads a JSON boolean or "true"/"false".
+func (r *contextReader) boolean(field string) bool {
+	key := contextKeys[field]
+	switch v := r.get(key).(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case string:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			r.fail(field, key, v, "true or false")
+		}
+		return b
+	default:
+		r.fail(field, key, v, "true or false")
+		return false
+	}
+}
+
+// str reads a string.
+func (r *contextReader) str(field, key string) string {
+	switch v := r.get(key).(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		r.fail(field, key, v, "a string")
+		return ""
+	}
+}

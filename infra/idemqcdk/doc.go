@@ -1,0 +1,30 @@
+// Package idemqcdk is the AWS CDK construct that deploys an idemq worker:
+// the SQS queue and its dead-letter queue, the Lambda function fed by it, and
+// the DynamoDB table holding the idempotency records, sized so that no
+// redelivery can outlive a record.
+//
+// Use Worker in your own CDK app:
+//
+//	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{
+//		Code:    idemqcdk.GoCode(".", "./lambda"),
+//		Timeout: 30 * time.Second,
+//	})
+//
+// or NewStack, the stack this repository's cdk.json deploys, which reads the
+// same settings from the idemq:* context keys.
+//
+// # What is checked at synth
+//
+// The settings are resolved and checked before anything is created (see
+// WorkerProps.Check); a *SettingError names the value to change. The record
+// expiry is idem.RecordLifetime of the queue's settings, the function the
+// runtime uses too, and is passed to the function as IDEMQ_RECORD_EXPIRY.
+//
+// # TableV2, not Table
+//
+// The table is a TableV2 (AWS::DynamoDB::GlobalTable). It is CDK's
+// recommended table construct, and it can gain replicas in other regions
+// later as an in-place update. The choice is made once: switching between
+// Table (AWS::DynamoDB::Table) and TableV2 changes the resource type, which
+// replaces the table and loses every record in it.
+package idemqcdk

@@ -1,0 +1,24 @@
+package idemqcdk
+
+// The environment variables the function is given. The worker in lambda/
+// reads the same names.
+const (
+	// EnvTable holds the idempotency table's name.
+	EnvTable = "IDEMQ_TABLE"
+	// EnvRecordExpiry holds the record expiry as a Go duration string
+	// (time.Duration.String, e.g. "120h19m0s").
+	EnvRecordExpiry = "IDEMQ_RECORD_EXPIRY"
+	// EnvKeyField holds the JSON field of the body that carries the
+	// idempotency key; set only when WorkerProps.KeyField is.
+	EnvKeyField = "IDEMQ_KEY_FIELD"
+	// EnvBackoff is "true" when in-progress back-off is on; unset
+	// otherwise.
+	EnvBackoff = "IDEMQ_BACKOFF"
+	// EnvProviderURL holds the model provider's base URL. NewStack sets it
+	// from the idemq:providerUrl context key; a Worker sets it only through
+	// WorkerProps.Environment.
+	EnvProviderURL = "IDEMQ_PROVIDER_URL"
+)
+
+// reservedEnv are the names a Worker sets itself.
+var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvBackoff}

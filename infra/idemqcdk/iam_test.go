@@ -1,0 +1,143 @@
+package idemqcdk_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// identityStatements are the statements of every identity policy in the
+// template: AWS::IAM::Policy documents and roles' inline policies. (Resource
+// policies, such as the queues' TLS-only Deny, are not grants.)
+func identityStatements(tpl assertions.Template) []obj {
+	var out []obj
+	add := func(doc any) {
+		d, _ := doc.(obj)
+		switch st := d["Statement"].(type) {
+		case arr:
+			for _, s := range st {
+				s, _ := s.(obj)
+				out = append(out, s)
+			}
+		case obj:
+			out = append(out, st)
+		}
+	}
+	resources, _ := (*tpl.ToJSON())["Resources"].(obj)
+	for _, r := range resources {
+		r, _ := r.(obj)
+		props, _ := r["Properties"].(obj)
+		switch r["Type"] {
+		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy":
+			add(props["PolicyDocument"])
+		case "AWS::IAM::Role":
+			policies, _ := props["Policies"].(arr)
+			for _, p := range policies {
+				p, _ := p.(obj)
+				add(p["PolicyDocument"])
+			}
+		}
+	}
+	return out
+}
+
+// list is a statement's Action or Resource as a list.
+func list(v any) []any {
+	if l, ok := v.(arr); ok {
+		return l
+	}
+	if v == nil {
+		return nil
+	}
+	return arr{v}
+}
+
+// jsonString is v as compact JSON.
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// grantPairs are the "action on resource" pairs the statements allow, sorted.
+// Pairs are compared rather than statements, so that how CDK groups actions
+// into statements does not matter.
+func grantPairs(statements []obj) []string {
+	var pairs []string
+	for _, s := range statements {
+		for _, a := range list(s["Action"]) {
+			for _, r := range list(s["Resource"]) {
+				pairs = append(pairs, fmt.Sprintf("%s %v on %s", s["Effect"], a, jsonString(r)))
+			}
+		}
+	}
+	slices.Sort(pairs)
+	return pairs
+}
+
+// wantGrants checks that the function's role is allowed exactly the item
+// actions on the table, what polling needs on the queue (and
+// ChangeMessageVisibility with back-off), and writing to its log group.
+func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool) {
+	tb.Helper()
+	var want []obj
+	grant := func(resource obj, actions ...string) {
+		a := make(arr, len(actions))
+		for i, action := range actions {
+			a[i] = action
+		}
+		want = append(want, obj{"Effect": "Allow", "Action": a, "Resource": resource})
+	}
+	table, queue, logs := getAtt(id.table, "Arn"), getAtt(id.queue, "Arn"), getAtt(id.logs, "Arn")
+	grant(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+	grant(queue, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
+	if backoff {
+		grant(queue, "sqs:ChangeMessageVisibility")
+	}
+	grant(logs, "logs:CreateLogStream", "logs:PutLogEvents")
+	got, expected := grantPairs(identityStatements(tpl)), grantPairs(want)
+	if !slices.Equal(got, expected) {
+		tb.Errorf("identity policies allow\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(expected, "\n\t"))
+	}
+}
+
+// noWildcards checks that no identity policy allows a wildcard action or
+// resource, uses NotAction or NotResource, and that the only role holds no
+// managed policy. (The log group's Arn attribute resolves to
+// arn:…:log-group:NAME:*, which covers that group's log streams only.)
+func noWildcards(tb testing.TB, tpl assertions.Template) {
+	tb.Helper()
+	statements := identityStatements(tpl)
+	if len(statements) == 0 {
+		tb.Errorf("no identity policy statements found")
+	}
+	for _, s := range statements {
+		if s["Effect"] != "Allow" {
+			tb.Errorf("statement %s: Effect %v, want Allow", jsonString(s), s["Effect"])
+		}
+		for _, key := range []string{"NotAction", "NotResource", "NotPrincipal"} {
+			if _, ok := s[key]; ok {
+				tb.Errorf("statement %s uses %s", jsonString(s), key)
+			}
+		}
+		for _, a := range list(s["Action"]) {
+			if strings.Contains(jsonString(a), "*") {
+				tb.Errorf("statement %s allows wildcard action %v", jsonString(s), a)
+			}
+		}
+		for _, r := range list(s["Resource"]) {
+			if strings.Contains(jsonString(r), "*") {
+				tb.Errorf("statement %s allows wildcard resource %s", jsonString(s), jsonString(r))
+			}
+		}
+	}
+	check(tb, "one role, no managed policy", func() {
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::Role"), jsii.Number(1))
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(0))
+		tpl.HasResourceProperties(jsii.String("AWS::IAM::Role"), obj{"ManagedPolicyArns": assertions.Match_Absent()})
+	})
+}

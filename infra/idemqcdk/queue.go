@@ -1,0 +1,42 @@
+package idemqcdk
+
+import (
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// newQueues are the work queue and its dead-letter queue, both encrypted
+// with SQS-managed keys and refusing requests not made over TLS.
+func newQueues(scope constructs.Construct, s settings) (queue, dlq awssqs.Queue) {
+	var fifo *bool
+	if s.fifo {
+		fifo = jsii.Bool(true)
+	}
+	dlq = awssqs.NewQueue(scope, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
+		Fifo:            fifo,
+		RetentionPeriod: seconds(DLQRetention),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+	})
+	queue = awssqs.NewQueue(scope, jsii.String("Queue"), &awssqs.QueueProps{
+		Fifo:              fifo,
+		RetentionPeriod:   seconds(s.retention),
+		VisibilityTimeout: seconds(s.visibility),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{
+			Queue:           dlq,
+			MaxReceiveCount: jsii.Number(s.maxReceives),
+		},
+		Encryption: awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL: jsii.Bool(true),
+	})
+	return queue, dlq
+}
+
+// seconds is d as a CDK duration; d is a whole number of seconds.
+func seconds(d time.Duration) awscdk.Duration {
+	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
+}

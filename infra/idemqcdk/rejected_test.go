@@ -1,0 +1,122 @@
+package idemqcdk_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/infra/idemqcdk"
+)
+
+// TestRejectedSettings checks that settings which cannot work fail the
+// synth, before anything is created, with a *SettingError whose message
+// names the context key to change.
+func TestRejectedSettings(t *testing.T) {
+	cases := []struct {
+		name    string
+		context map[string]any
+		field   string // the WorkerProps field at fault
+		names   string // the context key the message must name
+		idem    bool   // the cause is idem's (errors.Is idem.ErrInvalidSettings)
+	}{
+		{"visibility shorter than the function timeout",
+			map[string]any{"idemq:functionTimeout": "60s", "idemq:visibilityTimeout": "30s"},
+			"VisibilityTimeout", "idemq:visibilityTimeout", false},
+		{"expiry shorter than the message lifetime",
+			map[string]any{"idemq:recordExpiry": "96h"}, // lifetime 96h15m
+			"RecordExpiry", "idemq:recordExpiry", true},
+		{"batch over 10 on a FIFO queue",
+			map[string]any{"idemq:fifo": true, "idemq:batchSize": 11},
+			"BatchSize", "idemq:batchSize", false},
+		{"batching window on a FIFO queue",
+			map[string]any{"idemq:fifo": true, "idemq:batchingWindow": "5s"},
+			"BatchingWindow", "idemq:batchingWindow", false},
+		{"batch over 10 without a batching window",
+			map[string]any{"idemq:batchSize": 11},
+			"BatchSize", "idemq:batchingWindow", false},
+		{"batch over 10,000",
+			map[string]any{"idemq:batchSize": 10001, "idemq:batchingWindow": "1s"},
+			"BatchSize", "idemq:batchSize", false},
+		{"retention over 14 days",
+			map[string]any{"idemq:retention": "337h"},
+			"Retention", "idemq:retention", false},
+		{"retention under 60 s",
+			map[string]any{"idemq:retention": "59s"},
+			"Retention", "idemq:retention", false},
+		{"visibility over 12 h",
+			map[string]any{"idemq:visibilityTimeout": "12h1s"},
+			"VisibilityTimeout", "idemq:visibilityTimeout", false},
+		{"max receives over 1000",
+			map[string]any{"idemq:maxReceives": 1001},
+			"MaxReceives", "idemq:maxReceives", false},
+		{"batching window over 300 s",
+			map[string]any{"idemq:batchingWindow": "301s"},
+			"BatchingWindow", "idemq:batchingWindow", false},
+		{"max concurrency of 1",
+			map[string]any{"idemq:maxConcurrency": 1},
+			"MaxConcurrency", "idemq:maxConcurrency", false},
+		{"function timeout over 15 min",
+			map[string]any{"idemq:functionTimeout": "16m"},
+			"Timeout", "idemq:functionTimeout", false},
+		{"function timeout not whole seconds",
+			map[string]any{"idemq:functionTimeout": "1500ms"},
+			"Timeout", "idemq:functionTimeout", false},
+		{"memory under 128 MB",
+			map[string]any{"idemq:memoryMB": 64},
+			"MemoryMB", "idemq:memoryMB", false},
+		{"a duration that does not parse",
+			map[string]any{"idemq:retention": "4 days"},
+			"Retention", "idemq:retention", false},
+		{"a number as a duration",
+			map[string]any{"idemq:retention": 345600},
+			"Retention", "idemq:retention", false},
+		{"a count that is not a number",
+			map[string]any{"idemq:batchSize": "ten"},
+			"BatchSize", "idemq:batchSize", false},
+		{"a misspelt key",
+			map[string]any{"idemq:retension": "96h"},
+			"", "idemq:retension", false},
+		{"a bootstrap directory without bootstrap",
+			map[string]any{"idemq:bootstrapDir": "."},
+			"", "idemq:bootstrapDir", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			app := newApp(t, c.context)
+			stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+			var se *idemqcdk.SettingError
+			if !errors.As(err, &se) {
+				t.Fatalf("NewStack: got %v, want a *SettingError", err)
+			}
+			if stack != nil || len(*app.Node().Children()) != 0 {
+				t.Errorf("NewStack added to the app before failing")
+			}
+			if se.Field != c.field {
+				t.Errorf("Field = %q, want %q", se.Field, c.field)
+			}
+			if !strings.Contains(err.Error(), c.names) {
+				t.Errorf("the message does not name %s: %v", c.names, err)
+			}
+			if got := errors.Is(err, idem.ErrInvalidSettings); got != c.idem {
+				t.Errorf("errors.Is(err, idem.ErrInvalidSettings) = %v, want %v", got, c.idem)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestNoWorkerPackage checks the message when there is neither lambda/ to
+// build nor a prebuilt bootstrap.
+func TestNoWorkerPackage(t *testing.T) {
+	ctx := appContext(t, nil)
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(t.TempDir())})
+	_, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: t.TempDir()})
+	var se *idemqcdk.SettingError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "idemq:bootstrapDir") {
+		t.Fatalf("NewStack: got %v, want a *SettingError pointing at idemq:bootstrapDir", err)
+	}
+}

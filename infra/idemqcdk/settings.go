@@ -1,0 +1,169 @@
+package idemqcdk
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Limits Lambda places on the function and its SQS event source.
+const (
+	MaxTimeout        = 15 * time.Minute
+	MinMemoryMB       = 128
+	MaxMemoryMB       = 10240
+	MaxBatchSize      = 10000
+	MaxFIFOBatchSize  = 10
+	MinMaxConcurrency = 2
+	MaxMaxConcurrency = 1000
+	// visibilityFactor is AWS's guidance: a queue feeding Lambda has a
+	// visibility timeout of at least 6 × the function timeout (plus the
+	// batching window).
+	visibilityFactor = 6
+)
+
+// SettingError reports a WorkerProps value that cannot be deployed. Its
+// message says what to change.
+type SettingError struct {
+	// Field is the WorkerProps field holding the value, e.g.
+	// "VisibilityTimeout".
+	Field string
+	// Msg says what is wrong and which value to change.
+	Msg string
+	// Err is the cause, if any: for RecordExpiry, idem.CheckExpiry's error,
+	// which wraps idem.ErrInvalidSettings.
+	Err error
+}
+
+func (e *SettingError) Error() string {
+	if e.Err != nil {
+		return "idemqcdk: " + e.Msg + ": " + e.Err.Error()
+	}
+	return "idemqcdk: " + e.Msg
+}
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Check reports the first value of p that cannot be deployed, as a
+// *SettingError. NewWorker panics with the same error.
+func (p *WorkerProps) Check() error {
+	_, err := p.resolve(fieldName)
+	return err
+}
+
+// settings are WorkerProps with the defaults filled in and checked.
+type settings struct {
+	timeout, retention, visibility, window, expiry time.Duration
+	memoryMB, maxReceives, batchSize, concurrency  int
+	fifo, backoff                                  bool
+	// warnings are annotations for settings that deploy but go against
+	// AWS's guidance.
+	warnings []string
+}
+
+func (s settings) queue() idem.QueueSettings {
+	return idem.QueueSettings{
+		Retention:         s.retention,
+		VisibilityTimeout: s.visibility,
+		MaxReceives:       s.maxReceives,
+		BatchingWindow:    s.window,
+	}
+}
+
+// fieldName labels a setting by its WorkerProps field.
+func fieldName(field string) string { return field }
+
+// resolve fills in p's defaults and checks the result; messages name each
+// setting by label(field).
+func (p *WorkerProps) resolve(label func(field string) string) (settings, error) {
+	s := settings{
+		timeout:     or(p.Timeout, DefaultTimeout),
+		memoryMB:    or(p.MemoryMB, DefaultMemoryMB),
+		retention:   or(p.Retention, DefaultRetention),
+		maxReceives: or(p.MaxReceives, DefaultMaxReceives),
+		batchSize:   or(p.BatchSize, DefaultBatchSize),
+		window:      p.BatchingWindow,
+		concurrency: p.MaxConcurrency,
+		fifo:        p.FIFO,
+		backoff:     p.Backoff,
+	}
+	bad := func(field, format string, args ...any) error {
+		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	guidance := visibilityFactor*s.timeout + s.window
+	switch {
+	case !inSeconds(s.timeout, time.Second, MaxTimeout):
+		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, MaxTimeout)
+	case s.memoryMB < MinMemoryMB || s.memoryMB > MaxMemoryMB:
+		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, MinMemoryMB, MaxMemoryMB)
+	case !inSeconds(s.retention, idem.MinRetention, idem.MaxRetention):
+		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, idem.MinRetention, idem.MaxRetention)
+	case s.maxReceives < idem.MinMaxReceives || s.maxReceives > idem.MaxMaxReceives:
+		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, idem.MinMaxReceives, idem.MaxMaxReceives)
+	case !inSeconds(s.window, 0, idem.MaxBatchingWindow):
+		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, idem.MaxBatchingWindow)
+	case s.fifo && s.window > 0:
+		return s, bad("BatchingWindow", "%s %s is not allowed on a FIFO queue (%s): Lambda takes no batching window from FIFO queues; leave %s unset",
+			label("BatchingWindow"), s.window, label("FIFO"), label("BatchingWindow"))
+	case s.fifo && s.batchSize > MaxFIFOBatchSize:
+		return s, bad("BatchSize", "%s %d is over %d, the most Lambda takes from a FIFO queue (%s); lower %s",
+			label("BatchSize"), s.batchSize, MaxFIFOBatchSize, label("FIFO"), label("BatchSize"))
+	case s.batchSize < 1 || s.batchSize > MaxBatchSize:
+		return s, bad("BatchSize", "%s %d must be from 1 to %d", label("BatchSize"), s.batchSize, MaxBatchSize)
+	case s.batchSize > DefaultBatchSize && s.window < time.Second:
+		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
+			label("BatchSize"), s.batchSize, DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), DefaultBatchSize)
+	case s.concurrency != 0 && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
+		return s, bad("MaxConcurrency", "%s %d must be from %d to %d, or 0 for no cap", label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
+	}
+
+	s.visibility = or(p.VisibilityTimeout, guidance)
+	switch {
+	case !inSeconds(s.visibility, time.Second, idem.MaxVisibility):
+		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, idem.MaxVisibility)
+	case s.visibility < s.timeout:
+		return s, bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects; raise %s (left unset it is 6 × %s + %s = %s) or lower %s",
+			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout,
+			label("VisibilityTimeout"), label("Timeout"), label("BatchingWindow"), guidance, label("Timeout"))
+	case s.visibility < guidance:
+		s.warnings = append(s.warnings, fmt.Sprintf("%s %s is under AWS's guidance of 6 × %s + %s = %s: messages may come back while the function still runs them",
+			label("VisibilityTimeout"), s.visibility, label("Timeout"), label("BatchingWindow"), guidance))
+	}
+
+	if p.RecordExpiry == 0 {
+		life, err := idem.RecordLifetime(s.queue())
+		if err != nil { // unreachable: the settings were checked above
+			return s, &SettingError{Field: "RecordExpiry", Msg: "cannot size the record expiry", Err: err}
+		}
+		s.expiry = life
+	} else {
+		s.expiry = p.RecordExpiry
+		if err := idem.CheckExpiry(s.queue(), s.expiry); err != nil {
+			life, _ := idem.RecordLifetime(s.queue())
+			return s, &SettingError{Field: "RecordExpiry",
+				Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
+				Err: err}
+		}
+	}
+
+	for _, name := range reservedEnv {
+		if _, ok := p.Environment[name]; ok {
+			return s, bad("Environment", "%s sets %s, which the Worker sets itself; remove it", label("Environment"), name)
+		}
+	}
+	return s, nil
+}
+
+// or is v, or def when v is zero.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// inSeconds reports whether d is a whole number of seconds within lo..hi.
+func inSeconds(d, lo, hi time.Duration) bool {
+	return d%time.Second == 0 && d >= lo && d <= hi
+}

@@ -1,0 +1,128 @@
+package idemqcdk_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// TestRecordExpiryFollowsQueueSettings checks the expiry the function gets,
+// with the queue and event source settings it comes from, for a few
+// settings. The expected values are worked out by hand from the formula
+// (message lifetime = retention + max receives × (visibility + batching
+// window); record lifetime = lifetime + max(lifetime/4, 1h), rounded up to a
+// minute).
+func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
+	cases := []struct {
+		name      string
+		context   map[string]any
+		expiry    string
+		queue     obj
+		mapping   obj
+		functionS int
+	}{{
+		// 96h + 5 × 180s = 96h15m; + 24h3m45s = 120h18m45s.
+		name:      "cdk.json as it is",
+		expiry:    "120h19m0s",
+		queue:     obj{"MessageRetentionPeriod": 345600, "VisibilityTimeout": 180, "RedrivePolicy": obj{"maxReceiveCount": 5}},
+		mapping:   obj{"BatchSize": 10, "MaximumBatchingWindowInSeconds": assertions.Match_Absent()},
+		functionS: 30,
+	}, {
+		// visibility 6 × 60s + 20s = 380s; 336h + 10 × 400s = 337h6m40s;
+		// + 84h16m40s = 421h23m20s.
+		name: "14 days, 60 s timeout, 10 receives, 20 s window, batches of 100, 50 at once",
+		context: map[string]any{
+			"idemq:retention": "336h", "idemq:functionTimeout": "1m", "idemq:maxReceives": 10,
+			"idemq:batchingWindow": "20s", "idemq:batchSize": 100, "idemq:maxConcurrency": 50,
+		},
+		expiry:    "421h24m0s",
+		queue:     obj{"MessageRetentionPeriod": 1209600, "VisibilityTimeout": 380, "RedrivePolicy": obj{"maxReceiveCount": 10}},
+		mapping:   obj{"BatchSize": 100, "MaximumBatchingWindowInSeconds": 20, "ScalingConfig": obj{"MaximumConcurrency": 50}},
+		functionS: 60,
+	}, {
+		// 1h + 3 × 300s = 1h15m; the margin is at least 1h: 2h15m.
+		name:      "1 h retention, visibility 300 s, 3 receives",
+		context:   map[string]any{"idemq:retention": "1h", "idemq:visibilityTimeout": "300s", "idemq:maxReceives": 3},
+		expiry:    "2h15m0s",
+		queue:     obj{"MessageRetentionPeriod": 3600, "VisibilityTimeout": 300, "RedrivePolicy": obj{"maxReceiveCount": 3}},
+		mapping:   obj{"BatchSize": 10},
+		functionS: 30,
+	}, {
+		name:      "an expiry set longer than needed",
+		context:   map[string]any{"idemq:recordExpiry": "200h"},
+		expiry:    "200h0m0s",
+		queue:     obj{"VisibilityTimeout": 180},
+		mapping:   obj{"BatchSize": 10},
+		functionS: 30,
+	}, {
+		// As -c key=value gives them: strings.
+		name:      "values given as strings on the command line",
+		context:   map[string]any{"idemq:maxReceives": "7", "idemq:batchSize": "20", "idemq:batchingWindow": "1s", "idemq:fifo": "false"},
+		expiry:    "120h27m0s", // 96h + 7 × (181s + 1s) = 96h21m14s; + 24h5m18.5s, rounded up
+		queue:     obj{"VisibilityTimeout": 181, "RedrivePolicy": obj{"maxReceiveCount": 7}},
+		mapping:   obj{"BatchSize": 20, "MaximumBatchingWindowInSeconds": 1},
+		functionS: 30,
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tpl := synth(t, c.context)
+			check(t, "expiry", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+					"Timeout":     c.functionS,
+					"Environment": obj{"Variables": obj{"IDEMQ_RECORD_EXPIRY": c.expiry}},
+				})
+			})
+			check(t, "queue", func() { tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), c.queue) })
+			check(t, "event source", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), c.mapping)
+			})
+		})
+	}
+}
+
+// TestBackoff checks that in-progress back-off adds exactly
+// sqs:ChangeMessageVisibility on the queue, and tells the function.
+func TestBackoff(t *testing.T) {
+	tpl := synth(t, map[string]any{"idemq:backoff": true})
+	id := resourceIDs(t, tpl)
+	wantGrants(t, tpl, id, true)
+	noWildcards(t, tpl)
+	check(t, "environment", func() {
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+			"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": "true"}},
+		})
+	})
+}
+
+// TestNoBackoffNoVariable checks that IDEMQ_BACKOFF is unset with back-off
+// off (cdk.json's setting).
+func TestNoBackoffNoVariable(t *testing.T) {
+	tpl := synth(t, nil)
+	check(t, "environment", func() {
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+			"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": assertions.Match_Absent()}},
+		})
+	})
+}
+
+// TestFIFO checks that both queues are FIFO queues.
+func TestFIFO(t *testing.T) {
+	tpl := synth(t, map[string]any{"idemq:fifo": true})
+	check(t, "queues", func() {
+		tpl.ResourcePropertiesCountIs(jsii.String("AWS::SQS::Queue"), obj{"FifoQueue": true}, jsii.Number(2))
+	})
+}
+
+// TestVisibilityUnderGuidanceWarns checks that a visibility timeout between
+// the function timeout and 6 × it deploys, with a warning.
+func TestVisibilityUnderGuidanceWarns(t *testing.T) {
+	stack := newStack(t, map[string]any{"idemq:visibilityTimeout": "60s"})
+	check(t, "warning", func() {
+		assertions.Annotations_FromStack(stack).HasWarning(jsii.String("/Idemq/Worker"),
+			assertions.Match_StringLikeRegexp(jsii.String(`idemq:visibilityTimeout 1m0s is under AWS's guidance of 6 × idemq:functionTimeout \+ idemq:batchingWindow = 3m0s`)))
+	})
+	check(t, "no warning by default", func() {
+		assertions.Annotations_FromStack(newStack(t, nil)).HasNoWarning(jsii.String("*"), assertions.Match_AnyValue())
+	})
+}

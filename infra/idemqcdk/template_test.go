@@ -1,0 +1,147 @@
+package idemqcdk_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// templateCheck asserts one property of the stack cdk.json deploys.
+type templateCheck struct {
+	name   string
+	assert func(tb testing.TB, tpl assertions.Template, id ids)
+}
+
+// templateChecks cover what the issue asks of the default stack.
+var templateChecks = []templateCheck{
+	{"table: key id, on-demand, TTL on expiration, point-in-time recovery", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "table", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::GlobalTable"), jsii.Number(1))
+			tpl.HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), obj{
+				"KeySchema":               arr{obj{"AttributeName": "id", "KeyType": "HASH"}},
+				"AttributeDefinitions":    arr{obj{"AttributeName": "id", "AttributeType": "S"}},
+				"BillingMode":             "PAY_PER_REQUEST",
+				"TimeToLiveSpecification": obj{"AttributeName": "expiration", "Enabled": true},
+				"Replicas": arr{obj{
+					"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
+				}},
+			})
+		})
+	}},
+	{"table: retained when the stack is deleted or the table replaced", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "table retention", func() {
+			tpl.HasResource(jsii.String("AWS::DynamoDB::GlobalTable"), obj{
+				"DeletionPolicy":      "Retain",
+				"UpdateReplacePolicy": "Retain",
+			})
+		})
+	}},
+	{"queue: retention, visibility 6 × timeout, DLQ after 5 receives, SSE", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "queue", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2))
+			tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), obj{
+				"MessageRetentionPeriod": 345600,
+				"VisibilityTimeout":      180,
+				"RedrivePolicy":          obj{"deadLetterTargetArn": getAtt(id.dlq, "Arn"), "maxReceiveCount": 5},
+				"SqsManagedSseEnabled":   true,
+			})
+		})
+		check(tb, "dead-letter queue", func() {
+			tpl.HasResource(jsii.String("AWS::SQS::Queue"), obj{
+				"Properties": obj{"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": true, "RedrivePolicy": assertions.Match_Absent()},
+			})
+		})
+	}},
+	{"queues: deny requests not made over TLS", func(tb testing.TB, tpl assertions.Template, id ids) {
+		for _, q := range []string{id.queue, id.dlq} {
+			check(tb, "TLS policy of "+q, func() {
+				tpl.HasResourceProperties(jsii.String("AWS::SQS::QueuePolicy"), obj{
+					"Queues": arr{ref(q)},
+					"PolicyDocument": obj{"Statement": arr{obj{
+						"Effect":    "Deny",
+						"Action":    "sqs:*",
+						"Principal": obj{"AWS": "*"},
+						"Resource":  getAtt(q, "Arn"),
+						"Condition": obj{"Bool": obj{"aws:SecureTransport": "false"}},
+					}}},
+				})
+			})
+		}
+	}},
+	{"function: provided.al2023, arm64, handler bootstrap, its own log group", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "function", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Runtime":       "provided.al2023",
+				"Architectures": arr{"arm64"},
+				"Handler":       "bootstrap",
+				"Timeout":       30,
+				"MemorySize":    256,
+				"Role":          getAtt(id.role, "Arn"),
+				"LoggingConfig": obj{"LogGroup": ref(id.logs)},
+			})
+		})
+	}},
+	{"function: environment with the computed record expiry", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "environment", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
+					"IDEMQ_TABLE":         ref(id.table),
+					"IDEMQ_RECORD_EXPIRY": "120h19m0s",
+					"IDEMQ_KEY_FIELD":     "idempotency_key",
+					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
+				})},
+			})
+		})
+	}},
+	{"event source: the queue, batch item failures reported, batch size 10", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "event source", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(1))
+			tpl.HasResource(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
+				"Properties": obj{
+					"EventSourceArn":                 getAtt(id.queue, "Arn"),
+					"FunctionName":                   ref(id.function),
+					"FunctionResponseTypes":          assertions.Match_ArrayEquals(&arr{"ReportBatchItemFailures"}),
+					"BatchSize":                      10,
+					"MaximumBatchingWindowInSeconds": assertions.Match_Absent(),
+					"ScalingConfig":                  assertions.Match_Absent(),
+				},
+				// Polling needs the role's policy: it must exist first.
+				"DependsOn": assertions.Match_ArrayWith(&arr{assertions.Match_StringLikeRegexp(jsii.String("^WorkerRoleDefaultPolicy"))}),
+			})
+		})
+	}},
+	{"iam: exactly the four item actions on the table, polling on the queue, logs on the log group", func(tb testing.TB, tpl assertions.Template, id ids) {
+		wantGrants(tb, tpl, id, false)
+	}},
+	{"iam: no wildcard, no managed policy, one role", func(tb testing.TB, tpl assertions.Template, id ids) {
+		noWildcards(tb, tpl)
+	}},
+	{"alarm: on messages in the dead-letter queue", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "alarm", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+				"Namespace":          "AWS/SQS",
+				"MetricName":         "ApproximateNumberOfMessagesVisible",
+				"Dimensions":         arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}},
+				"ComparisonOperator": "GreaterThanOrEqualToThreshold",
+				"Threshold":          1,
+				"EvaluationPeriods":  1,
+			})
+		})
+	}},
+	{"outputs: queue URL and table name", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "outputs", func() {
+			tpl.HasOutput(jsii.String("QueueUrl"), obj{"Value": ref(id.queue)})
+			tpl.HasOutput(jsii.String("TableName"), obj{"Value": ref(id.table)})
+		})
+	}},
+}
+
+// TestTemplate checks the stack `cdk synth` writes with cdk.json as it is.
+func TestTemplate(t *testing.T) {
+	tpl := synth(t, nil)
+	id := resourceIDs(t, tpl)
+	for _, c := range templateChecks {
+		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
+	}
+}

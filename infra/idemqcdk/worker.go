@@ -1,0 +1,79 @@
+package idemqcdk
+
+import (
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Worker is an idemq worker: a queue with its dead-letter queue, the
+// function the queue feeds, and the table of idempotency records. Its
+// fields give access to the parts, e.g. to add an alarm action or a grant.
+type Worker struct {
+	// Construct is the scope holding the parts. (A Go struct embedding a
+	// construct cannot itself be passed to the CDK as one.)
+	Construct       constructs.Construct
+	Table           awsdynamodb.TableV2
+	Queue           awssqs.Queue
+	DeadLetterQueue awssqs.Queue
+	Function        awslambda.Function
+	Role            awsiam.Role
+	Logs            awslogs.LogGroup
+	EventSource     awslambda.EventSourceMapping
+	DeadLetterAlarm awscloudwatch.Alarm
+	// RecordExpiry is the record expiry given to the function.
+	RecordExpiry time.Duration
+}
+
+// NewWorker adds a Worker to scope. It panics if props.Code is nil or a
+// setting cannot be deployed (the *SettingError WorkerProps.Check returns).
+func NewWorker(scope constructs.Construct, id string, props *WorkerProps) *Worker {
+	if props == nil || props.Code == nil {
+		panic("idemqcdk: WorkerProps.Code is nil; use GoCode or awslambda.Code_FromAsset")
+	}
+	s, err := props.resolve(fieldName)
+	if err != nil {
+		panic(err)
+	}
+	return newWorker(scope, id, props, s)
+}
+
+func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings) *Worker {
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	w := &Worker{Construct: c, RecordExpiry: s.expiry}
+	for _, warning := range s.warnings {
+		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:visibility"), jsii.String(warning), nil)
+	}
+	w.Table = newTable(c)
+	w.Queue, w.DeadLetterQueue = newQueues(c, s)
+
+	env := map[string]*string{
+		EnvTable:        w.Table.TableName(),
+		EnvRecordExpiry: jsii.String(s.expiry.String()),
+	}
+	if p.KeyField != "" {
+		env[EnvKeyField] = jsii.String(p.KeyField)
+	}
+	if s.backoff {
+		env[EnvBackoff] = jsii.String("true")
+	}
+	for k, v := range p.Environment {
+		env[k] = jsii.String(v)
+	}
+	w.Function, w.Role, w.Logs = newFunction(c, p.Code, s, env)
+	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
+	w.EventSource = newEventSource(w.Function, w.Queue, s)
+	// The event source polls with the role's permissions: create it only
+	// once its policy exists.
+	w.EventSource.Node().AddDependency(w.Role)
+	w.DeadLetterAlarm = newDeadLetterAlarm(c, w.DeadLetterQueue)
+	return w
+}
