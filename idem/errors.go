@@ -27,7 +27,7 @@ var (
 // Error says which operation on which key (and, from the SQS handler, which
 // message) failed. Err is the cause: a sentinel above or a store's error.
 type Error struct {
-	Op        string // "claim", "run", "complete", "release", "extend", "get", "key"
+	Op        string // "claim", "run", "complete", "release", "extend", "get", "key", "replay"
 	Key       Key    // empty when no key could be made
 	MessageID string // set by the SQS handler
 	Err       error

@@ -1,0 +1,45 @@
+// Package handler makes an SQS-triggered Lambda function idempotent with
+// one call, and answers Lambda with a partial batch response:
+//
+//	store := dynamostore.New(dynamodb.NewFromConfig(cfg), "idempotency")
+//	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+//		return generate(ctx, msg.Body) // runs once per key, however often the message comes
+//	}))
+//
+// Each record's idempotency key comes from its body (the JSON field
+// "idempotency_key" unless WithKeyField, WithKeyAttribute or WithKeyFunc
+// says otherwise), never from the message id, which changes on a
+// producer's re-send and on a redrive from the dead-letter queue. The key
+// is claimed with idem.Do before the function runs:
+//
+//	record                        function        reported to Lambda   counted as
+//	none, expired, lease passed   runs; stored    success (deleted)    executed (took over)
+//	COMPLETED                     not run         success (deleted)    replayed; replay hook
+//	IN_PROGRESS, lease live       not run         batch item failure   in progress; back-off
+//	function error or panic       released        batch item failure   failed
+//	no key, body not JSON         not run         batch item failure   failed (or keyless: WithKeyless)
+//	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
+//	store unreachable             -               batch item failure   failed
+//	deadline near (not started)   not run         batch item failure   skipped
+//
+// Copies of one key in a batch make one claim and one execution; every
+// copy gets that record's outcome (a copy of a record that failed or is in
+// progress fails too). Records run side by side, at most
+// DefaultConcurrency at once; failures are reported in input order, and no
+// goroutine outlives the call.
+//
+// On a FIFO queue (an event source ARN ending in ".fifo") the records of
+// one message group (attribute "MessageGroupId") run in order, and after a
+// failure every later record of the batch is reported as a failure, as AWS
+// documents for FIFO; WithFIFOGroupIsolation narrows that to the failed
+// record's group.
+//
+// The handler returns a nil error whatever happens to the records (a store
+// that cannot be reached fails the records, not the invocation), except
+// when a failed record has no message id, which no partial response can
+// name. Each batch logs one summary line with log/slog; WithEMF adds
+// CloudWatch metrics. Payloads and results are never logged.
+//
+// The package reads no environment variable: the reference worker in
+// lambda/ does, and passes options.
+package handler

@@ -1,0 +1,88 @@
+package handler_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+// summarise stands for a model call: billed every time it runs.
+func summarise(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+	fmt.Println("generating for", msg.MessageId)
+	return []byte("a summary"), nil
+}
+
+func delivery(id string) events.SQSEvent {
+	return events.SQSEvent{Records: []events.SQSMessage{{
+		MessageId:      id,
+		Body:           `{"idempotency_key":"request-42","prompt":"Summarise document 4471"}`,
+		EventSourceARN: "arn:aws:sqs:eu-west-1:123456789012:jobs",
+	}}}
+}
+
+// The first delivery of a request runs the function and acknowledges the
+// message. In Lambda: lambda.Start(handler.WrapSQS(store, summarise)).
+func ExampleWrapSQS() {
+	store := memstore.New()
+	h := handler.WrapSQS(store, summarise,
+		handler.WithNamespace("summariser"), // in Lambda: the function's name
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
+
+	resp, err := h(context.Background(), delivery("msg-1"))
+	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
+	// Output:
+	// generating for msg-1
+	// batch item failures: 0 <nil>
+}
+
+// A duplicate (here a producer's re-send, with a new message id) does not
+// run the function: the stored result goes to the replay hook and the
+// message is acknowledged.
+func ExampleWrapSQS_replay() {
+	store := memstore.New()
+	h := handler.WrapSQS(store, summarise,
+		handler.WithNamespace("summariser"),
+		handler.WithLogger(slog.New(slog.DiscardHandler)),
+		handler.WithReplayHook(func(_ context.Context, msg events.SQSMessage, result []byte) error {
+			fmt.Printf("replayed for %s: %s\n", msg.MessageId, result)
+			return nil
+		}))
+
+	for _, id := range []string{"msg-1", "msg-2"} {
+		resp, _ := h(context.Background(), delivery(id))
+		fmt.Println("batch item failures:", len(resp.BatchItemFailures))
+	}
+	// Output:
+	// generating for msg-1
+	// batch item failures: 0
+	// replayed for msg-2: a summary
+	// batch item failures: 0
+}
+
+// While another worker holds the key, the message is reported as a batch
+// item failure: the queue delivers it again later, when the other worker
+// has finished (and it is replayed) or its lease has passed.
+func ExampleWrapSQS_inProgress() {
+	store := memstore.New()
+	key, _ := idem.ClientKey("summariser", "request-42")
+	now := time.Now()
+	_, _ = store.Claim(context.Background(), idem.ClaimRequest{ // another worker
+		Key: key, Owner: idem.NewOwner(), Now: now,
+		LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
+	})
+	h := handler.WrapSQS(store, summarise,
+		handler.WithNamespace("summariser"),
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
+
+	resp, err := h(context.Background(), delivery("msg-3"))
+	fmt.Println(resp.BatchItemFailures, err)
+	// Output:
+	// [{msg-3}] <nil>
+}

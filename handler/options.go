@@ -1,0 +1,307 @@
+package handler
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Defaults used when an option is not given.
+const (
+	// DefaultKeyField is the JSON body member that holds a record's
+	// idempotency key.
+	DefaultKeyField = "idempotency_key"
+	// DefaultConcurrency is how many records of a batch run at once: the
+	// SQS event source's default batch size, and the largest FIFO batch.
+	// The work is mostly waiting on the network (the store, a model
+	// provider), so it is not tied to the number of CPUs.
+	DefaultConcurrency = 10
+	// DefaultDeadlineReserve is the time left before the invocation's
+	// deadline under which records are no longer started. It is capped at
+	// half the time the invocation had when the batch began, so a function
+	// with a short timeout still runs its records.
+	DefaultDeadlineReserve = 5 * time.Second
+)
+
+// Option configures WrapSQS.
+type Option func(*options)
+
+// KeyFunc returns the idempotency key of a message, within the namespace.
+// Returning "" or an error wrapping idem.ErrNoKey says the message has no
+// key; any other error fails the record.
+type KeyFunc func(msg events.SQSMessage) (string, error)
+
+// ReplayFunc receives the stored result of a record that was not executed
+// because its key had been done before (by an earlier delivery, or by a copy
+// in the same batch). An error fails the record, so the message comes back
+// and the hook runs again.
+type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) error
+
+// FailureFunc is told about each record reported as a batch item failure,
+// after the batch, in input order. err is an *idem.Error naming the message.
+type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
+
+type options struct {
+	namespace     string
+	keyName       string // for logs: where the key comes from
+	key           keySource
+	fingerprint   fingerprinter
+	keyless       bool
+	concurrency   int
+	reserve       time.Duration
+	reserveSet    bool
+	fifoGroupOnly bool
+	clock         idem.Clock
+	lease         time.Duration
+	expiry        time.Duration
+	heartbeat     time.Duration
+	onReplay      ReplayFunc
+	onFailure     FailureFunc
+	cacheEntries  int
+	cacheBytes    int
+	sqs           VisibilityChanger
+	queueURL      string
+	logger        *slog.Logger
+	emf           io.Writer
+	emfNamespace  string
+}
+
+// WithNamespace sets the namespace every key starts with, so functions that
+// share a table never share a key. Keep it stable: a new namespace makes
+// every earlier record unreachable. Defaults to the Lambda function's name
+// (lambdacontext.FunctionName); outside Lambda, where that is empty, this
+// option is required.
+func WithNamespace(ns string) Option {
+	if ns == "" {
+		panic("handler: empty namespace")
+	}
+	return func(o *options) { o.namespace = ns }
+}
+
+// WithKeyField takes the key from a member of the JSON body: a name, or a
+// dotted path into nested objects ("request.id"). Its value must be a
+// non-empty string, or a number (taken as spelled). Defaults to
+// DefaultKeyField.
+func WithKeyField(field string) Option {
+	if field == "" {
+		panic("handler: empty key field")
+	}
+	return func(o *options) { o.key, o.keyName = fieldKey(field), "body field "+field }
+}
+
+// WithKeyAttribute takes the key from a String or Number message attribute
+// instead of the body. Defaults to off (the key comes from the body field
+// DefaultKeyField).
+func WithKeyAttribute(name string) Option {
+	if name == "" {
+		panic("handler: empty key attribute name")
+	}
+	return func(o *options) { o.key, o.keyName = attributeKey(name), "message attribute "+name }
+}
+
+// WithKeyFunc takes the key from a function of the message. Never use the
+// message id: a producer's re-send and a DLQ redrive carry new ones.
+// Defaults to off (the key comes from the body field DefaultKeyField).
+func WithKeyFunc(f KeyFunc) Option {
+	if f == nil {
+		panic("handler: nil key func")
+	}
+	return func(o *options) { o.key, o.keyName = funcKey(f), "key func" }
+}
+
+// WithKeyless runs records that carry no key without idempotency (each
+// delivery runs the function), logging a warning for each. A body that is
+// not valid JSON still fails. Defaults to off: a record without a key is a
+// batch item failure, so it reaches the dead-letter queue.
+func WithKeyless() Option {
+	return func(o *options) { o.keyless = true }
+}
+
+// WithFingerprintFields checks only these JSON body fields (names or
+// dotted paths) against the stored record, so fields that change between
+// re-sends (a trace id, a timestamp) do not count. Defaults to the whole
+// body, in canonical JSON form (RFC 8785) when it is JSON, else its bytes.
+func WithFingerprintFields(fields ...string) Option {
+	if len(fields) == 0 {
+		panic("handler: no fingerprint fields")
+	}
+	for _, f := range fields {
+		if f == "" {
+			panic("handler: empty fingerprint field")
+		}
+	}
+	return func(o *options) { o.fingerprint = fieldsFingerprint(fields) }
+}
+
+// WithoutFingerprint turns the payload check off: a key reused for another
+// payload replays the first payload's result. Defaults to checking the
+// whole body (see WithFingerprintFields).
+func WithoutFingerprint() Option {
+	return func(o *options) { o.fingerprint = noFingerprint }
+}
+
+// WithConcurrency sets how many records of a batch run at once; n must be
+// at least 1. Defaults to DefaultConcurrency.
+func WithConcurrency(n int) Option {
+	if n < 1 {
+		panic("handler: concurrency must be at least 1")
+	}
+	return func(o *options) { o.concurrency = n }
+}
+
+// WithDeadlineReserve sets the deadline guard: a record not yet started
+// when less than d is left before the invocation's deadline is reported as
+// a failure without starting, so the batch answers before Lambda's timeout
+// (which would redeliver every record). The records that run get contexts
+// that end d/2 before the deadline, leaving time to release their claims.
+// Zero turns the guard off. Defaults to DefaultDeadlineReserve, capped at
+// half the time the invocation had when the batch began.
+func WithDeadlineReserve(d time.Duration) Option {
+	if d < 0 {
+		panic("handler: negative deadline reserve")
+	}
+	return func(o *options) { o.reserve, o.reserveSet = d, true }
+}
+
+// WithFIFOGroupIsolation narrows what a failure stops on a FIFO queue to
+// the failed record's message group: later records of that group are
+// reported as failures without running, while other groups go on.
+// Defaults to off: as AWS documents for FIFO, every record after the first
+// failure is reported as a failure.
+func WithFIFOGroupIsolation() Option {
+	return func(o *options) { o.fifoGroupOnly = true }
+}
+
+// WithClock sets the clock for leases, expiry, the deadline guard and
+// back-off. Defaults to idem.SystemClock.
+func WithClock(c idem.Clock) Option {
+	if c == nil {
+		panic("handler: nil clock")
+	}
+	return func(o *options) { o.clock = c }
+}
+
+// WithLease sets how long a claim holds its key (idem.WithLease). Defaults
+// to the time left before the record's context ends plus
+// idem.DefaultLeaseMargin.
+func WithLease(d time.Duration) Option {
+	if d <= 0 {
+		panic("handler: lease must be positive")
+	}
+	return func(o *options) { o.lease = d }
+}
+
+// WithExpiry sets how long records live (idem.WithExpiry); size it with
+// idem.RecordLifetime. Defaults to idem.DefaultExpiry.
+func WithExpiry(d time.Duration) Option {
+	if d <= 0 {
+		panic("handler: expiry must be positive")
+	}
+	return func(o *options) { o.expiry = d }
+}
+
+// WithHeartbeat extends a running record's lease every interval
+// (idem.WithHeartbeat), for work that may outlast its lease. Defaults to
+// off.
+func WithHeartbeat(interval time.Duration) Option {
+	if interval <= 0 {
+		panic("handler: heartbeat interval must be positive")
+	}
+	return func(o *options) { o.heartbeat = interval }
+}
+
+// WithReplayHook calls f with the stored result of every record that is not
+// executed because its key was done before. Defaults to none.
+func WithReplayHook(f ReplayFunc) Option {
+	if f == nil {
+		panic("handler: nil replay hook")
+	}
+	return func(o *options) { o.onReplay = f }
+}
+
+// WithFailureHook calls f for every record reported as a batch item
+// failure, with the reason. Defaults to none (failures are logged).
+func WithFailureHook(f FailureFunc) Option {
+	if f == nil {
+		panic("handler: nil failure hook")
+	}
+	return func(o *options) { o.onFailure = f }
+}
+
+// WithCache keeps the results of up to maxEntries completed keys, and at
+// most maxBytes of results, in memory across the invocations of a warm
+// container, least recently used first out, so a duplicate delivered there
+// costs no store request. The payload fingerprint is still checked.
+// Defaults to off.
+func WithCache(maxEntries, maxBytes int) Option {
+	if maxEntries < 1 || maxBytes < 1 {
+		panic("handler: cache sizes must be at least 1")
+	}
+	return func(o *options) { o.cacheEntries, o.cacheBytes = maxEntries, maxBytes }
+}
+
+// WithBackoff sets, through client, the visibility timeout of each record
+// found in progress on another worker to about the time its lease has
+// left, so the message comes back when a retry can succeed. The queue URL
+// is derived from the record's event source ARN (see QueueURL) unless
+// WithQueueURL is given. Defaults to off: the message comes back after the
+// queue's visibility timeout.
+func WithBackoff(client VisibilityChanger) Option {
+	if client == nil {
+		panic("handler: nil SQS client")
+	}
+	return func(o *options) { o.sqs = client }
+}
+
+// WithQueueURL sets the queue URL WithBackoff uses. Defaults to the URL
+// derived from each record's event source ARN.
+func WithQueueURL(url string) Option {
+	if url == "" {
+		panic("handler: empty queue URL")
+	}
+	return func(o *options) { o.queueURL = url }
+}
+
+// WithLogger sets the logger for the per-batch summary and per-record
+// failures. Payloads and results are never logged. Defaults to
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	if l == nil {
+		panic("handler: nil logger")
+	}
+	return func(o *options) { o.logger = l }
+}
+
+// WithEMF writes, after each batch, one CloudWatch Embedded Metric Format
+// line with the batch's counts to w (in Lambda, os.Stdout) under the
+// CloudWatch namespace ns, with the key namespace as dimension "Service".
+// Defaults to off.
+func WithEMF(w io.Writer, ns string) Option {
+	if w == nil {
+		panic("handler: nil EMF writer")
+	}
+	if ns == "" {
+		panic("handler: empty EMF namespace")
+	}
+	return func(o *options) { o.emf, o.emfNamespace = w, ns }
+}
+
+// doOptions are the idem.Do options the handler's options amount to.
+func (o *options) doOptions() []idem.Option {
+	opts := []idem.Option{idem.WithClock(o.clock)}
+	if o.lease > 0 {
+		opts = append(opts, idem.WithLease(o.lease))
+	}
+	if o.expiry > 0 {
+		opts = append(opts, idem.WithExpiry(o.expiry))
+	}
+	if o.heartbeat > 0 {
+		opts = append(opts, idem.WithHeartbeat(o.heartbeat))
+	}
+	return opts
+}

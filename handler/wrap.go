@@ -1,0 +1,83 @@
+package handler
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Func is the work done for one message, once per idempotency key. Its
+// result is stored with the key and handed to later duplicates (see
+// WithReplayHook). An error releases the key and reports the message as a
+// batch item failure, so the queue delivers it again.
+type Func func(ctx context.Context, msg events.SQSMessage) ([]byte, error)
+
+// Handler is what WrapSQS returns: a Lambda handler for SQS events with
+// partial batch responses, exactly what lambda.Start accepts. The event
+// source mapping must have FunctionResponseTypes ["ReportBatchItemFailures"]
+// or Lambda ignores the response and retries whole batches.
+type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error)
+
+// WrapSQS returns a Lambda handler that runs fn for each record of an SQS
+// batch at most once per idempotency key, claiming the key in store first,
+// and reports the records that must come back as batch item failures:
+//
+//	lambda.Start(handler.WrapSQS(store, fn))
+//
+// With no options the key is the body's "idempotency_key" field, namespaced
+// by the function's name, and the whole body is the payload fingerprint.
+//
+// It panics if store or fn is nil, or if no namespace can be had (outside
+// Lambda, pass WithNamespace). The handler returns an error only when a
+// failed record has no message id (Lambda could not be told which one
+// failed, so the whole batch must come back); store errors fail the records
+// they touch.
+func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
+	if store == nil {
+		panic("handler: nil store")
+	}
+	if fn == nil {
+		panic("handler: nil func")
+	}
+	o := options{
+		namespace:   lambdacontext.FunctionName,
+		keyName:     "body field " + DefaultKeyField,
+		key:         fieldKey(DefaultKeyField),
+		fingerprint: bodyFingerprint,
+		concurrency: DefaultConcurrency,
+		clock:       idem.SystemClock,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.namespace == "" {
+		panic("handler: no namespace: AWS_LAMBDA_FUNCTION_NAME is unset (not in Lambda?); pass handler.WithNamespace")
+	}
+	if o.logger == nil {
+		o.logger = slog.Default()
+	}
+	w := &wrapper{store: store, fn: fn, o: o, doOpts: o.doOptions()}
+	if o.cacheEntries > 0 {
+		w.cache = newCache(o.cacheEntries, o.cacheBytes)
+	}
+	return w.handle
+}
+
+// wrapper holds what every batch of one wrapped handler shares.
+type wrapper struct {
+	store  idem.Store
+	fn     Func
+	o      options
+	doOpts []idem.Option
+	cache  *cache // nil: off
+}
+
+func (w *wrapper) handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
+	b := newBatch(ctx, w, event.Records)
+	b.run()
+	return b.finish()
+}

@@ -1,0 +1,578 @@
+package handler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+func TestExecutedThenReplayed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil)
+
+	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")))
+	b.wantSummary(map[string]int{"records": 2, "executed": 2, "replayed": 0, "batch_item_failures": 0})
+	rec, ok := b.store.Get(key("k1"))
+	if !ok || rec.Status != idem.StatusCompleted || string(rec.Result) != "result:m1" {
+		t.Fatalf("record for k1 = %+v, %v; want COMPLETED with result:m1", rec, ok)
+	}
+
+	// A re-send of k1 with a new message id: not run, the stored result
+	// goes to the replay hook.
+	wantIDs(t, b.invoke(h, msg("m3", "k1")))
+	if n := b.callCount("m3"); n != 0 {
+		t.Errorf("function ran %d times for the duplicate", n)
+	}
+	if got, ok := b.replayed("m3"); !ok || got != "result:m1" {
+		t.Errorf("replay hook got %q, %v; want result:m1", got, ok)
+	}
+	b.wantSummary(map[string]int{"records": 1, "executed": 0, "replayed": 1})
+}
+
+func TestInProgressIsReported(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	now := time.Now()
+	holdKey(t, b.store, key("k1"), now, now.Add(time.Hour))
+
+	wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1"), msg("m2", "k2")), "m1")
+	if n := b.callCount("m1"); n != 0 {
+		t.Errorf("function ran for a key held by another worker")
+	}
+	if err := b.failure("m1"); !errors.Is(err, handler.ErrInProgress) || err.Key != key("k1") {
+		t.Errorf("failure = %v, want ErrInProgress for k1", err)
+	}
+	b.wantSummary(map[string]int{"executed": 1, "in_progress": 1, "batch_item_failures": 1})
+}
+
+func TestTakeOverAfterLeasePassed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	now := time.Now()
+	holdKey(t, b.store, key("k1"), now.Add(-time.Hour), now.Add(-time.Minute)) // a crashed worker's claim
+
+	wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1")))
+	b.wantSummary(map[string]int{"executed": 1, "took_over": 1})
+}
+
+func TestFunctionErrorReleasesForRetry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	boom := errors.New("provider unavailable")
+	var fail atomic.Bool
+	fail.Store(true)
+	h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+		if fail.Load() {
+			return nil, boom
+		}
+		return []byte("ok"), nil
+	})
+
+	wantIDs(t, b.invoke(h, msg("m1", "k1")), "m1")
+	if err := b.failure("m1"); !errors.Is(err, boom) || err.Op != "run" {
+		t.Errorf("failure = %v, want the function's error", err)
+	}
+	if _, ok := b.store.Get(key("k1")); ok {
+		t.Fatal("the failed record's claim was not released")
+	}
+
+	fail.Store(false) // the queue delivers it again
+	wantIDs(t, b.invoke(h, msg("m1", "k1")))
+	if n := b.callCount("m1"); n != 2 {
+		t.Errorf("function ran %d times, want 2 (failure, retry)", n)
+	}
+	b.wantSummary(map[string]int{"executed": 1, "failed": 0})
+}
+
+func TestPanicIsRecoveredPerRecord(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+		if msg.MessageId == "m2" {
+			panic("nil map somewhere")
+		}
+		return []byte("ok"), nil
+	})
+
+	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m2")
+	if err := b.failure("m2"); !errors.Is(err, handler.ErrPanic) {
+		t.Errorf("failure = %v, want ErrPanic", err)
+	}
+	if _, ok := b.store.Get(key("k2")); ok {
+		t.Error("the panicked record's claim was not released")
+	}
+	b.wantSummary(map[string]int{"executed": 2, "failed": 1})
+}
+
+func TestRecordsWithoutAKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		body string
+		want error
+	}{
+		{"absent", `{"prompt":"p"}`, idem.ErrNoKey},
+		{"null", `{"idempotency_key":null}`, idem.ErrNoKey},
+		{"empty", `{"idempotency_key":""}`, idem.ErrNoKey},
+		{"object", `{"idempotency_key":{"a":1}}`, handler.ErrBadKey},
+		{"not JSON", `idempotency_key=k1`, handler.ErrBadBody},
+		{"not an object", `["k1"]`, handler.ErrBadBody},
+		{"trailing data", `{"idempotency_key":"k1"} {}`, handler.ErrBadBody},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			m := msg("bad", "")
+			m.Body = c.body
+			wantIDs(t, b.invoke(b.wrap(nil), m, msg("good", "k1")), "bad")
+			if err := b.failure("bad"); !errors.Is(err, c.want) || err.Op != "key" {
+				t.Errorf("failure = %v, want %v", err, c.want)
+			}
+			if b.callCount("bad") != 0 || b.store.Len() != 1 {
+				t.Errorf("the key-less record ran or was stored")
+			}
+		})
+	}
+}
+
+func TestNumberKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := msg("m1", "")
+	m.Body = `{"idempotency_key":4471}`
+	wantIDs(t, b.invoke(b.wrap(nil), m))
+	if _, ok := b.store.Get(key("4471")); !ok {
+		t.Error("no record for the number key 4471")
+	}
+}
+
+func TestKeylessOptIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil, handler.WithKeyless())
+	noKey := msg("m1", "")
+	noKey.Body = `{"prompt":"p"}`
+	notJSON := msg("m2", "")
+	notJSON.Body = `not json`
+
+	wantIDs(t, b.invoke(h, noKey, notJSON), "m2") // bad JSON still fails
+	wantIDs(t, b.invoke(h, noKey))
+	if n := b.callCount("m1"); n != 2 {
+		t.Errorf("key-less record ran %d times, want once per delivery (2)", n)
+	}
+	if b.store.Len() != 0 {
+		t.Error("a key-less record was stored")
+	}
+	b.wantSummary(map[string]int{"keyless": 1, "executed": 0})
+}
+
+func TestKeySources(t *testing.T) {
+	t.Parallel()
+	str := func(s string) *string { return &s }
+	m := msg("m1", "ignored")
+	m.Body = `{"request":{"id":"r-9"},"prompt":"p"}`
+	m.MessageAttributes = map[string]events.SQSMessageAttribute{
+		"IdempotencyKey": {DataType: "String", StringValue: str("attr-7")},
+	}
+	cases := []struct {
+		name string
+		opt  handler.Option
+		want idem.Key
+	}{
+		{"dotted field", handler.WithKeyField("request.id"), key("r-9")},
+		{"attribute", handler.WithKeyAttribute("IdempotencyKey"), key("attr-7")},
+		{"func", handler.WithKeyFunc(func(m events.SQSMessage) (string, error) { return "f-" + m.AWSRegion, nil }), key("f-eu-west-1")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			wantIDs(t, b.invoke(b.wrap(nil, c.opt), m))
+			if _, ok := b.store.Get(c.want); !ok {
+				t.Errorf("no record for %s", c.want)
+			}
+		})
+	}
+	t.Run("key func failures", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		bad := errors.New("no tenant")
+		h := b.wrap(nil, handler.WithKeyless(), handler.WithKeyFunc(func(m events.SQSMessage) (string, error) {
+			switch m.MessageId {
+			case "m1":
+				return "", bad // not ErrNoKey: fails even with WithKeyless
+			case "m2":
+				panic("key func bug")
+			}
+			return "", nil // no key: keyless
+		}))
+		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m1", "m2")
+		if err := b.failure("m1"); !errors.Is(err, bad) || err.Op != "key" {
+			t.Errorf("m1 failure = %v, want the key func's error", err)
+		}
+		if err := b.failure("m2"); !errors.Is(err, handler.ErrPanic) {
+			t.Errorf("m2 failure = %v, want ErrPanic", err)
+		}
+		if b.callCount("m3") != 1 {
+			t.Error("the key-less record did not run")
+		}
+	})
+	t.Run("absent attribute", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		wantIDs(t, b.invoke(b.wrap(nil, handler.WithKeyAttribute("Other")), m), "m1")
+		if err := b.failure("m1"); !errors.Is(err, idem.ErrNoKey) {
+			t.Errorf("failure = %v, want ErrNoKey", err)
+		}
+	})
+}
+
+func TestPayloadMismatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil)
+	wantIDs(t, b.invoke(h, msg("m1", "k1")))
+
+	other := msg("m2", "k1")
+	other.Body = `{"idempotency_key":"k1","prompt":"another prompt"}`
+	wantIDs(t, b.invoke(h, other), "m2")
+	if err := b.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+		t.Errorf("failure = %v, want ErrPayloadMismatch", err)
+	}
+
+	// Re-encoded, the same payload matches: the fingerprint is canonical.
+	same := msg("m3", "k1")
+	same.Body = "{ \"prompt\": \"p\",\n \"idempotency_key\": \"k1\" }"
+	wantIDs(t, b.invoke(h, same))
+
+	// Only the named fields count with WithFingerprintFields.
+	b2 := setup(t)
+	h2 := b2.wrap(nil, handler.WithFingerprintFields("prompt"))
+	wantIDs(t, b2.invoke(h2, msg("m1", "k1")))
+	traced := msg("m2", "k1")
+	traced.Body = `{"idempotency_key":"k1","prompt":"p","trace_id":"t-2"}`
+	wantIDs(t, b2.invoke(h2, traced))
+	if _, ok := b2.replayed("m2"); !ok {
+		t.Error("a re-send with a new trace id was not replayed")
+	}
+
+	// WithoutFingerprint replays whatever the payload.
+	b3 := setup(t)
+	h3 := b3.wrap(nil, handler.WithoutFingerprint())
+	wantIDs(t, b3.invoke(h3, msg("m1", "k1"), other))
+	if _, ok := b3.replayed("m2"); !ok {
+		t.Error("without a fingerprint, the copy was not replayed")
+	}
+}
+
+func TestStoreUnreachable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	down := errors.New("dial tcp: connection refused")
+	store := &countingStore{Store: b.store, claimErr: down}
+
+	wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1"), msg("m2", "k2")), "m1", "m2")
+	if err := b.failure("m2"); !errors.Is(err, down) || err.Op != "claim" {
+		t.Errorf("failure = %v, want the store's error", err)
+	}
+	if b.totalCalls() != 0 {
+		t.Error("the function ran without a claim")
+	}
+	b.wantSummary(map[string]int{"failed": 2, "batch_item_failures": 2})
+}
+
+func TestResultNotStored(t *testing.T) {
+	t.Parallel()
+	t.Run("too large", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.store = memstore.New(memstore.WithMaxResultBytes(4))
+		wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1")), "m1")
+		if err := b.failure("m1"); !errors.Is(err, idem.ErrResultTooLarge) {
+			t.Errorf("failure = %v, want ErrResultTooLarge", err)
+		}
+		if b.store.Len() != 0 {
+			t.Error("the claim was not released")
+		}
+	})
+	t.Run("lease lost", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		store := &countingStore{Store: b.store, completeErr: idem.ErrLeaseLost}
+		// Another worker took the key over: this delivery is acknowledged,
+		// that one settles the key.
+		wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
+		b.wantSummary(map[string]int{"executed": 1})
+	})
+}
+
+func TestInBatchDuplicates(t *testing.T) {
+	t.Parallel()
+	t.Run("one execution", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		h := b.wrap(nil)
+		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("b", "k2"), msg("c", "k1"), msg("d", "k1")))
+		if n := b.callCount("a") + b.callCount("c") + b.callCount("d"); n != 1 {
+			t.Errorf("key k1 ran %d times, want 1", n)
+		}
+		for _, id := range []string{"c", "d"} {
+			if got, _ := b.replayed(id); got != "result:a" {
+				t.Errorf("copy %s got %q, want result:a", id, got)
+			}
+		}
+		b.wantSummary(map[string]int{"executed": 2, "replayed": 2})
+	})
+	t.Run("failure fails every copy", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		boom := errors.New("boom")
+		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) { return nil, boom })
+		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("b", "k1")), "a", "b")
+		if b.totalCalls() != 1 {
+			t.Errorf("ran %d times, want 1", b.totalCalls())
+		}
+		if err := b.failure("b"); !errors.Is(err, boom) {
+			t.Errorf("copy's failure = %v, want the function's error", err)
+		}
+	})
+	t.Run("in progress fails every copy", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		now := time.Now()
+		holdKey(t, b.store, key("k1"), now, now.Add(time.Hour))
+		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), msg("b", "k2"), msg("c", "k1")), "a", "c")
+		if err := b.failure("c"); !errors.Is(err, handler.ErrInProgress) {
+			t.Errorf("copy's failure = %v, want ErrInProgress", err)
+		}
+	})
+	t.Run("other payload", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		other := msg("b", "k1")
+		other.Body = `{"idempotency_key":"k1","prompt":"different"}`
+		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), other), "b")
+		if err := b.failure("b"); !errors.Is(err, idem.ErrPayloadMismatch) {
+			t.Errorf("failure = %v, want ErrPayloadMismatch", err)
+		}
+	})
+	t.Run("same message twice", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("x") })
+		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("a", "k1")), "a") // reported once
+	})
+}
+
+func TestDeadlineGuard(t *testing.T) {
+	t.Parallel()
+	t.Run("nothing starts", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		h := b.wrap(nil, handler.WithDeadlineReserve(2*time.Minute))
+		// invoke gives a minute: under the reserve.
+		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")), "m1", "m2")
+		if err := b.failure("m1"); !errors.Is(err, handler.ErrDeadline) {
+			t.Errorf("failure = %v, want ErrDeadline", err)
+		}
+		if b.totalCalls() != 0 || b.store.Len() != 0 {
+			t.Error("a record started")
+		}
+		b.wantSummary(map[string]int{"skipped": 2})
+	})
+	t.Run("stops mid-batch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		clock := newFakeClock(time.Now())
+		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+			clock.Advance(10 * time.Minute) // a slow record
+			return []byte("ok"), nil
+		}, handler.WithClock(clock), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
+		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m2", "m3")
+		b.wantSummary(map[string]int{"executed": 1, "skipped": 2})
+	})
+	t.Run("records get a context that ends before the deadline", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		deadline := time.Now().Add(time.Minute)
+		var got time.Time
+		h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+			got, _ = ctx.Deadline()
+			return nil, nil
+		}, handler.WithDeadlineReserve(10*time.Second))
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k1")}}); err != nil {
+			t.Fatal(err)
+		}
+		if want := deadline.Add(-5 * time.Second); !got.Equal(want) {
+			t.Errorf("record deadline %v, want %v (half the reserve before the invocation's)", got, want)
+		}
+	})
+}
+
+func TestLeaseAndHeartbeat(t *testing.T) {
+	t.Parallel()
+	t.Run("lease option", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		start := time.Now().Truncate(time.Millisecond)
+		clock := newFakeClock(start)
+		var lease time.Time
+		h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) {
+			rec, _ := b.store.Get(key("k1"))
+			lease = rec.LeaseUntil
+			return nil, nil
+		}, handler.WithClock(clock), handler.WithLease(time.Hour))
+		wantIDs(t, b.invoke(h, msg("m1", "k1")))
+		if want := start.Add(time.Hour); !lease.Equal(want) {
+			t.Errorf("lease until %v, want %v", lease, want)
+		}
+	})
+	t.Run("heartbeat extends the lease", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+			rec, _ := b.store.Get(key("k1"))
+			first := rec.LeaseUntil
+			for ctx.Err() == nil { // until a beat moves the lease
+				if rec, _ := b.store.Get(key("k1")); !rec.LeaseUntil.Equal(first) {
+					return []byte("extended"), nil
+				}
+				runtime.Gosched()
+			}
+			return nil, ctx.Err()
+		}, handler.WithHeartbeat(time.Millisecond))
+		wantIDs(t, b.invoke(h, msg("m1", "k1")))
+	})
+}
+
+func TestConcurrencyIsBounded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var running, most atomic.Int32
+	h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		runtime.Gosched()
+		return nil, nil
+	}, handler.WithConcurrency(3))
+	var msgs []events.SQSMessage
+	for i := range 40 {
+		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), fmt.Sprintf("k%d", i)))
+	}
+	wantIDs(t, b.invoke(h, msgs...))
+	if m := most.Load(); m > 3 {
+		t.Errorf("%d records ran at once, want at most 3", m)
+	}
+	if b.totalCalls() != 40 {
+		t.Errorf("ran %d records, want 40", b.totalCalls())
+	}
+}
+
+func TestFailuresInInputOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+		if msg.MessageId[0]%2 == 1 {
+			return nil, errors.New("odd")
+		}
+		return nil, nil
+	})
+	var msgs []events.SQSMessage
+	var want []string
+	for i := range 30 {
+		id := string(rune('A' + i))
+		msgs = append(msgs, msg(id, id))
+		if id[0]%2 == 1 {
+			want = append(want, id)
+		}
+	}
+	wantIDs(t, b.invoke(h, msgs...), want...)
+}
+
+func TestFailedRecordWithoutMessageID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := msg("", "")
+	m.Body = `{}`
+	resp, err := b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m, msg("m2", "k2")}})
+	if err == nil {
+		t.Fatalf("no error for a failed record without a message id (response %v)", resp)
+	}
+	// A succeeded record without a message id needs no report.
+	resp, err = b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("", "k3")}})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Errorf("got %v, %v; want an empty response", resp, err)
+	}
+}
+
+func TestEmptyBatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	wantIDs(t, b.invoke(b.wrap(nil)))
+	b.wantSummary(map[string]int{"records": 0})
+}
+
+func TestReplayHookFailure(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil)
+	wantIDs(t, b.invoke(h, msg("m1", "k1")))
+	hookErr := errors.New("reply queue down")
+	failing := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+		handler.WithNamespace(ns),
+		handler.WithLogger(slog.New(slog.DiscardHandler)),
+		handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return hookErr }),
+		handler.WithFailureHook(func(_ context.Context, _ events.SQSMessage, err error) {
+			if !errors.Is(err, hookErr) || !errors.Is(err, handler.ErrReplayHook) {
+				t.Errorf("failure = %v, want the hook's error", err)
+			}
+		}))
+	wantIDs(t, b.invoke(failing, msg("m2", "k1")), "m2")
+}
+
+func TestWiringPanics(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
+	cases := map[string]func(){
+		"nil store":        func() { handler.WrapSQS(nil, fn, handler.WithNamespace(ns)) },
+		"nil func":         func() { handler.WrapSQS(store, nil, handler.WithNamespace(ns)) },
+		"no namespace":     func() { handler.WrapSQS(store, fn) },
+		"zero concurrency": func() { handler.WithConcurrency(0) },
+		"empty key field":  func() { handler.WithKeyField("") },
+		"nil backoff":      func() { handler.WithBackoff(nil) },
+		"cache size":       func() { handler.WithCache(0, 1) },
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				p := recover()
+				if s, ok := p.(string); !ok || len(s) < 9 || s[:9] != "handler: " {
+					t.Errorf("panic %v, want a \"handler: \" message", p)
+				}
+			}()
+			f()
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemq/idemq/handler"
+)
+
+// The environment variables the worker reads. The infra/ stack sets the
+// first five.
+const (
+	envTable        = "IDEMQ_TABLE"             // DynamoDB table name; required with the dynamodb store
+	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"     // Go duration; default idem.DefaultExpiry
+	envKeyField     = "IDEMQ_KEY_FIELD"         // JSON body field of the key; default handler.DefaultKeyField
+	envBackoff      = "IDEMQ_BACKOFF"           // "true": in-progress back-off through SQS
+	envProviderURL  = "IDEMQ_PROVIDER_URL"      // OpenAI-compatible base URL; required
+	envLease        = "IDEMQ_LEASE"             // Go duration; default: from the invocation's deadline
+	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT" // DynamoDB endpoint URL, for DynamoDB Local
+	envStore        = "IDEMQ_STORE"             // "dynamodb" (default) or "memory" (local runs)
+	envNamespace    = "IDEMQ_NAMESPACE"         // key namespace; default the function's name
+	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"  // bearer token for the provider; optional
+	envEMF          = "IDEMQ_EMF_NAMESPACE"     // CloudWatch namespace for EMF metrics; off when unset
+)
+
+// config is the worker's configuration, read from the environment once at
+// start-up.
+type config struct {
+	store        string // "dynamodb" or "memory"
+	table        string
+	endpoint     string
+	expiry       time.Duration // 0: the default
+	lease        time.Duration // 0: the default
+	keyField     string
+	backoff      bool
+	providerURL  string
+	apiKey       string
+	namespace    string // "": the function's name
+	emfNamespace string // "": no EMF
+}
+
+// loadConfig reads the configuration through getenv (os.Getenv), reporting
+// every bad or missing variable at once.
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		store:        strings.ToLower(getenv(envStore)),
+		table:        getenv(envTable),
+		endpoint:     getenv(envEndpoint),
+		keyField:     getenv(envKeyField),
+		providerURL:  getenv(envProviderURL),
+		apiKey:       getenv(envAPIKey),
+		namespace:    getenv(envNamespace),
+		emfNamespace: getenv(envEMF),
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	switch c.store {
+	case "":
+		c.store = "dynamodb"
+		fallthrough
+	case "dynamodb":
+		if c.table == "" {
+			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
+		}
+	case "memory":
+	default:
+		bad("%s=%q: want dynamodb or memory", envStore, c.store)
+	}
+	if c.endpoint != "" {
+		if err := checkURL(c.endpoint); err != nil {
+			bad("%s=%q: %v", envEndpoint, c.endpoint, err)
+		}
+	}
+	if c.keyField == "" {
+		c.keyField = handler.DefaultKeyField
+	}
+	var err error
+	if c.expiry, err = duration(getenv, envRecordExpiry); err != nil {
+		errs = append(errs, err)
+	}
+	if c.lease, err = duration(getenv, envLease); err != nil {
+		errs = append(errs, err)
+	}
+	if v := getenv(envBackoff); v != "" {
+		if c.backoff, err = strconv.ParseBool(v); err != nil {
+			bad("%s=%q: want true or false", envBackoff, v)
+		}
+	}
+	switch {
+	case c.providerURL == "":
+		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
+	default:
+		if err := checkURL(c.providerURL); err != nil {
+			bad("%s=%q: %v", envProviderURL, c.providerURL, err)
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// duration reads an optional positive Go duration.
+func duration(getenv func(string) string, name string) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: not a Go duration (like 120h or 90s)", name, v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%s=%q: must be positive", name, v)
+	}
+	return d, nil
+}
+
+// checkURL accepts an absolute http or https URL.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want an absolute http(s) URL")
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	c, err := loadConfig(env(
+		envTable, "idem", envRecordExpiry, "120h19m0s", envProviderURL, "https://api.openai.com/v1",
+		envBackoff, "true", envLease, "90s", envEndpoint, "http://127.0.0.1:8000",
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{store: "dynamodb", table: "idem", endpoint: "http://127.0.0.1:8000",
+		expiry: 120*time.Hour + 19*time.Minute, lease: 90 * time.Second, keyField: "idempotency_key",
+		backoff: true, providerURL: "https://api.openai.com/v1"}
+	if c != want {
+		t.Errorf("config\n got %+v\nwant %+v", c, want)
+	}
+
+	c, err = loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envKeyField, "request.id", envBackoff, "false"))
+	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 {
+		t.Errorf("memory config %+v, %v", c, err)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  func(string) string
+		want []string // each named in the error
+	}{
+		{"nothing set", env(), []string{envTable, envProviderURL}},
+		{"bad durations", env(envTable, "t", envProviderURL, "http://p", envRecordExpiry, "5 days", envLease, "-1s"),
+			[]string{envRecordExpiry, envLease}},
+		{"bad bool", env(envTable, "t", envProviderURL, "http://p", envBackoff, "yes please"), []string{envBackoff}},
+		{"bad URL", env(envTable, "t", envProviderURL, "api.openai.com"), []string{envProviderURL}},
+		{"bad endpoint", env(envTable, "t", envProviderURL, "http://p", envEndpoint, "localhost:8000"), []string{envEndpoint}},
+		{"bad store", env(envStore, "redis", envProviderURL, "http://p"), []string{envStore}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := loadConfig(c.env)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, name := range c.want {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("error %q does not name %s", err, name)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+// Command lambda is idemq's reference worker: an SQS-triggered Lambda
+// function (provided.al2023, built as bootstrap with -tags lambda.norpc)
+// that sends each message's model request to an OpenAI-compatible provider
+// once per idempotency key, and stores the completion as the key's result.
+//
+// Configuration is read from the environment at start-up; a bad or missing
+// variable stops the function with a message naming it:
+//
+//	IDEMQ_TABLE               DynamoDB table of idempotency records (required with the dynamodb store)
+//	IDEMQ_RECORD_EXPIRY       how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
+//	IDEMQ_KEY_FIELD           JSON body field holding the key (default idempotency_key)
+//	IDEMQ_LEASE               claim lease, a Go duration (default: the invocation's time left plus 10s)
+//	IDEMQ_PROVIDER_URL        OpenAI-compatible base URL, with or without /v1 (required)
+//	IDEMQ_PROVIDER_API_KEY    bearer token for the provider (optional)
+//	IDEMQ_BACKOFF             "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
+//	IDEMQ_DYNAMODB_ENDPOINT   DynamoDB endpoint, for DynamoDB Local (optional)
+//	IDEMQ_STORE               dynamodb (default) or memory (local runs: records live as long as the process)
+//	IDEMQ_NAMESPACE           key namespace (default: the function's name)
+//	IDEMQ_EMF_NAMESPACE       CloudWatch namespace for per-batch EMF metrics (default: off)
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	cfg, err := loadConfig(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "idemq worker: bad configuration:\n%v\n", err)
+		os.Exit(1)
+	}
+	h, err := newHandler(context.Background(), cfg, logger)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
+
+// newHandler wires the store, the provider and the handler options from
+// the configuration.
+func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.Handler, error) {
+	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
+		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
+	}
+	var awsCfg aws.Config
+	if cfg.store == "dynamodb" || cfg.backoff {
+		var err error
+		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx); err != nil {
+			return nil, fmt.Errorf("AWS configuration: %w", err)
+		}
+	}
+	var store idem.Store
+	switch cfg.store {
+	case "memory":
+		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
+		store = memstore.New()
+	default:
+		client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+			if cfg.endpoint != "" {
+				o.BaseEndpoint = aws.String(cfg.endpoint)
+			}
+		})
+		store = dynamostore.New(client, cfg.table)
+	}
+
+	opts := []handler.Option{handler.WithKeyField(cfg.keyField), handler.WithLogger(logger)}
+	if cfg.namespace != "" {
+		opts = append(opts, handler.WithNamespace(cfg.namespace))
+	}
+	if cfg.expiry > 0 {
+		opts = append(opts, handler.WithExpiry(cfg.expiry))
+	}
+	if cfg.lease > 0 {
+		opts = append(opts, handler.WithLease(cfg.lease))
+	}
+	if cfg.backoff {
+		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg)))
+	}
+	if cfg.emfNamespace != "" {
+		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
+	}
+	w := &worker{provider: newProvider(cfg.providerURL, cfg.apiKey)}
+	return handler.WrapSQS(store, w.handle, opts...), nil
+}

@@ -1,0 +1,325 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/dynamotest"
+)
+
+// rieEnv names a path to the aws-lambda-rie binary, overriding
+// ../bin/aws-lambda-rie where `make test-go` installs it.
+const rieEnv = "IDEMQ_RIE"
+
+const functionName = "idemq-rie-test"
+
+// TestRIE runs the built bootstrap under the real Lambda Runtime Interface
+// Emulator and invokes it with the SQS events in testdata/, against a fake
+// provider on loopback that logs every request, with the DynamoDB store
+// (DynamoDB Local) and with the memory store.
+func TestRIE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the RIE test builds the bootstrap and runs the emulator")
+	}
+	t.Parallel()
+	rie := rieBinary(t)
+	bootstrap := buildBootstrap(t, runtime.GOARCH)
+
+	t.Run("dynamodb", func(t *testing.T) {
+		t.Parallel()
+		dynamotest.Client(t) // DynamoDB Local must answer: fails (not skips) when it does not
+		// A client of our own: DynamoDB Local keeps tables per access key
+		// and region, and the bootstrap signs with these.
+		client := dynamodb.New(dynamodb.Options{
+			Region:       "us-east-1",
+			BaseEndpoint: aws.String(os.Getenv(dynamotest.EndpointEnv)),
+			Credentials:  credentials.NewStaticCredentialsProvider("idemqrie", "idemqrie", ""),
+		})
+		table := dynamotest.NewTable(t, client)
+		f := newFakeProvider(t)
+		url := startRIE(t, rie, bootstrap, f,
+			"IDEMQ_TABLE="+table,
+			"IDEMQ_DYNAMODB_ENDPOINT="+os.Getenv(dynamotest.EndpointEnv),
+			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie",
+		)
+		checkScenario(t, url, f)
+
+		// The completion is the record's stored result.
+		rec, ok, err := dynamostore.New(client, table).Get(context.Background(), idem.Key(functionName+"#order-1"))
+		if err != nil || !ok || rec.Status != idem.StatusCompleted || !bytes.Contains(rec.Result, []byte(`"content":"echo: summarise order 1"`)) {
+			t.Errorf("record for order-1: %+v, %v, %v", rec, ok, err)
+		}
+	})
+	t.Run("config errors", func(t *testing.T) {
+		t.Parallel()
+		checkConfigErrors(t, bootstrap)
+	})
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeProvider(t)
+		url := startRIE(t, rie, bootstrap, f, "IDEMQ_STORE=memory")
+		checkScenario(t, url, f)
+	})
+}
+
+// checkScenario sends the testdata events one invocation at a time and
+// checks the batch item failures and the provider's request counts.
+func checkScenario(t *testing.T, url string, f *fakeProvider) {
+	t.Helper()
+	steps := []struct {
+		file string
+		want []string // batch item failures, in order
+	}{
+		// order-1 twice (one request), no key, not JSON, a provider 500.
+		{"sqs-first.json", []string{
+			"a0000001-0000-4000-8000-000000000004",
+			"a0000001-0000-4000-8000-000000000005",
+			"a0000001-0000-4000-8000-000000000006",
+		}},
+		// The failed message comes back and succeeds; a re-send of
+		// order-1 (new message id) is replayed.
+		{"sqs-redelivery.json", nil},
+		// FIFO: fifo-3 fails; fifo-4 (its group, after it) does not run;
+		// fifo-5 (after it in the batch) is reported too.
+		{"sqs-fifo.json", []string{
+			"f0000003-0000-4000-8000-000000000003",
+			"f0000003-0000-4000-8000-000000000004",
+			"f0000003-0000-4000-8000-000000000005",
+		}},
+	}
+	for _, s := range steps {
+		got := invokeRIE(t, url, s.file)
+		if !slices.Equal(got, s.want) {
+			t.Errorf("%s: batchItemFailures %q, want %q", s.file, got, s.want)
+		}
+	}
+	wantCounts := map[string]int{
+		"summarise order 1":     1, // in-batch duplicate and a re-send: one request
+		"summarise order 2":     1,
+		"flaky order 3":         2, // a 500, then the redelivery
+		"fifo one":              1,
+		"fifo two":              1,
+		"always-500 fifo three": 1,
+		"fifo four":             0, // after a failure in its group: never sent
+	}
+	for prompt, want := range wantCounts {
+		if got := f.count(prompt); got != want {
+			t.Errorf("provider got %d requests for %q, want %d", got, prompt, want)
+		}
+	}
+	for _, r := range f.all() {
+		if r.Path != "/v1/chat/completions" || r.Body.Model != "test-model" {
+			t.Errorf("provider request %+v", r)
+		}
+	}
+}
+
+// invokeRIE posts an event file to the emulator and returns the response's
+// batch item failures, checking the response is what Lambda accepts.
+func invokeRIE(t *testing.T, url, file string) []string {
+	t.Helper()
+	event, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 2 * time.Minute}
+	resp, err := client.Post(url+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(event))
+	if err != nil {
+		t.Fatalf("%s: invoke: %v", file, err)
+	}
+	defer resp.Body.Close()
+	var raw bytes.Buffer
+	_, _ = raw.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: HTTP %d: %s", file, resp.StatusCode, raw.Bytes())
+	}
+	// Decoded loosely, to see the names Lambda reads.
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(raw.Bytes(), &body); err != nil {
+		t.Fatalf("%s: response %s: %v", file, raw.Bytes(), err)
+	}
+	if _, isErr := body["errorMessage"]; isErr {
+		t.Fatalf("%s: the function failed: %s", file, raw.Bytes())
+	}
+	for k := range body {
+		if k != "batchItemFailures" {
+			t.Errorf("%s: unexpected member %q in %s", file, k, raw.Bytes())
+		}
+	}
+	var failures []map[string]string
+	if v := body["batchItemFailures"]; len(v) > 0 {
+		if err := json.Unmarshal(v, &failures); err != nil {
+			t.Fatalf("%s: batchItemFailures %s: %v", file, v, err)
+		}
+	}
+	var ids []string
+	for _, f := range failures {
+		id, ok := f["itemIdentifier"]
+		if !ok || id == "" || len(f) != 1 {
+			t.Errorf("%s: bad batch item failure %v (Lambda would retry the whole batch)", file, f)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// rieBinary finds aws-lambda-rie, failing the test with a hint when it is
+// not installed.
+func rieBinary(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv(rieEnv)
+	if path == "" {
+		var err error
+		if path, err = filepath.Abs(filepath.Join("..", "bin", "aws-lambda-rie")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the Lambda Runtime Interface Emulator is not installed at %s: run `make rie` (make test-go does), or set %s; -short skips this test", path, rieEnv)
+	}
+	return path
+}
+
+// buildBootstrap builds the worker as Lambda runs it: bootstrap, linux,
+// no cgo, -tags lambda.norpc.
+func buildBootstrap(t *testing.T, arch string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", "lambda.norpc", "-o", out, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	return out
+}
+
+// startRIE runs the emulator with the bootstrap on loopback ports of its
+// own and returns its URL. The emulator and the bootstrap it starts are
+// stopped when the test ends; their output is logged if the test failed.
+func startRIE(t *testing.T, rie, bootstrap string, f *fakeProvider, env ...string) string {
+	t.Helper()
+	addr, apiAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(rie,
+		"--runtime-interface-emulator-address", addr,
+		"--runtime-api-address", apiAddr,
+		"--log-level", "warn",
+		bootstrap)
+	cmd.Dir = filepath.Dir(bootstrap)
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(),
+		"AWS_LAMBDA_FUNCTION_NAME=" + functionName,
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
+		"AWS_REGION=us-east-1",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
+		"IDEMQ_RECORD_EXPIRY=120h",
+	}, env...)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // to stop the bootstrap with it
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", rie, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("emulator and bootstrap output:\n%s", out.String())
+		}
+	})
+	// Wait until the emulator listens (bounded: 30 s).
+	for i := 0; ; i++ {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = conn.Close()
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the emulator exited:\n%s", out.String())
+		default:
+		}
+		if i == 300 {
+			t.Fatalf("the emulator does not listen on %s: %v\n%s", addr, err, out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return "http://" + addr
+}
+
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// checkConfigErrors runs the built bootstrap without its configuration:
+// it must stop at once, naming what is missing.
+func checkConfigErrors(t *testing.T, bootstrap string) {
+	cmd := exec.Command(bootstrap)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "IDEMQ_RECORD_EXPIRY=two weeks"}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("bootstrap without configuration: %v, want exit status 1\n%s", err, out)
+	}
+	for _, name := range []string{"IDEMQ_TABLE", "IDEMQ_PROVIDER_URL", "IDEMQ_RECORD_EXPIRY"} {
+		if !strings.Contains(string(out), name) {
+			t.Errorf("start-up error does not name %s:\n%s", name, out)
+		}
+	}
+}
+
+// lockedBuffer collects a process's output from two pipes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
