@@ -29,6 +29,7 @@ var contextKeys = map[string]string{
 	"MaxConcurrency":    "idemq:maxConcurrency",
 	"RecordExpiry":      "idemq:recordExpiry",
 	"KeyField":          "idemq:keyField",
+	"Namespace":         "idemq:namespace",
 	"Backoff":           "idemq:backoff",
 }
 
@@ -83,6 +84,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.MaxConcurrency = r.integer("MaxConcurrency")
 	p.RecordExpiry = r.duration("RecordExpiry")
 	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
+	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
 	p.Backoff = r.boolean("Backoff")
 	c.providerURL = r.str("", ctxProviderURL)
 	c.bootstrapDir = r.str("", ctxBootstrapDir)

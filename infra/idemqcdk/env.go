@@ -11,6 +11,8 @@ const (
 	// EnvKeyField holds the JSON field of the body that carries the
 	// idempotency key; set only when WorkerProps.KeyField is.
 	EnvKeyField = "IDEMQ_KEY_FIELD"
+	// EnvNamespace holds the prefix of every idempotency key.
+	EnvNamespace = "IDEMQ_NAMESPACE"
 	// EnvBackoff is "true" when in-progress back-off is on; unset
 	// otherwise.
 	EnvBackoff = "IDEMQ_BACKOFF"
@@ -21,4 +23,4 @@ const (
 )
 
 // reservedEnv are the names a Worker sets itself.
-var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvBackoff}
+var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff}

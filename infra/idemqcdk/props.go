@@ -68,13 +68,19 @@ type WorkerProps struct {
 	// idempotency key, passed as IDEMQ_KEY_FIELD. Defaults to empty: the
 	// variable is not set and the worker's own default applies.
 	KeyField string
+	// Namespace prefixes every idempotency key, passed as IDEMQ_NAMESPACE.
+	// It must stay the same for the records' lifetime: a new namespace
+	// makes every earlier record unreachable. Defaults to the construct's
+	// path (e.g. "Idemq/Worker"), which, unlike the function's generated
+	// name, survives the function being replaced.
+	Namespace string
 	// Backoff turns on the worker's in-progress back-off: it grants
 	// sqs:ChangeMessageVisibility on the queue and sets IDEMQ_BACKOFF to
 	// "true". Defaults to false.
 	Backoff bool
 	// Environment holds further variables for the function, such as
 	// EnvProviderURL. A name the Worker sets itself (EnvTable,
-	// EnvRecordExpiry, EnvKeyField, EnvBackoff) is rejected. Defaults to
+	// EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff) is rejected. Defaults to
 	// none.
 	Environment map[string]string
 }

@@ -89,6 +89,7 @@ var templateChecks = []templateCheck{
 					"IDEMQ_TABLE":         ref(id.table),
 					"IDEMQ_RECORD_EXPIRY": "120h19m0s",
 					"IDEMQ_KEY_FIELD":     "idempotency_key",
+					"IDEMQ_NAMESPACE":     "idemq",
 					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
 				})},
 			})

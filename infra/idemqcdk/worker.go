@@ -59,6 +59,10 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		EnvTable:        w.Table.TableName(),
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
 	}
+	env[EnvNamespace] = jsii.String(p.Namespace)
+	if p.Namespace == "" {
+		env[EnvNamespace] = c.Node().Path()
+	}
 	if p.KeyField != "" {
 		env[EnvKeyField] = jsii.String(p.KeyField)
 	}

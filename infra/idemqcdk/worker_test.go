@@ -74,6 +74,7 @@ func TestWorkerInUsersStack(t *testing.T) {
 				"IDEMQ_TABLE":         assertions.Match_AnyValue(),
 				"IDEMQ_RECORD_EXPIRY": "120h19m0s",
 				"IDEMQ_KEY_FIELD":     "order_id",
+				"IDEMQ_NAMESPACE":     "Users/Jobs",
 			})},
 		})
 	})
