@@ -102,3 +102,12 @@ deploy: deps-cdk ## Deploy the stack (needs AWS credentials and a bootstrapped a
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
 	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...
+
+# --- the real local pipeline (internal/pipeline, cmd/pipeline) ----------------
+.PHONY: pipeline
+pipeline: deps-node $(RIE) ## Run the full real-pipeline check: SQS server, DynamoDB Local, the worker under RIE, every fault on.
+	scripts/with-dynamodb.sh go run ./cmd/pipeline
+
+.PHONY: demo-local
+demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.
+	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive

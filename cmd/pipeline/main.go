@@ -1,0 +1,117 @@
+// Command pipeline runs idemq's real local pipeline: an SQS server
+// (fauxqs), DynamoDB Local, the reference worker under Lambda Runtime
+// Interface Emulators, a local event source mapping and a fake model
+// provider, with every cause of redelivery switched on. It prints progress,
+// then the report, and exits 1 if a guarantee was broken.
+//
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline            # make pipeline
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/idemq/idemq/internal/pipeline"
+)
+
+func main() {
+	seed := flag.Uint64("seed", 1, "seed for the fault plan")
+	requests := flag.Int("requests", 0, "unique requests (default: the full run's)")
+	small := flag.Bool("small", false, "the smaller run the tests make")
+	naive := flag.Bool("naive", false, "the demo's scenario, through idemq and the two naive variants, side by side")
+	flag.Parse()
+	cfg := pipeline.Full(*seed)
+	switch {
+	case *naive:
+		cfg = pipeline.DemoLocal(*seed)
+	case *small:
+		cfg = pipeline.Small(*seed)
+	}
+	if *requests > 0 {
+		cfg.Requests = *requests
+	}
+	if err := run(cfg, *naive); err != nil {
+		fmt.Fprintln(os.Stderr, "pipeline:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cfg pipeline.Config, naive bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	parts, cleanup, err := start(ctx)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	fmt.Printf("%d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
+		cfg.Requests, cfg.Poison, cfg.Instances, cfg.BatchSize, cfg.CallTime, cfg.SlowCall, cfg.Visibility, cfg.Lease)
+	fmt.Printf("Faults on: %v; the store: %+v.\n\n", cfg.Faults.Rates, cfg.Store)
+	variants := []pipeline.Variant{pipeline.Idemq}
+	if naive {
+		variants = append(variants, pipeline.MarkAfter, pipeline.ReadThenWrite)
+	}
+	var reports []*pipeline.Report
+	for _, v := range variants {
+		cfg.Variant = v
+		fmt.Printf("running %s ...\n", v)
+		rep, err := pipeline.Run(ctx, parts, cfg, os.Stdout)
+		if err != nil {
+			return err
+		}
+		fmt.Println(rep.Summary())
+		reports = append(reports, rep)
+	}
+	if naive {
+		if err := pipeline.WriteTable(os.Stdout, reports); err != nil {
+			return err
+		}
+		fmt.Print(`
+Every variant got the same queue, the same event source mapping and the same faults. The naive ones
+(internal/demo's, run in process) call the provider again for deliveries that arrive during the call
+or read before another writes; idemq claims the key first, with one conditional write.
+`)
+	}
+	if !reports[0].OK() {
+		return errors.New("idemq broke a guarantee: see the violations above")
+	}
+	return nil
+}
+
+// start starts the SQS server and builds the worker; DynamoDB Local comes
+// from scripts/with-dynamodb.sh.
+func start(ctx context.Context) (pipeline.Parts, func(), error) {
+	endpoint := os.Getenv("IDEMQ_DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		return pipeline.Parts{}, nil, errors.New("IDEMQ_DYNAMODB_ENDPOINT is unset: run under scripts/with-dynamodb.sh (make pipeline does)")
+	}
+	root, err := pipeline.Root()
+	if err != nil {
+		return pipeline.Parts{}, nil, err
+	}
+	rie, err := pipeline.FindRIE(root)
+	if err != nil {
+		return pipeline.Parts{}, nil, err
+	}
+	dir, err := os.MkdirTemp("", "idemq-pipeline-")
+	if err != nil {
+		return pipeline.Parts{}, nil, err
+	}
+	bootstrap, err := pipeline.BuildBootstrap(ctx, root, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return pipeline.Parts{}, nil, err
+	}
+	sqs, err := pipeline.StartSQS(ctx, root)
+	if err != nil {
+		os.RemoveAll(dir)
+		return pipeline.Parts{}, nil, err
+	}
+	cleanup := func() { sqs.Stop(); os.RemoveAll(dir) }
+	return pipeline.Parts{DynamoDB: endpoint, SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap}, cleanup, nil
+}

@@ -1,0 +1,83 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/idemq/idemq/handler/handlertest"
+)
+
+// startFunction starts the variant's instances: emulators running the
+// worker for idemq, in-process functions for the naive variants.
+func (r *runner) startFunction(ctx context.Context) ([]handlertest.Invoker, error) {
+	cfg := r.cfg
+	if cfg.Variant != Idemq {
+		r.naive = newNaive(cfg.Variant, cfg.Store.Latency, r.callTime)
+		out := make([]handlertest.Invoker, cfg.Instances)
+		for i := range out {
+			out[i] = r.naive.invoker()
+		}
+		return out, nil
+	}
+	dynamo := NewDynamoClient(r.parts.DynamoDB)
+	r.table = "idemq-pipeline-" + r.suffix
+	if err := CreateTable(ctx, dynamo, r.table); err != nil {
+		return nil, err
+	}
+	r.cleanups = append(r.cleanups, func() { _ = DeleteTable(context.Background(), dynamo, r.table) })
+	var err error
+	if r.proxy, err = NewStoreProxy(r.parts.DynamoDB, cfg.Store); err != nil {
+		return nil, err
+	}
+	r.cleanups = append(r.cleanups, r.proxy.Close)
+	r.byName = map[string]*Instance{}
+	out := make([]handlertest.Invoker, cfg.Instances)
+	for i := range out {
+		name := "i" + strconv.Itoa(i)
+		in, err := StartInstance(ctx, InstanceConfig{
+			Name: name, RIE: r.parts.RIE, Bootstrap: r.parts.Bootstrap, Timeout: cfg.Timeout,
+			Env: r.workerEnv(name),
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.cleanups = append(r.cleanups, in.Close)
+		r.instances = append(r.instances, in)
+		r.byName[name] = in
+		out[i] = in
+	}
+	return out, nil
+}
+
+// workerEnv is the reference worker's environment: its own provider URL
+// (so the provider knows who calls), DynamoDB through the proxy, dummy
+// credentials, no call to AWS.
+func (r *runner) workerEnv(name string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"AWS_LAMBDA_FUNCTION_NAME=idemq-worker",
+		"AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=idemqlocal",
+		"AWS_SECRET_ACCESS_KEY=idemqlocal",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"IDEMQ_TABLE=" + r.table,
+		"IDEMQ_DYNAMODB_ENDPOINT=" + r.proxy.URL,
+		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
+		"IDEMQ_LEASE=" + r.cfg.Lease.String(),
+		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
+		"IDEMQ_NAMESPACE=" + Namespace,
+	}
+}
+
+// bodyKey is the idempotency_key of a body, "" if it has none.
+func bodyKey(body string) string {
+	var b struct {
+		Key string `json:"idempotency_key"`
+	}
+	_ = json.Unmarshal([]byte(body), &b)
+	return b.Key
+}

@@ -1,0 +1,42 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Parts are the servers and programs a run uses.
+type Parts struct {
+	DynamoDB  string // DynamoDB Local's endpoint
+	SQS       string // the SQS server's endpoint (StartSQS)
+	RIE       string // path of aws-lambda-rie
+	Bootstrap string // path of the reference worker built for this machine (BuildBootstrap)
+}
+
+// RIEHint says how to get the emulator.
+const RIEHint = "run `make rie` (it builds the Lambda Runtime Interface Emulator into bin/aws-lambda-rie)"
+
+// FindRIE returns the path of bin/aws-lambda-rie, or an error with a hint.
+func FindRIE(root string) (string, error) {
+	p := filepath.Join(root, "bin", "aws-lambda-rie")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("pipeline: no Lambda Runtime Interface Emulator at %s: %s", p, RIEHint)
+	}
+	return p, nil
+}
+
+// BuildBootstrap builds the reference worker (lambda/) for this machine
+// into dir/bootstrap, as Lambda's provided.al2023 runtime runs it.
+func BuildBootstrap(ctx context.Context, root, dir string) (string, error) {
+	out := filepath.Join(dir, "bootstrap")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", out, "./lambda")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("pipeline: build the worker (go build ./lambda): %w\n%s", err, msg)
+	}
+	return out, nil
+}

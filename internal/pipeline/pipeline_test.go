@@ -1,0 +1,89 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/internal/pipeline"
+)
+
+// setup starts what a real-pipeline run needs, or fails the test saying
+// which part is missing (skips it under -short).
+func setup(t *testing.T) pipeline.Parts {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the real pipeline needs DynamoDB Local, the SQS server and the emulator; -short skips it")
+	}
+	_ = dynamotest.Client(t) // fails with a hint when DynamoDB Local is not running
+	ctx := context.Background()
+	root, err := pipeline.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rie, err := pipeline.FindRIE(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqs, err := pipeline.StartSQS(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sqs.Stop)
+	bootstrap, err := pipeline.BuildBootstrap(ctx, root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Parts{DynamoDB: os.Getenv(dynamotest.EndpointEnv), SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap}
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestPipeline runs a few hundred messages through the real parts with
+// every fault on: the queue's visibility shorter than some calls, crashes
+// before the ack and during the call, broker duplicates, producer
+// re-sends, a throttling, answer-losing, slow store. The provider must be
+// billed once per key, every key must end COMPLETED with the answer it was
+// billed for, and only the keyless messages may reach the dead-letter
+// queue.
+func TestPipeline(t *testing.T) {
+	parts := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := pipeline.Run(ctx, parts, pipeline.Small(1), logWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Summary())
+	for _, v := range rep.Violations {
+		t.Error(v)
+	}
+	for _, c := range []handlertest.Cause{handlertest.CauseFirst, handlertest.CauseResend, handlertest.CauseDuplicate,
+		handlertest.CauseVisibility, handlertest.CauseCrash, handlertest.CauseRetry} {
+		if rep.ESM.Deliveries[c] == 0 {
+			t.Errorf("no delivery with cause %q: a fault was not exercised", c)
+		}
+	}
+	w := rep.Worker
+	if w.Replayed == 0 || w.InProgress == 0 || w.TookOver == 0 {
+		t.Errorf("worker counts %+v: want replays, in-progress retries and take-overs", w)
+	}
+	if rep.Restarts == 0 || rep.CrashedCalls == 0 {
+		t.Errorf("%d instances restarted, %d killed during a call: want both", rep.Restarts, rep.CrashedCalls)
+	}
+	if len(rep.DeadLetters) != rep.Poison {
+		t.Errorf("%d dead letters, want the %d messages without a key", len(rep.DeadLetters), rep.Poison)
+	}
+	if rep.Store["PutItem throttled"]+rep.Store["UpdateItem throttled"] == 0 || rep.Store["PutItem lost"]+rep.Store["UpdateItem lost"] == 0 {
+		t.Errorf("store faults %v: want throttled and lost answers", rep.Store)
+	}
+}

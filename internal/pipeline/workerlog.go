@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+)
+
+// WorkerCounts sums the handler's per-batch summary lines ("idemq: batch",
+// JSON from log/slog) that the workers printed.
+type WorkerCounts struct {
+	Batches    int
+	Executed   int `json:"executed"`
+	Replayed   int `json:"replayed"`
+	InProgress int `json:"in_progress"`
+	Failed     int `json:"failed"`
+	Skipped    int `json:"skipped"`
+	TookOver   int `json:"took_over"`
+}
+
+// ParseWorkerLog reads the summary lines out of a worker's output; other
+// lines (the emulator's, warnings) are skipped.
+func ParseWorkerLog(out string) WorkerCounts {
+	var total WorkerCounts
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, `"idemq: batch"`) {
+			continue
+		}
+		var c WorkerCounts
+		if json.Unmarshal([]byte(line), &c) != nil {
+			continue
+		}
+		total.Batches++
+		total.Executed += c.Executed
+		total.Replayed += c.Replayed
+		total.InProgress += c.InProgress
+		total.Failed += c.Failed
+		total.Skipped += c.Skipped
+		total.TookOver += c.TookOver
+	}
+	return total
+}
+
+func (c *WorkerCounts) add(o WorkerCounts) {
+	c.Batches += o.Batches
+	c.Executed += o.Executed
+	c.Replayed += o.Replayed
+	c.InProgress += o.InProgress
+	c.Failed += o.Failed
+	c.Skipped += o.Skipped
+	c.TookOver += o.TookOver
+}
