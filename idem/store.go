@@ -14,11 +14,15 @@ type Store interface {
 	// Claim writes an IN_PROGRESS record for the key, owned by req.Owner,
 	// if the key is absent or its record is Claimable at req.Now. Otherwise it
 	// writes nothing and returns the record that holds the key. A key that is
-	// held is an outcome, not an error.
+	// held is an outcome, not an error. A key held IN_PROGRESS by req.Owner
+	// is Claimed: the request is a retry of this claim whose answer was
+	// lost.
 	Claim(ctx context.Context, req ClaimRequest) (Claim, error)
 	// Complete stores the result and marks the record COMPLETED, if owner
 	// still owns it (ErrLeaseLost otherwise). Writes staged by the caller are
-	// committed in the same atomic step.
+	// committed in the same atomic step. Completing a record the owner
+	// already completed with the same result succeeds (a retry); with
+	// another result it is ErrLeaseLost.
 	Complete(ctx context.Context, c Completion) error
 	// Release deletes the record if owner still owns it and it is
 	// IN_PROGRESS, so a retry can claim the key again (ErrLeaseLost

@@ -48,7 +48,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 	if err != nil {
 		var failed *types.ConditionalCheckFailedException
 		if errors.As(err, &failed) {
-			return s.held(req.Key, failed.Item)
+			return s.held(req, failed.Item)
 		}
 		return idem.Claim{}, s.fail("claim", req.Key, err)
 	}
@@ -64,7 +64,12 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 
 // held is the outcome of a claim that failed its condition, from the item
 // DynamoDB returned with the failure.
-func (s *Store) held(key idem.Key, item map[string]types.AttributeValue) (idem.Claim, error) {
+//
+// A record held IN_PROGRESS by req.Owner is this claim's own: the SDK
+// retried a PutItem whose answer was lost after it was applied. It is
+// reported as Claimed, or the key would wait out its own lease.
+func (s *Store) held(req idem.ClaimRequest, item map[string]types.AttributeValue) (idem.Claim, error) {
+	key := req.Key
 	if len(item) == 0 {
 		return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: errors.New(
 			"dynamostore: the claim's condition failed but no record came back (ReturnValuesOnConditionCheckFailure ignored?)")}
@@ -73,10 +78,12 @@ func (s *Store) held(key idem.Key, item map[string]types.AttributeValue) (idem.C
 	if err != nil {
 		return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: err}
 	}
-	switch rec.Status {
-	case idem.StatusCompleted:
+	switch {
+	case rec.Status == idem.StatusInProgress && rec.Owner == req.Owner:
+		return idem.Claim{State: idem.Claimed}, nil
+	case rec.Status == idem.StatusCompleted:
 		return idem.Claim{State: idem.HeldCompleted, Record: rec}, nil
-	case idem.StatusInProgress:
+	case rec.Status == idem.StatusInProgress:
 		return idem.Claim{State: idem.HeldInProgress, Record: rec}, nil
 	}
 	return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: fmt.Errorf("dynamostore: the record has an unknown status %q", rec.Status)}

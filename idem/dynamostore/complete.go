@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -21,6 +22,12 @@ const completeExpression = "SET " + phStatus + " = :completed, " + phResult + " 
 // With Completion.Writes, which must each be a types.TransactWriteItem
 // (idem.ErrUnsupportedWrite otherwise; at most MaxWrites), the update and
 // the writes go in one TransactWriteItems: all of them are written or none.
+//
+// A Complete that finds the record already COMPLETED by the same owner
+// with the same result succeeds: it is a retry (the SDK's, after a lost
+// answer, or the caller's) of a completion that was applied. The
+// transaction carries the owner as its ClientRequestToken, so DynamoDB
+// itself makes its retries idempotent.
 //
 // A result that would make the item larger than MaxItemBytes fails with
 // idem.ErrResultTooLarge before anything is sent; the claim is left as it
@@ -48,12 +55,13 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if err != nil {
-			return s.writeFailed("complete", c.Key, c.Owner, err)
+			return s.completeFailed(c, err)
 		}
 		return nil
 	}
 	_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: append([]types.TransactWriteItem{{Update: u}}, writes...),
+		TransactItems:      append([]types.TransactWriteItem{{Update: u}}, writes...),
+		ClientRequestToken: aws.String(c.Owner),
 	})
 	if err != nil {
 		return s.transactionFailed(c, err)
@@ -76,6 +84,23 @@ func (s *Store) completeUpdate(c idem.Completion) *types.Update {
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
+}
+
+// completeFailed maps the error of the completing UpdateItem: a record
+// this owner already completed with this result is a success.
+func (s *Store) completeFailed(c idem.Completion, err error) error {
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) && len(failed.Item) > 0 {
+		if rec, _ := s.record(failed.Item); s.completedBy(rec, c) {
+			return nil
+		}
+	}
+	return s.writeFailed("complete", c.Key, c.Owner, err)
+}
+
+// completedBy reports whether rec is c, already applied.
+func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
+	return rec.Status == idem.StatusCompleted && rec.Owner == c.Owner && bytes.Equal(rec.Result, c.Result)
 }
 
 // writeFailed maps the error of a write fenced by ownedCondition.

@@ -44,6 +44,9 @@ func (s *Store) transactionFailed(c idem.Completion, err error) error {
 	}
 	reasons := cancelled.CancellationReasons
 	if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
+		if rec, _ := s.record(reasons[0].Item); len(reasons[0].Item) > 0 && s.completedBy(rec, c) {
+			return nil // the transaction was applied before, its staged writes with it
+		}
 		return s.leaseLost("complete", c.Key, c.Owner, reasons[0].Item)
 	}
 	var (

@@ -228,7 +228,11 @@ var cases = []struct {
 			t.Fatal(err)
 		}
 		wantLeaseLost(t, "release of a completed record", b.store.Release(ctx, "t#final", owner))
-		wantLeaseLost(t, "second complete", b.complete("t#final", owner, []byte("two"), b.now.Add(time.Hour)))
+		wantLeaseLost(t, "second complete with another result", b.complete("t#final", owner, []byte("two"), b.now.Add(time.Hour)))
+		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
+			t.Fatalf("a retried complete (same owner, same result) must succeed: %v", err)
+		}
+		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)))
 		wantLeaseLost(t, "extend of a completed record", b.store.Extend(ctx, "t#final", owner, b.now.Add(time.Hour)))
 		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, idem.HeldCompleted)
@@ -254,6 +258,21 @@ var cases = []struct {
 		wantState(t, c, idem.HeldInProgress)
 		if !c.Record.LeaseUntil.Equal(b.now.Add(time.Hour)) {
 			t.Fatalf("lease until %s, want %s", c.Record.LeaseUntil, b.now.Add(time.Hour))
+		}
+	}},
+	{"RetriedClaimIsStillClaimed", func(t *testing.T, b *bundle) {
+		// A claim applied whose answer was lost, sent again by the SDK.
+		req := idem.ClaimRequest{Key: "t#retry", Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
+		for i := range 2 {
+			c, err := b.store.Claim(context.Background(), req)
+			if err != nil || c.State != idem.Claimed {
+				t.Fatalf("attempt %d: %+v, %v; want claimed", i+1, c, err)
+			}
+		}
+		c, _ := b.claim(t, "t#retry", b.now.Add(time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		if c.Record.Owner != req.Owner {
+			t.Fatalf("owner %s, want %s", c.Record.Owner, req.Owner)
 		}
 	}},
 	{"KeysAreIndependent", func(t *testing.T, b *bundle) {

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -57,6 +58,9 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, exists := s.records[req.Key]
+	if exists && old.Status == idem.StatusInProgress && old.Owner == req.Owner {
+		return idem.Claim{State: idem.Claimed}, nil // a retry of this claim
+	}
 	if exists && !old.Claimable(req.Now) {
 		state := idem.HeldInProgress
 		if old.Status == idem.StatusCompleted {
@@ -98,6 +102,9 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if rec, ok := s.records[c.Key]; ok && rec.Status == idem.StatusCompleted && rec.Owner == c.Owner && bytes.Equal(rec.Result, c.Result) {
+		return nil // a retry of this completion
+	}
 	rec, err := s.owned(c.Key, c.Owner)
 	if err != nil {
 		return err

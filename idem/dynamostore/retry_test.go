@@ -1,0 +1,60 @@
+package dynamostore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/dynamotest"
+)
+
+// lostAnswerAPI sends every write twice and returns the second answer, as
+// the SDK does when the first answer is lost after DynamoDB applied it.
+type lostAnswerAPI struct{ dynamostore.API }
+
+func (a lostAnswerAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	_, _ = a.API.PutItem(ctx, in, o...)
+	return a.API.PutItem(ctx, in, o...)
+}
+
+func (a lostAnswerAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	_, _ = a.API.UpdateItem(ctx, in, o...)
+	return a.API.UpdateItem(ctx, in, o...)
+}
+
+func (a lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	_, _ = a.API.TransactWriteItems(ctx, in, o...)
+	return a.API.TransactWriteItems(ctx, in, o...)
+}
+
+// A write applied whose answer was lost and that is sent again must not
+// be mistaken for another worker's: the claim would wait out its own
+// lease, and the completion would be reported as a lost lease.
+func TestRetriedWritesAreTheirOwn(t *testing.T) {
+	t.Parallel()
+	client := dynamotest.Client(t)
+	b := setup(t)
+	store := dynamostore.New(lostAnswerAPI{client}, b.table)
+	r, err := idem.Do(context.Background(), store, "retry#plain", "", func(context.Context) ([]byte, error) {
+		return []byte("answer"), nil
+	})
+	if err != nil || r.Outcome != idem.Executed {
+		t.Fatalf("claim and complete, each sent twice: %+v, %v; want executed", r, err)
+	}
+	r, err = idem.Do(context.Background(), store, "retry#tx", "", func(ctx context.Context) ([]byte, error) {
+		return []byte("answer"), idem.Stage(ctx, b.put("retry#side"))
+	})
+	if err != nil || r.Outcome != idem.Executed {
+		t.Fatalf("claim and transaction, each sent twice: %+v, %v; want executed", r, err)
+	}
+	for _, key := range []idem.Key{"retry#plain", "retry#tx"} {
+		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
+		if c.State != idem.HeldCompleted || string(c.Record.Result) != "answer" {
+			t.Fatalf("%s: %+v, want COMPLETED with the answer", key, c)
+		}
+	}
+}
