@@ -25,6 +25,8 @@ const (
 	envNamespace    = "IDEMQ_NAMESPACE"         // key namespace; default the function's name
 	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"  // bearer token for the provider; optional
 	envEMF          = "IDEMQ_EMF_NAMESPACE"     // CloudWatch namespace for EMF metrics; off when unset
+	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"      // SQS endpoint URL for the back-off, for a local SQS server
+	envQueueURL     = "IDEMQ_QUEUE_URL"         // queue URL for the back-off; default: derived from the event source ARN
 )
 
 // config is the worker's configuration, read from the environment once at
@@ -41,6 +43,8 @@ type config struct {
 	apiKey       string
 	namespace    string // "": the function's name
 	emfNamespace string // "": no EMF
+	sqsEndpoint  string // "": the AWS endpoint
+	queueURL     string // "": derived from each record's event source ARN
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
@@ -55,6 +59,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		apiKey:       getenv(envAPIKey),
 		namespace:    getenv(envNamespace),
 		emfNamespace: getenv(envEMF),
+		sqsEndpoint:  getenv(envSQSEndpoint),
+		queueURL:     getenv(envQueueURL),
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -89,6 +95,19 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if v := getenv(envBackoff); v != "" {
 		if c.backoff, err = strconv.ParseBool(v); err != nil {
 			bad("%s=%q: want true or false", envBackoff, v)
+		}
+	}
+	// The back-off's queue: only the back-off talks to SQS, so either
+	// variable without it is a mistake, not a setting.
+	for _, v := range []struct{ name, value string }{{envSQSEndpoint, c.sqsEndpoint}, {envQueueURL, c.queueURL}} {
+		switch {
+		case v.value == "":
+		case !c.backoff:
+			bad("%s is set but %s is not true: only the in-progress back-off talks to SQS", v.name, envBackoff)
+		default:
+			if err := checkURL(v.value); err != nil {
+				bad("%s=%q: %v", v.name, v.value, err)
+			}
 		}
 	}
 	switch {

@@ -34,6 +34,13 @@ func TestLoadConfig(t *testing.T) {
 	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 {
 		t.Errorf("memory config %+v, %v", c, err)
 	}
+
+	// The back-off against a local SQS server.
+	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBackoff, "true",
+		envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
+	if err != nil || !c.backoff || c.sqsEndpoint != "http://127.0.0.1:9324" || c.queueURL != "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo" {
+		t.Errorf("local back-off config %+v, %v", c, err)
+	}
 }
 
 func TestLoadConfigErrors(t *testing.T) {
@@ -50,6 +57,11 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad URL", env(envTable, "t", envProviderURL, "api.openai.com"), []string{envProviderURL}},
 		{"bad endpoint", env(envTable, "t", envProviderURL, "http://p", envEndpoint, "localhost:8000"), []string{envEndpoint}},
 		{"bad store", env(envStore, "redis", envProviderURL, "http://p"), []string{envStore}},
+		{"bad SQS endpoint and queue URL", env(envTable, "t", envProviderURL, "http://p", envBackoff, "true",
+			envSQSEndpoint, "127.0.0.1:9324", envQueueURL, "jobs"), []string{envSQSEndpoint, envQueueURL}},
+		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p",
+			envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://127.0.0.1:9324/000000000000/jobs"),
+			[]string{envSQSEndpoint, envQueueURL, envBackoff}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

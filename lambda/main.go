@@ -13,6 +13,8 @@
 //	IDEMQ_PROVIDER_URL        OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY    bearer token for the provider (optional)
 //	IDEMQ_BACKOFF             "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
+//	IDEMQ_SQS_ENDPOINT        SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
+//	IDEMQ_QUEUE_URL           queue URL for the back-off (default: derived from the event source ARN; with IDEMQ_BACKOFF only)
 //	IDEMQ_DYNAMODB_ENDPOINT   DynamoDB endpoint, for DynamoDB Local (optional)
 //	IDEMQ_STORE               dynamodb (default) or memory (local runs: records live as long as the process)
 //	IDEMQ_NAMESPACE           key namespace (default: the function's name)
@@ -91,7 +93,14 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 		opts = append(opts, handler.WithLease(cfg.lease))
 	}
 	if cfg.backoff {
-		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg)))
+		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+			if cfg.sqsEndpoint != "" {
+				o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
+			}
+		})))
+		if cfg.queueURL != "" {
+			opts = append(opts, handler.WithQueueURL(cfg.queueURL))
+		}
 	}
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))

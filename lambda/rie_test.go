@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,45 @@ func TestRIE(t *testing.T) {
 			t.Errorf("record for order-1: %+v, %v, %v", rec, ok, err)
 		}
 	})
+	t.Run("backoff", func(t *testing.T) {
+		t.Parallel()
+		dynamotest.Client(t)
+		client := dynamodb.New(dynamodb.Options{
+			Region:       "us-east-1",
+			BaseEndpoint: aws.String(os.Getenv(dynamotest.EndpointEnv)),
+			Credentials:  credentials.NewStaticCredentialsProvider("idemqrie", "idemqrie", ""),
+		})
+		table := dynamotest.NewTable(t, client)
+		holdKey(t, dynamostore.New(client, table), "order-busy", `{"idempotency_key": "order-busy", "model": "test-model", "prompt": "busy order"}`, time.Minute)
+		sqs := newFakeSQS(t)
+		const queueURL = "http://sqs.us-east-1.localhost:9324/000000000000/idemq-jobs"
+		f := newFakeProvider(t)
+		url := startRIE(t, rie, bootstrap, f,
+			"IDEMQ_TABLE="+table,
+			"IDEMQ_DYNAMODB_ENDPOINT="+os.Getenv(dynamotest.EndpointEnv),
+			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie",
+			"IDEMQ_BACKOFF=true", "IDEMQ_SQS_ENDPOINT="+sqs.URL, "IDEMQ_QUEUE_URL="+queueURL,
+		)
+		// order-busy is held by another worker for a minute: reported, and
+		// given back to the queue at its lease's end, through the local
+		// endpoint, with the queue URL given; order-9 runs.
+		got := invokeRIE(t, url, "sqs-in-progress.json")
+		if want := []string{"c0000004-0000-4000-8000-000000000001"}; !slices.Equal(got, want) {
+			t.Errorf("batchItemFailures %q, want %q", got, want)
+		}
+		calls := sqs.all()
+		if len(calls) != 1 {
+			t.Fatalf("SQS requests %+v, want one ChangeMessageVisibility", calls)
+		}
+		c := calls[0]
+		if c.Target != "AmazonSQS.ChangeMessageVisibility" || c.QueueURL != queueURL ||
+			c.ReceiptHandle != "AQEB-c0000004-0000-4000-8000-000000000001" || c.VisibilityTimeout < 50 || c.VisibilityTimeout > 61 {
+			t.Errorf("SQS request %+v: want ChangeMessageVisibility of order-busy's receipt on %s, to the lease's minute left (+1 s)", c, queueURL)
+		}
+		if f.count("busy order") != 0 || f.count("summarise order 9") != 1 {
+			t.Errorf("provider requests %+v: want order-9 only", f.all())
+		}
+	})
 	t.Run("config errors", func(t *testing.T) {
 		t.Parallel()
 		checkConfigErrors(t, bootstrap)
@@ -82,6 +122,65 @@ func TestRIE(t *testing.T) {
 		url := startRIE(t, rie, bootstrap, f, "IDEMQ_STORE=memory")
 		checkScenario(t, url, f)
 	})
+}
+
+// holdKey claims key as another worker would, for lease, with body's
+// fingerprint (the handler's default), so a delivery of body finds it in
+// progress.
+func holdKey(t *testing.T, store idem.Store, key, body string, lease time.Duration) {
+	t.Helper()
+	k, err := idem.ClientKey(functionName, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := idem.JSONFingerprint([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	c, err := store.Claim(context.Background(), idem.ClaimRequest{
+		Key: k, Owner: idem.NewOwner(), Fingerprint: fp, Now: now, LeaseUntil: now.Add(lease), ExpiresAt: now.Add(time.Hour)})
+	if err != nil || c.State != idem.Claimed {
+		t.Fatalf("claim %s: %+v, %v", k, c, err)
+	}
+}
+
+// fakeSQS is an SQS endpoint (the JSON protocol) on loopback that logs
+// every request and accepts it.
+type fakeSQS struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []sqsCall
+}
+
+type sqsCall struct {
+	Target            string
+	QueueURL          string `json:"QueueUrl"`
+	ReceiptHandle     string
+	VisibilityTimeout int
+}
+
+func newFakeSQS(t *testing.T) *fakeSQS {
+	t.Helper()
+	f := &fakeSQS{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var c sqsCall
+		_ = json.NewDecoder(r.Body).Decode(&c)
+		c.Target = r.Header.Get("X-Amz-Target")
+		f.mu.Lock()
+		f.calls = append(f.calls, c)
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_, _ = w.Write([]byte("{}"))
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeSQS) all() []sqsCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sqsCall(nil), f.calls...)
 }
 
 // checkScenario sends the testdata events one invocation at a time and

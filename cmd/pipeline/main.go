@@ -1,11 +1,13 @@
 // Command pipeline runs idemq's real local pipeline: an SQS server
 // (fauxqs), DynamoDB Local, the reference worker under Lambda Runtime
 // Interface Emulators, a local event source mapping and a fake model
-// provider, with every cause of redelivery switched on. It prints progress,
-// then the report, and exits 1 if a guarantee was broken.
+// provider, with every cause of redelivery switched on, through a standard
+// queue and then a FIFO queue (with the in-progress back-off on). It prints
+// progress, then the reports, and exits 1 if a guarantee was broken.
 //
-//	scripts/with-dynamodb.sh go run ./cmd/pipeline            # make pipeline
-//	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline                 # make pipeline
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline -queues fifo    # the FIFO run only
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive          # make demo-local: with the two naive variants side by side
 package main
 
 import (
@@ -15,33 +17,51 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/idemq/idemq/internal/pipeline"
 )
 
 func main() {
 	seed := flag.Uint64("seed", 1, "seed for the fault plan")
-	requests := flag.Int("requests", 0, "unique requests (default: the full run's)")
-	small := flag.Bool("small", false, "the smaller run the tests make")
-	naive := flag.Bool("naive", false, "the demo's scenario, through idemq and the two naive variants, side by side")
+	requests := flag.Int("requests", 0, "unique requests per run (default: each run's own)")
+	small := flag.Bool("small", false, "the smaller runs the tests make")
+	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
+	queues := flag.String("queues", "standard,fifo", "the queues to run, comma-separated: standard, fifo (-naive: standard only)")
 	flag.Parse()
-	cfg := pipeline.Full(*seed)
+	var cfgs []pipeline.Config
 	switch {
 	case *naive:
-		cfg = pipeline.DemoLocal(*seed)
-	case *small:
-		cfg = pipeline.Small(*seed)
+		cfgs = []pipeline.Config{pipeline.DemoLocal(*seed)}
+	default:
+		for _, q := range strings.Split(*queues, ",") {
+			switch {
+			case q == "standard" && *small:
+				cfgs = append(cfgs, pipeline.Small(*seed))
+			case q == "standard":
+				cfgs = append(cfgs, pipeline.Full(*seed))
+			case q == "fifo" && *small:
+				cfgs = append(cfgs, pipeline.SmallFIFO(*seed))
+			case q == "fifo":
+				cfgs = append(cfgs, pipeline.FullFIFO(*seed))
+			default:
+				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown queue %q (want standard or fifo)\n", q)
+				os.Exit(2)
+			}
+		}
 	}
-	if *requests > 0 {
-		cfg.Requests = *requests
+	for i := range cfgs {
+		if *requests > 0 {
+			cfgs[i].Requests = *requests
+		}
 	}
-	if err := run(cfg, *naive); err != nil {
+	if err := run(cfgs, *naive); err != nil {
 		fmt.Fprintln(os.Stderr, "pipeline:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfg pipeline.Config, naive bool) error {
+func run(cfgs []pipeline.Config, naive bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	parts, cleanup, err := start(ctx)
@@ -49,36 +69,46 @@ func run(cfg pipeline.Config, naive bool) error {
 		return err
 	}
 	defer cleanup()
-	fmt.Printf("%d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
-		cfg.Requests, cfg.Poison, cfg.Instances, cfg.BatchSize, cfg.CallTime, cfg.SlowCall, cfg.Visibility, cfg.Lease)
-	fmt.Printf("Faults on: %v; the store: %+v.\n\n", cfg.Faults.Rates, cfg.Store)
-	variants := []pipeline.Variant{pipeline.Idemq}
-	if naive {
-		variants = append(variants, pipeline.MarkAfter, pipeline.ReadThenWrite)
-	}
-	var reports []*pipeline.Report
-	for _, v := range variants {
-		cfg.Variant = v
-		fmt.Printf("running %s ...\n", v)
-		rep, err := pipeline.Run(ctx, parts, cfg, os.Stdout)
-		if err != nil {
-			return err
+	var broken []string
+	for _, cfg := range cfgs {
+		queue := "a standard queue"
+		if cfg.FIFO {
+			queue = fmt.Sprintf("a FIFO queue (%d message groups)", cfg.Groups)
 		}
-		fmt.Println(rep.Summary())
-		reports = append(reports, rep)
-	}
-	if naive {
-		if err := pipeline.WriteTable(os.Stdout, reports); err != nil {
-			return err
+		fmt.Printf("%s: %d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
+			queue, cfg.Requests, cfg.Poison, cfg.Instances, cfg.BatchSize, cfg.CallTime, cfg.SlowCall, cfg.Visibility, cfg.Lease)
+		fmt.Printf("Faults on: %v; the store: %+v; in-progress back-off: %v.\n\n", cfg.Faults.Rates, cfg.Store, cfg.Backoff)
+		variants := []pipeline.Variant{pipeline.Idemq}
+		if naive {
+			variants = append(variants, pipeline.MarkAfter, pipeline.ReadThenWrite)
 		}
-		fmt.Print(`
+		var reports []*pipeline.Report
+		for _, v := range variants {
+			cfg.Variant = v
+			fmt.Printf("running %s ...\n", v)
+			rep, err := pipeline.Run(ctx, parts, cfg, os.Stdout)
+			if err != nil {
+				return err
+			}
+			fmt.Println(rep.Summary())
+			reports = append(reports, rep)
+		}
+		if naive {
+			if err := pipeline.WriteTable(os.Stdout, reports); err != nil {
+				return err
+			}
+			fmt.Print(`
 Every variant got the same queue, the same event source mapping and the same faults. The naive ones
 (internal/demo's, run in process) call the provider again for deliveries that arrive during the call
 or read before another writes; idemq claims the key first, with one conditional write.
 `)
+		}
+		if !reports[0].OK() {
+			broken = append(broken, queue)
+		}
 	}
-	if !reports[0].OK() {
-		return errors.New("idemq broke a guarantee: see the violations above")
+	if broken != nil {
+		return fmt.Errorf("idemq broke a guarantee on %s: see the violations above", strings.Join(broken, " and "))
 	}
 	return nil
 }

@@ -31,8 +31,19 @@ const (
 // deleted. The instances run side by side; each takes one batch at a
 // time, as a Lambda execution environment does.
 //
-// Faults CrashBeforeAck and BrokerDuplicate are applied here; the others
-// are applied by the parts they concern (see Fault).
+// On a FIFO queue the order comes from the queue: SQS (and fauxqs) hands
+// out a message group's next message only when none of the group is in
+// flight, so a group is in one batch at a time and its messages come in
+// order; a batch keeps the order they were received in. fauxqs hands out
+// one message per group per receive, so its batches hold one message of
+// each group they touch. A message whose visibility timeout ends while its
+// batch still runs is handed out again, as SQS does (fault
+// ShortVisibility). Set no BatchingWindow for FIFO: Lambda has none.
+//
+// Faults CrashBeforeAck and BrokerDuplicate are applied here (the broker's
+// duplicate only to standard queues' messages: a FIFO message, one with a
+// MessageGroupId, is delivered once); the others are applied by the parts
+// they concern (see Fault).
 type ESM struct {
 	// Source is the queue polled. Required.
 	Source Source
@@ -117,6 +128,10 @@ type run struct {
 	keyOf  func(events.SQSMessage) string
 	mu     sync.Mutex
 	copies []events.SQSMessage // broker duplicates waiting for a poller
+	// holding counts the copies a poller has taken and not yet delivered:
+	// a copy is always waiting, held or in flight, so drained cannot miss
+	// it between two looks.
+	holding int
 }
 
 func (r *run) setDefaults() {
@@ -190,6 +205,7 @@ func (r *run) gather(ctx context.Context) (batch []events.SQSMessage, copies int
 	n := min(len(r.copies), r.size)
 	batch = append(batch, r.copies[:n]...)
 	r.copies = r.copies[n:]
+	r.holding += n
 	r.mu.Unlock()
 	copies = n
 	window := time.Now().Add(r.esm.BatchingWindow)
@@ -208,14 +224,24 @@ func (r *run) gather(ctx context.Context) (batch []events.SQSMessage, copies int
 
 // drained reports whether there is nothing left to do.
 func (r *run) drained(ctx context.Context) (bool, error) {
-	r.mu.Lock()
-	waiting := len(r.copies)
-	r.mu.Unlock()
-	if waiting > 0 || !r.done() || r.t.busy() {
+	if !r.done() || !r.idle() {
 		return false, nil
 	}
 	n, err := r.esm.Source.Pending(ctx)
-	return n == 0, err
+	if err != nil || n > 0 {
+		return false, err
+	}
+	// Again: a message may have left the queue for a poller, been deleted
+	// and left a duplicate behind since the first look.
+	return r.idle(), nil
+}
+
+// idle reports whether no duplicate is waiting or held and no delivery is
+// in flight, at one moment.
+func (r *run) idle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.copies)+r.holding == 0 && !r.t.busy()
 }
 
 // invoke runs one batch on one instance and acknowledges what succeeded.
@@ -223,20 +249,24 @@ func (r *run) drained(ctx context.Context) (bool, error) {
 func (r *run) invoke(ctx context.Context, i int, inv Invoker, batch []events.SQSMessage, copies int) error {
 	f := r.esm.Faults
 	call := Invocation{Instance: i, Event: Event(batch...), Causes: make([]Cause, len(batch))}
+	seqs := make([]int, len(batch))
 	crash := false
 	for j, m := range batch {
 		isCopy := j < copies
-		call.Causes[j] = r.t.deliver(m.MessageId, r.keyOf(m), isCopy)
+		call.Causes[j], seqs[j] = r.t.deliver(m.MessageId, r.keyOf(m), isCopy)
 		if isCopy {
 			continue
 		}
 		if f.Picks(CrashBeforeAck, m.MessageId) && r.t.once(r.t.crashed, m.MessageId) {
 			crash = true
 		}
-		if f.Picks(BrokerDuplicate, m.MessageId) && !late(f, m.MessageId) && r.t.once(r.t.copied, m.MessageId) {
+		if duplicates(f, m) && !late(f, m.MessageId) && r.t.once(r.t.copied, m.MessageId) {
 			r.addCopy(m) // at once: another instance gets it while this one works
 		}
 	}
+	r.mu.Lock()
+	r.holding -= copies // delivered: in flight now
+	r.mu.Unlock()
 
 	ictx, cancel := context.WithTimeout(ctx, r.limit)
 	start := time.Now()
@@ -266,7 +296,7 @@ func (r *run) invoke(ctx context.Context, i int, inv Invoker, batch []events.SQS
 			call.Failure = "malformed response"
 		}
 	}
-	if err := r.ack(ctx, &call, failed, copies); err != nil {
+	if err := r.ack(ctx, &call, seqs, failed, copies); err != nil {
 		return err
 	}
 	if r.esm.OnInvocation != nil {
@@ -275,8 +305,9 @@ func (r *run) invoke(ctx context.Context, i int, inv Invoker, batch []events.SQS
 	return nil
 }
 
-// ack deletes what succeeded and settles every record's delivery.
-func (r *run) ack(ctx context.Context, call *Invocation, failed map[string]bool, copies int) error {
+// ack deletes what succeeded and settles every record's delivery (seqs:
+// the deliveries' numbers).
+func (r *run) ack(ctx context.Context, call *Invocation, seqs []int, failed map[string]bool, copies int) error {
 	var del []events.SQSMessage
 	if call.Failure == "" {
 		for _, m := range call.Event.Records {
@@ -302,23 +333,33 @@ func (r *run) ack(ctx context.Context, call *Invocation, failed map[string]bool,
 		}
 	})
 	for j, m := range call.Event.Records {
-		isCopy := j < copies
+		isCopy, seq := j < copies, seqs[j]
 		switch {
 		case call.Failure == "crash":
-			r.t.settle(m.MessageId, isCopy, false, CauseCrash, "crash before the ack")
+			r.t.settle(m.MessageId, seq, isCopy, false, CauseCrash, "crash before the ack")
 		case call.Failure != "":
-			r.t.settle(m.MessageId, isCopy, false, CauseBatchFailure, call.Failure)
+			r.t.settle(m.MessageId, seq, isCopy, false, CauseBatchFailure, call.Failure)
 		case failed[m.MessageId]:
-			r.t.settle(m.MessageId, isCopy, false, CauseRetry, "batch item failure")
+			r.t.settle(m.MessageId, seq, isCopy, false, CauseRetry, "batch item failure")
 		default:
-			r.t.settle(m.MessageId, isCopy, true, "", "")
-			if !isCopy && r.esm.Faults.Picks(BrokerDuplicate, m.MessageId) && late(r.esm.Faults, m.MessageId) && r.t.once(r.t.copied, m.MessageId) {
-				r.addCopy(m) // after the delete: the broker hands it out again
+			if !isCopy && duplicates(r.esm.Faults, m) && late(r.esm.Faults, m.MessageId) && r.t.once(r.t.copied, m.MessageId) {
+				r.addCopy(m) // after the delete: the broker hands it out again (added before it settles, for drained)
 			}
+			r.t.settle(m.MessageId, seq, isCopy, true, "", "")
 		}
 	}
 	return nil
 }
+
+// duplicates reports whether fault BrokerDuplicate hits m. A FIFO
+// queue's message (one with a MessageGroupId) is never duplicated: FIFO
+// queues deliver each message once.
+func duplicates(f Faults, m events.SQSMessage) bool {
+	return m.Attributes[groupAttribute] == "" && f.Picks(BrokerDuplicate, m.MessageId)
+}
+
+// groupAttribute is the system attribute naming a FIFO message's group.
+const groupAttribute = "MessageGroupId"
 
 // late reports whether a broker duplicate of id comes after the original
 // was deleted rather than at the same time: half of them do.

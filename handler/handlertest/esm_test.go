@@ -161,3 +161,42 @@ func TestFaultsPicks(t *testing.T) {
 		t.Errorf("picked %d of 4000 at rate 0.25", n)
 	}
 }
+
+// groupSource is a Queue whose messages carry a MessageGroupId, as a FIFO
+// queue's do.
+type groupSource struct{ *handlertest.Queue }
+
+func (s groupSource) Receive(ctx context.Context, max int, wait time.Duration) ([]events.SQSMessage, error) {
+	msgs, err := s.Queue.Receive(ctx, max, wait)
+	for i := range msgs {
+		msgs[i].Attributes["MessageGroupId"] = "g1"
+	}
+	return msgs, err
+}
+
+func TestESMNoBrokerDuplicatesOnFIFO(t *testing.T) {
+	t.Parallel()
+	f := handlertest.Faults{Rates: map[handlertest.Fault]float64{handlertest.BrokerDuplicate: 1}}
+	for _, fifo := range []bool{false, true} {
+		q := handlertest.NewQueue()
+		for range 4 {
+			q.Send(`{"idempotency_key":"k"}`)
+		}
+		var src handlertest.Source = q
+		if fifo {
+			src = groupSource{q}
+		}
+		ok := handlertest.InvokerFunc(func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+			return events.SQSEventResponse{}, nil
+		})
+		esm := handlertest.ESM{Source: src, Instances: []handlertest.Invoker{ok, ok}, Faults: f, PollWait: 10 * time.Millisecond}
+		stats, err := esm.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dups := stats.Deliveries[handlertest.CauseDuplicate]
+		if fifo && dups != 0 || !fifo && dups != 4 {
+			t.Errorf("fifo %v: %d broker duplicates, want %d", fifo, dups, map[bool]int{false: 4, true: 0}[fifo])
+		}
+	}
+}

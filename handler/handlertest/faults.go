@@ -29,7 +29,8 @@ const (
 	CrashDuringCall Fault = "crash-during-call"
 	// BrokerDuplicate: the queue delivers a message twice, the copy either
 	// at once to another instance or after the first was deleted. Picked per
-	// message id; the ESM applies it.
+	// message id; the ESM applies it, to standard queues only (a FIFO queue
+	// delivers a message once).
 	BrokerDuplicate Fault = "broker-duplicate"
 	// ProducerResend: the producer sends the same request again under a new
 	// message id. Picked per key; the producer applies it (SendWorkload).

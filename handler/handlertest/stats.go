@@ -15,8 +15,9 @@ const (
 	CauseResend Cause = "producer re-send"
 	// CauseDuplicate: a copy the broker delivered besides the message.
 	CauseDuplicate Cause = "broker duplicate"
-	// CauseVisibility: the message came back while an earlier delivery of
-	// it was still being processed (its visibility timeout ended).
+	// CauseVisibility: the message's visibility timeout ended while an
+	// earlier delivery of it was still being processed: it came back
+	// during the call, or after a delete that came too late to take.
 	CauseVisibility Cause = "visibility timeout during the call"
 	// CauseCrash: the message came back because the instance processing it
 	// was killed before the ack.
@@ -61,6 +62,7 @@ type tracker struct {
 	mu       sync.Mutex
 	stats    Stats
 	inFlight map[string]int   // message id → deliveries being processed
+	latest   map[string]int   // message id → deliveries handed out (not counting copies)
 	why      map[string]Cause // message id → why its next delivery comes
 	keys     map[string]string
 	crashed  map[string]bool // message ids whose crash was injected
@@ -75,6 +77,7 @@ func newTracker() *tracker {
 			LastFailure:   map[string]string{},
 		},
 		inFlight: map[string]int{},
+		latest:   map[string]int{},
 		why:      map[string]Cause{},
 		keys:     map[string]string{},
 		crashed:  map[string]bool{},
@@ -83,8 +86,9 @@ func newTracker() *tracker {
 }
 
 // deliver classifies a delivery of message id (key may be "") and marks
-// it in flight. A broker's copy is tracked apart from its original.
-func (t *tracker) deliver(id, key string, copy bool) Cause {
+// it in flight; it returns the delivery's number, for settle. A broker's
+// copy is tracked apart from its original.
+func (t *tracker) deliver(id, key string, copy bool) (Cause, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var c Cause
@@ -106,16 +110,22 @@ func (t *tracker) deliver(id, key string, copy bool) Cause {
 		t.keys[key] = id
 	}
 	t.inFlight[id]++
+	seq := 0
 	if !copy {
 		t.why[id] = CauseVisibility // until this delivery ends
+		t.latest[id]++
+		seq = t.latest[id]
 	}
 	t.stats.Deliveries[c]++
-	return c
+	return c, seq
 }
 
-// settle records how a delivery of id ended: acked, or the cause its next
-// delivery will have and why.
-func (t *tracker) settle(id string, copy, acked bool, next Cause, reason string) {
+// settle records how delivery seq of id ended: acked, or the cause its
+// next delivery will have and why. An ack of a delivery older than the
+// latest one used a receipt handle the queue has replaced: the queue may
+// ignore it (fauxqs does; SQS may), so the latest delivery decides what
+// comes next.
+func (t *tracker) settle(id string, seq int, copy, acked bool, next Cause, reason string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if copy {
@@ -128,9 +138,19 @@ func (t *tracker) settle(id string, copy, acked bool, next Cause, reason string)
 	t.inFlight[id]--
 	if acked {
 		t.stats.Deleted++
+		if seq < t.latest[id] {
+			return // a stale receipt handle
+		}
 		delete(t.stats.LastFailure, id)
-		t.why[id] = CauseDuplicate // only a broker's copy can bring it back
+		// Only a broker's copy (counted as such) or a delete that did not
+		// take can bring it back: a receipt handle whose visibility
+		// timeout ended during the call may be refused (fauxqs ignores
+		// it), and the message comes back as if received again then.
+		t.why[id] = CauseVisibility
 		return
+	}
+	if seq < t.latest[id] {
+		return // a later delivery was handed out: it decides
 	}
 	t.why[id] = next
 	t.stats.LastFailure[id] = reason

@@ -17,7 +17,10 @@ import (
 //   - no record IN_PROGRESS after its lease;
 //   - each stored result is the answer of one of the key's calls, as the
 //     worker returned it;
-//   - every message without a key in the dead-letter queue.
+//   - every message without a key in the dead-letter queue;
+//   - on FIFO, per-group order (checkOrder) and re-sends under the first
+//     deduplication id dropped by the queue;
+//   - with back-off, what checkBackoff says.
 func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]bool) error {
 	records, err := ScanRecords(ctx, NewDynamoClient(r.parts.DynamoDB), r.table)
 	if err != nil {
@@ -67,7 +70,42 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 	if poison != r.cfg.Poison {
 		rep.violate("%d messages without a key in the dead-letter queue, want %d", poison, r.cfg.Poison)
 	}
+	if r.cfg.FIFO {
+		r.checkOrder(rep, deadKeys)
+		if rep.DedupKept > 0 {
+			rep.violate("%d re-sends with the first send's deduplication id were not dropped by the FIFO queue", rep.DedupKept)
+		}
+	}
+	r.checkBackoff(rep)
 	return nil
+}
+
+// checkOrder asserts FIFO's order: in each message group, the keys' first
+// provider calls came in the order the keys were sent. Keys with a message
+// in the dead-letter queue are left out: SQS lets a group go on past a
+// message it dead-letters.
+func (r *runner) checkOrder(rep *Report, deadKeys map[string]bool) {
+	first := map[string]int{} // key → index of its first call in the provider's log
+	for i, c := range r.provider.Log() {
+		if k := r.keyOf[c.Key]; k != "" {
+			if _, ok := first[k]; !ok {
+				first[k] = i
+			}
+		}
+	}
+	last := map[string]string{} // group → the last key checked in it
+	for _, q := range r.reqs {  // in the order sent
+		i, called := first[q.Key]
+		if deadKeys[q.Key] || !called { // never called: a violation of its own
+			continue
+		}
+		g := r.groupOf[q.Key]
+		if prev, ok := last[g]; ok && first[prev] > i {
+			rep.violate("group %s: key %s was first executed before key %s, which was sent before it", g, q.Key, prev)
+		}
+		last[g] = q.Key
+		rep.OrderChecked++
+	}
 }
 
 // checkResult compares a stored result with the provider's answer it came

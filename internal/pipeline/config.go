@@ -40,6 +40,15 @@ type Config struct {
 	ResendGap      time.Duration // between the producer's re-sends
 	Faults         handlertest.Faults
 	Store          StoreFaults
+	// FIFO runs a FIFO queue (and dead-letter queue): the keys are dealt
+	// round-robin to Groups message groups, each send has a deduplication
+	// id of its own, and the check adds per-group order.
+	FIFO   bool
+	Groups int
+	// Backoff turns the workers' in-progress back-off on
+	// (IDEMQ_BACKOFF=true): they send ChangeMessageVisibility to the SQS
+	// server through a proxy that counts them.
+	Backoff bool
 }
 
 // AllFaults switches every fault on at rates that show each cause many
@@ -75,7 +84,8 @@ func Small(seed uint64) Config {
 	}
 }
 
-// Full is `make pipeline`: more requests and instances, a batching window.
+// Full is `make pipeline`'s standard run: more requests and instances, a
+// batching window.
 func Full(seed uint64) Config {
 	c := Small(seed)
 	c.Requests, c.Poison, c.Instances = 1000, 5, 6
@@ -99,5 +109,46 @@ func DemoLocal(seed uint64) Config {
 	}}
 	c.Store = StoreFaults{Latency: 2 * time.Millisecond}
 	c.ResendGap = time.Millisecond
+	return c
+}
+
+// FIFOFaults are AllFaults without the broker's duplicate: a FIFO queue
+// delivers a message once (the event source mapping would not inject it
+// anyway).
+func FIFOFaults(seed uint64) handlertest.Faults {
+	f := AllFaults(seed)
+	delete(f.Rates, handlertest.BrokerDuplicate)
+	f.Rates[handlertest.CrashDuringCall] = 0.05 // so a few dozen keys see one
+	return f
+}
+
+// SmallFIFO is the FIFO run inside `go test ./...`: 24 keys dealt to 12
+// message groups, every fault a FIFO queue can have, and the in-progress
+// back-off on.
+//
+// The visibility timeout (4 s) is longer than the back-off given to a
+// message found in progress after a crash during the call or during a
+// slow call: the lease (5.5 s, covering the 4.4 s slow call) then has
+// under 2 s left, rounded up plus 1 s makes 3 s, so such a message comes
+// back sooner than the queue would bring it. Batches hold 2 messages:
+// fauxqs hands out one message per group per receive, so a batch spans
+// groups, and a batch that stalls (a slow call, a crash) holds every group
+// in it until its visibility timeout ends. No message without a key: on
+// FIFO it would hold its group for max receives × visibility timeout (the
+// full run has them, each in a group of its own).
+func SmallFIFO(seed uint64) Config {
+	c := Small(seed)
+	c.FIFO, c.Backoff = true, true
+	c.Requests, c.Poison, c.Groups, c.BatchSize = 24, 0, 12, 2
+	c.Visibility, c.SlowCall, c.Lease = 4*time.Second, 4400*time.Millisecond, 5500*time.Millisecond
+	c.Faults = FIFOFaults(seed)
+	return c
+}
+
+// FullFIFO is `make pipeline`'s FIFO run: more keys, groups and instances,
+// and messages without a key (each in a group of its own).
+func FullFIFO(seed uint64) Config {
+	c := SmallFIFO(seed)
+	c.Requests, c.Poison, c.Groups, c.Instances = 300, 2, 24, 6
 	return c
 }

@@ -54,9 +54,9 @@ func (r *runner) startFunction(ctx context.Context) ([]handlertest.Invoker, erro
 
 // workerEnv is the reference worker's environment: its own provider URL
 // (so the provider knows who calls), DynamoDB through the proxy, dummy
-// credentials, no call to AWS.
+// credentials, no call to AWS; with back-off, SQS through its proxy.
 func (r *runner) workerEnv(name string) []string {
-	return []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 		"AWS_LAMBDA_FUNCTION_NAME=idemq-worker",
@@ -71,6 +71,13 @@ func (r *runner) workerEnv(name string) []string {
 		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
 		"IDEMQ_NAMESPACE=" + Namespace,
 	}
+	if r.cfg.Backoff {
+		// The SQS server, through the proxy that counts the back-offs; the
+		// queue's own URL (fauxqs knows a queue by its URL, not the one
+		// derived from the ARN for AWS).
+		env = append(env, "IDEMQ_BACKOFF=true", "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
+	}
+	return env
 }
 
 // bodyKey is the idempotency_key of a body, "" if it has none.

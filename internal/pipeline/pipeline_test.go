@@ -48,25 +48,24 @@ func (w logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestPipeline runs a few hundred messages through the real parts with
+// TestPipeline runs the real parts with every fault on, through a
+// standard queue and then a FIFO queue (sharing the SQS server and the
+// built worker).
+func TestPipeline(t *testing.T) {
+	parts := setup(t)
+	t.Run("standard", func(t *testing.T) { testStandard(t, parts) })
+	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
+}
+
+// testStandard runs a few hundred messages through a standard queue with
 // every fault on: the queue's visibility shorter than some calls, crashes
 // before the ack and during the call, broker duplicates, producer
 // re-sends, a throttling, answer-losing, slow store. The provider must be
 // billed once per key, every key must end COMPLETED with the answer it was
 // billed for, and only the keyless messages may reach the dead-letter
 // queue.
-func TestPipeline(t *testing.T) {
-	parts := setup(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rep, err := pipeline.Run(ctx, parts, pipeline.Small(1), logWriter{t})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", rep.Summary())
-	for _, v := range rep.Violations {
-		t.Error(v)
-	}
+func testStandard(t *testing.T, parts pipeline.Parts) {
+	rep := run(t, parts, pipeline.Small(1))
 	for _, c := range []handlertest.Cause{handlertest.CauseFirst, handlertest.CauseResend, handlertest.CauseDuplicate,
 		handlertest.CauseVisibility, handlertest.CauseCrash, handlertest.CauseRetry} {
 		if rep.ESM.Deliveries[c] == 0 {
@@ -86,4 +85,54 @@ func TestPipeline(t *testing.T) {
 	if rep.Store["PutItem throttled"]+rep.Store["UpdateItem throttled"] == 0 || rep.Store["PutItem lost"]+rep.Store["UpdateItem lost"] == 0 {
 		t.Errorf("store faults %v: want throttled and lost answers", rep.Store)
 	}
+}
+
+// testFIFO runs a FIFO queue with message groups, every fault a FIFO queue
+// can have (no broker duplicates) and the in-progress back-off on. On top
+// of the standard run's guarantees (one provider call per key, every key
+// COMPLETED or dead-lettered), the keys of a group must be first executed
+// in the order they were sent, the producer's re-sends under the first
+// deduplication id must be dropped by the queue, and the back-off must
+// have brought in-progress messages back sooner than the visibility
+// timeout (Report.Violations says which broke).
+func testFIFO(t *testing.T, parts pipeline.Parts) {
+	rep := run(t, parts, pipeline.SmallFIFO(1))
+	for _, c := range []handlertest.Cause{handlertest.CauseFirst, handlertest.CauseResend,
+		handlertest.CauseVisibility, handlertest.CauseCrash, handlertest.CauseRetry} {
+		if rep.ESM.Deliveries[c] == 0 {
+			t.Errorf("no delivery with cause %q: a fault was not exercised", c)
+		}
+	}
+	if n := rep.ESM.Deliveries[handlertest.CauseDuplicate]; n != 0 {
+		t.Errorf("%d broker duplicates on a FIFO queue", n)
+	}
+	if rep.Worker.InProgress == 0 || rep.Worker.BackedOff == 0 || rep.CrashedCalls == 0 {
+		t.Errorf("worker counts %+v, %d killed during a call: want in-progress retries, back-offs and a crash during a call",
+			rep.Worker, rep.CrashedCalls)
+	}
+	if rep.Resent == 0 || rep.DedupDropped != rep.Resent {
+		t.Errorf("%d re-sent, %d dropped as duplicates by the queue: want every re-send under the first id dropped", rep.Resent, rep.DedupDropped)
+	}
+	if rep.OrderChecked != rep.Keys {
+		t.Errorf("order checked for %d keys of %d", rep.OrderChecked, rep.Keys)
+	}
+	if len(rep.DeadLetters) != rep.Poison {
+		t.Errorf("%d dead letters, want the %d messages without a key", len(rep.DeadLetters), rep.Poison)
+	}
+}
+
+// run runs cfg and fails the test with every violation.
+func run(t *testing.T, parts pipeline.Parts, cfg pipeline.Config) *pipeline.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := pipeline.Run(ctx, parts, cfg, logWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Summary())
+	for _, v := range rep.Violations {
+		t.Error(v)
+	}
+	return rep
 }

@@ -14,8 +14,13 @@ import (
 // what the function did, provider calls, dead letters, violations.
 func (rep *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d keys (+%d without a key), %d re-sent by the producer, in %s\n",
-		rep.Variant, rep.Keys, rep.Poison, rep.Resent, rep.Elapsed.Round(1e7))
+	queue, dropped := "", ""
+	if rep.FIFO {
+		queue = fmt.Sprintf(", FIFO queue (%d message groups)", rep.Groups)
+		dropped = fmt.Sprintf(" (each also under its first deduplication id: %d dropped by the queue, %d kept)", rep.DedupDropped, rep.DedupKept)
+	}
+	fmt.Fprintf(&b, "%s%s: %d keys (+%d without a key), %d re-sent by the producer%s, in %s\n",
+		rep.Variant, queue, rep.Keys, rep.Poison, rep.Resent, dropped, rep.Elapsed.Round(1e7))
 	fmt.Fprintf(&b, "  deliveries %d:", rep.ESM.TotalDeliveries())
 	for _, c := range handlertest.Causes {
 		fmt.Fprintf(&b, " %s %d;", c, rep.ESM.Deliveries[c])
@@ -30,6 +35,13 @@ func (rep *Report) Summary() string {
 		w.Executed, w.Replayed, w.InProgress, w.TookOver, w.Failed, w.Skipped)
 	fmt.Fprintf(&b, "  provider calls %d for %d keys: %d duplicate (%d after an instance died with the answer)\n",
 		rep.ProviderCalls, rep.Keys, rep.DuplicateCalls, rep.LostWorkCalls)
+	if bo := rep.Backoff; bo != nil {
+		fmt.Fprintf(&b, "  back-off: %d ChangeMessageVisibility, %d accepted (visibility set: %s), %d rejected %v; %d came back sooner than the queue's visibility timeout, %d later; the workers counted %d backed off\n",
+			bo.Requests, bo.Accepted(), formatSeconds(bo.Seconds), bo.Requests-bo.Accepted(), bo.Rejected, bo.Sooner, bo.Later, w.BackedOff)
+	}
+	if rep.FIFO {
+		fmt.Fprintf(&b, "  order: %d keys' first executions checked against the order sent in their group\n", rep.OrderChecked)
+	}
 	if rep.Store != nil {
 		fmt.Fprintf(&b, "  store requests: %s\n", formatCounts(rep.Store))
 	}
@@ -63,6 +75,19 @@ func formatCounts(m map[string]int) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formatSeconds(m map[int]int) string {
+	secs := make([]int, 0, len(m))
+	for s := range m {
+		secs = append(secs, s)
+	}
+	sort.Ints(secs)
+	parts := make([]string, len(secs))
+	for i, s := range secs {
+		parts[i] = fmt.Sprintf("%d s ×%d", s, m[s])
 	}
 	return strings.Join(parts, ", ")
 }

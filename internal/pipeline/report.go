@@ -37,6 +37,17 @@ type Report struct {
 	DeadLetters   []DeadLetter
 	Records       map[string]int // records by status at the end (idemq)
 
+	// FIFO runs: the message groups, the producer's re-sends with the
+	// first send's deduplication id that the queue dropped (and kept: each
+	// one a violation), and the keys whose first execution's place in
+	// their group was checked.
+	FIFO                    bool
+	Groups                  int
+	DedupDropped, DedupKept int
+	OrderChecked            int
+	// Backoff is what the workers' in-progress back-off did; nil when off.
+	Backoff *BackoffReport
+
 	// Violations lists every broken guarantee; empty for a correct run.
 	Violations []string
 }
@@ -49,7 +60,17 @@ type DeadLetter struct {
 }
 
 func (r *runner) report(ctx context.Context, stats handlertest.Stats, resent int, elapsed time.Duration) (*Report, error) {
-	rep := &Report{Variant: r.cfg.Variant, Keys: len(r.reqs), Poison: r.cfg.Poison, Resent: resent, Elapsed: elapsed, ESM: stats}
+	rep := &Report{Variant: r.cfg.Variant, Keys: len(r.reqs), Poison: r.cfg.Poison, Resent: resent, Elapsed: elapsed, ESM: stats,
+		FIFO: r.cfg.FIFO}
+	if r.cfg.FIFO {
+		rep.Groups = r.cfg.Groups
+		r.mu.Lock()
+		rep.DedupDropped, rep.DedupKept = r.dedupDropped, r.dedupKept
+		r.mu.Unlock()
+	}
+	if r.sqsProxy != nil {
+		rep.Backoff = r.backoffReport()
+	}
 	if r.naive != nil {
 		rep.Calls, rep.Worker = r.naive.results()
 	} else {

@@ -35,9 +35,11 @@ type runner struct {
 
 	reqs      []handlertest.Request
 	keyOf     map[string]string // prompt → key
+	groupOf   map[string]string // key → message group (FIFO)
 	queue     *Queue
 	provider  *handlertest.Provider
 	proxy     *StoreProxy
+	sqsProxy  *SQSProxy // the workers' SQS endpoint (back-off)
 	table     string
 	instances []*Instance
 	byName    map[string]*Instance
@@ -47,6 +49,11 @@ type runner struct {
 	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
 	lostWork    map[string]bool // keys of records in a batch whose instance died during it
 	errs        []string        // the first invocation errors
+
+	// The FIFO producer's: first message id per key, re-sends with the
+	// first deduplication id that the queue dropped (and did not).
+	firstID                 map[string]string
+	dedupDropped, dedupKept int
 
 	cleanups []func()
 }
@@ -71,11 +78,26 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		r.keyOf[q.Prompt] = q.Key
 	}
 	r.crashedKeys, r.lostWork = map[string]bool{}, map[string]bool{}
+	if cfg.FIFO {
+		r.groupOf, r.firstID = make(map[string]string, len(r.reqs)), map[string]string{}
+		for i, q := range r.reqs {
+			r.groupOf[q.Key] = fmt.Sprintf("g%02d", i%max(cfg.Groups, 1))
+		}
+	}
+	if cfg.Backoff && cfg.Variant != Idemq {
+		return nil, fmt.Errorf("pipeline: back-off is the reference worker's (%s), not %s's", Idemq, cfg.Variant)
+	}
 
 	var err error
 	sqsClient := NewSQSClient(r.parts.SQS)
-	if r.queue, err = CreateQueue(ctx, sqsClient, "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives); err != nil {
+	if r.queue, err = CreateQueue(ctx, sqsClient, "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
 		return nil, err
+	}
+	if cfg.Backoff {
+		if r.sqsProxy, err = NewSQSProxy(r.parts.SQS); err != nil {
+			return nil, err
+		}
+		r.cleanups = append(r.cleanups, r.sqsProxy.Close)
 	}
 	r.provider = handlertest.NewProvider(
 		handlertest.WithCallTimeFunc(func(prompt string) time.Duration { return r.callTime(r.keyOf[prompt]) }),
@@ -95,11 +117,15 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	wg.Go(func() {
 		defer sent.Store(true)
 		for i := range cfg.Poison {
-			if sendErr = r.queue.Send(ctx, fmt.Sprintf(`{"model":"test-model","prompt":"poison %d: no key"}`, i)); sendErr != nil {
+			if sendErr = r.sendPoison(ctx, i); sendErr != nil {
 				return
 			}
 		}
-		resent, sendErr = handlertest.Send(ctx, r.reqs, cfg.Faults, cfg.ResendGap, r.queue.Send)
+		send := r.queue.Send
+		if cfg.FIFO {
+			send = r.sendFIFO
+		}
+		resent, sendErr = handlertest.Send(ctx, r.reqs, cfg.Faults, cfg.ResendGap, send)
 	})
 	stopProgress := r.showProgress(start)
 	esm := handlertest.ESM{
@@ -113,6 +139,49 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	return r.report(ctx, stats, resent, time.Since(start))
+}
+
+// sendPoison sends the i-th message without a key; on FIFO in a message
+// group of its own, so it holds no key's group while it fails its way to
+// the dead-letter queue.
+func (r *runner) sendPoison(ctx context.Context, i int) error {
+	body := fmt.Sprintf(`{"model":"test-model","prompt":"poison %d: no key"}`, i)
+	if !r.cfg.FIFO {
+		return r.queue.Send(ctx, body)
+	}
+	id := fmt.Sprintf("poison-%d", i)
+	_, err := r.queue.SendFIFO(ctx, body, id, id)
+	return err
+}
+
+// sendFIFO is the FIFO producer: each key in its message group, the first
+// send with deduplication id KEY#1. A re-send is sent twice: with KEY#1,
+// which the queue drops (within its 5-minute deduplication window: FIFO's
+// own guard against a re-send), then with KEY#2, as a producer re-sending
+// after that window or deriving a new id per attempt does: only the claim
+// can catch that one. handlertest.Send calls it from one goroutine.
+func (r *runner) sendFIFO(ctx context.Context, body string) error {
+	key := bodyKey(body)
+	group := r.groupOf[key]
+	first, resend := r.firstID[key]
+	if !resend {
+		id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
+		r.firstID[key] = id
+		return err
+	}
+	id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if id == first {
+		r.dedupDropped++
+	} else {
+		r.dedupKept++
+	}
+	r.mu.Unlock()
+	_, err = r.queue.SendFIFO(ctx, body, group, key+"#2")
+	return err
 }
 
 // callTime is how long the provider takes for key.

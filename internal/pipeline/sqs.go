@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,14 +16,18 @@ import (
 	"github.com/idemq/idemq/handler/handlertest"
 )
 
-// Queue is a standard SQS queue with a redrive policy to its dead-letter
-// queue, on the local SQS server; a handlertest.Source for the event
-// source mapping.
+// Queue is an SQS queue, standard or FIFO, with a redrive policy to its
+// dead-letter queue, on the local SQS server; a handlertest.Source for the
+// event source mapping.
 type Queue struct {
 	client *sqs.Client
 	URL    string
 	ARN    string
 	DLQURL string
+	FIFO   bool
+
+	mu       sync.Mutex
+	received map[string]time.Time // receipt handle → when its receive was sent
 }
 
 // NewSQSClient returns a client for the local SQS server.
@@ -35,9 +40,18 @@ func NewSQSClient(endpoint string) *sqs.Client {
 }
 
 // CreateQueue creates name and name-dlq: visibility timeout and max
-// receives as given, the longest retention.
-func CreateQueue(ctx context.Context, client *sqs.Client, name string, visibility time.Duration, maxReceives int) (*Queue, error) {
-	dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq")})
+// receives as given, the longest retention. With fifo both are FIFO
+// queues (name.fifo and name-dlq.fifo: SQS wants a FIFO queue's
+// dead-letter queue to be FIFO too) without content-based deduplication:
+// every send names its deduplication id.
+func CreateQueue(ctx context.Context, client *sqs.Client, name string, visibility time.Duration, maxReceives int, fifo bool) (*Queue, error) {
+	suffix := ""
+	fifoAttrs := map[string]string{}
+	if fifo {
+		suffix = ".fifo"
+		fifoAttrs = map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false"}
+	}
+	dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq" + suffix), Attributes: fifoAttrs})
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: create the dead-letter queue: %w", err)
 	}
@@ -45,11 +59,15 @@ func CreateQueue(ctx context.Context, client *sqs.Client, name string, visibilit
 	if err != nil {
 		return nil, err
 	}
-	q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: map[string]string{
+	attrs := map[string]string{
 		"VisibilityTimeout":      strconv.Itoa(int(visibility / time.Second)),
 		"MessageRetentionPeriod": "1209600",
 		"RedrivePolicy":          fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, dlqARN, maxReceives),
-	}})
+	}
+	for k, v := range fifoAttrs {
+		attrs[k] = v
+	}
+	q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + suffix), Attributes: attrs})
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: create the queue: %w", err)
 	}
@@ -57,7 +75,7 @@ func CreateQueue(ctx context.Context, client *sqs.Client, name string, visibilit
 	if err != nil {
 		return nil, err
 	}
-	return &Queue{client: client, URL: *q.QueueUrl, ARN: arn, DLQURL: *dlq.QueueUrl}, nil
+	return &Queue{client: client, URL: *q.QueueUrl, ARN: arn, DLQURL: *dlq.QueueUrl, FIFO: fifo, received: map[string]time.Time{}}, nil
 }
 
 func queueARN(ctx context.Context, client *sqs.Client, url string) (string, error) {
@@ -69,16 +87,32 @@ func queueARN(ctx context.Context, client *sqs.Client, url string) (string, erro
 	return out.Attributes["QueueArn"], nil
 }
 
-// Send sends one message.
+// Send sends one message to a standard queue.
 func (q *Queue) Send(ctx context.Context, body string) error {
 	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)})
 	return err
+}
+
+// SendFIFO sends one message to a FIFO queue in message group group, and
+// returns the message id the queue answered. A deduplication id already
+// sent in the last five minutes is dropped by the queue, which answers
+// with the first message's id.
+func (q *Queue) SendFIFO(ctx context.Context, body, group, dedupID string) (string, error) {
+	out, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl: aws.String(q.URL), MessageBody: aws.String(body),
+		MessageGroupId: aws.String(group), MessageDeduplicationId: aws.String(dedupID),
+	})
+	if err != nil {
+		return "", err
+	}
+	return aws.ToString(out.MessageId), nil
 }
 
 // Receive implements handlertest.Source: a long poll of whole seconds
 // (SQS's unit), at least one when wait is positive.
 func (q *Queue) Receive(ctx context.Context, max int, wait time.Duration) ([]events.SQSMessage, error) {
 	secs := int32((wait + time.Second - 1) / time.Second)
+	sent := time.Now()
 	out, err := q.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 		QueueUrl:                    aws.String(q.URL),
 		MaxNumberOfMessages:         int32(min(max, 10)),
@@ -89,10 +123,22 @@ func (q *Queue) Receive(ctx context.Context, max int, wait time.Duration) ([]eve
 		return nil, err
 	}
 	msgs := make([]events.SQSMessage, len(out.Messages))
+	q.mu.Lock()
 	for i, m := range out.Messages {
 		msgs[i] = q.event(m)
+		q.received[msgs[i].ReceiptHandle] = sent
 	}
+	q.mu.Unlock()
 	return msgs, nil
+}
+
+// ReceivedAt returns when the receive that returned receipt handle h was
+// sent: the message's visibility timeout started no earlier.
+func (q *Queue) ReceivedAt(h string) (time.Time, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t, ok := q.received[h]
+	return t, ok
 }
 
 // event converts a received message to the record Lambda would deliver.
@@ -111,13 +157,17 @@ func (q *Queue) event(m types.Message) events.SQSMessage {
 
 // Delete implements handlertest.Source.
 func (q *Queue) Delete(ctx context.Context, msgs []events.SQSMessage) error {
+	return q.delete(ctx, q.URL, msgs)
+}
+
+func (q *Queue) delete(ctx context.Context, url string, msgs []events.SQSMessage) error {
 	for len(msgs) > 0 {
 		n := min(len(msgs), 10)
 		entries := make([]types.DeleteMessageBatchRequestEntry, n)
 		for i, m := range msgs[:n] {
 			entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(m.ReceiptHandle)}
 		}
-		out, err := q.client.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
+		out, err := q.client.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 		if err != nil {
 			return err
 		}
@@ -152,8 +202,10 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// DeadLetters receives every message of the dead-letter queue (without
-// deleting them).
+// DeadLetters receives every message of the dead-letter queue: without
+// deleting them from a standard queue; a FIFO queue hands out a group's
+// next message only once the one before is deleted, so from a FIFO queue
+// it deletes each one it has read.
 func (q *Queue) DeadLetters(ctx context.Context) ([]events.SQSMessage, error) {
 	var all []events.SQSMessage
 	for {
@@ -167,8 +219,15 @@ func (q *Queue) DeadLetters(ctx context.Context) ([]events.SQSMessage, error) {
 		if len(out.Messages) == 0 {
 			return all, nil
 		}
+		var read []events.SQSMessage
 		for _, m := range out.Messages {
-			all = append(all, q.event(m))
+			read = append(read, q.event(m))
+		}
+		all = append(all, read...)
+		if q.FIFO {
+			if err := q.delete(ctx, q.DLQURL, read); err != nil {
+				return nil, err
+			}
 		}
 	}
 }

@@ -16,6 +16,7 @@ type WorkerCounts struct {
 	Failed     int `json:"failed"`
 	Skipped    int `json:"skipped"`
 	TookOver   int `json:"took_over"`
+	BackedOff  int `json:"backed_off"` // in progress, and its visibility changed
 }
 
 // ParseWorkerLog reads the summary lines out of a worker's output; other
@@ -40,6 +41,7 @@ func ParseWorkerLog(out string) WorkerCounts {
 		total.Failed += c.Failed
 		total.Skipped += c.Skipped
 		total.TookOver += c.TookOver
+		total.BackedOff += c.BackedOff
 	}
 	return total
 }
@@ -52,4 +54,5 @@ func (c *WorkerCounts) add(o WorkerCounts) {
 	c.Failed += o.Failed
 	c.Skipped += o.Skipped
 	c.TookOver += o.TookOver
+	c.BackedOff += o.BackedOff
 }
