@@ -26,7 +26,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real DynamoDB Local), the CDK app's tests.
 
 .PHONY: test-go
-test-go: deps-node $(RIE) ## Run the Go tests against a DynamoDB Local started for the run.
+test-go: deps-node deps-bench $(RIE) ## Run the Go tests against a DynamoDB Local started for the run.
 	scripts/with-dynamodb.sh go test -race -count=1 ./...
 
 .PHONY: sim
@@ -71,7 +71,7 @@ tools/node_modules/.installed: tools/package.json tools/package-lock.json
 
 .PHONY: clean
 clean: ## Remove built tools and caches made by the Makefile.
-	rm -rf $(BIN) tools/node_modules infra/node_modules cdk.out
+	rm -rf $(BIN) tools/node_modules infra/node_modules bench/powertools/node_modules cdk.out
 
 # --- infra: the CDK app (infra/, cdk.json) -----------------------------------
 # The CLI is pinned in infra/package.json. CDK_ARGS go to every cdk command,
@@ -111,3 +111,25 @@ pipeline: deps-node $(RIE) ## Run the full real-pipeline check: SQS server, Dyna
 .PHONY: demo-local
 demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.
 	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive
+
+# --- bench/: cost per record against the raw-SDK floor and Powertools --------
+# benchstat, pinned (x/perf has no tagged releases), run from the module proxy.
+BENCHSTAT := go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BENCH_ARGS ?=
+
+.PHONY: deps-bench
+deps-bench: bench/powertools/node_modules/.installed ## Install the pinned Powertools TypeScript packages the benchmark compares with.
+
+bench/powertools/node_modules/.installed: bench/powertools/package.json bench/powertools/package-lock.json
+	cd bench/powertools && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.PHONY: bench
+bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~15 min).
+	scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
+
+.PHONY: bench-go
+bench-go: ## The handler's in-memory benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+	@mkdir -p results
+	go test -run '^$$' -bench Handler -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	$(BENCHSTAT) results/bench-go.txt

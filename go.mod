@@ -24,4 +24,5 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/gowebpki/jcs v1.0.2 // indirect
+	golang.org/x/image v0.45.0 // indirect
 )

@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// EndpointEnv names the environment variable holding DynamoDB Local's URL,
+// as scripts/with-dynamodb.sh exports it.
+const EndpointEnv = "IDEMQ_DYNAMODB_ENDPOINT"
+
+// DynamoDB Local keeps one set of tables per access key and region: every
+// client of a run, Go's and Node's, signs with these so they share tables.
+const (
+	region    = "us-east-1"
+	accessKey = "idemqbench" // letters and digits only, as DynamoDB Local 2+ wants
+)
+
+// newClient returns a DynamoDB client for endpoint with the SDK's defaults
+// (retries, HTTP transport), counting its requests with c when c is not
+// nil.
+func newClient(endpoint string, c *Counter) *dynamodb.Client {
+	var api []func(*middleware.Stack) error
+	if c != nil {
+		api = append(api, c.Middleware())
+	}
+	return dynamodb.New(dynamodb.Options{
+		Region:       region,
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider(accessKey, accessKey, ""),
+		APIOptions:   api,
+	})
+}
+
+// createTable creates an on-demand table with the partition key "id" (the
+// attribute name idemq and Powertools both use), without TTL.
+func createTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return fmt.Errorf("bench: create table %s: %w", name, err)
+	}
+	for out.TableDescription == nil || out.TableDescription.TableStatus != types.TableStatusActive {
+		d, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			return fmt.Errorf("bench: describe table %s: %w", name, err)
+		}
+		if d.Table != nil && d.Table.TableStatus == types.TableStatusActive {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bench: table %s is not ACTIVE: %w", name, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// deleteTable deletes a table; one already gone is not an error.
+func deleteTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	var missing *types.ResourceNotFoundException
+	if err != nil && !errors.As(err, &missing) {
+		return fmt.Errorf("bench: delete table %s: %w", name, err)
+	}
+	return nil
+}
+
+// reach checks that DynamoDB Local answers at endpoint.
+func reach(ctx context.Context, endpoint string) error {
+	if endpoint == "" {
+		return fmt.Errorf("bench: %s is not set: run under scripts/with-dynamodb.sh (make bench does)", EndpointEnv)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := newClient(endpoint, nil).ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) {
+		o.RetryMaxAttempts = 1
+	})
+	if err != nil {
+		return fmt.Errorf("bench: DynamoDB Local does not answer at %s=%s: %w", EndpointEnv, endpoint, err)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package bench
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem/dynamostore"
+)
+
+// cacheBytes bounds the local cache of the cache-hit scenario: far more
+// than its records need, so the bound never evicts.
+const cacheBytes = 64 << 20
+
+// idemqHandler is idemq as a user wires it: handler.WrapSQS over the
+// DynamoDB store, with its defaults (the key from the body's
+// idempotency_key, the whole body as the payload fingerprint, one summary
+// log line per batch) except the namespace (outside Lambda there is no
+// function name), the concurrency, and a local cache of cacheEntries keys
+// when that is not 0. The log line is formatted and discarded, so its cost
+// counts.
+func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) Handler {
+	opts := []handler.Option{
+		handler.WithNamespace("bench"),
+		handler.WithConcurrency(concurrency),
+		handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))),
+	}
+	if cacheEntries > 0 {
+		opts = append(opts, handler.WithCache(cacheEntries, cacheBytes))
+	}
+	return handler.WrapSQS(dynamostore.New(api, table), work, opts...)
+}

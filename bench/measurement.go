@@ -1,0 +1,103 @@
+package bench
+
+import "time"
+
+// Measurement is the samples of one implementation in one condition.
+type Measurement struct {
+	Runner    string // Runner.ID
+	Scenario  Scenario
+	BatchSize int
+	Model     time.Duration
+	Samples   []Sample
+}
+
+// median returns the median of f over the samples; 0 without samples.
+func (m Measurement) median(f func(Sample) float64) float64 {
+	v := make([]float64, len(m.Samples))
+	for i, s := range m.Samples {
+		v[i] = f(s)
+	}
+	return median(v)
+}
+
+// RecordsPerSecond is the median throughput.
+func (m Measurement) RecordsPerSecond() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.Records) / s.Wall.Seconds() })
+}
+
+// CPUPerRecord is the median client CPU time per record, in microseconds.
+func (m Measurement) CPUPerRecord() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.CPU.Microseconds()) / float64(s.Records) })
+}
+
+// RequestsPerRecord is the median number of DynamoDB requests per record.
+func (m Measurement) RequestsPerRecord() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.TotalRequests()) / float64(s.Records) })
+}
+
+// CallsPerRecord is the median number of DynamoDB requests per record the
+// implementation asked for (the SDK's retries left out).
+func (m Measurement) CallsPerRecord() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.Calls()) / float64(s.Records) })
+}
+
+// Retries is the number of the SDK's retries over all samples.
+func (m Measurement) Retries() int {
+	n := 0
+	for _, s := range m.Samples {
+		n += s.Retries
+	}
+	return n
+}
+
+// OpsPerRecord is the median number of requests per record of each
+// operation.
+func (m Measurement) OpsPerRecord() map[string]float64 {
+	out := make(map[string]float64)
+	for _, s := range m.Samples {
+		for op := range s.Requests {
+			out[op] = 0
+		}
+	}
+	for op := range out {
+		out[op] = m.median(func(s Sample) float64 { return float64(s.Requests[op]) / float64(s.Records) })
+	}
+	return out
+}
+
+// FailuresPerRecord is the median share of records reported as batch item
+// failures.
+func (m Measurement) FailuresPerRecord() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.Failures) / float64(s.Records) })
+}
+
+// ExecutionsPerRecord is the median share of records whose work ran.
+func (m Measurement) ExecutionsPerRecord() float64 {
+	return m.median(func(s Sample) float64 { return float64(s.Executions) / float64(s.Records) })
+}
+
+// find returns the measurement of runner in a condition. At batch sizes up
+// to idemq's default concurrency the whole-batch runners were not run:
+// they are the default ones there, whose measurement stands in.
+func (r *Results) find(runner string, s Scenario, size int, model time.Duration) (Measurement, bool) {
+	ms := r.Throughput
+	if s != First {
+		ms = r.Scenarios
+	}
+	if size <= r.DefaultConcurrency {
+		switch runner {
+		case RunnerFloorWide:
+			runner = RunnerFloor
+		case RunnerFloorFencedWide:
+			runner = RunnerFloorFenced
+		case RunnerIdemqWide:
+			runner = RunnerIdemq
+		}
+	}
+	for _, m := range ms {
+		if m.Runner == runner && m.Scenario == s && m.BatchSize == size && m.Model == model {
+			return m, true
+		}
+	}
+	return Measurement{}, false
+}

@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+// Micro is a benchmark of the handler without I/O: idemq with its defaults
+// over idem/memstore, work that returns at once, one batch per iteration.
+// Besides ns/op it reports ns/record, allocs/record and B/record, which
+// benchstat compares across commits.
+type Micro struct {
+	Name    string // scenario/batch=size, as `go test -bench` shows it under BenchmarkHandler
+	Records int    // per iteration
+	Bench   func(b *testing.B)
+}
+
+// microScenarios are the scenarios a micro-benchmark can repeat on one
+// batch, by short name.
+var microScenarios = []struct {
+	name string
+	s    Scenario
+}{
+	{"first", First},
+	{"redelivery", Redelivery},
+	{"duplicates", InBatchDuplicates},
+	{"cache", CacheHits},
+}
+
+// MicroSizes are the batch sizes of the micro-benchmarks.
+var MicroSizes = []int{10, 100, 1000}
+
+// Micros returns every micro-benchmark: each scenario but the one that
+// needs another worker, at each of MicroSizes.
+func Micros() []Micro {
+	var out []Micro
+	for _, sc := range microScenarios {
+		for _, size := range MicroSizes {
+			out = append(out, Micro{Name: fmt.Sprintf("%s/batch=%d", sc.name, size), Records: size, Bench: microBench(sc.s, size)})
+		}
+	}
+	return out
+}
+
+// swapStore lets a benchmark give the handler an empty store between
+// iterations, so every iteration of "first" meets new keys.
+type swapStore struct{ idem.Store }
+
+func microBench(s Scenario, size int) func(*testing.B) {
+	return func(b *testing.B) {
+		t := NewTrial(s, "00000000", size, size, 0)
+		ev := t.Batches[0]
+		store := &swapStore{Store: memstore.New()}
+		var calls atomic.Int64
+		opts := []handler.Option{handler.WithNamespace("bench"),
+			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
+		if t.Cache {
+			opts = append(opts, handler.WithCache(size, cacheBytes))
+		}
+		h := handler.WrapSQS(store, model(0, &calls), opts...)
+		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
+		defer cancel()
+		if t.Prep == PrepComplete {
+			if _, err := runBatches(ctx, h, t.PrepBatches); err != nil {
+				b.Fatal(err)
+			}
+		}
+		fresh := s == First || s == InBatchDuplicates
+		var before, after runtime.MemStats
+		b.ReportAllocs()
+		runtime.ReadMemStats(&before)
+		n := 0
+		for b.Loop() {
+			if fresh {
+				store.Store = memstore.New()
+			}
+			resp, err := h(ctx, ev)
+			if err != nil || len(resp.BatchItemFailures) > 0 {
+				b.Fatalf("%s: %v, %d batch item failures", s, err, len(resp.BatchItemFailures))
+			}
+			n++
+		}
+		runtime.ReadMemStats(&after)
+		records := float64(n * len(ev.Records))
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/records, "allocs/record")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/records, "B/record")
+	}
+}
+
+// MicroResult is a micro-benchmark's outcome: medians over the counts of
+// a `go test -bench` run.
+type MicroResult struct {
+	Name            string
+	NsPerRecord     float64
+	AllocsPerRecord float64
+	BytesPerRecord  float64
+}

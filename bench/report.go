@@ -1,0 +1,255 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// runnerNames are the implementations' names in the tables.
+var runnerNames = map[string]string{
+	RunnerFloor:           "raw-SDK floor",
+	RunnerFloorFenced:     "fenced floor",
+	RunnerIdemq:           "idemq",
+	RunnerFloorWide:       "raw-SDK floor, whole batch",
+	RunnerFloorFencedWide: "fenced floor, whole batch",
+	RunnerIdemqWide:       "idemq, whole batch",
+	RunnerPowertools:      "Powertools TS",
+}
+
+// Report writes r as markdown: the machine, requests per record per
+// scenario, throughput and client CPU per record per batch size, the
+// in-memory overhead, the start-up, and the issue's targets, met or not.
+func Report(w io.Writer, r *Results) error {
+	var b strings.Builder
+	machine(&b, r)
+	scenarioTables(&b, r)
+	throughputTables(&b, r)
+	microTable(&b, r)
+	startupTable(&b, r)
+	targetTable(&b, r)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func machine(b *strings.Builder, r *Results) {
+	m := r.Machine
+	fmt.Fprintf(b, "Measured %s on %s (%d vCPUs, %.0f GB, Linux %s, %s); %s; Node %s with %s; DynamoDB Local %s on %s. ",
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), m.CPU, m.CPUs, float64(m.MemoryMB)/1024, m.Kernel, m.OSArch,
+		m.Go, r.Node, packages(r.Packages), strings.TrimPrefix(m.DynamoDBLocal, "dynamodb_local_"), m.Java)
+	fmt.Fprintf(b, "Load average (1, 5, 15 min) %s before, %s after; the run took %s.\n\n",
+		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second))
+	fmt.Fprintf(b, "Every figure is the median of %d runs of %d records (after a warm-up run), fed one batch at a time "+
+		"to one warm instance of each implementation, all against the same DynamoDB Local on loopback; "+
+		"the implementations take turns, run by run. Requests are counted by SDK middleware on the clients "+
+		"(each attempt); CPU is the client process's own user + system time (getrusage for Go, "+
+		"process.cpuUsage for Node), DynamoDB Local's excluded. idemq runs with its defaults "+
+		"(payload fingerprint of the whole body, one JSON log line per batch, discarded); Powertools as its docs "+
+		"show (BatchProcessor + processPartialResponse + makeIdempotent, key `powertools_json(body).idempotency_key`).\n\n",
+		r.Runs, r.Records)
+}
+
+func packages(p map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, fmt.Sprintf("`%s` %s", k, p[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scenarioTables(b *strings.Builder, r *Results) {
+	fmt.Fprintf(b, "#### Requests per record, by scenario (batches of %d, model 0 ms)\n\n", r.ScenarioSize)
+	b.WriteString("| scenario | floor | idemq | Powertools TS | idemq: ran / came back | Powertools: ran / came back |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range Scenarios {
+		i, _ := r.find(RunnerIdemq, s, r.ScenarioSize, 0)
+		p, _ := r.find(RunnerPowertools, s, r.ScenarioSize, 0)
+		fmt.Fprintf(b, "| %s | %g | %s | %s | %.2f / %.2f | %.2f / %.2f |\n", s, s.FloorRequests(),
+			requests(i), requests(p), i.ExecutionsPerRecord(), i.FailuresPerRecord(), p.ExecutionsPerRecord(), p.FailuresPerRecord())
+	}
+	b.WriteString("\n\"ran\": records whose work ran, per record; \"came back\": batch item failures per record " +
+		"(messages the queue delivers again). The records held IN_PROGRESS elsewhere must come back.\n\n")
+
+	fmt.Fprintf(b, "#### Cost per record, by scenario (batches of %d, model 0 ms)\n\n", r.ScenarioSize)
+	b.WriteString("| scenario | idemq records/s | Powertools records/s | idemq CPU µs/record | Powertools CPU µs/record | CPU idemq / Powertools |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range Scenarios {
+		i, _ := r.find(RunnerIdemq, s, r.ScenarioSize, 0)
+		p, _ := r.find(RunnerPowertools, s, r.ScenarioSize, 0)
+		fmt.Fprintf(b, "| %s | %.0f | %.0f | %.0f | %.0f | %s |\n", s, i.RecordsPerSecond(), p.RecordsPerSecond(),
+			i.CPUPerRecord(), p.CPUPerRecord(), ratio(i.CPUPerRecord(), p.CPUPerRecord()))
+	}
+	b.WriteString("\n")
+}
+
+// requests formats the requests per record an implementation asked for,
+// with the operations behind them (retries included) and the SDK's
+// retries.
+func requests(m Measurement) string {
+	if len(m.Samples) == 0 {
+		return "–"
+	}
+	ops := m.OpsPerRecord()
+	var parts []string
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
+		if ops[op] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", op, ops[op]))
+		}
+	}
+	retries := ""
+	if n := m.Retries(); n > 0 {
+		retries = fmt.Sprintf("; the SDK retried %d", n)
+	}
+	if len(parts) == 0 {
+		return "**0**"
+	}
+	return fmt.Sprintf("**%.2f** (%s%s)", m.CallsPerRecord(), strings.Join(parts, ", "), retries)
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func throughputTables(b *strings.Builder, r *Results) {
+	for _, t := range []struct {
+		title  string
+		format string
+		value  func(Measurement) float64
+	}{
+		{"First delivery: records per second", "%.0f", func(m Measurement) float64 { return m.RecordsPerSecond() }},
+		{"First delivery: client CPU per record, µs", "%.0f", func(m Measurement) float64 { return m.CPUPerRecord() }},
+	} {
+		fmt.Fprintf(b, "#### %s\n\n", t.title)
+		b.WriteString("| batch | model | records at once | raw-SDK floor | fenced floor | idemq | idemq / floor | idemq / fenced floor | Powertools TS | idemq / Powertools |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, c := range conditions(r) {
+			for _, row := range concurrencyRows(r, c.size) {
+				v := func(runner string) float64 {
+					m, ok := r.find(runner, First, c.size, c.model)
+					if !ok {
+						return 0
+					}
+					return t.value(m)
+				}
+				floor, fenced, idemq, pt := v(row.floor), v(row.fenced), v(row.idemq), v(RunnerPowertools)
+				fmt.Fprintf(b, "| %d | %d ms | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.size, c.model.Milliseconds(), row.label,
+					num(t.format, floor), num(t.format, fenced), num(t.format, idemq), ratio(idemq, floor), ratio(idemq, fenced),
+					num(t.format, pt), ratio(idemq, pt))
+			}
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "idemq runs %d records at once by default (`handler.DefaultConcurrency`); \"whole batch\" is "+
+		"`handler.WithConcurrency(batch size)`, what Powertools' `BatchProcessor` always does (`Promise.all`). "+
+		"The raw-SDK floor is one conditional PutItem and one unconditional UpdateItem per record, nothing else; "+
+		"the fenced floor sends idemq's requests (an owner token and a payload hash in the claim, `ReturnValues ALL_OLD`, "+
+		"the completion conditioned on the owner) without the library, so idemq / fenced floor is what the library "+
+		"itself costs, and fenced floor / floor what fencing costs DynamoDB Local. Requests per record in every "+
+		"first-delivery run: %s. Each client has its SDK's default HTTP settings: Go's keeps 10 idle connections "+
+		"and opens more on demand, Node's keeps up to 50 sockets and queues the rest.\n\n", r.DefaultConcurrency, firstRequests(r))
+}
+
+// concurrencyRow names the runners of one concurrency.
+type concurrencyRow struct {
+	label                string
+	floor, fenced, idemq string
+}
+
+// concurrencyRows are the concurrencies measured at a batch size: idemq's
+// default, and the whole batch when that is more.
+func concurrencyRows(r *Results, size int) []concurrencyRow {
+	rows := []concurrencyRow{{strconv.Itoa(min(size, r.DefaultConcurrency)), RunnerFloor, RunnerFloorFenced, RunnerIdemq}}
+	if size > r.DefaultConcurrency {
+		rows = append(rows, concurrencyRow{"whole batch", RunnerFloorWide, RunnerFloorFencedWide, RunnerIdemqWide})
+	}
+	return rows
+}
+
+func num(format string, v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// firstRequests summarises the requests per record of every
+// first-delivery measurement, by implementation.
+func firstRequests(r *Results) string {
+	seen := map[string][]float64{}
+	retries := 0
+	for _, m := range r.Throughput {
+		seen[m.Runner] = append(seen[m.Runner], m.CallsPerRecord())
+		retries += m.Retries()
+	}
+	var parts []string
+	for _, s := range series {
+		v := seen[s.runner]
+		if len(v) == 0 {
+			continue
+		}
+		lo, hi := slices.Min(v), slices.Max(v)
+		if lo == hi {
+			parts = append(parts, fmt.Sprintf("%s %.2f", runnerNames[s.runner], lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.2f–%.2f", runnerNames[s.runner], lo, hi))
+		}
+	}
+	out := strings.Join(parts, ", ")
+	if retries > 0 {
+		out += fmt.Sprintf(" (not counting %d retries by the SDKs of requests DynamoDB Local did not answer in time)", retries)
+	}
+	return out
+}
+
+func microTable(b *strings.Builder, r *Results) {
+	if len(r.Micro) == 0 {
+		return
+	}
+	b.WriteString("#### The handler without I/O (in-memory store, `go test -bench Handler ./bench`)\n\n")
+	b.WriteString("| scenario / batch | ns per record | allocations per record | bytes per record |\n")
+	b.WriteString("|---|---:|---:|---:|\n")
+	for _, m := range r.Micro {
+		fmt.Fprintf(b, "| %s | %.0f | %.1f | %.0f |\n", m.Name, m.NsPerRecord, m.AllocsPerRecord, m.BytesPerRecord)
+	}
+	b.WriteString("\n")
+}
+
+func startupTable(b *strings.Builder, r *Results) {
+	s := r.Startup
+	if s == nil {
+		return
+	}
+	b.WriteString("#### Start-up of the worker (`lambda/`)\n\n")
+	b.WriteString("| | |\n|---|---:|\n")
+	for _, arch := range slices.Sorted(maps.Keys(s.Sizes)) {
+		fmt.Fprintf(b, "| `bootstrap` size, linux/%s (`make build-lambda`: stripped, `-tags lambda.norpc`) | %.1f MB |\n", arch, float64(s.Sizes[arch])/1e6)
+	}
+	fmt.Fprintf(b, "| init under the Runtime Interface Emulator (its INIT REPORT), linux/%s, median of %d cold starts | %.0f ms |\n",
+		s.Arch, len(s.Init), ms(s.MedianInit()))
+	fmt.Fprintf(b, "| first invocation, init included (an empty batch, as the client sees it) | %.0f ms |\n", ms(s.MedianFirst()))
+	fmt.Fprintf(b, "| second invocation | %.1f ms |\n\n", ms(s.MedianWarm()))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func targetTable(b *strings.Builder, r *Results) {
+	b.WriteString("#### The issue's targets\n\n| target | measured | |\n|---|---|---|\n")
+	for _, t := range Targets(r) {
+		verdict := "not met"
+		switch {
+		case t.Met:
+			verdict = "met"
+		case t.Unmeasured:
+			verdict = "not measured"
+		}
+		fmt.Fprintf(b, "| %s | %s | **%s** |\n", t.Name, t.Result, verdict)
+	}
+	b.WriteString("\n")
+}

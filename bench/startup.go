@@ -1,0 +1,245 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// StartupConfig says how MeasureStartup runs.
+type StartupConfig struct {
+	// Root is the module's root; ./lambda is built from it.
+	Root string
+	// RIE is the path of aws-lambda-rie (`make rie` installs bin/aws-lambda-rie).
+	RIE string
+	// Archs are the GOARCHs the worker is built and sized for. Defaults to
+	// arm64 (what infra/ deploys) and amd64.
+	Archs []string
+	// Starts is the number of cold starts, each in a new emulator.
+	// Defaults to 5.
+	Starts int
+	// Endpoint and Table are the DynamoDB Local and the table the worker is
+	// configured with (its DynamoDB store is built at init).
+	Endpoint, Table string
+}
+
+// StartupResult is the worker's start-up.
+type StartupResult struct {
+	Sizes map[string]int64 // GOARCH → bytes of bootstrap, built as `make build-lambda` builds it
+	Arch  string           // the GOARCH the cold starts ran
+	// Init is the emulator's INIT REPORT duration of each cold start: from
+	// the start of the init phase until the runtime asks for its first
+	// event (process start, Go runtime, configuration, SDK clients).
+	Init []time.Duration
+	// FirstInvoke is each cold start's first invocation (an empty batch)
+	// as the client saw it: init included. WarmInvoke is the second.
+	FirstInvoke, WarmInvoke []time.Duration
+}
+
+// MedianInit is the median init duration.
+func (r StartupResult) MedianInit() time.Duration { return medianDuration(r.Init) }
+
+// MedianFirst is the median first invocation, init included.
+func (r StartupResult) MedianFirst() time.Duration { return medianDuration(r.FirstInvoke) }
+
+// MedianWarm is the median second invocation.
+func (r StartupResult) MedianWarm() time.Duration { return medianDuration(r.WarmInvoke) }
+
+func medianDuration(d []time.Duration) time.Duration {
+	v := make([]float64, len(d))
+	for i, x := range d {
+		v[i] = float64(x)
+	}
+	return time.Duration(median(v))
+}
+
+// MeasureStartup builds the worker (lambda/) for each arch as
+// `make build-lambda` does, and cold-starts the build for this machine's
+// arch under the Lambda Runtime Interface Emulator, cfg.Starts times.
+func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, error) {
+	if runtime.GOOS != "linux" {
+		return nil, errors.New("bench: the start-up is measured on Linux (the emulator runs a linux bootstrap)")
+	}
+	if len(cfg.Archs) == 0 {
+		cfg.Archs = []string{"arm64", "amd64"}
+	}
+	if cfg.Starts == 0 {
+		cfg.Starts = 5
+	}
+	rie, err := filepath.Abs(cfg.RIE)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(rie); err != nil {
+		return nil, fmt.Errorf("bench: the Lambda Runtime Interface Emulator is not installed (%v): run `make rie`", err)
+	}
+	cfg.RIE = rie
+	dir, err := os.MkdirTemp("", "idemq-bench-startup-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	res := &StartupResult{Sizes: make(map[string]int64), Arch: runtime.GOARCH}
+	archs := cfg.Archs
+	if !slices.Contains(archs, runtime.GOARCH) {
+		archs = append(slices.Clone(archs), runtime.GOARCH)
+	}
+	for _, arch := range archs {
+		out := filepath.Join(dir, arch, "bootstrap")
+		if err := buildWorker(ctx, cfg.Root, arch, out); err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(out)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(cfg.Archs, arch) {
+			res.Sizes[arch] = fi.Size()
+		}
+	}
+	bootstrap := filepath.Join(dir, runtime.GOARCH, "bootstrap")
+	for range cfg.Starts {
+		initD, first, warm, err := coldStart(ctx, cfg, bootstrap, dir)
+		if err != nil {
+			return nil, err
+		}
+		res.Init = append(res.Init, initD)
+		res.FirstInvoke = append(res.FirstInvoke, first)
+		res.WarmInvoke = append(res.WarmInvoke, warm)
+	}
+	return res, nil
+}
+
+// buildWorker builds lambda/ as `make build-lambda` does.
+func buildWorker(ctx context.Context, root, arch, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-o", out, "./lambda")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("bench: build the worker for %s: %v\n%s", arch, err, b)
+	}
+	return nil
+}
+
+var initReport = regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`)
+
+// coldStart runs the bootstrap in a new emulator, invokes it twice with an
+// empty batch, and returns the init phase's duration and both
+// invocations' durations as the client saw them.
+func coldStart(ctx context.Context, cfg StartupConfig, bootstrap, home string) (initD, first, warm time.Duration, err error) {
+	addr, err := freeLoopback()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	apiAddr, err := freeLoopback()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cmd := exec.Command(cfg.RIE, "--runtime-interface-emulator-address", addr,
+		"--runtime-api-address", apiAddr, "--log-level", "info", bootstrap)
+	cmd.Dir = filepath.Dir(bootstrap)
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+		"AWS_LAMBDA_FUNCTION_NAME=idemq-bench", "AWS_LAMBDA_FUNCTION_TIMEOUT=60", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
+		"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
+		"AWS_EC2_METADATA_DISABLED=true",
+		"IDEMQ_TABLE=" + cfg.Table, "IDEMQ_DYNAMODB_ENDPOINT=" + cfg.Endpoint,
+		"IDEMQ_PROVIDER_URL=http://127.0.0.1:9/v1", // never called: the batches are empty
+		"IDEMQ_RECORD_EXPIRY=120h",
+	}
+	var out tailBuffer
+	out.max = 64 << 10
+	cmd.Stdout, cmd.Stderr = &out, &out
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, fmt.Errorf("bench: start the emulator: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	defer func() { killGroup(cmd); <-exited }()
+
+	if err := waitListening(ctx, addr, exited); err != nil {
+		return 0, 0, 0, fmt.Errorf("bench: the emulator: %w; its output:\n%s", err, out.String())
+	}
+	url := "http://" + addr + "/2015-03-31/functions/function/invocations"
+	if first, err = invoke(ctx, url); err != nil {
+		return 0, 0, 0, fmt.Errorf("bench: first invocation: %w; output:\n%s", err, out.String())
+	}
+	if warm, err = invoke(ctx, url); err != nil {
+		return 0, 0, 0, fmt.Errorf("bench: second invocation: %w; output:\n%s", err, out.String())
+	}
+	// The emulator logs the report as the init ends, before the answer.
+	m := initReport.FindStringSubmatch(out.String())
+	if m == nil {
+		return 0, 0, 0, fmt.Errorf("bench: no INIT REPORT in the emulator's output:\n%s", out.String())
+	}
+	ms, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return time.Duration(ms * float64(time.Millisecond)), first, warm, nil
+}
+
+// invoke posts an empty SQS batch and returns how long the answer took.
+func invoke(ctx context.Context, url string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(`{"Records":[]}`)))
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(resp.Body)
+	d := time.Since(start)
+	if resp.StatusCode != http.StatusOK || bytes.Contains(body.Bytes(), []byte("errorMessage")) {
+		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, body.Bytes())
+	}
+	return d, nil
+}
+
+// waitListening waits until something accepts connections at addr.
+func waitListening(ctx context.Context, addr string, exited <-chan struct{}) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("it exited during start-up")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("nothing listens at %s after 30s", addr)
+}
+
+// freeLoopback returns a loopback address whose port was free a moment
+// ago.
+func freeLoopback() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
