@@ -40,37 +40,6 @@ func newClient(endpoint string, c *Counter) *dynamodb.Client {
 	})
 }
 
-// createTable creates an on-demand table with the partition key "id" (the
-// attribute name idemq and Powertools both use), without TTL.
-func createTable(ctx context.Context, client *dynamodb.Client, name string) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		return fmt.Errorf("bench: create table %s: %w", name, err)
-	}
-	for out.TableDescription == nil || out.TableDescription.TableStatus != types.TableStatusActive {
-		d, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		if err != nil {
-			return fmt.Errorf("bench: describe table %s: %w", name, err)
-		}
-		if d.Table != nil && d.Table.TableStatus == types.TableStatusActive {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("bench: table %s is not ACTIVE: %w", name, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
 // deleteTable deletes a table; one already gone is not an error.
 func deleteTable(ctx context.Context, client *dynamodb.Client, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -2,19 +2,8 @@
 
 package bench
 
-import (
-	"os/exec"
-	"time"
-)
+import "time"
 
-// The harness measures with getrusage and process groups: Unix only.
+// The harness measures with getrusage: Unix only.
 
 func processCPU() time.Duration { panic("bench: process CPU time is measured on Unix only") }
-
-func ownGroup(*exec.Cmd) {}
-
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
-	}
-}

@@ -3,7 +3,6 @@
 package bench
 
 import (
-	"os/exec"
 	"syscall"
 	"time"
 )
@@ -16,15 +15,4 @@ func processCPU() time.Duration {
 		panic("bench: getrusage: " + err.Error())
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// ownGroup makes cmd the leader of a process group of its own, so
-// killGroup stops it and what it started.
-func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
-
-// killGroup stops cmd's process group.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }

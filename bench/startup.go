@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/idemq/idemq/internal/rie"
 )
 
 // StartupConfig says how MeasureStartup runs.
@@ -77,14 +78,11 @@ func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, err
 	if cfg.Starts == 0 {
 		cfg.Starts = 5
 	}
-	rie, err := filepath.Abs(cfg.RIE)
+	rieBin, err := rie.Find(cfg.RIE)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	if _, err := os.Stat(rie); err != nil {
-		return nil, fmt.Errorf("bench: the Lambda Runtime Interface Emulator is not installed (%v): run `make rie`", err)
-	}
-	cfg.RIE = rie
+	cfg.RIE = rieBin
 	dir, err := os.MkdirTemp("", "idemq-bench-startup-")
 	if err != nil {
 		return nil, err
@@ -138,41 +136,29 @@ var initReport = regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`)
 // empty batch, and returns the init phase's duration and both
 // invocations' durations as the client saw them.
 func coldStart(ctx context.Context, cfg StartupConfig, bootstrap, home string) (initD, first, warm time.Duration, err error) {
-	addr, err := freeLoopback()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	apiAddr, err := freeLoopback()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	cmd := exec.Command(cfg.RIE, "--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", apiAddr, "--log-level", "info", bootstrap)
-	cmd.Dir = filepath.Dir(bootstrap)
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home,
-		"AWS_LAMBDA_FUNCTION_NAME=idemq-bench", "AWS_LAMBDA_FUNCTION_TIMEOUT=60", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
-		"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
-		"AWS_EC2_METADATA_DISABLED=true",
-		"IDEMQ_TABLE=" + cfg.Table, "IDEMQ_DYNAMODB_ENDPOINT=" + cfg.Endpoint,
-		"IDEMQ_PROVIDER_URL=http://127.0.0.1:9/v1", // never called: the batches are empty
-		"IDEMQ_RECORD_EXPIRY=120h",
-	}
 	var out tailBuffer
 	out.max = 64 << 10
-	cmd.Stdout, cmd.Stderr = &out, &out
-	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	emu, err := rie.Start(ctx, rie.Config{
+		RIE: cfg.RIE, Bootstrap: bootstrap, Dir: filepath.Dir(bootstrap), LogLevel: "info",
+		Env: []string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+			"AWS_LAMBDA_FUNCTION_NAME=idemq-bench", "AWS_LAMBDA_FUNCTION_TIMEOUT=60", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
+			"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
+			"AWS_EC2_METADATA_DISABLED=true",
+			"IDEMQ_TABLE=" + cfg.Table, "IDEMQ_DYNAMODB_ENDPOINT=" + cfg.Endpoint,
+			"IDEMQ_PROVIDER_URL=http://127.0.0.1:9/v1", // never called: the batches are empty
+			"IDEMQ_RECORD_EXPIRY=120h",
+		},
+		Output: &out,
+	})
+	if errors.Is(err, rie.ErrNotListening) {
+		return 0, 0, 0, fmt.Errorf("bench: %w; its output:\n%s", err, out.String())
+	}
+	if err != nil {
 		return 0, 0, 0, fmt.Errorf("bench: start the emulator: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	defer func() { killGroup(cmd); <-exited }()
-
-	if err := waitListening(ctx, addr, exited); err != nil {
-		return 0, 0, 0, fmt.Errorf("bench: the emulator: %w; its output:\n%s", err, out.String())
-	}
-	url := "http://" + addr + "/2015-03-31/functions/function/invocations"
+	defer emu.Kill()
+	url := emu.URL()
 	if first, err = invoke(ctx, url); err != nil {
 		return 0, 0, 0, fmt.Errorf("bench: first invocation: %w; output:\n%s", err, out.String())
 	}
@@ -212,34 +198,4 @@ func invoke(ctx context.Context, url string) (time.Duration, error) {
 		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, body.Bytes())
 	}
 	return d, nil
-}
-
-// waitListening waits until something accepts connections at addr.
-func waitListening(ctx context.Context, addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case <-exited:
-			return errors.New("it exited during start-up")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("nothing listens at %s after 30s", addr)
-}
-
-// freeLoopback returns a loopback address whose port was free a moment
-// ago.
-func freeLoopback() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

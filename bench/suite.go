@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // The runners' IDs.
@@ -188,8 +189,8 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 			run := newRunID()
 			t := build(run)
 			t.Table = "idemq-bench-" + run
-			if err := createTable(ctx, s.admin, t.Table); err != nil {
-				return nil, err
+			if err := dynamotest.CreateTable(ctx, s.admin, t.Table); err != nil {
+				return nil, fmt.Errorf("bench: %w", err)
 			}
 			smp, err := r.Run(ctx, t)
 			if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
@@ -215,8 +216,8 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 // startup measures the worker's start-up with a table of its own.
 func (s *suite) startup(ctx context.Context, cfg StartupConfig) (*StartupResult, error) {
 	cfg.Table = "idemq-bench-startup-" + newRunID()
-	if err := createTable(ctx, s.admin, cfg.Table); err != nil {
-		return nil, err
+	if err := dynamotest.CreateTable(ctx, s.admin, cfg.Table); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
 	}
 	defer func() { _ = deleteTable(ctx, s.admin, cfg.Table) }()
 	return MeasureStartup(ctx, cfg)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +26,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/internal/rie"
 )
 
 // rieEnv names a path to the aws-lambda-rie binary, overriding
@@ -45,7 +44,7 @@ func TestRIE(t *testing.T) {
 		t.Skip("-short: the RIE test builds the bootstrap and runs the emulator")
 	}
 	t.Parallel()
-	rie := rieBinary(t)
+	rieBin := rieBinary(t)
 	bootstrap := buildBootstrap(t, runtime.GOARCH)
 
 	t.Run("dynamodb", func(t *testing.T) {
@@ -60,7 +59,7 @@ func TestRIE(t *testing.T) {
 		})
 		table := dynamotest.NewTable(t, client)
 		f := newFakeProvider(t)
-		url := startRIE(t, rie, bootstrap, f,
+		url := startRIE(t, rieBin, bootstrap, f,
 			"IDEMQ_TABLE="+table,
 			"IDEMQ_DYNAMODB_ENDPOINT="+os.Getenv(dynamotest.EndpointEnv),
 			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie",
@@ -86,7 +85,7 @@ func TestRIE(t *testing.T) {
 		sqs := newFakeSQS(t)
 		const queueURL = "http://sqs.us-east-1.localhost:9324/000000000000/idemq-jobs"
 		f := newFakeProvider(t)
-		url := startRIE(t, rie, bootstrap, f,
+		url := startRIE(t, rieBin, bootstrap, f,
 			"IDEMQ_TABLE="+table,
 			"IDEMQ_DYNAMODB_ENDPOINT="+os.Getenv(dynamotest.EndpointEnv),
 			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie",
@@ -119,7 +118,7 @@ func TestRIE(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		t.Parallel()
 		f := newFakeProvider(t)
-		url := startRIE(t, rie, bootstrap, f, "IDEMQ_STORE=memory")
+		url := startRIE(t, rieBin, bootstrap, f, "IDEMQ_STORE=memory")
 		checkScenario(t, url, f)
 	})
 }
@@ -244,7 +243,7 @@ func invokeRIE(t *testing.T, url, file string) []string {
 		t.Fatal(err)
 	}
 	client := &http.Client{Timeout: 2 * time.Minute}
-	resp, err := client.Post(url+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(event))
+	resp, err := client.Post(url, "application/json", bytes.NewReader(event))
 	if err != nil {
 		t.Fatalf("%s: invoke: %v", file, err)
 	}
@@ -290,15 +289,13 @@ func rieBinary(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv(rieEnv)
 	if path == "" {
-		var err error
-		if path, err = filepath.Abs(filepath.Join("..", "bin", "aws-lambda-rie")); err != nil {
-			t.Fatal(err)
-		}
+		path = filepath.Join("..", rie.BinPath)
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the Lambda Runtime Interface Emulator is not installed at %s: run `make rie` (make test-go does), or set %s; -short skips this test", path, rieEnv)
+	abs, err := rie.Find(path)
+	if err != nil {
+		t.Fatalf("%v, or set %s; -short skips this test", err, rieEnv)
 	}
-	return path
+	return abs
 }
 
 // buildBootstrap builds the worker as Lambda runs it: bootstrap, linux,
@@ -315,77 +312,36 @@ func buildBootstrap(t *testing.T, arch string) string {
 }
 
 // startRIE runs the emulator with the bootstrap on loopback ports of its
-// own and returns its URL. The emulator and the bootstrap it starts are
-// stopped when the test ends; their output is logged if the test failed.
-func startRIE(t *testing.T, rie, bootstrap string, f *fakeProvider, env ...string) string {
+// own and returns its invocation URL. The emulator and the bootstrap it
+// starts are stopped when the test ends; their output is logged if the
+// test failed.
+func startRIE(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...string) string {
 	t.Helper()
-	addr, apiAddr := freeAddr(t), freeAddr(t)
-	cmd := exec.Command(rie,
-		"--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", apiAddr,
-		"--log-level", "warn",
-		bootstrap)
-	cmd.Dir = filepath.Dir(bootstrap)
-	cmd.Env = append([]string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + t.TempDir(),
-		"AWS_LAMBDA_FUNCTION_NAME=" + functionName,
-		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
-		"AWS_REGION=us-east-1",
-		"AWS_EC2_METADATA_DISABLED=true",
-		"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
-		"IDEMQ_RECORD_EXPIRY=120h",
-	}, env...)
 	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // to stop the bootstrap with it
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", rie, err)
+	e, err := rie.Start(context.Background(), rie.Config{
+		RIE: rieBin, Bootstrap: bootstrap, Dir: filepath.Dir(bootstrap), LogLevel: "warn",
+		Env: append([]string{
+			"PATH=" + os.Getenv("PATH"),
+			"HOME=" + t.TempDir(),
+			"AWS_LAMBDA_FUNCTION_NAME=" + functionName,
+			"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
+			"AWS_REGION=us-east-1",
+			"AWS_EC2_METADATA_DISABLED=true",
+			"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
+			"IDEMQ_RECORD_EXPIRY=120h",
+		}, env...),
+		Output: &out,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		pgid := cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-exited
-		}
+		e.Stop(10 * time.Second)
 		if t.Failed() {
 			t.Logf("emulator and bootstrap output:\n%s", out.String())
 		}
 	})
-	// Wait until the emulator listens (bounded: 30 s).
-	for i := 0; ; i++ {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the emulator exited:\n%s", out.String())
-		default:
-		}
-		if i == 300 {
-			t.Fatalf("the emulator does not listen on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return "http://" + addr
-}
-
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return e.URL()
 }
 
 // checkConfigErrors runs the built bootstrap without its configuration:

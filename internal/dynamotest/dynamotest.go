@@ -1,5 +1,6 @@
 // Package dynamotest connects tests to the DynamoDB Local that
-// scripts/with-dynamodb.sh starts, and gives each test a table of its own.
+// scripts/with-dynamodb.sh starts, and gives each test a table of its own
+// (CreateTable makes one outside a test).
 //
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()

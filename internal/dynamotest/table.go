@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -42,16 +43,8 @@ func NewTable(t testing.TB, client *dynamodb.Client, opts ...TableOption) string
 		opt(&o)
 	}
 	name := tableName(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(o.key), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(o.key), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		t.Fatalf("dynamotest: create table %s: %v", name, err)
+	if err := createTable(context.Background(), client, name, o.key); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -60,27 +53,50 @@ func NewTable(t testing.TB, client *dynamodb.Client, opts ...TableOption) string
 			t.Errorf("dynamotest: delete table %s: %v", name, err)
 		}
 	})
-	if out.TableDescription == nil || out.TableDescription.TableStatus != types.TableStatusActive {
-		waitActive(ctx, t, client, name)
-	}
 	return name
+}
+
+// CreateTable creates an idempotency table named name: the partition key
+// "id" (a string, the attribute name idemq and Powertools both use),
+// on-demand billing, no TTL. It waits until the table is ACTIVE, for 30
+// seconds at most. Unlike NewTable it needs no test: the real-pipeline
+// check and the benchmarks use it too.
+func CreateTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	return createTable(ctx, client, name, "id")
+}
+
+func createTable(ctx context.Context, client *dynamodb.Client, name, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return fmt.Errorf("dynamotest: create table %s: %w", name, err)
+	}
+	if out.TableDescription != nil && out.TableDescription.TableStatus == types.TableStatusActive {
+		return nil
+	}
+	return waitActive(ctx, client, name)
 }
 
 // waitActive polls until the table is ACTIVE. DynamoDB Local makes tables
 // ACTIVE at once unless run with -delayTransientStatuses.
-func waitActive(ctx context.Context, t testing.TB, client *dynamodb.Client, name string) {
-	t.Helper()
+func waitActive(ctx context.Context, client *dynamodb.Client, name string) error {
 	for {
 		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 		if err != nil {
-			t.Fatalf("dynamotest: describe table %s: %v", name, err)
+			return fmt.Errorf("dynamotest: describe table %s: %w", name, err)
 		}
 		if out.Table != nil && out.Table.TableStatus == types.TableStatusActive {
-			return
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("dynamotest: table %s is not ACTIVE: %v", name, ctx.Err())
+			return fmt.Errorf("dynamotest: table %s is not ACTIVE: %w", name, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

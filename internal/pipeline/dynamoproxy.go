@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +27,7 @@ type StoreFaults struct {
 // StoreProxy is an HTTP proxy in front of DynamoDB Local that injects
 // StoreFaults, and counts what it did per operation.
 type StoreProxy struct {
-	URL    string
-	srv    *httptest.Server
+	proxy  // URL, Close
 	faults StoreFaults
 
 	mu     sync.Mutex
@@ -43,22 +41,13 @@ type StoreProxy struct {
 // NewStoreProxy starts a proxy to target (DynamoDB Local's URL) on a free
 // port of 127.0.0.1.
 func NewStoreProxy(target string, f StoreFaults) (*StoreProxy, error) {
-	u, err := url.Parse(target)
-	if err != nil {
+	p := &StoreProxy{faults: f, rng: rand.New(rand.NewPCG(f.Seed, 2)), counts: map[string]int{}, faulted: map[string][]string{}}
+	var err error
+	if p.proxy, err = startProxy(target, p.serve); err != nil {
 		return nil, err
 	}
-	p := &StoreProxy{faults: f, rng: rand.New(rand.NewPCG(f.Seed, 2)), counts: map[string]int{}, faulted: map[string][]string{}}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, _ error) {
-		w.WriteHeader(http.StatusBadGateway) // the worker went away mid-request: it was killed
-	}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(w, r, rp) }))
-	p.URL = p.srv.URL
 	return p, nil
 }
-
-// Close stops the proxy.
-func (p *StoreProxy) Close() { p.srv.Close() }
 
 // Counts returns the requests seen per operation and fault.
 func (p *StoreProxy) Counts() map[string]int {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // startFunction starts the variant's instances: emulators running the
@@ -24,8 +25,8 @@ func (r *runner) startFunction(ctx context.Context) ([]handlertest.Invoker, erro
 	}
 	dynamo := NewDynamoClient(r.parts.DynamoDB)
 	r.table = "idemq-pipeline-" + r.suffix
-	if err := CreateTable(ctx, dynamo, r.table); err != nil {
-		return nil, err
+	if err := dynamotest.CreateTable(ctx, dynamo, r.table); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	r.cleanups = append(r.cleanups, func() { _ = DeleteTable(context.Background(), dynamo, r.table) })
 	var err error

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/idemq/idemq/internal/rie"
 )
 
 // Parts are the servers and programs a run uses.
@@ -16,16 +18,10 @@ type Parts struct {
 	Bootstrap string // path of the reference worker built for this machine (BuildBootstrap)
 }
 
-// RIEHint says how to get the emulator.
-const RIEHint = "run `make rie` (it builds the Lambda Runtime Interface Emulator into bin/aws-lambda-rie)"
-
-// FindRIE returns the path of bin/aws-lambda-rie, or an error with a hint.
+// FindRIE returns the path of bin/aws-lambda-rie under root, or an error
+// with a hint.
 func FindRIE(root string) (string, error) {
-	p := filepath.Join(root, "bin", "aws-lambda-rie")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("pipeline: no Lambda Runtime Interface Emulator at %s: %s", p, RIEHint)
-	}
-	return p, nil
+	return rie.Find(filepath.Join(root, rie.BinPath))
 }
 
 // BuildBootstrap builds the reference worker (lambda/) for this machine

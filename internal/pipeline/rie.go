@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"sync"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/internal/rie"
 )
 
 // Instance is one function instance: the reference worker (bootstrap)
@@ -25,7 +24,7 @@ import (
 // handlertest.Killer.
 type Instance struct {
 	name      string
-	rie       string
+	rieBin    string
 	bootstrap string
 	env       []string
 	timeout   time.Duration
@@ -33,9 +32,7 @@ type Instance struct {
 	client    *http.Client
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	url    string
-	exited chan struct{}
+	emu    *rie.Emulator
 	starts int
 }
 
@@ -51,7 +48,7 @@ type InstanceConfig struct {
 // StartInstance starts the emulator and waits until it listens.
 func StartInstance(ctx context.Context, c InstanceConfig) (*Instance, error) {
 	in := &Instance{
-		name: c.Name, rie: c.RIE, bootstrap: c.Bootstrap, env: c.Env, timeout: c.Timeout,
+		name: c.Name, rieBin: c.RIE, bootstrap: c.Bootstrap, env: c.Env, timeout: c.Timeout,
 		logs:   &logBuffer{},
 		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
 	}
@@ -60,78 +57,33 @@ func StartInstance(ctx context.Context, c InstanceConfig) (*Instance, error) {
 	return in, in.start(ctx)
 }
 
-// start launches the emulator; in.mu is held.
+// start launches the emulator; in.mu is held. A start that fails is tried
+// again on other ports, three times in all.
 func (in *Instance) start(ctx context.Context) error {
 	var lastErr error
 	for range 3 {
-		ports, err := freePorts(2)
-		if err != nil {
-			return err
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(ports[0])
-		cmd := exec.Command(in.rie,
-			"--runtime-interface-emulator-address", addr,
-			"--runtime-api-address", "127.0.0.1:"+strconv.Itoa(ports[1]),
-			in.bootstrap)
-		cmd.Env = append([]string{
-			"LOG_LEVEL=error",
-			"AWS_LAMBDA_FUNCTION_TIMEOUT=" + strconv.Itoa(int(in.timeout/time.Second)),
-		}, in.env...)
-		cmd.Stdout, cmd.Stderr = in.logs, in.logs
-		ownGroup(cmd)
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("pipeline: start %s: %w", in.rie, err)
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		if err := waitListening(ctx, addr, exited); err != nil {
-			killGroup(cmd)
-			<-exited
+		e, err := rie.Start(ctx, rie.Config{
+			RIE: in.rieBin, Bootstrap: in.bootstrap,
+			Env: append([]string{
+				"LOG_LEVEL=error",
+				"AWS_LAMBDA_FUNCTION_TIMEOUT=" + strconv.Itoa(int(in.timeout/time.Second)),
+			}, in.env...),
+			Output:  in.logs,
+			Wait:    10 * time.Second,
+			Prepare: ownGroup,
+			Kill:    killGroup,
+		})
+		if errors.Is(err, rie.ErrNotListening) {
 			lastErr = fmt.Errorf("pipeline: instance %s: %w; its output:\n%s", in.name, err, in.logs.tail(2000))
 			continue
 		}
-		in.cmd, in.exited, in.starts = cmd, exited, in.starts+1
-		in.url = "http://" + addr + "/2015-03-31/functions/function/invocations"
+		if err != nil {
+			return err
+		}
+		in.emu, in.starts = e, in.starts+1
 		return nil
 	}
 	return lastErr
-}
-
-func waitListening(ctx context.Context, addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case <-exited:
-			return errors.New("the emulator exited during start-up")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return errors.New("the emulator did not listen within 10s")
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
 }
 
 // Invoke implements handlertest.Invoker: one POST to the emulator. An
@@ -205,13 +157,13 @@ func (in *Instance) ready(ctx context.Context) (string, <-chan struct{}, error) 
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	select {
-	case <-in.exited:
+	case <-in.emu.Exited():
 		if err := in.start(ctx); err != nil {
 			return "", nil, err
 		}
 	default:
 	}
-	return in.url, in.exited, nil
+	return in.emu.URL(), in.emu.Exited(), nil
 }
 
 // Crash kills the emulator and the worker at once, wherever they are; the
@@ -219,16 +171,14 @@ func (in *Instance) ready(ctx context.Context) (string, <-chan struct{}, error) 
 func (in *Instance) Crash() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	killGroup(in.cmd)
-	<-in.exited
+	in.emu.Kill()
 }
 
 // Kill implements handlertest.Killer: Crash, then start again.
 func (in *Instance) Kill(ctx context.Context) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	killGroup(in.cmd)
-	<-in.exited
+	in.emu.Kill()
 	return in.start(ctx)
 }
 
@@ -236,8 +186,7 @@ func (in *Instance) Kill(ctx context.Context) error {
 func (in *Instance) Close() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	killGroup(in.cmd)
-	<-in.exited
+	in.emu.Kill()
 }
 
 // Starts returns how many times the emulator was started (1 + restarts).

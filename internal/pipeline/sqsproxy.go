@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -17,8 +16,7 @@ import (
 // back-off (IDEMQ_SQS_ENDPOINT) talks to: it passes every request on and
 // logs each ChangeMessageVisibility with the server's answer.
 type SQSProxy struct {
-	URL string
-	srv *httptest.Server
+	proxy // URL, Close
 
 	mu      sync.Mutex
 	changes []VisibilityChange
@@ -35,22 +33,13 @@ type VisibilityChange struct {
 // NewSQSProxy starts a proxy to target (the SQS server's endpoint) on a
 // free port of 127.0.0.1.
 func NewSQSProxy(target string) (*SQSProxy, error) {
-	u, err := url.Parse(target)
-	if err != nil {
+	p := &SQSProxy{}
+	var err error
+	if p.proxy, err = startProxy(target, p.serve); err != nil {
 		return nil, err
 	}
-	p := &SQSProxy{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, _ error) {
-		w.WriteHeader(http.StatusBadGateway) // the worker went away mid-request: it was killed
-	}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(w, r, rp) }))
-	p.URL = p.srv.URL
 	return p, nil
 }
-
-// Close stops the proxy.
-func (p *SQSProxy) Close() { p.srv.Close() }
 
 // Changes returns the ChangeMessageVisibility requests seen, in the order
 // they were answered.

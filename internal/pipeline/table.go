@@ -23,21 +23,6 @@ func NewDynamoClient(endpoint string) *dynamodb.Client {
 	})
 }
 
-// CreateTable creates an idempotency table (partition key "id", on
-// demand) named name.
-func CreateTable(ctx context.Context, client *dynamodb.Client, name string) error {
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		return fmt.Errorf("pipeline: create table %s: %w", name, err)
-	}
-	return nil
-}
-
 // DeleteTable deletes the table.
 func DeleteTable(ctx context.Context, client *dynamodb.Client, name string) error {
 	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
