@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -37,16 +39,16 @@ func (rep *Report) Summary() string {
 		rep.ProviderCalls, rep.Keys, rep.DuplicateCalls, rep.LostWorkCalls)
 	if bo := rep.Backoff; bo != nil {
 		fmt.Fprintf(&b, "  back-off: %d ChangeMessageVisibility, %d accepted (visibility set: %s), %d rejected %v; %d came back sooner than the queue's visibility timeout, %d later; the workers counted %d backed off\n",
-			bo.Requests, bo.Accepted(), formatSeconds(bo.Seconds), bo.Requests-bo.Accepted(), bo.Rejected, bo.Sooner, bo.Later, w.BackedOff)
+			bo.Requests, bo.Accepted(), formatSorted(bo.Seconds, "%d s ×%d"), bo.Requests-bo.Accepted(), bo.Rejected, bo.Sooner, bo.Later, w.BackedOff)
 	}
 	if rep.FIFO {
 		fmt.Fprintf(&b, "  order: %d keys' first executions checked against the order sent in their group\n", rep.OrderChecked)
 	}
 	if rep.Store != nil {
-		fmt.Fprintf(&b, "  store requests: %s\n", formatCounts(rep.Store))
+		fmt.Fprintf(&b, "  store requests: %s\n", formatSorted(rep.Store, "%s %d"))
 	}
 	if rep.Records != nil {
-		fmt.Fprintf(&b, "  records at the end: %s\n", formatCounts(rep.Records))
+		fmt.Fprintf(&b, "  records at the end: %s\n", formatSorted(rep.Records, "%s %d"))
 	}
 	fmt.Fprintf(&b, "  dead letters %d:", len(rep.DeadLetters))
 	for _, d := range rep.DeadLetters {
@@ -66,28 +68,13 @@ func (rep *Report) Summary() string {
 	return b.String()
 }
 
-func formatCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+// formatSorted lists a map's entries in key order, each with format (key,
+// count), separated by commas.
+func formatSorted[K cmp.Ordered](m map[K]int, format string) string {
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-func formatSeconds(m map[int]int) string {
-	secs := make([]int, 0, len(m))
-	for s := range m {
-		secs = append(secs, s)
-	}
-	sort.Ints(secs)
-	parts := make([]string, len(secs))
-	for i, s := range secs {
-		parts[i] = fmt.Sprintf("%d s ×%d", s, m[s])
+		parts[i] = fmt.Sprintf(format, k, m[k])
 	}
 	return strings.Join(parts, ", ")
 }
