@@ -100,7 +100,8 @@ func (b *batch) prepare(i int, msg *events.SQSMessage, leaders map[idem.Key]int)
 	s := &b.slots[i]
 	s.msg, s.leader, s.done = msg, i, make(chan struct{})
 	o := &b.w.o
-	raw, err := o.key(msg)
+	bd := &body{msg: msg}
+	raw, err := o.key(bd)
 	if err != nil {
 		if o.keyless && errors.Is(err, idem.ErrNoKey) {
 			s.keyless = true
@@ -111,7 +112,7 @@ func (b *batch) prepare(i int, msg *events.SQSMessage, leaders map[idem.Key]int)
 	}
 	s.key, err = idem.ClientKey(o.namespace, raw)
 	if err == nil {
-		s.fp, err = o.fingerprint(msg)
+		s.fp, err = o.fingerprint(bd)
 	}
 	if err != nil {
 		s.out = b.failure(i, failed, "key", err)

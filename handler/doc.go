@@ -1,7 +1,8 @@
 // Package handler makes an SQS-triggered Lambda function idempotent with
 // one call, and answers Lambda with a partial batch response:
 //
-//	store := dynamostore.New(dynamodb.NewFromConfig(cfg), "idempotency")
+//	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
+//	store := dynamostore.New(client, "idempotency")
 //	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
 //	}))

@@ -16,11 +16,16 @@ const (
 	// DefaultKeyField is the JSON body member that holds a record's
 	// idempotency key.
 	DefaultKeyField = "idempotency_key"
-	// DefaultConcurrency is how many records of a batch run at once: the
-	// SQS event source's default batch size, and the largest FIFO batch.
-	// The work is mostly waiting on the network (the store, a model
-	// provider), so it is not tied to the number of CPUs.
-	DefaultConcurrency = 10
+	// DefaultConcurrency is how many records of a batch run at once: every
+	// record of a batch of up to 100 (the SQS event source sends 10 unless
+	// told otherwise), and 100 at a time of a larger one. Powertools runs
+	// every record of a batch at once; the bound keeps a batch of 10,000
+	// from opening 10,000 connections. The work is mostly waiting on the
+	// network (the store, a model provider), so it is not tied to the
+	// number of CPUs. Give the DynamoDB client as many idle connections
+	// (dynamostore.KeepConnections); lower it with WithConcurrency to stay
+	// within a provider's rate limit.
+	DefaultConcurrency = 100
 	// DefaultDeadlineReserve is the time left before the invocation's
 	// deadline under which records are no longer started. It is capped at
 	// half the time the invocation had when the batch began, so a function
@@ -74,8 +79,8 @@ type options struct {
 // WithNamespace sets the namespace every key starts with, so functions that
 // share a table never share a key. Keep it stable: a new namespace makes
 // every earlier record unreachable. Defaults to the Lambda function's name
-// (lambdacontext.FunctionName); outside Lambda, where that is empty, this
-// option is required.
+// (lambdacontext.FunctionName); outside Lambda, where that is empty, to the
+// program's name, with a warning.
 func WithNamespace(ns string) Option {
 	if ns == "" {
 		panic("handler: empty namespace")

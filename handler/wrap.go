@@ -3,6 +3,9 @@ package handler
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -31,8 +34,9 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // With no options the key is the body's "idempotency_key" field, namespaced
 // by the function's name, and the whole body is the payload fingerprint.
 //
-// It panics if store or fn is nil, or if no namespace can be had (outside
-// Lambda, pass WithNamespace). The handler returns an error only when a
+// Outside Lambda, without WithNamespace, the namespace is the program's
+// name (its executable's base name, without an extension), with a warning
+// logged. It panics if store or fn is nil. The handler returns an error only when a
 // failed record has no message id (Lambda could not be told which one
 // failed, so the whole batch must come back); store errors fail the records
 // they touch.
@@ -54,17 +58,31 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.namespace == "" {
-		panic("handler: no namespace: AWS_LAMBDA_FUNCTION_NAME is unset (not in Lambda?); pass handler.WithNamespace")
-	}
 	if o.logger == nil {
 		o.logger = slog.Default()
+	}
+	if o.namespace == "" {
+		// Outside Lambda (a test, a local run): the program's name stands
+		// in for the function's, as stable as the binary's name.
+		o.namespace = programName()
+		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name: pass handler.WithNamespace to choose one",
+			"namespace", o.namespace)
 	}
 	w := &wrapper{store: store, fn: fn, o: o, doOpts: o.doOptions()}
 	if o.cacheEntries > 0 {
 		w.cache = newCache(o.cacheEntries, o.cacheBytes)
 	}
 	return w.handle
+}
+
+// programName is the running executable's base name without its
+// extension; "idemq" if it has none.
+func programName() string {
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), filepath.Ext(os.Args[0]))
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		return "idemq"
+	}
+	return name
 }
 
 // wrapper holds what every batch of one wrapped handler shares.

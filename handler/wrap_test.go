@@ -1,11 +1,15 @@
 package handler_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -551,6 +555,41 @@ func TestReplayHookFailure(t *testing.T) {
 	wantIDs(t, b.invoke(failing, msg("m2", "k1")), "m2")
 }
 
+// Outside Lambda, without WithNamespace, the program's name is the
+// namespace: the handler works, and a warning says so.
+func TestNamespaceOutsideLambda(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	var logs bytes.Buffer
+	calls := 0
+	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
+		calls++
+		return []byte("done"), nil
+	}, handler.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	ev := events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "m1", Body: `{"idempotency_key":"k1"}`},
+		{MessageId: "m2", Body: `{"idempotency_key":"k1"}`},
+	}}
+	for range 2 {
+		resp, err := h(context.Background(), ev)
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("response %+v, %v; want no failures", resp, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the function ran %d times, want 1", calls)
+	}
+	prog := strings.TrimSuffix(filepath.Base(os.Args[0]), filepath.Ext(os.Args[0]))
+	if !strings.Contains(logs.String(), "no namespace") || !strings.Contains(logs.String(), "namespace="+prog) {
+		t.Errorf("log %q: want a warning naming the namespace %q", logs.String(), prog)
+	}
+	claim, err := store.Claim(context.Background(), idem.ClaimRequest{Key: idem.Key(prog + "#k1"), Owner: "probe",
+		Now: time.Now(), LeaseUntil: time.Now().Add(time.Minute), ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil || claim.State != idem.HeldCompleted {
+		t.Errorf("record under %q#k1: %+v, %v; want it completed", prog, claim, err)
+	}
+}
+
 func TestWiringPanics(t *testing.T) {
 	t.Parallel()
 	store := memstore.New()
@@ -558,7 +597,6 @@ func TestWiringPanics(t *testing.T) {
 	cases := map[string]func(){
 		"nil store":        func() { handler.WrapSQS(nil, fn, handler.WithNamespace(ns)) },
 		"nil func":         func() { handler.WrapSQS(store, nil, handler.WithNamespace(ns)) },
-		"no namespace":     func() { handler.WrapSQS(store, fn) },
 		"zero concurrency": func() { handler.WithConcurrency(0) },
 		"empty key field":  func() { handler.WithKeyField("") },
 		"nil backoff":      func() { handler.WithBackoff(nil) },

@@ -1,12 +1,9 @@
 package idem
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gowebpki/jcs"
@@ -92,56 +89,11 @@ func JSONFingerprint(body []byte, fields ...string) (string, error) {
 
 // canonicalHash hashes the canonical JSON of {field: value} for fields.
 func canonicalHash(body []byte, fields []string) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return "", fmt.Errorf("body is not valid JSON: %w", err)
-	}
-	if dec.More() {
-		return "", fmt.Errorf("body is not valid JSON: data after the top-level value")
-	}
-	if _, ok := doc.(map[string]any); !ok {
-		return "", fmt.Errorf("body is not a JSON object")
-	}
-	subset := make(map[string]any, len(fields))
-	for _, f := range slices.Compact(slices.Sorted(slices.Values(fields))) {
-		v, ok := lookup(doc, f)
-		if !ok {
-			return "", fmt.Errorf("field %q is absent or null", f)
-		}
-		subset[f] = v
-	}
-	raw, err := json.Marshal(subset)
+	obj, err := ParseJSONObject(body)
 	if err != nil {
 		return "", err
 	}
-	canon, err := jcs.Transform(raw)
-	if err != nil {
-		return "", err
-	}
-	return Fingerprint(canon), nil
-}
-
-// lookup follows a dotted path through nested objects. An exact member
-// name that contains dots wins over the path.
-func lookup(doc any, path string) (any, bool) {
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	if v, ok := obj[path]; ok {
-		return v, v != nil
-	}
-	head, rest, found := strings.Cut(path, ".")
-	if !found {
-		return nil, false
-	}
-	next, ok := obj[head]
-	if !ok {
-		return nil, false
-	}
-	return lookup(next, rest)
+	return obj.Hash(fields...)
 }
 
 // join puts the namespace before the value, hashing the whole key when it

@@ -27,6 +27,7 @@ const (
 	envEMF          = "IDEMQ_EMF_NAMESPACE"     // CloudWatch namespace for EMF metrics; off when unset
 	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"      // SQS endpoint URL for the back-off, for a local SQS server
 	envQueueURL     = "IDEMQ_QUEUE_URL"         // queue URL for the back-off; default: derived from the event source ARN
+	envConcurrency  = "IDEMQ_CONCURRENCY"       // records of a batch at once; default handler.DefaultConcurrency
 )
 
 // config is the worker's configuration, read from the environment once at
@@ -45,6 +46,7 @@ type config struct {
 	emfNamespace string // "": no EMF
 	sqsEndpoint  string // "": the AWS endpoint
 	queueURL     string // "": derived from each record's event source ARN
+	concurrency  int    // records of a batch at once; 0: the default
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
@@ -91,6 +93,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.lease, err = duration(getenv, envLease); err != nil {
 		errs = append(errs, err)
+	}
+	c.concurrency = handler.DefaultConcurrency
+	if v := getenv(envConcurrency); v != "" {
+		if c.concurrency, err = strconv.Atoi(v); err != nil || c.concurrency < 1 {
+			bad("%s=%q: want a whole number of at least 1", envConcurrency, v)
+		}
 	}
 	if v := getenv(envBackoff); v != "" {
 		if c.backoff, err = strconv.ParseBool(v); err != nil {

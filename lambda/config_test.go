@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemq/idemq/handler"
 )
 
 func env(kv ...string) func(string) string {
@@ -18,20 +20,20 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(env(
 		envTable, "idem", envRecordExpiry, "120h19m0s", envProviderURL, "https://api.openai.com/v1",
-		envBackoff, "true", envLease, "90s", envEndpoint, "http://127.0.0.1:8000",
+		envBackoff, "true", envLease, "90s", envEndpoint, "http://127.0.0.1:8000", envConcurrency, "25",
 	))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config{store: "dynamodb", table: "idem", endpoint: "http://127.0.0.1:8000",
 		expiry: 120*time.Hour + 19*time.Minute, lease: 90 * time.Second, keyField: "idempotency_key",
-		backoff: true, providerURL: "https://api.openai.com/v1"}
+		backoff: true, providerURL: "https://api.openai.com/v1", concurrency: 25}
 	if c != want {
 		t.Errorf("config\n got %+v\nwant %+v", c, want)
 	}
 
 	c, err = loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envKeyField, "request.id", envBackoff, "false"))
-	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 {
+	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 || c.concurrency != handler.DefaultConcurrency {
 		t.Errorf("memory config %+v, %v", c, err)
 	}
 
@@ -53,6 +55,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"nothing set", env(), []string{envTable, envProviderURL}},
 		{"bad durations", env(envTable, "t", envProviderURL, "http://p", envRecordExpiry, "5 days", envLease, "-1s"),
 			[]string{envRecordExpiry, envLease}},
+		{"bad concurrency", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "0"), []string{envConcurrency}},
+		{"concurrency not a number", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "ten"), []string{envConcurrency}},
 		{"bad bool", env(envTable, "t", envProviderURL, "http://p", envBackoff, "yes please"), []string{envBackoff}},
 		{"bad URL", env(envTable, "t", envProviderURL, "api.openai.com"), []string{envProviderURL}},
 		{"bad endpoint", env(envTable, "t", envProviderURL, "http://p", envEndpoint, "localhost:8000"), []string{envEndpoint}},

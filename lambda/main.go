@@ -61,6 +61,9 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
 		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
+	if cfg.concurrency == 0 {
+		cfg.concurrency = handler.DefaultConcurrency
+	}
 	var awsCfg aws.Config
 	if cfg.store == "dynamodb" || cfg.backoff {
 		var err error
@@ -74,7 +77,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
 		store = memstore.New()
 	default:
-		client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+		client := dynamodb.NewFromConfig(awsCfg, dynamostore.KeepConnections(cfg.concurrency), func(o *dynamodb.Options) {
 			if cfg.endpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.endpoint)
 			}
@@ -82,7 +85,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 		store = dynamostore.New(client, cfg.table)
 	}
 
-	opts := []handler.Option{handler.WithKeyField(cfg.keyField), handler.WithLogger(logger)}
+	opts := []handler.Option{handler.WithKeyField(cfg.keyField), handler.WithLogger(logger), handler.WithConcurrency(cfg.concurrency)}
 	if cfg.namespace != "" {
 		opts = append(opts, handler.WithNamespace(cfg.namespace))
 	}

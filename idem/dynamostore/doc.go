@@ -3,7 +3,8 @@
 //
 //	cfg, err := config.LoadDefaultConfig(ctx)
 //	...
-//	store := dynamostore.New(dynamodb.NewFromConfig(cfg), "idempotency")
+//	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(100)) // requests at once
+//	store := dynamostore.New(client, "idempotency")
 //	res, err := idem.Do(ctx, store, key, fingerprint, work)
 //
 // # Table

@@ -1,0 +1,41 @@
+package dynamostore
+
+import (
+	"net/http"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// KeepConnections returns a client option that keeps up to n idle
+// connections to DynamoDB open (and at least 100 in all), for a handler
+// that runs n records at once:
+//
+//	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
+//
+// The SDK's HTTP client keeps 10 idle connections per host; past 10
+// requests at once, each extra one opens a connection (a TCP and TLS
+// handshake) and closes it after its answer. The option changes the SDK's
+// own client (the default, or one already built with
+// awshttp.NewBuildableClient); a client of another type is left as it is.
+// It panics if n is less than 1.
+func KeepConnections(n int) func(*dynamodb.Options) {
+	if n < 1 {
+		panic("dynamostore: KeepConnections needs at least 1 connection")
+	}
+	return func(o *dynamodb.Options) {
+		var b *awshttp.BuildableClient
+		switch c := o.HTTPClient.(type) {
+		case nil:
+			b = awshttp.NewBuildableClient()
+		case *awshttp.BuildableClient:
+			b = c
+		default:
+			return
+		}
+		o.HTTPClient = b.WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
+			t.MaxIdleConns = max(t.MaxIdleConns, n)
+		})
+	}
+}
