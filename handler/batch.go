@@ -18,7 +18,7 @@ type kind int
 
 const (
 	pending    kind = iota
-	executed        // claimed, ran, result stored
+	executed        // claimed, ran, result stored (or too large and omitted)
 	replayed        // done before (store, cache, or a copy in this batch)
 	keyless         // ran without idempotency (WithKeyless)
 	inProgress      // another worker holds the key
@@ -52,6 +52,7 @@ type outcome struct {
 	kind       kind
 	value      []byte
 	tookOver   bool
+	omitted    bool // executed; the result was too large to store
 	cached     bool
 	leaseUntil time.Time
 	err        *idem.Error // for failures

@@ -16,12 +16,22 @@
 //	record                        function        reported to Lambda   counted as
 //	none, expired, lease passed   runs; stored    success (deleted)    executed (took over)
 //	COMPLETED                     not run         success (deleted)    replayed; replay hook
+//	result too large to store     ran; omitted    success (deleted)    executed, result_omitted; error logged
+//	COMPLETED, result omitted     not run         success; see below   replayed; see below
 //	IN_PROGRESS, lease live       not run         batch item failure   in progress; back-off
 //	function error or panic       released        batch item failure   failed
 //	no key, body not JSON         not run         batch item failure   failed (or keyless: WithKeyless)
 //	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
 //	store unreachable             -               batch item failure   failed
 //	deadline near (not started)   not run         batch item failure   skipped
+//
+// A result too large to store does not free the key: the work has run, so
+// the key is completed without the result (see idem.Do) and the message
+// acknowledged, with an error logged and counted as result_omitted; the
+// result is not cached. A duplicate has nothing to replay: without a
+// replay hook it is acknowledged, and with one it fails, wrapping
+// idem.ErrResultTooLarge, so that it ends in the dead-letter queue rather
+// than hand the hook nil.
 //
 // Copies of one key in a batch make one claim and one execution; every
 // copy gets that record's outcome (a copy of a record that failed or is in

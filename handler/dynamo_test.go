@@ -81,9 +81,17 @@ func TestDynamoDB(t *testing.T) {
 		big := b.wrapStore(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 			return make([]byte, 500*1024), nil
 		})
+		// Acknowledged: the key is completed without the result.
+		wantIDs(t, b.invoke(big, msg("l1", "large-1")))
+		b.wantSummary(map[string]int{"executed": 1, "result_omitted": 1})
+		// The redelivery does not run the work; with nothing to hand the
+		// replay hook, it fails towards the dead-letter queue.
 		wantIDs(t, b.invoke(big, msg("l1", "large-1")), "l1")
-		if err := b.failure("l1"); !errors.Is(err, idem.ErrResultTooLarge) {
-			t.Errorf("failure = %v, want ErrResultTooLarge", err)
+		if err := b.failure("l1"); !errors.Is(err, idem.ErrResultTooLarge) || err.Op != "replay" {
+			t.Errorf("failure = %v, want ErrResultTooLarge at replay", err)
+		}
+		if b.totalCalls() != 1 {
+			t.Errorf("ran %d times, want once", b.totalCalls())
 		}
 	})
 }

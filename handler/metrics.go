@@ -11,17 +11,18 @@ import (
 // executed, replayed, keyless, in progress, failed and skipped; a record
 // reported because an earlier FIFO record failed keeps its own count.
 type counts struct {
-	Records    int
-	Executed   int // claimed and ran; result stored
-	Replayed   int // done before: stored, cached or an in-batch copy's result
-	CacheHits  int // replayed from the local cache
-	Keyless    int // ran without idempotency
-	InProgress int // another worker holds the key
-	Failed     int // key, store, function, panic or hook failure
-	Skipped    int // not started: deadline guard or FIFO
-	TookOver   int // executed over a passed lease or an expired record
-	BackedOff  int // in progress; visibility changed
-	Reported   int // batch item failures in the response
+	Records       int
+	Executed      int // claimed and ran; result stored
+	Replayed      int // done before: stored, cached or an in-batch copy's result
+	CacheHits     int // replayed from the local cache
+	Keyless       int // ran without idempotency
+	InProgress    int // another worker holds the key
+	Failed        int // key, store, function, panic or hook failure
+	Skipped       int // not started: deadline guard or FIFO
+	TookOver      int // executed over a passed lease or an expired record
+	ResultOmitted int // executed; the result was too large to store
+	BackedOff     int // in progress; visibility changed
+	Reported      int // batch item failures in the response
 }
 
 // namedCount is a count with its metric and log attribute names.
@@ -42,6 +43,7 @@ func (c counts) named() []namedCount {
 		{"Failed", "failed", c.Failed},
 		{"Skipped", "skipped", c.Skipped},
 		{"TookOver", "took_over", c.TookOver},
+		{"ResultOmitted", "result_omitted", c.ResultOmitted},
 		{"BackedOff", "backed_off", c.BackedOff},
 		{"BatchItemFailures", "batch_item_failures", c.Reported},
 	}
@@ -70,6 +72,9 @@ func (b *batch) count(reported int) counts {
 		}
 		if s.out.tookOver {
 			c.TookOver++
+		}
+		if s.out.omitted {
+			c.ResultOmitted++
 		}
 		if s.backedOff {
 			c.BackedOff++

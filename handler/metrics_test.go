@@ -45,7 +45,7 @@ func TestEMFLine(t *testing.T) {
 	for _, m := range cw[0].Metrics {
 		names[m.Name] = m.Unit == "Count"
 	}
-	for _, n := range []string{"Executed", "Replayed", "InProgress", "Failed", "TookOver", "BatchItemFailures"} {
+	for _, n := range []string{"Executed", "Replayed", "InProgress", "Failed", "TookOver", "ResultOmitted", "BatchItemFailures"} {
 		if !names[n] {
 			t.Errorf("metric %s missing or not a Count", n)
 		}

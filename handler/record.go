@@ -27,22 +27,33 @@ func (b *batch) execute(i int) outcome {
 	}
 	res, err := b.do(s)
 	if err != nil {
-		if res.Outcome != idem.Executed || !errors.Is(err, idem.ErrLeaseLost) {
+		switch {
+		case res.Outcome == idem.Executed && res.Omitted && errors.Is(err, idem.ErrResultTooLarge):
+			// The work ran and the key is settled without its result: a
+			// redelivery could only replay nothing, so the message is
+			// acknowledged, loudly.
+			b.w.o.logger.ErrorContext(b.ctx, "idemq: result not stored: too large; the key is completed without it",
+				"message_id", s.msg.MessageId, "key", string(s.key), "result_bytes", len(res.Value), "err", err)
+		case res.Outcome == idem.Executed && errors.Is(err, idem.ErrLeaseLost):
+			// The work ran, but its lease had passed and another worker
+			// took the key over: that worker's delivery settles the key.
+			// Ours is done; reporting it would only run the work once more.
+			b.w.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
+				"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
+		default:
 			return b.failure(i, failed, "run", err)
 		}
-		// The work ran, but its lease had passed and another worker took
-		// the key over: that worker's delivery settles the key. Ours is
-		// done; reporting it would only run the work once more.
-		b.w.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
-			"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
 	}
 	switch res.Outcome {
 	case idem.Executed:
 		if err == nil {
 			b.w.cache.put(s.key, s.fp, res.Value)
 		}
-		return outcome{kind: executed, value: res.Value, tookOver: res.TookOver}
+		return outcome{kind: executed, value: res.Value, tookOver: res.TookOver, omitted: res.Omitted}
 	case idem.Replayed:
+		if res.Omitted {
+			return b.replayOmitted(i)
+		}
 		b.w.cache.put(s.key, s.fp, res.Value)
 		return b.replay(i, res.Value, false)
 	case idem.InProgress:
@@ -118,6 +129,19 @@ func (b *batch) replay(i int, value []byte, cached bool) (o outcome) {
 		return b.failure(i, failed, "replay", fmt.Errorf("%w: %w", ErrReplayHook, err))
 	}
 	return o
+}
+
+// replayOmitted settles a duplicate of a key completed without its result,
+// which was too large to store. Without a replay hook it is replayed (there
+// is nothing to hand over); with one it fails, wrapping
+// idem.ErrResultTooLarge, rather than pass the hook nil for a result: the
+// message goes on to the dead-letter queue.
+func (b *batch) replayOmitted(i int) outcome {
+	if b.w.o.onReplay == nil {
+		return outcome{kind: replayed}
+	}
+	return b.failure(i, failed, "replay",
+		fmt.Errorf("handler: nothing to replay: the key was completed without its result: %w", idem.ErrResultTooLarge))
 }
 
 // panicked logs a recovered panic with its stack and returns it as an

@@ -145,20 +145,27 @@ func (b *bundle) failure(id string) *idem.Error {
 // summary returns the last batch summary line's fields.
 func (b *bundle) summary() map[string]any {
 	b.t.Helper()
-	var last map[string]any
+	lines := b.logged("idemq: batch")
+	if len(lines) == 0 {
+		b.t.Fatal("no batch summary logged")
+	}
+	return lines[len(lines)-1]
+}
+
+// logged returns the fields of every log line with message msg, in order.
+func (b *bundle) logged(msg string) []map[string]any {
+	b.t.Helper()
+	var out []map[string]any
 	for line := range bytes.Lines(b.logs.Bytes()) {
 		var m map[string]any
 		if err := json.Unmarshal(line, &m); err != nil {
 			b.t.Fatalf("log line %q: %v", line, err)
 		}
-		if m["msg"] == "idemq: batch" {
-			last = m
+		if m["msg"] == msg {
+			out = append(out, m)
 		}
 	}
-	if last == nil {
-		b.t.Fatal("no batch summary logged")
-	}
-	return last
+	return out
 }
 
 // wantSummary checks the named counts of the last summary.

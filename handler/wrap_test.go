@@ -300,18 +300,7 @@ func TestStoreUnreachable(t *testing.T) {
 
 func TestResultNotStored(t *testing.T) {
 	t.Parallel()
-	t.Run("too large", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t)
-		b.store = memstore.New(memstore.WithMaxResultBytes(4))
-		wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1")), "m1")
-		if err := b.failure("m1"); !errors.Is(err, idem.ErrResultTooLarge) {
-			t.Errorf("failure = %v, want ErrResultTooLarge", err)
-		}
-		if b.store.Len() != 0 {
-			t.Error("the claim was not released")
-		}
-	})
+	// Too large to store: see TestResultTooLarge.
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

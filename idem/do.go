@@ -16,9 +16,11 @@ type Outcome int
 
 // The outcomes of Do.
 const (
-	// Executed: the work ran now and its result was stored.
+	// Executed: the work ran now and its result was stored (or, with
+	// Result.Omitted, the key was settled without it).
 	Executed Outcome = iota + 1
-	// Replayed: the work had already run; Value is its stored result.
+	// Replayed: the work had already run; Value is its stored result (nil
+	// with Result.Omitted).
 	Replayed
 	// InProgress: another worker holds the key; the work has not been done
 	// here and Value is nil. Try again after LeaseUntil.
@@ -48,6 +50,12 @@ type Result struct {
 	TookOver bool
 	// LeaseUntil is when the holder's lease ends, for InProgress.
 	LeaseUntil time.Time
+	// Omitted is set when the work's result was too large to store
+	// (ErrResultTooLarge) and the key was completed without it, so the work
+	// is not run again. When Executed, Value is the fresh result and Do
+	// also returns an error wrapping ErrResultTooLarge; when Replayed,
+	// Value is nil: nothing was stored to replay.
+	Omitted bool
 }
 
 // Do runs fn once per key, whatever the number of calls with that key, on
@@ -64,6 +72,12 @@ type Result struct {
 // Errors are *Error values naming the key. When fn succeeded but its result
 // could not be stored (ErrResultTooLarge, ErrLeaseLost, a store error) Do
 // returns the fresh result with the error.
+//
+// A result too large to store still settles the key: Do completes the
+// record without it (Completion.OmittedBytes), returns Executed with
+// Omitted set, the fresh Value and an error wrapping ErrResultTooLarge, and
+// later calls get Replayed with Omitted set and no Value, without running
+// fn. Only if that completion fails too is the claim released.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
 	if s == nil {
 		panic("idem: nil store")
@@ -98,6 +112,9 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
 		}
 		if claim.State == HeldCompleted {
+			if rec.OmittedBytes > 0 {
+				return Result{Outcome: Replayed, Omitted: true}, nil
+			}
 			return Result{Outcome: Replayed, Value: rec.Result}, nil
 		}
 		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
@@ -116,13 +133,25 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.TookOver}
-	err = s.Complete(settle, Completion{
+	c := Completion{
 		Key:       key,
 		Owner:     owner,
 		Result:    value,
 		ExpiresAt: o.clock.Now().Add(o.expiry),
 		Writes:    writes,
-	})
+	}
+	err = s.Complete(settle, c)
+	if errors.Is(err, ErrResultTooLarge) {
+		// The work is done and must not run again for want of room: settle
+		// the key without the result (and with the staged writes).
+		c.Result, c.OmittedBytes = nil, max(len(value), 1)
+		omitErr := s.Complete(settle, c)
+		if omitErr == nil {
+			res.Omitted = true
+			return res, wrap("complete", key, err)
+		}
+		err = errors.Join(err, omitErr)
+	}
 	if err != nil {
 		if !errors.Is(err, ErrLeaseLost) {
 			// Not stored and still ours: free the key so a retry is not

@@ -150,12 +150,18 @@ func TestDoReleasesWhenTheContextIsCancelled(t *testing.T) {
 	}
 }
 
+// A result too large to store settles the key all the same: the work ran
+// once, and a second call replays the marker rather than running it again.
 func TestDoResultTooLarge(t *testing.T) {
 	t.Parallel()
-	s := &setup{store: memstore.New(memstore.WithMaxResultBytes(8))}
-	t0 := time.Now()
-	s.now.Store(&t0)
-	r, err := s.do(context.Background(), "k#big", "", answer("nine bytes"))
+	s := newSetup(t)
+	s.store = memstore.New(memstore.WithMaxResultBytes(8))
+	var calls, written atomic.Int32
+	work := func(ctx context.Context) ([]byte, error) {
+		calls.Add(1)
+		return []byte("nine byte"), idem.Stage(ctx, memstore.Write(func() { written.Add(1) }))
+	}
+	r, err := s.do(context.Background(), "k#big", "fp", work)
 	if !errors.Is(err, idem.ErrResultTooLarge) {
 		t.Fatalf("err %v, want idem.ErrResultTooLarge", err)
 	}
@@ -163,11 +169,66 @@ func TestDoResultTooLarge(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Key != "k#big" || ie.Op != "complete" {
 		t.Fatalf("err %#v, want an *idem.Error naming the key and the complete step", err)
 	}
-	if r.Outcome != idem.Executed || string(r.Value) != "nine bytes" {
-		t.Fatalf("result %+v: the fresh result must not be lost", r)
+	if r.Outcome != idem.Executed || !r.Omitted || string(r.Value) != "nine byte" {
+		t.Fatalf("result %+v: want executed, omitted, with the fresh result", r)
 	}
-	if _, ok := s.store.Get("k#big"); ok {
-		t.Fatal("the claim was kept after the result could not be stored")
+	rec, ok := s.store.Get("k#big")
+	if !ok || rec.Status != idem.StatusCompleted || rec.OmittedBytes != 9 || rec.Result != nil {
+		t.Fatalf("record %+v, %v; want COMPLETED without the result, OmittedBytes 9", rec, ok)
+	}
+	if written.Load() != 1 {
+		t.Fatalf("the staged write ran %d times, want once, with the completion", written.Load())
+	}
+
+	r, err = s.do(context.Background(), "k#big", "fp", work)
+	if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
+		t.Fatalf("second call: %+v, %v; want replayed, omitted, no value", r, err)
+	}
+	if calls.Load() != 1 || written.Load() != 1 {
+		t.Fatalf("the work ran %d times and its write %d, want once each", calls.Load(), written.Load())
+	}
+}
+
+// omitFails is a memstore whose completions without a result fail with err.
+type omitFails struct {
+	*memstore.Store
+	err error
+}
+
+func (s omitFails) Complete(ctx context.Context, c idem.Completion) error {
+	if c.OmittedBytes > 0 {
+		return s.err
+	}
+	return s.Store.Complete(ctx, c)
+}
+
+// When the key cannot be settled without the result either, Do does as
+// for any result not stored: it releases a claim it still owns.
+func TestDoResultTooLargeNotSettled(t *testing.T) {
+	t.Parallel()
+	down := errors.New("store down")
+	for _, c := range []struct {
+		name     string
+		err      error
+		released bool
+	}{
+		{"store error", down, true},
+		{"lease lost", idem.ErrLeaseLost, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mem := memstore.New(memstore.WithMaxResultBytes(1))
+			r, err := idem.Do(context.Background(), omitFails{mem, c.err}, "k#big", "", answer("big"))
+			if !errors.Is(err, idem.ErrResultTooLarge) || !errors.Is(err, c.err) {
+				t.Fatalf("err %v, want idem.ErrResultTooLarge and %v", err, c.err)
+			}
+			if r.Outcome != idem.Executed || r.Omitted || string(r.Value) != "big" {
+				t.Fatalf("result %+v: want executed with the fresh result, not omitted", r)
+			}
+			if _, held := mem.Get("k#big"); held == c.released {
+				t.Fatalf("record kept: %v, want %v", held, !c.released)
+			}
+		})
 	}
 }
 

@@ -18,6 +18,12 @@
 // written by the claim: a worker whose lease was taken over gets
 // ErrLeaseLost and cannot touch the new owner's record.
 //
+// A result too large to store does not free the key: the work has run, and
+// running it again would not make its result smaller. The record is
+// COMPLETED without it (Record.OmittedBytes), the first call gets the fresh
+// result with ErrResultTooLarge, and later calls are Replayed with
+// Result.Omitted and no value.
+//
 // Records must outlive every redelivery of their message: size their expiry
 // with RecordLifetime from the queue's settings.
 //

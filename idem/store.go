@@ -22,7 +22,10 @@ type Store interface {
 	// still owns it (ErrLeaseLost otherwise). Writes staged by the caller are
 	// committed in the same atomic step. Completing a record the owner
 	// already completed with the same result succeeds (a retry); with
-	// another result it is ErrLeaseLost.
+	// another result it is ErrLeaseLost. A result the store cannot keep is
+	// ErrResultTooLarge, and leaves the record as it was. A completion with
+	// OmittedBytes stores no result but the marker, which Claim returns in
+	// Record.OmittedBytes.
 	Complete(ctx context.Context, c Completion) error
 	// Release deletes the record if owner still owns it and it is
 	// IN_PROGRESS, so a retry can claim the key again (ErrLeaseLost
@@ -50,7 +53,8 @@ type ClaimState int
 const (
 	// Claimed: the caller owns the key and must do the work.
 	Claimed ClaimState = iota + 1
-	// HeldCompleted: the work was done; Claim.Record holds its result.
+	// HeldCompleted: the work was done; Claim.Record holds its result, or
+	// its OmittedBytes says the result was too large to store.
 	HeldCompleted
 	// HeldInProgress: another worker holds a live lease, until
 	// Claim.Record.LeaseUntil.
@@ -93,4 +97,8 @@ type Completion struct {
 	// record, staged by the work with Stage. A store rejects types it does
 	// not know with ErrUnsupportedWrite.
 	Writes []any
+	// OmittedBytes, when above 0, completes the record without its result:
+	// the result, of that many bytes, was too large to store. Result is
+	// then ignored. 0 stores Result.
+	OmittedBytes int
 }

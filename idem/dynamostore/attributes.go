@@ -4,7 +4,7 @@ import "fmt"
 
 // Attributes names the attributes of a record's item. An empty field takes
 // its default. The defaults are the names Powertools for AWS Lambda uses,
-// with the same units, plus Owner.
+// with the same units, plus Owner and OmittedBytes.
 type Attributes struct {
 	// Key is the table's partition key: a string holding the idem.Key.
 	// Defaults to "id".
@@ -28,16 +28,21 @@ type Attributes struct {
 	// Owner is the token of the claim that wrote the record; every write
 	// after the claim is conditioned on it. Defaults to "owner".
 	Owner string
+	// OmittedBytes is, on a COMPLETED record stored without its result,
+	// the size in bytes of that result, too large to store; absent
+	// otherwise. Defaults to "result_omitted_bytes".
+	OmittedBytes string
 }
 
 var defaultAttributes = Attributes{
-	Key:         "id",
-	Expiry:      "expiration",
-	Lease:       "in_progress_expiration",
-	Status:      "status",
-	Result:      "data",
-	Fingerprint: "validation",
-	Owner:       "owner",
+	Key:          "id",
+	Expiry:       "expiration",
+	Lease:        "in_progress_expiration",
+	Status:       "status",
+	Result:       "data",
+	Fingerprint:  "validation",
+	Owner:        "owner",
+	OmittedBytes: "result_omitted_bytes",
 }
 
 // WithAttributes sets the attribute names, for a table whose partition key
@@ -58,6 +63,7 @@ func (a *Attributes) fields() []attrField {
 		{"Result", &a.Result, d.Result},
 		{"Fingerprint", &a.Fingerprint, d.Fingerprint},
 		{"Owner", &a.Owner, d.Owner},
+		{"OmittedBytes", &a.OmittedBytes, d.OmittedBytes},
 	}
 }
 

@@ -58,6 +58,7 @@ func TestCustomAttributes(t *testing.T) {
 	attrs := dynamostore.Attributes{
 		Key: "pk", Expiry: "ttl_s", Lease: "lease_ms", Status: "state",
 		Result: "result", Fingerprint: "payload_hash", Owner: "claim_token",
+		OmittedBytes: "too_big_bytes",
 	}
 	store := dynamostore.New(client, table, dynamostore.WithAttributes(attrs))
 	if store.Attributes() != attrs {
@@ -82,6 +83,16 @@ func TestCustomAttributes(t *testing.T) {
 	rec, ok, err := store.Get(ctx, "cus#1")
 	if err != nil || !ok || rec.Status != idem.StatusCompleted || string(rec.Result) != "done" {
 		t.Fatalf("get: %+v, %v, %v", rec, ok, err)
+	}
+
+	owner = b.mustClaim(t, "cus#3")
+	if err := store.Complete(ctx, idem.Completion{Key: "cus#3", Owner: owner, OmittedBytes: 5 << 20, ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+		t.Fatalf("complete without the result: %v", err)
+	}
+	wantNames(t, b.rawItem(t, "pk", "cus#3"), "pk", "state", "ttl_s", "too_big_bytes", "claim_token")
+	c, _ = b.claim(t, "cus#3", b.now.Add(time.Minute), time.Minute, time.Hour)
+	if c.State != idem.HeldCompleted || c.Record.OmittedBytes != 5<<20 {
+		t.Fatalf("duplicate: %+v, want the completed record with its marker", c)
 	}
 
 	// The fence and the take-over use the custom names too.

@@ -3,6 +3,8 @@ package dynamostore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +17,10 @@ import (
 // completeExpression marks the record COMPLETED with its result and new
 // expiry, and drops the lease.
 const completeExpression = "SET " + phStatus + " = :completed, " + phResult + " = :data, " + phExpiry + " = :exp REMOVE " + phLease
+
+// omitExpression marks the record COMPLETED without its result, keeping
+// the result's size instead, with its new expiry, and drops the lease.
+const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :omitted, " + phExpiry + " = :exp REMOVE " + phLease
 
 // Complete implements idem.Store with one UpdateItem conditioned on the
 // owner still holding the record IN_PROGRESS (idem.ErrLeaseLost if not).
@@ -31,7 +37,8 @@ const completeExpression = "SET " + phStatus + " = :completed, " + phResult + " 
 //
 // A result that would make the item larger than MaxItemBytes fails with
 // idem.ErrResultTooLarge before anything is sent; the claim is left as it
-// was.
+// was. With Completion.OmittedBytes the item gets that size in the
+// OmittedBytes attribute and no result.
 func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
 		return &idem.Error{Op: "complete", Err: idem.ErrNoKey}
@@ -61,7 +68,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems:      append([]types.TransactWriteItem{{Update: u}}, writes...),
-		ClientRequestToken: aws.String(c.Owner),
+		ClientRequestToken: aws.String(requestToken(c)),
 	})
 	if err != nil {
 		return s.transactionFailed(c, err)
@@ -73,17 +80,36 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 func (s *Store) completeUpdate(c idem.Completion) *types.Update {
 	values := ownedValues(c.Owner)
 	values[":completed"] = str(string(idem.StatusCompleted))
-	values[":data"] = bin(c.Result)
 	values[":exp"] = seconds(c.ExpiresAt)
+	expr, names := completeExpression, s.names(phStatus, phResult, phExpiry, phLease, phOwner)
+	if c.OmittedBytes > 0 {
+		values[":omitted"] = num(int64(c.OmittedBytes))
+		expr, names = omitExpression, s.names(phStatus, phOmitted, phExpiry, phLease, phOwner)
+	} else {
+		values[":data"] = bin(c.Result)
+	}
 	return &types.Update{
 		TableName:                           aws.String(s.table),
 		Key:                                 s.key(c.Key),
-		UpdateExpression:                    aws.String(completeExpression),
+		UpdateExpression:                    aws.String(expr),
 		ConditionExpression:                 aws.String(ownedCondition),
-		ExpressionAttributeNames:            s.names(phStatus, phResult, phExpiry, phLease, phOwner),
+		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
+}
+
+// requestToken is the ClientRequestToken of c's transaction: the owner,
+// which completes one claim once. A completion without its result follows
+// a refused one of the same owner, whose token DynamoDB may have kept with
+// other parameters; it gets a token of its own, derived from the owner so
+// that its retries still share it.
+func requestToken(c idem.Completion) string {
+	if c.OmittedBytes <= 0 {
+		return c.Owner
+	}
+	sum := sha256.Sum256([]byte("omitted\x00" + c.Owner))
+	return hex.EncodeToString(sum[:16])
 }
 
 // completeFailed maps the error of the completing UpdateItem: a record
@@ -100,7 +126,13 @@ func (s *Store) completeFailed(c idem.Completion, err error) error {
 
 // completedBy reports whether rec is c, already applied.
 func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
-	return rec.Status == idem.StatusCompleted && rec.Owner == c.Owner && bytes.Equal(rec.Result, c.Result)
+	if rec.Status != idem.StatusCompleted || rec.Owner != c.Owner {
+		return false
+	}
+	if c.OmittedBytes > 0 {
+		return rec.OmittedBytes == c.OmittedBytes
+	}
+	return rec.OmittedBytes == 0 && bytes.Equal(rec.Result, c.Result)
 }
 
 // writeFailed maps the error of a write fenced by ownedCondition.

@@ -20,6 +20,7 @@
 //	owner                   S     token of the claim that wrote the record
 //	validation              S     payload fingerprint (absent if not checked)
 //	data                    B     result of a COMPLETED record
+//	result_omitted_bytes    N     size of a result too large to store: the record was COMPLETED without data
 //
 // Create it with on-demand billing and turn on TTL on "expiration" so old
 // records are swept. TTL deletes "within a few days" of expiry, and the
@@ -45,6 +46,7 @@
 //
 // Errors are *idem.Error values naming the operation and key. A failed
 // fence is idem.ErrLeaseLost; a record over DynamoDB's 400 KB item limit
-// is idem.ErrResultTooLarge; throttling is ErrThrottled. DynamoDB's own
+// is idem.ErrResultTooLarge (idem.Do then completes it without data, with
+// result_omitted_bytes); throttling is ErrThrottled. DynamoDB's own
 // error stays wrapped for errors.As.
 package dynamostore

@@ -17,6 +17,7 @@ const (
 	phResult      = "#data"
 	phFingerprint = "#fp"
 	phOwner       = "#owner"
+	phOmitted     = "#omitted"
 )
 
 // names maps the placeholders an expression uses to the store's attribute
@@ -40,6 +41,8 @@ func (s *Store) names(placeholders ...string) map[string]string {
 			m[ph] = a.Fingerprint
 		case phOwner:
 			m[ph] = a.Owner
+		case phOmitted:
+			m[ph] = a.OmittedBytes
 		default:
 			panic("dynamostore: unknown placeholder " + ph)
 		}

@@ -55,6 +55,11 @@ func (s *Store) record(item map[string]types.AttributeValue) (idem.Record, error
 	if v, ok := d.num(a.Lease); ok {
 		r.LeaseUntil = time.UnixMilli(v)
 	}
+	// Absent on a record with its result, and on one written by other
+	// code (Powertools): a missing result is then an empty one.
+	if v, ok := d.num(a.OmittedBytes); ok && v > 0 {
+		r.OmittedBytes = int(v)
+	}
 	return r, d.err
 }
 

@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -56,5 +57,29 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		if c.State != idem.HeldCompleted || string(c.Record.Result) != "answer" {
 			t.Fatalf("%s: %+v, want COMPLETED with the answer", key, c)
 		}
+	}
+
+	// A completion without the result, sent twice, is its own too.
+	big := make([]byte, dynamostore.MaxItemBytes)
+	r, err = idem.Do(context.Background(), store, "retry#omit", "", func(context.Context) ([]byte, error) {
+		return big, nil
+	})
+	if !errors.Is(err, idem.ErrResultTooLarge) || errors.Is(err, idem.ErrLeaseLost) || !r.Omitted {
+		t.Fatalf("completion without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)
+	}
+	r, err = idem.Do(context.Background(), store, "retry#omittx", "", func(ctx context.Context) ([]byte, error) {
+		return big, idem.Stage(ctx, b.put("retry#omitside"))
+	})
+	if !errors.Is(err, idem.ErrResultTooLarge) || errors.Is(err, idem.ErrLeaseLost) || !r.Omitted {
+		t.Fatalf("transaction without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)
+	}
+	for _, key := range []idem.Key{"retry#omit", "retry#omittx"} {
+		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
+		if c.State != idem.HeldCompleted || c.Record.OmittedBytes != len(big) {
+			t.Fatalf("%s: %+v, want COMPLETED with the marker", key, c)
+		}
+	}
+	if b.rawItem(t, "id", "retry#omitside") == nil {
+		t.Error("the staged write of the completion without the result was not written")
 	}
 }

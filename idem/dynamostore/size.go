@@ -26,12 +26,15 @@ const (
 // fingerprint at fingerprintReserve.
 func (s *Store) completedSize(c idem.Completion) int {
 	a := s.attrs
-	return len(a.Key) + len(c.Key) +
+	n := len(a.Key) + len(c.Key) +
 		len(a.Status) + len(idem.StatusCompleted) +
 		len(a.Expiry) + maxNumberBytes +
 		len(a.Owner) + len(c.Owner) +
-		len(a.Fingerprint) + fingerprintReserve +
-		len(a.Result) + len(c.Result)
+		len(a.Fingerprint) + fingerprintReserve
+	if c.OmittedBytes > 0 {
+		return n + len(a.OmittedBytes) + maxNumberBytes
+	}
+	return n + len(a.Result) + len(c.Result)
 }
 
 // checkSize refuses a completion whose item could exceed the limit.

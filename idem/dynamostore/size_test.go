@@ -3,10 +3,14 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/idemq/idemq/idem"
@@ -68,4 +72,95 @@ func TestResultRefusedByDynamoDB(t *testing.T) {
 	if err := b.store.Release(ctx, "big#1", owner); err != nil {
 		t.Fatalf("the claim is no longer the owner's: %v", err)
 	}
+
+	// Do settles the key after such a refusal of its transaction: the
+	// completion without the result carries the staged write, under a
+	// request token of its own.
+	r, err := idem.Do(ctx, b.store, "big#2", "", func(ctx context.Context) ([]byte, error) {
+		return make([]byte, dynamostore.MaxItemBytes), idem.Stage(ctx, b.put("side#2"))
+	})
+	if !errors.Is(err, idem.ErrResultTooLarge) || !r.Omitted {
+		t.Fatalf("do: omitted %v, %v; want the key settled without the result", r.Omitted, err)
+	}
+	if rec := mustGet(t, b, "big#2"); rec.Status != idem.StatusCompleted || rec.OmittedBytes != dynamostore.MaxItemBytes {
+		t.Fatalf("record %+v, want COMPLETED with the marker", rec)
+	}
+	if b.rawItem(t, "id", "side#2") == nil {
+		t.Error("the staged write was not committed with the completion")
+	}
+}
+
+// A result too large to store settles the key without it: one more
+// UpdateItem leaves the size in result_omitted_bytes and no data, and a
+// duplicate costs its failed claim, as any.
+func TestOversizedResultSettlesTheKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	const size = dynamostore.MaxItemBytes
+	clock := idem.ClockFunc(func() time.Time { return b.now })
+	var calls int
+	work := func(context.Context) ([]byte, error) {
+		calls++
+		return make([]byte, size), nil
+	}
+	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock), idem.WithExpiry(time.Hour))
+	if !errors.Is(err, idem.ErrResultTooLarge) || r.Outcome != idem.Executed || !r.Omitted || len(r.Value) != size {
+		t.Fatalf("first delivery: %s, omitted %v, %d bytes, %v; want executed, omitted, the fresh result, ErrResultTooLarge",
+			r.Outcome, r.Omitted, len(r.Value), err)
+	}
+	// The refused completion sent nothing.
+	wantCalls(t, "first delivery", b.api.take(), map[string]int{"PutItem": 1, "UpdateItem": 1})
+	wantItem(t, b.rawItem(t, "id", "omit#1"), map[string]string{
+		"id":                   "S:omit#1",
+		"status":               "S:COMPLETED",
+		"expiration":           "N:" + strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10),
+		"owner":                "S:" + mustGet(t, b, "omit#1").Owner,
+		"validation":           "S:sha256:ab",
+		"result_omitted_bytes": "N:" + strconv.Itoa(size),
+	})
+	b.api.take()
+
+	r, err = idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock))
+	if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
+		t.Fatalf("duplicate: %+v, %v; want replayed, omitted, no value", r, err)
+	}
+	wantCalls(t, "duplicate", b.api.take(), map[string]int{"PutItem": 1})
+	if calls != 1 {
+		t.Fatalf("the work ran %d times, want once", calls)
+	}
+}
+
+// A COMPLETED item with neither data nor the marker (Powertools writes
+// one for a function that returned nothing) is an empty stored result.
+func TestCompletedWithoutDataIsEmpty(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.client.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String(b.table),
+		Item: map[string]types.AttributeValue{
+			"id":         &types.AttributeValueMemberS{Value: "pt#1"},
+			"status":     &types.AttributeValueMemberS{Value: "COMPLETED"},
+			"expiration": &types.AttributeValueMemberN{Value: strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10)},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := idem.Do(context.Background(), b.store, "pt#1", "", func(context.Context) ([]byte, error) {
+		t.Error("the work ran for a completed key")
+		return nil, nil
+	})
+	if err != nil || r.Outcome != idem.Replayed || r.Omitted || len(r.Value) != 0 {
+		t.Fatalf("%+v, %v; want an empty result replayed, not omitted", r, err)
+	}
+}
+
+func mustGet(t *testing.T, b *bundle, key idem.Key) idem.Record {
+	t.Helper()
+	rec, ok, err := b.store.Get(context.Background(), key)
+	if err != nil || !ok {
+		t.Fatalf("get %q: %v, %v", key, ok, err)
+	}
+	return rec
 }

@@ -291,6 +291,58 @@ var cases = []struct {
 			t.Fatalf("release after a too-large result: %v", err)
 		}
 	}},
+	{"CompletedWithoutResult", func(t *testing.T, b *bundle) {
+		const size = 3 << 20
+		owner := b.mustClaim(t, "t#omit", b.now, time.Minute)
+		omit := idem.Completion{Key: "t#omit", Owner: owner, OmittedBytes: size, ExpiresAt: b.now.Add(2 * time.Hour)}
+		if err := b.store.Complete(context.Background(), omit); err != nil {
+			t.Fatalf("complete without the result: %v", err)
+		}
+		if err := b.store.Complete(context.Background(), omit); err != nil {
+			t.Fatalf("a retried complete (same owner, same marker) must succeed: %v", err)
+		}
+		wantLeaseLost(t, "complete with a result after the marker", b.complete("t#omit", owner, nil, b.now.Add(2*time.Hour)))
+		c, _ := b.claim(t, "t#omit", b.now.Add(time.Hour), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+		r := c.Record
+		if r.OmittedBytes != size || len(r.Result) != 0 || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
+			t.Fatalf("record %+v: want COMPLETED with OmittedBytes %d and no result", r, size)
+		}
+		if !r.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
+			t.Fatalf("expiry %s, want %s", r.ExpiresAt, b.now.Add(2*time.Hour))
+		}
+		// A stored result, even an empty one, carries no marker.
+		owner = b.mustClaim(t, "t#kept", b.now, time.Minute)
+		if err := b.complete("t#kept", owner, []byte{}, b.now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		wantLeaseLost(t, "the marker after a stored result",
+			b.store.Complete(context.Background(), idem.Completion{Key: "t#kept", Owner: owner, OmittedBytes: 1, ExpiresAt: b.now.Add(time.Hour)}))
+		c, _ = b.claim(t, "t#kept", b.now.Add(time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldCompleted)
+		if c.Record.OmittedBytes != 0 {
+			t.Fatalf("a stored result reads as omitted: %+v", c.Record)
+		}
+	}},
+	{"CompletedWithoutResultIsFenced", func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		omit := func(owner string) error {
+			return b.store.Complete(ctx, idem.Completion{Key: "t#omitfence", Owner: owner, OmittedBytes: 1 << 20, ExpiresAt: b.now.Add(time.Hour)})
+		}
+		wantLeaseLost(t, "marker on an absent key", omit(idem.NewOwner()))
+		first := b.mustClaim(t, "t#omitfence", b.now, time.Second)
+		second := b.mustClaim(t, "t#omitfence", b.now.Add(2*time.Second), time.Minute)
+		wantLeaseLost(t, "stale marker", omit(first))
+		c, _ := b.claim(t, "t#omitfence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, idem.HeldInProgress)
+		if c.Record.Owner != second || c.Record.OmittedBytes != 0 {
+			t.Fatalf("the stale owner's marker changed the new owner's record: %+v", c.Record)
+		}
+		if err := omit(second); err != nil {
+			t.Fatalf("the owner cannot complete without the result: %v", err)
+		}
+		wantLeaseLost(t, "release of a record completed without its result", b.store.Release(ctx, "t#omitfence", second))
+	}},
 	{"ConcurrentClaimsOneWinner", func(t *testing.T, b *bundle) {
 		var wins, held atomic.Int32
 		var wg sync.WaitGroup
@@ -408,6 +460,34 @@ var cases = []struct {
 		}, idem.WithClock(clock))
 		if err != nil || r.Outcome != idem.Executed {
 			t.Fatalf("retry after a failure: %+v, %v; want executed", r, err)
+		}
+	}},
+	{"DoSettlesTooLargeResult", func(t *testing.T, b *bundle) {
+		clock := idem.ClockFunc(func() time.Time { return b.now })
+		var calls atomic.Int32
+		big := func(context.Context) ([]byte, error) {
+			calls.Add(1)
+			return make([]byte, 1<<20), nil
+		}
+		r, err := idem.Do(context.Background(), b.store, "t#huge", "fp", big, idem.WithClock(clock))
+		var ie *idem.Error
+		if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != "t#huge" {
+			t.Fatalf("err %v, want idem.ErrResultTooLarge in an *idem.Error for the key", err)
+		}
+		if r.Outcome != idem.Executed || !r.Omitted || len(r.Value) != 1<<20 {
+			t.Fatalf("first call: outcome %s, omitted %v, %d bytes; want executed, omitted, the fresh result", r.Outcome, r.Omitted, len(r.Value))
+		}
+		for range 2 {
+			r, err = idem.Do(context.Background(), b.store, "t#huge", "fp", big, idem.WithClock(clock))
+			if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
+				t.Fatalf("later call: %s, omitted %v, %d bytes, %v; want replayed, omitted, no value", r.Outcome, r.Omitted, len(r.Value), err)
+			}
+		}
+		if calls.Load() != 1 {
+			t.Fatalf("the work ran %d times, want once", calls.Load())
+		}
+		if _, err := idem.Do(context.Background(), b.store, "t#huge", "other", big, idem.WithClock(clock)); !errors.Is(err, idem.ErrPayloadMismatch) {
+			t.Fatalf("another payload under the key: err %v, want idem.ErrPayloadMismatch", err)
 		}
 	}},
 	{"DoRejectsPayloadMismatch", func(t *testing.T, b *bundle) {

@@ -27,7 +27,8 @@ type Store struct {
 type Option func(*Store)
 
 // WithMaxResultBytes sets the largest result Complete accepts; a larger one
-// fails with idem.ErrResultTooLarge. Defaults to DefaultMaxResultBytes.
+// fails with idem.ErrResultTooLarge (and idem.Do then completes the record
+// without it). Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option {
 	return func(s *Store) {
 		if n > 0 {
@@ -89,8 +90,11 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if len(c.Result) > s.maxResult {
-		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(c.Result), s.maxResult)
+	result, omitted := c.Result, max(c.OmittedBytes, 0)
+	if omitted > 0 {
+		result = nil // completed without its result
+	} else if len(result) > s.maxResult {
+		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(result), s.maxResult)
 	}
 	writes := make([]Write, len(c.Writes))
 	for i, w := range c.Writes {
@@ -102,7 +106,8 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec, ok := s.records[c.Key]; ok && rec.Status == idem.StatusCompleted && rec.Owner == c.Owner && bytes.Equal(rec.Result, c.Result) {
+	if rec, ok := s.records[c.Key]; ok && rec.Status == idem.StatusCompleted && rec.Owner == c.Owner &&
+		rec.OmittedBytes == omitted && bytes.Equal(rec.Result, result) {
 		return nil // a retry of this completion
 	}
 	rec, err := s.owned(c.Key, c.Owner)
@@ -112,7 +117,10 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	rec.Status = idem.StatusCompleted
 	rec.LeaseUntil = time.Time{}
 	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
-	rec.Result = append([]byte{}, c.Result...)
+	rec.Result, rec.OmittedBytes = nil, omitted
+	if omitted == 0 {
+		rec.Result = append([]byte{}, result...)
+	}
 	s.records[c.Key] = rec
 	for _, w := range writes {
 		w()

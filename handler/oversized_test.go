@@ -1,0 +1,84 @@
+package handler_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+const omittedLog = "idemq: result not stored: too large; the key is completed without it"
+
+// A result too large to store does not make the work run again: the first
+// delivery is acknowledged, the key completed without the result, and an
+// error logged; no redelivery runs the function.
+func TestResultTooLarge(t *testing.T) {
+	t.Parallel()
+	t.Run("runs once", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.store = memstore.New(memstore.WithMaxResultBytes(4))
+		h := b.wrap(nil, handler.WithCache(100, 1<<20))
+
+		wantIDs(t, b.invoke(h, msg("m1", "k1")))
+		b.wantSummary(map[string]int{"executed": 1, "result_omitted": 1, "failed": 0, "batch_item_failures": 0})
+		rec, ok := b.store.Get(key("k1"))
+		if !ok || rec.Status != idem.StatusCompleted || rec.OmittedBytes != len("result:m1") || rec.Result != nil {
+			t.Fatalf("record %+v, %v; want COMPLETED without the result", rec, ok)
+		}
+		lines := b.logged(omittedLog)
+		if len(lines) != 1 {
+			t.Fatalf("%d lines %q, want 1", len(lines), omittedLog)
+		}
+		l := lines[0]
+		if l["level"] != "ERROR" || l["message_id"] != "m1" || l["key"] != string(key("k1")) || l["result_bytes"] != float64(len("result:m1")) {
+			t.Errorf("log line %v, want an error naming m1, its key and the result's size", l)
+		}
+
+		// Redeliveries, under the first message id or a producer's new
+		// one: the function does not run, and the replay hook is not
+		// handed nil for a result. The record fails, towards the
+		// dead-letter queue; it is not in the cache either.
+		for _, id := range []string{"m1", "m2", "m1"} {
+			wantIDs(t, b.invoke(h, msg(id, "k1")), id)
+			if err := b.failure(id); !errors.Is(err, idem.ErrResultTooLarge) || err.Op != "replay" || err.Key != key("k1") {
+				t.Errorf("failure of %s = %v, want ErrResultTooLarge at replay", id, err)
+			}
+			b.wantSummary(map[string]int{"failed": 1, "cache_hits": 0, "result_omitted": 0, "batch_item_failures": 1})
+		}
+		if _, ok := b.replayed("m2"); ok {
+			t.Error("the replay hook was called with no result")
+		}
+
+		// Without a replay hook nothing waits for the result: a duplicate
+		// is acknowledged as replayed.
+		plain := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) {
+			t.Error("the function ran for a completed key")
+			return nil, nil
+		}, handler.WithNamespace(ns), handler.WithLogger(slog.New(slog.NewJSONHandler(b.logs, nil))))
+		wantIDs(t, b.invoke(plain, msg("m3", "k1")))
+		b.wantSummary(map[string]int{"replayed": 1, "failed": 0, "batch_item_failures": 0})
+
+		if n := b.totalCalls(); n != 1 {
+			t.Errorf("the function ran %d times over 5 deliveries, want once", n)
+		}
+	})
+	t.Run("copies in the batch", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.store = memstore.New(memstore.WithMaxResultBytes(4))
+		// The copy shares the execution's fresh result, which it has at
+		// hand although it could not be stored.
+		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), msg("b", "k1")))
+		if got, _ := b.replayed("b"); got != "result:a" || b.totalCalls() != 1 {
+			t.Errorf("copy replayed %q after %d runs, want result:a after 1", got, b.totalCalls())
+		}
+		b.wantSummary(map[string]int{"executed": 1, "replayed": 1, "result_omitted": 1, "batch_item_failures": 0})
+	})
+}
