@@ -12,22 +12,24 @@ import (
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
-// first five.
+// first five, IDEMQ_NAMESPACE, and IDEMQ_PROVIDER_API_KEY_SECRET when given a
+// secret.
 const (
-	envTable        = "IDEMQ_TABLE"             // DynamoDB table name; required with the dynamodb store
-	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"     // Go duration; default idem.DefaultExpiry
-	envKeyField     = "IDEMQ_KEY_FIELD"         // JSON body field of the key; default handler.DefaultKeyField
-	envBackoff      = "IDEMQ_BACKOFF"           // "true": in-progress back-off through SQS
-	envProviderURL  = "IDEMQ_PROVIDER_URL"      // OpenAI-compatible base URL; required
-	envLease        = "IDEMQ_LEASE"             // Go duration; default: from the invocation's deadline
-	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT" // DynamoDB endpoint URL, for DynamoDB Local
-	envStore        = "IDEMQ_STORE"             // "dynamodb" (default) or "memory" (local runs)
-	envNamespace    = "IDEMQ_NAMESPACE"         // key namespace; default the function's name
-	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"  // bearer token for the provider; optional
-	envEMF          = "IDEMQ_EMF_NAMESPACE"     // CloudWatch namespace for EMF metrics; off when unset
-	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"      // SQS endpoint URL for the back-off, for a local SQS server
-	envQueueURL     = "IDEMQ_QUEUE_URL"         // queue URL for the back-off; default: derived from the event source ARN
-	envConcurrency  = "IDEMQ_CONCURRENCY"       // records of a batch at once; default handler.DefaultConcurrency
+	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
+	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
+	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
+	envBackoff      = "IDEMQ_BACKOFF"                 // "true": in-progress back-off through SQS
+	envProviderURL  = "IDEMQ_PROVIDER_URL"            // OpenAI-compatible base URL; required
+	envLease        = "IDEMQ_LEASE"                   // Go duration; default: from the invocation's deadline
+	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT"       // DynamoDB endpoint URL, for DynamoDB Local
+	envStore        = "IDEMQ_STORE"                   // "dynamodb" (default) or "memory" (local runs)
+	envNamespace    = "IDEMQ_NAMESPACE"               // key namespace; default the function's name
+	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"        // bearer token for the provider; optional
+	envAPIKeySecret = "IDEMQ_PROVIDER_API_KEY_SECRET" // Secrets Manager secret (name or ARN) holding the bearer token; optional
+	envEMF          = "IDEMQ_EMF_NAMESPACE"           // CloudWatch namespace for EMF metrics; off when unset
+	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"            // SQS endpoint URL for the back-off, for a local SQS server
+	envQueueURL     = "IDEMQ_QUEUE_URL"               // queue URL for the back-off; default: derived from the event source ARN
+	envConcurrency  = "IDEMQ_CONCURRENCY"             // records of a batch at once; default handler.DefaultConcurrency
 )
 
 // config is the worker's configuration, read from the environment once at
@@ -42,6 +44,7 @@ type config struct {
 	backoff      bool
 	providerURL  string
 	apiKey       string
+	apiKeySecret string // "": no secret; else read into apiKey at start-up
 	namespace    string // "": the function's name
 	emfNamespace string // "": no EMF
 	sqsEndpoint  string // "": the AWS endpoint
@@ -59,6 +62,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		keyField:     getenv(envKeyField),
 		providerURL:  getenv(envProviderURL),
 		apiKey:       getenv(envAPIKey),
+		apiKeySecret: getenv(envAPIKeySecret),
 		namespace:    getenv(envNamespace),
 		emfNamespace: getenv(envEMF),
 		sqsEndpoint:  getenv(envSQSEndpoint),
@@ -125,6 +129,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if err := checkURL(c.providerURL); err != nil {
 			bad("%s=%q: %v", envProviderURL, c.providerURL, err)
 		}
+	}
+	if c.apiKey != "" && c.apiKeySecret != "" {
+		bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)", envAPIKey, envAPIKeySecret, envAPIKeySecret)
 	}
 	return c, errors.Join(errs...)
 }

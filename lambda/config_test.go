@@ -37,6 +37,12 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("memory config %+v, %v", c, err)
 	}
 
+	// The provider's key from a secret.
+	c, err = loadConfig(env(envTable, "idem", envProviderURL, "https://api.openai.com/v1", envAPIKeySecret, "idemq/provider-key"))
+	if err != nil || c.apiKeySecret != "idemq/provider-key" || c.apiKey != "" {
+		t.Errorf("API key secret config %+v, %v", c, err)
+	}
+
 	// The back-off against a local SQS server.
 	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBackoff, "true",
 		envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
@@ -66,6 +72,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p",
 			envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://127.0.0.1:9324/000000000000/jobs"),
 			[]string{envSQSEndpoint, envQueueURL, envBackoff}},
+		{"API key and API key secret", env(envTable, "t", envProviderURL, "http://p",
+			envAPIKey, "sk-plain", envAPIKeySecret, "idemq/provider-key"), []string{envAPIKey, envAPIKeySecret}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

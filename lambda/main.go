@@ -6,19 +6,20 @@
 // Configuration is read from the environment at start-up; a bad or missing
 // variable stops the function with a message naming it:
 //
-//	IDEMQ_TABLE               DynamoDB table of idempotency records (required with the dynamodb store)
-//	IDEMQ_RECORD_EXPIRY       how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
-//	IDEMQ_KEY_FIELD           JSON body field holding the key (default idempotency_key)
-//	IDEMQ_LEASE               claim lease, a Go duration (default: the invocation's time left plus 10s)
-//	IDEMQ_PROVIDER_URL        OpenAI-compatible base URL, with or without /v1 (required)
-//	IDEMQ_PROVIDER_API_KEY    bearer token for the provider (optional)
-//	IDEMQ_BACKOFF             "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
-//	IDEMQ_SQS_ENDPOINT        SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
-//	IDEMQ_QUEUE_URL           queue URL for the back-off (default: derived from the event source ARN; with IDEMQ_BACKOFF only)
-//	IDEMQ_DYNAMODB_ENDPOINT   DynamoDB endpoint, for DynamoDB Local (optional)
-//	IDEMQ_STORE               dynamodb (default) or memory (local runs: records live as long as the process)
-//	IDEMQ_NAMESPACE           key namespace (default: the function's name)
-//	IDEMQ_EMF_NAMESPACE       CloudWatch namespace for per-batch EMF metrics (default: off)
+//	IDEMQ_TABLE                    DynamoDB table of idempotency records (required with the dynamodb store)
+//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
+//	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
+//	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
+//	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
+//	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
+//	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
+//	IDEMQ_BACKOFF                  "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
+//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
+//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; with IDEMQ_BACKOFF only)
+//	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
+//	IDEMQ_STORE                    dynamodb (default) or memory (local runs: records live as long as the process)
+//	IDEMQ_NAMESPACE                key namespace (default: the function's name)
+//	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/handler"
@@ -56,8 +58,10 @@ func main() {
 }
 
 // newHandler wires the store, the provider and the handler options from
-// the configuration.
-func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.Handler, error) {
+// the configuration, reading the provider's API key from Secrets Manager if
+// a secret is named. awsOpts are added to the AWS SDK's default
+// configuration (tests point it at fake servers).
+func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
 		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
@@ -65,10 +69,17 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 		cfg.concurrency = handler.DefaultConcurrency
 	}
 	var awsCfg aws.Config
-	if cfg.store == "dynamodb" || cfg.backoff {
+	if cfg.store == "dynamodb" || cfg.backoff || cfg.apiKeySecret != "" {
 		var err error
-		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx); err != nil {
+		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx, awsOpts...); err != nil {
 			return nil, fmt.Errorf("AWS configuration: %w", err)
+		}
+	}
+	apiKey := cfg.apiKey
+	if cfg.apiKeySecret != "" {
+		var err error
+		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.apiKeySecret); err != nil {
+			return nil, err
 		}
 	}
 	var store idem.Store
@@ -108,6 +119,6 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger) (handler.H
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
-	w := &worker{provider: newProvider(cfg.providerURL, cfg.apiKey)}
+	w := &worker{provider: newProvider(cfg.providerURL, apiKey)}
 	return handler.WrapSQS(store, w.handle, opts...), nil
 }

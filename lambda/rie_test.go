@@ -38,7 +38,8 @@ const functionName = "idemq-rie-test"
 // TestRIE runs the built bootstrap under the real Lambda Runtime Interface
 // Emulator and invokes it with the SQS events in testdata/, against a fake
 // provider on loopback that logs every request, with the DynamoDB store
-// (DynamoDB Local) and with the memory store.
+// (DynamoDB Local) and with the memory store; and with the provider's API
+// key read from a fake Secrets Manager.
 func TestRIE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the RIE test builds the bootstrap and runs the emulator")
@@ -109,6 +110,41 @@ func TestRIE(t *testing.T) {
 		}
 		if f.count("busy order") != 0 || f.count("summarise order 9") != 1 {
 			t.Errorf("provider requests %+v: want order-9 only", f.all())
+		}
+	})
+	t.Run("api key secret", func(t *testing.T) {
+		t.Parallel()
+		secrets := newFakeSecrets(t, map[string]fakeSecret{"idemq/provider-key": {str: "sk-from-secret"}})
+		awsEnv := []string{
+			"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + secrets.URL, // the SDK's own endpoint override
+			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie",
+		}
+		f := newFakeProvider(t)
+		url := startRIE(t, rieBin, bootstrap, f, append([]string{"IDEMQ_STORE=memory", "IDEMQ_PROVIDER_API_KEY_SECRET=idemq/provider-key"}, awsEnv...)...)
+		invokeRIE(t, url, "sqs-first.json")
+		invokeRIE(t, url, "sqs-redelivery.json")
+		if f.total() == 0 {
+			t.Fatal("no provider requests")
+		}
+		for _, r := range f.all() {
+			if r.Auth != "Bearer sk-from-secret" {
+				t.Errorf("provider request for %q: Authorization %q, want the secret's value as the bearer token", r.Prompt, r.Auth)
+			}
+		}
+		if calls := secrets.all(); len(calls) != 1 || calls[0].Target != "secretsmanager.GetSecretValue" || calls[0].SecretID != "idemq/provider-key" {
+			t.Errorf("Secrets Manager requests %+v, want one GetSecretValue of idemq/provider-key, at start-up", calls)
+		}
+
+		// A secret that cannot be read stops the start-up, naming the
+		// variable.
+		cmd := exec.Command(bootstrap)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true",
+			"IDEMQ_STORE=memory", "IDEMQ_NAMESPACE=" + functionName, "IDEMQ_PROVIDER_URL=" + f.URL,
+			"IDEMQ_PROVIDER_API_KEY_SECRET=idemq/no-such-secret"}, awsEnv...)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "IDEMQ_PROVIDER_API_KEY_SECRET") {
+			t.Errorf("bootstrap with a missing secret: %v, want exit status 1 naming IDEMQ_PROVIDER_API_KEY_SECRET\n%s", err, out)
 		}
 	})
 	t.Run("config errors", func(t *testing.T) {

@@ -3,13 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 )
 
 // The worker wired by newHandler, in process, with the memory store.
@@ -73,5 +78,69 @@ func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 	_, err := newHandler(context.Background(), config{store: "memory", keyField: "k", providerURL: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Error("no error without a namespace outside Lambda")
+	}
+}
+
+// fakeAWS points the worker's AWS configuration at a fake server on
+// loopback.
+func fakeAWS(url string) []func(*awsconfig.LoadOptions) error {
+	return []func(*awsconfig.LoadOptions) error{
+		awsconfig.WithRegion("us-east-1"),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("idemqtest", "idemqtest", "")),
+		awsconfig.WithBaseEndpoint(url),
+	}
+}
+
+// The provider's API key comes from the secret, read once at start-up, and
+// is the bearer token of every request.
+func TestWorkerAPIKeyFromSecret(t *testing.T) {
+	t.Parallel()
+	secrets := newFakeSecrets(t, map[string]fakeSecret{"idemq/provider-key": {str: "sk-from-secret\n"}})
+	f := newFakeProvider(t)
+	h, err := newHandler(context.Background(), config{
+		store: "memory", keyField: "idempotency_key", providerURL: f.URL, namespace: "worker-test",
+		apiKeySecret: "idemq/provider-key",
+	}, slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, key := range []string{"k1", "k2", "k3"} {
+		body := fmt.Sprintf(`{"idempotency_key":%q,"model":"m1","prompt":"prompt %s"}`, key, key)
+		resp, err := h(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{
+			MessageId: fmt.Sprint("m", i), Body: body, EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q",
+		}}})
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("invocation %d: %+v, %v", i, resp, err)
+		}
+	}
+	requests := f.all()
+	if len(requests) != 3 {
+		t.Errorf("%d provider requests, want 3", len(requests))
+	}
+	for _, r := range requests {
+		if r.Auth != "Bearer sk-from-secret" {
+			t.Errorf("provider request for %q: Authorization %q, want the secret's value as the bearer token", r.Prompt, r.Auth)
+		}
+	}
+	if calls := secrets.all(); len(calls) != 1 || calls[0].SecretID != "idemq/provider-key" {
+		t.Errorf("Secrets Manager requests %+v, want one GetSecretValue of idemq/provider-key, at start-up", calls)
+	}
+}
+
+// A secret that cannot be read stops the start-up, naming the variable.
+func TestNewHandlerSecretErrors(t *testing.T) {
+	t.Parallel()
+	secrets := newFakeSecrets(t, map[string]fakeSecret{"empty": {str: ""}})
+	for _, id := range []string{"missing", "empty"} {
+		_, err := newHandler(context.Background(), config{
+			store: "memory", keyField: "k", providerURL: "http://127.0.0.1:1", namespace: "worker-test", apiKeySecret: id,
+		}, slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
+		if err == nil || !strings.Contains(err.Error(), envAPIKeySecret) {
+			t.Errorf("secret %q: newHandler error %v, want one naming %s", id, err, envAPIKeySecret)
+		}
+		var notFound *types.ResourceNotFoundException
+		if id == "missing" && !errors.As(err, &notFound) {
+			t.Errorf("secret %q: error %v, want the SDK's ResourceNotFoundException wrapped", id, err)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package idemqcdk
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -39,4 +41,14 @@ func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs
 		add("InProgressBackoff", backoffActions, queue.QueueArn())
 	}
 	add("WriteLogs", logActions, logs.LogGroupArn())
+}
+
+// allowSecret lets the function read the provider's API key secret. This
+// one is CDK's grant method, unlike the grants above: only the secret knows
+// the ARN its policy must name (an import by name ends in -??????, matching
+// the suffix Secrets Manager adds) and its KMS key, when CDK knows it. It
+// allows secretsmanager:GetSecretValue and secretsmanager:DescribeSecret on
+// the secret (and kms:Decrypt on that key).
+func allowSecret(fn awslambda.Function, secret awssecretsmanager.ISecret) {
+	secret.GrantRead(fn, nil)
 }

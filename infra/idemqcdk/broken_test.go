@@ -2,6 +2,7 @@ package idemqcdk_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -50,10 +53,11 @@ func override(path, property string, value any) func(testing.TB, awscdk.Stack) {
 	}
 }
 
-// templateCheckNamed is the check whose name starts with prefix.
+// templateCheckNamed is the check of templateChecks or configuredChecks
+// whose name starts with prefix.
 func templateCheckNamed(tb testing.TB, prefix string) templateCheck {
 	tb.Helper()
-	for _, c := range templateChecks {
+	for _, c := range slices.Concat(templateChecks, configuredChecks) {
 		if strings.HasPrefix(c.name, prefix) {
 			return c
 		}
@@ -63,14 +67,10 @@ func templateCheckNamed(tb testing.TB, prefix string) templateCheck {
 }
 
 // TestBrokenPropertyFailsItsCheck breaks one property of the stack at a time
-// and runs the check TestTemplate runs for it: each must fail, or it would
-// pass whatever the template holds.
+// and runs the check TestTemplate (or TestConfiguredTemplate) runs for it:
+// each must fail, or it would pass whatever the template holds.
 func TestBrokenPropertyFailsItsCheck(t *testing.T) {
-	breakages := []struct {
-		name   string
-		checks []string // prefixes of the checks that must fail
-		break_ func(testing.TB, awscdk.Stack)
-	}{
+	breakages := []breakage{
 		{"TTL on another attribute", []string{"table: key id"},
 			override("Worker/Table", "TimeToLiveSpecification.AttributeName", "ttl")},
 		{"point-in-time recovery off", []string{"table: key id"},
@@ -109,23 +109,59 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 			queue := find(tb, s, "Worker/Queue").(awssqs.Queue)
 			override("Worker/DeadLetterAlarm", "Dimensions.0.Value", queue.QueueName())(tb, s)
 		}},
+		{"an alarm action with no topic set", []string{"alarm actions: none"},
+			override("Worker/DeadLetterAlarm", "AlarmActions", []string{testTopicArn})},
+		{"a secret grant with no secret set", []string{"secret: none", "iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
+			awssecretsmanager.Secret_FromSecretNameV2(s, jsii.String("Other"), jsii.String("other")).GrantRead(find(tb, s, "Worker/Role").(awsiam.Role), nil)
+		}},
+		{"the API key in plain text", []string{"secret: none"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Function").(awslambda.Function).AddEnvironment(jsii.String("IDEMQ_PROVIDER_API_KEY"), jsii.String("sk-plain"), nil)
+		}},
+	}
+	// With the context keys cdk.json leaves empty set.
+	configured := []breakage{
+		{"another secret's name given to the function", []string{"secret: the function"},
+			override("Worker/Function", "Environment.Variables.IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/other-key")},
+		{"every secret readable", []string{"secret: the function"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Role").(awsiam.Role).AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("secretsmanager:GetSecretValue"), Resources: jsii.Strings("*"),
+			}))
+		}},
+		{"the alarm notifying nobody", []string{"alarm actions: the topic"},
+			override("Worker/DeadLetterAlarm", "AlarmActions", []string{})},
+		{"the alarm notifying on recovery too", []string{"alarm actions: the topic"},
+			override("Worker/DeadLetterAlarm", "OKActions", []string{testTopicArn})},
 	}
 	for _, b := range breakages {
-		t.Run(b.name, func(t *testing.T) {
-			stack := newStack(t, nil)
-			b.break_(t, stack)
-			tpl := assertions.Template_FromStack(stack, nil)
-			id := resourceIDs(t, tpl)
-			for _, prefix := range b.checks {
-				c := templateCheckNamed(t, prefix)
-				r := &recorder{TB: t}
-				c.assert(r, tpl, id)
-				if len(r.errs) == 0 {
-					t.Errorf("check %q passed on a template with %s", c.name, b.name)
-					continue
-				}
-				t.Logf("check %q failed as it should: %.200s", c.name, r.errs[0])
-			}
-		})
+		t.Run(b.name, func(t *testing.T) { b.check(t, nil) })
+	}
+	for _, b := range configured {
+		t.Run(b.name, func(t *testing.T) { b.check(t, configuredContext) })
+	}
+}
+
+// breakage is a bug in the stack, and the checks it must fail.
+type breakage struct {
+	name   string
+	checks []string // prefixes of the checks that must fail
+	break_ func(testing.TB, awscdk.Stack)
+}
+
+// check breaks the stack made with cdk.json's context plus overrides, and
+// runs the checks.
+func (b breakage) check(t *testing.T, overrides map[string]any) {
+	stack := newStack(t, overrides)
+	b.break_(t, stack)
+	tpl := assertions.Template_FromStack(stack, nil)
+	id := resourceIDs(t, tpl)
+	for _, prefix := range b.checks {
+		c := templateCheckNamed(t, prefix)
+		r := &recorder{TB: t}
+		c.assert(r, tpl, id)
+		if len(r.errs) == 0 {
+			t.Errorf("check %q passed on a template with %s", c.name, b.name)
+			continue
+		}
+		t.Logf("check %q failed as it should: %.200s", c.name, r.errs[0])
 	}
 }

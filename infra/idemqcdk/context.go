@@ -17,20 +17,23 @@ import (
 const ContextPrefix = "idemq:"
 
 // contextKeys maps each WorkerProps field NewStack sets to its context key.
+// (ProviderAPIKeySecret's key holds the secret's name or complete ARN, which
+// NewStack imports.)
 var contextKeys = map[string]string{
-	"Timeout":           "idemq:functionTimeout",
-	"MemoryMB":          "idemq:memoryMB",
-	"Retention":         "idemq:retention",
-	"VisibilityTimeout": "idemq:visibilityTimeout",
-	"MaxReceives":       "idemq:maxReceives",
-	"FIFO":              "idemq:fifo",
-	"BatchSize":         "idemq:batchSize",
-	"BatchingWindow":    "idemq:batchingWindow",
-	"MaxConcurrency":    "idemq:maxConcurrency",
-	"RecordExpiry":      "idemq:recordExpiry",
-	"KeyField":          "idemq:keyField",
-	"Namespace":         "idemq:namespace",
-	"Backoff":           "idemq:backoff",
+	"Timeout":              "idemq:functionTimeout",
+	"MemoryMB":             "idemq:memoryMB",
+	"Retention":            "idemq:retention",
+	"VisibilityTimeout":    "idemq:visibilityTimeout",
+	"MaxReceives":          "idemq:maxReceives",
+	"FIFO":                 "idemq:fifo",
+	"BatchSize":            "idemq:batchSize",
+	"BatchingWindow":       "idemq:batchingWindow",
+	"MaxConcurrency":       "idemq:maxConcurrency",
+	"RecordExpiry":         "idemq:recordExpiry",
+	"KeyField":             "idemq:keyField",
+	"Namespace":            "idemq:namespace",
+	"Backoff":              "idemq:backoff",
+	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 }
 
 // The context keys NewStack reads that are not WorkerProps fields.
@@ -41,6 +44,9 @@ const (
 	// ctxBootstrapDir names a directory holding a bootstrap built
 	// elsewhere, deployed instead of building ./lambda.
 	ctxBootstrapDir = "idemq:bootstrapDir"
+	// ctxAlarmTopicArn is the ARN of an SNS topic the dead-letter alarm
+	// notifies.
+	ctxAlarmTopicArn = "idemq:alarmTopicArn"
 )
 
 // contextLabel names a setting by its context key.
@@ -53,9 +59,11 @@ func contextLabel(field string) string {
 
 // stackContext is what NewStack reads from the context.
 type stackContext struct {
-	props        WorkerProps
-	providerURL  string
-	bootstrapDir string
+	props         WorkerProps
+	providerURL   string
+	bootstrapDir  string
+	apiKeySecret  string // "": none
+	alarmTopicArn string // "": none
 }
 
 // readContext reads the idemq:* keys of node's context. A key it does not
@@ -64,7 +72,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	var c stackContext
 	all, _ := node.GetAllContext(nil).(map[string]any)
 	known := slices.Collect(maps.Values(contextKeys))
-	known = append(known, ctxProviderURL, ctxBootstrapDir)
+	known = append(known, ctxProviderURL, ctxBootstrapDir, ctxAlarmTopicArn)
 	for _, key := range slices.Sorted(maps.Keys(all)) {
 		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
 			slices.Sort(known)
@@ -88,6 +96,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.Backoff = r.boolean("Backoff")
 	c.providerURL = r.str("", ctxProviderURL)
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
+	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
+	c.alarmTopicArn = r.str("", ctxAlarmTopicArn)
 	return c, r.err
 }
 

@@ -20,7 +20,15 @@ const (
 	// from the idemq:providerUrl context key; a Worker sets it only through
 	// WorkerProps.Environment.
 	EnvProviderURL = "IDEMQ_PROVIDER_URL"
+	// EnvProviderAPIKeySecret names the Secrets Manager secret holding the
+	// provider's API key; set only when WorkerProps.ProviderAPIKeySecret
+	// is.
+	EnvProviderAPIKeySecret = "IDEMQ_PROVIDER_API_KEY_SECRET"
+	// EnvProviderAPIKey is the worker's variable for the API key in plain
+	// text, for local runs. A Worker never sets it, and rejects it in
+	// WorkerProps.Environment.
+	EnvProviderAPIKey = "IDEMQ_PROVIDER_API_KEY"
 )
 
 // reservedEnv are the names a Worker sets itself.
-var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff}
+var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret}

@@ -81,10 +81,11 @@ func grantPairs(statements []obj) []string {
 
 // wantGrants checks that the function's role is allowed exactly the item
 // actions on the table, what polling needs on the queue (and
-// ChangeMessageVisibility with back-off), and writing to its log group.
-func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool) {
+// ChangeMessageVisibility with back-off), writing to its log group, and the
+// extra statements.
+func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, extra ...obj) {
 	tb.Helper()
-	var want []obj
+	want := extra
 	grant := func(resource obj, actions ...string) {
 		a := make(arr, len(actions))
 		for i, action := range actions {
@@ -140,4 +141,26 @@ func noWildcards(tb testing.TB, tpl assertions.Template) {
 		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(0))
 		tpl.HasResourceProperties(jsii.String("AWS::IAM::Role"), obj{"ManagedPolicyArns": assertions.Match_Absent()})
 	})
+}
+
+// secretActions are what the function may do on the provider's API key
+// secret: the actions of CDK's GrantRead.
+var secretActions = arr{"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
+
+// readSecret is the statement letting the function read the secret whose
+// ARN, in a policy, is resource.
+func readSecret(resource any) obj {
+	return obj{"Effect": "Allow", "Action": secretActions, "Resource": resource}
+}
+
+// secretsManagerGrants are the identity statements naming a Secrets Manager
+// action.
+func secretsManagerGrants(tpl assertions.Template) []string {
+	var out []string
+	for _, p := range grantPairs(identityStatements(tpl)) {
+		if strings.Contains(p, "secretsmanager:") {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 )
 
 // Defaults used when a WorkerProps field is left zero.
@@ -78,9 +79,18 @@ type WorkerProps struct {
 	// sqs:ChangeMessageVisibility on the queue and sets IDEMQ_BACKOFF to
 	// "true". Defaults to false.
 	Backoff bool
+	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
+	// is the model provider's API key. The function may read it (the
+	// secret's GrantRead) and is given its complete ARN as
+	// EnvProviderAPIKeySecret, or its name when CDK knows no complete ARN
+	// (a secret imported by name); the worker reads it once at start-up.
+	// Defaults to nil: no API key.
+	ProviderAPIKeySecret awssecretsmanager.ISecret
 	// Environment holds further variables for the function, such as
 	// EnvProviderURL. A name the Worker sets itself (EnvTable,
-	// EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff) is rejected. Defaults to
-	// none.
+	// EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff,
+	// EnvProviderAPIKeySecret) is rejected, and so is EnvProviderAPIKey: the
+	// function's configuration would hold the key in plain text. Defaults
+	// to none.
 	Environment map[string]string
 }

@@ -151,6 +151,10 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			return s, bad("Environment", "%s sets %s, which the Worker sets itself; remove it", label("Environment"), name)
 		}
 	}
+	if _, ok := p.Environment[EnvProviderAPIKey]; ok {
+		return s, bad("Environment", "%s sets %s, which would deploy the API key in plain text in the function's configuration; store it in a Secrets Manager secret and set %s",
+			label("Environment"), EnvProviderAPIKey, label("ProviderAPIKeySecret"))
+	}
 	return s, nil
 }
 

@@ -26,9 +26,11 @@ type StackProps struct {
 
 // NewStack adds the stack this repository's cdk.json deploys: a Worker whose
 // settings come from the idemq:* context keys (cdk.json's "context", or -c
-// key=value), with the queue URL and the table name as outputs. A setting
-// that cannot be deployed is returned as a *SettingError naming its context
-// key, before anything is added to scope.
+// key=value), with the queue URL and the table name as outputs. With
+// idemq:providerApiKeySecret set, the function reads the provider's API key
+// from that secret; with idemq:alarmTopicArn set, the dead-letter alarm
+// notifies that SNS topic. A setting that cannot be deployed is returned as a
+// *SettingError naming its context key, before anything is added to scope.
 func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &StackProps{}
@@ -44,12 +46,24 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSecretRef(c.apiKeySecret, contextLabel); err != nil {
+		return nil, err
+	}
+	if err := checkAlarmTopic(c.alarmTopicArn); err != nil {
+		return nil, err
+	}
 	if c.props.Code, err = stackCode(c.bootstrapDir, props.ModuleDir); err != nil {
 		return nil, err
 	}
 
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+	if c.apiKeySecret != "" {
+		c.props.ProviderAPIKeySecret = importSecret(stack, c.apiKeySecret)
+	}
 	w := newWorker(stack, "Worker", &c.props, s)
+	if c.alarmTopicArn != "" {
+		notifyTopic(stack, w.DeadLetterAlarm, c.alarmTopicArn)
+	}
 	awscdk.NewCfnOutput(stack, jsii.String("QueueUrl"), &awscdk.CfnOutputProps{
 		Value:       w.Queue.QueueUrl(),
 		Description: jsii.String("Send the worker's messages to this queue."),

@@ -1,6 +1,7 @@
 package idemqcdk_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -130,6 +131,28 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
+	{"alarm actions: none unless idemq:alarmTopicArn is set", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "alarm actions", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+				"AlarmActions":            assertions.Match_Absent(),
+				"OKActions":               assertions.Match_Absent(),
+				"InsufficientDataActions": assertions.Match_Absent(),
+			})
+		})
+	}},
+	{"secret: none unless idemq:providerApiKeySecret is set, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
+		if grants := secretsManagerGrants(tpl); len(grants) != 0 {
+			tb.Errorf("identity policies allow, with no secret set:\n\t%s", strings.Join(grants, "\n\t"))
+		}
+		check(tb, "environment", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{
+					"IDEMQ_PROVIDER_API_KEY_SECRET": assertions.Match_Absent(),
+					"IDEMQ_PROVIDER_API_KEY":        assertions.Match_Absent(),
+				}},
+			})
+		})
+	}},
 	{"outputs: queue URL and table name", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "outputs", func() {
 			tpl.HasOutput(jsii.String("QueueUrl"), obj{"Value": ref(id.queue)})
@@ -143,6 +166,65 @@ func TestTemplate(t *testing.T) {
 	tpl := synth(t, nil)
 	id := resourceIDs(t, tpl)
 	for _, c := range templateChecks {
+		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
+	}
+}
+
+// Values for the context keys cdk.json leaves empty.
+const (
+	testSecretName = "idemq/provider-key"
+	testTopicArn   = "arn:aws:sns:eu-west-1:123456789012:idemq-alerts"
+)
+
+// configuredContext sets the context keys cdk.json leaves empty.
+var configuredContext = map[string]any{
+	"idemq:providerApiKeySecret": testSecretName,
+	"idemq:alarmTopicArn":        testTopicArn,
+}
+
+// secretByName is the ARN a policy names for a secret imported by name: any
+// suffix Secrets Manager added to the name, in the stack's account and
+// region.
+func secretByName(name string) obj {
+	return obj{"Fn::Join": arr{"", arr{
+		"arn:", ref("AWS::Partition"), ":secretsmanager:", ref("AWS::Region"), ":", ref("AWS::AccountId"), ":secret:" + name + "-??????",
+	}}}
+}
+
+// configuredChecks cover what the keys of configuredContext add.
+var configuredChecks = []templateCheck{
+	{"secret: the function gets the secret's name and may read it", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "environment", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{
+					"IDEMQ_PROVIDER_API_KEY_SECRET": testSecretName,
+					"IDEMQ_PROVIDER_API_KEY":        assertions.Match_Absent(),
+				}},
+			})
+		})
+		wantGrants(tb, tpl, id, false, readSecret(secretByName(testSecretName)))
+		noWildcards(tb, tpl)
+	}},
+	{"alarm actions: the topic of idemq:alarmTopicArn, when the alarm goes off", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "alarm actions", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+				"Dimensions":   arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}},
+				"AlarmActions": assertions.Match_ArrayEquals(&arr{testTopicArn}),
+				"OKActions":    assertions.Match_Absent(),
+			})
+		})
+		check(tb, "the topic is imported, not created", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::SNS::Topic"), jsii.Number(0))
+		})
+	}},
+}
+
+// TestConfiguredTemplate checks the stack with the context keys cdk.json
+// leaves empty set.
+func TestConfiguredTemplate(t *testing.T) {
+	tpl := synth(t, configuredContext)
+	id := resourceIDs(t, tpl)
+	for _, c := range configuredChecks {
 		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
 	}
 }

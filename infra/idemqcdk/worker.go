@@ -69,11 +69,17 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	if s.backoff {
 		env[EnvBackoff] = jsii.String("true")
 	}
+	if p.ProviderAPIKeySecret != nil {
+		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
+	}
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
 	}
 	w.Function, w.Role, w.Logs = newFunction(c, p.Code, s, env)
 	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
+	if p.ProviderAPIKeySecret != nil {
+		allowSecret(w.Function, p.ProviderAPIKeySecret)
+	}
 	w.EventSource = newEventSource(w.Function, w.Queue, s)
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.

@@ -42,6 +42,8 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 		{"nil props", nil},
 		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Timeout: time.Minute, VisibilityTimeout: time.Second}},
 		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvTable: "x"}}},
+		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}},
+		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
