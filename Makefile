@@ -124,9 +124,13 @@ bench/powertools/node_modules/.installed: bench/powertools/package.json bench/po
 	cd bench/powertools && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# DynamoDB Local's JVM gets a fixed heap in the benchmark, so it does not
+# resize it (and its throughput with it) mid-run.
+BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
+
 .PHONY: bench
 bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~15 min).
-	scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
 
 .PHONY: bench-go
 bench-go: ## The handler's in-memory benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.

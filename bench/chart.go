@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"golang.org/x/image/font"
@@ -18,16 +19,18 @@ import (
 // series are the chart's bars in each group, in order.
 var series = []struct {
 	runner string
-	label  string
-	color  color.RGBA
+	label  string // with %d for idemq's default concurrency when atDefault
+	// atDefault: the runner runs idemq's default number of records at once.
+	atDefault bool
+	color     color.RGBA
 }{
-	{RunnerFloor, "raw-SDK floor, 10 at once", color.RGBA{0xbd, 0xbd, 0xbd, 0xff}},
-	{RunnerFloorFenced, "fenced floor, 10 at once", color.RGBA{0x8c, 0x8c, 0x8c, 0xff}},
-	{RunnerIdemq, "idemq, 10 at once (default)", color.RGBA{0x1f, 0x77, 0xb4, 0xff}},
-	{RunnerFloorWide, "raw-SDK floor, whole batch", color.RGBA{0x73, 0x73, 0x73, 0xff}},
-	{RunnerFloorFencedWide, "fenced floor, whole batch", color.RGBA{0x4d, 0x4d, 0x4d, 0xff}},
-	{RunnerIdemqWide, "idemq, whole batch", color.RGBA{0x6b, 0xae, 0xd6, 0xff}},
-	{RunnerPowertools, "Powertools TS " + PowertoolsVersion + " (whole batch)", color.RGBA{0xff, 0x7f, 0x0e, 0xff}},
+	{RunnerFloor, "raw-SDK floor, %d at once", true, color.RGBA{0xbd, 0xbd, 0xbd, 0xff}},
+	{RunnerFloorFenced, "fenced floor, %d at once", true, color.RGBA{0x8c, 0x8c, 0x8c, 0xff}},
+	{RunnerIdemq, "idemq, %d at once (default)", true, color.RGBA{0x1f, 0x77, 0xb4, 0xff}},
+	{RunnerFloorWide, "raw-SDK floor, whole batch", false, color.RGBA{0x73, 0x73, 0x73, 0xff}},
+	{RunnerFloorFencedWide, "fenced floor, whole batch", false, color.RGBA{0x4d, 0x4d, 0x4d, 0xff}},
+	{RunnerIdemqWide, "idemq, whole batch", false, color.RGBA{0x6b, 0xae, 0xd6, 0xff}},
+	{RunnerPowertools, "Powertools TS " + PowertoolsVersion + " (whole batch)", false, color.RGBA{0xff, 0x7f, 0x0e, 0xff}},
 }
 
 const (
@@ -53,7 +56,7 @@ func Chart(w io.Writer, r *Results) error {
 		func(m Measurement) float64 { return m.RecordsPerSecond() })
 	panel(img, panelH, "first delivery: client CPU per record, microseconds (lower is better)", conds, r,
 		func(m Measurement) float64 { return m.CPUPerRecord() })
-	legend(img, 2*panelH+10)
+	legend(img, 2*panelH+10, r)
 	return png.Encode(w, img)
 }
 
@@ -123,13 +126,23 @@ func panel(img *image.RGBA, y0 int, title string, conds []condition, r *Results,
 	fill(img, marginL, plotBottom, chartW-marginR, plotBottom+1, color.Black)
 }
 
-// legend draws the series' colours and names in two columns from y.
-func legend(img *image.RGBA, y int) {
-	for i, s := range series {
+// legend draws the colours and names of the series r measured in three
+// columns from y.
+func legend(img *image.RGBA, y int, r *Results) {
+	i := 0
+	for _, s := range series {
+		if !slices.ContainsFunc(r.Throughput, func(m Measurement) bool { return m.Runner == s.runner }) {
+			continue
+		}
+		label := s.label
+		if s.atDefault {
+			label = fmt.Sprintf(s.label, r.DefaultConcurrency)
+		}
 		x := marginL + (i%3)*300
 		yy := y + (i/3)*20
 		fill(img, x, yy, x+14, yy+12, s.color)
-		text(img, x+20, yy+11, s.label, color.Black)
+		text(img, x+20, yy+11, label, color.Black)
+		i++
 	}
 }
 

@@ -9,7 +9,8 @@
 //   - records per second and client CPU per record (the process's own CPU
 //     time, from getrusage in Go and process.cpuUsage in Node) for batches
 //     of 10, 100 and 1000 records with a simulated model call of 0 and
-//     20 ms, as medians of several interleaved runs;
+//     20 ms, as medians of several interleaved runs, and idemq's ratios to
+//     the others as medians of per-round ratios (Ratio);
 //   - the handler's overhead without I/O (Micros: testing.B bodies against
 //     the in-memory store, in ns and allocations per record, which
 //     `make bench-go` runs for benchstat and ParseGoBench reads back);

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/idemq/idemq/idem/dynamostore"
 )
 
 // EndpointEnv names the environment variable holding DynamoDB Local's URL,
@@ -26,18 +28,24 @@ const (
 
 // newClient returns a DynamoDB client for endpoint with the SDK's defaults
 // (retries, HTTP transport), counting its requests with c when c is not
-// nil.
-func newClient(endpoint string, c *Counter) *dynamodb.Client {
+// nil. When conns is not 0 it keeps that many idle connections
+// (dynamostore.KeepConnections), as the README has users build the client
+// of a handler that runs conns records at once.
+func newClient(endpoint string, c *Counter, conns int) *dynamodb.Client {
 	var api []func(*middleware.Stack) error
 	if c != nil {
 		api = append(api, c.Middleware())
+	}
+	var opts []func(*dynamodb.Options)
+	if conns > 0 {
+		opts = append(opts, dynamostore.KeepConnections(conns))
 	}
 	return dynamodb.New(dynamodb.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider(accessKey, accessKey, ""),
 		APIOptions:   api,
-	})
+	}, opts...)
 }
 
 // deleteTable deletes a table; one already gone is not an error.
@@ -59,7 +67,7 @@ func reach(ctx context.Context, endpoint string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := newClient(endpoint, nil).ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) {
+	_, err := newClient(endpoint, nil, 0).ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)}, func(o *dynamodb.Options) {
 		o.RetryMaxAttempts = 1
 	})
 	if err != nil {

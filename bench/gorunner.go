@@ -24,15 +24,37 @@ type goRunner struct {
 	id          string
 	impl        goImpl
 	concurrency int // 0: the batch size
-	client      *dynamodb.Client
 	counter     *Counter
-	other       *dynamodb.Client // the other worker's, for PrepHold
+	clients     clients // the measured worker's, counted
+	others      clients // the other worker's, for PrepHold
 }
 
 func newGoRunner(id string, impl goImpl, concurrency int, endpoint string) *goRunner {
 	c := NewCounter()
-	return &goRunner{id: id, impl: impl, concurrency: concurrency,
-		client: newClient(endpoint, c), counter: c, other: newClient(endpoint, nil)}
+	return &goRunner{id: id, impl: impl, concurrency: concurrency, counter: c,
+		clients: clients{endpoint: endpoint, counter: c}, others: clients{endpoint: endpoint}}
+}
+
+// clients are one worker's DynamoDB clients, one for each number of
+// records it runs at once, each keeping that many idle connections
+// (newClient), as a user builds the client of a function for its
+// concurrency: a runner of a fixed concurrency has one, a whole-batch
+// runner one per batch size. Not safe for concurrent use.
+type clients struct {
+	endpoint      string
+	counter       *Counter // nil: not counted
+	byConcurrency map[int]*dynamodb.Client
+}
+
+// get returns the client for n records at once, made on first use.
+func (c *clients) get(n int) *dynamodb.Client {
+	if c.byConcurrency == nil {
+		c.byConcurrency = make(map[int]*dynamodb.Client)
+	}
+	if _, ok := c.byConcurrency[n]; !ok {
+		c.byConcurrency[n] = newClient(c.endpoint, c.counter, n)
+	}
+	return c.byConcurrency[n]
 }
 
 // FloorRunner returns the raw-SDK floor (floorHandler), plain or fenced,
@@ -61,7 +83,7 @@ func (r *goRunner) Run(ctx context.Context, t Trial) (Sample, error) {
 		cacheEntries = max(1000, t.Records())
 	}
 	var calls atomic.Int64
-	h := r.impl(r.client, t.Table, model(t.Model, &calls), n, cacheEntries)
+	h := r.impl(r.clients.get(n), t.Table, model(t.Model, &calls), n, cacheEntries)
 	switch t.Prep {
 	case PrepComplete:
 		if _, err := runBatches(ctx, h, t.PrepBatches); err != nil {
@@ -123,7 +145,7 @@ func (r *goRunner) hold(ctx context.Context, t Trial) (release func(), err error
 			return nil, ctx.Err()
 		}
 	}
-	other := r.impl(r.other, t.Table, work, len(ev.Records), 0)
+	other := r.impl(r.others.get(len(ev.Records)), t.Table, work, len(ev.Records), 0)
 	done := make(chan error, 1)
 	go func() {
 		_, err := runBatches(ctx, other, []events.SQSEvent{ev})

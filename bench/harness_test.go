@@ -73,7 +73,7 @@ func TestHarness(t *testing.T) {
 		t.Errorf("%d scenario measurements, want %d (idemq and Powertools)", n, 2*len(bench.Scenarios))
 	}
 	if n := len(res.Throughput); n != 4 {
-		t.Errorf("%d throughput measurements, want 3 (floor, idemq, Powertools)", n)
+		t.Errorf("%d throughput measurements, want 4 (floor, fenced floor, idemq, Powertools)", n)
 	}
 	if st := res.Startup; st == nil || st.Sizes[runtime.GOARCH] < 1<<20 || len(st.Init) != 1 || st.Init[0] <= 0 {
 		t.Errorf("start-up %+v, want a size and an init time", st)

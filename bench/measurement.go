@@ -21,14 +21,14 @@ func (m Measurement) median(f func(Sample) float64) float64 {
 }
 
 // RecordsPerSecond is the median throughput.
-func (m Measurement) RecordsPerSecond() float64 {
-	return m.median(func(s Sample) float64 { return float64(s.Records) / s.Wall.Seconds() })
-}
+func (m Measurement) RecordsPerSecond() float64 { return m.median(recordsPerSecond) }
 
 // CPUPerRecord is the median client CPU time per record, in microseconds.
-func (m Measurement) CPUPerRecord() float64 {
-	return m.median(func(s Sample) float64 { return float64(s.CPU.Microseconds()) / float64(s.Records) })
-}
+func (m Measurement) CPUPerRecord() float64 { return m.median(cpuPerRecord) }
+
+func recordsPerSecond(s Sample) float64 { return float64(s.Records) / s.Wall.Seconds() }
+
+func cpuPerRecord(s Sample) float64 { return float64(s.CPU.Microseconds()) / float64(s.Records) }
 
 // RequestsPerRecord is the median number of DynamoDB requests per record.
 func (m Measurement) RequestsPerRecord() float64 {

@@ -43,9 +43,12 @@ func machine(b *strings.Builder, r *Results) {
 		m.Go, r.Node, packages(r.Packages), strings.TrimPrefix(m.DynamoDBLocal, "dynamodb_local_"), m.Java)
 	fmt.Fprintf(b, "Load average (1, 5, 15 min) %s before, %s after; the run took %s.\n\n",
 		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second))
-	fmt.Fprintf(b, "Every figure is the median of %d runs of %d records (after a warm-up run), fed one batch at a time "+
+	fmt.Fprintf(b, "Every records/s and µs figure is the median of %d runs of %d records (after a warm-up run), fed one batch at a time "+
 		"to one warm instance of each implementation, all against the same DynamoDB Local on loopback; "+
-		"the implementations take turns, run by run. Requests are counted by SDK middleware on the clients "+
+		"each round runs every implementation once, in turns. Every ratio idemq / X is the median of the per-round "+
+		"ratios (idemq's run over X's run of the same round, measured side by side, so the drift of the machine's load "+
+		"drops out), with their interquartile range in brackets: where it takes in a target's limit, the target is "+
+		"met or missed within noise. Requests are counted by SDK middleware on the clients "+
 		"(each attempt); CPU is the client process's own user + system time (getrusage for Go, "+
 		"process.cpuUsage for Node), DynamoDB Local's excluded. idemq runs with its defaults "+
 		"(payload fingerprint of the whole body, one JSON log line per batch, discarded); Powertools as its docs "+
@@ -81,7 +84,7 @@ func scenarioTables(b *strings.Builder, r *Results) {
 		i, _ := r.find(RunnerIdemq, s, r.ScenarioSize, 0)
 		p, _ := r.find(RunnerPowertools, s, r.ScenarioSize, 0)
 		fmt.Fprintf(b, "| %s | %.0f | %.0f | %.0f | %.0f | %s |\n", s, i.RecordsPerSecond(), p.RecordsPerSecond(),
-			i.CPUPerRecord(), p.CPUPerRecord(), ratio(i.CPUPerRecord(), p.CPUPerRecord()))
+			i.CPUPerRecord(), p.CPUPerRecord(), i.CPURatio(p))
 	}
 	b.WriteString("\n")
 }
@@ -110,38 +113,28 @@ func requests(m Measurement) string {
 	return fmt.Sprintf("**%.2f** (%s%s)", m.CallsPerRecord(), strings.Join(parts, ", "), retries)
 }
 
-func ratio(a, b float64) string {
-	if b == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f", a/b)
-}
-
 func throughputTables(b *strings.Builder, r *Results) {
 	for _, t := range []struct {
-		title  string
-		format string
-		value  func(Measurement) float64
+		title string
+		value func(Measurement) float64
+		ratio func(a, b Measurement) Ratio
 	}{
-		{"First delivery: records per second", "%.0f", func(m Measurement) float64 { return m.RecordsPerSecond() }},
-		{"First delivery: client CPU per record, µs", "%.0f", func(m Measurement) float64 { return m.CPUPerRecord() }},
+		{"First delivery: records per second", Measurement.RecordsPerSecond, Measurement.ThroughputRatio},
+		{"First delivery: client CPU per record, µs", Measurement.CPUPerRecord, Measurement.CPURatio},
 	} {
 		fmt.Fprintf(b, "#### %s\n\n", t.title)
 		b.WriteString("| batch | model | records at once | raw-SDK floor | fenced floor | idemq | idemq / floor | idemq / fenced floor | Powertools TS | idemq / Powertools |\n")
 		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, c := range conditions(r) {
 			for _, row := range concurrencyRows(r, c.size) {
-				v := func(runner string) float64 {
-					m, ok := r.find(runner, First, c.size, c.model)
-					if !ok {
-						return 0
-					}
-					return t.value(m)
+				get := func(runner string) Measurement {
+					m, _ := r.find(runner, First, c.size, c.model) // none: no samples, shown as –
+					return m
 				}
-				floor, fenced, idemq, pt := v(row.floor), v(row.fenced), v(row.idemq), v(RunnerPowertools)
+				floor, fenced, idemq, pt := get(row.floor), get(row.fenced), get(row.idemq), get(RunnerPowertools)
 				fmt.Fprintf(b, "| %d | %d ms | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.size, c.model.Milliseconds(), row.label,
-					num(t.format, floor), num(t.format, fenced), num(t.format, idemq), ratio(idemq, floor), ratio(idemq, fenced),
-					num(t.format, pt), ratio(idemq, pt))
+					num(t.value(floor)), num(t.value(fenced)), num(t.value(idemq)), t.ratio(idemq, floor), t.ratio(idemq, fenced),
+					num(t.value(pt)), t.ratio(idemq, pt))
 			}
 		}
 		b.WriteString("\n")
@@ -152,8 +145,19 @@ func throughputTables(b *strings.Builder, r *Results) {
 		"the fenced floor sends idemq's requests (an owner token and a payload hash in the claim, `ReturnValues ALL_OLD`, "+
 		"the completion conditioned on the owner) without the library, so idemq / fenced floor is what the library "+
 		"itself costs, and fenced floor / floor what fencing costs DynamoDB Local. Requests per record in every "+
-		"first-delivery run: %s. Each client has its SDK's default HTTP settings: Go's keeps 10 idle connections "+
-		"and opens more on demand, Node's keeps up to 50 sockets and queues the rest.\n\n", r.DefaultConcurrency, firstRequests(r))
+		"first-delivery run: %s. %s\n\n", r.DefaultConcurrency, firstRequests(r), connections(r))
+}
+
+// connections says how the clients' HTTP connections were set up.
+func connections(r *Results) string {
+	if !r.KeepConnections {
+		return "Each client has its SDK's default HTTP settings: Go's keeps 10 idle connections " +
+			"and opens more on demand, Node's keeps up to 50 sockets and queues the rest."
+	}
+	return "Each Go client (idemq's and the floors') keeps as many idle connections as it runs records at once, " +
+		"built with `dynamostore.KeepConnections(n)` as the README has users build theirs (the SDK keeps 10 and " +
+		"opens and closes the rest per request); Node's has its SDK's defaults, as Powertools' docs show: " +
+		"up to 50 sockets, the rest queued."
 }
 
 // concurrencyRow names the runners of one concurrency.
@@ -163,20 +167,24 @@ type concurrencyRow struct {
 }
 
 // concurrencyRows are the concurrencies measured at a batch size: idemq's
-// default, and the whole batch when that is more.
+// default, and the whole batch when that is more; one row, the whole
+// batch, when the default takes in the whole batch.
 func concurrencyRows(r *Results, size int) []concurrencyRow {
-	rows := []concurrencyRow{{strconv.Itoa(min(size, r.DefaultConcurrency)), RunnerFloor, RunnerFloorFenced, RunnerIdemq}}
-	if size > r.DefaultConcurrency {
-		rows = append(rows, concurrencyRow{"whole batch", RunnerFloorWide, RunnerFloorFencedWide, RunnerIdemqWide})
+	if size <= r.DefaultConcurrency {
+		return []concurrencyRow{{strconv.Itoa(size) + " (whole batch)", RunnerFloor, RunnerFloorFenced, RunnerIdemq}}
 	}
-	return rows
+	return []concurrencyRow{
+		{strconv.Itoa(r.DefaultConcurrency), RunnerFloor, RunnerFloorFenced, RunnerIdemq},
+		{"whole batch", RunnerFloorWide, RunnerFloorFencedWide, RunnerIdemqWide},
+	}
 }
 
-func num(format string, v float64) string {
+// num formats a records/s or µs figure; "–" for 0, not measured.
+func num(v float64) string {
 	if v == 0 {
 		return "–"
 	}
-	return fmt.Sprintf(format, v)
+	return fmt.Sprintf("%.0f", v)
 }
 
 // firstRequests summarises the requests per record of every

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -44,11 +45,17 @@ type Config struct {
 	// size; at least the largest size. Defaults to 1000.
 	Records int
 	// Runs is how many measured trials each implementation runs per
-	// condition; medians are reported. Defaults to 5.
+	// condition, one per round; medians are reported, and ratios as
+	// medians of the per-round ratios. Defaults to 7.
 	Runs int
 	// NoWarmup skips the discarded warm-up trial each implementation
-	// otherwise runs first in each condition.
+	// otherwise runs first in each condition, and the server's warm-up.
 	NoWarmup bool
+	// ServerWarmup is how long DynamoDB Local is loaded before anything is
+	// measured (unless NoWarmup): its JVM runs requests several times
+	// slower until its JIT has compiled them, over some 30,000 of them.
+	// Defaults to 60 s.
+	ServerWarmup time.Duration
 	// ScenarioSize is the batch size of the scenario runs (model 0 ms).
 	// Defaults to 100 (or the largest of Sizes, if smaller).
 	ScenarioSize int
@@ -69,7 +76,10 @@ func (c *Config) defaults() {
 		c.Records = 1000
 	}
 	if c.Runs == 0 {
-		c.Runs = 5
+		c.Runs = 7
+	}
+	if c.ServerWarmup == 0 {
+		c.ServerWarmup = time.Minute
 	}
 	largest := 0
 	for _, s := range c.Sizes {
@@ -101,6 +111,10 @@ type Results struct {
 	// DefaultConcurrency is idemq's default concurrency
 	// (handler.DefaultConcurrency) when the run was made.
 	DefaultConcurrency int
+	// KeepConnections: every Go client that ran records kept as many idle
+	// connections as it ran records at once (dynamostore.KeepConnections).
+	// False in runs made before, whose clients kept the SDK's 10.
+	KeepConnections bool
 }
 
 // Run measures everything Config asks for against one DynamoDB Local and
@@ -115,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	res := &Results{Machine: ReadMachine(cfg.Root), Started: time.Now(), LoadBefore: loadavg(),
 		Records: cfg.Records, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
-		DefaultConcurrency: handler.DefaultConcurrency}
+		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true}
 	pt, err := StartPowertools(ctx, filepath.Join(cfg.Root, "bench", "powertools"), cfg.Endpoint)
 	if err != nil {
 		return nil, err
@@ -123,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	defer pt.Close()
 	res.Node, res.Packages = pt.Node, pt.Versions
 
-	s := &suite{cfg: cfg, admin: newClient(cfg.Endpoint, nil)}
+	s := &suite{cfg: cfg, admin: newClient(cfg.Endpoint, nil, 0)}
 	floor := FloorRunner(RunnerFloor, false, handler.DefaultConcurrency, cfg.Endpoint)
 	fenced := FloorRunner(RunnerFloorFenced, true, handler.DefaultConcurrency, cfg.Endpoint)
 	idemq := IdemqRunner(RunnerIdemq, handler.DefaultConcurrency, cfg.Endpoint)
@@ -131,6 +145,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	fencedWide := FloorRunner(RunnerFloorFencedWide, true, 0, cfg.Endpoint)
 	idemqWide := IdemqRunner(RunnerIdemqWide, 0, cfg.Endpoint)
 
+	if !cfg.NoWarmup {
+		if err := s.warmServer(ctx, fencedWide); err != nil {
+			return nil, err
+		}
+	}
 	for _, sc := range Scenarios {
 		ms, err := s.measure(ctx, []Runner{idemq, pt}, func(run string) Trial {
 			return NewTrial(sc, run, cfg.Records, cfg.ScenarioSize, 0)
@@ -211,6 +230,34 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 		}
 	}
 	return out, nil
+}
+
+// warmServer runs first-delivery trials of r (discarded), batch after
+// batch of the largest size, until cfg.ServerWarmup has passed, so that no
+// measurement pays for DynamoDB Local's JIT compilation. r should send the
+// requests idemq sends (the fenced floor), so their paths get compiled.
+func (s *suite) warmServer(ctx context.Context, r Runner) error {
+	size := slices.Max(s.cfg.Sizes)
+	start := time.Now()
+	records := 0
+	for time.Since(start) < s.cfg.ServerWarmup {
+		run := newRunID()
+		t := NewTrial(First, run, s.cfg.Records, size, 0)
+		t.Table = "idemq-bench-" + run
+		if err := dynamotest.CreateTable(ctx, s.admin, t.Table); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		smp, err := r.Run(ctx, t)
+		if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
+			err = derr
+		}
+		if err != nil {
+			return fmt.Errorf("bench: warming DynamoDB Local up: %w", err)
+		}
+		records += smp.Records
+		fmt.Fprintf(s.cfg.Log, "bench: warming DynamoDB Local up: %6d records, %8.0f records/s\n", records, float64(smp.Records)/smp.Wall.Seconds())
+	}
+	return nil
 }
 
 // startup measures the worker's start-up with a table of its own.

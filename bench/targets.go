@@ -25,14 +25,13 @@ type Target struct {
 //   - a batch of 1000 with a 20 ms model call faster than Powertools.
 //
 // idemq is judged at each concurrency it ran with, against the floor at
-// the same concurrency.
+// the same concurrency, on the median of the per-round ratios (Ratio).
 func Targets(r *Results) []Target {
 	var out []Target
 	out = append(out, requestsTarget(r))
-	rps := func(m Measurement) float64 { return m.RecordsPerSecond() }
-	cpu := func(m Measurement) float64 { return m.CPUPerRecord() }
+	rps, cpu := Measurement.ThroughputRatio, Measurement.CPURatio
 	for _, p := range []struct{ idemq, floor, fenced, label string }{
-		{RunnerIdemq, RunnerFloor, RunnerFloorFenced, "10 at once (default)"},
+		{RunnerIdemq, RunnerFloor, RunnerFloorFenced, fmt.Sprintf("%d at once (default)", r.DefaultConcurrency)},
 		{RunnerIdemqWide, RunnerFloorWide, RunnerFloorFencedWide, "whole batch at once"},
 	} {
 		out = append(out,
@@ -84,50 +83,110 @@ func requestsTarget(r *Results) Target {
 // which sends idemq's requests without the library.
 func withFenced(t, f Target) Target {
 	if !f.Unmeasured {
-		t.Result += "; against the fenced floor " + f.Result
+		t.Result += ". Against the fenced floor: " + f.Result
 	}
 	return t
 }
 
-// ratioTarget compares value(idemq) / value(other) with limit at every
-// first-delivery condition: at least limit when higher is better, at most
-// limit otherwise. The result names the worst condition.
-func ratioTarget(r *Results, name, idemq, other string, limit float64, higherBetter bool, value func(Measurement) float64) Target {
+// ratioTarget compares ratio(idemq, other) with limit at every
+// first-delivery condition: its median at least limit when higher is
+// better, at most limit otherwise. The result names the worst condition
+// and tells how many miss the limit and how many are within noise.
+func ratioTarget(r *Results, name, idemq, other string, limit float64, higherBetter bool, ratio func(a, b Measurement) Ratio) Target {
 	t := Target{Name: name, Met: true}
-	worst, worstAt := math.NaN(), ""
-	for _, c := range conditions(r) {
-		a, ok1 := r.find(idemq, First, c.size, c.model)
-		b, ok2 := r.find(other, First, c.size, c.model)
-		if !ok1 || !ok2 || value(b) == 0 {
+	var worst Ratio
+	var worstAt string
+	var c tally
+	for _, cond := range conditions(r) {
+		a, ok1 := r.find(idemq, First, cond.size, cond.model)
+		b, ok2 := r.find(other, First, cond.size, cond.model)
+		if !ok1 || !ok2 {
 			continue
 		}
-		q := value(a) / value(b)
-		if higherBetter && q < limit || !higherBetter && q > limit {
-			t.Met = false
+		q := ratio(a, b)
+		if q.Rounds == 0 {
+			continue
 		}
-		if math.IsNaN(worst) || higherBetter && q < worst || !higherBetter && q > worst {
-			worst, worstAt = q, fmt.Sprintf("batch %d, %s", c.size, modelLabel(c.model))
+		miss := higherBetter && q.Median < limit || !higherBetter && q.Median > limit
+		c.add(q, limit, miss)
+		t.Met = t.Met && !miss
+		if worst.Rounds == 0 || higherBetter && q.Median < worst.Median || !higherBetter && q.Median > worst.Median {
+			worst, worstAt = q, fmt.Sprintf("batch %d, %s", cond.size, modelLabel(cond.model))
 		}
 	}
-	if math.IsNaN(worst) {
+	if c.n == 0 {
 		t.Met, t.Unmeasured, t.Result = false, true, "–"
 		return t
 	}
-	t.Result = fmt.Sprintf("worst ratio %.2f (%s)", worst, worstAt)
+	side := "above"
+	if higherBetter {
+		side = "under"
+	}
+	t.Result = fmt.Sprintf("worst ratio %s at %s", worst, worstAt) + c.note(limit, side)
 	return t
 }
 
+// tally counts the conditions of a ratio target: those that miss its
+// limit, and those within noise — the interquartile range of their
+// per-round ratios takes in the limit — or clearly missing it.
+type tally struct {
+	n, missed, noisy, noisyMissed, clearMissed int
+}
+
+func (c *tally) add(q Ratio, limit float64, miss bool) {
+	c.n++
+	switch {
+	case q.Straddles(limit):
+		c.noisy++
+		if miss {
+			c.missed++
+			c.noisyMissed++
+		}
+	case miss && q.Spread():
+		c.missed++
+		c.clearMissed++
+	case miss: // too few rounds to tell the noise
+		c.missed++
+	}
+}
+
+// note says how many conditions miss the limit (side of it) and how many
+// are within noise, after a "; ".
+func (c *tally) note(limit float64, side string) string {
+	noise := fmt.Sprintf("(interquartile range across %g)", limit)
+	missed := fmt.Sprintf("; %s %g in %d of %d conditions", side, limit, c.missed, c.n)
+	switch {
+	case c.missed > 0 && c.noisyMissed == c.missed:
+		return missed + ", within noise " + noise
+	case c.missed > 0 && c.clearMissed == c.missed:
+		return missed + ", beyond noise"
+	case c.missed > 0 && c.noisyMissed > 0:
+		return missed + fmt.Sprintf(", %d of them within noise %s", c.noisyMissed, noise)
+	case c.missed > 0:
+		return missed
+	case c.noisy > 0:
+		return fmt.Sprintf("; within noise in %d of %d conditions %s", c.noisy, c.n, noise)
+	}
+	return ""
+}
+
 // bigBatchTarget compares the time a batch of 1000 with a 20 ms model
-// call takes idemq (runner) and Powertools.
+// call takes idemq (runner) and Powertools, judged on their throughput
+// ratio, paired by round.
 func bigBatchTarget(r *Results, runner, label string) Target {
 	t := Target{Name: "a batch of 1000 with a 20 ms model call faster than Powertools, " + label}
 	pt, ok1 := r.find(RunnerPowertools, First, 1000, 20*time.Millisecond)
 	m, ok2 := r.find(runner, First, 1000, 20*time.Millisecond)
-	if !ok1 || !ok2 {
+	q := m.ThroughputRatio(pt)
+	if !ok1 || !ok2 || q.Rounds == 0 {
 		t.Unmeasured, t.Result = true, "–"
 		return t
 	}
-	t.Met = m.RecordsPerSecond() > pt.RecordsPerSecond()
-	t.Result = fmt.Sprintf("idemq %.2f s, Powertools %.2f s per batch", 1000/m.RecordsPerSecond(), 1000/pt.RecordsPerSecond())
+	t.Met = q.Median > 1
+	t.Result = fmt.Sprintf("idemq %.2f s, Powertools %.2f s per batch (medians); throughput ratio %s",
+		1000/m.RecordsPerSecond(), 1000/pt.RecordsPerSecond(), q)
+	if q.Straddles(1) {
+		t.Result += ", within noise (interquartile range across 1)"
+	}
 	return t
 }

@@ -14,6 +14,9 @@
 # expired but are still present, as they are in AWS until TTL's sweeper
 # gets to them.
 #
+# IDEMQ_DYNAMODB_JAVA_OPTS adds JVM flags (make bench fixes the heap, so
+# the JVM does not resize it mid-run).
+#
 # It waits up to IDEMQ_DYNAMODB_READY_TIMEOUT seconds (default 60) for the
 # server to answer, and prints the server's log if it does not.
 set -euo pipefail
@@ -98,7 +101,8 @@ answers() {
 start() {
 	local port="$1"
 	: >"$log"
-	java -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
+	# shellcheck disable=SC2086 # IDEMQ_DYNAMODB_JAVA_OPTS is a list of JVM flags
+	java ${IDEMQ_DYNAMODB_JAVA_OPTS:-} -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
 		-inMemory -disableTelemetry -port "$port" >"$log" 2>&1 &
 	pid=$!
 	local deadline=$((SECONDS + ready_timeout))

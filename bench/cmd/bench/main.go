@@ -42,7 +42,8 @@ func run() error {
 		sizes        = flag.String("sizes", "10,100,1000", "batch sizes, comma-separated (even numbers)")
 		models       = flag.String("models", "0ms,20ms", "simulated model call durations, comma-separated")
 		records      = flag.Int("records", 1000, "records per trial (at least the largest batch size)")
-		runs         = flag.Int("runs", 5, "measured runs per implementation and condition")
+		serverWarmup = flag.Duration("server-warmup", time.Minute, "how long DynamoDB Local is loaded before anything is measured")
+		runs         = flag.Int("runs", 7, "measured runs (rounds) per implementation and condition")
 		scenarioSize = flag.Int("scenario-size", 100, "batch size of the scenario runs")
 		goBench      = flag.String("gobench", "", "`go test -bench` output to report (make bench-go writes results/bench-go.txt)")
 		startup      = flag.Bool("startup", true, "measure the worker's start-up under the Runtime Interface Emulator")
@@ -55,7 +56,7 @@ func run() error {
 	if *render != "" {
 		return rerender(*render, *out)
 	}
-	cfg := bench.Config{Root: ".", Records: *records, Runs: *runs, ScenarioSize: *scenarioSize, Log: os.Stderr}
+	cfg := bench.Config{Root: ".", Records: *records, Runs: *runs, ServerWarmup: *serverWarmup, ScenarioSize: *scenarioSize, Log: os.Stderr}
 	var err error
 	if cfg.Sizes, err = ints(*sizes); err != nil {
 		return fmt.Errorf("-sizes: %w", err)
