@@ -64,6 +64,7 @@ type batch struct {
 	w     *wrapper
 	slots []slot
 	fifo  bool
+	body  body // the body of the record being prepared
 
 	deadline    time.Time
 	hasDeadline bool
@@ -93,6 +94,7 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	for i := range records {
 		b.prepare(i, &records[i], leaders)
 	}
+	b.body = body{}
 	return b
 }
 
@@ -101,7 +103,9 @@ func (b *batch) prepare(i int, msg *events.SQSMessage, leaders map[idem.Key]int)
 	s := &b.slots[i]
 	s.msg, s.leader, s.done = msg, i, make(chan struct{})
 	o := &b.w.o
-	bd := &body{msg: msg}
+	// Records are prepared one at a time: one body serves them all.
+	bd := &b.body
+	*bd = body{msg: msg}
 	raw, err := o.key(bd)
 	if err != nil {
 		if o.keyless && errors.Is(err, idem.ErrNoKey) {

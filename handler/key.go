@@ -23,7 +23,7 @@ type body struct {
 func (b *body) object() (idem.JSONObject, error) {
 	if !b.parsed {
 		b.parsed = true
-		if b.obj, b.err = idem.ParseJSONObject([]byte(b.msg.Body)); b.err != nil {
+		if b.obj, b.err = idem.ParseJSONObject(b.msg.Body); b.err != nil {
 			b.err = fmt.Errorf("%w: %w", ErrBadBody, b.err)
 		}
 	}

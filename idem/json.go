@@ -20,9 +20,17 @@ type JSONObject struct {
 	members map[string]any
 }
 
-// ParseJSONObject decodes body, which must be exactly one JSON object.
-func ParseJSONObject(body []byte) (JSONObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
+// ParseJSONObject decodes body, which must be exactly one JSON object. It
+// takes a string (an SQS message's body, read without a copy) or bytes.
+func ParseJSONObject[B string | []byte](body B) (JSONObject, error) {
+	var r io.Reader
+	switch b := any(body).(type) {
+	case string:
+		r = strings.NewReader(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	}
+	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
