@@ -4,7 +4,8 @@
 // tables, the issue's targets met or not), bench.png (a chart) and
 // bench.json (every sample). With -gobench it reports the in-memory
 // handler benchmarks `make bench-go` wrote too; -render draws the report
-// and the chart again from a bench.json without measuring.
+// and the chart again from a bench.json without measuring (with -gobench,
+// putting a newer run of those benchmarks in its place).
 //
 //	scripts/with-dynamodb.sh go run ./bench/cmd/bench   # make bench does this
 //
@@ -53,8 +54,20 @@ func run() error {
 		render       = flag.String("render", "", "measure nothing: write bench.md and bench.png again from this bench.json")
 	)
 	flag.Parse()
+	var micro []bench.MicroResult
+	if *goBench != "" {
+		f, err := os.Open(*goBench)
+		if err != nil {
+			return fmt.Errorf("-gobench: %w (make bench-go writes it)", err)
+		}
+		micro, err = bench.ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("-gobench %s: %w", *goBench, err)
+		}
+	}
 	if *render != "" {
-		return rerender(*render, *out)
+		return rerender(*render, *out, micro)
 	}
 	cfg := bench.Config{Root: ".", Records: *records, Runs: *runs, ServerWarmup: *serverWarmup, ScenarioSize: *scenarioSize, Log: os.Stderr}
 	var err error
@@ -79,18 +92,6 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	var micro []bench.MicroResult
-	if *goBench != "" {
-		f, err := os.Open(*goBench)
-		if err != nil {
-			return fmt.Errorf("-gobench: %w (make bench-go writes it)", err)
-		}
-		micro, err = bench.ParseGoBench(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("-gobench %s: %w", *goBench, err)
-		}
-	}
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
@@ -100,8 +101,9 @@ func run() error {
 }
 
 // rerender writes the report and the chart of a saved run again, as the
-// report's code now draws them.
-func rerender(file, dir string) error {
+// report's code now draws them; micro, when not nil, replaces the run's
+// in-memory handler benchmarks (a newer make bench-go).
+func rerender(file, dir string, micro []bench.MicroResult) error {
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -109,6 +111,10 @@ func rerender(file, dir string) error {
 	var res bench.Results
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("-render %s: %w", file, err)
+	}
+	if micro != nil {
+		res.Micro = micro
+		return write(dir, &res, true)
 	}
 	return write(dir, &res, false)
 }
