@@ -31,7 +31,8 @@
 // result is not cached. A duplicate has nothing to replay: without a
 // replay hook it is acknowledged, and with one it fails, wrapping
 // idem.ErrResultTooLarge, so that it ends in the dead-letter queue rather
-// than hand the hook nil.
+// than hand the hook nil. Copies in the same batch as the execution are
+// handed its fresh result, which is still in memory.
 //
 // Copies of one key in a batch make one claim and one execution; every
 // copy gets that record's outcome (a copy of a record that failed or is in

@@ -11,7 +11,9 @@ import (
 )
 
 // body is a record's message with its body decoded at most once, for the
-// key and the fingerprint alike.
+// key (WithKeyField) and a fields fingerprint (WithFingerprintFields)
+// alike. The whole-body fingerprint (the default) canonicalizes the raw
+// body itself (RFC 8785), so that its value never depends on this decode.
 type body struct {
 	msg    *events.SQSMessage
 	obj    idem.JSONObject

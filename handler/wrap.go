@@ -35,8 +35,10 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // by the function's name, and the whole body is the payload fingerprint.
 //
 // Outside Lambda, without WithNamespace, the namespace is the program's
-// name (its executable's base name, without an extension), with a warning
-// logged. It panics if store or fn is nil. The handler returns an error only when a
+// name (its executable's base name, like "handler.test"), with a warning
+// logged: fine for tests and local runs, not for a table that other
+// programs share. It panics if store or fn is nil, or if there is no
+// namespace to be had. The handler returns an error only when a
 // failed record has no message id (Lambda could not be told which one
 // failed, so the whole batch must come back); store errors fail the records
 // they touch.
@@ -64,9 +66,11 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 	if o.namespace == "" {
 		// Outside Lambda (a test, a local run): the program's name stands
 		// in for the function's, as stable as the binary's name.
-		o.namespace = programName()
-		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name: pass handler.WithNamespace to choose one",
-			"namespace", o.namespace)
+		if o.namespace = programName(); o.namespace == "" {
+			panic("handler: no namespace: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name; pass handler.WithNamespace")
+		}
+		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
+			"Programs sharing a table must each pass handler.WithNamespace", "namespace", o.namespace)
 	}
 	w := &wrapper{store: store, fn: fn, o: o, doOpts: o.doOptions()}
 	if o.cacheEntries > 0 {
@@ -75,14 +79,17 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 	return w.handle
 }
 
-// programName is the running executable's base name without its
-// extension; "idemq" if it has none.
+// programName is the running executable's base name ("handler.test",
+// "worker"; Windows' ".exe" dropped), or "" if it has none.
 func programName() string {
-	name := strings.TrimSuffix(filepath.Base(os.Args[0]), filepath.Ext(os.Args[0]))
-	if name == "" || name == "." || name == string(filepath.Separator) {
-		return "idemq"
+	if len(os.Args) == 0 {
+		return ""
 	}
-	return name
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if name == "." || name == string(filepath.Separator) {
+		return ""
+	}
+	return strings.ToValidUTF8(name, "")
 }
 
 // wrapper holds what every batch of one wrapped handler shares.

@@ -568,7 +568,7 @@ func TestNamespaceOutsideLambda(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("the function ran %d times, want 1", calls)
 	}
-	prog := strings.TrimSuffix(filepath.Base(os.Args[0]), filepath.Ext(os.Args[0]))
+	prog := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
 	if !strings.Contains(logs.String(), "no namespace") || !strings.Contains(logs.String(), "namespace="+prog) {
 		t.Errorf("log %q: want a warning naming the namespace %q", logs.String(), prog)
 	}

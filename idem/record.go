@@ -24,9 +24,9 @@ type Record struct {
 	ExpiresAt time.Time
 	// Result is the stored result of a COMPLETED record.
 	Result []byte
-	// OmittedBytes is the size of a result too large to store: the record
-	// was COMPLETED without it (Result is empty). 0 when the result is
-	// stored.
+	// OmittedBytes is the size of a result too large to store (at least
+	// 1, even for an empty one): the record was COMPLETED without it
+	// (Result is empty). 0 when the result is stored.
 	OmittedBytes int
 	// Fingerprint identifies the payload the record was written for; empty
 	// means the payload is not checked.

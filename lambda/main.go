@@ -13,6 +13,7 @@
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
+//	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
 //	IDEMQ_BACKOFF                  "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
 //	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; with IDEMQ_BACKOFF only)
@@ -26,11 +27,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -108,6 +111,16 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	if cfg.backoff {
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+			// Every in-progress record of a batch may give its message
+			// back at once: keep a connection for each.
+			if b, ok := o.HTTPClient.(*awshttp.BuildableClient); ok || o.HTTPClient == nil {
+				if !ok {
+					b = awshttp.NewBuildableClient()
+				}
+				o.HTTPClient = b.WithTransportOptions(func(t *http.Transport) {
+					t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, cfg.concurrency)
+				})
+			}
 			if cfg.sqsEndpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 			}
@@ -119,6 +132,6 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
-	w := &worker{provider: newProvider(cfg.providerURL, apiKey)}
+	w := &worker{provider: newProvider(cfg.providerURL, apiKey, cfg.concurrency)}
 	return handler.WrapSQS(store, w.handle, opts...), nil
 }

@@ -30,16 +30,23 @@ type provider struct {
 }
 
 // newProvider makes a client for the base URL: with or without the /v1
-// part, as OpenAI's own SDKs take it ("https://api.openai.com/v1").
-func newProvider(baseURL, apiKey string) *provider {
+// part, as OpenAI's own SDKs take it ("https://api.openai.com/v1"). It keeps
+// up to conns idle connections to the provider (Go's default keeps 2), one
+// for each record that runs at once.
+func newProvider(baseURL, apiKey string, conns int) *provider {
 	base := strings.TrimRight(baseURL, "/")
 	if !strings.HasSuffix(base, "/v1") {
 		base += "/v1"
 	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, conns)
+	if t.MaxIdleConns != 0 {
+		t.MaxIdleConns = max(t.MaxIdleConns, conns)
+	}
 	return &provider{
 		endpoint: base + "/chat/completions",
 		apiKey:   apiKey,
-		client:   &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
+		client:   &http.Client{Transport: t},
 	}
 }
 

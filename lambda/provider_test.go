@@ -15,7 +15,7 @@ func TestProviderRequest(t *testing.T) {
 		t.Run("base"+base, func(t *testing.T) {
 			t.Parallel()
 			f := newFakeProvider(t)
-			p := newProvider(f.URL+base, "sk-test")
+			p := newProvider(f.URL+base, "sk-test", 1)
 			c, err := p.complete(context.Background(), completionRequest{
 				Model: "m1", Messages: []chatMessage{{Role: "user", Content: "hello"}},
 			})
@@ -38,7 +38,7 @@ func TestProviderDoesNotRetry(t *testing.T) {
 	t.Run("server error", func(t *testing.T) {
 		t.Parallel()
 		f := newFakeProvider(t)
-		_, err := newProvider(f.URL, "").complete(context.Background(), completionRequest{
+		_, err := newProvider(f.URL, "", 1).complete(context.Background(), completionRequest{
 			Model: "m", Messages: []chatMessage{{Role: "user", Content: "always-500"}},
 		})
 		var st *errStatus
@@ -63,7 +63,7 @@ func TestProviderDoesNotRetry(t *testing.T) {
 			}
 		}))
 		defer srv.Close()
-		p := newProvider(srv.URL, "")
+		p := newProvider(srv.URL, "", 1)
 		// The first call leaves a pooled connection: the case where
 		// net/http retries an idempotent request that fails on it.
 		if _, err := p.complete(context.Background(), completionRequest{Model: "m"}); err != nil {
@@ -76,4 +76,19 @@ func TestProviderDoesNotRetry(t *testing.T) {
 			t.Errorf("%d requests reached the server for one call, want 1", n)
 		}
 	})
+}
+
+// The provider's client keeps one idle connection for each record that runs
+// at once, so a batch does not open and close connections per record.
+func TestProviderKeepsConnections(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 100} {
+		tr := newProvider("http://127.0.0.1:1", "", n).client.Transport.(*http.Transport)
+		if want := max(n, http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost); tr.MaxIdleConnsPerHost != want {
+			t.Errorf("newProvider(..., %d): %d idle connections per host, want %d", n, tr.MaxIdleConnsPerHost, want)
+		}
+		if tr.MaxIdleConns != 0 && tr.MaxIdleConns < n {
+			t.Errorf("newProvider(..., %d): %d idle connections in all, want at least %d", n, tr.MaxIdleConns, n)
+		}
+	}
 }

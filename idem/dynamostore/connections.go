@@ -8,8 +8,9 @@ import (
 )
 
 // KeepConnections returns a client option that keeps up to n idle
-// connections to DynamoDB open (and at least 100 in all), for a handler
-// that runs n records at once:
+// connections to DynamoDB open, for a handler that runs n records at once.
+// Pass it when the client is made, not to a single request (which would
+// build a transport, and a connection pool, for that request alone):
 //
 //	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
 //
@@ -35,7 +36,9 @@ func KeepConnections(n int) func(*dynamodb.Options) {
 		}
 		o.HTTPClient = b.WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
-			t.MaxIdleConns = max(t.MaxIdleConns, n)
+			if t.MaxIdleConns != 0 { // 0: no limit
+				t.MaxIdleConns = max(t.MaxIdleConns, n)
+			}
 		})
 	}
 }

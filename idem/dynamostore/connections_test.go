@@ -46,6 +46,15 @@ func TestKeepConnections(t *testing.T) {
 			t.Errorf("DisableCompression %v, idle per host %d; want true, 64", tr.DisableCompression, tr.MaxIdleConnsPerHost)
 		}
 	})
+	t.Run("leaves an unlimited pool unlimited", func(t *testing.T) {
+		o := dynamodb.Options{HTTPClient: awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxIdleConns = 0
+		})}
+		dynamostore.KeepConnections(64)(&o)
+		if tr := transport(t, o); tr.MaxIdleConns != 0 || tr.MaxIdleConnsPerHost != 64 {
+			t.Errorf("idle connections in all %d, per host %d; want 0 (no limit), 64", tr.MaxIdleConns, tr.MaxIdleConnsPerHost)
+		}
+	})
 	t.Run("leaves a client of another type", func(t *testing.T) {
 		custom := &http.Client{}
 		o := dynamodb.Options{HTTPClient: custom}

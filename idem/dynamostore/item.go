@@ -86,8 +86,11 @@ func (d *decoder) str(name string) string {
 	}
 }
 
-// bytes reads a binary attribute, or a string one (Powertools stores
-// results as JSON strings). Present but empty is a non-nil empty slice.
+// bytes reads a binary attribute, or a string one (Powertools for Python
+// stores results as JSON strings; Powertools for TypeScript stores a
+// result that is not a string as a map or a number, which this store does
+// not read: a claim that meets one fails). Present but empty is a non-nil
+// empty slice.
 func (d *decoder) bytes(name string) []byte {
 	switch v := d.item[name].(type) {
 	case nil:

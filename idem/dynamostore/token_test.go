@@ -1,0 +1,80 @@
+package dynamostore_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore"
+)
+
+// tokenAPI records the ClientRequestToken of every transaction and
+// refuses the first one as DynamoDB refuses an item over 400 KB; every
+// other request succeeds.
+type tokenAPI struct {
+	dynamostore.API
+	mu     sync.Mutex
+	tokens []string
+}
+
+func (a *tokenAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return &dynamodb.PutItemOutput{}, nil
+}
+
+func (a *tokenAPI) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tokens = append(a.tokens, aws.ToString(in.ClientRequestToken))
+	if len(a.tokens) == 1 {
+		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "Item size has exceeded the maximum allowed size"}
+	}
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+// The completion without the result goes under a request token of its
+// own: DynamoDB keeps a token for ten minutes with the request it came
+// with, and answers another request under it with
+// IdempotentParameterMismatch. A retry of either completion reuses its
+// token, so DynamoDB recognises it.
+func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
+	t.Parallel()
+	api := &tokenAPI{}
+	store := dynamostore.New(api, "t")
+	side := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}}}
+	res, err := idem.Do(context.Background(), store, "ns#k", "", func(ctx context.Context) ([]byte, error) {
+		return []byte("result"), idem.Stage(ctx, side)
+	})
+	if !errors.Is(err, idem.ErrResultTooLarge) || !res.Omitted {
+		t.Fatalf("Do: omitted %v, err %v; want the key settled without the result", res.Omitted, err)
+	}
+	if len(api.tokens) != 2 {
+		t.Fatalf("%d transactions, want 2 (the refused completion, the one without the result)", len(api.tokens))
+	}
+	if api.tokens[0] == "" || api.tokens[1] == "" || api.tokens[0] == api.tokens[1] {
+		t.Errorf("tokens %q: want two different, non-empty tokens", api.tokens)
+	}
+	if len(api.tokens[1]) > 36 {
+		t.Errorf("token %q is longer than DynamoDB's 36 characters", api.tokens[1])
+	}
+
+	c := idem.Completion{Key: "ns#k2", Owner: "0123456789abcdef0123456789abcdef", OmittedBytes: 500_000,
+		ExpiresAt: time.Now().Add(time.Hour), Writes: []any{side}}
+	for range 2 {
+		if err := store.Complete(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(api.tokens); api.tokens[n-1] != api.tokens[n-2] || api.tokens[n-1] == c.Owner {
+		t.Errorf("a completion without its result sent twice: tokens %q, %q; want the same both times, not the owner",
+			api.tokens[n-2], api.tokens[n-1])
+	}
+}
