@@ -113,14 +113,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
 			// back at once: keep a connection for each.
-			if b, ok := o.HTTPClient.(*awshttp.BuildableClient); ok || o.HTTPClient == nil {
-				if !ok {
-					b = awshttp.NewBuildableClient()
-				}
-				o.HTTPClient = b.WithTransportOptions(func(t *http.Transport) {
-					t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, cfg.concurrency)
-				})
-			}
+			o.HTTPClient = keepConnections(o.HTTPClient, cfg.concurrency)
 			if cfg.sqsEndpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 			}
@@ -134,4 +127,17 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	w := &worker{provider: newProvider(cfg.providerURL, apiKey, cfg.concurrency)}
 	return handler.WrapSQS(store, w.handle, opts...), nil
+}
+
+// keepConnections returns hc keeping up to n idle connections per host
+// when it is the SDK's own client (LoadDefaultConfig's); another client is
+// returned as it is.
+func keepConnections(hc aws.HTTPClient, n int) aws.HTTPClient {
+	b, ok := hc.(*awshttp.BuildableClient)
+	if !ok {
+		return hc
+	}
+	return b.WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
+	})
 }
