@@ -47,6 +47,8 @@
 // Errors are *idem.Error values naming the operation and key. A failed
 // fence is idem.ErrLeaseLost; a record over DynamoDB's 400 KB item limit
 // is idem.ErrResultTooLarge (idem.Do then completes it without data, with
-// result_omitted_bytes); throttling is ErrThrottled. DynamoDB's own
+// result_omitted_bytes); a staged write whose item is over it is
+// ErrWriteTooLarge, found before sending, and settles nothing; throttling
+// is ErrThrottled. DynamoDB's own
 // error stays wrapped for errors.As.
 package dynamostore

@@ -18,6 +18,12 @@ import (
 // request may succeed later; nothing was written.
 var ErrThrottled = errors.New("dynamostore: throttled")
 
+// ErrWriteTooLarge means a staged write (Completion.Writes) puts an item
+// larger than DynamoDB's 400 KB: nothing was sent, and the claim is left as
+// it was (idem.Do releases it). Unlike a result too large to store, it does
+// not settle the key: the staged writes belong with the completion.
+var ErrWriteTooLarge = errors.New("dynamostore: staged write too large")
+
 // throttlingCodes are the error codes of a throttled request.
 var throttlingCodes = map[string]bool{
 	"ProvisionedThroughputExceededException": true,

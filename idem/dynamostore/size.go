@@ -3,6 +3,8 @@ package dynamostore
 import (
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/idemq/idemq/idem"
 )
 
@@ -35,6 +37,54 @@ func (s *Store) completedSize(c idem.Completion) int {
 		return n + len(a.OmittedBytes) + maxNumberBytes
 	}
 	return n + len(a.Result) + len(c.Result)
+}
+
+// minItemSize is a lower bound on an item's size as DynamoDB counts it:
+// the names and the values' contents, without the overheads of numbers,
+// lists and maps. An item over the limit by this bound is over it for
+// DynamoDB too.
+func minItemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range item {
+		n += len(name) + minValueSize(v)
+	}
+	return n
+}
+
+func minValueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return 1
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		return len(v.Value)
+	case *types.AttributeValueMemberL:
+		n := 0
+		for _, e := range v.Value {
+			n += minValueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		return minItemSize(v.Value)
+	}
+	return 0
 }
 
 // checkSize refuses a completion whose item could exceed the limit.

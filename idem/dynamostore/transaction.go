@@ -29,6 +29,12 @@ func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
 			return nil, fmt.Errorf("%w: staged write %d is a %T; the DynamoDB store commits a types.TransactWriteItem",
 				idem.ErrUnsupportedWrite, i, w)
 		}
+		if item.Put != nil {
+			if n := minItemSize(item.Put.Item); n > MaxItemBytes {
+				return nil, fmt.Errorf("%w: staged write %d puts an item of at least %d bytes; a DynamoDB item holds %d",
+					ErrWriteTooLarge, i, n, MaxItemBytes)
+			}
+		}
 		items[i] = item
 	}
 	return items, nil

@@ -78,3 +78,68 @@ func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
 			api.tokens[n-2], api.tokens[n-1])
 	}
 }
+
+// countAPI answers every write with success and counts them.
+type countAPI struct {
+	dynamostore.API
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (a *countAPI) count(op string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.calls == nil {
+		a.calls = map[string]int{}
+	}
+	a.calls[op]++
+}
+
+func (a *countAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	a.count("PutItem")
+	return &dynamodb.PutItemOutput{}, nil
+}
+
+func (a *countAPI) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	a.count("DeleteItem")
+	return &dynamodb.DeleteItemOutput{}, nil
+}
+
+func (a *countAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	a.count("TransactWriteItems")
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+// A staged write whose item is over 400 KB is refused before anything is
+// sent, as itself (ErrWriteTooLarge), not as a result too large: the key is
+// not settled without its writes, and the claim is released.
+func TestStagedWriteTooLarge(t *testing.T) {
+	t.Parallel()
+	api := &countAPI{}
+	store := dynamostore.New(api, "t")
+	big := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"), Item: map[string]types.AttributeValue{
+		"id":   &types.AttributeValueMemberS{Value: "s"},
+		"body": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"text": &types.AttributeValueMemberS{Value: string(make([]byte, dynamostore.MaxItemBytes))}}},
+	}}}
+	runs := 0
+	res, err := idem.Do(context.Background(), store, "ns#k", "", func(ctx context.Context) ([]byte, error) {
+		runs++
+		return []byte("small"), idem.Stage(ctx, big)
+	})
+	if !errors.Is(err, dynamostore.ErrWriteTooLarge) || errors.Is(err, idem.ErrResultTooLarge) || res.Omitted {
+		t.Fatalf("Do: omitted %v, err %v; want dynamostore.ErrWriteTooLarge and the key not settled", res.Omitted, err)
+	}
+	if want := map[string]int{"PutItem": 1, "DeleteItem": 1}; runs != 1 || api.calls["PutItem"] != want["PutItem"] ||
+		api.calls["DeleteItem"] != want["DeleteItem"] || api.calls["TransactWriteItems"] != 0 {
+		t.Errorf("runs %d, requests %v; want 1 run, the claim, its release, and no transaction", runs, api.calls)
+	}
+
+	// An item under the limit goes through.
+	small := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"), Item: map[string]types.AttributeValue{
+		"id": &types.AttributeValueMemberS{Value: string(make([]byte, dynamostore.MaxItemBytes-100))}}}}
+	if _, err := idem.Do(context.Background(), store, "ns#k2", "", func(ctx context.Context) ([]byte, error) {
+		return nil, idem.Stage(ctx, small)
+	}); err != nil {
+		t.Errorf("a staged write just under the limit: %v", err)
+	}
+}
