@@ -1,11 +1,13 @@
 package dynamostore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
@@ -87,10 +89,9 @@ func (d *decoder) str(name string) string {
 }
 
 // bytes reads a binary attribute, or a string one (Powertools for Python
-// stores results as JSON strings; Powertools for TypeScript stores a
-// result that is not a string as a map or a number, which this store does
-// not read: a claim that meets one fails). Present but empty is a non-nil
-// empty slice.
+// stores results as JSON strings), or any other as its JSON (Powertools for
+// TypeScript stores a result that is not a string as a native value: a map,
+// a list, a number, a boolean). Present but empty is a non-nil empty slice.
 func (d *decoder) bytes(name string) []byte {
 	switch v := d.item[name].(type) {
 	case nil:
@@ -103,9 +104,47 @@ func (d *decoder) bytes(name string) []byte {
 	case *types.AttributeValueMemberS:
 		return []byte(v.Value)
 	default:
-		d.fail(name, v, "binary")
-		return nil
+		b, err := nativeJSON(v)
+		if err != nil {
+			d.fail(name, v, "binary, a string, or a value that has a JSON form")
+			return nil
+		}
+		return b
 	}
+}
+
+// nativeJSON writes a native DynamoDB value as JSON, numbers as they are
+// spelled, binary values in base64, sets as arrays.
+func nativeJSON(v types.AttributeValue) ([]byte, error) {
+	var out any
+	dec := attributevalue.NewDecoder(func(o *attributevalue.DecoderOptions) { o.UseNumber = true })
+	if err := dec.Decode(v, &out); err != nil {
+		return nil, err
+	}
+	return json.Marshal(jsonNumbers(out))
+}
+
+// jsonNumbers turns the decoder's numbers into JSON numbers.
+func jsonNumbers(v any) any {
+	switch v := v.(type) {
+	case attributevalue.Number:
+		return json.Number(v)
+	case []attributevalue.Number:
+		out := make([]json.Number, len(v))
+		for i, n := range v {
+			out[i] = json.Number(n)
+		}
+		return out
+	case []any:
+		for i, e := range v {
+			v[i] = jsonNumbers(e)
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = jsonNumbers(e)
+		}
+	}
+	return v
 }
 
 func (d *decoder) num(name string) (int64, bool) {

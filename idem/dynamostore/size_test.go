@@ -164,3 +164,38 @@ func mustGet(t *testing.T, b *bundle, key idem.Key) idem.Record {
 	}
 	return rec
 }
+
+// Powertools for TypeScript stores a result that is not a string as a
+// native value; it replays as its JSON, numbers as spelled.
+func TestNativeResultReadsAsJSON(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.client.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String(b.table),
+		Item: map[string]types.AttributeValue{
+			"id":         &types.AttributeValueMemberS{Value: "pt#ts"},
+			"status":     &types.AttributeValueMemberS{Value: "COMPLETED"},
+			"expiration": &types.AttributeValueMemberN{Value: strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10)},
+			"data": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"text":  &types.AttributeValueMemberS{Value: "hi"},
+				"n":     &types.AttributeValueMemberN{Value: "1.50"},
+				"ok":    &types.AttributeValueMemberBOOL{Value: true},
+				"none":  &types.AttributeValueMemberNULL{Value: true},
+				"tags":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "a"}, &types.AttributeValueMemberN{Value: "7"}}},
+				"ids":   &types.AttributeValueMemberNS{Value: []string{"3"}},
+				"bytes": &types.AttributeValueMemberB{Value: []byte{1, 2}},
+			}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := idem.Do(context.Background(), b.store, "pt#ts", "", func(context.Context) ([]byte, error) {
+		t.Error("the work ran for a completed key")
+		return nil, nil
+	})
+	const want = `{"bytes":"AQI=","ids":[3],"n":1.50,"none":null,"ok":true,"tags":["a",7],"text":"hi"}`
+	if err != nil || r.Outcome != idem.Replayed || string(r.Value) != want {
+		t.Fatalf("%v %q, %v; want replayed %s", r.Outcome, r.Value, err, want)
+	}
+}
