@@ -207,14 +207,7 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 			r := runners[k]
 			run := newRunID()
 			t := build(run)
-			t.Table = "idemq-bench-" + run
-			if err := dynamotest.CreateTable(ctx, s.admin, t.Table); err != nil {
-				return nil, fmt.Errorf("bench: %w", err)
-			}
-			smp, err := r.Run(ctx, t)
-			if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
-				err = derr
-			}
+			smp, err := s.trial(ctx, r, run, &t)
 			if err != nil {
 				return nil, fmt.Errorf("bench: %s, %s, batch %d, model %s: %w", r.ID(), t.Scenario, t.BatchSize, t.Model, err)
 			}
@@ -232,6 +225,20 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 	return out, nil
 }
 
+// trial runs t with r on a table of its own, named after run, which it
+// creates and deletes.
+func (s *suite) trial(ctx context.Context, r Runner, run string, t *Trial) (Sample, error) {
+	t.Table = "idemq-bench-" + run
+	if err := dynamotest.CreateTable(ctx, s.admin, t.Table); err != nil {
+		return Sample{}, fmt.Errorf("bench: %w", err)
+	}
+	smp, err := r.Run(ctx, *t)
+	if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
+		err = derr
+	}
+	return smp, err
+}
+
 // warmServer runs first-delivery trials of r (discarded), batch after
 // batch of the largest size, until cfg.ServerWarmup has passed, so that no
 // measurement pays for DynamoDB Local's JIT compilation. r should send the
@@ -243,14 +250,7 @@ func (s *suite) warmServer(ctx context.Context, r Runner) error {
 	for time.Since(start) < s.cfg.ServerWarmup {
 		run := newRunID()
 		t := NewTrial(First, run, s.cfg.Records, size, 0)
-		t.Table = "idemq-bench-" + run
-		if err := dynamotest.CreateTable(ctx, s.admin, t.Table); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		smp, err := r.Run(ctx, t)
-		if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
-			err = derr
-		}
+		smp, err := s.trial(ctx, r, run, &t)
 		if err != nil {
 			return fmt.Errorf("bench: warming DynamoDB Local up: %w", err)
 		}

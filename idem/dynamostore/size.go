@@ -62,17 +62,9 @@ func minValueSize(v types.AttributeValue) int {
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
 		return 1
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return sumLen(v.Value)
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return sumLen(v.Value)
 	case *types.AttributeValueMemberNS:
 		return len(v.Value)
 	case *types.AttributeValueMemberL:
@@ -85,6 +77,14 @@ func minValueSize(v types.AttributeValue) int {
 		return minItemSize(v.Value)
 	}
 	return 0
+}
+
+func sumLen[E string | []byte](vs []E) int {
+	n := 0
+	for _, v := range vs {
+		n += len(v)
+	}
+	return n
 }
 
 // checkSize refuses a completion whose item could exceed the limit.

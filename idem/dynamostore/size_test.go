@@ -135,25 +135,33 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 // one for a function that returned nothing) is an empty stored result.
 func TestCompletedWithoutDataIsEmpty(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	_, err := b.client.PutItem(context.Background(), &dynamodb.PutItemInput{
-		TableName: aws.String(b.table),
-		Item: map[string]types.AttributeValue{
-			"id":         &types.AttributeValueMemberS{Value: "pt#1"},
-			"status":     &types.AttributeValueMemberS{Value: "COMPLETED"},
-			"expiration": &types.AttributeValueMemberN{Value: strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10)},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := idem.Do(context.Background(), b.store, "pt#1", "", func(context.Context) ([]byte, error) {
-		t.Error("the work ran for a completed key")
-		return nil, nil
-	})
+	r, err := replayWritten(t, "pt#1", nil)
 	if err != nil || r.Outcome != idem.Replayed || r.Omitted || len(r.Value) != 0 {
 		t.Fatalf("%+v, %v; want an empty result replayed, not omitted", r, err)
 	}
+}
+
+// replayWritten writes a COMPLETED record for key as other code (Powertools)
+// writes one, with data as its result attribute unless nil, and returns
+// what idem.Do makes of it; the work must not run.
+func replayWritten(t *testing.T, key idem.Key, data types.AttributeValue) (idem.Result, error) {
+	t.Helper()
+	b := setup(t)
+	item := map[string]types.AttributeValue{
+		"id":         &types.AttributeValueMemberS{Value: string(key)},
+		"status":     &types.AttributeValueMemberS{Value: "COMPLETED"},
+		"expiration": &types.AttributeValueMemberN{Value: strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10)},
+	}
+	if data != nil {
+		item["data"] = data
+	}
+	if _, err := b.client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(b.table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	return idem.Do(context.Background(), b.store, key, "", func(context.Context) ([]byte, error) {
+		t.Error("the work ran for a completed key")
+		return nil, nil
+	})
 }
 
 func mustGet(t *testing.T, b *bundle, key idem.Key) idem.Record {
@@ -169,31 +177,15 @@ func mustGet(t *testing.T, b *bundle, key idem.Key) idem.Record {
 // native value; it replays as its JSON, numbers as spelled.
 func TestNativeResultReadsAsJSON(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	_, err := b.client.PutItem(context.Background(), &dynamodb.PutItemInput{
-		TableName: aws.String(b.table),
-		Item: map[string]types.AttributeValue{
-			"id":         &types.AttributeValueMemberS{Value: "pt#ts"},
-			"status":     &types.AttributeValueMemberS{Value: "COMPLETED"},
-			"expiration": &types.AttributeValueMemberN{Value: strconv.FormatInt(b.now.Add(time.Hour).Unix(), 10)},
-			"data": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-				"text":  &types.AttributeValueMemberS{Value: "hi"},
-				"n":     &types.AttributeValueMemberN{Value: "1.50"},
-				"ok":    &types.AttributeValueMemberBOOL{Value: true},
-				"none":  &types.AttributeValueMemberNULL{Value: true},
-				"tags":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "a"}, &types.AttributeValueMemberN{Value: "7"}}},
-				"ids":   &types.AttributeValueMemberNS{Value: []string{"3"}},
-				"bytes": &types.AttributeValueMemberB{Value: []byte{1, 2}},
-			}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := idem.Do(context.Background(), b.store, "pt#ts", "", func(context.Context) ([]byte, error) {
-		t.Error("the work ran for a completed key")
-		return nil, nil
-	})
+	r, err := replayWritten(t, "pt#ts", &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+		"text":  &types.AttributeValueMemberS{Value: "hi"},
+		"n":     &types.AttributeValueMemberN{Value: "1.50"},
+		"ok":    &types.AttributeValueMemberBOOL{Value: true},
+		"none":  &types.AttributeValueMemberNULL{Value: true},
+		"tags":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "a"}, &types.AttributeValueMemberN{Value: "7"}}},
+		"ids":   &types.AttributeValueMemberNS{Value: []string{"3"}},
+		"bytes": &types.AttributeValueMemberB{Value: []byte{1, 2}},
+	}})
 	const want = `{"bytes":"AQI=","ids":[3],"n":1.50,"none":null,"ok":true,"tags":["a",7],"text":"hi"}`
 	if err != nil || r.Outcome != idem.Replayed || string(r.Value) != want {
 		t.Fatalf("%v %q, %v; want replayed %s", r.Outcome, r.Value, err, want)

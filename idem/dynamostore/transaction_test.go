@@ -16,17 +16,28 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore"
 )
 
+// okAPI answers every write with success, writing nothing.
+type okAPI struct{ dynamostore.API }
+
+func (okAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return &dynamodb.PutItemOutput{}, nil
+}
+
+func (okAPI) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return &dynamodb.DeleteItemOutput{}, nil
+}
+
+func (okAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
 // tokenAPI records the ClientRequestToken of every transaction and
 // refuses the first one as DynamoDB refuses an item over 400 KB; every
 // other request succeeds.
 type tokenAPI struct {
-	dynamostore.API
+	okAPI
 	mu     sync.Mutex
 	tokens []string
-}
-
-func (a *tokenAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return &dynamodb.PutItemOutput{}, nil
 }
 
 func (a *tokenAPI) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -79,43 +90,12 @@ func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
 	}
 }
 
-// countAPI answers every write with success and counts them.
-type countAPI struct {
-	dynamostore.API
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-func (a *countAPI) count(op string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.calls == nil {
-		a.calls = map[string]int{}
-	}
-	a.calls[op]++
-}
-
-func (a *countAPI) PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	a.count("PutItem")
-	return &dynamodb.PutItemOutput{}, nil
-}
-
-func (a *countAPI) DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	a.count("DeleteItem")
-	return &dynamodb.DeleteItemOutput{}, nil
-}
-
-func (a *countAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	a.count("TransactWriteItems")
-	return &dynamodb.TransactWriteItemsOutput{}, nil
-}
-
 // A staged write whose item is over 400 KB is refused before anything is
 // sent, as itself (ErrWriteTooLarge), not as a result too large: the key is
 // not settled without its writes, and the claim is released.
 func TestStagedWriteTooLarge(t *testing.T) {
 	t.Parallel()
-	api := &countAPI{}
+	api := &countingAPI{API: okAPI{}}
 	store := dynamostore.New(api, "t")
 	big := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"), Item: map[string]types.AttributeValue{
 		"id":   &types.AttributeValueMemberS{Value: "s"},
