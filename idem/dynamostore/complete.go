@@ -60,7 +60,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 			ExpressionAttributeNames:            u.ExpressionAttributeNames,
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		}, persist)
 		if err != nil {
 			return s.completeFailed(c, err)
 		}
@@ -69,11 +69,29 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems:      append([]types.TransactWriteItem{{Update: u}}, writes...),
 		ClientRequestToken: aws.String(requestToken(c)),
-	})
+	}, persist)
 	if err != nil {
 		return s.transactionFailed(c, err)
 	}
 	return nil
+}
+
+// CompleteAttempts is how many times a completion is sent before its
+// error is returned, when the client retries at all (the SDK's default is
+// 3 attempts for every request). The work is done and paid for: a
+// completion that gives up frees the key, and the work runs again.
+// Retrying it is safe, as a completion applied before counts as a success.
+const CompleteAttempts = 6
+
+// persist raises a completion's attempts to CompleteAttempts, unless the
+// client's retryer makes more or was set to one attempt (no retries).
+func persist(o *dynamodb.Options) {
+	if o.Retryer == nil {
+		return
+	}
+	if n := o.Retryer.MaxAttempts(); n > 1 && n < CompleteAttempts {
+		o.RetryMaxAttempts = CompleteAttempts
+	}
 }
 
 // completeUpdate is the conditional update that completes the record.

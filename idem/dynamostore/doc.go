@@ -40,7 +40,8 @@
 // key. A failed condition consumes write capacity like a successful write.
 // Staged writes make the completion a transaction, billed at twice the
 // writes. The store needs dynamodb:PutItem, UpdateItem and DeleteItem on
-// the table (GetItem for Get), plus what staged writes touch.
+// the table (GetItem for Get), plus what staged writes touch. A completion,
+// which follows paid-for work, is sent up to CompleteAttempts times.
 //
 // # Errors
 //

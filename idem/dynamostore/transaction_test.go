@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -121,5 +122,68 @@ func TestStagedWriteTooLarge(t *testing.T) {
 		return nil, idem.Stage(ctx, small)
 	}); err != nil {
 		t.Errorf("a staged write just under the limit: %v", err)
+	}
+}
+
+// optsAPI keeps the per-request options of every completion.
+type optsAPI struct {
+	okAPI
+	mu   sync.Mutex
+	opts [][]func(*dynamodb.Options)
+}
+
+func (a *optsAPI) UpdateItem(_ context.Context, _ *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opts = append(a.opts, o)
+	return &dynamodb.UpdateItemOutput{}, nil
+}
+
+func (a *optsAPI) TransactWriteItems(_ context.Context, _ *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opts = append(a.opts, o)
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+// A completion is sent up to CompleteAttempts times where the client
+// retries fewer; a client that retries more, or not at all, keeps its own.
+func TestCompletionPersists(t *testing.T) {
+	t.Parallel()
+	api := &optsAPI{}
+	store := dynamostore.New(api, "t")
+	side := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}}}
+	for _, c := range []idem.Completion{
+		{Key: "ns#1", Owner: "o", ExpiresAt: time.Now().Add(time.Hour)},
+		{Key: "ns#2", Owner: "o", ExpiresAt: time.Now().Add(time.Hour), Writes: []any{side}},
+	} {
+		if err := store.Complete(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attempts := func(opts []func(*dynamodb.Options), r aws.Retryer) int {
+		o := dynamodb.Options{Retryer: r}
+		for _, f := range opts {
+			f(&o)
+		}
+		if o.RetryMaxAttempts == 0 {
+			return r.MaxAttempts()
+		}
+		return o.RetryMaxAttempts
+	}
+	for i, opts := range api.opts {
+		if n := attempts(opts, retry.NewStandard()); n != dynamostore.CompleteAttempts {
+			t.Errorf("completion %d with the SDK's retryer: %d attempts, want %d", i, n, dynamostore.CompleteAttempts)
+		}
+		if n := attempts(opts, retry.AddWithMaxAttempts(retry.NewStandard(), 10)); n != 10 {
+			t.Errorf("completion %d with a retryer of 10 attempts: %d, want 10", i, n)
+		}
+		if n := attempts(opts, retry.AddWithMaxAttempts(retry.NewStandard(), 1)); n != 1 {
+			t.Errorf("completion %d without retries: %d attempts, want 1", i, n)
+		}
+	}
+	if len(api.opts) != 2 {
+		t.Fatalf("%d completions sent, want 2", len(api.opts))
 	}
 }
