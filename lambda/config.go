@@ -30,6 +30,7 @@ const (
 	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"            // SQS endpoint URL for the back-off, for a local SQS server
 	envQueueURL     = "IDEMQ_QUEUE_URL"               // queue URL for the back-off; default: derived from the event source ARN
 	envConcurrency  = "IDEMQ_CONCURRENCY"             // records of a batch at once; default handler.DefaultConcurrency
+	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; default off
 )
 
 // config is the worker's configuration, read from the environment once at
@@ -44,12 +45,13 @@ type config struct {
 	backoff      bool
 	providerURL  string
 	apiKey       string
-	apiKeySecret string // "": no secret; else read into apiKey at start-up
-	namespace    string // "": the function's name
-	emfNamespace string // "": no EMF
-	sqsEndpoint  string // "": the AWS endpoint
-	queueURL     string // "": derived from each record's event source ARN
-	concurrency  int    // records of a batch at once; 0: the default
+	apiKeySecret string        // "": no secret; else read into apiKey at start-up
+	namespace    string        // "": the function's name
+	emfNamespace string        // "": no EMF
+	sqsEndpoint  string        // "": the AWS endpoint
+	queueURL     string        // "": derived from each record's event source ARN
+	concurrency  int           // records of a batch at once; 0: the default
+	heartbeat    time.Duration // 0: no heartbeat
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
@@ -97,6 +99,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.lease, err = duration(getenv, envLease); err != nil {
 		errs = append(errs, err)
+	}
+	if c.heartbeat, err = duration(getenv, envHeartbeat); err != nil {
+		errs = append(errs, err)
+	}
+	if c.heartbeat > 0 && c.lease > 0 && c.heartbeat >= c.lease {
+		bad("%s=%s is not shorter than %s=%s: the lease would pass between two beats", envHeartbeat, c.heartbeat, envLease, c.lease)
 	}
 	c.concurrency = handler.DefaultConcurrency
 	if v := getenv(envConcurrency); v != "" {

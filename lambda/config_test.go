@@ -20,14 +20,14 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(env(
 		envTable, "idem", envRecordExpiry, "120h19m0s", envProviderURL, "https://api.openai.com/v1",
-		envBackoff, "true", envLease, "90s", envEndpoint, "http://127.0.0.1:8000", envConcurrency, "25",
+		envBackoff, "true", envLease, "90s", envEndpoint, "http://127.0.0.1:8000", envConcurrency, "25", envHeartbeat, "30s",
 	))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config{store: "dynamodb", table: "idem", endpoint: "http://127.0.0.1:8000",
 		expiry: 120*time.Hour + 19*time.Minute, lease: 90 * time.Second, keyField: "idempotency_key",
-		backoff: true, providerURL: "https://api.openai.com/v1", concurrency: 25}
+		backoff: true, providerURL: "https://api.openai.com/v1", concurrency: 25, heartbeat: 30 * time.Second}
 	if c != want {
 		t.Errorf("config\n got %+v\nwant %+v", c, want)
 	}
@@ -61,6 +61,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"nothing set", env(), []string{envTable, envProviderURL}},
 		{"bad durations", env(envTable, "t", envProviderURL, "http://p", envRecordExpiry, "5 days", envLease, "-1s"),
 			[]string{envRecordExpiry, envLease}},
+		{"heartbeat not shorter than the lease", env(envTable, "t", envProviderURL, "http://p", envLease, "4s", envHeartbeat, "4s"),
+			[]string{envHeartbeat, envLease}},
+		{"bad heartbeat", env(envTable, "t", envProviderURL, "http://p", envHeartbeat, "often"), []string{envHeartbeat}},
 		{"bad concurrency", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "0"), []string{envConcurrency}},
 		{"concurrency not a number", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "ten"), []string{envConcurrency}},
 		{"bad bool", env(envTable, "t", envProviderURL, "http://p", envBackoff, "yes please"), []string{envBackoff}},

@@ -13,6 +13,7 @@
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
+//	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration shorter than the lease (default off)
 //	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
 //	IDEMQ_BACKOFF                  "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
@@ -108,6 +109,9 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	if cfg.lease > 0 {
 		opts = append(opts, handler.WithLease(cfg.lease))
+	}
+	if cfg.heartbeat > 0 {
+		opts = append(opts, handler.WithHeartbeat(cfg.heartbeat))
 	}
 	if cfg.backoff {
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {

@@ -3,11 +3,32 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
 )
+
+// trace is what the run saw of key, to explain a violation: the
+// provider's calls for it and every worker log line that names it.
+func (r *runner) trace(key string) string {
+	var b strings.Builder
+	for _, c := range r.provider.Log() {
+		if r.keyOf[c.Key] == key {
+			fmt.Fprintf(&b, "\n    call at %s from %s, answered %v", c.Received.Format("15:04:05.000"), c.Instance, c.Answered)
+		}
+	}
+	for _, in := range r.instances {
+		for line := range strings.Lines(in.Logs()) {
+			if strings.Contains(line, key) {
+				fmt.Fprintf(&b, "\n    %s: %s", in.name, strings.TrimSpace(line))
+			}
+		}
+	}
+	return b.String()
+}
 
 // check asserts the guarantee on an idemq run:
 //   - exactly one provider call per key (more only for keys whose instance
@@ -39,7 +60,7 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 		n := rep.Calls[q.Key]
 		switch {
 		case n > 1 && !r.lostWork[q.Key]:
-			rep.violate("key %s: %d provider calls, want 1", q.Key, n)
+			rep.violate("key %s: %d provider calls, want 1%s", q.Key, n, r.trace(q.Key))
 		case n == 0 && !deadKeys[q.Key]:
 			rep.violate("key %s: never called and not dead-lettered", q.Key)
 		}

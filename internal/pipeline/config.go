@@ -34,12 +34,16 @@ type Config struct {
 	Visibility     time.Duration // the queue's visibility timeout, whole seconds
 	MaxReceives    int           // the redrive policy's maxReceiveCount
 	Timeout        time.Duration // the function timeout, whole seconds
-	Lease          time.Duration // IDEMQ_LEASE: must cover SlowCall
-	CallTime       time.Duration // one model call
-	SlowCall       time.Duration // a call of a ShortVisibility key: longer than Visibility
-	ResendGap      time.Duration // between the producer's re-sends
-	Faults         handlertest.Faults
-	Store          StoreFaults
+	Lease          time.Duration // IDEMQ_LEASE
+	// Heartbeat is IDEMQ_HEARTBEAT: a live worker keeps its lease (a slow
+	// call plus the store's retry back-off, up to seconds after a
+	// throttled request, may outlast Lease), a killed one lets it pass.
+	Heartbeat time.Duration
+	CallTime  time.Duration // one model call
+	SlowCall  time.Duration // a call of a ShortVisibility key: longer than Visibility
+	ResendGap time.Duration // between the producer's re-sends
+	Faults    handlertest.Faults
+	Store     StoreFaults
 	// FIFO runs a FIFO queue (and dead-letter queue): the keys are dealt
 	// round-robin to Groups message groups, each send has a deduplication
 	// id of its own, and the check adds per-group order.
@@ -76,6 +80,7 @@ func Small(seed uint64) Config {
 		MaxReceives: 6,
 		Timeout:     10 * time.Second,
 		Lease:       4 * time.Second,
+		Heartbeat:   time.Second,
 		CallTime:    40 * time.Millisecond,
 		SlowCall:    2500 * time.Millisecond,
 		ResendGap:   10 * time.Millisecond,

@@ -69,6 +69,7 @@ func (r *runner) workerEnv(name string) []string {
 		"IDEMQ_DYNAMODB_ENDPOINT=" + r.proxy.URL,
 		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
 		"IDEMQ_LEASE=" + r.cfg.Lease.String(),
+		"IDEMQ_HEARTBEAT=" + r.cfg.Heartbeat.String(),
 		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
 		"IDEMQ_NAMESPACE=" + Namespace,
 	}
