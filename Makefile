@@ -129,7 +129,7 @@ bench/powertools/node_modules/.installed: bench/powertools/package.json bench/po
 BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 
 .PHONY: bench
-bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~15 min).
+bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~25 min).
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
 
 .PHONY: bench-go

@@ -35,7 +35,7 @@ func TestHarness(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	res, err := bench.Run(ctx, bench.Config{
-		Root: root, Sizes: []int{10}, Models: []time.Duration{time.Millisecond}, Records: 10, Runs: 1,
+		Root: root, Sizes: []int{10}, Models: []time.Duration{time.Millisecond}, Records: 10, ThroughputRecords: 10, Runs: 1,
 		ScenarioSize: 10, NoWarmup: true, Log: testLog{t},
 		Startup: &bench.StartupConfig{RIE: filepath.Join(root, "bin", "aws-lambda-rie"), Archs: []string{runtime.GOARCH}, Starts: 1},
 	})

@@ -26,6 +26,10 @@ type Target struct {
 //
 // idemq is judged at each concurrency it ran with, against the floor at
 // the same concurrency, on the median of the per-round ratios (Ratio).
+// The two floor targets are judged twice: against the raw-SDK floor as
+// Powertools writes its records (no owner fence, no payload hash), and
+// against the fenced floor, which sends idemq's requests without the
+// library — what a hand-written handler as safe as idemq sends.
 func Targets(r *Results) []Target {
 	var out []Target
 	out = append(out, requestsTarget(r))
@@ -35,10 +39,10 @@ func Targets(r *Results) []Target {
 		{RunnerIdemqWide, RunnerFloorWide, RunnerFloorFencedWide, "whole batch at once"},
 	} {
 		out = append(out,
-			withFenced(ratioTarget(r, "throughput ≥ 0.95 × raw-SDK floor at every size, "+p.label, p.idemq, p.floor, 0.95, true, rps),
-				ratioTarget(r, "", p.idemq, p.fenced, 0.95, true, rps)),
-			withFenced(ratioTarget(r, "client CPU per record ≤ 1.1 × raw-SDK floor, "+p.label, p.idemq, p.floor, 1.1, false, cpu),
-				ratioTarget(r, "", p.idemq, p.fenced, 1.1, false, cpu)),
+			ratioTarget(r, "throughput ≥ 0.95 × raw-SDK floor at every size, "+p.label, p.idemq, p.floor, 0.95, true, rps),
+			ratioTarget(r, "throughput ≥ 0.95 × fenced floor (idemq's requests) at every size, "+p.label, p.idemq, p.fenced, 0.95, true, rps),
+			ratioTarget(r, "client CPU per record ≤ 1.1 × raw-SDK floor, "+p.label, p.idemq, p.floor, 1.1, false, cpu),
+			ratioTarget(r, "client CPU per record ≤ 1.1 × fenced floor (idemq's requests), "+p.label, p.idemq, p.fenced, 1.1, false, cpu),
 			ratioTarget(r, "client CPU per record ≤ 0.6 × Powertools, "+p.label, p.idemq, RunnerPowertools, 0.6, false, cpu),
 			bigBatchTarget(r, p.idemq, p.label))
 	}
@@ -75,15 +79,6 @@ func requestsTarget(r *Results) Target {
 	}
 	if retries > 0 {
 		t.Result += fmt.Sprintf("; besides, the SDK retried %d requests", retries)
-	}
-	return t
-}
-
-// withFenced adds to t how idemq fares against the fenced floor (f),
-// which sends idemq's requests without the library.
-func withFenced(t, f Target) Target {
-	if !f.Unmeasured {
-		t.Result += ". Against the fenced floor: " + f.Result
 	}
 	return t
 }

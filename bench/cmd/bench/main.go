@@ -42,7 +42,8 @@ func run() error {
 		out          = flag.String("out", "results", "directory for bench.md, bench.png and bench.json")
 		sizes        = flag.String("sizes", "10,100,1000", "batch sizes, comma-separated (even numbers)")
 		models       = flag.String("models", "0ms,20ms", "simulated model call durations, comma-separated")
-		records      = flag.Int("records", 1000, "records per trial (at least the largest batch size)")
+		records      = flag.Int("records", 1000, "records per scenario trial (at least the largest batch size)")
+		thrRecords   = flag.Int("throughput-records", 3000, "records per first-delivery throughput trial (at least the largest batch size)")
 		serverWarmup = flag.Duration("server-warmup", time.Minute, "how long DynamoDB Local is loaded before anything is measured")
 		runs         = flag.Int("runs", 7, "measured runs (rounds) per implementation and condition")
 		scenarioSize = flag.Int("scenario-size", 100, "batch size of the scenario runs")
@@ -69,7 +70,7 @@ func run() error {
 	if *render != "" {
 		return rerender(*render, *out, micro)
 	}
-	cfg := bench.Config{Root: ".", Records: *records, Runs: *runs, ServerWarmup: *serverWarmup, ScenarioSize: *scenarioSize, Log: os.Stderr}
+	cfg := bench.Config{Root: ".", Records: *records, ThroughputRecords: *thrRecords, Runs: *runs, ServerWarmup: *serverWarmup, ScenarioSize: *scenarioSize, Log: os.Stderr}
 	var err error
 	if cfg.Sizes, err = ints(*sizes); err != nil {
 		return fmt.Errorf("-sizes: %w", err)
@@ -81,7 +82,7 @@ func run() error {
 		cfg.Startup = &bench.StartupConfig{RIE: *rie, Starts: *starts}
 	}
 	if *short {
-		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 10, true
+		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
 		if cfg.Startup != nil {
 			cfg.Startup.Starts = 1
 		}
