@@ -43,7 +43,7 @@ func machine(b *strings.Builder, r *Results) {
 		m.Go, r.Node, packages(r.Packages), strings.TrimPrefix(m.DynamoDBLocal, "dynamodb_local_"), m.Java)
 	fmt.Fprintf(b, "Load average (1, 5, 15 min) %s before, %s after; the run took %s.\n\n",
 		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second))
-	fmt.Fprintf(b, "Every records/s and µs figure is the median of %d runs (after a warm-up run) of %s, fed one batch at a time "+
+	fmt.Fprintf(b, "Every records/s and µs figure is the median of %d runs%s of %s, fed one batch at a time "+
 		"to one warm instance of each implementation, all against the same DynamoDB Local on loopback; "+
 		"each round runs every implementation once, in turns. Every ratio idemq / X is the median of the per-round "+
 		"ratios (idemq's run over X's run of the same round, measured side by side, so the drift of the machine's load "+
@@ -53,7 +53,15 @@ func machine(b *strings.Builder, r *Results) {
 		"process.cpuUsage for Node), DynamoDB Local's excluded. idemq runs with its defaults "+
 		"(payload fingerprint of the whole body, one JSON log line per batch, discarded); Powertools as its docs "+
 		"show (BatchProcessor + processPartialResponse + makeIdempotent, key `powertools_json(body).idempotency_key`).\n\n",
-		r.Runs, trialRecords(r))
+		r.Runs, warmup(r), trialRecords(r))
+}
+
+// warmup tells whether the runs came after warm-up runs.
+func warmup(r *Results) string {
+	if r.NoWarmup {
+		return " (no warm-up)"
+	}
+	return " (after a warm-up run)"
 }
 
 // trialRecords tells how many records a trial ran.

@@ -117,11 +117,13 @@ type Results struct {
 	// ThroughputRecords is the records per first-delivery throughput
 	// trial; 0 in runs made before it was told apart: Records.
 	ThroughputRecords int
-	ScenarioSize      int            // the batch size of the scenario runs
-	Scenarios         []Measurement  // every scenario, idemq and Powertools
-	Throughput        []Measurement  // first delivery, every size and model
-	Micro             []MicroResult  // from ParseGoBench, filled by the caller
-	Startup           *StartupResult // nil: not measured
+	// NoWarmup: nothing was warmed up (Config.NoWarmup, a short run).
+	NoWarmup     bool
+	ScenarioSize int            // the batch size of the scenario runs
+	Scenarios    []Measurement  // every scenario, idemq and Powertools
+	Throughput   []Measurement  // first delivery, every size and model
+	Micro        []MicroResult  // from ParseGoBench, filled by the caller
+	Startup      *StartupResult // nil: not measured
 	// DefaultConcurrency is idemq's default concurrency
 	// (handler.DefaultConcurrency) when the run was made.
 	DefaultConcurrency int
@@ -142,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res := &Results{Machine: ReadMachine(cfg.Root), Started: time.Now(), LoadBefore: loadavg(),
-		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
+		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
 		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true}
 	pt, err := StartPowertools(ctx, filepath.Join(cfg.Root, "bench", "powertools"), cfg.Endpoint)
 	if err != nil {
