@@ -43,12 +43,38 @@ func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs
 	add("WriteLogs", logActions, logs.LogGroupArn())
 }
 
+// decryptActions are what reading a secret needs of the customer-managed
+// KMS key encrypting it.
+var decryptActions = []string{"kms:Decrypt"}
+
 // allowSecret lets the function read the provider's API key secret. This
 // one is CDK's grant method, unlike the grants above: only the secret knows
 // the ARN its policy must name (an import by name ends in -??????, matching
-// the suffix Secrets Manager adds) and its KMS key, when CDK knows it. It
-// allows secretsmanager:GetSecretValue and secretsmanager:DescribeSecret on
-// the secret (and kms:Decrypt on that key).
+// the suffix Secrets Manager adds). It allows secretsmanager:GetSecretValue
+// and secretsmanager:DescribeSecret on the secret.
+//
+// A secret that carries its KMS key (ISecret.EncryptionKey) needs
+// kms:Decrypt on that key too. GrantRead means to grant it, but for a key
+// imported by ARN it adds the grant nowhere: it grants a
+// kms.ViaServicePrincipal, which holds no policy, and the key's policy,
+// which CDK cannot change for an imported key (aws/aws-cdk#10160). So
+// allowSecret adds kms:Decrypt on the key to the role itself, with the
+// kms:ViaService condition GrantRead uses: only through Secrets Manager, in
+// the secret's region (GrantRead takes the stack's, though a secret imported
+// by ARN may be elsewhere). For a key of the user's own stack, GrantRead's
+// grant in the key's policy comes on top.
 func allowSecret(fn awslambda.Function, secret awssecretsmanager.ISecret) {
 	secret.GrantRead(fn, nil)
+	key := secret.EncryptionKey()
+	if key == nil {
+		return
+	}
+	fn.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("DecryptSecret"),
+		Actions:   jsii.Strings(decryptActions...),
+		Resources: &[]*string{key.KeyArn()},
+		Conditions: &map[string]any{
+			"StringEquals": map[string]any{"kms:ViaService": "secretsmanager." + *secret.Env().Region + ".amazonaws.com"},
+		},
+	}))
 }

@@ -53,11 +53,58 @@ func override(path, property string, value any) func(testing.TB, awscdk.Stack) {
 	}
 }
 
-// templateCheckNamed is the check of templateChecks or configuredChecks
-// whose name starts with prefix.
+// editPolicy replaces the statements of the role's policy with what edit
+// makes of them, as a bug in the grants would.
+func editPolicy(edit func(statements []obj) []obj) func(testing.TB, awscdk.Stack) {
+	return func(tb testing.TB, stack awscdk.Stack) {
+		policy := find(tb, stack, "Worker/Role/DefaultPolicy").(awsiam.Policy)
+		doc, _ := stack.Resolve(policy.Document()).(obj)
+		var statements []obj
+		for _, st := range list(doc["Statement"]) {
+			st, _ := st.(obj)
+			statements = append(statements, st)
+		}
+		edited := arr{}
+		for _, st := range edit(statements) {
+			edited = append(edited, st)
+		}
+		doc["Statement"] = edited
+		policy.Node().DefaultChild().(awsiam.CfnPolicy).SetPolicyDocument(doc)
+	}
+}
+
+// editKMSStatements is editPolicy applying edit to each statement naming a
+// KMS action; edit returns nil to drop it.
+func editKMSStatements(edit func(obj) obj) func(testing.TB, awscdk.Stack) {
+	return editPolicy(func(statements []obj) []obj {
+		var out []obj
+		for _, st := range statements {
+			if strings.Contains(jsonString(st["Action"]), `"kms:`) {
+				if st = edit(st); st == nil {
+					continue
+				}
+			}
+			out = append(out, st)
+		}
+		return out
+	})
+}
+
+// decryptWithTestKey allows the role kms:Decrypt on testKeyArn, through
+// Secrets Manager only, as a grant made whatever the settings would.
+func decryptWithTestKey(tb testing.TB, s awscdk.Stack) {
+	find(tb, s, "Worker/Role").(awsiam.Role).AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("kms:Decrypt"),
+		Resources:  jsii.Strings(testKeyArn),
+		Conditions: &map[string]any{"StringEquals": map[string]any{"kms:ViaService": "secretsmanager.eu-west-1.amazonaws.com"}},
+	}))
+}
+
+// templateCheckNamed is the check of templateChecks, configuredChecks or
+// keyedChecks whose name starts with prefix.
 func templateCheckNamed(tb testing.TB, prefix string) templateCheck {
 	tb.Helper()
-	for _, c := range slices.Concat(templateChecks, configuredChecks) {
+	for _, c := range slices.Concat(templateChecks, configuredChecks, keyedChecks) {
 		if strings.HasPrefix(c.name, prefix) {
 			return c
 		}
@@ -114,6 +161,7 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 		{"a secret grant with no secret set", []string{"secret: none", "iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
 			awssecretsmanager.Secret_FromSecretNameV2(s, jsii.String("Other"), jsii.String("other")).GrantRead(find(tb, s, "Worker/Role").(awsiam.Role), nil)
 		}},
+		{"kms:Decrypt with no secret set", []string{"secret: none", "iam: exactly"}, decryptWithTestKey},
 		{"the API key in plain text", []string{"secret: none"}, func(tb testing.TB, s awscdk.Stack) {
 			find(tb, s, "Worker/Function").(awslambda.Function).AddEnvironment(jsii.String("IDEMQ_PROVIDER_API_KEY"), jsii.String("sk-plain"), nil)
 		}},
@@ -127,16 +175,44 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 				Actions: jsii.Strings("secretsmanager:GetSecretValue"), Resources: jsii.Strings("*"),
 			}))
 		}},
+		{"kms:Decrypt with no key set", []string{"secret: the function"}, decryptWithTestKey},
 		{"the alarm notifying nobody", []string{"alarm actions: the topic"},
 			override("Worker/DeadLetterAlarm", "AlarmActions", []string{})},
 		{"the alarm notifying on recovery too", []string{"alarm actions: the topic"},
 			override("Worker/DeadLetterAlarm", "OKActions", []string{testTopicArn})},
+	}
+	// With a secret encrypted with a customer-managed KMS key.
+	keyed := []breakage{
+		{"no kms:Decrypt on the key", []string{"secret key:"},
+			editKMSStatements(func(obj) obj { return nil })},
+		{"kms:Decrypt on the key outside Secrets Manager", []string{"secret key:"},
+			editKMSStatements(func(st obj) obj { delete(st, "Condition"); return st })},
+		{"kms:Decrypt through Secrets Manager in another region", []string{"secret key:"},
+			editKMSStatements(func(st obj) obj {
+				st["Condition"] = obj{"StringEquals": obj{"kms:ViaService": "secretsmanager.us-east-1.amazonaws.com"}}
+				return st
+			})},
+		{"kms:Decrypt with every key", []string{"secret key:", "iam: no wildcard"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Role").(awsiam.Role).AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("kms:Decrypt"), Resources: jsii.Strings("*"),
+			}))
+		}},
+		{"a second, unconditioned kms:Decrypt on the key", []string{"secret key:"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Role").(awsiam.Role).AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("kms:Decrypt"), Resources: jsii.Strings(testKeyArn),
+			}))
+		}},
+		{"the name cut as CDK's SecretName cuts it", []string{"secret key:"},
+			override("Worker/Function", "Environment.Variables.IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/openai")},
 	}
 	for _, b := range breakages {
 		t.Run(b.name, func(t *testing.T) { b.check(t, nil) })
 	}
 	for _, b := range configured {
 		t.Run(b.name, func(t *testing.T) { b.check(t, configuredContext) })
+	}
+	for _, b := range keyed {
+		t.Run(b.name, func(t *testing.T) { b.check(t, keyedContext) })
 	}
 }
 

@@ -18,7 +18,8 @@ const ContextPrefix = "idemq:"
 
 // contextKeys maps each WorkerProps field NewStack sets to its context key.
 // (ProviderAPIKeySecret's key holds the secret's name or complete ARN, which
-// NewStack imports.)
+// NewStack imports, with the KMS key of ctxProviderAPIKeySecretKMSKey if
+// set.)
 var contextKeys = map[string]string{
 	"Timeout":              "idemq:functionTimeout",
 	"MemoryMB":             "idemq:memoryMB",
@@ -47,6 +48,10 @@ const (
 	// ctxAlarmTopicArn is the ARN of an SNS topic the dead-letter alarm
 	// notifies.
 	ctxAlarmTopicArn = "idemq:alarmTopicArn"
+	// ctxProviderAPIKeySecretKMSKey is the ARN of the customer-managed KMS
+	// key encrypting the provider's API key secret, which the function may
+	// then decrypt with.
+	ctxProviderAPIKeySecretKMSKey = "idemq:providerApiKeySecretKmsKey"
 )
 
 // contextLabel names a setting by its context key.
@@ -63,6 +68,7 @@ type stackContext struct {
 	providerURL   string
 	bootstrapDir  string
 	apiKeySecret  string // "": none
+	apiKeyKMSKey  string // "": none (the secret uses aws/secretsmanager)
 	alarmTopicArn string // "": none
 }
 
@@ -72,7 +78,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	var c stackContext
 	all, _ := node.GetAllContext(nil).(map[string]any)
 	known := slices.Collect(maps.Values(contextKeys))
-	known = append(known, ctxProviderURL, ctxBootstrapDir, ctxAlarmTopicArn)
+	known = append(known, ctxProviderURL, ctxBootstrapDir, ctxAlarmTopicArn, ctxProviderAPIKeySecretKMSKey)
 	for _, key := range slices.Sorted(maps.Keys(all)) {
 		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
 			slices.Sort(known)
@@ -97,6 +103,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	c.providerURL = r.str("", ctxProviderURL)
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
+	c.apiKeyKMSKey = r.str("", ctxProviderAPIKeySecretKMSKey)
 	c.alarmTopicArn = r.str("", ctxAlarmTopicArn)
 	return c, r.err
 }

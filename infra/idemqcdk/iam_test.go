@@ -3,6 +3,7 @@ package idemqcdk_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -163,4 +164,57 @@ func secretsManagerGrants(tpl assertions.Template) []string {
 		}
 	}
 	return out
+}
+
+// kmsStatements are the identity statements naming a KMS action.
+func kmsStatements(tpl assertions.Template) []obj {
+	var out []obj
+	for _, s := range identityStatements(tpl) {
+		if strings.Contains(jsonString(s["Action"]), `"kms:`) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// secretsManagerIn is the kms:ViaService value of Secrets Manager in region:
+// a region's name, or an expression such as ref("AWS::Region").
+func secretsManagerIn(region any) any {
+	if name, ok := region.(string); ok {
+		return "secretsmanager." + name + ".amazonaws.com"
+	}
+	return obj{"Fn::Join": arr{"", arr{"secretsmanager.", region, ".amazonaws.com"}}}
+}
+
+// decryptSecret is the statement letting the function decrypt with the KMS
+// key whose ARN, in a policy, is key, through Secrets Manager in region
+// (see secretsManagerIn) only.
+func decryptSecret(key, region any) obj {
+	return obj{
+		"Effect":    "Allow",
+		"Action":    "kms:Decrypt",
+		"Resource":  key,
+		"Condition": obj{"StringEquals": obj{"kms:ViaService": secretsManagerIn(region)}},
+	}
+}
+
+// wantKMS checks that the identity statements naming a KMS action are
+// exactly want, conditions included (grantPairs leaves them out), Sids
+// aside.
+func wantKMS(tb testing.TB, tpl assertions.Template, want ...obj) {
+	tb.Helper()
+	text := func(statements []obj) []string {
+		var out []string
+		for _, s := range statements {
+			s = maps.Clone(s)
+			delete(s, "Sid")
+			out = append(out, jsonString(s))
+		}
+		slices.Sort(out)
+		return out
+	}
+	got, expected := text(kmsStatements(tpl)), text(want)
+	if !slices.Equal(got, expected) {
+		tb.Errorf("identity policies' KMS statements are\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(expected, "\n\t"))
+	}
 }

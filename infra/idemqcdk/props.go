@@ -83,8 +83,12 @@ type WorkerProps struct {
 	// is the model provider's API key. The function may read it (the
 	// secret's GrantRead) and is given its complete ARN as
 	// EnvProviderAPIKeySecret, or its name when CDK knows no complete ARN
-	// (a secret imported by name); the worker reads it once at start-up.
-	// Defaults to nil: no API key.
+	// (a secret imported by name or partial ARN); the worker reads it once
+	// at start-up. A secret encrypted with a customer-managed KMS key must
+	// carry that key (its EncryptionKey: a Secret created with one, or
+	// awssecretsmanager.Secret_FromSecretAttributes with EncryptionKey set):
+	// the function may then use the key for kms:Decrypt, through Secrets
+	// Manager in the secret's region only. Defaults to nil: no API key.
 	ProviderAPIKeySecret awssecretsmanager.ISecret
 	// Environment holds further variables for the function, such as
 	// EnvProviderURL. A name the Worker sets itself (EnvTable,

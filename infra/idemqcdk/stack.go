@@ -28,9 +28,11 @@ type StackProps struct {
 // settings come from the idemq:* context keys (cdk.json's "context", or -c
 // key=value), with the queue URL and the table name as outputs. With
 // idemq:providerApiKeySecret set, the function reads the provider's API key
-// from that secret; with idemq:alarmTopicArn set, the dead-letter alarm
-// notifies that SNS topic. A setting that cannot be deployed is returned as a
-// *SettingError naming its context key, before anything is added to scope.
+// from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
+// decrypt it with that KMS key; with idemq:alarmTopicArn set, the
+// dead-letter alarm notifies that SNS topic. A setting that cannot be
+// deployed is returned as a *SettingError naming its context key, before
+// anything is added to scope.
 func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &StackProps{}
@@ -49,6 +51,9 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	if err := checkSecretRef(c.apiKeySecret, contextLabel); err != nil {
 		return nil, err
 	}
+	if err := checkSecretKMSKey(c.apiKeyKMSKey, c.apiKeySecret); err != nil {
+		return nil, err
+	}
 	if err := checkAlarmTopic(c.alarmTopicArn); err != nil {
 		return nil, err
 	}
@@ -58,7 +63,7 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
 	if c.apiKeySecret != "" {
-		c.props.ProviderAPIKeySecret = importSecret(stack, c.apiKeySecret)
+		c.props.ProviderAPIKeySecret = importSecret(stack, c.apiKeySecret, c.apiKeyKMSKey)
 	}
 	w := newWorker(stack, "Worker", &c.props, s)
 	if c.alarmTopicArn != "" {

@@ -140,10 +140,11 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
-	{"secret: none unless idemq:providerApiKeySecret is set, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"secret: none unless idemq:providerApiKeySecret is set, no KMS grant, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
 		if grants := secretsManagerGrants(tpl); len(grants) != 0 {
 			tb.Errorf("identity policies allow, with no secret set:\n\t%s", strings.Join(grants, "\n\t"))
 		}
+		wantKMS(tb, tpl)
 		check(tb, "environment", func() {
 			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 				"Environment": obj{"Variables": obj{
@@ -203,6 +204,7 @@ var configuredChecks = []templateCheck{
 			})
 		})
 		wantGrants(tb, tpl, id, false, readSecret(secretByName(testSecretName)))
+		wantKMS(tb, tpl) // no idemq:providerApiKeySecretKmsKey: no KMS grant
 		noWildcards(tb, tpl)
 	}},
 	{"alarm actions: the topic of idemq:alarmTopicArn, when the alarm goes off", func(tb testing.TB, tpl assertions.Template, id ids) {
@@ -225,6 +227,45 @@ func TestConfiguredTemplate(t *testing.T) {
 	tpl := synth(t, configuredContext)
 	id := resourceIDs(t, tpl)
 	for _, c := range configuredChecks {
+		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
+	}
+}
+
+// Values for a secret encrypted with a customer-managed KMS key.
+const (
+	// testKeyedSecretName ends in a hyphen and six characters, as if
+	// Secrets Manager had added them; the function must still get it whole.
+	testKeyedSecretName = "idemq/openai-apikey"
+	testKeyArn          = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+)
+
+// keyedContext sets a secret, by name, and the KMS key encrypting it.
+var keyedContext = map[string]any{
+	"idemq:providerApiKeySecret":       testKeyedSecretName,
+	"idemq:providerApiKeySecretKmsKey": testKeyArn,
+}
+
+// keyedChecks cover what the keys of keyedContext add.
+var keyedChecks = []templateCheck{
+	{"secret key: the function gets the secret's whole name, may read it, and may decrypt with the key through Secrets Manager only", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "environment", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{"IDEMQ_PROVIDER_API_KEY_SECRET": testKeyedSecretName}},
+			})
+		})
+		decrypt := decryptSecret(testKeyArn, ref("AWS::Region"))
+		wantGrants(tb, tpl, id, false, readSecret(secretByName(testKeyedSecretName)), decrypt)
+		wantKMS(tb, tpl, decrypt)
+		noWildcards(tb, tpl)
+	}},
+}
+
+// TestKeyedTemplate checks the stack with a secret encrypted with a
+// customer-managed KMS key.
+func TestKeyedTemplate(t *testing.T) {
+	tpl := synth(t, keyedContext)
+	id := resourceIDs(t, tpl)
+	for _, c := range keyedChecks {
 		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
 	}
 }
