@@ -133,7 +133,7 @@ bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floo
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
 
 .PHONY: bench-go
-bench-go: ## The handler's in-memory benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go test -run '^$$' -bench Handler -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go test -run '^$$' -bench 'Handler|SDK' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt

@@ -13,7 +13,10 @@
 //     the others as medians of per-round ratios (Ratio);
 //   - the handler's overhead without I/O (Micros: testing.B bodies against
 //     the in-memory store, in ns and allocations per record, which
-//     `make bench-go` runs for benchstat and ParseGoBench reads back);
+//     `make bench-go` runs for benchstat and ParseGoBench reads back), and
+//     through the DynamoDB SDK with no server (SDKMicros: the floors and
+//     idemq over a client whose transport answers at once, so idemq's
+//     figure over the fenced floor's is the library's own cost);
 //   - the worker's start-up: binary size and init time under the Lambda
 //     Runtime Interface Emulator (MeasureStartup).
 //

@@ -9,32 +9,44 @@ import (
 	"strings"
 )
 
-// ParseGoBench reads `go test -bench Handler ./bench` output (what
+// The benchmark families ParseGoBench reads.
+var goBenchFamilies = []string{"Handler", "SDK"}
+
+// ParseGoBench reads `go test -bench 'Handler|SDK' ./bench` output (what
 // `make bench-go` writes to results/bench-go.txt, in the format benchstat
-// reads) and returns each BenchmarkHandler sub-benchmark's median
-// ns/record, allocs/record and B/record over its counts, in the order
-// they first appear.
+// reads) and returns each BenchmarkHandler and BenchmarkSDK
+// sub-benchmark's median ns/record, allocs/record and B/record over its
+// counts, in the order they first appear.
 func ParseGoBench(r io.Reader) ([]MicroResult, error) {
 	type values struct{ ns, allocs, bytes []float64 }
-	var order []string
-	seen := map[string]*values{}
+	type id struct{ family, name string }
+	var order []id
+	seen := map[id]*values{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "BenchmarkHandler/") {
+		if len(f) < 4 {
 			continue
 		}
-		name := strings.TrimPrefix(f[0], "BenchmarkHandler/")
-		if i := strings.LastIndexByte(name, '-'); i > 0 { // the GOMAXPROCS suffix
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				name = name[:i]
+		var k id
+		for _, fam := range goBenchFamilies {
+			if name, ok := strings.CutPrefix(f[0], "Benchmark"+fam+"/"); ok {
+				k = id{fam, name}
 			}
 		}
-		v := seen[name]
+		if k.family == "" {
+			continue
+		}
+		if i := strings.LastIndexByte(k.name, '-'); i > 0 { // the GOMAXPROCS suffix
+			if _, err := strconv.Atoi(k.name[i+1:]); err == nil {
+				k.name = k.name[:i]
+			}
+		}
+		v := seen[k]
 		if v == nil {
 			v = &values{}
-			seen[name] = v
-			order = append(order, name)
+			seen[k] = v
+			order = append(order, k)
 		}
 		for i := 2; i+1 < len(f); i += 2 {
 			x, err := strconv.ParseFloat(f[i], 64)
@@ -55,12 +67,13 @@ func ParseGoBench(r io.Reader) ([]MicroResult, error) {
 		return nil, err
 	}
 	if len(order) == 0 {
-		return nil, fmt.Errorf("bench: no BenchmarkHandler results")
+		return nil, fmt.Errorf("bench: no BenchmarkHandler or BenchmarkSDK results")
 	}
 	var out []MicroResult
-	for _, name := range order {
-		v := seen[name]
-		out = append(out, MicroResult{Name: name, NsPerRecord: median(v.ns), AllocsPerRecord: median(v.allocs), BytesPerRecord: median(v.bytes)})
+	for _, k := range order {
+		v := seen[k]
+		out = append(out, MicroResult{Family: k.family, Name: k.name,
+			NsPerRecord: median(v.ns), AllocsPerRecord: median(v.allocs), BytesPerRecord: median(v.bytes)})
 	}
 	return out, nil
 }

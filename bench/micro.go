@@ -90,16 +90,27 @@ func microBench(s Scenario, size int) func(*testing.B) {
 			n++
 		}
 		runtime.ReadMemStats(&after)
-		records := float64(n * len(ev.Records))
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
-		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/records, "allocs/record")
-		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/records, "B/record")
+		reportPerRecord(b, &before, &after, n*len(ev.Records))
 	}
+}
+
+// reportPerRecord reports the ns, allocations and bytes per record of a
+// b.Loop that ran records records, from the memory statistics read
+// around it.
+func reportPerRecord(b *testing.B, before, after *runtime.MemStats, records int) {
+	r := float64(records)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/r, "ns/record")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/r, "allocs/record")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/r, "B/record")
 }
 
 // MicroResult is a micro-benchmark's outcome: medians over the counts of
 // a `go test -bench` run.
 type MicroResult struct {
+	// Family is the benchmark it ran under: "Handler" (BenchmarkHandler,
+	// Micros) or "SDK" (BenchmarkSDK, SDKMicros). Empty in runs made
+	// before there were two: "Handler".
+	Family          string `json:",omitempty"`
 	Name            string
 	NsPerRecord     float64
 	AllocsPerRecord float64
