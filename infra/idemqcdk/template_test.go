@@ -164,9 +164,15 @@ var templateChecks = []templateCheck{
 
 // TestTemplate checks the stack `cdk synth` writes with cdk.json as it is.
 func TestTemplate(t *testing.T) {
-	tpl := synth(t, nil)
+	runChecks(t, nil, templateChecks)
+}
+
+// runChecks synthesizes the stack with overrides on top of cdk.json's
+// context and runs each check on its template as a subtest.
+func runChecks(t *testing.T, overrides map[string]any, checks []templateCheck) {
+	tpl := synth(t, overrides)
 	id := resourceIDs(t, tpl)
-	for _, c := range templateChecks {
+	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
 	}
 }
@@ -224,11 +230,7 @@ var configuredChecks = []templateCheck{
 // TestConfiguredTemplate checks the stack with the context keys cdk.json
 // leaves empty set.
 func TestConfiguredTemplate(t *testing.T) {
-	tpl := synth(t, configuredContext)
-	id := resourceIDs(t, tpl)
-	for _, c := range configuredChecks {
-		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
-	}
+	runChecks(t, configuredContext, configuredChecks)
 }
 
 // Values for a secret encrypted with a customer-managed KMS key.
@@ -263,9 +265,5 @@ var keyedChecks = []templateCheck{
 // TestKeyedTemplate checks the stack with a secret encrypted with a
 // customer-managed KMS key.
 func TestKeyedTemplate(t *testing.T) {
-	tpl := synth(t, keyedContext)
-	id := resourceIDs(t, tpl)
-	for _, c := range keyedChecks {
-		t.Run(c.name, func(t *testing.T) { c.assert(t, tpl, id) })
-	}
+	runChecks(t, keyedContext, keyedChecks)
 }
