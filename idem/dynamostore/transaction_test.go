@@ -60,8 +60,7 @@ func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
 	t.Parallel()
 	api := &tokenAPI{}
 	store := dynamostore.New(api, "t")
-	side := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"),
-		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}}}
+	side := sideWrite()
 	res, err := idem.Do(context.Background(), store, "ns#k", "", func(ctx context.Context) ([]byte, error) {
 		return []byte("result"), idem.Stage(ctx, side)
 	})
@@ -152,8 +151,7 @@ func TestCompletionPersists(t *testing.T) {
 	t.Parallel()
 	api := &optsAPI{}
 	store := dynamostore.New(api, "t")
-	side := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"),
-		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}}}
+	side := sideWrite()
 	for _, c := range []idem.Completion{
 		{Key: "ns#1", Owner: "o", ExpiresAt: time.Now().Add(time.Hour)},
 		{Key: "ns#2", Owner: "o", ExpiresAt: time.Now().Add(time.Hour), Writes: []any{side}},
@@ -186,4 +184,10 @@ func TestCompletionPersists(t *testing.T) {
 	if len(api.opts) != 2 {
 		t.Fatalf("%d completions sent, want 2", len(api.opts))
 	}
+}
+
+// sideWrite is a write staged with a completion: a Put to another table.
+func sideWrite() types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}}}
 }
