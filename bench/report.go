@@ -255,12 +255,12 @@ func sdkTable(b *strings.Builder, r *Results) {
 	rows := map[int]*row{}
 	var sizes []int
 	for _, m := range r.Micro {
-		var impl string
-		var size int
 		if m.Family != "SDK" {
 			continue
 		}
-		if _, err := fmt.Sscanf(strings.Replace(m.Name, "/batch=", " ", 1), "%s %d", &impl, &size); err != nil {
+		impl, n, ok := strings.Cut(m.Name, "/batch=")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil {
 			continue
 		}
 		if rows[size] == nil {
