@@ -71,19 +71,20 @@ tools/node_modules/.installed: tools/package.json tools/package-lock.json
 
 .PHONY: clean
 clean: ## Remove built tools and caches made by the Makefile.
-	rm -rf $(BIN) tools/node_modules infra/node_modules bench/powertools/node_modules cdk.out
+	rm -rf $(BIN) node_modules tools/node_modules infra/node_modules bench/powertools/node_modules cdk.out
 
 # --- infra: the CDK app (infra/, cdk.json) -----------------------------------
-# The CLI is pinned in infra/package.json. CDK_ARGS go to every cdk command,
-# e.g. make synth CDK_ARGS='-c idemq:batchSize=20 -c idemq:batchingWindow=5s'.
-CDK := infra/node_modules/.bin/cdk
+# The CLI is pinned in package.json, at the root where cdk.json is, so that
+# `npm ci && npx cdk deploy` typed there runs it. CDK_ARGS go to every cdk
+# command, e.g. make synth CDK_ARGS='-c idemq:batchSize=20 -c idemq:batchingWindow=5s'.
+CDK := node_modules/.bin/cdk
 CDK_ARGS ?=
 
 .PHONY: deps-cdk
-deps-cdk: infra/node_modules/.installed ## Install the pinned AWS CDK CLI (npm ci in infra/).
+deps-cdk: node_modules/.installed ## Install the pinned AWS CDK CLI (npm ci at the root).
 
-infra/node_modules/.installed: infra/package.json infra/package-lock.json
-	cd infra && npm ci --no-audit --no-fund --loglevel=error
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 .PHONY: synth

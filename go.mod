@@ -30,3 +30,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 )
+
+// `npm ci` installs the pinned CDK CLI (package.json) here; it ships Go
+// templates that are no package of ours.
+ignore ./node_modules

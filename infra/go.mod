@@ -30,7 +30,3 @@ require (
 )
 
 replace github.com/idemq/idemq => ../
-
-// npm installs the pinned CDK CLI here; it ships Go templates that are no
-// package of ours.
-ignore ./node_modules

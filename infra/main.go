@@ -29,8 +29,8 @@ func main() {
 
 // synth writes the stack's cloud assembly where the CLI asks.
 func synth() (err error) {
-	// A failed go build panics inside the CDK (see idemqcdk.GoBuild):
-	// report it as an error, not a Go stack trace.
+	// A CDK call that fails panics: report it as an error, not a Go
+	// stack trace.
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)

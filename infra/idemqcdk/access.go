@@ -15,8 +15,12 @@ import (
 // more (grantReadWriteData adds batch, query and scan actions;
 // grantConsumeMessages adds sqs:ChangeMessageVisibility).
 var (
-	// tableActions are the record store's calls on the record table.
-	tableActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	// tableActions are the record store's calls on the record table, as the
+	// worker makes them: PutItem claims, UpdateItem completes and extends a
+	// lease, DeleteItem releases. It never reads (dynamostore's Get is for
+	// tests and operators) and completes with no extra writes, so needs
+	// no TransactWriteItems (whose items would need these same actions).
+	tableActions = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
 	// pollActions are what Lambda's event source needs to poll the queue
 	// for the function (AWSLambdaSQSQueueExecutionRole's actions).
 	pollActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}

@@ -8,27 +8,46 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
-// newDeadLetterAlarm goes off when any message waits in the dead-letter
-// queue: a message that failed MaxReceives times. It has no action; add one
-// with Worker.DeadLetterAlarm.AddAlarmAction (NewStack does, for the topic
-// of the idemq:alarmTopicArn context key).
-func newDeadLetterAlarm(scope constructs.Construct, dlq awssqs.Queue) awscloudwatch.Alarm {
-	metric := dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-		Period:    awscdk.Duration_Minutes(jsii.Number(1)),
-		Statistic: jsii.String("Maximum"),
-	})
-	return metric.CreateAlarm(scope, jsii.String("DeadLetterAlarm"), &awscloudwatch.CreateAlarmOptions{
-		AlarmDescription:   jsii.String("Messages in the idemq dead-letter queue: each failed every receive it had."),
-		EvaluationPeriods:  jsii.Number(1),
-		Threshold:          jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+// ageFactor times the visibility timeout (plus the batching window) is the
+// age of the oldest message that sets off the age alarm: time for two
+// retries of a failed message, so an alarm means the queue is falling
+// behind or a message keeps failing.
+const ageFactor = 2
+
+// newAlarms adds w's alarms, none with an action (NewStack gives each the
+// topic of idemq:alarmTopicArn): any message in the dead-letter queue
+// (each failed every receive it had); the oldest message waiting longer
+// than ageFactor × (visibility timeout + batching window); any function
+// error (the whole batch failed: a crash, a timeout or a bad
+// configuration, as a record's own failure is reported in the batch
+// response instead); any throttled invocation. Missing data is not
+// breaching: a quiet queue is fine.
+func newAlarms(scope constructs.Construct, w *Worker, s settings) {
+	period := awscdk.Duration_Minutes(jsii.Number(5))
+	alarm := func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm {
+		return metric.CreateAlarm(scope, jsii.String(id), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String(description),
+			EvaluationPeriods:  jsii.Number(1),
+			Threshold:          jsii.Number(threshold),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+	}
+	maximum := &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum")}
+	sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
+	age := ageFactor * (s.visibility + s.window)
+	w.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
+		w.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(maximum), 1)
+	w.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
+		w.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
+	w.ErrorsAlarm = alarm("ErrorsAlarm", "The idemq function failed a whole batch (a crash, a timeout or a bad configuration); the batch comes back.",
+		w.Function.MetricErrors(sum), 1)
+	w.ThrottlesAlarm = alarm("ThrottlesAlarm", "Invocations of the idemq function were throttled: raise its concurrency or lower the event source's.",
+		w.Function.MetricThrottles(sum), 1)
 }
 
 // topicARN is an SNS topic's ARN: a name of 1 to 256 letters, digits,
@@ -45,9 +64,11 @@ func checkAlarmTopic(arn string) error {
 		ctxAlarmTopicArn, arn)}
 }
 
-// notifyTopic makes alarm publish to the SNS topic with the ARN arn when it
-// goes off (and not when it recovers).
-func notifyTopic(scope constructs.Construct, alarm awscloudwatch.Alarm, arn string) {
-	topic := awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn))
-	alarm.AddAlarmAction(awscloudwatchactions.NewSnsAction(topic))
+// notifyTopic makes each alarm publish to the SNS topic with the ARN arn
+// when it goes off (and not when it recovers).
+func notifyTopic(scope constructs.Construct, alarms []awscloudwatch.Alarm, arn string) {
+	action := awscloudwatchactions.NewSnsAction(awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn)))
+	for _, a := range alarms {
+		a.AddAlarmAction(action)
+	}
 }

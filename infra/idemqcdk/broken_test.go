@@ -127,8 +127,8 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 		{"table deleted with the stack", []string{"table: retained"}, func(tb testing.TB, s awscdk.Stack) {
 			find(tb, s, "Worker/Table").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_DESTROY, nil)
 		}},
-		{"visibility timeout of 30 s", []string{"queue:"},
-			override("Worker/Queue", "VisibilityTimeout", 30)},
+		{"visibility timeout of 300 s", []string{"queue:"},
+			override("Worker/Queue", "VisibilityTimeout", 300)},
 		{"dead-letter queue after 1 receive", []string{"queue:"},
 			override("Worker/Queue", "RedrivePolicy.maxReceiveCount", 1)},
 		{"queue without SSE", []string{"queue:"},
@@ -144,7 +144,7 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 				Actions: jsii.Strings("dynamodb:*"), Resources: jsii.Strings("*"),
 			}))
 		}},
-		{"grantReadWriteData instead of the four actions", []string{"iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
+		{"grantReadWriteData instead of the three actions", []string{"iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
 			table := find(tb, s, "Worker/Table").(awsdynamodb.TableV2)
 			table.GrantReadWriteData(find(tb, s, "Worker/Role").(awsiam.Role))
 		}},
@@ -152,12 +152,29 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 			find(tb, s, "Worker/Role").(awsiam.Role).AddManagedPolicy(
 				awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String("service-role/AWSLambdaBasicExecutionRole")))
 		}},
-		{"alarm on the work queue", []string{"alarm:"}, func(tb testing.TB, s awscdk.Stack) {
+		{"dead-letter alarm on the work queue", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
 			queue := find(tb, s, "Worker/Queue").(awssqs.Queue)
 			override("Worker/DeadLetterAlarm", "Dimensions.0.Value", queue.QueueName())(tb, s)
 		}},
 		{"an alarm action with no topic set", []string{"alarm actions: none"},
-			override("Worker/DeadLetterAlarm", "AlarmActions", []string{testTopicArn})},
+			override("Worker/ThrottlesAlarm", "AlarmActions", []string{testTopicArn})},
+		{"no errors alarm", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker").Node().TryRemoveChild(jsii.String("ErrorsAlarm"))
+		}},
+		{"the age alarm at the visibility timeout", []string{"alarms:"},
+			override("Worker/AgeAlarm", "Threshold", 720)},
+		{"back-off off in the function", []string{"function: environment"},
+			override("Worker/Function", "Environment.Variables.IDEMQ_BACKOFF", "false")},
+		{"no back-off grant", []string{"iam: exactly"}, editPolicy(func(statements []obj) []obj {
+			return slices.DeleteFunc(statements, func(st obj) bool { return st["Sid"] == "InProgressBackoff" })
+		})},
+		{"table without deletion protection", []string{"table: key id"},
+			override("Worker/Table", "Replicas.0.DeletionProtectionEnabled", false)},
+		{"tracing on", []string{"function: provided"},
+			override("Worker/Function", "TracingConfig", obj{"Mode": "Active"})},
+		{"no dead-letter queue output", []string{"outputs:"}, func(tb testing.TB, s awscdk.Stack) {
+			s.Node().TryRemoveChild(jsii.String("DeadLetterQueueUrl"))
+		}},
 		{"a secret grant with no secret set", []string{"secret: none", "iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
 			awssecretsmanager.Secret_FromSecretNameV2(s, jsii.String("Other"), jsii.String("other")).GrantRead(find(tb, s, "Worker/Role").(awsiam.Role), nil)
 		}},
@@ -176,9 +193,9 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 			}))
 		}},
 		{"kms:Decrypt with no key set", []string{"secret: the function"}, decryptWithTestKey},
-		{"the alarm notifying nobody", []string{"alarm actions: the topic"},
-			override("Worker/DeadLetterAlarm", "AlarmActions", []string{})},
-		{"the alarm notifying on recovery too", []string{"alarm actions: the topic"},
+		{"the age alarm notifying nobody", []string{"alarm actions: the topic"},
+			override("Worker/AgeAlarm", "AlarmActions", []string{})},
+		{"the dead-letter alarm notifying on recovery too", []string{"alarm actions: the topic"},
 			override("Worker/DeadLetterAlarm", "OKActions", []string{testTopicArn})},
 	}
 	// With a secret encrypted with a customer-managed KMS key.

@@ -33,7 +33,8 @@ var contextKeys = map[string]string{
 	"RecordExpiry":         "idemq:recordExpiry",
 	"KeyField":             "idemq:keyField",
 	"Namespace":            "idemq:namespace",
-	"Backoff":              "idemq:backoff",
+	"DisableBackoff":       "idemq:backoff",
+	"Tracing":              "idemq:tracing",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 }
 
@@ -99,7 +100,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.RecordExpiry = r.duration("RecordExpiry")
 	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
 	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
-	p.Backoff = r.boolean("Backoff")
+	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
+	p.Tracing = r.boolean("Tracing")
 	c.providerURL = r.str("", ctxProviderURL)
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
@@ -184,12 +186,17 @@ func (r *contextReader) integer(field string) int {
 	}
 }
 
-// boolean reads a JSON boolean or "true"/"false".
+// boolean reads a JSON boolean or "true"/"false"; absent is false.
 func (r *contextReader) boolean(field string) bool {
+	return r.booleanOr(field, false)
+}
+
+// booleanOr reads a JSON boolean or "true"/"false"; absent is def.
+func (r *contextReader) booleanOr(field string, def bool) bool {
 	key := contextKeys[field]
 	switch v := r.get(key).(type) {
 	case nil:
-		return false
+		return def
 	case bool:
 		return v
 	case string:

@@ -13,8 +13,8 @@ const (
 	EnvKeyField = "IDEMQ_KEY_FIELD"
 	// EnvNamespace holds the prefix of every idempotency key.
 	EnvNamespace = "IDEMQ_NAMESPACE"
-	// EnvBackoff is "true" when in-progress back-off is on; unset
-	// otherwise.
+	// EnvBackoff is "true" when in-progress back-off is on, "false" when
+	// it is off: always set, so the worker's own default never decides.
 	EnvBackoff = "IDEMQ_BACKOFF"
 	// EnvProviderURL holds the model provider's base URL. NewStack sets it
 	// from the idemq:providerUrl context key; a Worker sets it only through

@@ -20,6 +20,10 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 		Description: jsii.String("idemq worker: its record table, its queue and its log group, nothing else."),
 	})
+	tracing := awslambda.Tracing_DISABLED
+	if s.tracing {
+		tracing = awslambda.Tracing_ACTIVE
+	}
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 		Architecture: awslambda.Architecture_ARM_64(),
@@ -30,6 +34,7 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 		Role:         role,
 		LogGroup:     logs,
 		Environment:  &env,
+		Tracing:      tracing,
 	})
 	return fn, role, logs
 }

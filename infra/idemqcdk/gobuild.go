@@ -1,37 +1,40 @@
 package idemqcdk
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
 	"github.com/aws/jsii-runtime-go"
 )
 
 // GoCode is the function code built from the Go main package pkg (e.g.
-// "./lambda") of the module in moduleDir, by GoBuild at synth. The asset's
-// hash is the built executable's, so a change anywhere in the module
-// redeploys the function, and an unchanged build does not.
+// "./lambda") of the module in moduleDir. The package is built at once, by
+// GoBuild.BuildDir, into a folder holding the executable bootstrap and
+// nothing else, and that folder is the asset: its hash is the
+// executable's, so the function is redeployed when the code that goes into
+// it changes, and only then. Every cdk command that runs the app stages
+// that folder, bundling or not, so none can package the module's own
+// folder. It panics if the build fails, with go build's message.
 func GoCode(moduleDir, pkg string) awslambda.AssetCode {
-	return awslambda.Code_FromAsset(jsii.String(moduleDir), &awss3assets.AssetOptions{
-		AssetHashType: awscdk.AssetHashType_OUTPUT,
-		Bundling: &awscdk.BundlingOptions{
-			// The type requires an image; it is never pulled, because
-			// GoBuild never declines to build.
-			Image: awscdk.DockerImage_FromRegistry(jsii.String("public.ecr.aws/docker/library/golang")),
-			Local: &GoBuild{ModuleDir: moduleDir, Package: pkg},
-		},
-	})
+	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: pkg}).BuildDir()
+	if err != nil {
+		panic(err)
+	}
+	return awslambda.Code_FromAsset(jsii.String(dir), nil)
 }
 
 // GoBuild builds a Go main package into the executable named bootstrap that
 // Lambda's provided.al2023 runtime runs, with the go command of this
-// machine: no Docker. It implements awscdk.ILocalBundling.
+// machine: no Docker.
 type GoBuild struct {
 	// ModuleDir is the directory go build runs in: the module holding
 	// Package.
@@ -42,16 +45,6 @@ type GoBuild struct {
 	// Arch is the GOARCH, which must match the function's architecture.
 	// Defaults to "arm64".
 	Arch string
-}
-
-// TryBundle builds outputDir/bootstrap. It never declines (CDK would then
-// try Docker): a failed build panics, which fails the synth with go build's
-// own message.
-func (b *GoBuild) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *bool {
-	if err := b.Build(*outputDir); err != nil {
-		panic(err)
-	}
-	return jsii.Bool(true)
 }
 
 // Build runs GOOS=linux GOARCH=Arch CGO_ENABLED=0 go build -tags
@@ -67,6 +60,86 @@ func (b *GoBuild) Build(dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("idemqcdk: GOOS=linux GOARCH=%s go build %s in %s: %w\n%s",
 			arch, b.Package, b.ModuleDir, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// BuildDir builds the package and returns the folder holding its
+// bootstrap and nothing else: idemq-bootstrap/ARCH-HASH under the system's
+// temporary directory, HASH being the executable's SHA-256. The same bytes
+// land in the same folder, so repeated synths reuse it rather than pile up
+// copies.
+func (b *GoBuild) BuildDir() (string, error) {
+	root := filepath.Join(os.TempDir(), "idemq-bootstrap")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(root, "build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := b.Build(tmp); err != nil {
+		return "", err
+	}
+	exe, err := os.ReadFile(filepath.Join(tmp, "bootstrap"))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(exe)
+	dir := filepath.Join(root, or(b.Arch, "arm64")+"-"+hex.EncodeToString(sum[:12]))
+	if err := os.Rename(tmp, dir); err == nil || sameBootstrap(dir, exe) {
+		return dir, nil
+	}
+	// A folder of that name holds something else: replace it.
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil && !sameBootstrap(dir, exe) {
+		return "", fmt.Errorf("idemqcdk: stage the bootstrap in %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// sameBootstrap reports whether dir holds exe as bootstrap and nothing
+// else (another build of the same bytes got there first).
+func sameBootstrap(dir string, exe []byte) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "bootstrap" {
+		return false
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "bootstrap"))
+	return err == nil && bytes.Equal(got, exe)
+}
+
+// checkBootstrapDir accepts a folder holding an executable bootstrap and
+// nothing else: the asset is the whole folder, so anything else in it
+// would be deployed too.
+func checkBootstrapDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist", dir)
+	}
+	if err != nil {
+		return err
+	}
+	var others []string
+	found := false
+	for _, e := range entries {
+		if e.Name() == "bootstrap" && e.Type().IsRegular() {
+			found = true
+			continue
+		}
+		others = append(others, e.Name())
+	}
+	switch {
+	case len(others) > 0:
+		if len(others) > 3 {
+			others = append(others[:3], "…")
+		}
+		return fmt.Errorf("%s holds %s besides bootstrap, which would be deployed with it; give a folder holding bootstrap alone", dir, strings.Join(others, ", "))
+	case !found:
+		return fmt.Errorf("%s holds no bootstrap executable", dir)
 	}
 	return nil
 }

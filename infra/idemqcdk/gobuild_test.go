@@ -3,6 +3,8 @@ package idemqcdk_test
 import (
 	"bytes"
 	"debug/elf"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
@@ -75,45 +78,132 @@ func TestGoBuild(t *testing.T) {
 	}
 }
 
-// TestGoBuildFailureFailsSynth checks that a package that does not build
-// fails the synth with go build's message, rather than falling back to
-// Docker.
-func TestGoBuildFailureFailsSynth(t *testing.T) {
+// TestGoCodeFailsOnBuildError checks that a package that does not build
+// fails at GoCode with go build's message.
+func TestGoCodeFailsOnBuildError(t *testing.T) {
 	b := &idemqcdk.GoBuild{ModuleDir: tinyModule(t, "package main\n\nfunc main() { undefined() }\n"), Package: "."}
 	err := b.Build(t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "undefined") {
 		t.Fatalf("Build: got %v, want go build's error", err)
 	}
 	defer func() {
-		if r := recover(); r == nil {
-			t.Errorf("TryBundle did not panic on a failed build")
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "undefined") {
+			t.Errorf("GoCode: recovered %v, want a panic with go build's error", r)
 		}
 	}()
-	b.TryBundle(jsii.String(t.TempDir()), nil)
+	idemqcdk.GoCode(b.ModuleDir, ".")
 }
 
-// TestGoCodeBundlesAtSynth checks GoCode through the CDK: at synth, the CDK
-// calls GoBuild (from node, through jsii), and stages the bootstrap it
-// built as the function's asset.
-func TestGoCodeBundlesAtSynth(t *testing.T) {
+// bundlingSkipped is the context the CLI gives the app for commands that
+// deploy nothing (cdk bootstrap, cdk destroy, cdk ls): bundle no stack.
+var bundlingSkipped = map[string]any{"aws:cdk:bundling-stacks": arr{}}
+
+// stagedAsset synthesizes a Worker whose code is code, with the context
+// overrides, and returns the function's asset hash and the folder CDK
+// staged (and would zip and upload) for it.
+func stagedAsset(t *testing.T, code func() awslambda.Code, overrides map[string]any) (hash, dir string) {
+	t.Helper()
 	outdir := t.TempDir()
-	ctx := appContext(t, nil)
+	ctx := appContext(t, overrides)
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
-	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{Code: idemqcdk.GoCode(tinyModule(t, tinyMain), ".")})
-	tpl := assertions.Template_FromStack(stack, nil)
-
-	fns := tpl.FindResources(jsii.String("AWS::Lambda::Function"), nil)
-	for _, fn := range *fns {
+	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{Code: code()})
+	fns := *assertions.Template_FromStack(stack, nil).FindResources(jsii.String("AWS::Lambda::Function"), nil)
+	if len(fns) != 1 {
+		t.Fatalf("%d functions, want 1", len(fns))
+	}
+	for _, fn := range fns {
 		meta, _ := (*fn)["Metadata"].(map[string]any)
-		asset, _ := meta["aws:asset:path"].(string)
-		if asset == "" {
+		path, _ := meta["aws:asset:path"].(string)
+		if path == "" {
 			t.Fatalf("the function has no asset: %v", *fn)
 		}
-		wantBootstrap(t, filepath.Join(outdir, asset))
+		return strings.TrimPrefix(path, "asset."), filepath.Join(outdir, path)
 	}
-	if len(*fns) != 1 {
-		t.Errorf("%d functions, want 1", len(*fns))
+	return "", ""
+}
+
+// wantOnlyBootstrap checks that the asset folder holds an arm64 bootstrap
+// and nothing else.
+func wantOnlyBootstrap(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "bootstrap" {
+		t.Errorf("the asset holds %v, want [bootstrap] alone", names)
+	}
+	wantBootstrap(t, dir)
+}
+
+// TestGoCodeAssetIsTheBinary checks that the asset is a folder holding the
+// built bootstrap alone, whether the CLI asks for bundling or not (cdk
+// bootstrap and cdk destroy don't), and that its hash follows what goes
+// into the binary: the same for a copy of the module with a README, a .git
+// folder and node_modules added, another for a change to the code.
+func TestGoCodeAssetIsTheBinary(t *testing.T) {
+	module := tinyModule(t, tinyMain)
+	code := func(dir string) func() awslambda.Code {
+		return func() awslambda.Code { return idemqcdk.GoCode(dir, ".") }
+	}
+	hash, dir := stagedAsset(t, code(module), nil)
+	wantOnlyBootstrap(t, dir)
+
+	skipped, dir := stagedAsset(t, code(module), bundlingSkipped)
+	wantOnlyBootstrap(t, dir)
+	if skipped != hash {
+		t.Errorf("asset hash %s without bundling, %s with it: want the same", skipped, hash)
+	}
+
+	cluttered := tinyModule(t, tinyMain)
+	for _, f := range []string{"README.md", ".git/HEAD", "node_modules/x/index.js"} {
+		path := filepath.Join(cluttered, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("not code\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := stagedAsset(t, code(cluttered), nil); got != hash {
+		t.Errorf("asset hash %s for the module with files outside the binary added, want %s", got, hash)
+	}
+
+	changed := tinyModule(t, strings.Replace(tinyMain, "println(runtime.GOARCH)", "println(runtime.GOOS)", 1))
+	if got, _ := stagedAsset(t, code(changed), nil); got == hash {
+		t.Errorf("asset hash %s unchanged after a change to the code", got)
+	}
+}
+
+// TestStackNeverPackagesTheRepository synthesizes the stack cdk.json
+// deploys, building lambda/ from this repository, as cdk deploy (bundling)
+// and cdk bootstrap or destroy (no bundling) run it: the function's asset
+// is bootstrap alone either time, never the repository's folder.
+func TestStackNeverPackagesTheRepository(t *testing.T) {
+	for name, overrides := range map[string]map[string]any{"deploy": nil, "bootstrap or destroy": bundlingSkipped} {
+		t.Run(name, func(t *testing.T) {
+			overrides := maps.Clone(overrides)
+			if overrides == nil {
+				overrides = map[string]any{}
+			}
+			overrides["idemq:bootstrapDir"] = "" // build lambda/
+			app := newApp(t, overrides)
+			stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			asm := app.Synth(nil)
+			fns := *assertions.Template_FromStack(stack, nil).FindResources(jsii.String("AWS::Lambda::Function"), nil)
+			for _, fn := range fns {
+				meta, _ := (*fn)["Metadata"].(map[string]any)
+				wantOnlyBootstrap(t, filepath.Join(*asm.Directory(), meta["aws:asset:path"].(string)))
+			}
+		})
 	}
 }
 

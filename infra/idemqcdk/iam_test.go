@@ -81,7 +81,7 @@ func grantPairs(statements []obj) []string {
 }
 
 // wantGrants checks that the function's role is allowed exactly the item
-// actions on the table, what polling needs on the queue (and
+// writes on the table, what polling needs on the queue (and
 // ChangeMessageVisibility with back-off), writing to its log group, and the
 // extra statements.
 func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, extra ...obj) {
@@ -95,7 +95,7 @@ func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, ex
 		want = append(want, obj{"Effect": "Allow", "Action": a, "Resource": resource})
 	}
 	table, queue, logs := getAtt(id.table, "Arn"), getAtt(id.queue, "Arn"), getAtt(id.logs, "Arn")
-	grant(table, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+	grant(table, "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
 	grant(queue, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
 	if backoff {
 		grant(queue, "sqs:ChangeMessageVisibility")

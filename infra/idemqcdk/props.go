@@ -7,9 +7,16 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 )
 
-// Defaults used when a WorkerProps field is left zero.
+// Defaults used when a WorkerProps field is left zero, chosen for a worker
+// that spends its time waiting on a model provider (docs/deploy.md says
+// why each).
 const (
-	DefaultTimeout     = 30 * time.Second
+	// DefaultTimeout covers a long completion: at 30–60 tokens a second, a
+	// few thousand tokens take one to two minutes. A batch's records run
+	// at once, so the invocation lasts as long as its slowest call.
+	DefaultTimeout = 2 * time.Minute
+	// DefaultMemoryMB is enough for a batch of calls in flight; an
+	// invocation that waits costs memory × time, so more buys nothing.
 	DefaultMemoryMB    = 256
 	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
 	DefaultMaxReceives = 5                  // AWS's recommended minimum
@@ -55,7 +62,9 @@ type WorkerProps struct {
 	BatchSize int
 	// BatchingWindow is how long the event source gathers messages before
 	// invoking the function (MaximumBatchingWindowInSeconds), whole
-	// seconds, 0 to 300 s; FIFO queues take none. Defaults to 0.
+	// seconds, 0 to 300 s; FIFO queues take none. Defaults to 0: a batch
+	// is what one poll finds, full under load, and nothing waits when the
+	// queue is quiet.
 	BatchingWindow time.Duration
 	// MaxConcurrency caps how many invocations the event source runs at
 	// once, 2 to 1000. Defaults to 0: no cap but the account's.
@@ -75,10 +84,19 @@ type WorkerProps struct {
 	// path (e.g. "Idemq/Worker"), which, unlike the function's generated
 	// name, survives the function being replaced.
 	Namespace string
-	// Backoff turns on the worker's in-progress back-off: it grants
-	// sqs:ChangeMessageVisibility on the queue and sets IDEMQ_BACKOFF to
-	// "true". Defaults to false.
-	Backoff bool
+	// DisableBackoff turns off the worker's in-progress back-off. With
+	// back-off on (the default) the function may call
+	// sqs:ChangeMessageVisibility on its queue and IDEMQ_BACKOFF is "true":
+	// a message found in progress on another worker comes back when that
+	// worker's lease ends, spending one receive, rather than once every
+	// visibility timeout. Off, IDEMQ_BACKOFF is "false" and no such grant
+	// is made. Defaults to false (back-off on).
+	DisableBackoff bool
+	// Tracing turns on AWS X-Ray active tracing for the function: Lambda
+	// records each invocation and the function may send segments
+	// (xray:PutTraceSegments, xray:PutTelemetryRecords, which X-Ray grants
+	// on no narrower resource than "*"). Defaults to false.
+	Tracing bool
 	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
 	// is the model provider's API key. The function may read it (the
 	// secret's GrantRead) and is given its complete ARN as

@@ -26,8 +26,28 @@ func TestRejectedSettings(t *testing.T) {
 		{"visibility shorter than the function timeout",
 			map[string]any{"idemq:functionTimeout": "60s", "idemq:visibilityTimeout": "30s"},
 			"VisibilityTimeout", "idemq:visibilityTimeout", false},
+		{"without back-off, a crashed worker's lease outlasts the receives left",
+			// lease 120s + 10s = 130s: one receive at 130s finds it in
+			// progress, and 2 receives leave none for the retry.
+			map[string]any{"idemq:backoff": false, "idemq:visibilityTimeout": "130s", "idemq:maxReceives": 2},
+			"MaxReceives", "idemq:backoff", false},
+		{"without back-off, receives every visibility timeout use them all up",
+			map[string]any{"idemq:backoff": false, "idemq:functionTimeout": "5m", "idemq:visibilityTimeout": "5m", "idemq:maxReceives": 2},
+			"MaxReceives", "idemq:maxReceives", false},
+		{"with back-off, two receives and a visibility timeout under the lease",
+			map[string]any{"idemq:visibilityTimeout": "120s", "idemq:maxReceives": 2},
+			"MaxReceives", "idemq:maxReceives", false},
+		{"retention shorter than a crashed worker's lease and one retry",
+			map[string]any{"idemq:retention": "10m"}, // 130s lease + 720s
+			"Retention", "idemq:retention", false},
+		{"back-off not a boolean",
+			map[string]any{"idemq:backoff": "yes please"},
+			"DisableBackoff", "idemq:backoff", false},
+		{"a bootstrap directory holding more than bootstrap",
+			map[string]any{"idemq:bootstrapDir": "../../lambda"},
+			"", "idemq:bootstrapDir", false},
 		{"expiry shorter than the message lifetime",
-			map[string]any{"idemq:recordExpiry": "96h"}, // lifetime 96h15m
+			map[string]any{"idemq:recordExpiry": "96h"}, // lifetime 97h
 			"RecordExpiry", "idemq:recordExpiry", true},
 		{"batch over 10 on a FIFO queue",
 			map[string]any{"idemq:fifo": true, "idemq:batchSize": 11},

@@ -24,7 +24,7 @@ func TestProviderAPIKeySecretByARN(t *testing.T) {
 			"Environment": obj{"Variables": obj{"IDEMQ_PROVIDER_API_KEY_SECRET": arn}},
 		})
 	})
-	wantGrants(t, tpl, resourceIDs(t, tpl), false, readSecret(arn))
+	wantGrants(t, tpl, resourceIDs(t, tpl), true, readSecret(arn))
 	noWildcards(t, tpl)
 }
 
@@ -41,7 +41,7 @@ func TestProviderAPIKeySecretKMSKeyByARN(t *testing.T) {
 		})
 	})
 	decrypt := decryptSecret(testKeyArn, "eu-west-1")
-	wantGrants(t, tpl, resourceIDs(t, tpl), false, readSecret(arn), decrypt)
+	wantGrants(t, tpl, resourceIDs(t, tpl), true, readSecret(arn), decrypt)
 	wantKMS(t, tpl, decrypt)
 	noWildcards(t, tpl)
 }
@@ -82,7 +82,7 @@ func TestWorkerProviderAPIKeySecret(t *testing.T) {
 			"Environment": obj{"Variables": obj{"IDEMQ_PROVIDER_API_KEY_SECRET": ref(secretID)}},
 		})
 	})
-	wantGrants(t, tpl, resourceIDs(t, tpl), false, readSecret(ref(secretID)))
+	wantGrants(t, tpl, resourceIDs(t, tpl), true, readSecret(ref(secretID)))
 }
 
 // TestWorkerProviderAPIKeySecretWithKey checks WorkerProps.ProviderAPIKeySecret
@@ -108,6 +108,6 @@ func TestWorkerProviderAPIKeySecretWithKey(t *testing.T) {
 		})
 	})
 	decrypt := decryptSecret(testKeyArn, "eu-west-1")
-	wantGrants(t, tpl, resourceIDs(t, tpl), false, readSecret(partialArn+"-??????"), decrypt)
+	wantGrants(t, tpl, resourceIDs(t, tpl), true, readSecret(partialArn+"-??????"), decrypt)
 	wantKMS(t, tpl, decrypt)
 }

@@ -55,7 +55,7 @@ func (p *WorkerProps) Check() error {
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int
-	fifo, backoff                                  bool
+	fifo, backoff, tracing                         bool
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
 	warnings []string
@@ -85,7 +85,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		window:      p.BatchingWindow,
 		concurrency: p.MaxConcurrency,
 		fifo:        p.FIFO,
-		backoff:     p.Backoff,
+		backoff:     !p.DisableBackoff,
+		tracing:     p.Tracing,
 	}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -130,6 +131,9 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			label("VisibilityTimeout"), s.visibility, label("Timeout"), label("BatchingWindow"), guidance))
 	}
 
+	if err := s.checkCrashRetry(label); err != nil {
+		return s, err
+	}
 	if p.RecordExpiry == 0 {
 		life, err := idem.RecordLifetime(s.queue())
 		if err != nil { // unreachable: the settings were checked above
@@ -156,6 +160,45 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			label("Environment"), EnvProviderAPIKey, label("ProviderAPIKeySecret"))
 	}
 	return s, nil
+}
+
+// checkCrashRetry rejects settings under which a message whose worker
+// crashed (or lost the answer) mid-call ends in the dead-letter queue with
+// its work undone. The crashed worker's claim holds the key until its lease
+// ends, up to window + timeout + idem.DefaultLeaseMargin after the receive
+// (the lease is the invocation's time left plus the margin). Each receive
+// before then finds the record in progress and spends one of the
+// message's receives: one every visibility timeout without back-off, one
+// in all with it (the back-off holds the message until the lease ends). At
+// least one receive must be left after that, and the message must still be
+// retained when it comes.
+func (s settings) checkCrashRetry(label func(field string) string) error {
+	lease := s.window + s.timeout + idem.DefaultLeaseMargin
+	inProgress := int(lease / s.visibility) // receives at k × visibility ≤ lease
+	how := fmt.Sprintf("one every %s %s while the lease runs", label("VisibilityTimeout"), s.visibility)
+	if s.backoff {
+		inProgress = min(inProgress, 1)
+		how = "one with back-off on"
+	}
+	if need := inProgress + 2; s.maxReceives < need {
+		fix := fmt.Sprintf("raise %s to at least %d or %s above %s", label("MaxReceives"), need, label("VisibilityTimeout"), lease)
+		if !s.backoff {
+			fix += fmt.Sprintf(", or turn on the in-progress back-off (%s)", label("DisableBackoff"))
+		}
+		return &SettingError{Field: "MaxReceives", Msg: fmt.Sprintf(
+			"%s %d lets a message whose worker crashed mid-call reach the dead-letter queue with its work undone: "+
+				"its claim holds the key for a lease of up to %s + %s + %s margin = %s, receives that find it in progress spend %d (%s), "+
+				"and a retry needs one more after the first; %s",
+			label("MaxReceives"), s.maxReceives, label("BatchingWindow"), label("Timeout"), idem.DefaultLeaseMargin, lease,
+			inProgress, how, fix)}
+	}
+	if retry := lease + s.visibility; s.retention < retry {
+		return &SettingError{Field: "Retention", Msg: fmt.Sprintf(
+			"%s %s ends before a message whose worker crashed mid-call can be retried (its lease, up to %s, then up to %s %s): "+
+				"the queue would drop it with its work undone; raise %s to at least %s",
+			label("Retention"), s.retention, lease, label("VisibilityTimeout"), s.visibility, label("Retention"), retry)}
+	}
+	return nil
 }
 
 // or is v, or def when v is zero.

@@ -22,12 +22,12 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		mapping   obj
 		functionS int
 	}{{
-		// 96h + 5 × 180s = 96h15m; + 24h3m45s = 120h18m45s.
+		// 96h + 5 × 720s = 97h; + 24h15m = 121h15m.
 		name:      "cdk.json as it is",
-		expiry:    "120h19m0s",
-		queue:     obj{"MessageRetentionPeriod": 345600, "VisibilityTimeout": 180, "RedrivePolicy": obj{"maxReceiveCount": 5}},
+		expiry:    "121h15m0s",
+		queue:     obj{"MessageRetentionPeriod": 345600, "VisibilityTimeout": 720, "RedrivePolicy": obj{"maxReceiveCount": 5}},
 		mapping:   obj{"BatchSize": 10, "MaximumBatchingWindowInSeconds": assertions.Match_Absent()},
-		functionS: 30,
+		functionS: 120,
 	}, {
 		// visibility 6 × 60s + 20s = 380s; 336h + 10 × 400s = 337h6m40s;
 		// + 84h16m40s = 421h23m20s.
@@ -47,22 +47,22 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		expiry:    "2h15m0s",
 		queue:     obj{"MessageRetentionPeriod": 3600, "VisibilityTimeout": 300, "RedrivePolicy": obj{"maxReceiveCount": 3}},
 		mapping:   obj{"BatchSize": 10},
-		functionS: 30,
+		functionS: 120,
 	}, {
 		name:      "an expiry set longer than needed",
 		context:   map[string]any{"idemq:recordExpiry": "200h"},
 		expiry:    "200h0m0s",
-		queue:     obj{"VisibilityTimeout": 180},
+		queue:     obj{"VisibilityTimeout": 720},
 		mapping:   obj{"BatchSize": 10},
-		functionS: 30,
+		functionS: 120,
 	}, {
 		// As -c key=value gives them: strings.
 		name:      "values given as strings on the command line",
 		context:   map[string]any{"idemq:maxReceives": "7", "idemq:batchSize": "20", "idemq:batchingWindow": "1s", "idemq:fifo": "false"},
-		expiry:    "120h27m0s", // 96h + 7 × (181s + 1s) = 96h21m14s; + 24h5m18.5s, rounded up
-		queue:     obj{"VisibilityTimeout": 181, "RedrivePolicy": obj{"maxReceiveCount": 7}},
+		expiry:    "121h46m0s", // 96h + 7 × (721s + 1s) = 97h24m14s; + 24h21m3.5s, rounded up
+		queue:     obj{"VisibilityTimeout": 721, "RedrivePolicy": obj{"maxReceiveCount": 7}},
 		mapping:   obj{"BatchSize": 20, "MaximumBatchingWindowInSeconds": 1},
-		functionS: 30,
+		functionS: 120,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,29 +81,48 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 	}
 }
 
-// TestBackoff checks that in-progress back-off adds exactly
-// sqs:ChangeMessageVisibility on the queue, and tells the function.
+// TestBackoff checks that in-progress back-off is on by default (cdk.json
+// sets idemq:backoff true, and so does leaving it out): exactly
+// sqs:ChangeMessageVisibility on the queue added, and the function told.
 func TestBackoff(t *testing.T) {
-	tpl := synth(t, map[string]any{"idemq:backoff": true})
-	id := resourceIDs(t, tpl)
-	wantGrants(t, tpl, id, true)
+	for name, overrides := range map[string]map[string]any{
+		"cdk.json":             nil,
+		"idemq:backoff absent": {"idemq:backoff": nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tpl := synth(t, overrides)
+			wantGrants(t, tpl, resourceIDs(t, tpl), true)
+			check(t, "environment", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+					"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": "true"}},
+				})
+			})
+		})
+	}
+}
+
+// TestNoBackoff checks that with back-off off the function is told so, not
+// left to its own default, and may not change a message's visibility.
+func TestNoBackoff(t *testing.T) {
+	tpl := synth(t, map[string]any{"idemq:backoff": false})
+	wantGrants(t, tpl, resourceIDs(t, tpl), false)
 	noWildcards(t, tpl)
 	check(t, "environment", func() {
 		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
-			"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": "true"}},
+			"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": "false"}},
 		})
 	})
 }
 
-// TestNoBackoffNoVariable checks that IDEMQ_BACKOFF is unset with back-off
-// off (cdk.json's setting).
-func TestNoBackoffNoVariable(t *testing.T) {
-	tpl := synth(t, nil)
-	check(t, "environment", func() {
-		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
-			"Environment": obj{"Variables": obj{"IDEMQ_BACKOFF": assertions.Match_Absent()}},
-		})
+// TestTracing checks that idemq:tracing turns on X-Ray active tracing,
+// with the X-Ray grants Lambda needs and no others added.
+func TestTracing(t *testing.T) {
+	tpl := synth(t, map[string]any{"idemq:tracing": true})
+	check(t, "tracing", func() {
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{"TracingConfig": obj{"Mode": "Active"}})
 	})
+	xray := obj{"Effect": "Allow", "Action": arr{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, "Resource": "*"}
+	wantGrants(t, tpl, resourceIDs(t, tpl), true, xray)
 }
 
 // TestFIFO checks that both queues are FIFO queues.
@@ -117,10 +136,10 @@ func TestFIFO(t *testing.T) {
 // TestVisibilityUnderGuidanceWarns checks that a visibility timeout between
 // the function timeout and 6 × it deploys, with a warning.
 func TestVisibilityUnderGuidanceWarns(t *testing.T) {
-	stack := newStack(t, map[string]any{"idemq:visibilityTimeout": "60s"})
+	stack := newStack(t, map[string]any{"idemq:visibilityTimeout": "300s"})
 	check(t, "warning", func() {
 		assertions.Annotations_FromStack(stack).HasWarning(jsii.String("/Idemq/Worker"),
-			assertions.Match_StringLikeRegexp(jsii.String(`idemq:visibilityTimeout 1m0s is under AWS's guidance of 6 × idemq:functionTimeout \+ idemq:batchingWindow = 3m0s`)))
+			assertions.Match_StringLikeRegexp(jsii.String(`idemq:visibilityTimeout 5m0s is under AWS's guidance of 6 × idemq:functionTimeout \+ idemq:batchingWindow = 12m0s`)))
 	})
 	check(t, "no warning by default", func() {
 		assertions.Annotations_FromStack(newStack(t, nil)).HasNoWarning(jsii.String("*"), assertions.Match_AnyValue())

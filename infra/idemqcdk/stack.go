@@ -26,11 +26,12 @@ type StackProps struct {
 
 // NewStack adds the stack this repository's cdk.json deploys: a Worker whose
 // settings come from the idemq:* context keys (cdk.json's "context", or -c
-// key=value), with the queue URL and the table name as outputs. With
+// key=value), with the URLs of the queue and the dead-letter queue, the
+// table's name and the function's name and ARN as outputs. With
 // idemq:providerApiKeySecret set, the function reads the provider's API key
 // from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
-// decrypt it with that KMS key; with idemq:alarmTopicArn set, the
-// dead-letter alarm notifies that SNS topic. A setting that cannot be
+// decrypt it with that KMS key; with idemq:alarmTopicArn set, every alarm
+// notifies that SNS topic. A setting that cannot be
 // deployed is returned as a *SettingError naming its context key, before
 // anything is added to scope.
 func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.Stack, error) {
@@ -67,26 +68,31 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	}
 	w := newWorker(stack, "Worker", &c.props, s)
 	if c.alarmTopicArn != "" {
-		notifyTopic(stack, w.DeadLetterAlarm, c.alarmTopicArn)
+		notifyTopic(stack, w.Alarms(), c.alarmTopicArn)
 	}
-	awscdk.NewCfnOutput(stack, jsii.String("QueueUrl"), &awscdk.CfnOutputProps{
-		Value:       w.Queue.QueueUrl(),
-		Description: jsii.String("Send the worker's messages to this queue."),
-	})
-	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
-		Value:       w.Table.TableName(),
-		Description: jsii.String("The idempotency records."),
-	})
+	for _, o := range []struct {
+		id, description string
+		value           *string
+	}{
+		{"QueueUrl", "Send the worker's messages to this queue.", w.Queue.QueueUrl()},
+		{"DeadLetterQueueUrl", "Messages that failed every receive they had.", w.DeadLetterQueue.QueueUrl()},
+		{"TableName", "The idempotency records.", w.Table.TableName()},
+		{"FunctionName", "The worker function.", w.Function.FunctionName()},
+		{"FunctionArn", "The worker function's ARN.", w.Function.FunctionArn()},
+	} {
+		awscdk.NewCfnOutput(stack, jsii.String(o.id), &awscdk.CfnOutputProps{Value: o.value, Description: jsii.String(o.description)})
+	}
 	return stack, nil
 }
 
 // stackCode is the prebuilt bootstrap in bootstrapDir if set, or else
-// WorkerPackage built from moduleDir.
+// WorkerPackage built from moduleDir now (GoBuild.BuildDir). Either way the
+// asset is a folder holding bootstrap alone.
 func stackCode(bootstrapDir, moduleDir string) (awslambda.Code, error) {
 	if bootstrapDir != "" {
-		if _, err := os.Stat(filepath.Join(bootstrapDir, "bootstrap")); err != nil {
-			return nil, &SettingError{Msg: fmt.Sprintf("%s %s holds no bootstrap executable; build it there or unset %s to build %s at synth",
-				ctxBootstrapDir, bootstrapDir, ctxBootstrapDir, WorkerPackage)}
+		if err := checkBootstrapDir(bootstrapDir); err != nil {
+			return nil, &SettingError{Msg: fmt.Sprintf("%s: %v; build it there or unset %s to build %s at synth",
+				ctxBootstrapDir, err, ctxBootstrapDir, WorkerPackage)}
 		}
 		return awslambda.Code_FromAsset(jsii.String(bootstrapDir), nil), nil
 	}
@@ -98,5 +104,9 @@ func stackCode(bootstrapDir, moduleDir string) (awslambda.Code, error) {
 		return nil, &SettingError{Msg: fmt.Sprintf("the worker's package %s is not in %s, so there is nothing to build; set %s to a directory holding a built bootstrap",
 			WorkerPackage, abs, ctxBootstrapDir)}
 	}
-	return GoCode(moduleDir, WorkerPackage), nil
+	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: WorkerPackage}).BuildDir()
+	if err != nil {
+		return nil, err
+	}
+	return awslambda.Code_FromAsset(jsii.String(dir), nil), nil
 }

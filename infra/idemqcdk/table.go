@@ -17,7 +17,8 @@ const (
 )
 
 // newTable is the record table: on-demand, TTL on ExpiryAttribute,
-// point-in-time recovery, kept when the stack is deleted. See the package
+// point-in-time recovery, deletion protection, kept when the stack is
+// deleted. See the package
 // documentation for why it is a TableV2.
 func newTable(scope constructs.Construct) awsdynamodb.TableV2 {
 	return awsdynamodb.NewTableV2(scope, jsii.String("Table"), &awsdynamodb.TablePropsV2{
@@ -30,6 +31,7 @@ func newTable(scope constructs.Construct) awsdynamodb.TableV2 {
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
-		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		DeletionProtection: jsii.Bool(true),
+		RemovalPolicy:      awscdk.RemovalPolicy_RETAIN,
 	})
 }

@@ -16,7 +16,7 @@ type templateCheck struct {
 
 // templateChecks cover what the issue asks of the default stack.
 var templateChecks = []templateCheck{
-	{"table: key id, on-demand, TTL on expiration, point-in-time recovery", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"table: key id, on-demand, TTL on expiration, point-in-time recovery, deletion protection", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "table", func() {
 			tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::GlobalTable"), jsii.Number(1))
 			tpl.HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), obj{
@@ -26,6 +26,7 @@ var templateChecks = []templateCheck{
 				"TimeToLiveSpecification": obj{"AttributeName": "expiration", "Enabled": true},
 				"Replicas": arr{obj{
 					"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
+					"DeletionProtectionEnabled":        true,
 				}},
 			})
 		})
@@ -43,7 +44,7 @@ var templateChecks = []templateCheck{
 			tpl.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2))
 			tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), obj{
 				"MessageRetentionPeriod": 345600,
-				"VisibilityTimeout":      180,
+				"VisibilityTimeout":      720,
 				"RedrivePolicy":          obj{"deadLetterTargetArn": getAtt(id.dlq, "Arn"), "maxReceiveCount": 5},
 				"SqsManagedSseEnabled":   true,
 			})
@@ -70,25 +71,27 @@ var templateChecks = []templateCheck{
 			})
 		}
 	}},
-	{"function: provided.al2023, arm64, handler bootstrap, its own log group", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"function: provided.al2023, arm64, handler bootstrap, 2 min, its own log group, no tracing", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "function", func() {
 			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 				"Runtime":       "provided.al2023",
 				"Architectures": arr{"arm64"},
 				"Handler":       "bootstrap",
-				"Timeout":       30,
+				"Timeout":       120,
 				"MemorySize":    256,
 				"Role":          getAtt(id.role, "Arn"),
 				"LoggingConfig": obj{"LogGroup": ref(id.logs)},
+				"TracingConfig": assertions.Match_Absent(),
 			})
 		})
 	}},
-	{"function: environment with the computed record expiry", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"function: environment with the computed record expiry and back-off on", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "environment", func() {
 			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 				"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 					"IDEMQ_TABLE":         ref(id.table),
-					"IDEMQ_RECORD_EXPIRY": "120h19m0s",
+					"IDEMQ_RECORD_EXPIRY": "121h15m0s",
+					"IDEMQ_BACKOFF":       "true",
 					"IDEMQ_KEY_FIELD":     "idempotency_key",
 					"IDEMQ_NAMESPACE":     "idemq",
 					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
@@ -113,31 +116,40 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
-	{"iam: exactly the four item actions on the table, polling on the queue, logs on the log group", func(tb testing.TB, tpl assertions.Template, id ids) {
-		wantGrants(tb, tpl, id, false)
+	{"iam: exactly the three item actions on the table, polling and back-off on the queue, logs on the log group", func(tb testing.TB, tpl assertions.Template, id ids) {
+		wantGrants(tb, tpl, id, true)
 	}},
 	{"iam: no wildcard, no managed policy, one role", func(tb testing.TB, tpl assertions.Template, id ids) {
 		noWildcards(tb, tpl)
 	}},
-	{"alarm: on messages in the dead-letter queue", func(tb testing.TB, tpl assertions.Template, id ids) {
-		check(tb, "alarm", func() {
-			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
-				"Namespace":          "AWS/SQS",
-				"MetricName":         "ApproximateNumberOfMessagesVisible",
-				"Dimensions":         arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}},
-				"ComparisonOperator": "GreaterThanOrEqualToThreshold",
-				"Threshold":          1,
-				"EvaluationPeriods":  1,
+	{"alarms: dead letters, the oldest message's age, function errors, throttles", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "four alarms", func() { tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(4)) })
+		for _, a := range []obj{
+			{"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Threshold": 1,
+				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}}},
+			// 2 × (720 s visibility + no window).
+			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 1440,
+				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.queue, "QueueName")}}},
+			{"Namespace": "AWS/Lambda", "MetricName": "Errors", "Statistic": "Sum", "Threshold": 1,
+				"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(id.function)}}},
+			{"Namespace": "AWS/Lambda", "MetricName": "Throttles", "Statistic": "Sum", "Threshold": 1,
+				"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(id.function)}}},
+		} {
+			a["ComparisonOperator"] = "GreaterThanOrEqualToThreshold"
+			a["EvaluationPeriods"] = 1
+			a["TreatMissingData"] = "notBreaching"
+			check(tb, "alarm on "+a["MetricName"].(string), func() {
+				tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), a)
 			})
-		})
+		}
 	}},
 	{"alarm actions: none unless idemq:alarmTopicArn is set", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "alarm actions", func() {
-			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+			tpl.ResourcePropertiesCountIs(jsii.String("AWS::CloudWatch::Alarm"), obj{
 				"AlarmActions":            assertions.Match_Absent(),
 				"OKActions":               assertions.Match_Absent(),
 				"InsufficientDataActions": assertions.Match_Absent(),
-			})
+			}, jsii.Number(4))
 		})
 	}},
 	{"secret: none unless idemq:providerApiKeySecret is set, no KMS grant, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
@@ -154,10 +166,13 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
-	{"outputs: queue URL and table name", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"outputs: queue and dead-letter queue URLs, table name, function name and ARN", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "outputs", func() {
 			tpl.HasOutput(jsii.String("QueueUrl"), obj{"Value": ref(id.queue)})
+			tpl.HasOutput(jsii.String("DeadLetterQueueUrl"), obj{"Value": ref(id.dlq)})
 			tpl.HasOutput(jsii.String("TableName"), obj{"Value": ref(id.table)})
+			tpl.HasOutput(jsii.String("FunctionName"), obj{"Value": ref(id.function)})
+			tpl.HasOutput(jsii.String("FunctionArn"), obj{"Value": getAtt(id.function, "Arn")})
 		})
 	}},
 }
@@ -209,17 +224,16 @@ var configuredChecks = []templateCheck{
 				}},
 			})
 		})
-		wantGrants(tb, tpl, id, false, readSecret(secretByName(testSecretName)))
+		wantGrants(tb, tpl, id, true, readSecret(secretByName(testSecretName)))
 		wantKMS(tb, tpl) // no idemq:providerApiKeySecretKmsKey: no KMS grant
 		noWildcards(tb, tpl)
 	}},
-	{"alarm actions: the topic of idemq:alarmTopicArn, when the alarm goes off", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"alarm actions: the topic of idemq:alarmTopicArn, when each alarm goes off", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "alarm actions", func() {
-			tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
-				"Dimensions":   arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}},
+			tpl.ResourcePropertiesCountIs(jsii.String("AWS::CloudWatch::Alarm"), obj{
 				"AlarmActions": assertions.Match_ArrayEquals(&arr{testTopicArn}),
 				"OKActions":    assertions.Match_Absent(),
-			})
+			}, jsii.Number(4))
 		})
 		check(tb, "the topic is imported, not created", func() {
 			tpl.ResourceCountIs(jsii.String("AWS::SNS::Topic"), jsii.Number(0))
@@ -256,7 +270,7 @@ var keyedChecks = []templateCheck{
 			})
 		})
 		decrypt := decryptSecret(testKeyArn, ref("AWS::Region"))
-		wantGrants(tb, tpl, id, false, readSecret(secretByName(testKeyedSecretName)), decrypt)
+		wantGrants(tb, tpl, id, true, readSecret(secretByName(testKeyedSecretName)), decrypt)
 		wantKMS(tb, tpl, decrypt)
 		noWildcards(tb, tpl)
 	}},

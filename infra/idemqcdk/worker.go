@@ -1,6 +1,7 @@
 package idemqcdk
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -28,7 +29,9 @@ type Worker struct {
 	Role            awsiam.Role
 	Logs            awslogs.LogGroup
 	EventSource     awslambda.EventSourceMapping
-	DeadLetterAlarm awscloudwatch.Alarm
+	// The alarms, which have no action; NewStack gives each the SNS topic
+	// of idemq:alarmTopicArn. See newAlarms.
+	DeadLetterAlarm, AgeAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 	// RecordExpiry is the record expiry given to the function.
 	RecordExpiry time.Duration
 }
@@ -66,9 +69,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	if p.KeyField != "" {
 		env[EnvKeyField] = jsii.String(p.KeyField)
 	}
-	if s.backoff {
-		env[EnvBackoff] = jsii.String("true")
-	}
+	env[EnvBackoff] = jsii.String(strconv.FormatBool(s.backoff))
 	if p.ProviderAPIKeySecret != nil {
 		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
 	}
@@ -84,6 +85,12 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
-	w.DeadLetterAlarm = newDeadLetterAlarm(c, w.DeadLetterQueue)
+	newAlarms(c, w, s)
 	return w
+}
+
+// Alarms are the Worker's alarms: dead letters, the oldest message's age,
+// function errors and throttles.
+func (w *Worker) Alarms() []awscloudwatch.Alarm {
+	return []awscloudwatch.Alarm{w.DeadLetterAlarm, w.AgeAlarm, w.ErrorsAlarm, w.ThrottlesAlarm}
 }

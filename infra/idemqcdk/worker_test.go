@@ -66,21 +66,22 @@ func TestWorkerInUsersStack(t *testing.T) {
 		Code:     awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
 		KeyField: "order_id",
 	})
-	if w.RecordExpiry != 120*time.Hour+19*time.Minute {
-		t.Errorf("RecordExpiry = %s, want 120h19m0s", w.RecordExpiry)
+	if w.RecordExpiry != 121*time.Hour+15*time.Minute {
+		t.Errorf("RecordExpiry = %s, want 121h15m0s", w.RecordExpiry)
 	}
 	tpl := assertions.Template_FromStack(stack, nil)
 	check(t, "environment", func() {
 		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 			"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 				"IDEMQ_TABLE":         assertions.Match_AnyValue(),
-				"IDEMQ_RECORD_EXPIRY": "120h19m0s",
+				"IDEMQ_RECORD_EXPIRY": "121h15m0s",
+				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "order_id",
 				"IDEMQ_NAMESPACE":     "Users/Jobs",
 			})},
 		})
 	})
-	wantGrants(t, tpl, resourceIDs(t, tpl), false)
+	wantGrants(t, tpl, resourceIDs(t, tpl), true)
 	if outputs := *tpl.FindOutputs(jsii.String("*"), nil); len(outputs) != 0 {
 		t.Errorf("the construct added outputs: %v", outputs)
 	}
