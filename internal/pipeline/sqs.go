@@ -78,6 +78,16 @@ func CreateQueue(ctx context.Context, client *sqs.Client, name string, visibilit
 	return &Queue{client: client, URL: *q.QueueUrl, ARN: arn, DLQURL: *dlq.QueueUrl, FIFO: fifo, received: map[string]time.Time{}}, nil
 }
 
+// OpenQueue is an existing queue with its dead-letter queue, by their
+// URLs: a deployed stack's, say.
+func OpenQueue(ctx context.Context, client *sqs.Client, url, dlqURL string, fifo bool) (*Queue, error) {
+	arn, err := queueARN(ctx, client, url)
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{client: client, URL: url, ARN: arn, DLQURL: dlqURL, FIFO: fifo, received: map[string]time.Time{}}, nil
+}
+
 func queueARN(ctx context.Context, client *sqs.Client, url string) (string, error) {
 	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})

@@ -1,0 +1,137 @@
+package deploylocal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Account and Region are moto's default account and the region deployed to.
+const (
+	Account = "123456789012"
+	Region  = "us-east-1"
+	// StackName is the stack cdk.json's app adds.
+	StackName = "Idemq"
+)
+
+// CDKHint says how to get the pinned CDK CLI.
+const CDKHint = "run `make deps-cdk` (npm ci at the repository root installs the pinned aws-cdk)"
+
+// cli runs the pinned CDK CLI in the repository's root against moto.
+type cli struct {
+	path, root string
+	env        []string
+	out        io.Writer
+}
+
+func newCLI(path, root, endpoint string, out io.Writer) (*cli, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("deploylocal: no CDK CLI at %s: %s", path, CDKHint)
+	}
+	env := append(os.Environ(),
+		"AWS_ENDPOINT_URL="+endpoint,
+		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal",
+		"AWS_REGION="+Region, "AWS_DEFAULT_REGION="+Region,
+		"AWS_PROFILE=", "AWS_SESSION_TOKEN=",
+		"CDK_DISABLE_CLI_TELEMETRY=true", "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1",
+	)
+	return &cli{path: path, root: root, env: env, out: out}, nil
+}
+
+// run runs cdk with args and the flags every command here takes.
+func (c *cli) run(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, c.path, append(args, "--no-notices", "--no-version-reporting", "--ci")...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = c.root, c.env, c.out, c.out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("deploylocal: cdk %s: %w (its output is in the log)", args[0], err)
+	}
+	return nil
+}
+
+// template is a CloudFormation template, as JSON.
+type template struct {
+	Resources map[string]resource `json:"Resources"`
+	Outputs   map[string]any      `json:"Outputs"`
+}
+
+type resource struct {
+	Type       string         `json:"Type"`
+	Properties map[string]any `json:"Properties"`
+}
+
+// one is the logical id and resource of the only resource of type typ.
+func (t *template) one(typ string, pick func(resource) bool) (string, resource, error) {
+	var id string
+	for k, r := range t.Resources {
+		if r.Type == typ && (pick == nil || pick(r)) {
+			if id != "" {
+				return "", resource{}, fmt.Errorf("deploylocal: the template has more than one %s", typ)
+			}
+			id = k
+		}
+	}
+	if id == "" {
+		return "", resource{}, fmt.Errorf("deploylocal: the template has no %s", typ)
+	}
+	return id, t.Resources[id], nil
+}
+
+func templatePath(asm string) string { return filepath.Join(asm, StackName+".template.json") }
+
+// readTemplate reads the stack's template from the cloud assembly in asm.
+func readTemplate(asm string) (*template, error) {
+	b, err := os.ReadFile(templatePath(asm))
+	if err != nil {
+		return nil, fmt.Errorf("deploylocal: %w", err)
+	}
+	var t template
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("deploylocal: %s: %w", templatePath(asm), err)
+	}
+	return &t, nil
+}
+
+// patchForMoto rewrites the assembly's template for moto's CloudFormation,
+// which has no AWS::DynamoDB::GlobalTable: the table becomes an
+// AWS::DynamoDB::Table with the global table's properties and those of its
+// one replica (point-in-time recovery, deletion protection) at the top.
+// Nothing else changes.
+func patchForMoto(asm string) error {
+	raw, err := os.ReadFile(templatePath(asm))
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return err
+	}
+	resources, _ := doc["Resources"].(map[string]any)
+	for id, r := range resources {
+		r, _ := r.(map[string]any)
+		if r["Type"] != "AWS::DynamoDB::GlobalTable" {
+			continue
+		}
+		props, _ := r["Properties"].(map[string]any)
+		replicas, _ := props["Replicas"].([]any)
+		if len(replicas) != 1 {
+			return fmt.Errorf("deploylocal: table %s has %d replicas; the plain table stands for one", id, len(replicas))
+		}
+		replica, _ := replicas[0].(map[string]any)
+		delete(props, "Replicas")
+		for k, v := range replica {
+			if k != "Region" {
+				props[k] = v
+			}
+		}
+		r["Type"] = "AWS::DynamoDB::Table"
+	}
+	out, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(templatePath(asm), out, 0o644)
+}
