@@ -26,7 +26,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real DynamoDB Local), the CDK app's tests.
 
 .PHONY: test-go
-test-go: deps-node deps-bench $(RIE) ## Run the Go tests against a DynamoDB Local started for the run.
+test-go: deps-node deps-bench deps-cdk deps-qemu $(RIE) ## Run the Go tests against a DynamoDB Local started for the run (TestDeployLocal included).
 	scripts/with-dynamodb.sh go test -race -count=1 ./...
 
 .PHONY: sim
@@ -99,6 +99,22 @@ diff: deps-cdk ## Show what deploy would change (needs AWS credentials).
 .PHONY: deploy
 deploy: deps-cdk ## Deploy the stack (needs AWS credentials and a bootstrapped account).
 	$(CDK) deploy $(CDK_ARGS)
+
+# An arm64 bootstrap runs on other machines under qemu-user-static's
+# qemu-aarch64-static (as root, like CI, which installs it here too).
+.PHONY: deps-qemu
+deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the machine is arm64 or has it.
+	@if [ "$$(uname -m)" != aarch64 ] && ! command -v qemu-aarch64-static >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static; \
+	fi
+
+DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
+
+.PHONY: deploy-local
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests, destroy (~3 min).
+	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
+	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
+		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
 
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
