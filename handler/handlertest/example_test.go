@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
 )
@@ -45,7 +46,7 @@ func Example() {
 			return nil, err
 		}
 		return handlertest.Chat(ctx, provider.URL(), body.Prompt)
-	}, handler.WithNamespace("example"), handler.WithLease(2*time.Second), handler.WithLogger(discard))
+	}, handler.WithNamespace("example"), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
 
 	queue := handlertest.NewQueue(handlertest.WithVisibility(200*time.Millisecond), handlertest.WithMaxReceives(50))
 	go func() {

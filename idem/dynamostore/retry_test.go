@@ -54,7 +54,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 	}
 	for _, key := range []idem.Key{"retry#plain", "retry#tx"} {
 		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
-		if c.State != idem.HeldCompleted || string(c.Record.Result) != "answer" {
+		if c.String() != string(idem.StatusCompleted) || string(c.Record.Result) != "answer" {
 			t.Fatalf("%s: %+v, want COMPLETED with the answer", key, c)
 		}
 	}
@@ -75,7 +75,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 	}
 	for _, key := range []idem.Key{"retry#omit", "retry#omittx"} {
 		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
-		if c.State != idem.HeldCompleted || c.Record.OmittedBytes != len(big) {
+		if c.String() != string(idem.StatusCompleted) || c.Record.OmittedBytes != len(big) {
 			t.Fatalf("%s: %+v, want COMPLETED with the marker", key, c)
 		}
 	}

@@ -57,7 +57,7 @@ func TestStaleOwnerWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	_, stale := b.claim(t, "tx#stale", b.now, time.Second, time.Hour)
 	c, fresh := b.claim(t, "tx#stale", b.now.Add(2*time.Second), time.Minute, time.Hour)
-	if c.State != idem.Claimed || !c.TookOver {
+	if !c.Claimed || c.Previous == nil {
 		t.Fatalf("take-over: %+v", c)
 	}
 	err := b.store.Complete(ctx, idem.Completion{Key: "tx#stale", Owner: stale, Result: []byte("stale"), ExpiresAt: b.now.Add(time.Hour),

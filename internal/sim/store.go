@@ -23,14 +23,14 @@ func (s *stepStore) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Clai
 	s.wk.yield(beforeStore)
 	s.wk.owner = req.Owner
 	c, err := s.w.store.Claim(ctx, req)
-	if err != nil || c.State != idem.Claimed {
+	if err != nil || !c.Claimed {
 		s.wk.lease = time.Time{}
 	}
-	if err == nil && c.State == idem.Claimed {
+	if err == nil && c.Claimed {
 		s.wk.holding = string(req.Key)
-		s.w.logf("w%d claims %s (take-over %v)", s.wk.id, req.Key, c.TookOver)
+		s.w.logf("w%d claims %s (take-over %v)", s.wk.id, req.Key, c.Previous != nil)
 	} else if err == nil {
-		s.w.logf("w%d finds %s %s", s.wk.id, req.Key, c.State)
+		s.w.logf("w%d finds %s %s", s.wk.id, req.Key, c)
 	}
 	return c, err
 }

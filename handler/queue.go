@@ -1,4 +1,4 @@
-package idem
+package handler
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ const (
 
 // ErrInvalidSettings reports queue settings that no record lifetime can
 // cover, or a record expiry shorter than the lifetime they need.
-var ErrInvalidSettings = errors.New("idem: invalid queue settings")
+var ErrInvalidSettings = errors.New("handler: invalid queue settings")
 
 // QueueSettings are the queue and event source values that bound how long
 // one message can keep coming back.
