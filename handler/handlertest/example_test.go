@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
