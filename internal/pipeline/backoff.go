@@ -71,13 +71,19 @@ func (r *runner) checkBackoff(rep *Report) {
 	if b.Unmatched > 0 {
 		rep.violate("back-off: %d visibility changes for receipt handles never received", b.Unmatched)
 	}
-	limit := int((r.cfg.Lease+time.Second-1)/time.Second) + 1
+	lease := r.cfg.lease()
+	limit := int((lease+time.Second-1)/time.Second) + 1
 	for s, n := range b.Seconds {
 		if s > limit {
-			rep.violate("back-off: %d visibility changes to %d s, longer than the %s lease (+1 s)", n, s, r.cfg.Lease)
+			rep.violate("back-off: %d visibility changes to %d s, longer than the %s lease (+1 s)", n, s, lease)
 		}
 	}
-	if b.Sooner == 0 {
+	// A lease longer than the visibility timeout is held back longer than
+	// the queue would; a shorter one comes back sooner.
+	if lease > r.cfg.Visibility && b.Accepted() == 0 && rep.Worker.InProgress > 0 {
+		rep.violate("back-off: %d in-progress retries and no visibility change", rep.Worker.InProgress)
+	}
+	if lease <= r.cfg.Visibility && b.Sooner == 0 {
 		rep.violate("back-off: no in-progress message came back sooner than the %s visibility timeout (%d changes accepted, %d in-progress retries)",
 			r.cfg.Visibility, b.Accepted(), rep.Worker.InProgress)
 	}

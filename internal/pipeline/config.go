@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/idem"
 )
 
 // Variant names what processes the messages.
@@ -34,8 +35,9 @@ type Config struct {
 	Visibility     time.Duration // the queue's visibility timeout, whole seconds
 	MaxReceives    int           // the redrive policy's maxReceiveCount
 	Timeout        time.Duration // the function timeout, whole seconds
-	Lease          time.Duration // IDEMQ_LEASE
-	// Heartbeat is IDEMQ_HEARTBEAT: a live worker keeps its lease (a slow
+	Lease          time.Duration // IDEMQ_LEASE; 0: the worker's default
+	// Heartbeat is IDEMQ_HEARTBEAT (0: the worker's default, off): a live
+	// worker keeps its lease (a slow
 	// call plus the store's retry back-off, up to seconds after a
 	// throttled request, may outlast Lease), a killed one lets it pass.
 	Heartbeat time.Duration
@@ -147,6 +149,34 @@ func SmallFIFO(seed uint64) Config {
 	c.Requests, c.Poison, c.Groups, c.BatchSize = 24, 0, 12, 2
 	c.Visibility, c.SlowCall, c.Lease = 4*time.Second, 4400*time.Millisecond, 5500*time.Millisecond
 	c.Faults = FIFOFaults(seed)
+	return c
+}
+
+// lease is the lease the workers take: Lease, or the worker's default,
+// the invocation's time left (at most the timeout) plus the margin.
+func (c Config) lease() time.Duration {
+	if c.Lease > 0 {
+		return c.Lease
+	}
+	return c.Timeout + idem.DefaultLeaseMargin
+}
+
+// Defaults is Small with the worker's default settings: only the endpoints
+// are the pipeline's. The lease (the 10 s timeout plus the margin) is
+// longer than the 2 s visibility timeout times the 6 receives, so a
+// message found in progress after a worker died with the answer would
+// reach the dead-letter queue with its work undone, were the back-off
+// (on by default) not to hold it back until the lease has passed.
+func Defaults(seed uint64) Config {
+	c := Small(seed)
+	c.Requests, c.Backoff, c.Lease, c.Heartbeat = 100, true, 0, 0
+	return c
+}
+
+// DefaultsFIFO is SmallFIFO with the worker's default settings.
+func DefaultsFIFO(seed uint64) Config {
+	c := SmallFIFO(seed)
+	c.Lease, c.Heartbeat = 0, 0
 	return c
 }
 

@@ -68,18 +68,23 @@ func (r *runner) workerEnv(name string) []string {
 		"IDEMQ_TABLE=" + r.table,
 		"IDEMQ_DYNAMODB_ENDPOINT=" + r.proxy.URL,
 		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
-		"IDEMQ_LEASE=" + r.cfg.Lease.String(),
-		"IDEMQ_HEARTBEAT=" + r.cfg.Heartbeat.String(),
 		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
 		"IDEMQ_NAMESPACE=" + Namespace,
 	}
-	if r.cfg.Backoff {
-		// The SQS server, through the proxy that counts the back-offs; the
-		// queue's own URL (fauxqs knows a queue by its URL, not the one
-		// derived from the ARN for AWS).
-		env = append(env, "IDEMQ_BACKOFF=true", "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
+	if r.cfg.Lease > 0 {
+		env = append(env, "IDEMQ_LEASE="+r.cfg.Lease.String())
 	}
-	return env
+	if r.cfg.Heartbeat > 0 {
+		env = append(env, "IDEMQ_HEARTBEAT="+r.cfg.Heartbeat.String())
+	}
+	if !r.cfg.Backoff {
+		// The back-off is the worker's default: this run turns it off.
+		return append(env, "IDEMQ_BACKOFF=false")
+	}
+	// The SQS server, through the proxy that counts the back-offs; the
+	// queue's own URL (fauxqs knows a queue by its URL, not the one
+	// derived from the ARN for AWS).
+	return append(env, "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
 }
 
 // bodyKey is the idempotency_key of a body, "" if it has none.

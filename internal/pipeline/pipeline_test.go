@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/dynamotest"
 	"github.com/idemq/idemq/internal/pipeline"
 )
@@ -55,6 +56,28 @@ func TestPipeline(t *testing.T) {
 	parts := setup(t)
 	t.Run("standard", func(t *testing.T) { testStandard(t, parts) })
 	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
+	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
+}
+
+// testDefaults runs the worker with its default settings (only the
+// endpoints swapped): a lease longer than max receives × the visibility
+// timeout, slow calls and workers killed during the call. The in-progress
+// back-off, on by default, must keep every keyed message out of the
+// dead-letter queue, with one provider call per key (run says so) and no
+// record left in progress, on a standard and a FIFO queue.
+func testDefaults(t *testing.T, parts pipeline.Parts) {
+	for _, cfg := range []pipeline.Config{pipeline.Defaults(2), pipeline.DefaultsFIFO(2)} {
+		rep := run(t, parts, cfg)
+		if len(rep.DeadLetters) != rep.Poison {
+			t.Errorf("FIFO %v: %d dead letters, want the %d messages without a key", cfg.FIFO, len(rep.DeadLetters), rep.Poison)
+		}
+		if rep.Worker.BackedOff == 0 || rep.CrashedCalls == 0 {
+			t.Errorf("FIFO %v: worker counts %+v, %d killed during a call: want back-offs after crashes", cfg.FIFO, rep.Worker, rep.CrashedCalls)
+		}
+		if n := rep.Records[string(idem.StatusInProgress)]; n != 0 {
+			t.Errorf("FIFO %v: %d records left in progress", cfg.FIFO, n)
+		}
+	}
 }
 
 // testStandard runs a few hundred messages through a standard queue with
