@@ -75,3 +75,19 @@ func reach(ctx context.Context, endpoint string) error {
 	}
 	return nil
 }
+
+// stored is the size (itemBytes) and number of the items in a table.
+func stored(ctx context.Context, client *dynamodb.Client, table string) (bytes, items int, err error) {
+	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{TableName: aws.String(table)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("bench: scan %s: %w", table, err)
+		}
+		for _, it := range page.Items {
+			bytes += itemBytes(it)
+		}
+		items += len(page.Items)
+	}
+	return bytes, items, nil
+}

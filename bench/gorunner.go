@@ -105,8 +105,9 @@ func (r *goRunner) Run(ctx context.Context, t Trial) (Sample, error) {
 	if err != nil {
 		return Sample{}, fmt.Errorf("%s: %w", r.id, err)
 	}
-	requests, retries := r.counter.Take()
-	return Sample{Records: t.Records(), Wall: wall, CPU: cpu, Requests: requests, Retries: retries,
+	u := r.counter.Take()
+	return Sample{Records: t.Records(), Wall: wall, CPU: cpu, Requests: u.Requests, Retries: u.Retries,
+		WriteUnits: u.WriteUnits, ReadUnits: u.ReadUnits,
 		Failures: failures, Executions: int(calls.Load())}, nil
 }
 

@@ -65,6 +65,14 @@ func TestHarness(t *testing.T) {
 		if m.Scenario == bench.First && m.CallsPerRecord() != 2 {
 			t.Errorf("%s: %.2f requests per new record, want 2 (a claim and a completion)", m.Runner, m.CallsPerRecord())
 		}
+		// What DynamoDB bills: a new key is two writes of a small item, a
+		// duplicate the store answers one (its failed claim).
+		if m.Scenario == bench.First && (m.WriteUnitsPerRecord() < 2 || m.ItemBytes() <= 0) {
+			t.Errorf("%s: %.2f write units and %.0f item bytes per new record, want at least 2 and some", m.Runner, m.WriteUnitsPerRecord(), m.ItemBytes())
+		}
+		if m.Scenario == bench.Redelivery && m.WriteUnitsPerRecord() < 1 {
+			t.Errorf("%s: %.2f write units per redelivered record, want its failed claim's, at least 1", m.Runner, m.WriteUnitsPerRecord())
+		}
 		if m.Runner == bench.RunnerIdemq && m.CallsPerRecord() != m.Scenario.FloorRequests() {
 			t.Errorf("idemq %s: %.2f requests per record, want the floor, %g", m.Scenario, m.CallsPerRecord(), m.Scenario.FloorRequests())
 		}
@@ -83,7 +91,7 @@ func TestHarness(t *testing.T) {
 	if err := bench.Report(&md, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Requests per record, by scenario", "records per second", "Start-up", "targets"} {
+	for _, want := range []string{"Requests per record, by scenario", "What DynamoDB bills", "records per second", "Start-up", "targets"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("the report has no %q:\n%s", want, md.String())
 		}

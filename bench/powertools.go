@@ -121,6 +121,8 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 		CPUUs      float64        `json:"cpuUs"`
 		Requests   map[string]int `json:"requests"`
 		Retries    int            `json:"retries"`
+		WriteUnits float64        `json:"writeUnits"`
+		ReadUnits  float64        `json:"readUnits"`
 		Failures   int            `json:"failures"`
 		Executions int            `json:"executions"`
 	}
@@ -131,7 +133,8 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 		return Sample{}, fmt.Errorf("bench: powertools: %s", r.Error)
 	}
 	return Sample{Records: r.Records, Wall: time.Duration(r.WallNs), CPU: time.Duration(r.CPUUs * 1e3),
-		Requests: r.Requests, Retries: r.Retries, Failures: r.Failures, Executions: r.Executions}, nil
+		Requests: r.Requests, Retries: r.Retries, WriteUnits: r.WriteUnits, ReadUnits: r.ReadUnits,
+		Failures: r.Failures, Executions: r.Executions}, nil
 }
 
 // read decodes the driver's next line into v, giving up when ctx ends.

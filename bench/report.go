@@ -93,6 +93,8 @@ func scenarioTables(b *strings.Builder, r *Results) {
 	b.WriteString("\n\"ran\": records whose work ran, per record; \"came back\": batch item failures per record " +
 		"(messages the queue delivers again). The records held IN_PROGRESS elsewhere must come back.\n\n")
 
+	capacityTable(b, r)
+
 	fmt.Fprintf(b, "#### Cost per record, by scenario (batches of %d, model 0 ms)\n\n", r.ScenarioSize)
 	b.WriteString("| scenario | idemq records/s | Powertools records/s | idemq CPU µs/record | Powertools CPU µs/record | CPU idemq / Powertools |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|\n")
@@ -328,4 +330,27 @@ func targetTable(b *strings.Builder, r *Results) {
 		fmt.Fprintf(b, "| %s | %s | **%s** |\n", t.Name, t.Result, verdict)
 	}
 	b.WriteString("\n")
+}
+
+// capacityTable is what each scenario costs on DynamoDB: capacity units,
+// stored item bytes, and dollars per million records at on-demand prices.
+func capacityTable(b *strings.Builder, r *Results) {
+	fmt.Fprintf(b, "#### What DynamoDB bills, by scenario (batches of %d, model 0 ms)\n\n", r.ScenarioSize)
+	b.WriteString("| scenario | write units / record: idemq | Powertools TS | read units / record: idemq | Powertools TS | item bytes: idemq | Powertools TS | $ per million records: idemq | Powertools TS |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range Scenarios {
+		i, _ := r.find(RunnerIdemq, s, r.ScenarioSize, 0)
+		p, _ := r.find(RunnerPowertools, s, r.ScenarioSize, 0)
+		fmt.Fprintf(b, "| %s | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.3f | %.3f |\n", s,
+			i.WriteUnitsPerRecord(), p.WriteUnitsPerRecord(), i.ReadUnitsPerRecord(), p.ReadUnitsPerRecord(),
+			i.ItemBytes(), p.ItemBytes(), i.CostPerMillion(), p.CostPerMillion())
+	}
+	i, _ := r.find(RunnerIdemq, First, r.ScenarioSize, 0)
+	p, _ := r.find(RunnerPowertools, First, r.ScenarioSize, 0)
+	fmt.Fprintf(b, "\nCapacity as DynamoDB Local reports it (`ReturnConsumedCapacity TOTAL`, asked for by middleware on both sides' clients); "+
+		"a write whose condition fails reports none but is billed by the size of the item holding the key, at least one unit, "+
+		"which both sides count from the item the failure returns. Item bytes: the items in the table after the trial, sized as DynamoDB bills them. "+
+		"Dollars at DynamoDB's on-demand prices in us-east-1 since %s: $%.3f per million write units, $%.3f per million read units; "+
+		"keeping a million first-delivery records for a month costs $%.3f (idemq) and $%.3f (Powertools) more, at $%.2f per GB-month.\n\n",
+		PricesDate, PricePerMillionWriteUnits, PricePerMillionReadUnits, i.StorageCostPerMillion(), p.StorageCostPerMillion(), PricePerGBMonth)
 }

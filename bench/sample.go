@@ -14,6 +14,11 @@ type Sample struct {
 	Retries    int            // of those, the SDK's retries
 	Failures   int            // batch item failures reported
 	Executions int            // times the work (the model call) ran
+	WriteUnits float64        // write capacity units the requests consumed
+	ReadUnits  float64        // read capacity units the requests consumed
+	// StoredBytes and StoredItems are the size (as DynamoDB counts it) and
+	// number of the items in the trial's table when it ended.
+	StoredBytes, StoredItems int
 }
 
 // TotalRequests is the number of DynamoDB requests of every operation,

@@ -249,6 +249,9 @@ func (s *suite) trial(ctx context.Context, r Runner, run string, t *Trial) (Samp
 		return Sample{}, fmt.Errorf("bench: %w", err)
 	}
 	smp, err := r.Run(ctx, *t)
+	if err == nil {
+		smp.StoredBytes, smp.StoredItems, err = stored(ctx, s.admin, t.Table)
+	}
 	if derr := deleteTable(ctx, s.admin, t.Table); err == nil {
 		err = derr
 	}

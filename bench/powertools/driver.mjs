@@ -6,7 +6,8 @@
 // Protocol, one JSON object per line: it first writes
 // {"ready":true,"node":...,"versions":{...}}; then for each trial read from
 // stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches}) it
-// writes {records, wallNs, cpuUs, requests, retries, failures, executions}
+// writes {records, wallNs, cpuUs, requests, retries, writeUnits, readUnits,
+// failures, executions}
 // or {error}. Only protocol lines go to stdout; console.log goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -71,20 +72,26 @@ async function runTrial(t) {
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let failures;
+  let wallNs;
+  let cpu;
   try {
     failures = await runBatches(handler, t.batches);
   } finally {
+    // The clock stops before the holder is let go, as on the Go side:
+    // releasing the other worker is preparation, not the measured work.
+    wallNs = Number(process.hrtime.bigint() - t0);
+    cpu = process.cpuUsage(cpu0);
     await release();
   }
-  const wallNs = Number(process.hrtime.bigint() - t0);
-  const cpu = process.cpuUsage(cpu0);
-  const { requests, retries } = take(counts);
+  const { requests, retries, writeUnits, readUnits } = take(counts);
   return {
     records: t.batches.reduce((n, ev) => n + ev.Records.length, 0),
     wallNs,
     cpuUs: cpu.user + cpu.system,
     requests,
     retries,
+    writeUnits,
+    readUnits,
     failures,
     executions,
   };
