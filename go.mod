@@ -13,7 +13,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/gowebpki/jcs v1.0.2
-	golang.org/x/image v0.45.0
 )
 
 require (
