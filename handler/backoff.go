@@ -8,8 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
-	"github.com/idemq/idemq/idem"
 )
 
 // VisibilityChanger is the part of the SQS client WithBackoff calls.
@@ -49,34 +47,33 @@ func QueueURL(arn string) (string, error) {
 func visibilityFor(leaseUntil, now time.Time) int32 {
 	left := leaseUntil.Sub(now)
 	secs := int64((left+time.Second-1)/time.Second) + 1
-	return int32(min(max(secs, 1), int64(idem.MaxVisibility/time.Second)))
+	return int32(min(max(secs, 1), int64(MaxVisibility/time.Second)))
 }
 
 // backoff sets the visibility of an in-progress record's message to about
 // the time its key's lease has left. A failure is logged: the message then
 // comes back after the queue's visibility timeout, as without back-off.
-func (b *batch) backoff(i int) {
-	s := &b.slots[i]
-	if s.out.leaseUntil.IsZero() || s.msg.ReceiptHandle == "" {
+func (b *batch) backoff(s *slot) {
+	if s.res.LeaseUntil.IsZero() || s.msg.ReceiptHandle == "" {
 		return
 	}
-	url := b.w.o.queueURL
+	url := b.o.queueURL
 	if url == "" {
 		var err error
 		if url, err = QueueURL(s.msg.EventSourceARN); err != nil {
-			b.w.o.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", s.msg.MessageId, "err", err)
+			b.o.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", s.msg.MessageId, "err", err)
 			return
 		}
 	}
-	secs := visibilityFor(s.out.leaseUntil, b.w.o.clock.Now())
-	_, err := b.w.o.sqs.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
+	secs := visibilityFor(s.res.LeaseUntil, b.now())
+	_, err := b.o.sqs.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
 		QueueUrl:          aws.String(url),
 		ReceiptHandle:     aws.String(s.msg.ReceiptHandle),
 		VisibilityTimeout: secs,
 	})
 	if err != nil {
-		b.w.o.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", s.msg.MessageId, "err", err)
+		b.o.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", s.msg.MessageId, "err", err)
 		return
 	}
-	s.backedOff = true
+	s.res.backedOff = true
 }

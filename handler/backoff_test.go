@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 // fakeSQS records ChangeMessageVisibility calls.
@@ -33,7 +34,7 @@ func TestBackoffInProgress(t *testing.T) {
 	clock := newFakeClock(now)
 	holdKey(t, b.store, key("k1"), now, now.Add(90*time.Second+300*time.Millisecond))
 	client := &fakeSQS{}
-	h := b.wrap(nil, handler.WithBackoff(client), handler.WithClock(clock))
+	h := b.wrap(nil, handler.WithBackoff(client), handler.WithIdem(idem.WithClock(clock)))
 
 	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k1")), "m1", "m3")
 	if len(client.calls) != 2 {

@@ -3,9 +3,6 @@ package handler
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -13,24 +10,8 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// kind is what happened to one record.
-type kind int
-
-const (
-	pending    kind = iota
-	executed        // claimed, ran, result stored (or too large and omitted)
-	replayed        // done before (store, cache, or a copy in this batch)
-	keyless         // ran without idempotency (WithKeyless)
-	inProgress      // another worker holds the key
-	failed          // key, store, function, panic or hook failure
-	skipped         // not started: deadline guard or FIFO block
-)
-
-// failure reports whether the record must come back.
-func (k kind) failure() bool { return k >= inProgress }
-
-// slot is one record's place in a batch; only the goroutine processing the
-// record writes it, and readers wait for done.
+// slot is one record's place in a batch. Only the goroutine settling the
+// record writes it; the batch reads it after that goroutine is waited for.
 type slot struct {
 	msg     *events.SQSMessage
 	key     idem.Key
@@ -39,32 +20,41 @@ type slot struct {
 	// leader is the index of the first record with the same key (the one
 	// that claims it); the slot's own index when it is that record.
 	leader int
-	done   chan struct{} // closed once out is final
-	out    outcome
-	// blocked: reported as a failure although it succeeded, because an
-	// earlier FIFO record failed while it ran.
-	blocked   bool
-	backedOff bool
+	res    result
 }
 
-// outcome is a record's result.
-type outcome struct {
-	kind       kind
-	value      []byte
-	tookOver   bool
-	omitted    bool // executed; the result was too large to store
-	cached     bool
-	leaseUntil time.Time
-	err        *idem.Error // for failures
+// result is what happened to one record. Its zero value is "no outcome",
+// which is reported as a failure: a record is acknowledged only when a
+// result says it may be.
+type result struct {
+	// Result is the claim's: Outcome Executed (also for a keyless run),
+	// Replayed or InProgress; 0 when the record never got that far.
+	idem.Result
+	keyless   bool   // ran without a claim (WithKeyless)
+	cached    bool   // replayed from the local cache
+	backedOff bool   // in progress; its visibility was changed
+	err       error  // why the record comes back; nil for an acknowledged one
+	op        string // the stage err comes from (RecordError.Op)
 }
 
-// batch runs one invocation's records.
+// failed is the result of a record that failed at stage op.
+func failed(op string, err error) result { return result{op: op, err: err} }
+
+// acked reports whether the record may be deleted from the queue.
+func (r *result) acked() bool {
+	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed)
+}
+
+// settled reports whether the record has an outcome, good or bad.
+func (r *result) settled() bool { return r.err != nil || r.Outcome != 0 }
+
+// batch is one invocation's records and what the wrapper shares with them.
 type batch struct {
 	ctx   context.Context
 	w     *wrapper
+	o     *options
 	slots []slot
 	fifo  bool
-	body  body // the body of the record being prepared
 
 	deadline    time.Time
 	hasDeadline bool
@@ -73,148 +63,60 @@ type batch struct {
 	// before the invocation's deadline.
 	recCtx context.Context
 	cancel context.CancelFunc
-
-	sem          chan struct{} // FIFO: bounds the records running at once
-	firstFailure atomic.Int64  // FIFO: lowest failed index so far
 }
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
-	b := &batch{ctx: ctx, w: w, slots: make([]slot, len(records))}
+	b := &batch{ctx: ctx, w: w, o: &w.o, slots: make([]slot, len(records))}
 	b.deadline, b.hasDeadline = ctx.Deadline()
-	b.reserve = w.o.reserve
-	if b.hasDeadline && !w.o.reserveSet {
-		b.reserve = min(DefaultDeadlineReserve, b.deadline.Sub(w.o.clock.Now())/2)
+	b.reserve = b.o.reserve
+	if b.hasDeadline && !b.o.reserveSet {
+		b.reserve = min(DefaultDeadlineReserve, b.deadline.Sub(b.now())/2)
 	}
 	b.recCtx, b.cancel = ctx, func() {}
 	if b.hasDeadline && b.reserve > 0 {
 		b.recCtx, b.cancel = context.WithDeadline(ctx, b.deadline.Add(-b.reserve/2))
 	}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
-	leaders := make(map[idem.Key]int, len(records))
-	for i := range records {
-		b.prepare(i, &records[i], leaders)
-	}
-	b.body = body{}
+	b.prepare(records)
 	return b
 }
 
-// prepare reads a record's key and fingerprint and finds its leader.
-func (b *batch) prepare(i int, msg *events.SQSMessage, leaders map[idem.Key]int) {
-	s := &b.slots[i]
-	s.msg, s.leader, s.done = msg, i, make(chan struct{})
-	o := &b.w.o
-	// Records are prepared one at a time: one body serves them all.
-	bd := &b.body
-	*bd = body{msg: msg}
-	raw, err := o.key(bd)
-	if err != nil {
-		if o.keyless && errors.Is(err, idem.ErrNoKey) {
-			s.keyless = true
-			return
-		}
-		s.out = b.failure(i, failed, "key", err)
-		return
-	}
-	s.key, err = idem.ClientKey(o.namespace, raw)
-	if err == nil {
-		s.fp, err = o.fingerprint(bd)
-	}
-	if err != nil {
-		s.out = b.failure(i, failed, "key", err)
-		return
-	}
-	if j, ok := leaders[s.key]; ok {
-		s.leader = j
-	} else {
-		leaders[s.key] = i
-	}
-}
+func (b *batch) now() time.Time { return b.o.claims.Clock.Now() }
 
-// run processes every record and returns when all are done.
-func (b *batch) run() {
-	defer b.cancel()
-	if b.fifo {
-		b.runFIFO()
-		return
-	}
-	// Workers take records in input order, so a record's leader (an
-	// earlier record) has always been taken when the record waits for it.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(b.w.o.concurrency, len(b.slots)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(b.slots) {
-					return
-				}
-				b.process(i)
+// prepare reads every record's key and fingerprint and finds its leader.
+// A record whose key cannot be read is settled here as a failure.
+func (b *batch) prepare(records []events.SQSMessage) {
+	leaders := make(map[idem.Key]int, len(records))
+	var bd body // records are prepared one at a time: one body serves them all
+	for i := range records {
+		s := &b.slots[i]
+		s.msg, s.leader = &records[i], i
+		bd = body{msg: s.msg}
+		raw, err := b.o.key(&bd)
+		if err != nil {
+			if b.o.keyless && errors.Is(err, idem.ErrNoKey) {
+				s.keyless = true
+				continue
 			}
-		})
-	}
-	wg.Wait()
-}
-
-// process settles one record: a failure found by prepare stays, a copy of
-// an earlier key shares its outcome, a leader is executed.
-func (b *batch) process(i int) {
-	s := &b.slots[i]
-	defer close(s.done)
-	switch {
-	case s.out.kind != pending:
-	case s.leader != i:
-		b.follow(i)
-	default:
-		if b.sem != nil {
-			b.sem <- struct{}{}
-			defer func() { <-b.sem }()
+			s.res = failed("key", err)
+			continue
 		}
-		s.out = b.execute(i)
-	}
-	if s.out.kind == inProgress && b.w.o.sqs != nil {
-		b.backoff(i)
+		if s.key, err = idem.ClientKey(b.o.namespace, raw); err == nil {
+			s.fp, err = b.o.fingerprint(&bd)
+		}
+		if err != nil {
+			s.res = failed("key", err)
+			continue
+		}
+		if j, ok := leaders[s.key]; ok {
+			s.leader = j
+		} else {
+			leaders[s.key] = i
+		}
 	}
 }
 
 // tooLate reports whether the deadline guard forbids starting a record.
 func (b *batch) tooLate() bool {
-	return b.hasDeadline && b.reserve > 0 && b.deadline.Sub(b.w.o.clock.Now()) < b.reserve
-}
-
-// failure is a failed outcome for record i.
-func (b *batch) failure(i int, k kind, op string, err error) outcome {
-	s := &b.slots[i]
-	return outcome{kind: k, err: recordError(op, s.key, s.msg.MessageId, err)}
-}
-
-// finish builds the response, in input order, and reports the batch.
-func (b *batch) finish() (events.SQSEventResponse, error) {
-	if b.fifo {
-		b.blockAfterFailures()
-	}
-	var resp events.SQSEventResponse
-	seen := make(map[string]bool)
-	var noID error
-	for i := range b.slots {
-		s := &b.slots[i]
-		if !s.out.kind.failure() && !s.blocked {
-			continue
-		}
-		b.reportFailure(s)
-		id := s.msg.MessageId
-		if id == "" {
-			noID = fmt.Errorf("handler: record %d failed and has no message id; failing the whole batch", i)
-			continue
-		}
-		if !seen[id] {
-			seen[id] = true
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
-		}
-	}
-	b.summarize(len(resp.BatchItemFailures))
-	if noID != nil {
-		b.w.o.logger.ErrorContext(b.ctx, noID.Error())
-		return events.SQSEventResponse{}, noID
-	}
-	return resp, nil
+	return b.hasDeadline && b.reserve > 0 && b.deadline.Sub(b.now()) < b.reserve
 }

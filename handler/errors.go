@@ -2,11 +2,12 @@ package handler
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/idemq/idemq/idem"
 )
 
-// Sentinel errors. A record's failure is an *idem.Error naming the message
+// Sentinel errors. A record's failure is a *RecordError naming the message
 // and the key; match its cause with errors.Is, against these or idem's
 // (idem.ErrNoKey, idem.ErrPayloadMismatch, ...).
 var (
@@ -26,23 +27,41 @@ var (
 	// reported, because an earlier record of the FIFO batch (or, with
 	// WithFIFOGroupIsolation, of its message group) failed.
 	ErrFIFOBlocked = errors.New("handler: not run: an earlier record of the FIFO batch failed")
-	// ErrPanic means the function (or the replay hook) panicked.
+	// ErrPanic means the function, a hook or the key func panicked.
 	ErrPanic = errors.New("handler: panic")
 	// ErrReplayHook means the replay hook failed.
 	ErrReplayHook = errors.New("handler: replay hook failed")
+	// ErrNoOutcome means the record's processing ended without an outcome
+	// (the function's goroutine exited with runtime.Goexit, or the record
+	// was never reached): it is not acknowledged, and its claim, if any,
+	// was released.
+	ErrNoOutcome = errors.New("handler: record ended without an outcome")
 )
 
-// recordError makes err an *idem.Error naming the message, copying an
-// *idem.Error rather than changing it (copies of a key share one).
-func recordError(op string, key idem.Key, messageID string, err error) *idem.Error {
-	var e *idem.Error
-	if errors.As(err, &e) {
-		c := *e
-		c.MessageID = messageID
-		if c.Key == "" {
-			c.Key = key
-		}
-		return &c
-	}
-	return &idem.Error{Op: op, Key: key, MessageID: messageID, Err: err}
+// RecordError says which message failed and why. The failure hook and the
+// log get one for every record reported as a batch item failure.
+type RecordError struct {
+	MessageID string
+	Key       idem.Key // empty when no key could be read
+	// Op is the stage that failed: "key" (reading the key or the
+	// fingerprint), "claim", "run" or "complete" (idem.Do's, or the
+	// handler's own, such as the deadline guard), "replay" (the replay
+	// hook).
+	Op string
+	// Err is the cause: an *idem.Error from the claim or the work, a
+	// sentinel above, or the function's own error.
+	Err error
 }
+
+// Error names the message and, unless the cause does, the key.
+func (e *RecordError) Error() string {
+	s := "handler: " + e.Op + " message " + e.MessageID
+	var ie *idem.Error
+	if e.Key != "" && !errors.As(e.Err, &ie) {
+		s += fmt.Sprintf(" key %q", string(e.Key))
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *RecordError) Unwrap() error { return e.Err }

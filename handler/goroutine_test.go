@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 // In a synctest bubble, every goroutine the handler starts (workers, FIFO
@@ -32,7 +33,7 @@ func TestNoGoroutineOutlivesTheCall(t *testing.T) {
 		}
 		now := time.Now()
 		holdKey(t, b.store, key("held"), now, now.Add(time.Hour))
-		h := b.wrap(slow, handler.WithHeartbeat(time.Second), handler.WithConcurrency(3))
+		h := b.wrap(slow, handler.WithIdem(idem.WithHeartbeat(time.Second)), handler.WithConcurrency(3))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 

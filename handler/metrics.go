@@ -2,8 +2,10 @@ package handler
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"log/slog"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // counts are a batch's numbers, logged as one line and, with WithEMF,
@@ -49,34 +51,35 @@ func (c counts) named() []namedCount {
 	}
 }
 
+// count classes every record by its result.
 func (b *batch) count(reported int) counts {
 	c := counts{Records: len(b.slots), Reported: reported}
 	for i := range b.slots {
-		s := &b.slots[i]
-		switch s.out.kind {
-		case executed:
-			c.Executed++
-		case replayed:
-			c.Replayed++
-		case keyless:
+		r := &b.slots[i].res
+		switch {
+		case r.keyless:
 			c.Keyless++
-		case inProgress:
+		case r.Outcome == idem.Executed:
+			c.Executed++
+		case r.Outcome == idem.Replayed:
+			c.Replayed++
+		case r.Outcome == idem.InProgress:
 			c.InProgress++
-		case failed:
-			c.Failed++
-		case skipped:
+		case errors.Is(r.err, ErrDeadline) || errors.Is(r.err, ErrFIFOBlocked):
 			c.Skipped++
+		default:
+			c.Failed++
 		}
-		if s.out.cached {
+		if r.cached {
 			c.CacheHits++
 		}
-		if s.out.tookOver {
+		if r.TookOver {
 			c.TookOver++
 		}
-		if s.out.omitted {
+		if r.Omitted && r.Outcome == idem.Executed {
 			c.ResultOmitted++
 		}
-		if s.backedOff {
+		if r.backedOff {
 			c.BackedOff++
 		}
 	}
@@ -86,12 +89,12 @@ func (b *batch) count(reported int) counts {
 // summarize logs the batch's summary line and writes its EMF line.
 func (b *batch) summarize(reported int) {
 	c := b.count(reported)
-	attrs := []slog.Attr{slog.String("namespace", b.w.o.namespace), slog.Bool("fifo", b.fifo)}
+	attrs := []slog.Attr{slog.String("namespace", b.o.namespace), slog.Bool("fifo", b.fifo)}
 	for _, n := range c.named() {
 		attrs = append(attrs, slog.Int(n.attr, n.n))
 	}
-	b.w.o.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
-	if b.w.o.emf != nil {
+	b.o.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
+	if b.o.emf != nil {
 		b.writeEMF(c)
 	}
 }
@@ -104,47 +107,24 @@ func (b *batch) writeEMF(c counts) {
 		Unit string `json:"Unit"`
 	}
 	var metrics []metric
-	doc := map[string]any{"Service": b.w.o.namespace}
+	doc := map[string]any{"Service": b.o.namespace}
 	for _, n := range c.named() {
 		metrics = append(metrics, metric{Name: n.metric, Unit: "Count"})
 		doc[n.metric] = n.n
 	}
 	doc["_aws"] = map[string]any{
-		"Timestamp": b.w.o.clock.Now().UnixMilli(),
+		"Timestamp": b.now().UnixMilli(),
 		"CloudWatchMetrics": []map[string]any{{
-			"Namespace":  b.w.o.emfNamespace,
+			"Namespace":  b.o.emfNamespace,
 			"Dimensions": [][]string{{"Service"}},
 			"Metrics":    metrics,
 		}},
 	}
 	line, err := json.Marshal(doc)
 	if err == nil {
-		_, err = b.w.o.emf.Write(append(line, '\n'))
+		_, err = b.o.emf.Write(append(line, '\n'))
 	}
 	if err != nil {
-		b.w.o.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
-	}
-}
-
-// reportFailure logs a record reported as a batch item failure and tells
-// the failure hook.
-func (b *batch) reportFailure(s *slot) {
-	level := slog.LevelWarn
-	if s.out.kind == inProgress {
-		level = slog.LevelInfo
-	}
-	attrs := []slog.Attr{slog.String("message_id", s.msg.MessageId), slog.String("key", string(s.key))}
-	if s.out.kind == inProgress {
-		attrs = append(attrs, slog.Time("lease_until", s.out.leaseUntil))
-	}
-	attrs = append(attrs, slog.Any("err", s.out.err))
-	b.w.o.logger.LogAttrs(b.ctx, level, "idemq: record comes back", attrs...)
-	if hook := b.w.o.onFailure; hook != nil {
-		defer func() {
-			if p := recover(); p != nil {
-				b.w.o.logger.ErrorContext(b.ctx, "idemq: panic in failure hook", "message_id", s.msg.MessageId, "panic", fmt.Sprint(p))
-			}
-		}()
-		hook(b.ctx, *s.msg, s.out.err)
+		b.o.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
 	}
 }

@@ -48,7 +48,7 @@ type KeyFunc func(msg events.SQSMessage) (string, error)
 type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) error
 
 // FailureFunc is told about each record reported as a batch item failure,
-// after the batch, in input order. err is an *idem.Error naming the message.
+// after the batch, in input order. err is a *RecordError naming the message.
 type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
 
 type options struct {
@@ -61,10 +61,8 @@ type options struct {
 	reserve       time.Duration
 	reserveSet    bool
 	fifoGroupOnly bool
-	clock         idem.Clock
-	lease         time.Duration
-	expiry        time.Duration
-	heartbeat     time.Duration
+	idem          []idem.Option
+	claims        idem.Config // idem's options, resolved once by WrapSQS
 	onReplay      ReplayFunc
 	onFailure     FailureFunc
 	cacheEntries  int
@@ -182,42 +180,15 @@ func WithFIFOGroupIsolation() Option {
 	return func(o *options) { o.fifoGroupOnly = true }
 }
 
-// WithClock sets the clock for leases, expiry, the deadline guard and
-// back-off. Defaults to idem.SystemClock.
-func WithClock(c idem.Clock) Option {
-	if c == nil {
-		panic("handler: nil clock")
-	}
-	return func(o *options) { o.clock = c }
-}
-
-// WithLease sets how long a claim holds its key (idem.WithLease). Defaults
-// to the time left before the record's context ends plus
-// idem.DefaultLeaseMargin.
-func WithLease(d time.Duration) Option {
-	if d <= 0 {
-		panic("handler: lease must be positive")
-	}
-	return func(o *options) { o.lease = d }
-}
-
-// WithExpiry sets how long records live (idem.WithExpiry); size it with
-// idem.RecordLifetime. Defaults to idem.DefaultExpiry.
-func WithExpiry(d time.Duration) Option {
-	if d <= 0 {
-		panic("handler: expiry must be positive")
-	}
-	return func(o *options) { o.expiry = d }
-}
-
-// WithHeartbeat extends a running record's lease every interval
-// (idem.WithHeartbeat), for work that may outlast its lease. Defaults to
-// off.
-func WithHeartbeat(interval time.Duration) Option {
-	if interval <= 0 {
-		panic("handler: heartbeat interval must be positive")
-	}
-	return func(o *options) { o.heartbeat = interval }
+// WithIdem sets how each record's key is claimed, extended and completed:
+// the lease, the record expiry, the heartbeat and the clock, which are
+// idem.Config's fields, declared and defaulted there. The options apply in
+// order over idem.Config's defaults; the clock also times the deadline
+// guard and the back-off. Defaults to none: idem.Config's defaults.
+//
+//	handler.WrapSQS(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
+func WithIdem(opts ...idem.Option) Option {
+	return func(o *options) { o.idem = append(o.idem, opts...) }
 }
 
 // WithReplayHook calls f with the stored result of every record that is not
@@ -241,7 +212,8 @@ func WithFailureHook(f FailureFunc) Option {
 // WithCache keeps the results of up to maxEntries completed keys, and at
 // most maxBytes of results, in memory across the invocations of a warm
 // container, least recently used first out, so a duplicate delivered there
-// costs no store request. The payload fingerprint is still checked.
+// costs no store request. An entry lasts no longer than the record it
+// copies, and the payload fingerprint is still checked.
 // Defaults to off.
 func WithCache(maxEntries, maxBytes int) Option {
 	if maxEntries < 1 || maxBytes < 1 {
@@ -294,19 +266,4 @@ func WithEMF(w io.Writer, ns string) Option {
 		panic("handler: empty EMF namespace")
 	}
 	return func(o *options) { o.emf, o.emfNamespace = w, ns }
-}
-
-// doOptions are the idem.Do options the handler's options amount to.
-func (o *options) doOptions() []idem.Option {
-	opts := []idem.Option{idem.WithClock(o.clock)}
-	if o.lease > 0 {
-		opts = append(opts, idem.WithLease(o.lease))
-	}
-	if o.expiry > 0 {
-		opts = append(opts, idem.WithExpiry(o.expiry))
-	}
-	if o.heartbeat > 0 {
-		opts = append(opts, idem.WithHeartbeat(o.heartbeat))
-	}
-	return opts
 }

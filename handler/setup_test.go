@@ -63,7 +63,7 @@ func (b *bundle) wrapStore(store idem.Store, fn handler.Func, opts ...handler.Op
 	}
 	base := []handler.Option{
 		handler.WithNamespace(ns),
-		handler.WithLogger(slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		handler.WithLogger(b.logger()),
 		handler.WithReplayHook(func(_ context.Context, msg events.SQSMessage, result []byte) error {
 			b.mu.Lock()
 			defer b.mu.Unlock()
@@ -78,6 +78,13 @@ func (b *bundle) wrapStore(store idem.Store, fn handler.Func, opts ...handler.Op
 	}
 	return handler.WrapSQS(store, recorded, append(base, opts...)...)
 }
+
+// logger writes JSON lines, every level, into the bundle's logs.
+func (b *bundle) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func newStore() *memstore.Store { return memstore.New() }
 
 // invoke runs h on msgs with a deadline a minute away and returns the
 // reported message ids. The handler must not return an error.
@@ -126,15 +133,16 @@ func (b *bundle) replayed(id string) (string, bool) {
 	return v, ok
 }
 
-// failure returns the reason a message was reported, as an *idem.Error.
-func (b *bundle) failure(id string) *idem.Error {
+// failure returns the reason a message was reported, as a
+// *handler.RecordError.
+func (b *bundle) failure(id string) *handler.RecordError {
 	b.t.Helper()
 	b.mu.Lock()
 	err := b.failures[id]
 	b.mu.Unlock()
-	var e *idem.Error
-	if !errors.As(err, &e) {
-		b.t.Fatalf("message %s: failure %v is not an *idem.Error", id, err)
+	e, ok := errors.AsType[*handler.RecordError](err)
+	if !ok {
+		b.t.Fatalf("message %s: failure %v is not a *handler.RecordError", id, err)
 	}
 	if e.MessageID != id {
 		b.t.Errorf("message %s: failure names message %q", id, e.MessageID)
@@ -213,8 +221,8 @@ func holdKey(t *testing.T, s idem.Store, k idem.Key, now, leaseUntil time.Time) 
 	c, err := s.Claim(context.Background(), idem.ClaimRequest{
 		Key: k, Owner: idem.NewOwner(), Now: now, LeaseUntil: leaseUntil, ExpiresAt: now.Add(time.Hour),
 	})
-	if err != nil || c.State != idem.Claimed {
-		t.Fatalf("hold %s: %v %v", k, c.State, err)
+	if err != nil || !c.Claimed {
+		t.Fatalf("hold %s: %v %v", k, c, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,8 +38,9 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // Outside Lambda, without WithNamespace, the namespace is the program's
 // name (its executable's base name, like "handler.test"), with a warning
 // logged: fine for tests and local runs, not for a table that other
-// programs share. It panics if store or fn is nil, or if there is no
-// namespace to be had. The handler returns an error only when a
+// programs share. It panics, with a message naming the setting, if store,
+// fn or an option is nil, if a setting cannot be safe (see Option and
+// idem.Config), or if there is no namespace to be had. The handler returns an error only when a
 // failed record has no message id (Lambda could not be told which one
 // failed, so the whole batch must come back); store errors fail the records
 // they touch.
@@ -55,11 +57,14 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 		key:         fieldKey(DefaultKeyField),
 		fingerprint: bodyFingerprint,
 		concurrency: DefaultConcurrency,
-		clock:       idem.SystemClock,
 	}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			panic(fmt.Sprintf("handler: option %d is nil", i))
+		}
 		opt(&o)
 	}
+	o.claims = idem.NewConfig(o.idem...) // panics, naming the setting, on one that cannot be safe
 	if o.logger == nil {
 		o.logger = slog.Default()
 	}
@@ -72,7 +77,7 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
 			"Programs sharing a table must each pass handler.WithNamespace", "namespace", o.namespace)
 	}
-	w := &wrapper{store: store, fn: fn, o: o, doOpts: o.doOptions()}
+	w := &wrapper{store: store, fn: fn, o: o}
 	if o.cacheEntries > 0 {
 		w.cache = newCache(o.cacheEntries, o.cacheBytes)
 	}
@@ -94,15 +99,14 @@ func programName() string {
 
 // wrapper holds what every batch of one wrapped handler shares.
 type wrapper struct {
-	store  idem.Store
-	fn     Func
-	o      options
-	doOpts []idem.Option
-	cache  *cache // nil: off
+	store idem.Store
+	fn    Func
+	o     options
+	cache *cache // nil: off
 }
 
 func (w *wrapper) handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
 	b := newBatch(ctx, w, event.Records)
 	b.run()
-	return b.finish()
+	return b.respond()
 }

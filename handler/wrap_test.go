@@ -393,7 +393,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 			clock.Advance(10 * time.Minute) // a slow record
 			return []byte("ok"), nil
-		}, handler.WithClock(clock), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
+		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
 		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m2", "m3")
 		b.wantSummary(map[string]int{"executed": 1, "skipped": 2})
 	})
@@ -429,7 +429,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 			rec, _ := b.store.Get(key("k1"))
 			lease = rec.LeaseUntil
 			return nil, nil
-		}, handler.WithClock(clock), handler.WithLease(time.Hour))
+		}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Hour)))
 		wantIDs(t, b.invoke(h, msg("m1", "k1")))
 		if want := start.Add(time.Hour); !lease.Equal(want) {
 			t.Errorf("lease until %v, want %v", lease, want)
@@ -448,7 +448,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 				runtime.Gosched()
 			}
 			return nil, ctx.Err()
-		}, handler.WithHeartbeat(time.Millisecond))
+		}, handler.WithIdem(idem.WithHeartbeat(time.Millisecond)))
 		wantIDs(t, b.invoke(h, msg("m1", "k1")))
 	})
 }
@@ -574,7 +574,7 @@ func TestNamespaceOutsideLambda(t *testing.T) {
 	}
 	claim, err := store.Claim(context.Background(), idem.ClaimRequest{Key: idem.Key(prog + "#k1"), Owner: "probe",
 		Now: time.Now(), LeaseUntil: time.Now().Add(time.Minute), ExpiresAt: time.Now().Add(time.Hour)})
-	if err != nil || claim.State != idem.HeldCompleted {
+	if err != nil || claim.String() != string(idem.StatusCompleted) {
 		t.Errorf("record under %q#k1: %+v, %v; want it completed", prog, claim, err)
 	}
 }

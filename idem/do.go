@@ -3,6 +3,7 @@ package idem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -50,6 +51,10 @@ type Result struct {
 	TookOver bool
 	// LeaseUntil is when the holder's lease ends, for InProgress.
 	LeaseUntil time.Time
+	// ExpiresAt is when the key's record expires: as completed, for
+	// Executed; as stored, for Replayed. A copy of the result kept
+	// elsewhere (a cache) must not outlive it.
+	ExpiresAt time.Time
 	// Omitted is set when the work's result was too large to store
 	// (ErrResultTooLarge) and the key was completed without it, so the work
 	// is not run again. When Executed, Value is the fresh result and Do
@@ -79,19 +84,25 @@ type Result struct {
 // later calls get Replayed with Omitted set and no Value, without running
 // fn. Only if that completion fails too is the claim released.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
+	return NewConfig(opts...).Do(ctx, s, key, fingerprint, fn)
+}
+
+// Do is the package's Do with the settings of c, which may be a Config
+// made by hand (its zero fields take their defaults) or by NewConfig.
+func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
 	if s == nil {
 		panic("idem: nil store")
 	}
 	if fn == nil {
 		panic("idem: nil func")
 	}
+	c = c.resolve()
 	if key == "" {
 		return Result{}, &Error{Op: "claim", Err: ErrNoKey}
 	}
-	o := newOptions(opts)
-	now := o.clock.Now()
+	now := c.Clock.Now()
 	deadline, hasDeadline := ctx.Deadline()
-	lease := o.leaseFor(deadline, hasDeadline, now)
+	lease := c.leaseFor(deadline, hasDeadline, now)
 	owner := NewOwner()
 
 	claim, err := s.Claim(ctx, ClaimRequest{
@@ -100,30 +111,27 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 		Fingerprint: fingerprint,
 		Now:         now,
 		LeaseUntil:  now.Add(lease),
-		ExpiresAt:   now.Add(max(o.expiry, lease)),
+		ExpiresAt:   now.Add(max(c.Expiry, lease)),
 	})
 	if err != nil {
 		return Result{}, wrap("claim", key, err)
 	}
-	switch claim.State {
-	case HeldCompleted, HeldInProgress:
+	if !claim.Claimed {
 		rec := claim.Record
 		if fingerprint != "" && rec.Fingerprint != "" && rec.Fingerprint != fingerprint {
 			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
 		}
-		if claim.State == HeldCompleted {
-			if rec.OmittedBytes > 0 {
-				return Result{Outcome: Replayed, Omitted: true}, nil
-			}
-			return Result{Outcome: Replayed, Value: rec.Result}, nil
+		switch rec.Status {
+		case StatusCompleted:
+			return Result{Outcome: Replayed, Value: rec.Result, Omitted: rec.OmittedBytes > 0, ExpiresAt: rec.ExpiresAt}, nil
+		case StatusInProgress:
+			return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
 		}
-		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
-	case Claimed:
-	default:
-		return Result{}, &Error{Op: "claim", Key: key, Err: errors.New("store returned no claim state")}
+		// Fail closed: a holder nobody can read is not a result.
+		return Result{}, &Error{Op: "claim", Key: key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
 	}
 
-	value, writes, runErr := run(ctx, s, key, owner, lease, o, fn)
+	value, writes, runErr := run(ctx, s, key, owner, lease, c, fn)
 	// The claim is ours: settle it even if the caller's context is done.
 	settle := context.WithoutCancel(ctx)
 	if runErr != nil {
@@ -132,20 +140,20 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 		}
 		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
 	}
-	res := Result{Outcome: Executed, Value: value, TookOver: claim.TookOver}
-	c := Completion{
+	comp := Completion{
 		Key:       key,
 		Owner:     owner,
 		Result:    value,
-		ExpiresAt: o.clock.Now().Add(o.expiry),
+		ExpiresAt: c.Clock.Now().Add(c.Expiry),
 		Writes:    writes,
 	}
-	err = s.Complete(settle, c)
+	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
+	err = s.Complete(settle, comp)
 	if errors.Is(err, ErrResultTooLarge) {
 		// The work is done and must not run again for want of room: settle
 		// the key without the result (and with the staged writes).
-		c.Result, c.OmittedBytes = nil, max(len(value), 1)
-		omitErr := s.Complete(settle, c)
+		comp.Result, comp.OmittedBytes = nil, max(len(value), 1)
+		omitErr := s.Complete(settle, comp)
 		if omitErr == nil {
 			res.Omitted = true
 			return res, wrap("complete", key, err)
@@ -166,13 +174,14 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 }
 
 // run calls fn with a stage for writes, a heartbeat if asked for, and a
-// release of the claim if fn panics.
-func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, o options, fn Func) (value []byte, writes []any, err error) {
+// release of the claim if fn panics. A goroutine that exits inside fn
+// (runtime.Goexit) is taken for a crash: its claim is left to its lease.
+func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, c Config, fn Func) (value []byte, writes []any, err error) {
 	st := &stage{}
 	ctx = context.WithValue(ctx, stageKey{}, st)
-	if o.heartbeat > 0 {
+	if beat := c.beatFor(lease); beat > 0 {
 		var stop func()
-		ctx, stop = heartbeat(ctx, s, key, owner, lease, o)
+		ctx, stop = heartbeat(ctx, s, key, owner, lease, beat, c.Clock)
 		defer stop()
 	}
 	defer func() {
@@ -195,14 +204,14 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 
 // heartbeat extends the lease every interval until stop is called. It
 // cancels the returned context with ErrLeaseLost when the lease is gone.
-func heartbeat(ctx context.Context, s Store, key Key, owner string, lease time.Duration, o options) (context.Context, func()) {
+func heartbeat(ctx context.Context, s Store, key Key, owner string, lease, interval time.Duration, clock Clock) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(o.heartbeat)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
@@ -211,7 +220,7 @@ func heartbeat(ctx context.Context, s Store, key Key, owner string, lease time.D
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				err := s.Extend(ctx, key, owner, o.clock.Now().Add(lease))
+				err := s.Extend(ctx, key, owner, clock.Now().Add(lease))
 				if errors.Is(err, ErrLeaseLost) {
 					cancel(ErrLeaseLost)
 					return
@@ -235,9 +244,12 @@ type stage struct {
 	closed bool
 }
 
-// Stage adds a store-specific write (for the DynamoDB store, a
-// types.TransactWriteItem) to be committed atomically with the result of
-// the work running under ctx, so the record and the write cannot disagree.
+// Stage adds a store-specific write to be committed atomically with the
+// result of the work running under ctx, so the record and the write cannot
+// disagree. Call it through your store's typed Stage (dynamostore.Stage
+// takes a types.TransactWriteItem), which catches a wrong type when it is
+// compiled; a type the store does not commit fails the completion with
+// ErrUnsupportedWrite.
 // It fails outside a Func run by Do, or after the Func returned.
 func Stage(ctx context.Context, write any) error {
 	st, ok := ctx.Value(stageKey{}).(*stage)

@@ -6,12 +6,12 @@
 // IN_PROGRESS with a lease; the work runs; the result is stored and the key
 // marked COMPLETED. Every later delivery finds the record:
 //
-//	record found                         Claim state      Do outcome   what the caller does
-//	none, or expired                     Claimed          Executed     ran the work; ack
-//	IN_PROGRESS, lease passed (crash)    Claimed          Executed     took over; ack
-//	IN_PROGRESS, lease live              HeldInProgress   InProgress   leave the message for a retry
-//	COMPLETED, not expired               HeldCompleted    Replayed     stored result; ack
-//	any, other payload fingerprint       (held)           error        ErrPayloadMismatch
+//	record found                         Claim          Do outcome   what the caller does
+//	none, or expired                     Claimed        Executed     ran the work; ack
+//	IN_PROGRESS, lease passed (crash)    Claimed        Executed     took over; ack
+//	IN_PROGRESS, lease live              the record     InProgress   leave the message for a retry
+//	COMPLETED, not expired               the record     Replayed     stored result; ack
+//	any, other payload fingerprint       the record     error        ErrPayloadMismatch
 //
 // When the work fails or panics the claim is released (deleted) so a retry
 // can claim again. Complete, Release and Extend are fenced by an owner token
@@ -24,8 +24,11 @@
 // result with ErrResultTooLarge, and later calls are Replayed with
 // Result.Omitted and no value.
 //
-// Records must outlive every redelivery of their message: size their expiry
-// with RecordLifetime from the queue's settings.
+// Records must outlive every redelivery of their message: size
+// Config.Expiry from the queue's settings (handler.RecordLifetime).
+//
+// Settings live in Config, declared, defaulted and checked in one place;
+// Do takes them as Options, and the SQS handler passes them on unchanged.
 //
 // This package holds the model and imports no AWS package. Stores live in
 // idem/dynamostore (DynamoDB) and idem/memstore (memory); idem/idemtest is

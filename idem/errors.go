@@ -3,6 +3,7 @@ package idem
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Match them with errors.Is; they arrive wrapped in an
@@ -24,25 +25,22 @@ var (
 	ErrUnsupportedWrite = errors.New("idem: store cannot commit this staged write")
 )
 
-// Error says which operation on which key (and, from the SQS handler, which
-// message) failed. Err is the cause: a sentinel above or a store's error.
+// Error says which operation on which key failed. Err is the cause: a
+// sentinel above or a store's error.
 type Error struct {
-	Op        string // "claim", "run", "complete", "release", "extend", "get", "key", "replay"
-	Key       Key    // empty when no key could be made
-	MessageID string // set by the SQS handler
-	Err       error
+	Op  string // "claim", "run", "complete", "release", "extend", "get"
+	Key Key    // empty when no key could be made
+	Err error
 }
 
-// Error formats the operation, the message, the key and the cause.
+// Error formats the operation, the key and the cause, with the package
+// prefix once.
 func (e *Error) Error() string {
 	s := "idem: " + e.Op
-	if e.MessageID != "" {
-		s += " message " + e.MessageID
-	}
 	if e.Key != "" {
 		s += fmt.Sprintf(" key %q", string(e.Key))
 	}
-	return s + ": " + e.Err.Error()
+	return s + ": " + strings.TrimPrefix(e.Err.Error(), "idem: ")
 }
 
 // Unwrap returns the cause.

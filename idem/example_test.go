@@ -80,15 +80,5 @@ func ExampleDo_payloadMismatch() {
 	_, _ = idem.Do(context.Background(), store, key, a, send)
 	_, err := idem.Do(context.Background(), store, key, b, send)
 	fmt.Println(err)
-	// Output: idem: claim key "mailer#welcome-7": idem: payload does not match the record's
-}
-
-func ExampleRecordLifetime() {
-	life, err := idem.RecordLifetime(idem.QueueSettings{
-		Retention:         4 * 24 * time.Hour, // SQS's default
-		VisibilityTimeout: 30 * time.Second,
-		MaxReceives:       5,
-	})
-	fmt.Println(life, err)
-	// Output: 120h4m0s <nil>
+	// Output: idem: claim key "mailer#welcome-7": payload does not match the record's
 }

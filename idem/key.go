@@ -14,14 +14,22 @@ import (
 // name) so two functions sharing a table never collide.
 type Key string
 
+// errNoNamespace is returned by the key helpers for an empty namespace: a
+// key without one could collide with another function's.
+var errNoNamespace = fmt.Errorf("%w: the namespace is empty", ErrNoKey)
+
 // MaxKeyBytes is the longest key kept as it is; a longer one is replaced by
 // its namespace and a SHA-256 of the whole key, well within DynamoDB's
 // 2048-byte partition key limit.
 const MaxKeyBytes = 1024
 
 // ClientKey makes a key from a key the caller supplies (an
-// "Idempotency-Key" the producer chose). An empty key is ErrNoKey.
+// "Idempotency-Key" the producer chose). An empty key or namespace is
+// ErrNoKey.
 func ClientKey(namespace, key string) (Key, error) {
+	if namespace == "" {
+		return "", errNoNamespace
+	}
 	if key == "" {
 		return "", fmt.Errorf("%w: the key is empty", ErrNoKey)
 	}
@@ -33,6 +41,9 @@ func ClientKey(namespace, key string) (Key, error) {
 // Parts are escaped, so ("a:b") and ("a", "b") are different keys. No parts,
 // or an empty part, is ErrNoKey.
 func NaturalKey(namespace string, parts ...string) (Key, error) {
+	if namespace == "" {
+		return "", errNoNamespace
+	}
 	if len(parts) == 0 {
 		return "", fmt.Errorf("%w: no key parts", ErrNoKey)
 	}
@@ -57,6 +68,9 @@ func NaturalKey(namespace string, parts ...string) (Key, error) {
 // ("document.id"). A field that is absent or null is ErrNoKey: an absent
 // value never stands for all requests that lack it.
 func JSONKey(namespace string, body []byte, fields ...string) (Key, error) {
+	if namespace == "" {
+		return "", errNoNamespace
+	}
 	if len(fields) == 0 {
 		return "", fmt.Errorf("%w: no key fields named", ErrNoKey)
 	}

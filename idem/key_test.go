@@ -161,3 +161,17 @@ func TestJSONFingerprint(t *testing.T) {
 		t.Fatal("byte fingerprints collide")
 	}
 }
+
+// A key without a namespace could collide with another function's.
+func TestKeysNeedANamespace(t *testing.T) {
+	t.Parallel()
+	for name, f := range map[string]func() (idem.Key, error){
+		"client":  func() (idem.Key, error) { return idem.ClientKey("", "x") },
+		"natural": func() (idem.Key, error) { return idem.NaturalKey("", "x") },
+		"json":    func() (idem.Key, error) { return idem.JSONKey("", []byte(`{"a":1}`), "a") },
+	} {
+		if k, err := f(); !errors.Is(err, idem.ErrNoKey) || k != "" {
+			t.Errorf("%s key with an empty namespace: %q, %v; want ErrNoKey", name, k, err)
+		}
+	}
+}

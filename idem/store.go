@@ -46,44 +46,19 @@ type ClaimRequest struct {
 	ExpiresAt   time.Time // when the record expires
 }
 
-// ClaimState is the outcome of a claim.
-type ClaimState int
-
-// The outcomes of a claim.
-const (
-	// Claimed: the caller owns the key and must do the work.
-	Claimed ClaimState = iota + 1
-	// HeldCompleted: the work was done; Claim.Record holds its result, or
-	// its OmittedBytes says the result was too large to store.
-	HeldCompleted
-	// HeldInProgress: another worker holds a live lease, until
-	// Claim.Record.LeaseUntil.
-	HeldInProgress
-)
-
-// String names the state.
-func (s ClaimState) String() string {
-	switch s {
-	case Claimed:
-		return "claimed"
-	case HeldCompleted:
-		return "completed"
-	case HeldInProgress:
-		return "in progress"
-	}
-	return "unknown"
-}
-
 // Claim is what a store answers to a ClaimRequest.
 type Claim struct {
-	State ClaimState
-	// Record is the record that holds the key when State is not Claimed,
-	// read in the same round trip as the failed claim.
+	// Claimed is set when the caller owns the key and must do the work.
+	Claimed bool
+	// Record is the record that holds the key when Claimed is not set,
+	// read in the same round trip as the failed claim: StatusCompleted
+	// (the work was done; Result holds its result, or OmittedBytes says it
+	// was too large to store) or StatusInProgress (another worker holds a
+	// live lease, until LeaseUntil).
 	Record Record
-	// TookOver is set when Claimed replaced an existing record (an expired
-	// record, or an IN_PROGRESS claim whose lease had passed); Previous is
-	// that record.
-	TookOver bool
+	// Previous is the record a claim replaced (an expired record, or an
+	// IN_PROGRESS claim whose lease had passed); nil when the key was
+	// absent, and when Claimed is not set.
 	Previous *Record
 }
 
@@ -101,4 +76,13 @@ type Completion struct {
 	// the result, of that many bytes, was too large to store. Result is
 	// then ignored. 0 stores Result.
 	OmittedBytes int
+}
+
+// String says what holds the key: "claimed", or the holding record's
+// status ("COMPLETED", "INPROGRESS").
+func (c Claim) String() string {
+	if c.Claimed {
+		return "claimed"
+	}
+	return string(c.Record.Status)
 }

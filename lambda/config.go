@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/idemq/idemq/handler"
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
@@ -18,7 +16,7 @@ const (
 	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
 	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
-	envBackoff      = "IDEMQ_BACKOFF"                 // "true": in-progress back-off through SQS
+	envBackoff      = "IDEMQ_BACKOFF"                 // "false" turns the in-progress back-off through SQS off; default on
 	envProviderURL  = "IDEMQ_PROVIDER_URL"            // OpenAI-compatible base URL; required
 	envLease        = "IDEMQ_LEASE"                   // Go duration; default: from the invocation's deadline
 	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT"       // DynamoDB endpoint URL, for DynamoDB Local
@@ -41,7 +39,7 @@ type config struct {
 	endpoint     string
 	expiry       time.Duration // 0: the default
 	lease        time.Duration // 0: the default
-	keyField     string
+	keyField     string        // "": handler's default
 	backoff      bool
 	providerURL  string
 	apiKey       string
@@ -50,7 +48,7 @@ type config struct {
 	emfNamespace string        // "": no EMF
 	sqsEndpoint  string        // "": the AWS endpoint
 	queueURL     string        // "": derived from each record's event source ARN
-	concurrency  int           // records of a batch at once; 0: the default
+	concurrency  int           // records of a batch at once; 0: handler's default
 	heartbeat    time.Duration // 0: no heartbeat
 }
 
@@ -90,9 +88,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("%s=%q: %v", envEndpoint, c.endpoint, err)
 		}
 	}
-	if c.keyField == "" {
-		c.keyField = handler.DefaultKeyField
-	}
 	var err error
 	if c.expiry, err = duration(getenv, envRecordExpiry); err != nil {
 		errs = append(errs, err)
@@ -103,15 +98,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.heartbeat, err = duration(getenv, envHeartbeat); err != nil {
 		errs = append(errs, err)
 	}
-	if c.heartbeat > 0 && c.lease > 0 && c.heartbeat >= c.lease {
-		bad("%s=%s is not shorter than %s=%s: the lease would pass between two beats", envHeartbeat, c.heartbeat, envLease, c.lease)
-	}
-	c.concurrency = handler.DefaultConcurrency
 	if v := getenv(envConcurrency); v != "" {
 		if c.concurrency, err = strconv.Atoi(v); err != nil || c.concurrency < 1 {
 			bad("%s=%q: want a whole number of at least 1", envConcurrency, v)
 		}
 	}
+	// The back-off is on unless turned off: without it an in-progress
+	// message spends a receive every visibility timeout and can reach the
+	// dead-letter queue with its work undone.
+	c.backoff = true
 	if v := getenv(envBackoff); v != "" {
 		if c.backoff, err = strconv.ParseBool(v); err != nil {
 			bad("%s=%q: want true or false", envBackoff, v)
@@ -123,7 +118,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		switch {
 		case v.value == "":
 		case !c.backoff:
-			bad("%s is set but %s is not true: only the in-progress back-off talks to SQS", v.name, envBackoff)
+			bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, envBackoff)
 		default:
 			if err := checkURL(v.value); err != nil {
 				bad("%s=%q: %v", v.name, v.value, err)

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/idemq/idemq/handler"
 )
 
 func env(kv ...string) func(string) string {
@@ -26,14 +24,21 @@ func TestLoadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{store: "dynamodb", table: "idem", endpoint: "http://127.0.0.1:8000",
-		expiry: 120*time.Hour + 19*time.Minute, lease: 90 * time.Second, keyField: "idempotency_key",
+		expiry: 120*time.Hour + 19*time.Minute, lease: 90 * time.Second,
 		backoff: true, providerURL: "https://api.openai.com/v1", concurrency: 25, heartbeat: 30 * time.Second}
 	if c != want {
 		t.Errorf("config\n got %+v\nwant %+v", c, want)
 	}
 
 	c, err = loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envKeyField, "request.id", envBackoff, "false"))
-	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 || c.concurrency != handler.DefaultConcurrency {
+	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 || c.concurrency != 0 {
+		t.Errorf("memory config %+v, %v", c, err)
+	}
+
+	// Back-off is on by default: an in-progress message must not spend its
+	// receives while a lease runs out.
+	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1"))
+	if err != nil || !c.backoff {
 		t.Errorf("memory config %+v, %v", c, err)
 	}
 
@@ -61,8 +66,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"nothing set", env(), []string{envTable, envProviderURL}},
 		{"bad durations", env(envTable, "t", envProviderURL, "http://p", envRecordExpiry, "5 days", envLease, "-1s"),
 			[]string{envRecordExpiry, envLease}},
-		{"heartbeat not shorter than the lease", env(envTable, "t", envProviderURL, "http://p", envLease, "4s", envHeartbeat, "4s"),
-			[]string{envHeartbeat, envLease}},
+		{"heartbeat not a duration", env(envTable, "t", envProviderURL, "http://p", envHeartbeat, "1"),
+			[]string{envHeartbeat}},
 		{"bad heartbeat", env(envTable, "t", envProviderURL, "http://p", envHeartbeat, "often"), []string{envHeartbeat}},
 		{"bad concurrency", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "0"), []string{envConcurrency}},
 		{"concurrency not a number", env(envTable, "t", envProviderURL, "http://p", envConcurrency, "ten"), []string{envConcurrency}},
@@ -72,7 +77,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad store", env(envStore, "redis", envProviderURL, "http://p"), []string{envStore}},
 		{"bad SQS endpoint and queue URL", env(envTable, "t", envProviderURL, "http://p", envBackoff, "true",
 			envSQSEndpoint, "127.0.0.1:9324", envQueueURL, "jobs"), []string{envSQSEndpoint, envQueueURL}},
-		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p",
+		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p", envBackoff, "false",
 			envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://127.0.0.1:9324/000000000000/jobs"),
 			[]string{envSQSEndpoint, envQueueURL, envBackoff}},
 		{"API key and API key secret", env(envTable, "t", envProviderURL, "http://p",

@@ -13,15 +13,19 @@
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
-//	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration shorter than the lease (default off)
+//	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half the lease (default off)
 //	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
-//	IDEMQ_BACKOFF                  "true": give in-progress messages back at their lease's end (needs sqs:ChangeMessageVisibility)
-//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; with IDEMQ_BACKOFF only)
-//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; with IDEMQ_BACKOFF only)
+//	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
+//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
+//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
 //	IDEMQ_STORE                    dynamodb (default) or memory (local runs: records live as long as the process)
 //	IDEMQ_NAMESPACE                key namespace (default: the function's name)
 //	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
+//
+// The worker only maps these onto handler and idem options: their defaults
+// and their checks are the library's. A setting the library refuses stops
+// the function at start-up with the library's message.
 package main
 
 import (
@@ -65,12 +69,25 @@ func main() {
 // the configuration, reading the provider's API key from Secrets Manager if
 // a secret is named. awsOpts are added to the AWS SDK's default
 // configuration (tests point it at fake servers).
-func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
+func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (h handler.Handler, err error) {
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
 		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
-	if cfg.concurrency == 0 {
-		cfg.concurrency = handler.DefaultConcurrency
+	// The library refuses unsafe settings by panicking as it is wired:
+	// report that as a configuration error.
+	defer func() {
+		if p := recover(); p != nil {
+			h, err = nil, fmt.Errorf("bad configuration: %v", p)
+		}
+	}()
+	opts := []handler.Option{handler.WithLogger(logger)}
+	if cfg.keyField != "" {
+		opts = append(opts, handler.WithKeyField(cfg.keyField))
+	}
+	conns := handler.DefaultConcurrency // idle connections to keep: one per record at once
+	if cfg.concurrency != 0 {
+		conns = cfg.concurrency
+		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
 	}
 	var awsCfg aws.Config
 	if cfg.store == "dynamodb" || cfg.backoff || cfg.apiKeySecret != "" {
@@ -92,7 +109,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
 		store = memstore.New()
 	default:
-		client := dynamodb.NewFromConfig(awsCfg, dynamostore.KeepConnections(cfg.concurrency), func(o *dynamodb.Options) {
+		client := dynamodb.NewFromConfig(awsCfg, dynamostore.KeepConnections(conns), func(o *dynamodb.Options) {
 			if cfg.endpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.endpoint)
 			}
@@ -100,24 +117,15 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		store = dynamostore.New(client, cfg.table)
 	}
 
-	opts := []handler.Option{handler.WithKeyField(cfg.keyField), handler.WithLogger(logger), handler.WithConcurrency(cfg.concurrency)}
 	if cfg.namespace != "" {
 		opts = append(opts, handler.WithNamespace(cfg.namespace))
 	}
-	if cfg.expiry > 0 {
-		opts = append(opts, handler.WithExpiry(cfg.expiry))
-	}
-	if cfg.lease > 0 {
-		opts = append(opts, handler.WithLease(cfg.lease))
-	}
-	if cfg.heartbeat > 0 {
-		opts = append(opts, handler.WithHeartbeat(cfg.heartbeat))
-	}
+	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat)))
 	if cfg.backoff {
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
 			// back at once: keep a connection for each.
-			o.HTTPClient = keepConnections(o.HTTPClient, cfg.concurrency)
+			o.HTTPClient = keepConnections(o.HTTPClient, conns)
 			if cfg.sqsEndpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 			}
@@ -129,7 +137,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
-	w := &worker{provider: newProvider(cfg.providerURL, apiKey, cfg.concurrency)}
+	w := &worker{provider: newProvider(cfg.providerURL, apiKey, conns)}
 	return handler.WrapSQS(store, w.handle, opts...), nil
 }
 

@@ -175,7 +175,7 @@ func holdKey(t *testing.T, store idem.Store, key, body string, lease time.Durati
 	now := time.Now()
 	c, err := store.Claim(context.Background(), idem.ClaimRequest{
 		Key: k, Owner: idem.NewOwner(), Fingerprint: fp, Now: now, LeaseUntil: now.Add(lease), ExpiresAt: now.Add(time.Hour)})
-	if err != nil || c.State != idem.Claimed {
+	if err != nil || !c.Claimed {
 		t.Fatalf("claim %s: %+v, %v", k, c, err)
 	}
 }
@@ -363,6 +363,9 @@ func startRIE(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...st
 			"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
 			"AWS_REGION=us-east-1",
 			"AWS_EC2_METADATA_DISABLED=true",
+			// The back-off is on by default: keep it on loopback (a closed
+			// port) unless a test gives it a server (IDEMQ_SQS_ENDPOINT).
+			"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:1",
 			"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
 			"IDEMQ_RECORD_EXPIRY=120h",
 		}, env...),

@@ -81,6 +81,18 @@ func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 	}
 }
 
+// The worker maps its variables onto the library's settings and leaves
+// their checks to it: a setting the library refuses is a start-up error
+// carrying the library's message.
+func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
+	t.Parallel()
+	cfg := config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", lease: 4 * time.Second, heartbeat: 4 * time.Second}
+	_, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "idem: Heartbeat 4s is more than half of Lease 4s") {
+		t.Errorf("err = %v, want the library's refusal of the heartbeat", err)
+	}
+}
+
 // fakeAWS points the worker's AWS configuration at a fake server on
 // loopback.
 func fakeAWS(url string) []func(*awsconfig.LoadOptions) error {

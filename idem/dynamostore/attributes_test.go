@@ -77,7 +77,7 @@ func TestCustomAttributes(t *testing.T) {
 	wantNames(t, b.rawItem(t, "pk", "cus#1"), "pk", "state", "ttl_s", "result", "claim_token")
 
 	c, _ := b.claim(t, "cus#1", b.now.Add(time.Minute), time.Minute, time.Hour)
-	if c.State != idem.HeldCompleted || string(c.Record.Result) != "done" || c.Record.Owner != owner {
+	if c.String() != string(idem.StatusCompleted) || string(c.Record.Result) != "done" || c.Record.Owner != owner {
 		t.Fatalf("duplicate: %+v, want the completed record", c)
 	}
 	rec, ok, err := store.Get(ctx, "cus#1")
@@ -91,14 +91,14 @@ func TestCustomAttributes(t *testing.T) {
 	}
 	wantNames(t, b.rawItem(t, "pk", "cus#3"), "pk", "state", "ttl_s", "too_big_bytes", "claim_token")
 	c, _ = b.claim(t, "cus#3", b.now.Add(time.Minute), time.Minute, time.Hour)
-	if c.State != idem.HeldCompleted || c.Record.OmittedBytes != 5<<20 {
+	if c.String() != string(idem.StatusCompleted) || c.Record.OmittedBytes != 5<<20 {
 		t.Fatalf("duplicate: %+v, want the completed record with its marker", c)
 	}
 
 	// The fence and the take-over use the custom names too.
 	stale := b.mustClaim(t, "cus#2")
 	c, fresh := b.claim(t, "cus#2", b.now.Add(2*time.Minute), time.Minute, time.Hour)
-	if c.State != idem.Claimed || !c.TookOver || c.Previous.Owner != stale {
+	if !c.Claimed || c.Previous == nil || c.Previous.Owner != stale {
 		t.Fatalf("take-over: %+v", c)
 	}
 	if err := store.Extend(ctx, "cus#2", stale, b.now.Add(time.Hour)); !errors.Is(err, idem.ErrLeaseLost) {

@@ -52,12 +52,12 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		}
 		return idem.Claim{}, s.fail("claim", req.Key, err)
 	}
-	c := idem.Claim{State: idem.Claimed}
+	c := idem.Claim{Claimed: true}
 	if len(out.Attributes) > 0 {
 		// The claim is ours whatever the old item holds: report what
 		// could be read of it rather than fail a claim that succeeded.
 		prev, _ := s.record(out.Attributes)
-		c.TookOver, c.Previous = true, &prev
+		c.Previous = &prev
 	}
 	return c, nil
 }
@@ -80,11 +80,9 @@ func (s *Store) held(req idem.ClaimRequest, item map[string]types.AttributeValue
 	}
 	switch {
 	case rec.Status == idem.StatusInProgress && rec.Owner == req.Owner:
-		return idem.Claim{State: idem.Claimed}, nil
-	case rec.Status == idem.StatusCompleted:
-		return idem.Claim{State: idem.HeldCompleted, Record: rec}, nil
-	case rec.Status == idem.StatusInProgress:
-		return idem.Claim{State: idem.HeldInProgress, Record: rec}, nil
+		return idem.Claim{Claimed: true}, nil
+	case rec.Status == idem.StatusCompleted, rec.Status == idem.StatusInProgress:
+		return idem.Claim{Record: rec}, nil
 	}
 	return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: fmt.Errorf("dynamostore: the record has an unknown status %q", rec.Status)}
 }

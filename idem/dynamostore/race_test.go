@@ -45,7 +45,7 @@ func TestRaceAcrossClients(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("worker %d: %v", i, errs[i])
 		}
-		if c.State == idem.Claimed {
+		if c.Claimed {
 			if winner >= 0 {
 				t.Fatalf("workers %d and %d both claimed the key", winner, i)
 			}
@@ -59,8 +59,8 @@ func TestRaceAcrossClients(t *testing.T) {
 		if i == winner {
 			continue
 		}
-		if c.State != idem.HeldInProgress || c.Record.Owner != owners[winner] {
-			t.Errorf("worker %d: %s held by %q, want in progress held by the winner %q", i, c.State, c.Record.Owner, owners[winner])
+		if c.String() != string(idem.StatusInProgress) || c.Record.Owner != owners[winner] {
+			t.Errorf("worker %d: %s held by %q, want in progress held by the winner %q", i, c, c.Record.Owner, owners[winner])
 		}
 	}
 }

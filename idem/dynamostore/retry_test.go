@@ -47,14 +47,14 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		t.Fatalf("claim and complete, each sent twice: %+v, %v; want executed", r, err)
 	}
 	r, err = idem.Do(context.Background(), store, "retry#tx", "", func(ctx context.Context) ([]byte, error) {
-		return []byte("answer"), idem.Stage(ctx, b.put("retry#side"))
+		return []byte("answer"), dynamostore.Stage(ctx, b.put("retry#side"))
 	})
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("claim and transaction, each sent twice: %+v, %v; want executed", r, err)
 	}
 	for _, key := range []idem.Key{"retry#plain", "retry#tx"} {
 		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
-		if c.State != idem.HeldCompleted || string(c.Record.Result) != "answer" {
+		if c.String() != string(idem.StatusCompleted) || string(c.Record.Result) != "answer" {
 			t.Fatalf("%s: %+v, want COMPLETED with the answer", key, c)
 		}
 	}
@@ -68,14 +68,14 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		t.Fatalf("completion without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)
 	}
 	r, err = idem.Do(context.Background(), store, "retry#omittx", "", func(ctx context.Context) ([]byte, error) {
-		return big, idem.Stage(ctx, b.put("retry#omitside"))
+		return big, dynamostore.Stage(ctx, b.put("retry#omitside"))
 	})
 	if !errors.Is(err, idem.ErrResultTooLarge) || errors.Is(err, idem.ErrLeaseLost) || !r.Omitted {
 		t.Fatalf("transaction without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)
 	}
 	for _, key := range []idem.Key{"retry#omit", "retry#omittx"} {
 		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
-		if c.State != idem.HeldCompleted || c.Record.OmittedBytes != len(big) {
+		if c.String() != string(idem.StatusCompleted) || c.Record.OmittedBytes != len(big) {
 			t.Fatalf("%s: %+v, want COMPLETED with the marker", key, c)
 		}
 	}

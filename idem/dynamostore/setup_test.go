@@ -55,8 +55,8 @@ func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry t
 func (b *bundle) mustClaim(t *testing.T, key idem.Key) string {
 	t.Helper()
 	c, owner := b.claim(t, key, b.now, time.Minute, time.Hour)
-	if c.State != idem.Claimed {
-		t.Fatalf("claim %q: state %s, want claimed", key, c.State)
+	if !c.Claimed {
+		t.Fatalf("claim %q: state %s, want claimed", key, c)
 	}
 	return owner
 }

@@ -29,10 +29,10 @@ func TestWritesCommitWithTheResult(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	r, err := idem.Do(context.Background(), b.store, "tx#1", "", func(ctx context.Context) ([]byte, error) {
-		if err := idem.Stage(ctx, b.put("side#1")); err != nil {
+		if err := dynamostore.Stage(ctx, b.put("side#1")); err != nil {
 			return nil, err
 		}
-		return []byte("done"), idem.Stage(ctx, b.put("side#2"))
+		return []byte("done"), dynamostore.Stage(ctx, b.put("side#2"))
 	})
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("do: %+v, %v", r, err)
@@ -57,7 +57,7 @@ func TestStaleOwnerWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	_, stale := b.claim(t, "tx#stale", b.now, time.Second, time.Hour)
 	c, fresh := b.claim(t, "tx#stale", b.now.Add(2*time.Second), time.Minute, time.Hour)
-	if c.State != idem.Claimed || !c.TookOver {
+	if !c.Claimed || c.Previous == nil {
 		t.Fatalf("take-over: %+v", c)
 	}
 	err := b.store.Complete(ctx, idem.Completion{Key: "tx#stale", Owner: stale, Result: []byte("stale"), ExpiresAt: b.now.Add(time.Hour),

@@ -55,8 +55,8 @@ func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry t
 func (b *bundle) mustClaim(t *testing.T, key idem.Key, at time.Time, lease time.Duration) string {
 	t.Helper()
 	c, owner := b.claim(t, key, at, lease, time.Hour, "")
-	if c.State != idem.Claimed {
-		t.Fatalf("claim %q at %s: state %s, want claimed", key, at, c.State)
+	if !c.Claimed {
+		t.Fatalf("claim %q at %s: state %s, want claimed", key, at, c)
 	}
 	return owner
 }
@@ -65,10 +65,17 @@ func (b *bundle) complete(key idem.Key, owner string, result []byte, expiresAt t
 	return b.store.Complete(context.Background(), idem.Completion{Key: key, Owner: owner, Result: result, ExpiresAt: expiresAt})
 }
 
-func wantState(t *testing.T, c idem.Claim, want idem.ClaimState) {
+// The answers of a claim, as idem.Claim.String spells them.
+const (
+	claimed    = "claimed"
+	completed  = string(idem.StatusCompleted)
+	inProgress = string(idem.StatusInProgress)
+)
+
+func wantState(t *testing.T, c idem.Claim, want string) {
 	t.Helper()
-	if c.State != want {
-		t.Fatalf("claim state %s, want %s (record %+v)", c.State, want, c.Record)
+	if c.String() != want {
+		t.Fatalf("claim state %s, want %s (record %+v)", c, want, c.Record)
 	}
 }
 
@@ -91,8 +98,8 @@ var cases = []struct {
 }{
 	{"ClaimAbsentKey", func(t *testing.T, b *bundle) {
 		c, _ := b.claim(t, "t#absent", b.now, time.Minute, time.Hour, "fp1")
-		wantState(t, c, idem.Claimed)
-		if c.TookOver || c.Previous != nil {
+		wantState(t, c, claimed)
+		if c.Previous != nil {
 			t.Fatalf("claim of an absent key reports a take-over: %+v", c)
 		}
 	}},
@@ -100,7 +107,7 @@ var cases = []struct {
 		lease := 90*time.Second + 123*time.Millisecond
 		_, owner := b.claim(t, "t#busy", b.now, lease, time.Hour, "fp1")
 		c, _ := b.claim(t, "t#busy", b.now.Add(time.Second), time.Minute, time.Hour, "fp1")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		r := c.Record
 		if r.Status != idem.StatusInProgress || r.Owner != owner || r.Fingerprint != "fp1" || r.Key != "t#busy" {
 			t.Fatalf("held record %+v, want IN_PROGRESS owned by %s with fingerprint fp1", r, owner)
@@ -112,9 +119,9 @@ var cases = []struct {
 	{"LeaseBoundaryIsStillHeld", func(t *testing.T, b *bundle) {
 		b.mustClaim(t, "t#edge", b.now, 5*time.Second)
 		c, _ := b.claim(t, "t#edge", b.now.Add(5*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		c, _ = b.claim(t, "t#edge", b.now.Add(5*time.Second+time.Millisecond), time.Minute, time.Hour, "")
-		wantState(t, c, idem.Claimed)
+		wantState(t, c, claimed)
 	}},
 	{"CompletedResultRoundTrips", func(t *testing.T, b *bundle) {
 		results := map[idem.Key][]byte{
@@ -128,7 +135,7 @@ var cases = []struct {
 				t.Fatalf("complete %q: %v", key, err)
 			}
 			c, _ := b.claim(t, key, b.now.Add(time.Hour), time.Minute, time.Hour, "")
-			wantState(t, c, idem.HeldCompleted)
+			wantState(t, c, completed)
 			if !bytes.Equal(c.Record.Result, want) {
 				t.Fatalf("%q: stored result differs: got %d bytes, want %d", key, len(c.Record.Result), len(want))
 			}
@@ -146,7 +153,7 @@ var cases = []struct {
 			t.Fatal(err)
 		}
 		c, _ := b.claim(t, "t#round", b.now.Add(11*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 		if !c.Record.ExpiresAt.Equal(b.now.Add(11 * time.Second)) {
 			t.Fatalf("expiry %s, want it rounded up to %s", c.Record.ExpiresAt, b.now.Add(11*time.Second))
 		}
@@ -157,7 +164,7 @@ var cases = []struct {
 			t.Fatal(err)
 		}
 		c, _ := b.claim(t, "t#done", b.now.Add(59*time.Minute), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 	}},
 	{"ExpiredCompletedIsReclaimable", func(t *testing.T, b *bundle) {
 		owner := b.mustClaim(t, "t#old", b.now, time.Minute)
@@ -165,8 +172,8 @@ var cases = []struct {
 			t.Fatal(err)
 		}
 		c, fresh := b.claim(t, "t#old", b.now.Add(time.Hour), time.Minute, time.Hour, "")
-		wantState(t, c, idem.Claimed)
-		if !c.TookOver || c.Previous == nil || c.Previous.Status != idem.StatusCompleted || string(c.Previous.Result) != "old" {
+		wantState(t, c, claimed)
+		if c.Previous == nil || c.Previous.Status != idem.StatusCompleted || string(c.Previous.Result) != "old" {
 			t.Fatalf("re-claim of an expired record: %+v, want a take-over of the COMPLETED record", c)
 		}
 		if err := b.complete("t#old", fresh, []byte("new"), b.now.Add(2*time.Hour)); err != nil {
@@ -176,12 +183,12 @@ var cases = []struct {
 	{"TakeOverAfterLease", func(t *testing.T, b *bundle) {
 		first := b.mustClaim(t, "t#crash", b.now, time.Second)
 		c, second := b.claim(t, "t#crash", b.now.Add(2*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.Claimed)
-		if !c.TookOver || c.Previous == nil || c.Previous.Owner != first || c.Previous.Status != idem.StatusInProgress {
-			t.Fatalf("take-over: %+v, want TookOver with the previous owner %s", c, first)
+		wantState(t, c, claimed)
+		if c.Previous == nil || c.Previous.Owner != first || c.Previous.Status != idem.StatusInProgress {
+			t.Fatalf("take-over: %+v, want a take-over of the previous owner %s", c, first)
 		}
 		c, _ = b.claim(t, "t#crash", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		if c.Record.Owner != second {
 			t.Fatalf("owner %s, want the new owner %s", c.Record.Owner, second)
 		}
@@ -194,7 +201,7 @@ var cases = []struct {
 		wantLeaseLost(t, "stale extend", b.store.Extend(ctx, "t#fence", first, b.now.Add(time.Hour)))
 		wantLeaseLost(t, "stale release", b.store.Release(ctx, "t#fence", first))
 		c, _ := b.claim(t, "t#fence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		if c.Record.Owner != second || !c.Record.LeaseUntil.Equal(b.now.Add(2*time.Second+time.Minute)) {
 			t.Fatalf("the stale owner changed the new owner's record: %+v", c.Record)
 		}
@@ -202,7 +209,7 @@ var cases = []struct {
 			t.Fatalf("the new owner cannot complete: %v", err)
 		}
 		c, _ = b.claim(t, "t#fence", b.now.Add(4*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 		if string(c.Record.Result) != "fresh" {
 			t.Fatalf("result %q, want the new owner's", c.Record.Result)
 		}
@@ -215,8 +222,8 @@ var cases = []struct {
 			t.Fatalf("release: %v", err)
 		}
 		c, _ := b.claim(t, "t#rel", b.now.Add(time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.Claimed)
-		if c.TookOver {
+		wantState(t, c, claimed)
+		if c.Previous != nil {
 			t.Fatalf("claim after release reports a take-over")
 		}
 		wantLeaseLost(t, "second release", b.store.Release(ctx, "t#rel", owner))
@@ -235,7 +242,7 @@ var cases = []struct {
 		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)))
 		wantLeaseLost(t, "extend of a completed record", b.store.Extend(ctx, "t#final", owner, b.now.Add(time.Hour)))
 		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 		if string(c.Record.Result) != "one" {
 			t.Fatalf("result %q, want the first", c.Record.Result)
 		}
@@ -247,7 +254,7 @@ var cases = []struct {
 		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner))
 		wantLeaseLost(t, "extend", b.store.Extend(ctx, "t#none", owner, b.now.Add(time.Hour)))
 		c, _ := b.claim(t, "t#none", b.now, time.Minute, time.Hour, "")
-		wantState(t, c, idem.Claimed)
+		wantState(t, c, claimed)
 	}},
 	{"ExtendKeepsTheKey", func(t *testing.T, b *bundle) {
 		owner := b.mustClaim(t, "t#long", b.now, time.Second)
@@ -255,7 +262,7 @@ var cases = []struct {
 			t.Fatalf("extend: %v", err)
 		}
 		c, _ := b.claim(t, "t#long", b.now.Add(time.Minute), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		if !c.Record.LeaseUntil.Equal(b.now.Add(time.Hour)) {
 			t.Fatalf("lease until %s, want %s", c.Record.LeaseUntil, b.now.Add(time.Hour))
 		}
@@ -265,12 +272,12 @@ var cases = []struct {
 		req := idem.ClaimRequest{Key: "t#retry", Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
 		for i := range 2 {
 			c, err := b.store.Claim(context.Background(), req)
-			if err != nil || c.State != idem.Claimed {
+			if err != nil || !c.Claimed {
 				t.Fatalf("attempt %d: %+v, %v; want claimed", i+1, c, err)
 			}
 		}
 		c, _ := b.claim(t, "t#retry", b.now.Add(time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		if c.Record.Owner != req.Owner {
 			t.Fatalf("owner %s, want %s", c.Record.Owner, req.Owner)
 		}
@@ -303,7 +310,7 @@ var cases = []struct {
 		}
 		wantLeaseLost(t, "complete with a result after the marker", b.complete("t#omit", owner, nil, b.now.Add(2*time.Hour)))
 		c, _ := b.claim(t, "t#omit", b.now.Add(time.Hour), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 		r := c.Record
 		if r.OmittedBytes != size || len(r.Result) != 0 || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
 			t.Fatalf("record %+v: want COMPLETED with OmittedBytes %d and no result", r, size)
@@ -319,7 +326,7 @@ var cases = []struct {
 		wantLeaseLost(t, "the marker after a stored result",
 			b.store.Complete(context.Background(), idem.Completion{Key: "t#kept", Owner: owner, OmittedBytes: 1, ExpiresAt: b.now.Add(time.Hour)}))
 		c, _ = b.claim(t, "t#kept", b.now.Add(time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldCompleted)
+		wantState(t, c, completed)
 		if c.Record.OmittedBytes != 0 {
 			t.Fatalf("a stored result reads as omitted: %+v", c.Record)
 		}
@@ -334,7 +341,7 @@ var cases = []struct {
 		second := b.mustClaim(t, "t#omitfence", b.now.Add(2*time.Second), time.Minute)
 		wantLeaseLost(t, "stale marker", omit(first))
 		c, _ := b.claim(t, "t#omitfence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
-		wantState(t, c, idem.HeldInProgress)
+		wantState(t, c, inProgress)
 		if c.Record.Owner != second || c.Record.OmittedBytes != 0 {
 			t.Fatalf("the stale owner's marker changed the new owner's record: %+v", c.Record)
 		}
@@ -358,12 +365,12 @@ var cases = []struct {
 				switch {
 				case err != nil:
 					errs <- err
-				case c.State == idem.Claimed:
+				case c.Claimed:
 					wins.Add(1)
-				case c.State == idem.HeldInProgress:
+				case c.Record.Status == idem.StatusInProgress:
 					held.Add(1)
 				default:
-					errs <- fmt.Errorf("unexpected state %s", c.State)
+					errs <- fmt.Errorf("unexpected state %s", c)
 				}
 			})
 		}
@@ -392,7 +399,7 @@ var cases = []struct {
 					t.Error(err)
 					return
 				}
-				if c.State == idem.Claimed {
+				if c.Claimed {
 					wins.Add(1)
 				}
 			})

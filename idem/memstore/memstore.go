@@ -60,14 +60,10 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 	defer s.mu.Unlock()
 	old, exists := s.records[req.Key]
 	if exists && old.Status == idem.StatusInProgress && old.Owner == req.Owner {
-		return idem.Claim{State: idem.Claimed}, nil // a retry of this claim
+		return idem.Claim{Claimed: true}, nil // a retry of this claim
 	}
 	if exists && !old.Claimable(req.Now) {
-		state := idem.HeldInProgress
-		if old.Status == idem.StatusCompleted {
-			state = idem.HeldCompleted
-		}
-		return idem.Claim{State: state, Record: clone(old)}, nil
+		return idem.Claim{Record: clone(old)}, nil
 	}
 	s.records[req.Key] = idem.Record{
 		Key:         req.Key,
@@ -77,10 +73,10 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		Fingerprint: req.Fingerprint,
 		Owner:       req.Owner,
 	}
-	c := idem.Claim{State: idem.Claimed}
+	c := idem.Claim{Claimed: true}
 	if exists {
 		prev := clone(old)
-		c.TookOver, c.Previous = true, &prev
+		c.Previous = &prev
 	}
 	return c, nil
 }

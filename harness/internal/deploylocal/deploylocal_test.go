@@ -1,0 +1,79 @@
+package deploylocal_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/harness/internal/deploylocal"
+	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/internal/rie"
+)
+
+// TestDeployLocal deploys the stack to moto with the pinned CDK CLI, runs
+// the uploaded bootstrap on duplicated requests, and destroys the stack:
+// every check of Run must pass, every key must cost one provider call, and
+// no message may end in the dead-letter queue. It needs moto_server, the
+// CDK CLI (make deps-cdk), the RIE (make rie) and, on a machine other than
+// arm64, qemu-aarch64-static: `make deploy-local` gets them all.
+func TestDeployLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deploys a stack to moto_server and runs the worker: not with -short")
+	}
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rieBin, err := rie.Find(filepath.Join(root, rie.BinPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := os.Getenv("IDEMQ_DEPLOYLOCAL_LOG") // where to keep the log; default a temporary file
+	if logPath == "" {
+		logPath = filepath.Join(t.TempDir(), "deploylocal.log")
+	}
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	const keys, copies = 8, 3
+	res, err := deploylocal.Run(ctx, deploylocal.Config{
+		Root: root, CDK: filepath.Join(root, "node_modules/.bin/cdk"), RIE: rieBin,
+		Keys: keys, Copies: copies, Log: log,
+	})
+	if res != nil {
+		for _, s := range res.Steps {
+			t.Logf("%-28s %s", s.Name, s.Took.Round(time.Millisecond))
+		}
+	}
+	if err != nil {
+		tail, _ := os.ReadFile(log.Name())
+		if len(tail) > 6000 {
+			tail = tail[len(tail)-6000:]
+		}
+		t.Fatalf("%v\nthe log's end:\n%s", err, tail)
+	}
+	if res.Sent != keys*copies {
+		t.Errorf("sent %d messages, want %d", res.Sent, keys*copies)
+	}
+	for k := range keys {
+		prompt := fmt.Sprintf("deploy-local prompt %d", k)
+		if n := res.Calls[prompt]; n != 1 {
+			t.Errorf("%q: %d provider calls, want 1", prompt, n)
+		}
+	}
+	if len(res.Calls) != keys {
+		t.Errorf("provider calls for %d request keys, want %d: %v", len(res.Calls), keys, res.Calls)
+	}
+	if res.DeadLetters != 0 {
+		t.Errorf("%d messages in the dead-letter queue, want none", res.DeadLetters)
+	}
+	t.Logf("sent %d messages for %d keys; provider calls per key %v; %d invocations, %d deliveries, %d deleted",
+		res.Sent, keys, res.Calls, res.Stats.Invocations, res.Stats.TotalDeliveries(), res.Stats.Deleted)
+}

@@ -1,0 +1,43 @@
+// Package deploylocal deploys the stack cdk.json describes to a local
+// CloudFormation, with the pinned CDK CLI, and runs what was deployed: the
+// check behind `make deploy-local`.
+//
+// Run starts moto_server on a free loopback port (its host named localhost:
+// moto reads an IP host as an S3 bucket name), synthesizes the stack with
+// the repository's cdk.json, runs the real `cdk bootstrap` and `cdk deploy`
+// against it, and checks the deployed resources from moto's APIs: the
+// table's key and deletion protection, the queue's visibility timeout and
+// redrive policy, the event source mapping (batch size, the queue,
+// ReportBatchItemFailures), the function's settings and environment, and
+// its role's grants. It then downloads the function's asset from moto's S3,
+// checks that it holds bootstrap alone, and runs that bootstrap under the
+// Lambda Runtime Interface Emulator (through qemu-aarch64-static when it is
+// built for arm64 and the machine is not) with the deployed function's
+// environment, only the AWS endpoints swapped for moto's through
+// AWS_ENDPOINT_URL_*, fed from the deployed queue by a local event source
+// mapping (loadtest.ESM) with the deployed batch size and window. It
+// sends requests with duplicates and counts the calls a fake model
+// provider receives: one per key. Last, `cdk destroy` must remove the stack
+// and keep the table.
+//
+// # moto's gaps, worked around here, not in the template
+//
+//   - moto's CloudFormation has no AWS::DynamoDB::GlobalTable: the deployed
+//     copy of the template (and only it) declares the table as an
+//     AWS::DynamoDB::Table with the same key, billing, TTL, point-in-time
+//     recovery and deletion protection (see patchForMoto). Both types
+//     answer Ref with the table's name and Fn::GetAtt Arn with its ARN, all
+//     the rest of the stack uses.
+//   - moto reads TTL as disabled, reports every function as x86_64, skips
+//     alarms and queue policies and returns no stack outputs: those are
+//     checked in the synthesized template (infra/'s tests check them in
+//     depth).
+//   - moto cannot invoke a function, yet its copy of the event source
+//     mapping receives each message as it is sent, fails to invoke, and so
+//     spends the message's receives until it is dead-lettered. The harness
+//     disables that mapping once it has checked it, and runs the bootstrap
+//     itself, fed by a local mapping.
+//
+// The provider's URL is the one stack setting given for the run, as
+// idemq:providerUrl, so that the deployed environment is used unchanged.
+package deploylocal

@@ -1,0 +1,249 @@
+package deploylocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/harness/internal/pipeline"
+)
+
+// Config says what Run deploys and sends.
+type Config struct {
+	Root string // the repository's root, where cdk.json is
+	CDK  string // the pinned CDK CLI, node_modules/.bin/cdk
+	RIE  string // aws-lambda-rie
+	// Keys is how many idempotency keys are sent, each Copies times.
+	// Default to 8 and 3.
+	Keys, Copies int
+	// Instances is how many function instances the event source feeds.
+	// Defaults to 2.
+	Instances int
+	// Log receives the CLI's, moto's and the worker's output. Defaults to
+	// discarding it.
+	Log io.Writer
+}
+
+// Result is what a Run did and saw.
+type Result struct {
+	// Calls is the provider's calls per request key (the message's
+	// prompt, one per idempotency key).
+	Calls map[string]int
+	// Sent is how many messages were sent, duplicates included.
+	Sent int
+	// Stats is the local event source mapping's count of deliveries.
+	Stats loadtest.Stats
+	// DeadLetters is how many messages ended in the dead-letter queue.
+	DeadLetters int
+	// Steps is how long each step took, in order.
+	Steps []Step
+}
+
+// Step is one timed step of a Run.
+type Step struct {
+	Name string
+	Took time.Duration
+}
+
+// Run deploys the stack to a local moto_server, checks it, runs the
+// deployed worker on duplicated requests, and destroys the stack (see the
+// package documentation). A problem found in the deployment is an error.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.Keys, cfg.Copies, cfg.Instances = or(cfg.Keys, 8), or(cfg.Copies, 3), or(cfg.Instances, 2)
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	res := &Result{}
+	step := func(name string, f func() error) error {
+		start := time.Now()
+		fmt.Fprintf(cfg.Log, "--- deploylocal: %s\n", name)
+		err := f()
+		res.Steps = append(res.Steps, Step{name, time.Since(start)})
+		return err
+	}
+	work, err := os.MkdirTemp("", "idemq-deploylocal-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	asm := filepath.Join(work, "cdk.out")
+
+	provider := loadtest.NewProvider()
+	defer provider.Close()
+	moto, err := StartMoto(ctx, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer moto.Close()
+	cdk, err := newCLI(cfg.CDK, cfg.Root, moto.Endpoint, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	c := newClients(moto.Endpoint)
+
+	var tpl *template
+	if err := step("cdk synth", func() error {
+		if err := cdk.run(ctx, "synth", "--quiet", "--output", asm, "--context", "idemq:providerUrl="+provider.URL()); err != nil {
+			return err
+		}
+		if tpl, err = readTemplate(asm); err != nil {
+			return err
+		}
+		return patchForMoto(asm)
+	}); err != nil {
+		return res, err
+	}
+	if err := step("cdk bootstrap", func() error {
+		return cdk.run(ctx, "bootstrap", "--app", asm, "aws://"+Account+"/"+Region)
+	}); err != nil {
+		return res, err
+	}
+	if err := step("cdk deploy", func() error {
+		return cdk.run(ctx, "deploy", "--app", asm, "--require-approval", "never", StackName)
+	}); err != nil {
+		return res, err
+	}
+	var d *deployed
+	if err := step("check the deployment", func() error {
+		var problems []string
+		if d, problems, err = describe(ctx, c, tpl); err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			return fmt.Errorf("deploylocal: the deployment differs from the template:\n\t%s", strings.Join(problems, "\n\t"))
+		}
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	if err := step("run the deployed bootstrap", func() error {
+		return runWorker(ctx, cfg, moto.Endpoint, c, d, provider, work, res)
+	}); err != nil {
+		return res, err
+	}
+	return res, step("cdk destroy", func() error {
+		if err := cdk.run(ctx, "destroy", "--app", asm, "--force", StackName); err != nil {
+			return err
+		}
+		return checkDestroyed(ctx, c, d)
+	})
+}
+
+// runWorker runs the deployed bootstrap on cfg.Keys keys sent cfg.Copies
+// times each, until the queue is drained, and records what came of it.
+func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *deployed, provider *loadtest.Provider, work string, res *Result) error {
+	bootstrap, err := fetchAsset(ctx, endpoint, d.assetBucket, d.assetKey, d.arch, work)
+	if err != nil {
+		return err
+	}
+	if d.env["IDEMQ_PROVIDER_URL"] != provider.URL() {
+		return fmt.Errorf("deploylocal: the function's provider is %q, want the local one %s", d.env["IDEMQ_PROVIDER_URL"], provider.URL())
+	}
+	// The deployed environment, with what Lambda adds and the AWS
+	// endpoints moto's.
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"AWS_LAMBDA_FUNCTION_NAME=" + d.function, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
+		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
+		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
+	}
+	for k, v := range d.env {
+		env = append(env, k+"="+v)
+	}
+	// moto's copy of the mapping receives each message as it is sent and
+	// fails to invoke the function: the local one stands in for it.
+	if _, err := c.lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(d.mapping), Enabled: aws.Bool(false)}); err != nil {
+		return fmt.Errorf("deploylocal: disable moto's event source mapping: %w", err)
+	}
+	sqsClient := pipeline.NewSQSClient(endpoint)
+	queue, err := pipeline.OpenQueue(ctx, sqsClient, d.queueURL, d.dlqURL, false)
+	if err != nil {
+		return err
+	}
+	var instances []loadtest.Invoker
+	for i := range cfg.Instances {
+		in, err := pipeline.StartInstance(ctx, pipeline.InstanceConfig{
+			Name: fmt.Sprintf("i%d", i), RIE: cfg.RIE, Bootstrap: bootstrap, Env: env, Timeout: d.timeout,
+		})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			fmt.Fprintf(cfg.Log, "--- deploylocal: the output of function instance %d:\n%s\n", i, in.Logs())
+			in.Close()
+		}()
+		instances = append(instances, in)
+	}
+	for range cfg.Copies {
+		for k := range cfg.Keys {
+			body := fmt.Sprintf(`{"idempotency_key":"deploy-local-%d","model":"local","prompt":"deploy-local prompt %d"}`, k, k)
+			if err := queue.Send(ctx, body); err != nil {
+				return fmt.Errorf("deploylocal: send: %w", err)
+			}
+			res.Sent++
+		}
+	}
+	runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	esm := &loadtest.ESM{Source: queue, Instances: instances, BatchSize: d.batchSize, BatchingWindow: d.window, Timeout: d.timeout}
+	if res.Stats, err = esm.Run(runCtx, nil); err != nil {
+		return fmt.Errorf("deploylocal: the event source mapping: %w", err)
+	}
+	res.Calls = provider.Calls()
+	dead, err := queue.DeadLetters(ctx)
+	if err != nil {
+		return err
+	}
+	res.DeadLetters = len(dead)
+	for _, m := range dead {
+		fmt.Fprintf(cfg.Log, "dead letter: %s %v\n", m.Body, m.Attributes)
+	}
+	return nil
+}
+
+// checkDestroyed checks that cdk destroy removed the stack, its queues and
+// its function, and kept the table.
+func checkDestroyed(ctx context.Context, c clients, d *deployed) error {
+	var problems []string
+	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(StackName)}); err == nil {
+		for _, s := range out.Stacks {
+			if s.StackStatus != "DELETE_COMPLETE" {
+				problems = append(problems, fmt.Sprintf("the stack is %s", s.StackStatus))
+			}
+		}
+	}
+	if _, err := c.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(d.table)}); err != nil {
+		problems = append(problems, fmt.Sprintf("the table %s was not kept: %v", d.table, err))
+	}
+	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.queueURL)}); err == nil {
+		problems = append(problems, "the queue is still there")
+	}
+	if _, err := c.lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(d.function)}); err == nil {
+		problems = append(problems, "the function is still there")
+	}
+	if len(problems) > 0 {
+		return errors.New("deploylocal: after cdk destroy: " + strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// or is v, or def when v is zero.
+func or(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

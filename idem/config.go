@@ -1,0 +1,132 @@
+package idem
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of Config's fields.
+const (
+	// DefaultLease is the lease when the context has no deadline.
+	DefaultLease = 15 * time.Minute
+	// DefaultLeaseMargin is added to the time left before the context's
+	// deadline to make the lease.
+	DefaultLeaseMargin = 10 * time.Second
+	// DefaultExpiry is how long a record lives: 15 days, longer than SQS's
+	// longest retention (14 days). Size it for your queue with
+	// handler.RecordLifetime.
+	DefaultExpiry = 15 * 24 * time.Hour
+)
+
+// Config is how Do claims, extends and completes a key. Every setting is
+// declared, defaulted and checked here, once; the SQS handler passes it on
+// as it is (handler.WithIdem). The zero value is valid and takes every
+// default.
+type Config struct {
+	// Clock tells the time leases and expiry are computed from. Defaults
+	// to SystemClock.
+	Clock Clock
+	// Lease is how long a claim holds the key before another worker may
+	// take it over. It must cover the work, or a second worker may run it
+	// too (see Heartbeat). Defaults to the time left before the context's
+	// deadline (in Lambda, the invocation's) plus LeaseMargin, or
+	// DefaultLease when the context has no deadline.
+	Lease time.Duration
+	// LeaseMargin is added to the context's remaining time to make the
+	// default lease. Defaults to DefaultLeaseMargin.
+	LeaseMargin time.Duration
+	// Expiry is how long a record lives, counted from the claim and again
+	// from the completion. Defaults to DefaultExpiry.
+	Expiry time.Duration
+	// Heartbeat extends the lease by a whole lease every interval while the
+	// work runs, so work longer than the lease keeps the key; an extension
+	// that finds the lease lost cancels the work's context with cause
+	// ErrLeaseLost. It must be at most half of Lease, so one lost
+	// extension does not lose the key; with a lease made from the
+	// context's deadline, the beat is made at most half that lease.
+	// Defaults to 0: off.
+	Heartbeat time.Duration
+}
+
+// Option changes a Config.
+type Option func(*Config)
+
+// WithClock sets Config.Clock.
+func WithClock(c Clock) Option { return func(cfg *Config) { cfg.Clock = c } }
+
+// WithLease sets Config.Lease.
+func WithLease(d time.Duration) Option { return func(cfg *Config) { cfg.Lease = d } }
+
+// WithLeaseMargin sets Config.LeaseMargin.
+func WithLeaseMargin(d time.Duration) Option { return func(cfg *Config) { cfg.LeaseMargin = d } }
+
+// WithExpiry sets Config.Expiry.
+func WithExpiry(d time.Duration) Option { return func(cfg *Config) { cfg.Expiry = d } }
+
+// WithHeartbeat sets Config.Heartbeat.
+func WithHeartbeat(interval time.Duration) Option {
+	return func(cfg *Config) { cfg.Heartbeat = interval }
+}
+
+// NewConfig applies opts to the zero Config and returns it with its
+// defaults filled in. Like Do, it panics on a nil option or a setting that
+// cannot be safe, with a message naming it: settings are fixed when a
+// program is wired, so a bad one is a programmer's error found at start.
+func NewConfig(opts ...Option) Config {
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			panic(fmt.Sprintf("idem: option %d is nil", i))
+		}
+		opt(&c)
+	}
+	return c.resolve()
+}
+
+// resolve fills in the defaults and panics on a setting that cannot be
+// safe. It is the one place defaults are written and values checked.
+func (c Config) resolve() Config {
+	if c.Clock == nil {
+		c.Clock = SystemClock
+	}
+	if c.LeaseMargin == 0 {
+		c.LeaseMargin = DefaultLeaseMargin
+	}
+	if c.Expiry == 0 {
+		c.Expiry = DefaultExpiry
+	}
+	switch {
+	case c.Lease < 0:
+		panic(fmt.Sprintf("idem: Lease %s is negative", c.Lease))
+	case c.LeaseMargin < 0:
+		panic(fmt.Sprintf("idem: LeaseMargin %s is negative", c.LeaseMargin))
+	case c.Expiry < 0:
+		panic(fmt.Sprintf("idem: Expiry %s is negative", c.Expiry))
+	case c.Heartbeat < 0:
+		panic(fmt.Sprintf("idem: Heartbeat %s is negative", c.Heartbeat))
+	case c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat > c.Lease/2:
+		panic(fmt.Sprintf("idem: Heartbeat %s is more than half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Heartbeat, c.Lease))
+	}
+	return c
+}
+
+// leaseFor is the lease of a claim made at now under a context with the
+// given deadline.
+func (c *Config) leaseFor(deadline time.Time, hasDeadline bool, now time.Time) time.Duration {
+	switch {
+	case c.Lease > 0:
+		return c.Lease
+	case hasDeadline:
+		return max(deadline.Sub(now), 0) + c.LeaseMargin
+	}
+	return DefaultLease
+}
+
+// beatFor is the heartbeat interval for a lease: Heartbeat, at most half
+// the lease. 0: off.
+func (c *Config) beatFor(lease time.Duration) time.Duration {
+	if c.Heartbeat == 0 {
+		return 0
+	}
+	return min(c.Heartbeat, lease/2)
+}
