@@ -55,6 +55,7 @@ type deployed struct {
 	queueARN                string
 	env                     map[string]string // the function's environment
 	timeout                 time.Duration
+	memoryMB                int
 	batchSize               int
 	window                  time.Duration
 	assetBucket, assetKey   string
@@ -162,6 +163,7 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 		bad("function runtime %s handler %s, want provided.al2023 and bootstrap", fn.Runtime, aws.ToString(fn.Handler))
 	}
 	d.timeout = time.Duration(aws.ToInt32(fn.Timeout)) * time.Second
+	d.memoryMB = int(aws.ToInt32(fn.MemorySize))
 	if fmt.Sprint(fnRes.Properties["Timeout"]) != strconv.Itoa(int(aws.ToInt32(fn.Timeout))) {
 		bad("function timeout %d s, want the template's %v", aws.ToInt32(fn.Timeout), fnRes.Properties["Timeout"])
 	}

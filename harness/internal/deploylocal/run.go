@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,7 +156,7 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	// endpoints moto's.
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"AWS_LAMBDA_FUNCTION_NAME=" + d.function, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
+		"AWS_LAMBDA_FUNCTION_NAME=" + d.function, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=" + strconv.Itoa(d.memoryMB),
 		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
