@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"github.com/idemq/idemq/idem"
 )
 
@@ -113,4 +112,3 @@ func decide(req idem.ClaimRequest, up, old *idem.Record) (c idem.Claim, raced bo
 	}
 	return idem.Claim{}, false, fmt.Errorf("pgstore: the record has an unknown status %q", holder.Status)
 }
-

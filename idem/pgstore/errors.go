@@ -97,7 +97,7 @@ func transient(err error, idempotent bool) bool {
 	if errors.As(err, &pg) {
 		switch {
 		case strings.HasPrefix(pg.Code, "08"), // connection_exception
-			strings.HasPrefix(pg.Code, "40"),                                // transaction_rollback: serialization, deadlock
+			strings.HasPrefix(pg.Code, "40"),                           // transaction_rollback: serialization, deadlock
 			pg.Code == "57P01", pg.Code == "57P02", pg.Code == "57P03": // shutdown, cannot connect now
 			return true
 		}
