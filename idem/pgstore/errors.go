@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/idemq/idemq/idem"
@@ -48,7 +49,7 @@ func (s *Store) fail(op string, key idem.Key, err error) error {
 	switch {
 	case errors.Is(err, idem.ErrLeaseLost):
 		cause = err
-	case errors.As(err, &pg) && shapeCodes[pg.Code]:
+	case errors.As(err, &pg) && shapeCodes[pg.Code], typeMismatch(err):
 		cause = fmt.Errorf("%w: table %s: %w (create it with pgstore.CreateTable, or check it with Store.Check)", ErrTableShape, s.name, err)
 	case op == "complete" && errors.As(err, &pg) && pg.Code == "54000": // program_limit_exceeded
 		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
@@ -116,4 +117,13 @@ func isConnErr(err error) bool {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// typeMismatch reports pgx refusing to encode an argument for, or scan a
+// value from, a column whose type is not the one the store's statement
+// expects: a table of another shape.
+func typeMismatch(err error) bool {
+	var scan pgx.ScanArgError
+	var scanp *pgx.ScanArgError
+	return errors.As(err, &scan) || errors.As(err, &scanp) || strings.HasPrefix(err.Error(), "failed to encode args[")
 }

@@ -15,7 +15,7 @@ import (
 // the table and the index on expiration that DeleteExpired uses. Run it
 // with your migrations, or call CreateTable.
 //
-//	CREATE TABLE IF NOT EXISTS idempotency (
+//	CREATE TABLE IF NOT EXISTS "idempotency" (
 //	    id                     text   PRIMARY KEY,
 //	    status                 text   NOT NULL CHECK (status IN ('INPROGRESS', 'COMPLETED')),
 //	    expiration             bigint NOT NULL,  -- epoch seconds, rounded up
@@ -25,7 +25,7 @@ import (
 //	    data                   bytea,            -- result of a COMPLETED record
 //	    result_omitted_bytes   bigint            -- size of a result too large to store
 //	);
-//	CREATE INDEX IF NOT EXISTS idempotency_expiration_idx ON idempotency (expiration);
+//	CREATE INDEX IF NOT EXISTS "idempotency_expiration_idx" ON "idempotency" (expiration);
 func Schema(table string) string {
 	parts := strings.Split(table, ".")
 	index := pgx.Identifier{parts[len(parts)-1] + "_expiration_idx"}.Sanitize()
@@ -73,10 +73,17 @@ func CreateTable(ctx context.Context, db Execer, table string) error {
 	}
 	if _, err := db.Exec(ctx, Schema(table)); err != nil {
 		var pg *pgconn.PgError
-		// Two CreateTable calls at once can race in the catalog.
-		if !errors.As(err, &pg) || pg.Code != "23505" {
-			return fmt.Errorf("pgstore: create table %s: %w", table, err)
+		if errors.As(err, &pg) && pg.Code == "23505" {
+			// Two CreateTable calls at once raced in the catalog: the
+			// table is there.
+			return checkTable(ctx, db, table)
 		}
+		// A table of that name with another shape fails the index: say
+		// what differs.
+		if shapeErr := checkTable(ctx, db, table); errors.Is(shapeErr, ErrTableShape) {
+			return shapeErr
+		}
+		return fmt.Errorf("pgstore: create table %s: %w", table, err)
 	}
 	return checkTable(ctx, db, table)
 }
