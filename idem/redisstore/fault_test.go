@@ -1,0 +1,175 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/redisstore"
+	"github.com/idemq/idemq/internal/netfault"
+)
+
+// A server that does not answer is an *idem.Error for the key, not a
+// lost lease; idem.Do passes it on and runs nothing.
+func TestUnreachableServer(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close() // nothing listens there now
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: 2 * time.Second})
+	defer client.Close()
+	ran := false
+	_, err = idem.Do(context.Background(), redisstore.New(client), "t#down", "", func(context.Context) ([]byte, error) { ran = true; return nil, nil })
+	var ie *idem.Error
+	if !errors.As(err, &ie) || ie.Op != "claim" || ie.Key != "t#down" || errors.Is(err, idem.ErrLeaseLost) || ran {
+		t.Fatalf("err %v (ran %v), want a claim *idem.Error for the key and the work not run", err, ran)
+	}
+}
+
+// proxied returns a store on a one-connection client that reaches the
+// server through a proxy that can cut the connection, sharing b's keys.
+func proxied(t *testing.T, b *bundle) (*netfault.Proxy, *redisstore.Store) {
+	t.Helper()
+	p := netfault.New(t, serverAddr(t))
+	client := newClient(t, p.Addr(), func(o *redis.Options) { o.PoolSize = 1 })
+	s := redisstore.New(client, redisstore.WithPrefix(b.store.Key("")))
+	// Load the scripts first, so that the next request is one exchange
+	// whose answer the proxy can drop.
+	owner := idem.NewOwner()
+	if _, err := s.Claim(context.Background(), b.request("t#warm", owner)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Complete(context.Background(), idem.Completion{Key: "t#warm", Owner: owner, Result: []byte("w"), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	return p, s
+}
+
+// A claim whose answer is lost with its connection was applied; go-redis
+// sends it again, and the script finds the record held by the same owner:
+// Claimed, not a key stuck until its lease passes.
+func TestDroppedConnectionMidClaim(t *testing.T) {
+	b := setup(t)
+	p, s := proxied(t, b)
+	req := b.request("t#dropped", idem.NewOwner())
+	p.DropNextReply()
+	c, err := s.Claim(context.Background(), req)
+	if err != nil || !c.Claimed {
+		t.Fatalf("claim across a dropped connection: %+v, %v; want claimed", c, err)
+	}
+	if p.Dropped() != 1 {
+		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
+	}
+	if rec, ok := b.get(t, "t#dropped"); !ok || rec.Owner != req.Owner || rec.Status != idem.StatusInProgress {
+		t.Fatalf("record %+v, want the claim's", rec)
+	}
+}
+
+// A completion whose answer is lost was applied; sent again, it finds the
+// record completed by its owner with its result: a success.
+func TestDroppedConnectionMidComplete(t *testing.T) {
+	b := setup(t)
+	p, s := proxied(t, b)
+	owner := b.mustClaim(t, "t#dropdone")
+	p.DropNextReply()
+	if err := s.Complete(context.Background(), idem.Completion{Key: "t#dropdone", Owner: owner, Result: []byte("kept"), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+		t.Fatalf("complete across a dropped connection: %v", err)
+	}
+	if p.Dropped() != 1 {
+		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
+	}
+	if rec, _ := b.get(t, "t#dropdone"); rec.Status != idem.StatusCompleted || string(rec.Result) != "kept" {
+		t.Fatalf("record %+v, want COMPLETED with the result", rec)
+	}
+}
+
+func TestResultOverTheLimit(t *testing.T) {
+	b := setup(t, redisstore.WithMaxResultBytes(10))
+	owner := b.mustClaim(t, "t#limit")
+	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 11), ExpiresAt: b.now.Add(time.Hour)})
+	var ie *idem.Error
+	if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != "t#limit" {
+		t.Fatalf("err %v, want idem.ErrResultTooLarge in an *idem.Error", err)
+	}
+	if err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 10), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+		t.Fatalf("a result at the limit: %v", err)
+	}
+}
+
+func TestStagedWritesAreUnsupported(t *testing.T) {
+	b := setup(t)
+	owner := b.mustClaim(t, "t#staged")
+	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#staged", Owner: owner, Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour), Writes: []any{"SET x 1"}})
+	if !errors.Is(err, idem.ErrUnsupportedWrite) {
+		t.Fatalf("err %v, want idem.ErrUnsupportedWrite", err)
+	}
+	if rec, _ := b.get(t, "t#staged"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
+		t.Fatalf("record %+v, want the claim untouched", rec)
+	}
+}
+
+// A key the store would use that holds something else, written by other
+// code: every operation is ErrKeySpace in an *idem.Error, and the value is
+// left as it was.
+func TestForeignKeys(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	str, hash := b.store.Key("t#string"), b.store.Key("t#hash")
+	if err := b.client.Set(ctx, str, "theirs", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.client.HSet(ctx, hash, "name", "theirs").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []idem.Key{"t#string", "t#hash"} {
+		_, err := b.store.Claim(ctx, b.request(key, idem.NewOwner()))
+		var ie *idem.Error
+		if !errors.Is(err, redisstore.ErrKeySpace) || !errors.As(err, &ie) || ie.Key != key {
+			t.Fatalf("claim of %s: %v, want redisstore.ErrKeySpace in an *idem.Error", key, err)
+		}
+		if _, _, err := b.store.Get(ctx, key); key == "t#hash" && !errors.Is(err, redisstore.ErrKeySpace) {
+			t.Fatalf("get of %s: %v, want redisstore.ErrKeySpace", key, err)
+		}
+	}
+	if v, _ := b.client.Get(ctx, str).Result(); v != "theirs" {
+		t.Fatalf("the string is now %q", v)
+	}
+	if v, _ := b.client.HGetAll(ctx, hash).Result(); len(v) != 1 || v["name"] != "theirs" {
+		t.Fatalf("the hash is now %v", v)
+	}
+}
+
+// The key's Redis expiry is the record's, in whole seconds rounded up,
+// from the claim and again from the completion.
+func TestRedisExpiryIsTheRecords(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	req := b.request("t#ttl", idem.NewOwner())
+	req.ExpiresAt = b.now.Add(time.Hour + 300*time.Millisecond)
+	if _, err := b.store.Claim(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry := func(want time.Time) {
+		t.Helper()
+		ms, err := b.client.Do(ctx, "PEXPIRETIME", b.store.Key("t#ttl")).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := time.UnixMilli(ms); !got.Equal(want) {
+			t.Fatalf("Redis expiry %s, want %s", got, want)
+		}
+	}
+	wantExpiry(b.now.Add(time.Hour + time.Second))
+	if err := b.store.Complete(ctx, idem.Completion{Key: "t#ttl", Owner: req.Owner, Result: []byte("r"), ExpiresAt: b.now.Add(2 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry(b.now.Add(2 * time.Hour))
+}
