@@ -37,3 +37,51 @@ stop_pid() {
 show_log() {
 	sed 's/^/  | /' "$1" >&2
 }
+
+# wait_ready NAME PORT TIMEOUT LOG: waits until `ready PORT` (a function
+# the caller defines) succeeds while the server ($pid) runs. It returns 1
+# if the server exited (say, the port was taken in between), and exits 1,
+# showing LOG, if it is not ready in TIMEOUT seconds.
+wait_ready() {
+	local name="$1" port="$2" timeout="$3" log="$4"
+	local deadline=$((SECONDS + timeout))
+	until ready "$port"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+			pid=""
+			return 1
+		fi
+		if ((SECONDS >= deadline)); then
+			echo "$name did not answer on 127.0.0.1:$port within ${timeout}s; its log:" >&2
+			show_log "$log"
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+
+# start_on_free_port NAME LOG: calls `start PORT` (a function the caller
+# defines, returning 1 if the server exited during start-up) on a free
+# port, up to three times, and sets started to the port it runs on and
+# ready_in to the seconds it took. It exits 1 if the server would not
+# start.
+start_on_free_port() {
+	local name="$1" log="$2" port t0 attempt
+	started=""
+	for attempt in 1 2 3; do
+		port="$(free_port)" || {
+			echo "$name: could not find a free port on 127.0.0.1" >&2
+			exit 1
+		}
+		t0=$SECONDS
+		if start "$port"; then
+			started="$port"
+			ready_in=$((SECONDS - t0))
+			return 0
+		fi
+		echo "$name exited during start-up (attempt $attempt, port $port); its log:" >&2
+		show_log "$log"
+	done
+	echo "$name would not start" >&2
+	exit 1
+}

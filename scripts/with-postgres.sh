@@ -87,8 +87,7 @@ ready() {
 }
 
 # start launches the server on port $1 and waits until it accepts
-# connections. It returns 1 if the server exited (the port was taken in
-# between) and dies if it does not come up in time.
+# connections (wait_ready).
 start() {
 	local port="$1"
 	: >"$log"
@@ -96,35 +95,11 @@ start() {
 		-c fsync=off -c synchronous_commit=off -c full_page_writes=off \
 		-c max_connections=300 -c shared_buffers=64MB >"$log" 2>&1 &
 	pid=$!
-	local deadline=$((SECONDS + ready_timeout))
-	until ready "$port"; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid" 2>/dev/null || true
-			pid=""
-			return 1
-		fi
-		if ((SECONDS >= deadline)); then
-			echo "with-postgres: PostgreSQL did not accept connections on 127.0.0.1:$port within ${ready_timeout}s; its log:" >&2
-			show_log "$log"
-			exit 1
-		fi
-		sleep 0.1
-	done
+	wait_ready "with-postgres: PostgreSQL" "$port" "$ready_timeout" "$log"
 }
 
-started=""
-for attempt in 1 2 3; do
-	port="$(free_port)" || die "could not find a free port on 127.0.0.1"
-	t0=$SECONDS
-	if start "$port"; then
-		started="$port"
-		break
-	fi
-	echo "with-postgres: PostgreSQL exited during start-up (attempt $attempt, port $port); its log:" >&2
-	show_log "$log"
-done
-[[ -n "$started" ]] || die "PostgreSQL would not start"
-echo "with-postgres: $("$bin/postgres" --version) on 127.0.0.1:$started (ready in $((SECONDS - t0))s)" >&2
+start_on_free_port "with-postgres: PostgreSQL" "$log"
+echo "with-postgres: $("$bin/postgres" --version) on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
 
 export IDEMQ_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$started/postgres?sslmode=disable"
 

@@ -51,41 +51,19 @@ ready() {
 	[[ "$reply" == "+PONG" ]]
 }
 
+# start launches the server on port $1 and waits until it answers
+# (wait_ready).
 start() {
 	local port="$1"
 	: >"$log"
 	redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save '' --appendonly no \
 		--daemonize no --protected-mode yes --logfile "$log" &
 	pid=$!
-	local deadline=$((SECONDS + ready_timeout))
-	until ready "$port"; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid" 2>/dev/null || true
-			pid=""
-			return 1
-		fi
-		if ((SECONDS >= deadline)); then
-			echo "with-redis: redis-server did not answer on 127.0.0.1:$port within ${ready_timeout}s; its log:" >&2
-			show_log "$log"
-			exit 1
-		fi
-		sleep 0.1
-	done
+	wait_ready "with-redis: redis-server" "$port" "$ready_timeout" "$log"
 }
 
-started=""
-for attempt in 1 2 3; do
-	port="$(free_port)" || die "could not find a free port on 127.0.0.1"
-	t0=$SECONDS
-	if start "$port"; then
-		started="$port"
-		break
-	fi
-	echo "with-redis: redis-server exited during start-up (attempt $attempt, port $port); its log:" >&2
-	show_log "$log"
-done
-[[ -n "$started" ]] || die "redis-server would not start"
-echo "with-redis: $(redis-server --version | cut -d' ' -f1-3) on 127.0.0.1:$started (ready in $((SECONDS - t0))s)" >&2
+start_on_free_port "with-redis: redis-server" "$log"
+echo "with-redis: $(redis-server --version | cut -d' ' -f1-3) on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
 
 export IDEMQ_TEST_REDIS_URL="redis://127.0.0.1:$started/0"
 

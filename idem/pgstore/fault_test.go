@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/internal/netfault"
 	"github.com/idemq/idemq/internal/pgtest"
@@ -33,19 +34,15 @@ func TestUnreachableServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	store := pgstore.New(pool, "idempotency")
-	ran := false
-	_, err = idem.Do(context.Background(), store, "t#down", "", func(context.Context) ([]byte, error) { ran = true; return nil, nil })
-	var ie *idem.Error
-	if !errors.As(err, &ie) || ie.Op != "claim" || ie.Key != "t#down" || errors.Is(err, idem.ErrLeaseLost) || ran {
-		t.Fatalf("err %v (ran %v), want a claim *idem.Error for the key and the work not run", err, ran)
-	}
+	idemtest.Unreachable(t, pgstore.New(pool, "idempotency"))
 }
 
-// proxied returns a store on a one-connection pool that reaches the
-// server through a proxy that can cut the connection, and a store on the
-// same table that does not.
-func proxied(t *testing.T) (*netfault.Proxy, *pgstore.Store, *bundle) {
+// A claim or a completion whose answer is lost with its connection was
+// applied; the store sends it again on a new connection, which finds it
+// applied by the same owner: a success, not a key stuck until its lease
+// passes. The connection goes through a proxy that cuts it after the
+// server answered, before the store reads the answer.
+func TestLostAnswers(t *testing.T) {
 	b := setup(t)
 	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
 	if err != nil {
@@ -54,74 +51,30 @@ func proxied(t *testing.T) (*netfault.Proxy, *pgstore.Store, *bundle) {
 	p := netfault.New(t, fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
 	host, port, _ := net.SplitHostPort(p.Addr())
 	cfg.ConnConfig.Host = host
-	fmt.Sscan(port, &cfg.ConnConfig.Port)
+	if _, err := fmt.Sscan(port, &cfg.ConnConfig.Port); err != nil {
+		t.Fatal(err)
+	}
 	cfg.MaxConns = 1
+	// Describe statements in the same exchange as their execution, so
+	// that the answer the proxy drops is the one of the write.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	s := pgstore.New(pool, b.table)
-	// Prepare the statements on the connection first, so that the next
-	// request is one exchange whose answer the proxy can drop.
-	owner := idem.NewOwner()
-	if _, err := s.Claim(context.Background(), b.request("t#warm", owner)); err != nil {
+	if err := pool.Ping(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Complete(context.Background(), idem.Completion{Key: "t#warm", Owner: owner, Result: []byte("w"), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	return p, s, b
-}
-
-// A claim whose answer is lost with its connection was applied; the store
-// sends it again on a new connection, which finds the record held by the
-// same owner: Claimed, not a key stuck until its lease passes.
-func TestDroppedConnectionMidClaim(t *testing.T) {
-	p, s, b := proxied(t)
-	req := b.request("t#dropped", idem.NewOwner())
-	p.DropNextReply()
-	c, err := s.Claim(context.Background(), req)
-	if err != nil || !c.Claimed {
-		t.Fatalf("claim across a dropped connection: %+v, %v; want claimed", c, err)
-	}
-	if p.Dropped() != 1 {
-		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
-	}
-	if rec, ok := b.get(t, "t#dropped"); !ok || rec.Owner != req.Owner || rec.Status != idem.StatusInProgress {
-		t.Fatalf("record %+v, want the claim's", rec)
-	}
-}
-
-// A completion whose answer is lost was applied; sent again, it finds the
-// record completed by its owner with its result: a success.
-func TestDroppedConnectionMidComplete(t *testing.T) {
-	p, s, b := proxied(t)
-	owner := b.mustClaim(t, "t#dropdone")
-	p.DropNextReply()
-	err := s.Complete(context.Background(), idem.Completion{Key: "t#dropdone", Owner: owner, Result: []byte("kept"), ExpiresAt: b.now.Add(time.Hour)})
-	if err != nil {
-		t.Fatalf("complete across a dropped connection: %v", err)
-	}
-	if p.Dropped() != 1 {
-		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
-	}
-	if rec, _ := b.get(t, "t#dropdone"); rec.Status != idem.StatusCompleted || string(rec.Result) != "kept" {
-		t.Fatalf("record %+v, want COMPLETED with the result", rec)
+	idemtest.LostAnswers(t, pgstore.New(pool, b.table), b.store, p.DropNextReply)
+	if p.Dropped() != 2 {
+		t.Fatalf("the proxy cut %d connections, want 2", p.Dropped())
 	}
 }
 
 func TestResultOverTheLimit(t *testing.T) {
 	b := setup(t, pgstore.WithMaxResultBytes(10))
-	owner := b.mustClaim(t, "t#limit")
-	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 11), ExpiresAt: b.now.Add(time.Hour)})
-	var ie *idem.Error
-	if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != "t#limit" {
-		t.Fatalf("err %v, want idem.ErrResultTooLarge in an *idem.Error", err)
-	}
-	if err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 10), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
-		t.Fatalf("a result at the limit: %v", err)
-	}
+	idemtest.ResultLimit(t, b.store, 10)
 }
 
 // A table of that name made by someone else, with another shape: every

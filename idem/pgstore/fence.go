@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/idemq/idemq/idem"
@@ -67,17 +66,15 @@ func (f fence) is(status idem.Status, owner string) bool {
 
 // lost is idem.ErrLeaseLost saying why owner no longer holds the record.
 func (f fence) lost(owner string) error {
-	why := "the record is gone"
-	switch {
-	case f.status == nil:
-	case f.owner == nil || *f.owner != owner:
-		why = "another claim owns the record"
-	case *f.status == string(idem.StatusCompleted):
-		why = "the record is already COMPLETED"
-	default:
-		why = fmt.Sprintf("the record's status is %q", *f.status)
+	var status idem.Status
+	var holder string
+	if f.status != nil {
+		status = idem.Status(*f.status)
 	}
-	return fmt.Errorf("%w: %s", idem.ErrLeaseLost, why)
+	if f.owner != nil {
+		holder = *f.owner
+	}
+	return idem.LeaseLost(status, holder, owner)
 }
 
 // errAlreadyCompleted says a completion was found applied: a success.

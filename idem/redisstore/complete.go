@@ -79,20 +79,10 @@ func (s *Store) fenced(ctx context.Context, op string, script *redis.Script, key
 	if code, _ := reply[0].(int64); code == 1 {
 		return nil
 	}
-	status, owner2 := "", ""
+	var status, holder string
 	if len(reply) == 3 {
 		status, _ = reply[1].(string)
-		owner2, _ = reply[2].(string)
+		holder, _ = reply[2].(string)
 	}
-	why := "the record is gone"
-	switch {
-	case status == "":
-	case owner2 != owner:
-		why = "another claim owns the record"
-	case status == string(idem.StatusCompleted):
-		why = "the record is already COMPLETED"
-	default:
-		why = fmt.Sprintf("the record's status is %q", status)
-	}
-	return &idem.Error{Op: op, Key: key, Err: fmt.Errorf("%w: %s", idem.ErrLeaseLost, why)}
+	return &idem.Error{Op: op, Key: key, Err: idem.LeaseLost(idem.Status(status), holder, owner)}
 }

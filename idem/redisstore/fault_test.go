@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/internal/netfault"
 )
@@ -26,82 +27,30 @@ func TestUnreachableServer(t *testing.T) {
 	_ = ln.Close() // nothing listens there now
 	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: 2 * time.Second})
 	defer client.Close()
-	ran := false
-	_, err = idem.Do(context.Background(), redisstore.New(client), "t#down", "", func(context.Context) ([]byte, error) { ran = true; return nil, nil })
-	var ie *idem.Error
-	if !errors.As(err, &ie) || ie.Op != "claim" || ie.Key != "t#down" || errors.Is(err, idem.ErrLeaseLost) || ran {
-		t.Fatalf("err %v (ran %v), want a claim *idem.Error for the key and the work not run", err, ran)
-	}
+	idemtest.Unreachable(t, redisstore.New(client))
 }
 
-// proxied returns a store on a one-connection client that reaches the
-// server through a proxy that can cut the connection, sharing b's keys.
-func proxied(t *testing.T, b *bundle) (*netfault.Proxy, *redisstore.Store) {
-	t.Helper()
+// A claim or a completion whose answer is lost with its connection was
+// applied; go-redis sends it again, and the script finds it applied by the
+// same owner: a success, not a key stuck until its lease passes. The
+// connection goes through a proxy that cuts it after the server answered,
+// before the client reads the answer.
+func TestLostAnswers(t *testing.T) {
+	b := setup(t)
 	p := netfault.New(t, serverAddr(t))
 	client := newClient(t, p.Addr(), func(o *redis.Options) { o.PoolSize = 1 })
-	s := redisstore.New(client, redisstore.WithPrefix(b.store.Key("")))
-	// Load the scripts first, so that the next request is one exchange
-	// whose answer the proxy can drop.
-	owner := idem.NewOwner()
-	if _, err := s.Claim(context.Background(), b.request("t#warm", owner)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Complete(context.Background(), idem.Completion{Key: "t#warm", Owner: owner, Result: []byte("w"), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	return p, s
-}
-
-// A claim whose answer is lost with its connection was applied; go-redis
-// sends it again, and the script finds the record held by the same owner:
-// Claimed, not a key stuck until its lease passes.
-func TestDroppedConnectionMidClaim(t *testing.T) {
-	b := setup(t)
-	p, s := proxied(t, b)
-	req := b.request("t#dropped", idem.NewOwner())
-	p.DropNextReply()
-	c, err := s.Claim(context.Background(), req)
-	if err != nil || !c.Claimed {
-		t.Fatalf("claim across a dropped connection: %+v, %v; want claimed", c, err)
-	}
-	if p.Dropped() != 1 {
-		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
-	}
-	if rec, ok := b.get(t, "t#dropped"); !ok || rec.Owner != req.Owner || rec.Status != idem.StatusInProgress {
-		t.Fatalf("record %+v, want the claim's", rec)
-	}
-}
-
-// A completion whose answer is lost was applied; sent again, it finds the
-// record completed by its owner with its result: a success.
-func TestDroppedConnectionMidComplete(t *testing.T) {
-	b := setup(t)
-	p, s := proxied(t, b)
-	owner := b.mustClaim(t, "t#dropdone")
-	p.DropNextReply()
-	if err := s.Complete(context.Background(), idem.Completion{Key: "t#dropdone", Owner: owner, Result: []byte("kept"), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
-		t.Fatalf("complete across a dropped connection: %v", err)
-	}
-	if p.Dropped() != 1 {
-		t.Fatalf("the proxy cut %d connections, want 1", p.Dropped())
-	}
-	if rec, _ := b.get(t, "t#dropdone"); rec.Status != idem.StatusCompleted || string(rec.Result) != "kept" {
-		t.Fatalf("record %+v, want COMPLETED with the result", rec)
+	cut := redisstore.New(client, redisstore.WithPrefix(b.store.Key("")))
+	// Load the scripts first, so that each write is one exchange.
+	idemtest.RoundTrips(t, cut, func() int64 { return 0 })
+	idemtest.LostAnswers(t, cut, b.store, p.DropNextReply)
+	if p.Dropped() != 2 {
+		t.Fatalf("the proxy cut %d connections, want 2", p.Dropped())
 	}
 }
 
 func TestResultOverTheLimit(t *testing.T) {
 	b := setup(t, redisstore.WithMaxResultBytes(10))
-	owner := b.mustClaim(t, "t#limit")
-	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 11), ExpiresAt: b.now.Add(time.Hour)})
-	var ie *idem.Error
-	if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != "t#limit" {
-		t.Fatalf("err %v, want idem.ErrResultTooLarge in an *idem.Error", err)
-	}
-	if err := b.store.Complete(context.Background(), idem.Completion{Key: "t#limit", Owner: owner, Result: make([]byte, 10), ExpiresAt: b.now.Add(time.Hour)}); err != nil {
-		t.Fatalf("a result at the limit: %v", err)
-	}
+	idemtest.ResultLimit(t, b.store, 10)
 }
 
 func TestStagedWritesAreUnsupported(t *testing.T) {

@@ -18,8 +18,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // URLEnv names the environment variable holding the server's URL, as
@@ -40,17 +39,11 @@ const Hint = "PostgreSQL is not running: use `make test` (or `make test-go`), or
 // the conformance suite's racing claims really race.
 const MaxConns = 16
 
-var pools sync.Map // url → func() (*pgxpool.Pool, error)
-
 // URL returns the server's URL, skipping the test under -short, and
 // failing it otherwise, when it is unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	url := os.Getenv(URLEnv)
-	if url == "" {
-		Unavailable(t, URLEnv+" is not set")
-	}
-	return url
+	return testenv.URL(t, URLEnv, Hint)
 }
 
 // Pool returns a pool on the server shared by the package's tests (made
@@ -59,10 +52,7 @@ func URL(t testing.TB) string {
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	url := URL(t)
-	get, _ := pools.LoadOrStore(url, sync.OnceValues(func() (*pgxpool.Pool, error) {
-		return Connect(url, nil)
-	}))
-	pool, err := get.(func() (*pgxpool.Pool, error))()
+	pool, err := testenv.Shared(url, func(url string) (*pgxpool.Pool, error) { return Connect(url, nil) })
 	if err != nil {
 		Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", URLEnv, url, err))
 	}
@@ -95,10 +85,7 @@ func Connect(url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 // why and Hint.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skipf("%s; %s", why, Hint)
-	}
-	t.Fatalf("%s; %s", why, Hint)
+	testenv.Unavailable(t, why, Hint)
 }
 
 // NewTable creates a table of the store's shape with a fresh name, and

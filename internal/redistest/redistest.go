@@ -19,12 +19,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // URLEnv names the environment variable holding the server's URL, as
@@ -34,17 +34,11 @@ const URLEnv = "IDEMQ_TEST_REDIS_URL"
 // Hint says how to get a server.
 const Hint = "Redis is not running: use `make test` (or `make test-go`), or `scripts/with-redis.sh go test ./...` (make deps-redis installs redis-server)"
 
-var clients sync.Map // url → func() (*redis.Client, error)
-
 // URL returns the server's URL, skipping the test under -short, and
 // failing it otherwise, when it is unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	url := os.Getenv(URLEnv)
-	if url == "" {
-		Unavailable(t, URLEnv+" is not set")
-	}
-	return url
+	return testenv.URL(t, URLEnv, Hint)
 }
 
 // Client returns a client of the server shared by the package's tests
@@ -53,10 +47,7 @@ func URL(t testing.TB) string {
 func Client(t testing.TB) *redis.Client {
 	t.Helper()
 	url := URL(t)
-	get, _ := clients.LoadOrStore(url, sync.OnceValues(func() (*redis.Client, error) {
-		return Connect(url)
-	}))
-	c, err := get.(func() (*redis.Client, error))()
+	c, err := testenv.Shared(url, Connect)
 	if err != nil {
 		Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", URLEnv, url, err))
 	}
@@ -85,10 +76,7 @@ func Connect(url string) (*redis.Client, error) {
 // why and Hint.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skipf("%s; %s", why, Hint)
-	}
-	t.Fatalf("%s; %s", why, Hint)
+	testenv.Unavailable(t, why, Hint)
 }
 
 // Prefix returns a fresh key prefix, so that tests sharing a server never
