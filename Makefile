@@ -20,7 +20,7 @@ help: ## List the targets.
 
 .PHONY: demo
 demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, no servers).
-	go run ./cmd/demo
+	go -C harness run ./cmd/demo
 
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis and DynamoDB Local), the CDK app's tests.
@@ -30,8 +30,10 @@ test: lint test-go test-infra ## Run every test: lint, the Go tests (race detect
 WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh
 
 .PHONY: test-go
-test-go: deps-node deps-bench deps-servers $(RIE) ## Run the Go tests against PostgreSQL, Redis and DynamoDB Local started for the run.
-	$(WITH_SERVERS) go test -race -count=1 ./...
+# The library and the worker (the root module) and the proof and benchmark
+# harness (harness/, a module of its own) run under one set of servers.
+test-go: deps-node deps-bench deps-servers $(RIE) ## Run the Go tests of both modules against PostgreSQL, Redis and DynamoDB Local started for the run.
+	$(WITH_SERVERS) bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -52,16 +54,19 @@ deps-redis: ## Install redis-server (Debian's package) when missing.
 
 .PHONY: sim
 sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=first).
-	go test -count=1 -run TestSimulation ./internal/sim -sim.seeds=$(or $(SEEDS),100000) -sim.seed=$(or $(SEED),1) -v
+	go -C harness test -count=1 -run TestSimulation ./internal/sim -sim.seeds=$(or $(SEEDS),100000) -sim.seed=$(or $(SEED),1) -v
 
 .PHONY: test-short
 test-short: ## Run the Go tests that need no server (-short).
 	go test -short -count=1 ./...
+	go -C harness test -short -count=1 ./...
 
 .PHONY: lint
-lint: $(STATICCHECK) ## go vet and staticcheck.
+lint: $(STATICCHECK) ## go vet and staticcheck, on both modules.
 	go vet ./...
 	$(STATICCHECK) ./...
+	go -C harness vet ./...
+	cd harness && $(STATICCHECK) ./...
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -92,7 +97,7 @@ tools/node_modules/.installed: tools/package.json tools/package-lock.json
 
 .PHONY: clean
 clean: ## Remove built tools and caches made by the Makefile.
-	rm -rf $(BIN) tools/node_modules infra/node_modules bench/powertools/node_modules cdk.out
+	rm -rf $(BIN) tools/node_modules infra/node_modules harness/bench/powertools/node_modules cdk.out
 
 # --- infra: the CDK app (infra/, cdk.json) -----------------------------------
 # The CLI is pinned in infra/package.json. CDK_ARGS go to every cdk command,
@@ -124,25 +129,25 @@ deploy: deps-cdk ## Deploy the stack (needs AWS credentials and a bootstrapped a
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
 	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...
 
-# --- the real local pipeline (internal/pipeline, cmd/pipeline) ----------------
+# --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
 pipeline: deps-node $(RIE) ## Run the full real-pipeline check: SQS server, DynamoDB Local, the worker under RIE, every fault on.
-	scripts/with-dynamodb.sh go run ./cmd/pipeline
+	scripts/with-dynamodb.sh go -C harness run ./cmd/pipeline
 
 .PHONY: demo-local
 demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.
-	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive
+	scripts/with-dynamodb.sh go -C harness run ./cmd/pipeline -naive
 
-# --- bench/: cost per record against the raw-SDK floor and Powertools --------
+# --- harness/bench/: cost per record against the fenced floor and Powertools ---
 # benchstat, pinned (x/perf has no tagged releases), run from the module proxy.
 BENCHSTAT := go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCH_ARGS ?=
 
 .PHONY: deps-bench
-deps-bench: bench/powertools/node_modules/.installed ## Install the pinned Powertools TypeScript packages the benchmark compares with.
+deps-bench: harness/bench/powertools/node_modules/.installed ## Install the pinned Powertools TypeScript packages the benchmark compares with.
 
-bench/powertools/node_modules/.installed: bench/powertools/package.json bench/powertools/package-lock.json
-	cd bench/powertools && npm ci --no-audit --no-fund --loglevel=error
+harness/bench/powertools/node_modules/.installed: harness/bench/powertools/package.json harness/bench/powertools/package-lock.json
+	cd harness/bench/powertools && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # DynamoDB Local's JVM gets a fixed heap in the benchmark, so it does not
@@ -151,10 +156,10 @@ BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 
 .PHONY: bench
 bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~25 min).
-	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go run ./bench/cmd/bench -out results -gobench results/bench-go.txt $(BENCH_ARGS)
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
 
 .PHONY: bench-go
 bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go test -run '^$$' -bench 'Handler|SDK' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go -C harness test -run '^$$' -bench 'Handler|SDK' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt

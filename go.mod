@@ -15,7 +15,6 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
-	golang.org/x/image v0.45.0
 )
 
 require (

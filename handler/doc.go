@@ -24,6 +24,7 @@
 //	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
 //	store unreachable             -               batch item failure   failed
 //	deadline near (not started)   not run         batch item failure   skipped
+//	no outcome (runtime.Goexit)   left to lease   batch item failure   failed (ErrNoOutcome)
 //
 // A result too large to store does not free the key: the work has run, so
 // the key is completed without the result (see idem.Do) and the message
@@ -34,11 +35,26 @@
 // than hand the hook nil. Copies in the same batch as the execution are
 // handed its fresh result, which is still in memory.
 //
+// The handler fails closed: a record is acknowledged only when its result
+// proves it may be. Each record's result starts as "no outcome", which is
+// reported as a failure; so a record whose goroutine exits without
+// returning (runtime.Goexit, as t.FailNow calls), the records that
+// goroutine would have run next, and any path nobody foresaw come back.
+//
 // Copies of one key in a batch make one claim and one execution; every
 // copy gets that record's outcome (a copy of a record that failed or is in
-// progress fails too). Records run side by side, at most
-// DefaultConcurrency at once; failures are reported in input order, and no
-// goroutine outlives the call.
+// progress fails too). Records run in lanes, side by side, at most
+// DefaultConcurrency lanes at once: a lane is one record on a standard
+// queue and one message group on a FIFO queue. Every record that claims a
+// key runs first, then every copy takes its leader's result, so no record
+// waits on another. Failures are reported in input order, and no goroutine
+// outlives the call.
+//
+// Settings: the batch's are this package's options; the claim's (lease,
+// expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.
+// Each is defaulted and checked in one place, and one that cannot be safe
+// panics when the handler is wired. Size the record expiry for the queue
+// with RecordLifetime.
 //
 // On a FIFO queue (an event source ARN ending in ".fifo") the records of
 // one message group (attribute "MessageGroupId") run in order, and after a

@@ -86,3 +86,41 @@ func ExampleWrapSQS_inProgress() {
 	// Output:
 	// [{msg-3}] <nil>
 }
+
+// The claim's settings are idem.Config's, passed on with WithIdem: here a
+// record expiry sized for the queue and a heartbeat for calls that may
+// outlast the lease.
+func ExampleWithIdem() {
+	life, err := handler.RecordLifetime(handler.QueueSettings{
+		Retention:         4 * 24 * time.Hour, // SQS's default
+		VisibilityTimeout: 12 * time.Minute,   // 6 × a 2-minute function timeout
+		MaxReceives:       5,
+	})
+	if err != nil {
+		panic(err)
+	}
+	h := handler.WrapSQS(memstore.New(), summarise,
+		handler.WithNamespace("summariser"),
+		handler.WithLogger(slog.New(slog.DiscardHandler)),
+		handler.WithIdem(idem.WithExpiry(life), idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second)))
+
+	resp, err := h(context.Background(), delivery("msg-1"))
+	fmt.Println("record expiry:", life)
+	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
+	// Output:
+	// generating for msg-1
+	// record expiry: 121h15m0s
+	// batch item failures: 0 <nil>
+}
+
+// A record must outlive every redelivery of its message: retention + max
+// receives × (visibility timeout + batching window), plus a margin.
+func ExampleRecordLifetime() {
+	life, err := handler.RecordLifetime(handler.QueueSettings{
+		Retention:         4 * 24 * time.Hour, // SQS's default
+		VisibilityTimeout: 30 * time.Second,
+		MaxReceives:       5,
+	})
+	fmt.Println(life, err)
+	// Output: 120h4m0s <nil>
+}

@@ -129,3 +129,35 @@ func TestFIFODuplicateAcrossGroups(t *testing.T) {
 	}
 	b.wantSummary(map[string]int{"executed": 2, "replayed": 2})
 }
+
+// Copies of a key are settled after every record that claims one, so a
+// copy in one group never waits on another group's record: a copy of a
+// failed record fails too, and on FIFO nothing after the first failure is
+// acknowledged, even a copy whose own replay would succeed.
+func TestFIFOCopiesAcrossGroups(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(failOn("b1"), handler.WithConcurrency(1))
+	// a1 claims k1; b1 (k2) fails; a2 is a copy of k1 in group A; b2 a copy
+	// of k2 in group B.
+	batch := []events.SQSMessage{
+		fifoMsg("a1", "k1", "A"), fifoMsg("b1", "k2", "B"), fifoMsg("a2", "k1", "A"), fifoMsg("b2", "k2", "B"),
+	}
+	wantIDs(t, b.invoke(h, batch...), "b1", "a2", "b2")
+	if b.callCount("a1") != 1 || b.totalCalls() != 2 {
+		t.Errorf("calls %v, want a1 and b1 once each", b.calls)
+	}
+	for _, id := range []string{"a2", "b2"} {
+		if err := b.failure(id); err == nil {
+			t.Errorf("%s acknowledged after a failure", id)
+		}
+	}
+
+	// With group isolation, group A's copy replays; group B's fails.
+	b2 := setup(t)
+	h = b2.wrap(failOn("b1"), handler.WithConcurrency(1), handler.WithFIFOGroupIsolation())
+	wantIDs(t, b2.invoke(h, batch...), "b1", "b2")
+	if got, _ := b2.replayed("a2"); got != "ok" {
+		t.Errorf("a2 replayed %q, want a1's result", got)
+	}
+}

@@ -212,7 +212,8 @@ func WithFailureHook(f FailureFunc) Option {
 // WithCache keeps the results of up to maxEntries completed keys, and at
 // most maxBytes of results, in memory across the invocations of a warm
 // container, least recently used first out, so a duplicate delivered there
-// costs no store request. The payload fingerprint is still checked.
+// costs no store request. An entry lasts no longer than the record it
+// copies, and the payload fingerprint is still checked.
 // Defaults to off.
 func WithCache(maxEntries, maxBytes int) Option {
 	if maxEntries < 1 || maxBytes < 1 {

@@ -244,9 +244,12 @@ type stage struct {
 	closed bool
 }
 
-// Stage adds a store-specific write (for the DynamoDB store, a
-// types.TransactWriteItem) to be committed atomically with the result of
-// the work running under ctx, so the record and the write cannot disagree.
+// Stage adds a store-specific write to be committed atomically with the
+// result of the work running under ctx, so the record and the write cannot
+// disagree. Call it through your store's typed Stage (dynamostore.Stage
+// takes a types.TransactWriteItem), which catches a wrong type when it is
+// compiled; a type the store does not commit fails the completion with
+// ErrUnsupportedWrite.
 // It fails outside a Func run by Do, or after the Func returned.
 func Stage(ctx context.Context, write any) error {
 	st, ok := ctx.Value(stageKey{}).(*stage)

@@ -3,78 +3,32 @@ package handlertest_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
-// A wrapped handler run through an in-process event source mapping with
-// every fault the kit applies in process: calls longer than the visibility
-// timeout, crashes before the ack, broker duplicates, producer re-sends, and
-// a store whose claims fail or lose their answers. The provider is billed
-// once per key.
+// A producer re-sends every request it never saw acknowledged, under a
+// new message id; the queue delivers each message again until its batch
+// item failure clears. The work still runs once per request.
 func Example() {
-	ctx := context.Background()
-	faults := handlertest.Faults{Seed: 1, Rates: map[handlertest.Fault]float64{
-		handlertest.ShortVisibility: 0.2, handlertest.CrashBeforeAck: 0.1,
-		handlertest.BrokerDuplicate: 0.2, handlertest.ProducerResend: 0.2,
-	}}
-	reqs := handlertest.Workload(40)
+	var calls handlertest.Calls
+	work := calls.Func(handlertest.BodyField("idempotency_key"), nil)
+	h := handler.WrapSQS(memstore.New(), work,
+		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
-	// The model provider: 30 ms a call, 400 ms for the keys whose call
-	// outlasts the queue's 200 ms visibility timeout.
-	provider := handlertest.NewProvider(handlertest.WithCallTimeFunc(func(prompt string) time.Duration {
-		for _, r := range reqs {
-			if r.Prompt == prompt && faults.Picks(handlertest.ShortVisibility, r.Key) {
-				return 400 * time.Millisecond
-			}
-		}
-		return 30 * time.Millisecond
-	}))
-	defer provider.Close()
-
-	// The function under test.
-	store := &handlertest.FaultStore{Store: memstore.New(), Latency: time.Millisecond, Errors: 0.1, LostAnswers: 0.1, Ops: []string{"claim"}}
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
-		var body struct{ Prompt string }
-		if err := jsonUnmarshal(msg.Body, &body); err != nil {
-			return nil, err
-		}
-		return handlertest.Chat(ctx, provider.URL(), body.Prompt)
-	}, handler.WithNamespace("example"), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
-
-	queue := handlertest.NewQueue(handlertest.WithVisibility(200*time.Millisecond), handlertest.WithMaxReceives(50))
-	go func() {
-		_, _ = handlertest.Send(ctx, reqs, faults, 5*time.Millisecond, func(_ context.Context, body string) error {
-			queue.Send(body)
-			return nil
-		})
-	}()
-	esm := handlertest.ESM{
-		Source:    queue,
-		Instances: []handlertest.Invoker{handlertest.InvokerFunc(h), handlertest.InvokerFunc(h), handlertest.InvokerFunc(h)},
-		BatchSize: 5,
-		Timeout:   5 * time.Second,
-		Faults:    faults,
+	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
+	for _, key := range []string{"order-1", "order-2", "order-3"} {
+		body := fmt.Sprintf(`{"idempotency_key":%q,"item":"book"}`, key)
+		q.Send(body)
+		q.Send(body) // the producer's re-send
 	}
-	stats, err := esm.Run(ctx, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
+	if err := handlertest.Drain(context.Background(), q, h, 4); err != nil {
+		panic(err)
 	}
-	calls := provider.Calls()
-	dup := 0
-	for _, n := range calls {
-		dup += n - 1
-	}
-	fmt.Printf("%d keys, %d billed, %d duplicate calls, %d dead letters\n", len(reqs), len(calls), dup, len(queue.DeadLetters()))
-	fmt.Println("deliveries beyond one per key:", stats.TotalDeliveries() > len(reqs))
-	// Output:
-	// 40 keys, 40 billed, 0 duplicate calls, 0 dead letters
-	// deliveries beyond one per key: true
+	fmt.Println("calls:", calls.Total(), "repeated:", calls.Repeated(), "dead letters:", len(q.DeadLetters()))
+	// Output: calls: 3 repeated: map[] dead letters: 0
 }

@@ -20,8 +20,8 @@ const (
 	DefaultMaxReceives = 5
 )
 
-// Queue is an in-memory standard queue with SQS's semantics, a Source for
-// the event source mapping: a received message is hidden for the
+// Queue is an in-memory standard queue with SQS's semantics, fed to a
+// handler by Drain: a received message is hidden for the
 // visibility timeout and comes back unless it is deleted; a message
 // received MaxReceives times moves to the dead-letter list at its next
 // receive. The zero value is not usable; call NewQueue.
@@ -83,7 +83,7 @@ func (q *Queue) Send(body string) string {
 	return id
 }
 
-// Receive implements Source.
+// Receive returns up to max visible messages, waiting up to wait for one.
 func (q *Queue) Receive(ctx context.Context, max int, wait time.Duration) ([]events.SQSMessage, error) {
 	deadline := time.Now().Add(wait)
 	for {
@@ -128,7 +128,7 @@ func (q *Queue) take(max int) []events.SQSMessage {
 	return out
 }
 
-// Delete implements Source. A message is deleted by any of its receipt
+// Delete deletes messages. A message is deleted by any of its receipt
 // handles, as SQS mostly does.
 func (q *Queue) Delete(_ context.Context, msgs []events.SQSMessage) error {
 	q.mu.Lock()
@@ -145,7 +145,8 @@ func (q *Queue) Delete(_ context.Context, msgs []events.SQSMessage) error {
 	return nil
 }
 
-// Pending implements Source.
+// Pending is the number of messages not deleted (visible, in flight or
+// waiting to be dead-lettered).
 func (q *Queue) Pending(context.Context) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -44,7 +44,7 @@
 // A new key costs two writes (claim, complete); a duplicate costs one, the
 // failed claim, whose condition failure returns the record that holds the
 // key. A failed condition consumes write capacity like a successful write.
-// Staged writes make the completion a transaction, billed at twice the
+// Writes staged with Stage make the completion a transaction, billed at twice the
 // writes. The store needs dynamodb:PutItem, UpdateItem and DeleteItem on
 // the table (GetItem for Get), plus what staged writes touch. A completion,
 // which follows paid-for work, is sent up to CompleteAttempts times.

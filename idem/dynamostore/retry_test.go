@@ -47,7 +47,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		t.Fatalf("claim and complete, each sent twice: %+v, %v; want executed", r, err)
 	}
 	r, err = idem.Do(context.Background(), store, "retry#tx", "", func(ctx context.Context) ([]byte, error) {
-		return []byte("answer"), idem.Stage(ctx, b.put("retry#side"))
+		return []byte("answer"), dynamostore.Stage(ctx, b.put("retry#side"))
 	})
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("claim and transaction, each sent twice: %+v, %v; want executed", r, err)
@@ -68,7 +68,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		t.Fatalf("completion without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)
 	}
 	r, err = idem.Do(context.Background(), store, "retry#omittx", "", func(ctx context.Context) ([]byte, error) {
-		return big, idem.Stage(ctx, b.put("retry#omitside"))
+		return big, dynamostore.Stage(ctx, b.put("retry#omitside"))
 	})
 	if !errors.Is(err, idem.ErrResultTooLarge) || errors.Is(err, idem.ErrLeaseLost) || !r.Omitted {
 		t.Fatalf("transaction without the result, sent twice: %+v, %v; want omitted with ErrResultTooLarge alone", r.Omitted, err)

@@ -77,7 +77,7 @@ func TestResultRefusedByDynamoDB(t *testing.T) {
 	// completion without the result carries the staged write, under a
 	// request token of its own.
 	r, err := idem.Do(ctx, b.store, "big#2", "", func(ctx context.Context) ([]byte, error) {
-		return make([]byte, dynamostore.MaxItemBytes), idem.Stage(ctx, b.put("side#2"))
+		return make([]byte, dynamostore.MaxItemBytes), dynamostore.Stage(ctx, b.put("side#2"))
 	})
 	if !errors.Is(err, idem.ErrResultTooLarge) || !r.Omitted {
 		t.Fatalf("do: omitted %v, %v; want the key settled without the result", r.Omitted, err)

@@ -29,10 +29,10 @@ func TestWritesCommitWithTheResult(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	r, err := idem.Do(context.Background(), b.store, "tx#1", "", func(ctx context.Context) ([]byte, error) {
-		if err := idem.Stage(ctx, b.put("side#1")); err != nil {
+		if err := dynamostore.Stage(ctx, b.put("side#1")); err != nil {
 			return nil, err
 		}
-		return []byte("done"), idem.Stage(ctx, b.put("side#2"))
+		return []byte("done"), dynamostore.Stage(ctx, b.put("side#2"))
 	})
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("do: %+v, %v", r, err)

@@ -62,8 +62,8 @@ type WorkerProps struct {
 	MaxConcurrency int
 
 	// RecordExpiry is how long an idempotency record lives. It must be at
-	// least the message lifetime (idem.QueueSettings.MessageLifetime).
-	// Defaults to idem.RecordLifetime of the queue's settings.
+	// least the message lifetime (handler.QueueSettings.MessageLifetime).
+	// Defaults to handler.RecordLifetime of the queue's settings.
 	RecordExpiry time.Duration
 	// KeyField is the JSON field of the message body holding the
 	// idempotency key, passed as IDEMQ_KEY_FIELD. Defaults to empty: the

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/infra/idemqcdk"
 )
 
@@ -21,7 +21,7 @@ func TestRejectedSettings(t *testing.T) {
 		context map[string]any
 		field   string // the WorkerProps field at fault
 		names   string // the context key the message must name
-		idem    bool   // the cause is idem's (errors.Is idem.ErrInvalidSettings)
+		idem    bool   // the cause is idem's (errors.Is handler.ErrInvalidSettings)
 	}{
 		{"visibility shorter than the function timeout",
 			map[string]any{"idemq:functionTimeout": "60s", "idemq:visibilityTimeout": "30s"},
@@ -146,8 +146,8 @@ func TestRejectedSettings(t *testing.T) {
 			if !strings.Contains(err.Error(), c.names) {
 				t.Errorf("the message does not name %s: %v", c.names, err)
 			}
-			if got := errors.Is(err, idem.ErrInvalidSettings); got != c.idem {
-				t.Errorf("errors.Is(err, idem.ErrInvalidSettings) = %v, want %v", got, c.idem)
+			if got := errors.Is(err, handler.ErrInvalidSettings); got != c.idem {
+				t.Errorf("errors.Is(err, handler.ErrInvalidSettings) = %v, want %v", got, c.idem)
 			}
 			t.Log(err)
 		})

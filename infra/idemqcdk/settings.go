@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/handler"
 )
 
 // Limits Lambda places on the function and its SQS event source.
@@ -30,8 +30,8 @@ type SettingError struct {
 	Field string
 	// Msg says what is wrong and which value to change.
 	Msg string
-	// Err is the cause, if any: for RecordExpiry, idem.CheckExpiry's error,
-	// which wraps idem.ErrInvalidSettings.
+	// Err is the cause, if any: for RecordExpiry, handler.CheckExpiry's error,
+	// which wraps handler.ErrInvalidSettings.
 	Err error
 }
 
@@ -61,8 +61,8 @@ type settings struct {
 	warnings []string
 }
 
-func (s settings) queue() idem.QueueSettings {
-	return idem.QueueSettings{
+func (s settings) queue() handler.QueueSettings {
+	return handler.QueueSettings{
 		Retention:         s.retention,
 		VisibilityTimeout: s.visibility,
 		MaxReceives:       s.maxReceives,
@@ -96,12 +96,12 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, MaxTimeout)
 	case s.memoryMB < MinMemoryMB || s.memoryMB > MaxMemoryMB:
 		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, MinMemoryMB, MaxMemoryMB)
-	case !inSeconds(s.retention, idem.MinRetention, idem.MaxRetention):
-		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, idem.MinRetention, idem.MaxRetention)
-	case s.maxReceives < idem.MinMaxReceives || s.maxReceives > idem.MaxMaxReceives:
-		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, idem.MinMaxReceives, idem.MaxMaxReceives)
-	case !inSeconds(s.window, 0, idem.MaxBatchingWindow):
-		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, idem.MaxBatchingWindow)
+	case !inSeconds(s.retention, handler.MinRetention, handler.MaxRetention):
+		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, handler.MinRetention, handler.MaxRetention)
+	case s.maxReceives < handler.MinMaxReceives || s.maxReceives > handler.MaxMaxReceives:
+		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, handler.MinMaxReceives, handler.MaxMaxReceives)
+	case !inSeconds(s.window, 0, handler.MaxBatchingWindow):
+		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, handler.MaxBatchingWindow)
 	case s.fifo && s.window > 0:
 		return s, bad("BatchingWindow", "%s %s is not allowed on a FIFO queue (%s): Lambda takes no batching window from FIFO queues; leave %s unset",
 			label("BatchingWindow"), s.window, label("FIFO"), label("BatchingWindow"))
@@ -119,8 +119,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 
 	s.visibility = or(p.VisibilityTimeout, guidance)
 	switch {
-	case !inSeconds(s.visibility, time.Second, idem.MaxVisibility):
-		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, idem.MaxVisibility)
+	case !inSeconds(s.visibility, time.Second, handler.MaxVisibility):
+		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, handler.MaxVisibility)
 	case s.visibility < s.timeout:
 		return s, bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects; raise %s (left unset it is 6 × %s + %s = %s) or lower %s",
 			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout,
@@ -131,15 +131,15 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 	}
 
 	if p.RecordExpiry == 0 {
-		life, err := idem.RecordLifetime(s.queue())
+		life, err := handler.RecordLifetime(s.queue())
 		if err != nil { // unreachable: the settings were checked above
 			return s, &SettingError{Field: "RecordExpiry", Msg: "cannot size the record expiry", Err: err}
 		}
 		s.expiry = life
 	} else {
 		s.expiry = p.RecordExpiry
-		if err := idem.CheckExpiry(s.queue(), s.expiry); err != nil {
-			life, _ := idem.RecordLifetime(s.queue())
+		if err := handler.CheckExpiry(s.queue(), s.expiry); err != nil {
+			life, _ := handler.RecordLifetime(s.queue())
 			return s, &SettingError{Field: "RecordExpiry",
 				Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
 				Err: err}

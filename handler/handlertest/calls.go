@@ -1,0 +1,77 @@
+package handlertest
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Calls counts the calls of the expensive work (a billed model call, an
+// email) per request, which is the number a test of an idempotent handler
+// asserts on: one per request, however often its message came. The zero
+// value is ready to use.
+type Calls struct {
+	mu    sync.Mutex
+	count map[string]int
+}
+
+// Func returns a function for handler.WrapSQS that counts a call for the
+// request key(msg) names, then runs work (nil: returns the key).
+func (c *Calls) Func(key func(events.SQSMessage) string, work func(ctx context.Context, msg events.SQSMessage) ([]byte, error)) func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	return func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+		k := key(msg)
+		c.mu.Lock()
+		if c.count == nil {
+			c.count = make(map[string]int)
+		}
+		c.count[k]++
+		c.mu.Unlock()
+		if work == nil {
+			return []byte(k), nil
+		}
+		return work(ctx, msg)
+	}
+}
+
+// Count is how many times the work ran for a request.
+func (c *Calls) Count(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.count[key]
+}
+
+// Total is how many times the work ran.
+func (c *Calls) Total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.count {
+		n += v
+	}
+	return n
+}
+
+// Repeated returns the requests the work ran more than once for, with
+// their counts; empty when every request ran at most once.
+func (c *Calls) Repeated() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := maps.Clone(c.count)
+	maps.DeleteFunc(out, func(_ string, n int) bool { return n < 2 })
+	return out
+}
+
+// BodyField returns a key function for Calls.Func that reads a top-level
+// string member of the JSON body ("" when it is absent or not a string),
+// such as the producer's "idempotency_key".
+func BodyField(field string) func(events.SQSMessage) string {
+	return func(msg events.SQSMessage) string {
+		var body map[string]any
+		_ = json.Unmarshal([]byte(msg.Body), &body)
+		s, _ := body[field].(string)
+		return s
+	}
+}

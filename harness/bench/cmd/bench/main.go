@@ -1,0 +1,184 @@
+// Command bench measures what a record costs with idemq, the raw-SDK floor
+// and Powertools for AWS Lambda (TypeScript), side by side against one
+// DynamoDB Local, and writes the results under -out: bench.md (markdown
+// tables, the issue's targets met or not), bench.png (a chart) and
+// bench.json (every sample). With -gobench it reports the in-memory
+// handler benchmarks `make bench-go` wrote too; -render draws the report
+// and the chart again from a bench.json without measuring (with -gobench,
+// putting a newer run of those benchmarks in its place).
+//
+//	scripts/with-dynamodb.sh go run ./bench/cmd/bench   # make bench does this
+//
+// It needs IDEMQ_DYNAMODB_ENDPOINT (scripts/with-dynamodb.sh sets it),
+// bench/powertools/node_modules (make deps-bench) and, for the start-up,
+// bin/aws-lambda-rie (make rie). Run it from the module's root.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemq/idemq/harness/bench"
+	"github.com/idemq/idemq/harness/internal/repo"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		out          = flag.String("out", "results", "directory for bench.md, bench.png and bench.json")
+		sizes        = flag.String("sizes", "10,100,1000", "batch sizes, comma-separated (even numbers)")
+		models       = flag.String("models", "0ms,20ms", "simulated model call durations, comma-separated")
+		records      = flag.Int("records", 1000, "records per scenario trial (at least the largest batch size)")
+		thrRecords   = flag.Int("throughput-records", 3000, "records per first-delivery throughput trial (at least the largest batch size)")
+		serverWarmup = flag.Duration("server-warmup", time.Minute, "how long DynamoDB Local is loaded before anything is measured")
+		runs         = flag.Int("runs", 7, "measured runs (rounds) per implementation and condition")
+		scenarioSize = flag.Int("scenario-size", 100, "batch size of the scenario runs")
+		goBench      = flag.String("gobench", "", "`go test -bench` output to report (make bench-go writes results/bench-go.txt)")
+		startup      = flag.Bool("startup", true, "measure the worker's start-up under the Runtime Interface Emulator")
+		rie          = flag.String("rie", "bin/aws-lambda-rie", "path of aws-lambda-rie")
+		starts       = flag.Int("starts", 5, "cold starts for the start-up measurement")
+		short        = flag.Bool("short", false, "one size (10), one run, 20 records, no warm-up: checks the harness")
+		render       = flag.String("render", "", "measure nothing: write bench.md and bench.png again from this bench.json")
+	)
+	flag.Parse()
+	var micro []bench.MicroResult
+	if *goBench != "" {
+		f, err := os.Open(*goBench)
+		if err != nil {
+			return fmt.Errorf("-gobench: %w (make bench-go writes it)", err)
+		}
+		micro, err = bench.ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("-gobench %s: %w", *goBench, err)
+		}
+	}
+	if *render != "" {
+		return rerender(*render, *out, micro)
+	}
+	root, err := repo.Root()
+	if err != nil {
+		return err
+	}
+	cfg := bench.Config{Root: root, Records: *records, ThroughputRecords: *thrRecords, Runs: *runs, ServerWarmup: *serverWarmup, ScenarioSize: *scenarioSize, Log: os.Stderr}
+	if cfg.Sizes, err = ints(*sizes); err != nil {
+		return fmt.Errorf("-sizes: %w", err)
+	}
+	if cfg.Models, err = durations(*models); err != nil {
+		return fmt.Errorf("-models: %w", err)
+	}
+	if *startup {
+		cfg.Startup = &bench.StartupConfig{RIE: *rie, Starts: *starts}
+	}
+	if *short {
+		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
+		if cfg.Startup != nil {
+			cfg.Startup.Starts = 1
+		}
+	}
+	if _, err := os.Stat("go.mod"); err != nil {
+		return fmt.Errorf("bench: run it from the module's root (no go.mod here): %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	res.Micro = micro
+	return write(*out, res, true)
+}
+
+// rerender writes the report and the chart of a saved run again, as the
+// report's code now draws them; micro, when not nil, replaces the run's
+// in-memory handler benchmarks (a newer make bench-go).
+func rerender(file, dir string, micro []bench.MicroResult) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var res bench.Results
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("-render %s: %w", file, err)
+	}
+	if micro != nil {
+		res.Micro = micro
+		return write(dir, &res, true)
+	}
+	return write(dir, &res, false)
+}
+
+// write puts the report, the chart and (with samples) the samples in dir,
+// and the report on stdout.
+func write(dir string, res *bench.Results, samples bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var md, png bytes.Buffer
+	if err := bench.Report(&md, res); err != nil {
+		return err
+	}
+	if err := bench.Chart(&png, res); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{"bench.md": md.Bytes(), "bench.png": png.Bytes()}
+	if samples {
+		files["bench.json"] = append(raw, '\n')
+	}
+	var wrote []string
+	for _, name := range []string{"bench.md", "bench.png", "bench.json"} {
+		if b, ok := files[name]; ok {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				return err
+			}
+			wrote = append(wrote, filepath.Join(dir, name))
+		}
+	}
+	_, err = os.Stdout.Write(md.Bytes())
+	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", strings.Join(wrote, ", "))
+	return err
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 || n%2 != 0 {
+			return nil, fmt.Errorf("%q: want even numbers of at least 2", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func durations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for f := range strings.SplitSeq(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q: want Go durations like 0ms or 20ms", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

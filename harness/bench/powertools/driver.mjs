@@ -1,0 +1,196 @@
+// driver.mjs runs benchmark trials with the Powertools handler
+// (handler.mjs) for the Go harness (bench/powertools.go), which starts it
+// as `node --expose-gc driver.mjs` with IDEMQ_DYNAMODB_ENDPOINT, the AWS
+// credentials, region and function name in the environment.
+//
+// Protocol, one JSON object per line: it first writes
+// {"ready":true,"node":...,"versions":{...}}; then for each trial read from
+// stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches}) it
+// writes {records, wallNs, cpuUs, requests, retries, writeUnits, readUnits,
+// failures, executions}
+// or {error}. Only protocol lines go to stdout; console.log goes to stderr.
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { FullBatchFailureError } from '@aws-lambda-powertools/batch';
+import { countRequests, newCounts, take } from './count.mjs';
+import { newHandler } from './handler.mjs';
+import { lambdaContext } from './lambdacontext.mjs';
+
+const INVOCATION_TIMEOUT_MS = 5 * 60 * 1000; // as the Go harness's
+// The simulated model's answer: the same bytes the Go harness returns.
+const COMPLETION = {
+  id: 'cmpl-bench',
+  model: 'bench-model',
+  content:
+    "A three-sentence summary of the document, as long as a short answer from a model would be.",
+};
+
+const out = process.stdout.write.bind(process.stdout);
+console.log = console.error;
+
+const endpoint = process.env.IDEMQ_DYNAMODB_ENDPOINT;
+if (!endpoint) {
+  console.error('driver: IDEMQ_DYNAMODB_ENDPOINT is not set');
+  process.exit(2);
+}
+
+// One client per worker, made once, as a container makes it at init.
+const counts = newCounts();
+const client = new DynamoDBClient({ endpoint });
+countRequests(client, counts);
+const otherClient = new DynamoDBClient({ endpoint }); // the worker holding keys
+
+function version(pkg) {
+  const url = new URL(`./node_modules/${pkg}/package.json`, import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8')).version;
+}
+
+async function runTrial(t) {
+  let executions = 0;
+  const work = async () => {
+    executions++;
+    if (t.modelMs > 0) await sleep(t.modelMs);
+    return COMPLETION;
+  };
+  const handler = newHandler({
+    client,
+    tableName: t.table,
+    work,
+    cacheEntries: t.cacheEntries,
+  });
+  let release = async () => {};
+  if (t.prep === 'complete') {
+    await runBatches(handler, t.prepBatches);
+  } else if (t.prep === 'hold') {
+    release = await hold(t);
+  }
+  take(counts);
+  executions = 0;
+  globalThis.gc?.();
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  let failures;
+  let wallNs;
+  let cpu;
+  try {
+    failures = await runBatches(handler, t.batches);
+  } finally {
+    // The clock stops before the holder is let go, as on the Go side:
+    // releasing the other worker is preparation, not the measured work.
+    wallNs = Number(process.hrtime.bigint() - t0);
+    cpu = process.cpuUsage(cpu0);
+    await release();
+  }
+  const { requests, retries, writeUnits, readUnits } = take(counts);
+  return {
+    records: t.batches.reduce((n, ev) => n + ev.Records.length, 0),
+    wallNs,
+    cpuUs: cpu.user + cpu.system,
+    requests,
+    retries,
+    writeUnits,
+    readUnits,
+    failures,
+    executions,
+  };
+}
+
+// runBatches invokes the handler with each batch in turn, as Lambda would
+// one container, and counts the batch item failures. A batch whose every
+// record failed makes processPartialResponse throw: Lambda then retries
+// the whole batch, so all its records count as failures.
+async function runBatches(handler, batches) {
+  let failures = 0;
+  for (const event of batches) {
+    try {
+      const resp = await handler(event, lambdaContext(INVOCATION_TIMEOUT_MS));
+      failures += resp.batchItemFailures.length;
+    } catch (err) {
+      if (!(err instanceof FullBatchFailureError)) throw err;
+      failures += event.Records.length;
+    }
+  }
+  return failures;
+}
+
+// hold has another worker, with a client of its own, claim every key of
+// the one preparation batch and keep it IN_PROGRESS in its work until the
+// returned release is called.
+async function hold(t) {
+  if (t.prepBatches.length !== 1) {
+    throw new Error(`hold wants one batch, got ${t.prepBatches.length}`);
+  }
+  const event = t.prepBatches[0];
+  let entered = 0;
+  let open;
+  const gate = new Promise((resolve) => {
+    open = resolve;
+  });
+  const holder = newHandler({
+    client: otherClient,
+    tableName: t.table,
+    work: async () => {
+      entered++;
+      await gate;
+      return COMPLETION;
+    },
+  });
+  let ended = false;
+  // done settles with the holder's error, or null.
+  const done = holder(event, lambdaContext(INVOCATION_TIMEOUT_MS)).then(
+    () => null,
+    (err) => err,
+  );
+  done.then(() => {
+    ended = true;
+  });
+  const deadline = Date.now() + 60_000;
+  while (entered < event.Records.length) {
+    if (ended) {
+      throw new Error(
+        `the holding worker ended holding ${entered} of ${event.Records.length} keys: ${await done}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      open();
+      await done;
+      throw new Error(
+        `the holding worker holds ${entered} of ${event.Records.length} keys after a minute`,
+      );
+    }
+    await sleep(1);
+  }
+  return async () => {
+    open();
+    await done;
+  };
+}
+
+out(
+  `${JSON.stringify({
+    ready: true,
+    node: process.version,
+    versions: Object.fromEntries(
+      [
+        '@aws-lambda-powertools/idempotency',
+        '@aws-lambda-powertools/batch',
+        '@aws-sdk/client-dynamodb',
+        '@aws-sdk/lib-dynamodb',
+      ].map((p) => [p, version(p)]),
+    ),
+  })}\n`,
+);
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  let reply;
+  try {
+    reply = await runTrial(JSON.parse(line));
+  } catch (err) {
+    reply = { error: err?.stack ?? String(err) };
+  }
+  out(`${JSON.stringify(reply)}\n`);
+}

@@ -1,0 +1,97 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/internal/dynamotest"
+)
+
+// startFunction starts the variant's instances: emulators running the
+// worker for idemq, in-process functions for the naive variants.
+func (r *runner) startFunction(ctx context.Context) ([]loadtest.Invoker, error) {
+	cfg := r.cfg
+	if cfg.Variant != Idemq {
+		r.naive = newNaive(cfg.Variant, cfg.Store.Latency, r.callTime)
+		out := make([]loadtest.Invoker, cfg.Instances)
+		for i := range out {
+			out[i] = r.naive.invoker()
+		}
+		return out, nil
+	}
+	dynamo := NewDynamoClient(r.parts.DynamoDB)
+	r.table = "idemq-pipeline-" + r.suffix
+	if err := dynamotest.CreateTable(ctx, dynamo, r.table); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	r.cleanups = append(r.cleanups, func() { _ = DeleteTable(context.Background(), dynamo, r.table) })
+	var err error
+	if r.proxy, err = NewStoreProxy(r.parts.DynamoDB, cfg.Store); err != nil {
+		return nil, err
+	}
+	r.cleanups = append(r.cleanups, r.proxy.Close)
+	r.byName = map[string]*Instance{}
+	out := make([]loadtest.Invoker, cfg.Instances)
+	for i := range out {
+		name := "i" + strconv.Itoa(i)
+		in, err := StartInstance(ctx, InstanceConfig{
+			Name: name, RIE: r.parts.RIE, Bootstrap: r.parts.Bootstrap, Timeout: cfg.Timeout,
+			Env: r.workerEnv(name),
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.cleanups = append(r.cleanups, in.Close)
+		r.instances = append(r.instances, in)
+		r.byName[name] = in
+		out[i] = in
+	}
+	return out, nil
+}
+
+// workerEnv is the reference worker's environment: its own provider URL
+// (so the provider knows who calls), DynamoDB through the proxy, dummy
+// credentials, no call to AWS; with back-off, SQS through its proxy.
+func (r *runner) workerEnv(name string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"AWS_LAMBDA_FUNCTION_NAME=idemq-worker",
+		"AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=idemqlocal",
+		"AWS_SECRET_ACCESS_KEY=idemqlocal",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"IDEMQ_TABLE=" + r.table,
+		"IDEMQ_DYNAMODB_ENDPOINT=" + r.proxy.URL,
+		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
+		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
+		"IDEMQ_NAMESPACE=" + Namespace,
+	}
+	if r.cfg.Lease > 0 {
+		env = append(env, "IDEMQ_LEASE="+r.cfg.Lease.String())
+	}
+	if r.cfg.Heartbeat > 0 {
+		env = append(env, "IDEMQ_HEARTBEAT="+r.cfg.Heartbeat.String())
+	}
+	if !r.cfg.Backoff {
+		// The back-off is the worker's default: this run turns it off.
+		return append(env, "IDEMQ_BACKOFF=false")
+	}
+	// The SQS server, through the proxy that counts the back-offs; the
+	// queue's own URL (fauxqs knows a queue by its URL, not the one
+	// derived from the ARN for AWS).
+	return append(env, "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
+}
+
+// bodyKey is the idempotency_key of a body, "" if it has none.
+func bodyKey(body string) string {
+	var b struct {
+		Key string `json:"idempotency_key"`
+	}
+	_ = json.Unmarshal([]byte(body), &b)
+	return b.Key
+}

@@ -1,0 +1,162 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/harness/internal/pipeline"
+	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/dynamotest"
+)
+
+// setup starts what a real-pipeline run needs, or fails the test saying
+// which part is missing (skips it under -short).
+func setup(t *testing.T) pipeline.Parts {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the real pipeline needs DynamoDB Local, the SQS server and the emulator; -short skips it")
+	}
+	_ = dynamotest.Client(t) // fails with a hint when DynamoDB Local is not running
+	ctx := context.Background()
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rie, err := pipeline.FindRIE(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqs, err := pipeline.StartSQS(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sqs.Stop)
+	bootstrap, err := pipeline.BuildBootstrap(ctx, root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Parts{DynamoDB: os.Getenv(dynamotest.EndpointEnv), SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap}
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestPipeline runs the real parts with every fault on, through a
+// standard queue and then a FIFO queue (sharing the SQS server and the
+// built worker).
+func TestPipeline(t *testing.T) {
+	parts := setup(t)
+	t.Run("standard", func(t *testing.T) { testStandard(t, parts) })
+	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
+	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
+}
+
+// testDefaults runs the worker with its default settings (only the
+// endpoints swapped): a lease longer than max receives × the visibility
+// timeout, slow calls and workers killed during the call. The in-progress
+// back-off, on by default, must keep every keyed message out of the
+// dead-letter queue, with one provider call per key (run says so) and no
+// record left in progress, on a standard and a FIFO queue.
+func testDefaults(t *testing.T, parts pipeline.Parts) {
+	for _, cfg := range []pipeline.Config{pipeline.Defaults(2), pipeline.DefaultsFIFO(2)} {
+		rep := run(t, parts, cfg)
+		if len(rep.DeadLetters) != rep.Poison {
+			t.Errorf("FIFO %v: %d dead letters, want the %d messages without a key", cfg.FIFO, len(rep.DeadLetters), rep.Poison)
+		}
+		if rep.Worker.BackedOff == 0 || rep.CrashedCalls == 0 {
+			t.Errorf("FIFO %v: worker counts %+v, %d killed during a call: want back-offs after crashes", cfg.FIFO, rep.Worker, rep.CrashedCalls)
+		}
+		if n := rep.Records[string(idem.StatusInProgress)]; n != 0 {
+			t.Errorf("FIFO %v: %d records left in progress", cfg.FIFO, n)
+		}
+	}
+}
+
+// testStandard runs a few hundred messages through a standard queue with
+// every fault on: the queue's visibility shorter than some calls, crashes
+// before the ack and during the call, broker duplicates, producer
+// re-sends, a throttling, answer-losing, slow store. The provider must be
+// billed once per key, every key must end COMPLETED with the answer it was
+// billed for, and only the keyless messages may reach the dead-letter
+// queue.
+func testStandard(t *testing.T, parts pipeline.Parts) {
+	rep := run(t, parts, pipeline.Small(1))
+	for _, c := range []loadtest.Cause{loadtest.CauseFirst, loadtest.CauseResend, loadtest.CauseDuplicate,
+		loadtest.CauseVisibility, loadtest.CauseCrash, loadtest.CauseRetry} {
+		if rep.ESM.Deliveries[c] == 0 {
+			t.Errorf("no delivery with cause %q: a fault was not exercised", c)
+		}
+	}
+	w := rep.Worker
+	if w.Replayed == 0 || w.InProgress == 0 || w.TookOver == 0 {
+		t.Errorf("worker counts %+v: want replays, in-progress retries and take-overs", w)
+	}
+	if rep.Restarts == 0 || rep.CrashedCalls == 0 {
+		t.Errorf("%d instances restarted, %d killed during a call: want both", rep.Restarts, rep.CrashedCalls)
+	}
+	if len(rep.DeadLetters) != rep.Poison {
+		t.Errorf("%d dead letters, want the %d messages without a key", len(rep.DeadLetters), rep.Poison)
+	}
+	if rep.Store["PutItem throttled"]+rep.Store["UpdateItem throttled"] == 0 || rep.Store["PutItem lost"]+rep.Store["UpdateItem lost"] == 0 {
+		t.Errorf("store faults %v: want throttled and lost answers", rep.Store)
+	}
+}
+
+// testFIFO runs a FIFO queue with message groups, every fault a FIFO queue
+// can have (no broker duplicates) and the in-progress back-off on. On top
+// of the standard run's guarantees (one provider call per key, every key
+// COMPLETED or dead-lettered), the keys of a group must be first executed
+// in the order they were sent, the producer's re-sends under the first
+// deduplication id must be dropped by the queue, and the back-off must
+// have brought in-progress messages back sooner than the visibility
+// timeout (Report.Violations says which broke).
+func testFIFO(t *testing.T, parts pipeline.Parts) {
+	rep := run(t, parts, pipeline.SmallFIFO(1))
+	for _, c := range []loadtest.Cause{loadtest.CauseFirst, loadtest.CauseResend,
+		loadtest.CauseVisibility, loadtest.CauseCrash, loadtest.CauseRetry} {
+		if rep.ESM.Deliveries[c] == 0 {
+			t.Errorf("no delivery with cause %q: a fault was not exercised", c)
+		}
+	}
+	if n := rep.ESM.Deliveries[loadtest.CauseDuplicate]; n != 0 {
+		t.Errorf("%d broker duplicates on a FIFO queue", n)
+	}
+	if rep.Worker.InProgress == 0 || rep.Worker.BackedOff == 0 || rep.CrashedCalls == 0 {
+		t.Errorf("worker counts %+v, %d killed during a call: want in-progress retries, back-offs and a crash during a call",
+			rep.Worker, rep.CrashedCalls)
+	}
+	if rep.Resent == 0 || rep.DedupDropped != rep.Resent {
+		t.Errorf("%d re-sent, %d dropped as duplicates by the queue: want every re-send under the first id dropped", rep.Resent, rep.DedupDropped)
+	}
+	if rep.OrderChecked != rep.Keys {
+		t.Errorf("order checked for %d keys of %d", rep.OrderChecked, rep.Keys)
+	}
+	if len(rep.DeadLetters) != rep.Poison {
+		t.Errorf("%d dead letters, want the %d messages without a key", len(rep.DeadLetters), rep.Poison)
+	}
+}
+
+// run runs cfg and fails the test with every violation.
+func run(t *testing.T, parts pipeline.Parts, cfg pipeline.Config) *pipeline.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := pipeline.Run(ctx, parts, cfg, logWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Summary())
+	for _, v := range rep.Violations {
+		t.Error(v)
+	}
+	return rep
+}

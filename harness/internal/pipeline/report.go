@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+)
+
+// Report is what one run did, and what it broke.
+type Report struct {
+	Variant  Variant
+	Keys     int
+	Poison   int
+	Resent   int
+	Elapsed  time.Duration
+	ESM      loadtest.Stats
+	Worker   WorkerCounts   // executed, replayed, in progress, took over ... as the function counted
+	Calls    map[string]int // provider calls per key
+	Restarts int            // instances started again after a crash
+	// Errors are the first few errors invocations failed with.
+	Errors []string
+	// CrashedCalls counts the calls an instance was killed in (fault
+	// CrashDuringCall).
+	CrashedCalls int
+	Store        map[string]int // store requests per operation and fault (idemq)
+
+	ProviderCalls  int
+	DuplicateCalls int // calls beyond the first per key
+	// LostWorkCalls are duplicate calls of keys whose instance died during
+	// their batch: the first answer was lost with the instance, and a
+	// take-over paid again. They are not violations.
+	LostWorkCalls int
+	Unanswered    int // keys never called and not dead-lettered
+	DeadLetters   []DeadLetter
+	Records       map[string]int // records by status at the end (idemq)
+
+	// FIFO runs: the message groups, the producer's re-sends with the
+	// first send's deduplication id that the queue dropped (and kept: each
+	// one a violation), and the keys whose first execution's place in
+	// their group was checked.
+	FIFO                    bool
+	Groups                  int
+	DedupDropped, DedupKept int
+	OrderChecked            int
+	// Backoff is what the workers' in-progress back-off did; nil when off.
+	Backoff *BackoffReport
+
+	// Violations lists every broken guarantee; empty for a correct run.
+	Violations []string
+}
+
+// DeadLetter is a message that ended in the dead-letter queue.
+type DeadLetter struct {
+	MessageID string
+	Key       string // "" for a message without a key
+	Reason    string // why its last delivery failed
+}
+
+func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, elapsed time.Duration) (*Report, error) {
+	rep := &Report{Variant: r.cfg.Variant, Keys: len(r.reqs), Poison: r.cfg.Poison, Resent: resent, Elapsed: elapsed, ESM: stats,
+		FIFO: r.cfg.FIFO}
+	if r.cfg.FIFO {
+		rep.Groups = r.cfg.Groups
+		r.mu.Lock()
+		rep.DedupDropped, rep.DedupKept = r.dedupDropped, r.dedupKept
+		r.mu.Unlock()
+	}
+	if r.sqsProxy != nil {
+		rep.Backoff = r.backoffReport()
+	}
+	if r.naive != nil {
+		rep.Calls, rep.Worker = r.naive.results()
+	} else {
+		rep.Calls = map[string]int{}
+		for _, c := range r.provider.Log() {
+			rep.Calls[r.keyOf[c.Key]]++
+		}
+		for _, in := range r.instances {
+			rep.Worker.add(ParseWorkerLog(in.Logs()))
+			rep.Restarts += in.Starts() - 1
+		}
+		rep.Store = r.proxy.Counts()
+		r.mu.Lock()
+		rep.CrashedCalls = len(r.crashedKeys)
+		rep.Errors = r.errs
+		r.mu.Unlock()
+	}
+	dead, err := r.queue.DeadLetters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deadKeys := map[string]bool{}
+	for _, m := range dead {
+		k := bodyKey(m.Body)
+		deadKeys[k] = true
+		rep.DeadLetters = append(rep.DeadLetters, DeadLetter{MessageID: m.MessageId, Key: k, Reason: stats.LastFailure[m.MessageId]})
+	}
+	sort.Slice(rep.DeadLetters, func(i, j int) bool { return rep.DeadLetters[i].MessageID < rep.DeadLetters[j].MessageID })
+	for _, q := range r.reqs {
+		n := rep.Calls[q.Key]
+		rep.ProviderCalls += n
+		if n > 1 {
+			rep.DuplicateCalls += n - 1
+			if r.lostWork[q.Key] {
+				rep.LostWorkCalls += n - 1
+			}
+		}
+		if n == 0 && !deadKeys[q.Key] {
+			rep.Unanswered++
+		}
+	}
+	if r.naive == nil {
+		if err := r.check(ctx, rep, deadKeys); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// OK reports whether the run kept every guarantee.
+func (rep *Report) OK() bool { return len(rep.Violations) == 0 }
+
+func (rep *Report) violate(format string, args ...any) {
+	rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
+}

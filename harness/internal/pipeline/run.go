@@ -1,0 +1,261 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+)
+
+// Namespace is the key namespace the workers use (IDEMQ_NAMESPACE).
+const Namespace = "pipeline"
+
+// Run sends cfg's workload through a fresh queue to cfg.Variant, with the
+// faults switched on, and reports what happened. It checks the guarantee
+// for the idemq variant (Report.Violations); progress, if not nil, gets a
+// line a second.
+func Run(ctx context.Context, parts Parts, cfg Config, progress io.Writer) (*Report, error) {
+	r := &runner{parts: parts, cfg: cfg, progress: progress, suffix: randomSuffix()}
+	defer r.close()
+	return r.run(ctx)
+}
+
+type runner struct {
+	parts    Parts
+	cfg      Config
+	progress io.Writer
+	suffix   string
+
+	reqs      []loadtest.Request
+	keyOf     map[string]string // prompt → key
+	groupOf   map[string]string // key → message group (FIFO)
+	queue     *Queue
+	provider  *loadtest.Provider
+	proxy     *StoreProxy
+	sqsProxy  *SQSProxy // the workers' SQS endpoint (back-off)
+	table     string
+	instances []*Instance
+	byName    map[string]*Instance
+	naive     *naive
+
+	mu          sync.Mutex
+	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
+	lostWork    map[string]bool // keys of records in a batch whose instance died during it
+	errs        []string        // the first invocation errors
+
+	// The FIFO producer's: first message id per key, re-sends with the
+	// first deduplication id that the queue dropped (and did not).
+	firstID                 map[string]string
+	dedupDropped, dedupKept int
+
+	cleanups []func()
+}
+
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (r *runner) close() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+func (r *runner) run(ctx context.Context) (*Report, error) {
+	cfg := r.cfg
+	r.reqs = loadtest.Workload(cfg.Requests)
+	r.keyOf = make(map[string]string, len(r.reqs))
+	for _, q := range r.reqs {
+		r.keyOf[q.Prompt] = q.Key
+	}
+	r.crashedKeys, r.lostWork = map[string]bool{}, map[string]bool{}
+	if cfg.FIFO {
+		r.groupOf, r.firstID = make(map[string]string, len(r.reqs)), map[string]string{}
+		for i, q := range r.reqs {
+			r.groupOf[q.Key] = fmt.Sprintf("g%02d", i%max(cfg.Groups, 1))
+		}
+	}
+	if cfg.Backoff && cfg.Variant != Idemq {
+		return nil, fmt.Errorf("pipeline: back-off is the reference worker's (%s), not %s's", Idemq, cfg.Variant)
+	}
+
+	var err error
+	sqsClient := NewSQSClient(r.parts.SQS)
+	if r.queue, err = CreateQueue(ctx, sqsClient, "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
+		return nil, err
+	}
+	if cfg.Backoff {
+		if r.sqsProxy, err = NewSQSProxy(r.parts.SQS); err != nil {
+			return nil, err
+		}
+		r.cleanups = append(r.cleanups, r.sqsProxy.Close)
+	}
+	r.provider = loadtest.NewProvider(
+		loadtest.WithCallTimeFunc(func(prompt string) time.Duration { return r.callTime(r.keyOf[prompt]) }),
+		loadtest.WithCallHook(r.onCall),
+	)
+	r.cleanups = append(r.cleanups, r.provider.Close)
+	invokers, err := r.startFunction(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	var sent atomic.Bool
+	var resent int
+	var sendErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer sent.Store(true)
+		for i := range cfg.Poison {
+			if sendErr = r.sendPoison(ctx, i); sendErr != nil {
+				return
+			}
+		}
+		send := r.queue.Send
+		if cfg.FIFO {
+			send = r.sendFIFO
+		}
+		resent, sendErr = loadtest.Send(ctx, r.reqs, cfg.Faults, cfg.ResendGap, send)
+	})
+	stopProgress := r.showProgress(start)
+	esm := loadtest.ESM{
+		Source: r.queue, Instances: invokers, BatchSize: cfg.BatchSize, BatchingWindow: cfg.BatchingWindow,
+		PollWait: time.Second, Timeout: cfg.Timeout, Faults: cfg.Faults, OnInvocation: r.onInvocation,
+	}
+	stats, err := esm.Run(ctx, sent.Load)
+	stopProgress()
+	wg.Wait()
+	if err = errors.Join(err, sendErr); err != nil {
+		return nil, err
+	}
+	return r.report(ctx, stats, resent, time.Since(start))
+}
+
+// sendPoison sends the i-th message without a key; on FIFO in a message
+// group of its own, so it holds no key's group while it fails its way to
+// the dead-letter queue.
+func (r *runner) sendPoison(ctx context.Context, i int) error {
+	body := fmt.Sprintf(`{"model":"test-model","prompt":"poison %d: no key"}`, i)
+	if !r.cfg.FIFO {
+		return r.queue.Send(ctx, body)
+	}
+	id := fmt.Sprintf("poison-%d", i)
+	_, err := r.queue.SendFIFO(ctx, body, id, id)
+	return err
+}
+
+// sendFIFO is the FIFO producer: each key in its message group, the first
+// send with deduplication id KEY#1. A re-send is sent twice: with KEY#1,
+// which the queue drops (within its 5-minute deduplication window: FIFO's
+// own guard against a re-send), then with KEY#2, as a producer re-sending
+// after that window or deriving a new id per attempt does: only the claim
+// can catch that one. loadtest.Send calls it from one goroutine.
+func (r *runner) sendFIFO(ctx context.Context, body string) error {
+	key := bodyKey(body)
+	group := r.groupOf[key]
+	first, resend := r.firstID[key]
+	if !resend {
+		id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
+		r.firstID[key] = id
+		return err
+	}
+	id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if id == first {
+		r.dedupDropped++
+	} else {
+		r.dedupKept++
+	}
+	r.mu.Unlock()
+	_, err = r.queue.SendFIFO(ctx, body, group, key+"#2")
+	return err
+}
+
+// callTime is how long the provider takes for key.
+func (r *runner) callTime(key string) time.Duration {
+	if r.cfg.Faults.Picks(loadtest.ShortVisibility, key) {
+		return r.cfg.SlowCall
+	}
+	return r.cfg.CallTime
+}
+
+// onCall kills the calling instance during the first call of a key that
+// CrashDuringCall picks: the call is billed, the answer never arrives.
+func (r *runner) onCall(c loadtest.Call) error {
+	key := r.keyOf[c.Key]
+	in := r.byName[c.Instance]
+	if in == nil || !r.cfg.Faults.Picks(loadtest.CrashDuringCall, key) {
+		return nil
+	}
+	r.mu.Lock()
+	first := !r.crashedKeys[key]
+	r.crashedKeys[key] = true
+	r.mu.Unlock()
+	if !first {
+		return nil
+	}
+	in.Crash()
+	return errors.New("caller killed")
+}
+
+// onInvocation notes the keys of a batch whose instance died during it:
+// their paid-for answers may be lost, and a take-over calls again.
+func (r *runner) onInvocation(inv loadtest.Invocation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if inv.Failure == "error" && len(r.errs) < 5 {
+		r.errs = append(r.errs, inv.Err.Error())
+	}
+	if inv.Failure != "crash" || inv.Err == nil {
+		return
+	}
+	for _, m := range inv.Event.Records {
+		if k := bodyKey(m.Body); k != "" {
+			r.lostWork[k] = true
+		}
+	}
+}
+
+func (r *runner) showProgress(start time.Time) func() {
+	if r.progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				calls := len(r.provider.Log())
+				if r.naive != nil {
+					c, _ := r.naive.results()
+					calls = 0
+					for _, n := range c {
+						calls += n
+					}
+				}
+				n, _ := r.queue.Pending(context.Background())
+				fmt.Fprintf(r.progress, "  %-30s %5.1fs  provider calls %4d  messages in the queue %4d\n",
+					r.cfg.Variant, time.Since(start).Seconds(), calls, n)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
