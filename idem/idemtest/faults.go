@@ -25,11 +25,11 @@ func LostAnswers(t *testing.T, cut, direct idem.Store, drop func()) {
 	key := idem.Key("t#lost-" + idem.NewOwner()[:8])
 	owner := idem.NewOwner()
 	drop()
-	c, err := cut.Claim(ctx, idem.ClaimRequest{Key: key, Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
+	c, err := cut.Claim(ctx, Request(key, owner, now))
 	if err != nil || !c.Claimed {
 		t.Fatalf("claim whose answer was lost: %+v, %v; want claimed", c, err)
 	}
-	held, err := direct.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
+	held, err := direct.Claim(ctx, Request(key, idem.NewOwner(), now))
 	if err != nil || held.Claimed || held.Record.Owner != owner || held.Record.Status != idem.StatusInProgress {
 		t.Fatalf("after the claim: %+v, %v; want the key held by %s", held, err, owner)
 	}
@@ -37,7 +37,7 @@ func LostAnswers(t *testing.T, cut, direct idem.Store, drop func()) {
 	if err := cut.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: []byte("kept"), ExpiresAt: now.Add(time.Hour)}); err != nil {
 		t.Fatalf("completion whose answer was lost: %v; want nil", err)
 	}
-	done, err := direct.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
+	done, err := direct.Claim(ctx, Request(key, idem.NewOwner(), now))
 	if err != nil || done.Record.Status != idem.StatusCompleted || string(done.Record.Result) != "kept" {
 		t.Fatalf("after the completion: %+v, %v; want COMPLETED with the result", done, err)
 	}
@@ -63,7 +63,7 @@ func RoundTrips(t *testing.T, s idem.Store, count func() int64) Trips {
 	work := func(context.Context) ([]byte, error) { return []byte("summary"), nil }
 	now := time.Now()
 	req := func(key idem.Key) idem.ClaimRequest {
-		return idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}
+		return Request(key, idem.NewOwner(), now)
 	}
 	warm := req(idem.Key("warm#" + suffix))
 	if _, err := s.Claim(ctx, warm); err != nil {
@@ -124,10 +124,7 @@ func ResultLimit(t *testing.T, s idem.Store, limit int) {
 	ctx := context.Background()
 	now := base()
 	key := idem.Key("t#limit-" + idem.NewOwner()[:8])
-	owner := idem.NewOwner()
-	if c, err := s.Claim(ctx, idem.ClaimRequest{Key: key, Owner: owner, Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
-		t.Fatalf("claim: %+v, %v", c, err)
-	}
+	owner := MustClaim(t, s, key, now)
 	err := s.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: make([]byte, limit+1), ExpiresAt: now.Add(time.Hour)})
 	var ie *idem.Error
 	if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != key {

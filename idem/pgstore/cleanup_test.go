@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // DeleteExpired deletes expired records only, at most limit at a time.
@@ -36,11 +37,11 @@ func TestDeleteExpired(t *testing.T) {
 		t.Fatalf("second batch: %d, %v; want the 2 left", n, err)
 	}
 	for _, key := range []idem.Key{"t#live", "t#edge"} {
-		if _, ok := b.get(t, key); !ok {
+		if _, ok := idemtest.MustGet(t, b.store, key); !ok {
 			t.Fatalf("%s was deleted before it expired", key)
 		}
 	}
-	if _, ok := b.get(t, "t#old4"); ok {
+	if _, ok := idemtest.MustGet(t, b.store, "t#old4"); ok {
 		t.Fatal("t#old4 survived")
 	}
 }

@@ -23,12 +23,7 @@ import (
 // lost lease and not a panic; idem.Do passes it on and runs nothing.
 func TestUnreachableServer(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close() // nothing listens there now
+	addr := netfault.ClosedAddr(t)
 	pool, err := pgxpool.New(context.Background(), "postgres://postgres@"+addr+"/postgres?sslmode=disable&connect_timeout=2")
 	if err != nil {
 		t.Fatal(err)

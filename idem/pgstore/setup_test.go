@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/internal/pgtest"
 )
@@ -28,29 +27,6 @@ func setup(t *testing.T, opts ...pgstore.Option) *bundle {
 	pool := pgtest.Pool(t)
 	table := pgtest.NewTable(t, pool)
 	return &bundle{pool: pool, table: table, store: pgstore.New(pool, table, opts...), now: time.Now().Truncate(time.Second)}
-}
-
-func (b *bundle) request(key idem.Key, owner string) idem.ClaimRequest {
-	return idem.ClaimRequest{Key: key, Owner: owner, Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
-}
-
-func (b *bundle) mustClaim(t *testing.T, key idem.Key) string {
-	t.Helper()
-	owner := idem.NewOwner()
-	c, err := b.store.Claim(context.Background(), b.request(key, owner))
-	if err != nil || !c.Claimed {
-		t.Fatalf("claim %q: %+v, %v; want claimed", key, c, err)
-	}
-	return owner
-}
-
-func (b *bundle) get(t *testing.T, key idem.Key) (idem.Record, bool) {
-	t.Helper()
-	rec, ok, err := b.store.Get(context.Background(), key)
-	if err != nil {
-		t.Fatalf("get %q: %v", key, err)
-	}
-	return rec, ok
 }
 
 // counter is a pgx tracer that counts the statements a pool sends: one

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
 )
 
@@ -57,7 +58,7 @@ func TestStagedWritesCommitWithTheRecord(t *testing.T) {
 	if n := b.ledgerRows(t, ledger); n != 2 {
 		t.Fatalf("%d ledger rows, want the 2 staged once", n)
 	}
-	if rec, _ := b.get(t, "t#staged"); rec.Status != idem.StatusCompleted || string(rec.Result) != "ok" {
+	if rec, _ := idemtest.MustGet(t, b.store, "t#staged"); rec.Status != idem.StatusCompleted || string(rec.Result) != "ok" {
 		t.Fatalf("record %+v, want COMPLETED with the result", rec)
 	}
 }
@@ -68,7 +69,7 @@ func TestStagedWriteFailureRollsBack(t *testing.T) {
 	b := setup(t)
 	ledger := b.ledger(t)
 	ctx := context.Background()
-	owner := b.mustClaim(t, "t#fails")
+	owner := idemtest.MustClaim(t, b.store, "t#fails", b.now)
 	boom := errors.New("boom")
 	err := b.store.Complete(ctx, idem.Completion{Key: "t#fails", Owner: owner, Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour),
 		Writes: stageAll(t, insertInto(ledger, "a"), func(context.Context, pgx.Tx) error { return boom })})
@@ -76,7 +77,7 @@ func TestStagedWriteFailureRollsBack(t *testing.T) {
 	if !errors.Is(err, boom) || !errors.As(err, &ie) || ie.Key != "t#fails" {
 		t.Fatalf("err %v, want the write's error in an *idem.Error", err)
 	}
-	if rec, _ := b.get(t, "t#fails"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
+	if rec, _ := idemtest.MustGet(t, b.store, "t#fails"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
 		t.Fatalf("record %+v, want the owner's claim untouched", rec)
 	}
 	if n := b.ledgerRows(t, ledger); n != 0 {
@@ -101,12 +102,12 @@ func TestStagedWritesOfAStaleOwnerDoNotRun(t *testing.T) {
 
 func TestUnsupportedWrite(t *testing.T) {
 	b := setup(t)
-	owner := b.mustClaim(t, "t#other")
+	owner := idemtest.MustClaim(t, b.store, "t#other", b.now)
 	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#other", Owner: owner, ExpiresAt: b.now.Add(time.Hour), Writes: []any{"UPDATE x"}})
 	if !errors.Is(err, idem.ErrUnsupportedWrite) {
 		t.Fatalf("err %v, want idem.ErrUnsupportedWrite", err)
 	}
-	if rec, _ := b.get(t, "t#other"); rec.Status != idem.StatusInProgress {
+	if rec, _ := idemtest.MustGet(t, b.store, "t#other"); rec.Status != idem.StatusInProgress {
 		t.Fatalf("record %+v, want the claim untouched", rec)
 	}
 }

@@ -3,7 +3,6 @@ package redisstore_test
 import (
 	"context"
 	"errors"
-	"net"
 	"testing"
 	"time"
 
@@ -19,12 +18,7 @@ import (
 // lost lease; idem.Do passes it on and runs nothing.
 func TestUnreachableServer(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close() // nothing listens there now
+	addr := netfault.ClosedAddr(t)
 	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: 2 * time.Second})
 	defer client.Close()
 	idemtest.Unreachable(t, redisstore.New(client))
@@ -55,12 +49,12 @@ func TestResultOverTheLimit(t *testing.T) {
 
 func TestStagedWritesAreUnsupported(t *testing.T) {
 	b := setup(t)
-	owner := b.mustClaim(t, "t#staged")
+	owner := idemtest.MustClaim(t, b.store, "t#staged", b.now)
 	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#staged", Owner: owner, Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour), Writes: []any{"SET x 1"}})
 	if !errors.Is(err, idem.ErrUnsupportedWrite) {
 		t.Fatalf("err %v, want idem.ErrUnsupportedWrite", err)
 	}
-	if rec, _ := b.get(t, "t#staged"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
+	if rec, _ := idemtest.MustGet(t, b.store, "t#staged"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
 		t.Fatalf("record %+v, want the claim untouched", rec)
 	}
 }
@@ -79,7 +73,7 @@ func TestForeignKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []idem.Key{"t#string", "t#hash"} {
-		_, err := b.store.Claim(ctx, b.request(key, idem.NewOwner()))
+		_, err := b.store.Claim(ctx, idemtest.Request(key, idem.NewOwner(), b.now))
 		var ie *idem.Error
 		if !errors.Is(err, redisstore.ErrKeySpace) || !errors.As(err, &ie) || ie.Key != key {
 			t.Fatalf("claim of %s: %v, want redisstore.ErrKeySpace in an *idem.Error", key, err)
@@ -101,7 +95,7 @@ func TestForeignKeys(t *testing.T) {
 func TestRedisExpiryIsTheRecords(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	req := b.request("t#ttl", idem.NewOwner())
+	req := idemtest.Request("t#ttl", idem.NewOwner(), b.now)
 	req.ExpiresAt = b.now.Add(time.Hour + 300*time.Millisecond)
 	if _, err := b.store.Claim(ctx, req); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/internal/redistest"
 )
@@ -28,29 +27,6 @@ func setup(t *testing.T, opts ...redisstore.Option) *bundle {
 	client := redistest.Client(t)
 	opts = append([]redisstore.Option{redisstore.WithPrefix(redistest.Prefix(t))}, opts...)
 	return &bundle{client: client, store: redisstore.New(client, opts...), now: time.Now().Truncate(time.Second)}
-}
-
-func (b *bundle) request(key idem.Key, owner string) idem.ClaimRequest {
-	return idem.ClaimRequest{Key: key, Owner: owner, Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
-}
-
-func (b *bundle) mustClaim(t *testing.T, key idem.Key) string {
-	t.Helper()
-	owner := idem.NewOwner()
-	c, err := b.store.Claim(context.Background(), b.request(key, owner))
-	if err != nil || !c.Claimed {
-		t.Fatalf("claim %q: %+v, %v; want claimed", key, c, err)
-	}
-	return owner
-}
-
-func (b *bundle) get(t *testing.T, key idem.Key) (idem.Record, bool) {
-	t.Helper()
-	rec, ok, err := b.store.Get(context.Background(), key)
-	if err != nil {
-		t.Fatalf("get %q: %v", key, err)
-	}
-	return rec, ok
 }
 
 // counter is a go-redis hook that counts the commands a client sends:

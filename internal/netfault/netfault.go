@@ -112,3 +112,16 @@ func (p *Proxy) close() {
 	p.mu.Unlock()
 	p.wg.Wait()
 }
+
+// ClosedAddr returns a loopback host:port that nothing listens on: a
+// server that is down.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("netfault: listen: %v", err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
