@@ -23,13 +23,34 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 	go -C harness run ./cmd/demo
 
 .PHONY: test
-test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real DynamoDB Local), the CDK app's tests.
+test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis and DynamoDB Local), the CDK app's tests.
+
+# The servers the Go tests run against, each started for the run on a free
+# loopback port and stopped after it (scripts/with-*.sh).
+WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh
 
 .PHONY: test-go
 # The library and the worker (the root module) and the proof and benchmark
-# harness (harness/, a module of its own) run under one DynamoDB Local.
-test-go: deps-node deps-bench deps-cdk deps-qemu $(RIE) ## Run the Go tests of both modules against a DynamoDB Local started for the run (the local deployment included).
-	scripts/with-dynamodb.sh bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
+# harness (harness/, a module of its own) run under one set of servers.
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) ## Run the Go tests of both modules against PostgreSQL, Redis and DynamoDB Local started for the run (the local deployment included).
+	$(WITH_SERVERS) bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
+
+.PHONY: deps-servers
+deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
+
+# PostgreSQL's server binaries: the machine image ships PostgreSQL 15's;
+# elsewhere Debian's postgresql-15 package (as root).
+.PHONY: deps-postgres
+deps-postgres: ## Install PostgreSQL's server binaries (Debian's postgresql-15) when missing.
+	@if command -v initdb >/dev/null || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then :; \
+	elif [[ $$EUID -ne 0 ]]; then echo "deps-postgres: PostgreSQL's server binaries are missing: run make deps-postgres as root, or install postgresql-15" >&2; exit 1; \
+	else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null; fi
+
+.PHONY: deps-redis
+deps-redis: ## Install redis-server (Debian's package) when missing.
+	@if command -v redis-server >/dev/null; then :; \
+	elif [[ $$EUID -ne 0 ]]; then echo "deps-redis: redis-server is missing: run make deps-redis as root, or apt-get install redis-server" >&2; exit 1; \
+	else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null; fi
 
 .PHONY: sim
 sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=first).

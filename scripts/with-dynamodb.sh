@@ -45,59 +45,30 @@ done
 command -v java >/dev/null || die "java is not on PATH: DynamoDB Local needs a Java runtime (17 or later)"
 command -v curl >/dev/null || die "curl is not on PATH: it is used to wait for DynamoDB Local"
 
-# free_port asks the kernel for a free loopback port.
-free_port() {
-	if command -v python3 >/dev/null; then
-		python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-	else
-		# Fall back to a random port in the dynamic range that nothing
-		# answers on.
-		local p
-		for _ in $(seq 50); do
-			p=$((49152 + RANDOM % 16000))
-			if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-				echo "$p"
-				return
-			fi
-		done
-		return 1
-	fi
-}
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
 
 log="$(mktemp "${TMPDIR:-/tmp}/dynamodb-local.XXXXXX.log")"
 pid=""
 
-stop() {
-	if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	pid=""
-}
 cleanup() {
-	stop
+	stop_pid "$pid"
 	rm -f "$log"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# answers reports whether the server answers HTTP on port $1 (any status:
+# ready reports whether the server answers HTTP on port $1 (any status:
 # an unsigned GET gets a 400, which is enough to know it is up).
-answers() {
+ready() {
 	local code
 	code="$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$1/" 2>/dev/null || true)"
 	[[ -n "$code" && "$code" != "000" ]]
 }
 
-# start launches the server on port $1 and waits until it answers. It
-# returns 1 if the server exited (say, the port was taken in between) and
-# dies if it does not answer in time.
+# start launches the server on port $1 and waits until it answers
+# (wait_ready).
 start() {
 	local port="$1"
 	: >"$log"
@@ -105,35 +76,11 @@ start() {
 	java ${IDEMQ_DYNAMODB_JAVA_OPTS:-} -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
 		-inMemory -disableTelemetry -port "$port" >"$log" 2>&1 &
 	pid=$!
-	local deadline=$((SECONDS + ready_timeout))
-	while ! answers "$port"; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid" 2>/dev/null || true
-			pid=""
-			return 1
-		fi
-		if ((SECONDS >= deadline)); then
-			echo "with-dynamodb: DynamoDB Local did not answer on 127.0.0.1:$port within ${ready_timeout}s; its log:" >&2
-			sed 's/^/  | /' "$log" >&2
-			exit 1
-		fi
-		sleep 0.2
-	done
+	wait_ready "with-dynamodb: DynamoDB Local" "$port" "$ready_timeout" "$log"
 }
 
-started=""
-for attempt in 1 2 3; do
-	port="$(free_port)" || die "could not find a free port on 127.0.0.1"
-	t0=$SECONDS
-	if start "$port"; then
-		started="$port"
-		break
-	fi
-	echo "with-dynamodb: DynamoDB Local exited during start-up (attempt $attempt, port $port); its log:" >&2
-	sed 's/^/  | /' "$log" >&2
-done
-[[ -n "$started" ]] || die "DynamoDB Local would not start"
-echo "with-dynamodb: DynamoDB Local $(basename "$jar_dir") on 127.0.0.1:$started (ready in $((SECONDS - t0))s)" >&2
+start_on_free_port "with-dynamodb: DynamoDB Local" "$log"
+echo "with-dynamodb: DynamoDB Local $(basename "$jar_dir") on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
 
 export IDEMQ_DYNAMODB_ENDPOINT="http://127.0.0.1:$started"
 

@@ -82,10 +82,15 @@ func (a Attributes) withDefaults() Attributes {
 	return a
 }
 
-// validate reports two fields naming one attribute.
-func (a Attributes) validate() error {
+// validate reports two fields, or a field and the sort key (empty: none),
+// naming one attribute.
+func (a Attributes) validate(sortKey string) error {
 	seen := make(map[string]string)
-	for _, f := range a.fields() {
+	fields := a.fields()
+	if sortKey != "" {
+		fields = append(fields, attrField{field: "the sort key", name: &sortKey})
+	}
+	for _, f := range fields {
 		if other, dup := seen[*f.name]; dup {
 			return fmt.Errorf("attributes %s and %s are both named %q", other, f.field, *f.name)
 		}

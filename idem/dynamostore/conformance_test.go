@@ -15,3 +15,15 @@ func TestConformance(t *testing.T) {
 		return dynamostore.New(client, dynamotest.NewTable(t, client))
 	})
 }
+
+// A single-table design: the key in a sort key under one partition key
+// value (Powertools' sort_key_attr and static_pk_value).
+func TestConformanceSortKey(t *testing.T) {
+	client := dynamotest.Client(t)
+	idemtest.Run(t, func(t *testing.T) idem.Store {
+		table := dynamotest.NewTable(t, client, dynamotest.WithKeyAttribute("pk"), dynamotest.WithSortKeyAttribute("sk"))
+		return dynamostore.New(client, table,
+			dynamostore.WithAttributes(dynamostore.Attributes{Key: "pk"}),
+			dynamostore.WithSortKey("sk", "idempotency#worker"))
+	})
+}

@@ -22,6 +22,12 @@
 //	data                    B     result of a COMPLETED record
 //	result_omitted_bytes    N     size of a result too large to store: the record was COMPLETED without data
 //
+// In a single-table design, WithSortKey puts the idem.Key in a sort key
+// and a static value in the partition key (Powertools' sort_key_attr and
+// static_pk_value):
+//
+//	store := dynamostore.New(client, "app", dynamostore.WithSortKey("sk", "idempotency#worker"))
+//
 // Create it with on-demand billing and turn on TTL on "expiration" so old
 // records are swept. TTL deletes "within a few days" of expiry, and the
 // store never relies on it: every claim compares the expiry itself.

@@ -68,17 +68,12 @@ func itemTooLargeMessage(msg string) bool {
 // leaseLost is idem.ErrLeaseLost for op on key, saying from the item that
 // failed the condition (ALL_OLD) why owner no longer holds it.
 func (s *Store) leaseLost(op string, key idem.Key, owner string, item map[string]types.AttributeValue) error {
-	why := "the record is gone"
+	var rec idem.Record
 	if len(item) > 0 {
-		rec, _ := s.record(item)
-		switch {
-		case rec.Owner != owner:
-			why = "another claim owns the record"
-		case rec.Status == idem.StatusCompleted:
-			why = "the record is already COMPLETED"
-		default:
-			why = fmt.Sprintf("the record's status is %q", rec.Status)
+		rec, _ = s.record(item)
+		if rec.Status == "" {
+			rec.Status = "unknown" // a record, whatever it holds
 		}
 	}
-	return &idem.Error{Op: op, Key: key, Err: fmt.Errorf("%w: %s", idem.ErrLeaseLost, why)}
+	return &idem.Error{Op: op, Key: key, Err: idem.LeaseLost(rec.Status, rec.Owner, owner)}
 }

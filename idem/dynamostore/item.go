@@ -16,20 +16,30 @@ import (
 // Item layout. Times become numbers here and only here: the expiry in epoch
 // seconds rounded up (idem.ExpirySeconds), the lease in epoch milliseconds.
 
-// key is the item key of a record.
+// key is the item key of a record: the key in the partition key, or with
+// WithSortKey the static value there and the key in the sort key.
 func (s *Store) key(k idem.Key) map[string]types.AttributeValue {
+	if s.sortKey != "" {
+		return map[string]types.AttributeValue{s.attrs.Key: str(s.partitionValue), s.sortKey: str(string(k))}
+	}
 	return map[string]types.AttributeValue{s.attrs.Key: str(string(k))}
+}
+
+// keyAttr is the attribute that holds the idem.Key.
+func (s *Store) keyAttr() string {
+	if s.sortKey != "" {
+		return s.sortKey
+	}
+	return s.attrs.Key
 }
 
 // claimItem is the IN_PROGRESS item a claim writes.
 func (s *Store) claimItem(req idem.ClaimRequest) map[string]types.AttributeValue {
 	a := s.attrs
-	item := map[string]types.AttributeValue{
-		a.Key:    str(string(req.Key)),
-		a.Status: str(string(idem.StatusInProgress)),
-		a.Expiry: seconds(req.ExpiresAt),
-		a.Owner:  str(req.Owner),
-	}
+	item := s.key(req.Key)
+	item[a.Status] = str(string(idem.StatusInProgress))
+	item[a.Expiry] = seconds(req.ExpiresAt)
+	item[a.Owner] = str(req.Owner)
 	if !req.LeaseUntil.IsZero() {
 		item[a.Lease] = millis(req.LeaseUntil)
 	}
@@ -45,7 +55,7 @@ func (s *Store) record(item map[string]types.AttributeValue) (idem.Record, error
 	a := s.attrs
 	d := decoder{item: item}
 	r := idem.Record{
-		Key:         idem.Key(d.str(a.Key)),
+		Key:         idem.Key(d.str(s.keyAttr())),
 		Status:      idem.Status(d.str(a.Status)),
 		Fingerprint: d.str(a.Fingerprint),
 		Owner:       d.str(a.Owner),

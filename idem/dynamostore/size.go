@@ -28,7 +28,7 @@ const (
 // fingerprint at fingerprintReserve.
 func (s *Store) completedSize(c idem.Completion) int {
 	a := s.attrs
-	n := len(a.Key) + len(c.Key) +
+	n := len(a.Key) + len(c.Key) + len(s.sortKey) + len(s.partitionValue) +
 		len(a.Status) + len(idem.StatusCompleted) +
 		len(a.Expiry) + maxNumberBytes +
 		len(a.Owner) + len(c.Owner) +

@@ -32,13 +32,17 @@ type Store struct {
 	attrs Attributes
 	// maxItemBytes is the item size Complete refuses to exceed.
 	maxItemBytes int
+	// sortKey, when set, is the attribute holding the key, and
+	// partitionValue the partition key of every record (WithSortKey).
+	sortKey, partitionValue string
 }
 
 // Option configures a Store.
 type Option func(*options)
 
 type options struct {
-	attrs Attributes
+	attrs                   Attributes
+	sortKey, partitionValue string
 }
 
 // New returns a Store keeping records in table through client. It panics if
@@ -58,10 +62,10 @@ func New(client API, table string, opts ...Option) *Store {
 		opt(&o)
 	}
 	attrs := o.attrs.withDefaults()
-	if err := attrs.validate(); err != nil {
+	if err := attrs.validate(o.sortKey); err != nil {
 		panic("dynamostore: " + err.Error())
 	}
-	return &Store{api: client, table: table, attrs: attrs, maxItemBytes: MaxItemBytes}
+	return &Store{api: client, table: table, attrs: attrs, maxItemBytes: MaxItemBytes, sortKey: o.sortKey, partitionValue: o.partitionValue}
 }
 
 // Table returns the name of the table the store writes to.

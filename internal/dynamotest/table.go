@@ -18,7 +18,7 @@ import (
 type TableOption func(*tableOptions)
 
 type tableOptions struct {
-	key string
+	key, sortKey string
 }
 
 // WithKeyAttribute names the table's partition key (a string attribute).
@@ -29,6 +29,12 @@ func WithKeyAttribute(name string) TableOption {
 			o.key = name
 		}
 	}
+}
+
+// WithSortKeyAttribute gives the table a sort key (a string attribute),
+// as a single-table design has. Defaults to none.
+func WithSortKeyAttribute(name string) TableOption {
+	return func(o *tableOptions) { o.sortKey = name }
 }
 
 // NewTable creates a table no other test uses, with a string partition key
@@ -43,7 +49,7 @@ func NewTable(t testing.TB, client *dynamodb.Client, opts ...TableOption) string
 		opt(&o)
 	}
 	name := tableName(t)
-	if err := createTable(context.Background(), client, name, o.key); err != nil {
+	if err := createTable(context.Background(), client, name, o); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -62,16 +68,22 @@ func NewTable(t testing.TB, client *dynamodb.Client, opts ...TableOption) string
 // seconds at most. Unlike NewTable it needs no test: the real-pipeline
 // check and the benchmarks use it too.
 func CreateTable(ctx context.Context, client *dynamodb.Client, name string) error {
-	return createTable(ctx, client, name, "id")
+	return createTable(ctx, client, name, tableOptions{key: "id"})
 }
 
-func createTable(ctx context.Context, client *dynamodb.Client, name, key string) error {
+func createTable(ctx context.Context, client *dynamodb.Client, name string, o tableOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	defs := []types.AttributeDefinition{{AttributeName: aws.String(o.key), AttributeType: types.ScalarAttributeTypeS}}
+	schema := []types.KeySchemaElement{{AttributeName: aws.String(o.key), KeyType: types.KeyTypeHash}}
+	if o.sortKey != "" {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(o.sortKey), AttributeType: types.ScalarAttributeTypeS})
+		schema = append(schema, types.KeySchemaElement{AttributeName: aws.String(o.sortKey), KeyType: types.KeyTypeRange})
+	}
 	out, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: defs,
+		KeySchema:            schema,
 		BillingMode:          types.BillingModePayPerRequest,
 	})
 	if err != nil {

@@ -1,0 +1,21 @@
+package dynamostore
+
+// WithSortKey keeps records in a table whose primary key has a sort key,
+// as a single-table design's does: the sort key attribute sortKey (a
+// string) holds the idem.Key, and the partition key (Attributes.Key, "id"
+// by default) holds partitionValue on every record. These are
+// Powertools' sort_key_attr and static_pk_value, whose default value is
+// "idempotency#" plus the function's name. Defaults to none: the
+// partition key holds the idem.Key.
+//
+// Every record then lives under one partition key value. DynamoDB
+// documents 1,000 writes a second per partition, and splits a busy
+// partition by sort key ranges only as traffic grows; a table of its own
+// (the default) spreads records from the start. New panics if sortKey or
+// partitionValue is empty, or sortKey names another attribute.
+func WithSortKey(sortKey, partitionValue string) Option {
+	if sortKey == "" || partitionValue == "" {
+		panic("dynamostore: WithSortKey needs a sort key attribute and a partition key value")
+	}
+	return func(o *options) { o.sortKey, o.partitionValue = sortKey, partitionValue }
+}

@@ -1,0 +1,58 @@
+package dynamostore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/dynamotest"
+)
+
+// With a sort key, the item is where Powertools puts it: the static value
+// in the partition key, the idempotency key in the sort key; and a
+// duplicate still costs one request.
+func TestSortKeyItemLayout(t *testing.T) {
+	t.Parallel()
+	client := dynamotest.Client(t)
+	table := dynamotest.NewTable(t, client, dynamotest.WithSortKeyAttribute("sk"))
+	api := &countingAPI{API: client}
+	store := dynamostore.New(api, table, dynamostore.WithSortKey("sk", "idempotency#fn"))
+	ctx := context.Background()
+	work := func(context.Context) ([]byte, error) { return []byte("r"), nil }
+	if _, err := idem.Do(ctx, store, "order#1", "", work); err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+		"id": &types.AttributeValueMemberS{Value: "idempotency#fn"},
+		"sk": &types.AttributeValueMemberS{Value: "order#1"},
+	}})
+	if err != nil || len(out.Item) == 0 {
+		t.Fatalf("no item at (idempotency#fn, order#1): %v", err)
+	}
+	if st, _ := out.Item["status"].(*types.AttributeValueMemberS); st == nil || st.Value != string(idem.StatusCompleted) {
+		t.Fatalf("item %v, want COMPLETED", out.Item)
+	}
+	api.take()
+	r, err := idem.Do(ctx, store, "order#1", "", work)
+	if err != nil || r.Outcome != idem.Replayed {
+		t.Fatalf("duplicate: %+v, %v", r, err)
+	}
+	wantCalls(t, "duplicate", api.take(), map[string]int{"PutItem": 1})
+	if rec, ok, err := store.Get(ctx, "order#1"); err != nil || !ok || rec.Key != "order#1" {
+		t.Fatalf("get: %+v, %v, %v; want the record of order#1", rec, ok, err)
+	}
+}
+
+func TestSortKeyClash(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a sort key named as the status attribute did not panic")
+		}
+	}()
+	dynamostore.New(&countingAPI{}, "t", dynamostore.WithSortKey("status", "x"))
+}

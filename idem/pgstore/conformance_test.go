@@ -1,0 +1,17 @@
+package pgstore_test
+
+import (
+	"testing"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/internal/pgtest"
+)
+
+func TestConformance(t *testing.T) {
+	pool := pgtest.Pool(t)
+	idemtest.Run(t, func(t *testing.T) idem.Store {
+		return pgstore.New(pool, pgtest.NewTable(t, pool))
+	})
+}

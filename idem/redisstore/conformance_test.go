@@ -1,0 +1,17 @@
+package redisstore_test
+
+import (
+	"testing"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/redisstore"
+	"github.com/idemq/idemq/internal/redistest"
+)
+
+func TestConformance(t *testing.T) {
+	client := redistest.Client(t)
+	idemtest.Run(t, func(t *testing.T) idem.Store {
+		return redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
+	})
+}
