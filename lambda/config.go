@@ -20,7 +20,8 @@ const (
 	envProviderURL  = "IDEMQ_PROVIDER_URL"            // OpenAI-compatible base URL; required
 	envLease        = "IDEMQ_LEASE"                   // Go duration; default: from the invocation's deadline
 	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT"       // DynamoDB endpoint URL, for DynamoDB Local
-	envStore        = "IDEMQ_STORE"                   // "dynamodb" (default) or "memory" (local runs)
+	envStore        = "IDEMQ_STORE"                   // "dynamodb" (default), "postgres", "redis" or "memory" (local runs)
+	envStoreURL     = "IDEMQ_STORE_URL"               // connection URL of the postgres or redis store
 	envNamespace    = "IDEMQ_NAMESPACE"               // key namespace; default the function's name
 	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"        // bearer token for the provider; optional
 	envAPIKeySecret = "IDEMQ_PROVIDER_API_KEY_SECRET" // Secrets Manager secret (name or ARN) holding the bearer token; optional
@@ -34,7 +35,8 @@ const (
 // config is the worker's configuration, read from the environment once at
 // start-up.
 type config struct {
-	store        string // "dynamodb" or "memory"
+	store        string // "dynamodb", "postgres", "redis" or "memory"
+	storeURL     string // postgres:// or redis:// URL
 	table        string
 	endpoint     string
 	expiry       time.Duration // 0: the default
@@ -57,6 +59,7 @@ type config struct {
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
 		store:        strings.ToLower(getenv(envStore)),
+		storeURL:     getenv(envStoreURL),
 		table:        getenv(envTable),
 		endpoint:     getenv(envEndpoint),
 		keyField:     getenv(envKeyField),
@@ -79,9 +82,23 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if c.table == "" {
 			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
 		}
+	case "postgres":
+		if c.table == "" {
+			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
+		}
+		if !strings.HasPrefix(c.storeURL, "postgres://") && !strings.HasPrefix(c.storeURL, "postgresql://") {
+			bad("%s=%q: want a postgres:// URL with %s=postgres", envStoreURL, c.storeURL, envStore)
+		}
+	case "redis":
+		if !strings.HasPrefix(c.storeURL, "redis://") && !strings.HasPrefix(c.storeURL, "rediss://") {
+			bad("%s=%q: want a redis:// or rediss:// URL with %s=redis", envStoreURL, c.storeURL, envStore)
+		}
 	case "memory":
 	default:
-		bad("%s=%q: want dynamodb or memory", envStore, c.store)
+		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
+	}
+	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
+		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
 	}
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {

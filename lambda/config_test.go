@@ -48,6 +48,16 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("API key secret config %+v, %v", c, err)
 	}
 
+	// The other stores, by URL.
+	c, err = loadConfig(env(envStore, "postgres", envStoreURL, "postgres://u@127.0.0.1:5432/db", envTable, "records", envProviderURL, "http://127.0.0.1:1"))
+	if err != nil || c.store != "postgres" || c.storeURL != "postgres://u@127.0.0.1:5432/db" || c.table != "records" {
+		t.Errorf("postgres config %+v, %v", c, err)
+	}
+	c, err = loadConfig(env(envStore, "redis", envStoreURL, "redis://127.0.0.1:6379/0", envProviderURL, "http://127.0.0.1:1"))
+	if err != nil || c.store != "redis" || c.storeURL != "redis://127.0.0.1:6379/0" {
+		t.Errorf("redis config %+v, %v", c, err)
+	}
+
 	// The back-off against a local SQS server.
 	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBackoff, "true",
 		envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
@@ -74,7 +84,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad bool", env(envTable, "t", envProviderURL, "http://p", envBackoff, "yes please"), []string{envBackoff}},
 		{"bad URL", env(envTable, "t", envProviderURL, "api.openai.com"), []string{envProviderURL}},
 		{"bad endpoint", env(envTable, "t", envProviderURL, "http://p", envEndpoint, "localhost:8000"), []string{envEndpoint}},
-		{"bad store", env(envStore, "redis", envProviderURL, "http://p"), []string{envStore}},
+		{"bad store", env(envStore, "mongo", envProviderURL, "http://p"), []string{envStore}},
+		{"postgres without URL or table", env(envStore, "postgres", envProviderURL, "http://p"), []string{envStoreURL, envTable}},
+		{"redis with a postgres URL", env(envStore, "redis", envStoreURL, "postgres://x", envProviderURL, "http://p"), []string{envStoreURL}},
+		{"store URL with dynamodb", env(envTable, "t", envStoreURL, "redis://x", envProviderURL, "http://p"), []string{envStoreURL}},
 		{"bad SQS endpoint and queue URL", env(envTable, "t", envProviderURL, "http://p", envBackoff, "true",
 			envSQSEndpoint, "127.0.0.1:9324", envQueueURL, "jobs"), []string{envSQSEndpoint, envQueueURL}},
 		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p", envBackoff, "false",

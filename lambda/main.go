@@ -6,7 +6,7 @@
 // Configuration is read from the environment at start-up; a bad or missing
 // variable stops the function with a message naming it:
 //
-//	IDEMQ_TABLE                    DynamoDB table of idempotency records (required with the dynamodb store)
+//	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; created if missing on postgres); key prefix on redis
 //	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
@@ -19,7 +19,8 @@
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
-//	IDEMQ_STORE                    dynamodb (default) or memory (local runs: records live as long as the process)
+//	IDEMQ_STORE                    dynamodb (default), postgres, redis, or memory (local runs: records live as long as the process)
+//	IDEMQ_STORE_URL                the postgres:// or redis:// URL of those stores (required with them)
 //	IDEMQ_NAMESPACE                key namespace (default: the function's name)
 //	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
 //
@@ -43,11 +44,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/idem/redisstore"
 )
 
 func main() {
@@ -105,6 +110,27 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	var store idem.Store
 	switch cfg.store {
+	case "postgres":
+		pool, err := pgxpool.New(ctx, cfg.storeURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+		}
+		if err := pgstore.CreateTable(ctx, pool, cfg.table); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("%s=%s on %s: %w", envTable, cfg.table, envStoreURL, err)
+		}
+		store = pgstore.New(pool, cfg.table)
+	case "redis":
+		opts, err := redis.ParseURL(cfg.storeURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+		}
+		opts.PoolSize = max(opts.PoolSize, conns)
+		var ropts []redisstore.Option
+		if cfg.table != "" {
+			ropts = append(ropts, redisstore.WithPrefix(cfg.table+":"))
+		}
+		store = redisstore.New(redis.NewClient(opts), ropts...)
 	case "memory":
 		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
 		store = memstore.New()

@@ -15,15 +15,35 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/internal/redistest"
 )
 
-// The worker wired by newHandler, in process, with the memory store.
+// The worker wired by newHandler, in process, with each store it takes:
+// memory, and PostgreSQL and Redis on the servers the test command starts
+// (IDEMQ_STORE=postgres|redis with IDEMQ_STORE_URL).
 func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		testWorker(t, config{store: "memory"})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		testWorker(t, config{store: "postgres", storeURL: pgtest.URL(t), table: pgtest.TableName()})
+	})
+	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
+		testWorker(t, config{store: "redis", storeURL: redistest.URL(t), table: "worker-test-" + idem.NewOwner()[:8]})
+	})
+}
+
+func testWorker(t *testing.T, cfg config) {
 	f := newFakeProvider(t)
-	h, err := newHandler(context.Background(), config{
-		store: "memory", keyField: "idempotency_key", providerURL: f.URL + "/v1", namespace: "worker-test",
-	}, slog.New(slog.DiscardHandler))
+	cfg.keyField, cfg.providerURL, cfg.namespace = "idempotency_key", f.URL+"/v1", "worker-test"
+	h, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
