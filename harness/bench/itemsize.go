@@ -32,23 +32,11 @@ func valueBytes(v types.AttributeValue) int {
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
 		return 1
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return sum(v.Value, func(s string) int { return len(s) })
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return sum(v.Value, func(b []byte) int { return len(b) })
 	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberBytes(s)
-		}
-		return n
+		return sum(v.Value, numberBytes)
 	case *types.AttributeValueMemberL:
 		n := 3
 		for _, e := range v.Value {
@@ -63,6 +51,15 @@ func valueBytes(v types.AttributeValue) int {
 		return n
 	}
 	return 0
+}
+
+// sum adds up the sizes of a set's elements.
+func sum[E any](vs []E, size func(E) int) int {
+	n := 0
+	for _, v := range vs {
+		n += size(v)
+	}
+	return n
 }
 
 // numberBytes is a number's size: its significant digits (leading and
