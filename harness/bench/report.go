@@ -45,7 +45,7 @@ func machine(b *strings.Builder, r *Results) {
 		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second))
 	fmt.Fprintf(b, "Every records/s and µs figure is the median of %d runs%s of %s, fed one batch at a time "+
 		"to one warm instance of each implementation, all against the same DynamoDB Local on loopback; "+
-		"each round runs every implementation once, in turns. Every ratio idemq / X is the median of the per-round "+
+		"each round runs every implementation once, in turns, and the order rotates from round to round, so each goes first in turn. Every ratio idemq / X is the median of the per-round "+
 		"ratios (idemq's run over X's run of the same round, measured side by side, so the drift of the machine's load "+
 		"drops out), with their interquartile range in brackets: where it takes in a target's limit, the target is "+
 		"met or missed within noise. Requests are counted by SDK middleware on the clients "+
