@@ -148,8 +148,8 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the 
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
-pipeline: deps-node $(RIE) ## Run the full real-pipeline check: SQS server, DynamoDB Local, the worker under RIE, every fault on.
-	scripts/with-dynamodb.sh go -C harness run ./cmd/pipeline
+pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE, every fault on.
+	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
 
 .PHONY: demo-local
 demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.

@@ -124,7 +124,12 @@ func tableName(t testing.TB) string {
 	if len(base) > 180 {
 		base = base[:180]
 	}
+	return "idemq-" + base + "-" + Suffix()
+}
+
+// Suffix is a random suffix for a table name: 12 hex digits.
+func Suffix() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return "idemq-" + base + "-" + hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -1,25 +1,52 @@
-// Package netfault is a loopback TCP proxy for tests that cuts a
-// connection at a chosen moment: after the server has read a request and
-// answered it, before the client reads the answer. It is how the store
-// tests drop a connection mid-claim against a real server.
+// Package netfault is a loopback TCP proxy that cuts connections at chosen
+// moments: before a request reaches the server (refused), or after the
+// server has read a request and answered it, before the client reads the
+// answer (lost). The store tests drop a connection mid-claim against a
+// real server with it; the real pipeline puts it between the workers and
+// PostgreSQL or Redis.
 //
 //	p := netfault.New(t, "127.0.0.1:5432")
 //	// connect the client to p.Addr()
 //	p.DropNextReply() // the next answer from the server is lost
+//
+// A Filter decides per request: what the client writes in one go (one
+// read of the proxy) is taken for one request, as it is for pgx and
+// go-redis, which write a query or a command whole and wait for the
+// answer.
 package netfault
 
 import (
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 )
 
+// Verdict is what becomes of a request.
+type Verdict int
+
+// The verdicts.
+const (
+	// Pass forwards the request and its answer.
+	Pass Verdict = iota
+	// Refuse cuts the connection without forwarding the request: the
+	// server never sees it.
+	Refuse
+	// LoseAnswer forwards the request, then cuts the connection when the
+	// answer comes: the server acted on it, the client never learns how.
+	LoseAnswer
+)
+
+// Filter is called with each request a client sends, before it is
+// forwarded, from the connection's own goroutine; it may sleep (latency).
+// It must not keep request.
+type Filter func(request []byte) Verdict
+
 // Proxy forwards connections from Addr to a target.
 type Proxy struct {
 	ln      net.Listener
 	target  string
+	filter  Filter
 	drop    atomic.Bool
 	dropped atomic.Int32
 	mu      sync.Mutex
@@ -31,15 +58,25 @@ type Proxy struct {
 // test ends.
 func New(t testing.TB, target string) *Proxy {
 	t.Helper()
+	p, err := Start(target, nil)
+	if err != nil {
+		t.Fatalf("netfault: %v", err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// Start starts a proxy to target on a free loopback port, with filter
+// (nil passes every request). Close stops it.
+func Start(target string, filter Filter) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("netfault: listen: %v", err)
+		return nil, err
 	}
-	p := &Proxy{ln: ln, target: target}
+	p := &Proxy{ln: ln, target: target, filter: filter}
 	p.wg.Add(1)
 	go p.accept()
-	t.Cleanup(p.close)
-	return p
+	return p, nil
 }
 
 // Addr is the proxy's host:port.
@@ -67,28 +104,58 @@ func (p *Proxy) accept() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
+		var loseNext atomic.Bool
 		p.wg.Add(2)
 		go func() {
 			defer p.wg.Done()
-			_, _ = io.Copy(s, c)
-			_ = s.Close()
+			p.requests(c, s, &loseNext)
 		}()
 		go func() {
 			defer p.wg.Done()
-			p.replies(c, s)
+			p.replies(c, s, &loseNext)
 		}()
 	}
 }
 
-// replies copies the server's answers to the client until the proxy is
-// armed, then cuts the connection.
-func (p *Proxy) replies(c, s net.Conn) {
+// requests copies the client's requests to the server, through the
+// filter.
+func (p *Proxy) requests(c, s net.Conn, loseNext *atomic.Bool) {
+	defer s.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			v := Pass
+			if p.filter != nil {
+				v = p.filter(buf[:n])
+			}
+			switch v {
+			case Refuse:
+				p.dropped.Add(1)
+				_ = c.Close()
+				return
+			case LoseAnswer:
+				loseNext.Store(true)
+			}
+			if _, werr := s.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// replies copies the server's answers to the client until an answer is to
+// be lost, then cuts the connection.
+func (p *Proxy) replies(c, s net.Conn, loseNext *atomic.Bool) {
 	defer c.Close()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := s.Read(buf)
 		if n > 0 {
-			if p.drop.CompareAndSwap(true, false) {
+			if loseNext.Load() || p.drop.CompareAndSwap(true, false) {
 				p.dropped.Add(1)
 				_ = s.Close()
 				return
@@ -103,7 +170,8 @@ func (p *Proxy) replies(c, s net.Conn) {
 	}
 }
 
-func (p *Proxy) close() {
+// Close stops the proxy and cuts every connection.
+func (p *Proxy) Close() {
 	_ = p.ln.Close()
 	p.mu.Lock()
 	for _, c := range p.conns {

@@ -1,18 +1,24 @@
 // Command pipeline runs idemq's real local pipeline: an SQS server
-// (fauxqs), DynamoDB Local, the reference worker under Lambda Runtime
-// Interface Emulators, a local event source mapping and a fake model
-// provider, with every cause of redelivery switched on, through a standard
-// queue and then a FIFO queue (with the in-progress back-off on). It prints
-// progress, then the reports, and exits 1 if a guarantee was broken.
+// (fauxqs), the reference worker under Lambda Runtime Interface Emulators,
+// a local event source mapping and a fake model provider, with every cause
+// of redelivery switched on, through a standard queue and then a FIFO
+// queue (with the in-progress back-off on), on each store: DynamoDB Local,
+// PostgreSQL and Redis, each behind a proxy that slows, refuses and cuts
+// requests. It prints progress, then the reports, and exits 1 if a
+// guarantee was broken.
 //
-//	scripts/with-dynamodb.sh go run ./cmd/pipeline                 # make pipeline
-//	scripts/with-dynamodb.sh go run ./cmd/pipeline -queues fifo    # the FIFO run only
-//	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive          # make demo-local: with the two naive variants side by side
+//	with-servers go run ./cmd/pipeline                         # make pipeline
+//	with-servers go run ./cmd/pipeline -stores postgres       # PostgreSQL only
+//	with-servers go run ./cmd/pipeline -queues fifo           # the FIFO runs only
+//	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
+//
+// where with-servers is scripts/with-dynamodb.sh scripts/with-postgres.sh
+// scripts/with-redis.sh: each starts its server for the run and exports
+// where it listens.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,7 +35,20 @@ func main() {
 	small := flag.Bool("small", false, "the smaller runs the tests make")
 	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
 	queues := flag.String("queues", "standard,fifo", "the queues to run, comma-separated: standard, fifo (-naive: standard only)")
+	stores := flag.String("stores", "dynamodb,postgres,redis", "the stores to run on, comma-separated: dynamodb, postgres, redis (-naive: dynamodb only)")
 	flag.Parse()
+	var backends []pipeline.Backend
+	for _, s := range strings.Split(*stores, ",") {
+		b, err := pipeline.ParseBackend(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		backends = append(backends, b)
+	}
+	if *naive {
+		backends = []pipeline.Backend{pipeline.DynamoDB}
+	}
 	var cfgs []pipeline.Config
 	switch {
 	case *naive:
@@ -51,21 +70,26 @@ func main() {
 			}
 		}
 	}
-	for i := range cfgs {
-		if *requests > 0 {
-			cfgs[i].Requests = *requests
+	var runs []pipeline.Config
+	for _, b := range backends {
+		for _, c := range cfgs {
+			c.Backend = b
+			if *requests > 0 {
+				c.Requests = *requests
+			}
+			runs = append(runs, c)
 		}
 	}
-	if err := run(cfgs, *naive); err != nil {
+	if err := run(runs, backends, *naive); err != nil {
 		fmt.Fprintln(os.Stderr, "pipeline:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfgs []pipeline.Config, naive bool) error {
+func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	parts, cleanup, err := start(ctx)
+	parts, cleanup, err := start(ctx, backends)
 	if err != nil {
 		return err
 	}
@@ -76,6 +100,7 @@ func run(cfgs []pipeline.Config, naive bool) error {
 		if cfg.FIFO {
 			queue = fmt.Sprintf("a FIFO queue (%d message groups)", cfg.Groups)
 		}
+		queue += " on " + string(cfg.Backend)
 		fmt.Printf("%s: %d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
 			queue, cfg.Requests, cfg.Poison, cfg.Instances, cfg.BatchSize, cfg.CallTime, cfg.SlowCall, cfg.Visibility, cfg.Lease)
 		fmt.Printf("Faults on: %v; the store: %+v; in-progress back-off: %v.\n\n", cfg.Faults.Rates, cfg.Store, cfg.Backoff)
@@ -114,12 +139,32 @@ or read before another writes; idemq claims the key first, with one conditional 
 	return nil
 }
 
-// start starts the SQS server and builds the worker; DynamoDB Local comes
-// from scripts/with-dynamodb.sh.
-func start(ctx context.Context) (pipeline.Parts, func(), error) {
-	endpoint := os.Getenv("IDEMQ_DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		return pipeline.Parts{}, nil, errors.New("IDEMQ_DYNAMODB_ENDPOINT is unset: run under scripts/with-dynamodb.sh (make pipeline does)")
+// The variables the scripts/with-*.sh scripts export, and the script of
+// each store.
+var servers = map[pipeline.Backend]struct{ env, script string }{
+	pipeline.DynamoDB: {"IDEMQ_DYNAMODB_ENDPOINT", "scripts/with-dynamodb.sh"},
+	pipeline.Postgres: {"IDEMQ_TEST_POSTGRES_URL", "scripts/with-postgres.sh"},
+	pipeline.Redis:    {"IDEMQ_TEST_REDIS_URL", "scripts/with-redis.sh"},
+}
+
+// start starts the SQS server and builds the worker; the stores' servers
+// come from the scripts/with-*.sh scripts.
+func start(ctx context.Context, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
+	var parts pipeline.Parts
+	for _, b := range backends {
+		s := servers[b]
+		v := os.Getenv(s.env)
+		if v == "" {
+			return parts, nil, fmt.Errorf("%s is unset: run under %s (make pipeline does)", s.env, s.script)
+		}
+		switch b {
+		case pipeline.DynamoDB:
+			parts.DynamoDB = v
+		case pipeline.Postgres:
+			parts.Postgres = v
+		case pipeline.Redis:
+			parts.Redis = v
+		}
 	}
 	root, err := repo.Root()
 	if err != nil {
@@ -144,5 +189,6 @@ func start(ctx context.Context) (pipeline.Parts, func(), error) {
 		return pipeline.Parts{}, nil, err
 	}
 	cleanup := func() { sqs.Stop(); os.RemoveAll(dir) }
-	return pipeline.Parts{DynamoDB: endpoint, SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap}, cleanup, nil
+	parts.SQS, parts.RIE, parts.Bootstrap = sqs.Endpoint, rie, bootstrap
+	return parts, cleanup, nil
 }

@@ -43,13 +43,21 @@ func (r *runner) trace(key string) string {
 //     deduplication id dropped by the queue;
 //   - with back-off, what checkBackoff says.
 func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]bool) error {
-	records, err := ScanRecords(ctx, NewDynamoClient(r.parts.DynamoDB), r.table)
-	if err != nil {
-		return err
-	}
+	records := make(map[string]idem.Record, len(r.reqs))
 	rep.Records = map[string]int{}
-	for _, rec := range records {
-		rep.Records[string(rec.Status)]++
+	for _, q := range r.reqs {
+		k, err := idem.ClientKey(Namespace, q.Key)
+		if err != nil {
+			return err
+		}
+		rec, ok, err := r.store.records.Get(ctx, k)
+		if err != nil {
+			return fmt.Errorf("pipeline: read the record of %s: %w", q.Key, err)
+		}
+		if ok {
+			records[q.Key] = rec
+			rep.Records[string(rec.Status)]++
+		}
 	}
 	answers := map[string]loadtest.Call{} // completion id → call
 	for _, c := range r.provider.Log() {
@@ -64,8 +72,7 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 		case n == 0 && !deadKeys[q.Key]:
 			rep.violate("key %s: never called and not dead-lettered", q.Key)
 		}
-		k, _ := idem.ClientKey(Namespace, q.Key)
-		rec, ok := records[string(k)]
+		rec, ok := records[q.Key]
 		switch {
 		case deadKeys[q.Key]:
 			if ok && rec.Status == idem.StatusInProgress && rec.LeaseUntil.After(now) {

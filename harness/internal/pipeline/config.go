@@ -45,7 +45,10 @@ type Config struct {
 	SlowCall  time.Duration // a call of a ShortVisibility key: longer than Visibility
 	ResendGap time.Duration // between the producer's re-sends
 	Faults    loadtest.Faults
-	Store     StoreFaults
+	// Backend is the store the workers keep their records in; "" is
+	// DynamoDB.
+	Backend Backend
+	Store   StoreFaults // the faults of the store, whichever it is
 	// FIFO runs a FIFO queue (and dead-letter queue): the keys are dealt
 	// round-robin to Groups message groups, each send has a deduplication
 	// id of its own, and the check adds per-group order.
@@ -150,6 +153,14 @@ func SmallFIFO(seed uint64) Config {
 	c.Visibility, c.SlowCall, c.Lease = 4*time.Second, 4400*time.Millisecond, 5500*time.Millisecond
 	c.Faults = FIFOFaults(seed)
 	return c
+}
+
+// backend is c.Backend, DynamoDB when unset.
+func (c Config) backend() Backend {
+	if c.Backend == "" {
+		return DynamoDB
+	}
+	return c.Backend
 }
 
 // lease is the lease the workers take: Lease, or the worker's default,

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
-	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // startFunction starts the variant's instances: emulators running the
@@ -23,17 +22,10 @@ func (r *runner) startFunction(ctx context.Context) ([]loadtest.Invoker, error) 
 		}
 		return out, nil
 	}
-	dynamo := NewDynamoClient(r.parts.DynamoDB)
-	r.table = "idemq-pipeline-" + r.suffix
-	if err := dynamotest.CreateTable(ctx, dynamo, r.table); err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	r.cleanups = append(r.cleanups, func() { _ = DeleteTable(context.Background(), dynamo, r.table) })
 	var err error
-	if r.proxy, err = NewStoreProxy(r.parts.DynamoDB, cfg.Store); err != nil {
+	if r.store, err = r.startStore(ctx); err != nil {
 		return nil, err
 	}
-	r.cleanups = append(r.cleanups, r.proxy.Close)
 	r.byName = map[string]*Instance{}
 	out := make([]loadtest.Invoker, cfg.Instances)
 	for i := range out {
@@ -54,8 +46,8 @@ func (r *runner) startFunction(ctx context.Context) ([]loadtest.Invoker, error) 
 }
 
 // workerEnv is the reference worker's environment: its own provider URL
-// (so the provider knows who calls), DynamoDB through the proxy, dummy
-// credentials, no call to AWS; with back-off, SQS through its proxy.
+// (so the provider knows who calls), the store through its fault proxy,
+// dummy credentials, no call to AWS; with back-off, SQS through its proxy.
 func (r *runner) workerEnv(name string) []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -65,12 +57,11 @@ func (r *runner) workerEnv(name string) []string {
 		"AWS_ACCESS_KEY_ID=idemqlocal",
 		"AWS_SECRET_ACCESS_KEY=idemqlocal",
 		"AWS_EC2_METADATA_DISABLED=true",
-		"IDEMQ_TABLE=" + r.table,
-		"IDEMQ_DYNAMODB_ENDPOINT=" + r.proxy.URL,
 		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
 		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
 		"IDEMQ_NAMESPACE=" + Namespace,
 	}
+	env = append(env, r.store.env...)
 	if r.cfg.Lease > 0 {
 		env = append(env, "IDEMQ_LEASE="+r.cfg.Lease.String())
 	}

@@ -13,6 +13,8 @@ import (
 // Parts are the servers and programs a run uses.
 type Parts struct {
 	DynamoDB  string // DynamoDB Local's endpoint
+	Postgres  string // the PostgreSQL server's URL (runs on Postgres)
+	Redis     string // the Redis server's URL (runs on Redis)
 	SQS       string // the SQS server's endpoint (StartSQS)
 	RIE       string // path of aws-lambda-rie
 	Bootstrap string // path of the reference worker built for this machine (BuildBootstrap)

@@ -12,6 +12,8 @@ import (
 	"github.com/idemq/idemq/harness/internal/repo"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/internal/redistest"
 )
 
 // setup starts what a real-pipeline run needs, or fails the test saying
@@ -19,9 +21,12 @@ import (
 func setup(t *testing.T) pipeline.Parts {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("the real pipeline needs DynamoDB Local, the SQS server and the emulator; -short skips it")
+		t.Skip("the real pipeline needs DynamoDB Local, PostgreSQL, Redis, the SQS server and the emulator; -short skips it")
 	}
-	_ = dynamotest.Client(t) // fails with a hint when DynamoDB Local is not running
+	// Each fails the test with a hint when its server is not running.
+	_ = dynamotest.Client(t)
+	_ = pgtest.Pool(t)
+	_ = redistest.Client(t)
 	ctx := context.Background()
 	root, err := repo.Root()
 	if err != nil {
@@ -40,7 +45,10 @@ func setup(t *testing.T) pipeline.Parts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.Parts{DynamoDB: os.Getenv(dynamotest.EndpointEnv), SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap}
+	return pipeline.Parts{
+		DynamoDB: os.Getenv(dynamotest.EndpointEnv), Postgres: pgtest.URL(t), Redis: redistest.URL(t),
+		SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap,
+	}
 }
 
 type logWriter struct{ t *testing.T }
@@ -51,11 +59,13 @@ func (w logWriter) Write(p []byte) (int, error) {
 }
 
 // TestPipeline runs the real parts with every fault on, through a
-// standard queue and then a FIFO queue (sharing the SQS server and the
-// built worker).
+// standard queue on each store, then a FIFO queue (sharing the SQS server
+// and the built worker).
 func TestPipeline(t *testing.T) {
 	parts := setup(t)
-	t.Run("standard", func(t *testing.T) { testStandard(t, parts) })
+	for _, b := range pipeline.Backends {
+		t.Run("standard/"+string(b), func(t *testing.T) { testStandard(t, parts, b) })
+	}
 	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
 	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
 }
@@ -84,12 +94,15 @@ func testDefaults(t *testing.T, parts pipeline.Parts) {
 // testStandard runs a few hundred messages through a standard queue with
 // every fault on: the queue's visibility shorter than some calls, crashes
 // before the ack and during the call, broker duplicates, producer
-// re-sends, a throttling, answer-losing, slow store. The provider must be
-// billed once per key, every key must end COMPLETED with the answer it was
-// billed for, and only the keyless messages may reach the dead-letter
-// queue.
-func testStandard(t *testing.T, parts pipeline.Parts) {
-	rep := run(t, parts, pipeline.Small(1))
+// re-sends, and a slow store that refuses requests and loses answers
+// (DynamoDB throttles and answers 500; PostgreSQL's and Redis's
+// connections are cut). The provider must be billed once per key, every
+// key must end COMPLETED with the answer it was billed for, and only the
+// keyless messages may reach the dead-letter queue.
+func testStandard(t *testing.T, parts pipeline.Parts, b pipeline.Backend) {
+	cfg := pipeline.Small(1)
+	cfg.Backend = b
+	rep := run(t, parts, cfg)
 	for _, c := range []loadtest.Cause{loadtest.CauseFirst, loadtest.CauseResend, loadtest.CauseDuplicate,
 		loadtest.CauseVisibility, loadtest.CauseCrash, loadtest.CauseRetry} {
 		if rep.ESM.Deliveries[c] == 0 {
@@ -106,8 +119,8 @@ func testStandard(t *testing.T, parts pipeline.Parts) {
 	if len(rep.DeadLetters) != rep.Poison {
 		t.Errorf("%d dead letters, want the %d messages without a key", len(rep.DeadLetters), rep.Poison)
 	}
-	if rep.Store["PutItem throttled"]+rep.Store["UpdateItem throttled"] == 0 || rep.Store["PutItem lost"]+rep.Store["UpdateItem lost"] == 0 {
-		t.Errorf("store faults %v: want throttled and lost answers", rep.Store)
+	if refused, lost := rep.StoreFaulted(); refused == 0 || lost == 0 {
+		t.Errorf("store requests %v: want refused (throttled) ones and lost answers", rep.Store)
 	}
 }
 

@@ -21,8 +21,12 @@ func (rep *Report) Summary() string {
 		queue = fmt.Sprintf(", FIFO queue (%d message groups)", rep.Groups)
 		dropped = fmt.Sprintf(" (each also under its first deduplication id: %d dropped by the queue, %d kept)", rep.DedupDropped, rep.DedupKept)
 	}
-	fmt.Fprintf(&b, "%s%s: %d keys (+%d without a key), %d re-sent by the producer%s, in %s\n",
-		rep.Variant, queue, rep.Keys, rep.Poison, rep.Resent, dropped, rep.Elapsed.Round(1e7))
+	store := ""
+	if rep.Backend != "" {
+		store = " on " + string(rep.Backend)
+	}
+	fmt.Fprintf(&b, "%s%s%s: %d keys (+%d without a key), %d re-sent by the producer%s, in %s\n",
+		rep.Variant, store, queue, rep.Keys, rep.Poison, rep.Resent, dropped, rep.Elapsed.Round(1e7))
 	fmt.Fprintf(&b, "  deliveries %d:", rep.ESM.TotalDeliveries())
 	for _, c := range loadtest.Causes {
 		fmt.Fprintf(&b, " %s %d;", c, rep.ESM.Deliveries[c])
@@ -45,7 +49,7 @@ func (rep *Report) Summary() string {
 		fmt.Fprintf(&b, "  order: %d keys' first executions checked against the order sent in their group\n", rep.OrderChecked)
 	}
 	if rep.Store != nil {
-		fmt.Fprintf(&b, "  store requests: %s\n", formatSorted(rep.Store, "%s %d"))
+		fmt.Fprintf(&b, "  %s requests: %s\n", rep.Backend, formatSorted(rep.Store, "%s %d"))
 	}
 	if rep.Records != nil {
 		fmt.Fprintf(&b, "  records at the end: %s\n", formatSorted(rep.Records, "%s %d"))

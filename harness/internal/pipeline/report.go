@@ -25,6 +25,7 @@ type Report struct {
 	// CrashedCalls counts the calls an instance was killed in (fault
 	// CrashDuringCall).
 	CrashedCalls int
+	Backend      Backend        // the store of the records (idemq)
 	Store        map[string]int // store requests per operation and fault (idemq)
 
 	ProviderCalls  int
@@ -82,7 +83,7 @@ func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, e
 			rep.Worker.add(ParseWorkerLog(in.Logs()))
 			rep.Restarts += in.Starts() - 1
 		}
-		rep.Store = r.proxy.Counts()
+		rep.Backend, rep.Store = r.cfg.backend(), r.store.counts()
 		r.mu.Lock()
 		rep.CrashedCalls = len(r.crashedKeys)
 		rep.Errors = r.errs

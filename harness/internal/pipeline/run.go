@@ -38,9 +38,8 @@ type runner struct {
 	groupOf   map[string]string // key → message group (FIFO)
 	queue     *Queue
 	provider  *loadtest.Provider
-	proxy     *StoreProxy
+	store     storeRun  // the records' store, behind its fault proxy
 	sqsProxy  *SQSProxy // the workers' SQS endpoint (back-off)
-	table     string
 	instances []*Instance
 	byName    map[string]*Instance
 	naive     *naive
