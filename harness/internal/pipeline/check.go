@@ -31,8 +31,8 @@ func (r *runner) trace(key string) string {
 }
 
 // check asserts the guarantee on an idemq run:
-//   - exactly one provider call per key (more only for keys whose instance
-//     died during their batch: the answer was lost with it);
+//   - exactly one provider call per key, plus at most one per batch holding
+//     the key whose instance died during it (the answer was lost with it);
 //   - every key COMPLETED, or its message in the dead-letter queue with
 //     the reason;
 //   - no record IN_PROGRESS after its lease;
@@ -67,8 +67,9 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 	for _, q := range r.reqs {
 		n := rep.Calls[q.Key]
 		switch {
-		case n > 1 && !r.lostWork[q.Key]:
-			rep.violate("key %s: %d provider calls, want 1%s", q.Key, n, r.trace(q.Key))
+		case n > 1+r.lostWork[q.Key]:
+			rep.violate("key %s: %d provider calls, want 1 (+%d for the batches holding it whose instance died)%s",
+				q.Key, n, r.lostWork[q.Key], r.trace(q.Key))
 		case n == 0 && !deadKeys[q.Key]:
 			rep.violate("key %s: never called and not dead-lettered", q.Key)
 		}

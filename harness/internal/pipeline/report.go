@@ -32,7 +32,8 @@ type Report struct {
 	DuplicateCalls int // calls beyond the first per key
 	// LostWorkCalls are duplicate calls of keys whose instance died during
 	// their batch: the first answer was lost with the instance, and a
-	// take-over paid again. They are not violations.
+	// take-over paid again. Up to one per such batch, they are not
+	// violations.
 	LostWorkCalls int
 	Unanswered    int // keys never called and not dead-lettered
 	DeadLetters   []DeadLetter
@@ -105,9 +106,7 @@ func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, e
 		rep.ProviderCalls += n
 		if n > 1 {
 			rep.DuplicateCalls += n - 1
-			if r.lostWork[q.Key] {
-				rep.LostWorkCalls += n - 1
-			}
+			rep.LostWorkCalls += min(n-1, r.lostWork[q.Key])
 		}
 		if n == 0 && !deadKeys[q.Key] {
 			rep.Unanswered++

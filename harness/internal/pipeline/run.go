@@ -46,7 +46,7 @@ type runner struct {
 
 	mu          sync.Mutex
 	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
-	lostWork    map[string]bool // keys of records in a batch whose instance died during it
+	lostWork    map[string]int  // per key, the batches holding it whose instance died during them
 	errs        []string        // the first invocation errors
 
 	// The FIFO producer's: first message id per key, re-sends with the
@@ -76,7 +76,7 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	for _, q := range r.reqs {
 		r.keyOf[q.Prompt] = q.Key
 	}
-	r.crashedKeys, r.lostWork = map[string]bool{}, map[string]bool{}
+	r.crashedKeys, r.lostWork = map[string]bool{}, map[string]int{}
 	if cfg.FIFO {
 		r.groupOf, r.firstID = make(map[string]string, len(r.reqs)), map[string]string{}
 		for i, q := range r.reqs {
@@ -211,7 +211,8 @@ func (r *runner) onCall(c loadtest.Call) error {
 }
 
 // onInvocation notes the keys of a batch whose instance died during it:
-// their paid-for answers may be lost, and a take-over calls again.
+// their paid-for answers may be lost, and a take-over calls again, once
+// per such batch at most.
 func (r *runner) onInvocation(inv loadtest.Invocation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -221,9 +222,11 @@ func (r *runner) onInvocation(inv loadtest.Invocation) {
 	if inv.Failure != "crash" || inv.Err == nil {
 		return
 	}
+	inBatch := map[string]bool{}
 	for _, m := range inv.Event.Records {
-		if k := bodyKey(m.Body); k != "" {
-			r.lostWork[k] = true
+		if k := bodyKey(m.Body); k != "" && !inBatch[k] {
+			inBatch[k] = true
+			r.lostWork[k]++
 		}
 	}
 }
