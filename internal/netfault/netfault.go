@@ -121,46 +121,48 @@ func (p *Proxy) accept() {
 // filter.
 func (p *Proxy) requests(c, s net.Conn, loseNext *atomic.Bool) {
 	defer s.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			v := Pass
-			if p.filter != nil {
-				v = p.filter(buf[:n])
-			}
-			switch v {
-			case Refuse:
-				p.dropped.Add(1)
-				_ = c.Close()
-				return
-			case LoseAnswer:
-				loseNext.Store(true)
-			}
-			if _, werr := s.Write(buf[:n]); werr != nil {
-				return
-			}
+	pump(s, c, func(req []byte) bool {
+		v := Pass
+		if p.filter != nil {
+			v = p.filter(req)
 		}
-		if err != nil {
-			return
+		switch v {
+		case Refuse:
+			p.dropped.Add(1)
+			_ = c.Close()
+			return false
+		case LoseAnswer:
+			loseNext.Store(true)
 		}
-	}
+		return true
+	})
 }
 
 // replies copies the server's answers to the client until an answer is to
 // be lost, then cuts the connection.
 func (p *Proxy) replies(c, s net.Conn, loseNext *atomic.Bool) {
 	defer c.Close()
+	pump(c, s, func([]byte) bool {
+		if loseNext.Load() || p.drop.CompareAndSwap(true, false) {
+			p.dropped.Add(1)
+			_ = s.Close()
+			return false
+		}
+		return true
+	})
+}
+
+// pump copies what src sends to dst, one read at a time, as long as pass
+// lets each through, and until either side fails.
+func pump(dst, src net.Conn, pass func([]byte) bool) {
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := s.Read(buf)
+		n, err := src.Read(buf)
 		if n > 0 {
-			if loseNext.Load() || p.drop.CompareAndSwap(true, false) {
-				p.dropped.Add(1)
-				_ = s.Close()
+			if !pass(buf[:n]) {
 				return
 			}
-			if _, werr := c.Write(buf[:n]); werr != nil {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
 			}
 		}
