@@ -40,11 +40,11 @@ func TestMain(m *testing.M) {
 		"AWS_REGION":                dynamotest.Region,
 		"AWS_ACCESS_KEY_ID":         "idemqlocal",
 		"AWS_SECRET_ACCESS_KEY":     "idemqlocal",
-		"AWS_SESSION_TOKEN":         "",
-		"AWS_PROFILE":               "",
 	} {
 		_ = os.Setenv(k, v)
 	}
+	_ = os.Unsetenv("AWS_SESSION_TOKEN")
+	_ = os.Unsetenv("AWS_PROFILE")
 	os.Exit(m.Run())
 }
 

@@ -27,6 +27,9 @@ import (
 
 	"github.com/idemq/idemq/harness/internal/pipeline"
 	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/internal/redistest"
 )
 
 func main() {
@@ -139,31 +142,23 @@ or read before another writes; idemq claims the key first, with one conditional 
 	return nil
 }
 
-// The variables the scripts/with-*.sh scripts export, and the script of
-// each store.
-var servers = map[pipeline.Backend]struct{ env, script string }{
-	pipeline.DynamoDB: {"IDEMQ_DYNAMODB_ENDPOINT", "scripts/with-dynamodb.sh"},
-	pipeline.Postgres: {"IDEMQ_TEST_POSTGRES_URL", "scripts/with-postgres.sh"},
-	pipeline.Redis:    {"IDEMQ_TEST_REDIS_URL", "scripts/with-redis.sh"},
+// serverEnv names, per store, the variable its script
+// (scripts/with-STORE.sh) exports where its server listens.
+var serverEnv = map[pipeline.Backend]string{
+	pipeline.DynamoDB: dynamotest.EndpointEnv,
+	pipeline.Postgres: pgtest.URLEnv,
+	pipeline.Redis:    redistest.URLEnv,
 }
 
 // start starts the SQS server and builds the worker; the stores' servers
 // come from the scripts/with-*.sh scripts.
 func start(ctx context.Context, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
 	var parts pipeline.Parts
+	urls := map[pipeline.Backend]*string{pipeline.DynamoDB: &parts.DynamoDB, pipeline.Postgres: &parts.Postgres, pipeline.Redis: &parts.Redis}
 	for _, b := range backends {
-		s := servers[b]
-		v := os.Getenv(s.env)
-		if v == "" {
-			return parts, nil, fmt.Errorf("%s is unset: run under %s (make pipeline does)", s.env, s.script)
-		}
-		switch b {
-		case pipeline.DynamoDB:
-			parts.DynamoDB = v
-		case pipeline.Postgres:
-			parts.Postgres = v
-		case pipeline.Redis:
-			parts.Redis = v
+		env := serverEnv[b]
+		if *urls[b] = os.Getenv(env); *urls[b] == "" {
+			return parts, nil, fmt.Errorf("%s is unset: run under scripts/with-%s.sh (make pipeline does)", env, b)
 		}
 	}
 	root, err := repo.Root()

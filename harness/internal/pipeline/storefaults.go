@@ -27,8 +27,8 @@ type faultPlan struct {
 	faults  StoreFaults
 	refused string // what a refusal is called: faultThrottled or faultRefused
 	mu      sync.Mutex
-	rng    *rand.Rand
-	counts map[string]int
+	rng     *rand.Rand
+	counts  map[string]int
 }
 
 func newFaultPlan(f StoreFaults, refused string) *faultPlan {
