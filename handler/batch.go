@@ -40,9 +40,11 @@ type result struct {
 // failed is the result of a record that failed at stage op.
 func failed(op string, err error) result { return result{op: op, err: err} }
 
-// acked reports whether the record may be deleted from the queue.
+// acked reports whether the record may be deleted from the queue: its
+// key is settled, by this execution (Executed), an earlier one (Replayed)
+// or another owner's claim (Superseded).
 func (r *result) acked() bool {
-	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed)
+	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed || r.Outcome == idem.Superseded)
 }
 
 // settled reports whether the record has an outcome, good or bad.
@@ -63,6 +65,11 @@ type batch struct {
 	// before the invocation's deadline.
 	recCtx context.Context
 	cancel context.CancelFunc
+	// settleBy is when a record's claim must be settled (completed or
+	// released) even after recCtx ended: a quarter of the reserve before
+	// the invocation's deadline, so the response still goes out. Zero: no
+	// deadline.
+	settleBy time.Time
 }
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
@@ -76,12 +83,24 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	if b.hasDeadline && b.reserve > 0 {
 		b.recCtx, b.cancel = context.WithDeadline(ctx, b.deadline.Add(-b.reserve/2))
 	}
+	if b.hasDeadline {
+		b.settleBy = b.deadline.Add(-b.reserve / 4)
+	}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
 	b.prepare(records)
 	return b
 }
 
 func (b *batch) now() time.Time { return b.o.claims.Clock.Now() }
+
+// settleCtx is the context a record's claim is made and settled under:
+// the records' context, with the batch's settle deadline.
+func (b *batch) settleCtx() context.Context {
+	if b.settleBy.IsZero() {
+		return b.recCtx
+	}
+	return idem.WithSettleDeadline(b.recCtx, b.settleBy)
+}
 
 // prepare reads every record's key and fingerprint and finds its leader.
 // A record whose key cannot be read is settled here as a failure.

@@ -34,34 +34,37 @@ func (b *batch) execute(s *slot) result {
 		return b.replay(s, idem.Result{Outcome: idem.Replayed, Value: c.value, ExpiresAt: c.expiresAt}, true)
 	}
 	msg := *s.msg
-	res, err := b.o.claims.Do(b.recCtx, b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
+	res, err := b.o.claims.Do(b.settleCtx(), b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
 		return b.w.fn(ctx, msg)
 	})
-	if err != nil {
+	// The outcome decides, never the error: Do says from the completion's
+	// own answer whether the key is settled.
+	switch res.Outcome {
+	case idem.Executed:
 		switch {
-		case res.Outcome == idem.Executed && res.Omitted && errors.Is(err, idem.ErrResultTooLarge):
+		case err == nil:
+			b.w.cache.put(s.key, s.fp, res)
+		case res.Omitted:
 			// The work ran and the key is settled without its result: a
 			// redelivery could only replay nothing, so the message is
 			// acknowledged, loudly.
 			b.o.logger.ErrorContext(b.ctx, "idemq: result not stored: too large; the key is completed without it",
 				"message_id", s.msg.MessageId, "key", string(s.key), "result_bytes", len(res.Value), "err", err)
-		case res.Outcome == idem.Executed && errors.Is(err, idem.ErrLeaseLost):
-			// The work ran, but its lease had passed and another worker
-			// took the key over: that worker's delivery settles the key.
-			// Ours is done; reporting it would only run the work once more.
-			b.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
-				"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
 		default:
 			return failed(doOp(err), err)
 		}
-	}
-	switch res.Outcome {
-	case idem.Executed:
-		if err == nil {
-			b.w.cache.put(s.key, s.fp, res)
-		}
+		return result{Result: res}
+	case idem.Superseded:
+		// The work ran, but its lease had passed and another claim owns
+		// the key: that owner's delivery settles it. Ours is done;
+		// reporting it would only run the work once more.
+		b.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
+			"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
 		return result{Result: res}
 	case idem.Replayed:
+		if err != nil {
+			return failed(doOp(err), err)
+		}
 		if res.Omitted {
 			return b.replayOmitted(res)
 		}
@@ -70,7 +73,12 @@ func (b *batch) execute(s *slot) result {
 	case idem.InProgress:
 		return result{Result: res, op: "claim", err: ErrInProgress}
 	}
-	return failed("claim", fmt.Errorf("handler: idem.Do returned outcome %v", res.Outcome))
+	if err != nil {
+		// NotStored, or the claim or the work failed: the message comes
+		// back.
+		return failed(doOp(err), err)
+	}
+	return failed("claim", fmt.Errorf("handler: idem.Do returned outcome %v without an error", res.Outcome))
 }
 
 // doOp is the stage of idem.Do an error comes from.

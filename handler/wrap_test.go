@@ -304,11 +304,11 @@ func TestResultNotStored(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		store := &countingStore{Store: b.store, completeErr: idem.ErrLeaseLost}
+		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusInProgress, "another", "this")}
 		// Another worker took the key over: this delivery is acknowledged,
-		// that one settles the key.
+		// that one settles the key (see also ack_test.go).
 		wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
-		b.wantSummary(map[string]int{"executed": 1})
+		b.wantSummary(map[string]int{"executed": 1, "superseded": 1})
 	})
 }
 

@@ -64,10 +64,10 @@ func (s *stepStore) Release(ctx context.Context, key idem.Key, owner string) err
 	return err
 }
 
-func (s *stepStore) Extend(ctx context.Context, key idem.Key, owner string, until time.Time) error {
+func (s *stepStore) Extend(ctx context.Context, e idem.Extension) error {
 	s.wk.yield(beforeStore)
-	before, held := s.w.store.Get(key)
-	err := s.w.store.Extend(ctx, key, owner, until)
-	s.fenced("extend", key, owner, before, held, err)
+	before, held := s.w.store.Get(e.Key)
+	err := s.w.store.Extend(ctx, e)
+	s.fenced("extend", e.Key, e.Owner, before, held, err)
 	return err
 }
