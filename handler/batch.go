@@ -17,10 +17,7 @@ type slot struct {
 	key     idem.Key
 	fp      string
 	keyless bool
-	// leader is the index of the first record with the same key (the one
-	// that claims it); the slot's own index when it is that record.
-	leader int
-	res    result
+	res     result
 }
 
 // result is what happened to one record. Its zero value is "no outcome",
@@ -102,14 +99,13 @@ func (b *batch) settleCtx() context.Context {
 	return idem.WithSettleDeadline(b.recCtx, b.settleBy)
 }
 
-// prepare reads every record's key and fingerprint and finds its leader.
-// A record whose key cannot be read is settled here as a failure.
+// prepare reads every record's key and fingerprint. A record whose key
+// cannot be read is settled here as a failure.
 func (b *batch) prepare(records []events.SQSMessage) {
-	leaders := make(map[idem.Key]int, len(records))
 	var bd body // records are prepared one at a time: one body serves them all
 	for i := range records {
 		s := &b.slots[i]
-		s.msg, s.leader = &records[i], i
+		s.msg = &records[i]
 		bd = body{msg: s.msg}
 		raw, err := b.o.key(&bd)
 		if err != nil {
@@ -125,12 +121,6 @@ func (b *batch) prepare(records []events.SQSMessage) {
 		}
 		if err != nil {
 			s.res = failed("key", err)
-			continue
-		}
-		if j, ok := leaders[s.key]; ok {
-			s.leader = j
-		} else {
-			leaders[s.key] = i
 		}
 	}
 }

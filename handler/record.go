@@ -8,9 +8,9 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// settle claims a leader's key and runs the function, or replays the stored
-// result, then gives an in-progress record's message back at its lease's
-// end (WithBackoff).
+// settle claims a record's key and runs the function, or replays the
+// stored result, then gives an in-progress record's message back at its
+// lease's end (WithBackoff).
 func (b *batch) settle(i int) {
 	s := &b.slots[i]
 	s.res = b.execute(s)
@@ -19,7 +19,7 @@ func (b *batch) settle(i int) {
 	}
 }
 
-// execute is a leader's result.
+// execute is the result of a record that claims its key.
 func (b *batch) execute(s *slot) result {
 	if b.tooLate() {
 		return failed("run", ErrDeadline)
@@ -101,13 +101,13 @@ func (b *batch) runKeyless(s *slot) result {
 	return result{Result: idem.Result{Outcome: idem.Executed, Value: value}, keyless: true}
 }
 
-// follow gives a copy of an earlier record's key that record's result: one
+// follow gives record i, a copy of record j's key, j's result: one
 // claim, one execution, the same result for every copy.
-func (b *batch) follow(i int) {
+func (b *batch) follow(i, j int) {
 	s := &b.slots[i]
-	l := &b.slots[s.leader].res
+	l := &b.slots[j].res
 	switch {
-	case s.fp != "" && b.slots[s.leader].fp != "" && s.fp != b.slots[s.leader].fp:
+	case s.fp != "" && b.slots[j].fp != "" && s.fp != b.slots[j].fp:
 		s.res = failed("claim", idem.ErrPayloadMismatch)
 	case l.acked():
 		s.res = b.replay(s, idem.Result{Outcome: idem.Replayed, Value: l.Value, ExpiresAt: l.ExpiresAt}, false)
