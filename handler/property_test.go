@@ -330,4 +330,3 @@ func TestBatchProperties(t *testing.T) {
 	}
 	t.Logf("%d batches (%d FIFO), %d broke a property", *propBatches, fifo, broken)
 }
-
