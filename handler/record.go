@@ -35,7 +35,7 @@ func (b *batch) execute(s *slot) result {
 	}
 	msg := *s.msg
 	res, err := b.o.claims.Do(b.settleCtx(), b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
-		return b.w.fn(ctx, msg)
+		return b.w.fn(withKey(ctx, s.key), msg)
 	})
 	// The outcome decides, never the error: Do says from the completion's
 	// own answer whether the key is settled.
@@ -127,7 +127,7 @@ func (b *batch) follow(i, j int) {
 // guard's to recover.
 func (b *batch) replay(s *slot, res idem.Result, cached bool) result {
 	if hook := b.o.onReplay; hook != nil {
-		if err := hook(b.recCtx, *s.msg, res.Value); err != nil {
+		if err := hook(withKey(b.recCtx, s.key), *s.msg, res.Value); err != nil {
 			return failed("replay", fmt.Errorf("%w: %w", ErrReplayHook, err))
 		}
 	}
