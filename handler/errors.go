@@ -12,7 +12,9 @@ import (
 // (idem.ErrNoKey, idem.ErrPayloadMismatch, ...).
 var (
 	// ErrBadBody means the message body is not the JSON object the key or
-	// the fingerprint is read from.
+	// the fingerprint is read from: not JSON, not an object, or a
+	// WithFingerprintFields field absent, null or holding a string that is
+	// not Unicode text.
 	ErrBadBody = errors.New("handler: body is not a JSON object")
 	// ErrBadKey means the key field or attribute holds no usable key:
 	// something other than a string or a number, a string that is not
