@@ -44,9 +44,10 @@ func (o JSONObject) Field(field string) (v any, ok bool) {
 }
 
 // Hash returns the SHA-256 of the canonical JSON of {field: value} for the
-// named fields (see canonical.go: RFC 8785, with numbers kept exact), so
-// member order, white space and the spelling of a number or a string do not
-// change it, while two different values always do. The fields' order and
+// named fields: RFC 8785's form with numbers kept exact ("Key rules" in
+// docs/protocol.md), so member order, white space and the spelling of a
+// number or a string do not change it, while two different values always
+// do: 9007199254740993 and 9007199254740992 are two numbers. The fields' order and
 // repeats do not matter. A field that is absent or null, not well formed,
 // or whose value holds a string that is not Unicode text is an error. It is
 // what JSONKey and JSONFingerprint hash.
