@@ -588,6 +588,8 @@ func TestWiringPanics(t *testing.T) {
 		"nil func":         func() { handler.WrapSQS(store, nil, handler.WithNamespace(ns)) },
 		"zero concurrency": func() { handler.WithConcurrency(0) },
 		"empty key field":  func() { handler.WithKeyField("") },
+		"bad key field":    func() { handler.WithKeyField("request..id") },
+		"bad fp field":     func() { handler.WithFingerprintFields("prompt", `a\x`) },
 		"nil backoff":      func() { handler.WithBackoff(nil) },
 		"cache size":       func() { handler.WithCache(0, 1) },
 	}
