@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -162,4 +163,40 @@ func ExampleKeyFromContext() {
 	}
 	fmt.Println("model calls:", modelCalls, "email attempts:", emails)
 	// Output: model calls: 1 email attempts: 2
+}
+
+// A newcomer's function, keyed by what the request says — document 4471 at
+// version 9 — and tested on a FIFO queue with handlertest: the producer's
+// re-send, spelled another way, is replayed, and each document's requests
+// run in the order they were sent.
+func ExampleWithKeyFields() {
+	var calls handlertest.Calls
+	docVersion := func(msg events.SQSMessage) string {
+		obj, _ := idem.ParseJSONObject(msg.Body)
+		v, _ := obj.NaturalValue("document_id", "version")
+		return v
+	}
+	summarise := calls.Func(docVersion, func(context.Context, events.SQSMessage) ([]byte, error) {
+		return []byte("a summary"), nil // the billed model call, then the email
+	})
+	h := handler.WrapSQS(memstore.New(), summarise,
+		handler.WithKeyFields("document_id", "version"),
+		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+
+	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
+	q.SendToGroup("doc-4471", `{"document_id":4471,"version":9}`)
+	q.SendToGroup("doc-4471", `{"document_id":4471,"version":10}`)
+	q.SendToGroup("doc-4471", `{"document_id":"4471","version":"9"}`) // the re-send of the first
+	q.SendToGroup("doc-5000", `{"document_id":5000,"version":1}`)
+	if err := handlertest.Drain(context.Background(), q, h, 10); err != nil {
+		panic(err)
+	}
+	var doc4471 []string // the groups run side by side: look at one
+	for _, k := range calls.Order() {
+		if strings.HasPrefix(k, "document_id:4471:") {
+			doc4471 = append(doc4471, k)
+		}
+	}
+	fmt.Println(doc4471, "calls:", calls.Total(), "repeated:", calls.Repeated())
+	// Output: [document_id:4471:version:9 document_id:4471:version:10] calls: 3 repeated: map[]
 }

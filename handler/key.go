@@ -76,6 +76,17 @@ func fieldKey(field string) keySource {
 	}
 }
 
+// fieldsKey reads a natural key from members of the JSON body.
+func fieldsKey(fields []string) keySource {
+	return func(b *body) (string, error) {
+		obj, err := b.object()
+		if err != nil {
+			return "", err
+		}
+		return obj.NaturalValue(fields...)
+	}
+}
+
 // attributeKey reads the key from a String or Number message attribute.
 func attributeKey(name string) keySource {
 	return func(b *body) (string, error) {

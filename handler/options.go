@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -55,7 +56,8 @@ type options struct {
 	namespace     string
 	keyName       string // for logs: where the key comes from
 	key           keySource
-	fingerprint   fingerprinter
+	natural       bool          // the key is made of body fields (WithKeyFields)
+	fingerprint   fingerprinter // nil: the default, resolved by WrapSQS
 	keyless       bool
 	concurrency   int
 	reserve       time.Duration
@@ -98,7 +100,38 @@ func WithKeyField(field string) Option {
 	if err := idem.CheckField(field); err != nil {
 		panic("handler: key " + err.Error())
 	}
-	return func(o *options) { o.key, o.keyName = fieldKey(field), "body field "+field }
+	return func(o *options) { o.key, o.keyName, o.natural = fieldKey(field), "body field "+field, false }
+}
+
+// WithKeyFields takes the key from several members of the JSON body that
+// together name the request — "summarise document 4471 at version 9":
+//
+//	handler.WithKeyFields("document_id", "version") // key ns#document_id:4471:version:9
+//
+// Each field is a name or a dotted path, as in WithKeyField; their order
+// does not matter. A value counts by what it says, not how it is spelled:
+// a string's characters, a number's exact value (9, 9.0 and "9" are one
+// key; 9007199254740993 and 9007199254740992 are two), true or false, an
+// object's or an array's canonical JSON (idem.JSONObject.NaturalValue). A
+// field that is absent, null or empty is idem.ErrNoKey.
+//
+// With a key of fields the payload is not checked unless
+// WithFingerprintFields names fields to check: the key already says which
+// request a body is, and a whole-body check would fail the same request
+// spelled another way ("version":"9" after "version":9), or carrying
+// another trace id, all the way to the dead-letter queue. Defaults to off
+// (the key comes from the body field DefaultKeyField).
+func WithKeyFields(fields ...string) Option {
+	if len(fields) == 0 {
+		panic("handler: no key fields")
+	}
+	for _, f := range fields {
+		if err := idem.CheckField(f); err != nil {
+			panic("handler: key " + err.Error())
+		}
+	}
+	name := "body fields " + strings.Join(fields, ",")
+	return func(o *options) { o.key, o.keyName, o.natural = fieldsKey(fields), name, true }
 }
 
 // WithKeyAttribute takes the key from a String or Number message attribute
@@ -108,17 +141,20 @@ func WithKeyAttribute(name string) Option {
 	if name == "" {
 		panic("handler: empty key attribute name")
 	}
-	return func(o *options) { o.key, o.keyName = attributeKey(name), "message attribute "+name }
+	return func(o *options) { o.key, o.keyName, o.natural = attributeKey(name), "message attribute "+name, false }
 }
 
 // WithKeyFunc takes the key from a function of the message. Never use the
-// message id: a producer's re-send and a DLQ redrive carry new ones.
+// message id: a producer's re-send and a DLQ redrive carry new ones. The
+// handler puts the namespace and "#" before what f returns (see
+// idem.ClientKey), so f returns the key within the namespace; for a key
+// of several parts, idem.NaturalValue escapes and joins them.
 // Defaults to off (the key comes from the body field DefaultKeyField).
 func WithKeyFunc(f KeyFunc) Option {
 	if f == nil {
 		panic("handler: nil key func")
 	}
-	return func(o *options) { o.key, o.keyName = funcKey(f), "key func" }
+	return func(o *options) { o.key, o.keyName, o.natural = funcKey(f), "key func", false }
 }
 
 // WithKeyless runs records that carry no key without idempotency (each
@@ -133,7 +169,8 @@ func WithKeyless() Option {
 // dotted paths, as in WithKeyField) against the stored record, so fields
 // that change between re-sends (a trace id, a timestamp) do not count.
 // Defaults to the whole body, in canonical JSON form (idem.JSONFingerprint:
-// RFC 8785 with numbers kept exact) when it has one, else its bytes.
+// RFC 8785 with numbers kept exact) when it has one, else its bytes; with
+// WithKeyFields, to no check.
 func WithFingerprintFields(fields ...string) Option {
 	if len(fields) == 0 {
 		panic("handler: no fingerprint fields")

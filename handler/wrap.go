@@ -55,7 +55,6 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 		namespace:   lambdacontext.FunctionName,
 		keyName:     "body field " + DefaultKeyField,
 		key:         fieldKey(DefaultKeyField),
-		fingerprint: bodyFingerprint,
 		concurrency: DefaultConcurrency,
 	}
 	for i, opt := range opts {
@@ -63,6 +62,12 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 			panic(fmt.Sprintf("handler: option %d is nil", i))
 		}
 		opt(&o)
+	}
+	if o.fingerprint == nil {
+		o.fingerprint = bodyFingerprint
+		if o.natural {
+			o.fingerprint = noFingerprint // see WithKeyFields
+		}
 	}
 	o.claims = idem.NewConfig(o.idem...) // panics, naming the setting, on one that cannot be safe
 	if o.logger == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSONObject is a JSON object body decoded once, so its key and its
@@ -73,6 +74,57 @@ func (o JSONObject) Key(namespace string, fields ...string) (Key, error) {
 		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
 	}
 	return join(namespace, "json("+strings.Join(sorted, ",")+"):"+sum), nil
+}
+
+// NaturalValue makes the value of a natural key from the named fields:
+// NaturalValue(field, text, field, text, ...) over the fields sorted, each
+// once, so their order in the call does not matter:
+//
+//	document_id:4471:version:9
+//
+// A field's text is a string's characters, a number's exact value in
+// canonical form (so 9, 9.0, 9e0 and "9" are one text, and 9007199254740993
+// is not 9007199254740992), true or false, or an object's or an array's
+// canonical JSON. A field that is absent or null, or holds a string that is
+// empty or not Unicode text, is ErrNoKey. Fields are as in Hash (see
+// CheckField).
+func (o JSONObject) NaturalValue(fields ...string) (string, error) {
+	sorted, err := sortFields(fields)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	parts := make([]string, 0, 2*len(sorted))
+	for _, f := range sorted {
+		v := lookup(o.members, f)
+		if v == nil {
+			return "", fmt.Errorf("%w: %w", ErrNoKey, o.absent(f))
+		}
+		text, err := naturalText(v)
+		if err != nil {
+			return "", fmt.Errorf("%w: field %q: %w", ErrNoKey, f, err)
+		}
+		parts = append(parts, f, text)
+	}
+	return NaturalValue(parts...)
+}
+
+// naturalText is a value's text in a natural key.
+func naturalText(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		if !utf8.ValidString(v) {
+			return "", errNotText
+		}
+		if v == "" {
+			return "", errors.New("the string is empty")
+		}
+		return v, nil
+	case json.Number:
+		b, err := appendNumber(nil, string(v))
+		return string(b), err
+	}
+	b, err := appendCanonical(nil, v)
+	return string(b), err
 }
 
 // sortFields checks fields and returns them in one order, RFC 8785's

@@ -42,6 +42,17 @@ func NaturalKey(namespace string, parts ...string) (Key, error) {
 	if namespace == "" {
 		return "", errNoNamespace
 	}
+	v, err := NaturalValue(parts...)
+	if err != nil {
+		return "", err
+	}
+	return join(namespace, v), nil
+}
+
+// NaturalValue is NaturalKey without its namespace: the parts escaped and
+// joined, what a handler.KeyFunc returns for a natural key (the handler
+// puts its namespace before it). No parts, or an empty part, is ErrNoKey.
+func NaturalValue(parts ...string) (string, error) {
 	if len(parts) == 0 {
 		return "", fmt.Errorf("%w: no key parts", ErrNoKey)
 	}
@@ -52,7 +63,7 @@ func NaturalKey(namespace string, parts ...string) (Key, error) {
 		}
 		esc[i] = escape(p)
 	}
-	return join(namespace, strings.Join(esc, ":")), nil
+	return strings.Join(esc, ":"), nil
 }
 
 // JSONKey makes a key from the named fields of a JSON object: the fields'

@@ -175,3 +175,39 @@ func TestKeysNeedANamespace(t *testing.T) {
 		}
 	}
 }
+
+func TestNaturalValue(t *testing.T) {
+	t.Parallel()
+	obj, err := idem.ParseJSONObject(`{"doc":{"id":4471},"v":9.0,"s":"a:b#c","flag":true,"list":[2, 1],"big":9007199254740993,"empty":"","nil":null}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fields []string
+		want   string
+	}{
+		{[]string{"v", "doc.id"}, "doc.id:4471:v:9"},
+		{[]string{"doc.id", "v", "v"}, "doc.id:4471:v:9"},
+		{[]string{"s"}, "s:a%3Ab%23c"},
+		{[]string{"flag", "list"}, "flag:true:list:[2,1]"},
+		{[]string{"big"}, "big:9007199254740993"},
+		{[]string{"doc"}, `doc:{"id"%3A4471}`},
+	} {
+		got, err := obj.NaturalValue(tc.fields...)
+		if err != nil || got != tc.want {
+			t.Errorf("NaturalValue(%q) = %q, %v; want %q", tc.fields, got, err, tc.want)
+		}
+	}
+	for _, fields := range [][]string{{"missing"}, {"nil"}, {"empty"}, {}} {
+		if _, err := obj.NaturalValue(fields...); !errors.Is(err, idem.ErrNoKey) {
+			t.Errorf("NaturalValue(%q): %v, want ErrNoKey", fields, err)
+		}
+	}
+	if v, err := idem.NaturalValue("a:b", "c"); err != nil || v != "a%3Ab:c" {
+		t.Errorf("NaturalValue parts = %q, %v", v, err)
+	}
+	k, _ := idem.NaturalKey("ns", "a:b", "c")
+	if k != "ns#a%3Ab:c" {
+		t.Errorf("NaturalKey = %q", k)
+	}
+}

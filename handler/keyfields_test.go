@@ -1,0 +1,73 @@
+package handler_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+)
+
+func bodyMsg(id, body string) events.SQSMessage {
+	m := msg(id, "")
+	m.Body = body
+	return m
+}
+
+// A key of several fields names the request by what its values say: the
+// same request spelled another way, or carrying another trace id, is a
+// replay, never a payload mismatch; two different values are two keys.
+func TestKeyFields(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil, handler.WithKeyFields("version", "document.id"))
+	first := bodyMsg("m1", `{"document":{"id":4471},"version":9,"trace":"a"}`)
+	wantIDs(t, b.invoke(h, first,
+		bodyMsg("m2", `{"version":"9","document":{"id":4471.0},"trace":"b"}`), // the same request
+		bodyMsg("m3", `{"document":{"id":9007199254740993},"version":9}`),
+		bodyMsg("m4", `{"document":{"id":9007199254740992},"version":9}`),
+		bodyMsg("m5", `{"document":{"id":4471}}`), // no version
+	), "m5")
+	if got := b.replays["m2"]; got != "result:m1" {
+		t.Errorf("m2 replayed %q, want m1's result", got)
+	}
+	if b.callCount("m3") != 1 || b.callCount("m4") != 1 {
+		t.Errorf("2^53+1 and 2^53 ran %d and %d times, want once each", b.callCount("m3"), b.callCount("m4"))
+	}
+	if err := b.failure("m5"); !errors.Is(err, idem.ErrNoKey) {
+		t.Errorf("m5: %v, want idem.ErrNoKey", err)
+	}
+	k, _ := idem.ClientKey(ns, "document.id:4471:version:9")
+	if rec, ok := b.store.Get(k); !ok || rec.Status != idem.StatusCompleted {
+		t.Errorf("no COMPLETED record under %s: %+v", k, rec)
+	}
+
+	// Checking named fields is opt-in: another prompt under one key is a
+	// payload mismatch.
+	b2 := setup(t)
+	h2 := b2.wrap(nil, handler.WithKeyFields("document_id"), handler.WithFingerprintFields("prompt"))
+	wantIDs(t, b2.invoke(h2,
+		bodyMsg("m1", `{"document_id":1,"prompt":"summarise"}`),
+		bodyMsg("m2", `{"document_id":1,"prompt":"translate"}`),
+	), "m2")
+	if err := b2.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+		t.Errorf("m2: %v, want idem.ErrPayloadMismatch", err)
+	}
+}
+
+func TestKeyFieldsWiring(t *testing.T) {
+	t.Parallel()
+	for name, fields := range map[string][]string{"none": nil, "empty": {""}, "stray escape": {`a\`}} {
+		func() {
+			defer func() {
+				if p := fmt.Sprint(recover()); p == "<nil>" || p[:8] != "handler:" {
+					t.Errorf("%s: panic %q, want one prefixed handler:", name, p)
+				}
+			}()
+			handler.WithKeyFields(fields...)
+		}()
+	}
+}
