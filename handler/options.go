@@ -237,7 +237,11 @@ func WithIdem(opts ...idem.Option) Option {
 }
 
 // WithReplayHook calls f with the stored result of every record that is not
-// executed because its key was done before. Defaults to none.
+// executed because its key was done before. Like the function, f runs in
+// the records' lanes: calls for different records may run at the same
+// time (up to WithConcurrency), so f must be safe for concurrent use;
+// calls for one key, or one FIFO message group, come one after another,
+// in input order. Defaults to none.
 func WithReplayHook(f ReplayFunc) Option {
 	if f == nil {
 		panic("handler: nil replay hook")

@@ -11,7 +11,7 @@
 //	IN_PROGRESS, lease passed (crash)    Claimed        Executed     took over; ack
 //	IN_PROGRESS, lease live              the record     InProgress   leave the message for a retry
 //	COMPLETED, not expired               the record     Replayed     stored result; ack
-//	any, other payload fingerprint       the record     error        ErrPayloadMismatch
+//	live, other payload fingerprint      the record     error        ErrPayloadMismatch
 //
 // When the work succeeds, the outcome says what became of its result, from
 // the completion's own answer: Executed (stored, with the staged writes),
