@@ -1,0 +1,75 @@
+package handler
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// docs/handler.md is what a user reads before the code: its options table,
+// its defaults and its counts must say what the code does. A new option, a
+// changed default or a new count fails here until the page says it too.
+func TestDocsMatchTheCode(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../docs/handler.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+
+	// Every option is in the options table.
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{} // option → its table row
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "| `With") {
+			name := strings.TrimPrefix(line, "| `")
+			rows[name[:strings.IndexByte(name, '(')]] = line
+		}
+	}
+	for _, f := range pkgs["handler"].Files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || !strings.HasPrefix(fn.Name.Name, "With") {
+				continue
+			}
+			if _, ok := rows[fn.Name.Name]; !ok {
+				t.Errorf("docs/handler.md's options table has no row for %s", fn.Name.Name)
+			}
+		}
+	}
+
+	// The defaults in the table are the code's.
+	for option, want := range map[string]string{
+		"WithConcurrency":     "| 100",
+		"WithDeadlineReserve": "| 5 s",
+		"WithIdem":            "default 15 days",
+		"WithKeyField":        "| `" + DefaultKeyField + "` |",
+	} {
+		if !strings.Contains(rows[option], want) {
+			t.Errorf("docs/handler.md's %s row does not say %q:\n%s", option, want, rows[option])
+		}
+	}
+	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 15*24 {
+		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, DefaultDeadlineReserve, idem.DefaultExpiry)
+	}
+	lease := "records' time left + 10 s"
+	if idem.DefaultLeaseMargin.String() != "10s" || DefaultDeadlineReserve.String() != "5s" || !strings.Contains(rows["WithIdem"], lease) || !strings.Contains(rows["WithIdem"], "+ 7.5 s") {
+		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, DefaultDeadlineReserve, rows["WithIdem"])
+	}
+
+	// Every count the summary line logs is named.
+	for _, n := range (counts{}).named() {
+		if !strings.Contains(doc, "`"+n.attr+"`") {
+			t.Errorf("docs/handler.md does not name the count %q", n.attr)
+		}
+	}
+}
