@@ -157,10 +157,14 @@ func WithKeyFunc(f KeyFunc) Option {
 	return func(o *options) { o.key, o.keyName, o.natural = funcKey(f), "key func", false }
 }
 
-// WithKeyless runs records that carry no key without idempotency (each
-// delivery runs the function), logging a warning for each. A body that is
-// not valid JSON still fails. Defaults to off: a record without a key is a
-// batch item failure, so it reaches the dead-letter queue.
+// WithKeyless runs records that carry no key without idempotency: each
+// delivery runs the function, as a plain batch processor would, with the
+// partial batch response, lanes, FIFO order and hooks of the rest. Such
+// records are counted as keyless in the batch's summary line (and EMF
+// metric Keyless) and logged one by one at debug level only, so a queue
+// whose messages mostly carry no key does not flood the log. A body that
+// is not valid JSON still fails. Defaults to off: a record without a key
+// is a batch item failure, so it reaches the dead-letter queue.
 func WithKeyless() Option {
 	return func(o *options) { o.keyless = true }
 }

@@ -92,7 +92,7 @@ func doOp(err error) string {
 // runKeyless runs the function without a claim (WithKeyless). A panic is
 // the batch's guard's to recover.
 func (b *batch) runKeyless(s *slot) result {
-	b.o.logger.WarnContext(b.ctx, "idemq: record has no key; running it without idempotency",
+	b.o.logger.DebugContext(b.ctx, "idemq: record has no key; running it without idempotency",
 		"message_id", s.msg.MessageId, "key_from", b.o.keyName)
 	value, err := b.w.fn(b.recCtx, *s.msg)
 	if err != nil {
