@@ -159,7 +159,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	value, writes, runErr := run(ctx, s, key, owner, lease, c, fn)
 	// The claim is ours: settle it even if the caller's context is done,
 	// but not past the settle deadline.
-	settle, cancel := settleContext(ctx, c.Clock)
+	settle, cancel := settleContext(ctx)
 	defer cancel()
 	if runErr != nil {
 		if relErr := s.Release(settle, key, owner); relErr != nil {
@@ -241,8 +241,9 @@ func WithSettleDeadline(ctx context.Context, t time.Time) context.Context {
 }
 
 // settleContext is the context a claim is settled under: not cancelled
-// with ctx, but ended by the settle deadline.
-func settleContext(ctx context.Context, clock Clock) (context.Context, context.CancelFunc) {
+// with ctx, but ended by the settle deadline. Deadlines are the system
+// clock's, as every context's are, whatever Config.Clock says.
+func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	settle := context.WithoutCancel(ctx)
 	if t, ok := ctx.Value(settleDeadlineKey{}).(time.Time); ok {
 		return context.WithDeadline(settle, t)
@@ -250,7 +251,7 @@ func settleContext(ctx context.Context, clock Clock) (context.Context, context.C
 	if d, ok := ctx.Deadline(); ok {
 		return context.WithDeadline(settle, d)
 	}
-	return context.WithDeadline(settle, clock.Now().Add(DefaultSettleTimeout))
+	return context.WithTimeout(settle, DefaultSettleTimeout)
 }
 
 // run calls fn with a stage for writes, a heartbeat if asked for, and a
@@ -266,7 +267,7 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			settle, cancel := settleContext(ctx, c.Clock)
+			settle, cancel := settleContext(ctx)
 			_ = s.Release(settle, key, owner)
 			cancel()
 			panic(p)

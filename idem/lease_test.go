@@ -200,3 +200,15 @@ func TestHeartbeatStopCancelsAnExtension(t *testing.T) {
 		t.Fatalf("record %+v, want COMPLETED", rec)
 	}
 }
+
+// Settle deadlines are the system clock's, like every context's: a Config
+// clock years behind does not make the completion's context end at once.
+func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
+	t.Parallel()
+	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	r, err := idem.Do(context.Background(), memstore.New(), "k#clock", "", answer("done"),
+		idem.WithClock(idem.ClockFunc(func() time.Time { return past })))
+	if err != nil || r.Outcome != idem.Executed {
+		t.Fatalf("Do under a clock in 2001: %v, %v; want executed", r.Outcome, err)
+	}
+}
