@@ -4,7 +4,8 @@
 // once per idempotency key, and stores the completion as the key's result.
 //
 // Configuration is read from the environment at start-up; a bad or missing
-// variable stops the function with a message naming it:
+// variable stops the function with a message naming it (a URL in it shown
+// with its password hidden, or not at all):
 //
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; created if missing on postgres); key prefix on redis
 //	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
@@ -57,17 +58,50 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "idemq worker: bad configuration:\n%v\n", err)
-		os.Exit(1)
-	}
-	h, err := newHandler(context.Background(), cfg, logger)
+	h, err := startup(context.Background(), os.Getenv, logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
 	lambda.Start(h)
+}
+
+// startup reads the configuration through getenv and wires the handler.
+// Its error never holds the store's password: values that may hold one are
+// shown redacted or not at all, and what the store's client says is
+// stripped of them.
+func startup(ctx context.Context, getenv func(string) string, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("bad configuration:\n%w", err)
+	}
+	h, err := newHandler(ctx, cfg, logger, awsOpts...)
+	if err != nil {
+		return nil, redacted{err: err, msg: hideSecrets(err.Error(), cfg.storeURL)}
+	}
+	return h, nil
+}
+
+// redacted is an error whose message has the store URL's secrets taken
+// out; errors.Is and errors.As still see its cause.
+type redacted struct {
+	err error
+	msg string
+}
+
+func (e redacted) Error() string { return e.msg }
+func (e redacted) Unwrap() error { return e.err }
+
+// storeURLError reports an IDEMQ_STORE_URL that the store's client (pgx,
+// go-redis) refused. Their errors may quote the URL, password and all, so
+// the cause is neither wrapped nor shown as it is: only with the URL's
+// secrets hidden, and not at all for a value that is not a URL whose
+// secrets can be told apart.
+func storeURLError(u string, err error) error {
+	if _, ok := redactURL(u); !ok {
+		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", showVar(envStoreURL, u))
+	}
+	return fmt.Errorf("%s: %s", showVar(envStoreURL, u), hideSecrets(err.Error(), u))
 }
 
 // newHandler wires the store, the provider and the handler options from
@@ -113,7 +147,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	case "postgres":
 		pool, err := pgxpool.New(ctx, cfg.storeURL)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+			return nil, storeURLError(cfg.storeURL, err)
 		}
 		if err := pgstore.CreateTable(ctx, pool, cfg.table); err != nil {
 			pool.Close()
@@ -123,7 +157,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	case "redis":
 		opts, err := redis.ParseURL(cfg.storeURL)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+			return nil, storeURLError(cfg.storeURL, err)
 		}
 		opts.PoolSize = max(opts.PoolSize, conns)
 		var ropts []redisstore.Option
