@@ -72,35 +72,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		sqsEndpoint:  getenv(envSQSEndpoint),
 		queueURL:     getenv(envQueueURL),
 	}
-	var errs []error
+	errs := checkStore(&c)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	switch c.store {
-	case "":
-		c.store = "dynamodb"
-		fallthrough
-	case "dynamodb":
-		if c.table == "" {
-			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
-		}
-	case "postgres":
-		if c.table == "" {
-			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
-		}
-		if err := checkStoreURL(c.storeURL, "postgres", "postgresql"); err != nil {
-			bad("%v; want a postgres:// URL with %s=postgres", err, envStore)
-		}
-	case "redis":
-		if err := checkStoreURL(c.storeURL, "redis", "rediss"); err != nil {
-			bad("%v; want a redis:// or rediss:// URL with %s=redis", err, envStore)
-		}
-	case "memory":
-	default:
-		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
-	}
-	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
-		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
-	}
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
 			bad("%s: %v", showVar(envEndpoint, c.endpoint), err)
@@ -155,6 +128,41 @@ func loadConfig(getenv func(string) string) (config, error) {
 		bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)", envAPIKey, envAPIKeySecret, envAPIKeySecret)
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkStore defaults and checks the store's variables (IDEMQ_STORE,
+// IDEMQ_STORE_URL, IDEMQ_TABLE) in c.
+func checkStore(c *config) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	switch c.store {
+	case "":
+		c.store = "dynamodb"
+		fallthrough
+	case "dynamodb":
+		if c.table == "" {
+			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
+		}
+	case "postgres":
+		if c.table == "" {
+			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
+		}
+		if err := checkStoreURL(c.storeURL, "postgres", "postgresql"); err != nil {
+			bad("%v; want a postgres:// URL with %s=postgres", err, envStore)
+		}
+	case "redis":
+		if err := checkStoreURL(c.storeURL, "redis", "rediss"); err != nil {
+			bad("%v; want a redis:// or rediss:// URL with %s=redis", err, envStore)
+		}
+	case "memory":
+	default:
+		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
+	}
+	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
+		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
+	}
+	return errs
 }
 
 // duration reads an optional positive Go duration.
