@@ -8,7 +8,7 @@
 // with its password hidden, or not at all):
 //
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
-//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
+//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with handler.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
