@@ -215,7 +215,7 @@ func checkStoreURL(s string, schemes ...string) error {
 		}
 	default:
 		if _, ok := redactURL(s); !ok {
-			why = "an '@' outside the user name and password (percent-encode the reserved characters @ : / ? # in them)"
+			why = "an '@' outside the user information (percent-encode @ : / ? # in the user name and password, and an '@' elsewhere as %40)"
 		}
 	}
 	if why == "" {

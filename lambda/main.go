@@ -109,28 +109,6 @@ func startup(ctx context.Context, getenv func(string) string, logger *slog.Logge
 	return h, nil
 }
 
-// redacted is an error whose message has the store URL's secrets taken
-// out; errors.Is and errors.As still see its cause.
-type redacted struct {
-	err error
-	msg string
-}
-
-func (e redacted) Error() string { return e.msg }
-func (e redacted) Unwrap() error { return e.err }
-
-// storeURLError reports an IDEMQ_STORE_URL that the store's client (pgx,
-// go-redis) refused. Their errors may quote the URL, password and all, so
-// the cause is neither wrapped nor shown as it is: only with the URL's
-// secrets hidden, and not at all for a value that is not a URL whose
-// secrets can be told apart.
-func storeURLError(u string, err error) error {
-	if _, ok := redactURL(u); !ok {
-		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", showVar(envStoreURL, u))
-	}
-	return fmt.Errorf("%s: %s", showVar(envStoreURL, u), hideSecrets(err.Error(), u))
-}
-
 // newHandler wires the store, the provider and the handler options from
 // the configuration, reading the provider's API key from Secrets Manager if
 // a secret is named. awsOpts are added to the AWS SDK's default

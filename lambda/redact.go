@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -84,4 +85,26 @@ func hideSecrets(msg, u string) string {
 		msg = strings.ReplaceAll(msg, s, hidden)
 	}
 	return msg
+}
+
+// redacted is an error whose message has the store URL's secrets taken
+// out; errors.Is and errors.As still see its cause.
+type redacted struct {
+	err error
+	msg string
+}
+
+func (e redacted) Error() string { return e.msg }
+func (e redacted) Unwrap() error { return e.err }
+
+// storeURLError reports an IDEMQ_STORE_URL that the store's client (pgx,
+// go-redis) refused. Their errors may quote the URL, password and all, so
+// the cause is neither wrapped nor shown as it is: only with the URL's
+// secrets hidden, and not at all for a value that is not a URL whose
+// secrets can be told apart.
+func storeURLError(u string, err error) error {
+	if _, ok := redactURL(u); !ok {
+		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", showVar(envStoreURL, u))
+	}
+	return fmt.Errorf("%s: %s", showVar(envStoreURL, u), hideSecrets(err.Error(), u))
 }
