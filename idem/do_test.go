@@ -159,7 +159,7 @@ func TestDoResultTooLarge(t *testing.T) {
 	var calls, written atomic.Int32
 	work := func(ctx context.Context) ([]byte, error) {
 		calls.Add(1)
-		return []byte("nine byte"), idem.Stage(ctx, memstore.Write(func() { written.Add(1) }))
+		return []byte("nine byte"), idem.Stage(ctx, memstore.Write(func(*memstore.Tx) error { written.Add(1); return nil }))
 	}
 	r, err := s.do(context.Background(), "k#big", "fp", work)
 	if !errors.Is(err, idem.ErrResultTooLarge) {
@@ -239,7 +239,7 @@ func TestDoStagedWrites(t *testing.T) {
 	s := newSetup(t)
 	var written atomic.Int32
 	_, err := s.do(context.Background(), "k#tx", "", func(ctx context.Context) ([]byte, error) {
-		if err := idem.Stage(ctx, memstore.Write(func() { written.Add(1) })); err != nil {
+		if err := idem.Stage(ctx, memstore.Write(func(*memstore.Tx) error { written.Add(1); return nil })); err != nil {
 			return nil, err
 		}
 		if written.Load() != 0 {
@@ -259,7 +259,7 @@ func TestDoStagedWrites(t *testing.T) {
 	if _, ok := s.store.Get("k#tx2"); ok {
 		t.Fatal("the claim was kept after an unsupported write")
 	}
-	if err := idem.Stage(context.Background(), memstore.Write(func() {})); err == nil {
+	if err := idem.Stage(context.Background(), memstore.Write(func(*memstore.Tx) error { return nil })); err == nil {
 		t.Fatal("Stage outside Do succeeded")
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Sentinel errors. Match them with errors.Is; they arrive wrapped in an
-// *Error that names the key.
+// Sentinel errors. Match them with errors.Is. Do wraps them in an *Error
+// naming the operation and the key; a store's method returns them wrapped
+// or bare.
 var (
 	// ErrLeaseLost means the caller no longer owns the key's claim: its lease
 	// passed and another worker took the key over, or the record is gone.
@@ -17,6 +18,8 @@ var (
 	// a different payload: the key is being reused for another request.
 	ErrPayloadMismatch = errors.New("idem: payload does not match the record's")
 	// ErrResultTooLarge means the result cannot be stored in one record.
+	// Do then completes the key without it (Result.Omitted) so the work
+	// does not run again, and returns this error with the Executed result.
 	ErrResultTooLarge = errors.New("idem: result too large to store")
 	// ErrNoKey means no idempotency key could be made for a request.
 	ErrNoKey = errors.New("idem: no idempotency key")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,38 +72,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		sqsEndpoint:  getenv(envSQSEndpoint),
 		queueURL:     getenv(envQueueURL),
 	}
-	var errs []error
+	errs := checkStore(&c)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	switch c.store {
-	case "":
-		c.store = "dynamodb"
-		fallthrough
-	case "dynamodb":
-		if c.table == "" {
-			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
-		}
-	case "postgres":
-		if c.table == "" {
-			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
-		}
-		if !strings.HasPrefix(c.storeURL, "postgres://") && !strings.HasPrefix(c.storeURL, "postgresql://") {
-			bad("%s=%q: want a postgres:// URL with %s=postgres", envStoreURL, c.storeURL, envStore)
-		}
-	case "redis":
-		if !strings.HasPrefix(c.storeURL, "redis://") && !strings.HasPrefix(c.storeURL, "rediss://") {
-			bad("%s=%q: want a redis:// or rediss:// URL with %s=redis", envStoreURL, c.storeURL, envStore)
-		}
-	case "memory":
-	default:
-		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
-	}
-	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
-		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
-	}
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
-			bad("%s=%q: %v", envEndpoint, c.endpoint, err)
+			bad("%s: %v", showVar(envEndpoint, c.endpoint), err)
 		}
 	}
 	var err error
@@ -138,7 +112,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, envBackoff)
 		default:
 			if err := checkURL(v.value); err != nil {
-				bad("%s=%q: %v", v.name, v.value, err)
+				bad("%s: %v", showVar(v.name, v.value), err)
 			}
 		}
 	}
@@ -147,13 +121,48 @@ func loadConfig(getenv func(string) string) (config, error) {
 		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
 	default:
 		if err := checkURL(c.providerURL); err != nil {
-			bad("%s=%q: %v", envProviderURL, c.providerURL, err)
+			bad("%s: %v", showVar(envProviderURL, c.providerURL), err)
 		}
 	}
 	if c.apiKey != "" && c.apiKeySecret != "" {
 		bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)", envAPIKey, envAPIKeySecret, envAPIKeySecret)
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkStore defaults and checks the store's variables (IDEMQ_STORE,
+// IDEMQ_STORE_URL, IDEMQ_TABLE) in c.
+func checkStore(c *config) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	switch c.store {
+	case "":
+		c.store = "dynamodb"
+		fallthrough
+	case "dynamodb":
+		if c.table == "" {
+			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
+		}
+	case "postgres":
+		if c.table == "" {
+			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
+		}
+		if err := checkStoreURL(c.storeURL, "postgres", "postgresql"); err != nil {
+			bad("%v; want a postgres:// URL with %s=postgres", err, envStore)
+		}
+	case "redis":
+		if err := checkStoreURL(c.storeURL, "redis", "rediss"); err != nil {
+			bad("%v; want a redis:// or rediss:// URL with %s=redis", err, envStore)
+		}
+	case "memory":
+	default:
+		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
+	}
+	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
+		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
+	}
+	return errs
 }
 
 // duration reads an optional positive Go duration.
@@ -172,14 +181,45 @@ func duration(getenv func(string) string, name string) (time.Duration, error) {
 	return d, nil
 }
 
-// checkURL accepts an absolute http or https URL.
+// checkURL accepts an absolute http or https URL. Its error never quotes
+// s, which may hold a password.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return err
+		return errors.New("not a valid URL")
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return errors.New("want an absolute http(s) URL")
 	}
 	return nil
+}
+
+// checkStoreURL accepts a URL of one of schemes, as pgx and go-redis read
+// it. Its error names envStoreURL and shows the value with its password
+// hidden, or not at all (showVar): a store URL holds the store's password.
+func checkStoreURL(s string, schemes ...string) error {
+	if s == "" {
+		return fmt.Errorf("%s is required", envStoreURL)
+	}
+	var why string
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		why = "not a valid URL (percent-encode the reserved characters @ : / ? # in the user name and password)"
+	case u.Scheme == "" || u.Host == "" || u.Opaque != "":
+		why = "not a URL with a scheme and a host (a key=value connection string is not taken)"
+	case !slices.Contains(schemes, s[:len(u.Scheme)]):
+		why = fmt.Sprintf("the scheme is %q", s[:len(u.Scheme)])
+		if slices.Contains(schemes, u.Scheme) {
+			why += ", which must be written in lower case"
+		}
+	default:
+		if _, ok := redactURL(s); !ok {
+			why = "an '@' outside the user information (percent-encode @ : / ? # in the user name and password, and an '@' elsewhere as %40)"
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", showVar(envStoreURL, s), why)
 }

@@ -4,10 +4,11 @@
 // once per idempotency key, and stores the completion as the key's result.
 //
 // Configuration is read from the environment at start-up; a bad or missing
-// variable stops the function with a message naming it:
+// variable stops the function with a message naming it (a URL in it shown
+// with its password hidden, or not at all):
 //
-//	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; created if missing on postgres); key prefix on redis
-//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with idem.RecordLifetime)
+//	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
+//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with handler.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
@@ -27,14 +28,29 @@
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
 // the function at start-up with the library's message.
+//
+// With the postgres store the worker only checks, at start-up, that
+// IDEMQ_TABLE exists with the store's shape (pgstore.Store.Check, a read of
+// the catalog), and stops if not. Creating it is a migration step, run
+// once with DDL rights before the workers start:
+//
+//	IDEMQ_STORE=postgres IDEMQ_STORE_URL=postgres://... IDEMQ_TABLE=idempotency go run ./lambda -migrate
+//
+// (or make migrate-postgres, or the built bootstrap with -migrate) creates
+// the table and its index if missing (pgstore.CreateTable), reports what
+// differs in a table of another shape, and exits. It reads only those
+// three variables.
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -56,18 +72,41 @@ import (
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := loadConfig(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "idemq worker: bad configuration:\n%v\n", err)
-		os.Exit(1)
+	migrateOnly := flag.Bool("migrate", false, "create the PostgreSQL table of records (IDEMQ_STORE=postgres, IDEMQ_STORE_URL, IDEMQ_TABLE) if it is missing, check its shape, and exit")
+	flag.Parse()
+	if *migrateOnly {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := migrate(ctx, os.Getenv, os.Stdout)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "idemq worker -migrate: %v\n", err)
+			os.Exit(1)
+		}
+		return
 	}
-	h, err := newHandler(context.Background(), cfg, logger)
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	h, err := startup(context.Background(), os.Getenv, logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
 	lambda.Start(h)
+}
+
+// startup reads the configuration through getenv and wires the handler.
+// Its error never holds the store's password: values that may hold one are
+// shown redacted or not at all, and what the store's client says is
+// stripped of them.
+func startup(ctx context.Context, getenv func(string) string, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("bad configuration:\n%w", err)
+	}
+	h, err := newHandler(ctx, cfg, logger, awsOpts...)
+	if err != nil {
+		return nil, redacted{err: err, msg: hideSecrets(err.Error(), cfg.storeURL)}
+	}
+	return h, nil
 }
 
 // newHandler wires the store, the provider and the handler options from
@@ -113,17 +152,25 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	case "postgres":
 		pool, err := pgxpool.New(ctx, cfg.storeURL)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+			return nil, storeURLError(cfg.storeURL, err)
 		}
-		if err := pgstore.CreateTable(ctx, pool, cfg.table); err != nil {
+		pg := pgstore.New(pool, cfg.table)
+		// Only a look at the catalog: creating the table needs DDL rights
+		// and takes locks, which is a migration's business, not every
+		// cold start's.
+		if err := pg.Check(ctx); err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("%s=%s on %s: %w", envTable, cfg.table, envStoreURL, err)
+			err = fmt.Errorf("%s=%s on %s: %w", envTable, cfg.table, envStoreURL, err)
+			if errors.Is(err, pgstore.ErrTableShape) {
+				err = fmt.Errorf("%w; %s", err, migrateHint)
+			}
+			return nil, err
 		}
-		store = pgstore.New(pool, cfg.table)
+		store = pg
 	case "redis":
 		opts, err := redis.ParseURL(cfg.storeURL)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envStoreURL, err)
+			return nil, storeURLError(cfg.storeURL, err)
 		}
 		opts.PoolSize = max(opts.PoolSize, conns)
 		var ropts []redisstore.Option

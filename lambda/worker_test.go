@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -15,8 +16,10 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/internal/pgtest"
 	"github.com/idemq/idemq/internal/redistest"
 )
@@ -32,7 +35,9 @@ func TestWorkerInProcess(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, config{store: "postgres", storeURL: pgtest.URL(t), table: pgtest.TableName()})
+		// The table is a migration's (TestPostgresTableIsAMigration): the
+		// worker only checks it.
+		testWorker(t, config{store: "postgres", storeURL: pgtest.URL(t), table: pgtest.NewTable(t, pgtest.Pool(t))})
 	})
 	t.Run("redis", func(t *testing.T) {
 		t.Parallel()
@@ -173,6 +178,92 @@ func TestNewHandlerSecretErrors(t *testing.T) {
 		var notFound *types.ResourceNotFoundException
 		if id == "missing" && !errors.As(err, &notFound) {
 			t.Errorf("secret %q: error %v, want the SDK's ResourceNotFoundException wrapped", id, err)
+		}
+	}
+}
+
+// On PostgreSQL the worker's start-up only checks the table: a missing
+// table, or one of another shape, stops it with a message naming the table
+// and the migration, and is left as it was; the migration (-migrate)
+// creates it, after which the worker starts.
+func TestPostgresTableIsAMigration(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	table, other := pgtest.TableName(), pgtest.TableName()
+	t.Cleanup(func() {
+		for _, name := range []string{table, other} {
+			_, _ = pool.Exec(context.Background(), "DROP TABLE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+		}
+	})
+	vars := func(table string) func(string) string {
+		return env(envStore, "postgres", envStoreURL, pgtest.URL(t), envTable, table,
+			envProviderURL, "http://127.0.0.1:1", envNamespace, "worker-test", envBackoff, "false")
+	}
+	exists := func(name string) bool {
+		var ok bool
+		if err := pool.QueryRow(context.Background(), "SELECT to_regclass($1) IS NOT NULL", pgx.Identifier{name}.Sanitize()).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	wantRefused := func(what string, err error, table string) {
+		t.Helper()
+		if !errors.Is(err, pgstore.ErrTableShape) {
+			t.Fatalf("%s: start-up error %v, want pgstore.ErrTableShape", what, err)
+		}
+		for _, want := range []string{envTable + "=" + table, "-migrate", "make migrate-postgres"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: start-up error %q does not say %q", what, err, want)
+			}
+		}
+	}
+
+	_, err := startup(context.Background(), vars(table), slog.New(slog.DiscardHandler))
+	wantRefused("missing table", err, table)
+	if exists(table) {
+		t.Fatal("the worker's start-up created the table")
+	}
+
+	// A table of another shape: start-up and the migration both refuse it,
+	// and leave it as it was.
+	if _, err := pool.Exec(context.Background(), "CREATE TABLE "+pgx.Identifier{other}.Sanitize()+" (id text PRIMARY KEY, note text)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = startup(context.Background(), vars(other), slog.New(slog.DiscardHandler))
+	wantRefused("table of another shape", err, other)
+	var out strings.Builder
+	if err := migrate(context.Background(), vars(other), &out); !errors.Is(err, pgstore.ErrTableShape) || !strings.Contains(err.Error(), "column status is missing") {
+		t.Errorf("migrate on a table of another shape: %v, want pgstore.ErrTableShape saying what differs", err)
+	}
+
+	// The migration creates the table, twice is the same as once, and then
+	// the worker starts.
+	for range 2 {
+		out.Reset()
+		if err := migrate(context.Background(), vars(table), &out); err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+		if !strings.Contains(out.String(), table+" is ready") {
+			t.Errorf("migrate printed %q", out.String())
+		}
+	}
+	if _, err := startup(context.Background(), vars(table), slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatalf("start-up after the migration: %v", err)
+	}
+}
+
+// The migration reads only the store's variables, and only for PostgreSQL.
+func TestMigrateNeedsPostgres(t *testing.T) {
+	t.Parallel()
+	for name, vars := range map[string]func(string) string{
+		"dynamodb":  env(envTable, "t"),
+		"no table":  env(envStore, "postgres", envStoreURL, "postgres://u@127.0.0.1:1/db"),
+		"redis":     env(envStore, "redis", envStoreURL, "redis://127.0.0.1:1"),
+		"not a URL": env(envStore, "postgres", envStoreURL, "host=h password=s3cr3t", envTable, "t"),
+	} {
+		err := migrate(context.Background(), vars, io.Discard)
+		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "IDEMQ_") {
+			t.Errorf("%s: migrate error %v, want one naming the variable at fault, without the password", name, err)
 		}
 	}
 }

@@ -5,4 +5,9 @@
 // Records live as long as the process. Nothing is deleted when it expires;
 // an expired record is only treated as absent, as DynamoDB does before its
 // TTL sweeper runs.
+//
+// Writes staged with the work (idem.Stage with a Write) change the store's
+// own key/value data, read back with Store.Value. They are committed with
+// the result or not at all: a Write that fails or panics fails the
+// completion, and leaves the record IN_PROGRESS and the data unchanged.
 package memstore

@@ -44,3 +44,20 @@ func ExampleWithMaxResultBytes() {
 	// executed true idem: complete key "report#q3": result too large to store: 13 bytes, the limit is 4
 	// replayed true <nil>
 }
+
+// A write staged with the work is committed with its result, or not at
+// all; Value reads it back.
+func ExampleWrite() {
+	store := memstore.New()
+	key, _ := idem.ClientKey("mailer", "welcome-8")
+	_, err := idem.Do(context.Background(), store, key, "", func(ctx context.Context) ([]byte, error) {
+		err := idem.Stage(ctx, memstore.Write(func(tx *memstore.Tx) error {
+			tx.Put("welcome-8/sent", []byte("yes"))
+			return nil
+		}))
+		return []byte("sent"), err
+	})
+	v, _ := store.Value("welcome-8/sent")
+	fmt.Println(string(v), err)
+	// Output: yes <nil>
+}

@@ -3,6 +3,7 @@ package memstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,11 +16,17 @@ import (
 // other attributes, so what fits here fits in the DynamoDB store.
 const DefaultMaxResultBytes = 400*1024 - 4096
 
+// ErrWriteFailed means a staged Write returned an error or panicked: the
+// Complete it came with failed, leaving the record IN_PROGRESS and the
+// store's data as they were.
+var ErrWriteFailed = errors.New("memstore: staged write failed")
+
 // Store is an idem.Store in process memory. The zero value is not usable;
 // call New. It is safe for concurrent use.
 type Store struct {
 	mu        sync.Mutex
 	records   map[idem.Key]idem.Record
+	data      map[string][]byte // written by staged Writes
 	maxResult int
 }
 
@@ -28,25 +35,21 @@ type Option func(*Store)
 
 // WithMaxResultBytes sets the largest result Complete accepts; a larger one
 // fails with idem.ErrResultTooLarge (and idem.Do then completes the record
-// without it). Defaults to DefaultMaxResultBytes.
+// without it). Defaults to DefaultMaxResultBytes. New panics if n is not
+// positive.
 func WithMaxResultBytes(n int) Option {
-	return func(s *Store) {
-		if n > 0 {
-			s.maxResult = n
-		}
-	}
+	return func(s *Store) { s.maxResult = n }
 }
 
-// Write is a write staged with idem.Stage for this store: it runs under the
-// store's lock, in the same step as the Complete it came with, and only if
-// that Complete succeeds.
-type Write func()
-
-// New returns an empty Store.
+// New returns an empty Store. It panics if the result limit is not
+// positive.
 func New(opts ...Option) *Store {
-	s := &Store{records: make(map[idem.Key]idem.Record), maxResult: DefaultMaxResultBytes}
+	s := &Store{records: make(map[idem.Key]idem.Record), data: make(map[string][]byte), maxResult: DefaultMaxResultBytes}
 	for _, opt := range opts {
 		opt(s)
+	}
+	if s.maxResult <= 0 {
+		panic("memstore: WithMaxResultBytes must be positive")
 	}
 	return s
 }
@@ -110,6 +113,15 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if err != nil {
 		return err
 	}
+	// The writes first, into a Tx: the record flips and their changes
+	// apply only if every one succeeded.
+	tx := &Tx{data: s.data}
+	for i, w := range writes {
+		if err := tx.run(w); err != nil {
+			return fmt.Errorf("%w: write %d of %d: %w", ErrWriteFailed, i+1, len(writes), err)
+		}
+	}
+	tx.commit()
 	rec.Status = idem.StatusCompleted
 	rec.LeaseUntil = time.Time{}
 	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
@@ -118,9 +130,6 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		rec.Result = append([]byte{}, result...)
 	}
 	s.records[c.Key] = rec
-	for _, w := range writes {
-		w()
-	}
 	return nil
 }
 
@@ -163,6 +172,14 @@ func (s *Store) Get(key idem.Key) (idem.Record, bool) {
 	defer s.mu.Unlock()
 	rec, ok := s.records[key]
 	return clone(rec), ok
+}
+
+// Value returns the value a staged Write put at key.
+func (s *Store) Value(key string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.data[key]
+	return bytes.Clone(v), ok
 }
 
 // Len returns the number of records, expired ones included.

@@ -17,8 +17,9 @@
 //
 // The settings are resolved and checked before anything is created (see
 // WorkerProps.Check); a *SettingError names the value to change. The record
-// expiry is handler.RecordLifetime of the queue's settings, the function the
-// runtime uses too, and is passed to the function as IDEMQ_RECORD_EXPIRY.
+// expiry is handler.RecordLifetime of the queue's settings, the dead-letter
+// queue's retention included, the function the runtime uses too, and is
+// passed to the function as IDEMQ_RECORD_EXPIRY.
 //
 // # TableV2, not Table
 //

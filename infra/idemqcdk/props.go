@@ -22,7 +22,8 @@ const (
 	DefaultMaxReceives = 5                  // AWS's recommended minimum
 	DefaultBatchSize   = 10
 	// DLQRetention is the dead-letter queue's retention, the longest SQS
-	// allows, so a failed message stays there as long as possible.
+	// allows, so a failed message stays there as long as possible. The
+	// default record expiry covers a redrive from it until then.
 	DLQRetention = 14 * 24 * time.Hour
 )
 
@@ -71,8 +72,15 @@ type WorkerProps struct {
 	MaxConcurrency int
 
 	// RecordExpiry is how long an idempotency record lives. It must be at
-	// least the message lifetime (handler.QueueSettings.MessageLifetime).
-	// Defaults to handler.RecordLifetime of the queue's settings.
+	// least the message lifetime (handler.QueueSettings.MessageLifetime);
+	// shorter than a redrive from the dead-letter queue needs
+	// (handler.QueueSettings.RedriveLifetime, with DLQRetention) it
+	// deploys with a warning: a message redriven more than RecordExpiry
+	// less the message lifetime after it was sent may run its work again.
+	// Defaults to handler.RecordLifetime of the queue's settings, the
+	// dead-letter queue's retention included, so a redrive at any time
+	// while the dead-letter queue keeps the message is answered from its
+	// record.
 	RecordExpiry time.Duration
 	// KeyField is the JSON field of the message body holding the
 	// idempotency key, passed as IDEMQ_KEY_FIELD. Defaults to empty: the

@@ -62,12 +62,16 @@ type settings struct {
 	warnings []string
 }
 
+// queue is the queue's settings, its dead-letter queue's retention
+// included, for handler's record lifetime arithmetic.
 func (s settings) queue() handler.QueueSettings {
 	return handler.QueueSettings{
-		Retention:         s.retention,
-		VisibilityTimeout: s.visibility,
-		MaxReceives:       s.maxReceives,
-		BatchingWindow:    s.window,
+		Retention:           s.retention,
+		VisibilityTimeout:   s.visibility,
+		MaxReceives:         s.maxReceives,
+		BatchingWindow:      s.window,
+		DeadLetterRetention: DLQRetention,
+		FIFO:                s.fifo,
 	}
 }
 
@@ -142,12 +146,24 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		}
 		s.expiry = life
 	} else {
+		// Shorter than the queue's own message lifetime, an ordinary
+		// redelivery would find its record gone: refused. Shorter only
+		// than a redrive from the dead-letter queue needs: deployed, with
+		// a warning saying which redrives run the work again.
 		s.expiry = p.RecordExpiry
-		if err := handler.CheckExpiry(s.queue(), s.expiry); err != nil {
-			life, _ := handler.RecordLifetime(s.queue())
+		life, _ := handler.RecordLifetime(s.queue())
+		inQueue := s.queue()
+		inQueue.DeadLetterRetention = 0
+		if err := handler.CheckExpiry(inQueue, s.expiry); err != nil {
 			return s, &SettingError{Field: "RecordExpiry",
 				Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
 				Err: err}
+		}
+		if err := handler.CheckExpiry(s.queue(), s.expiry); err != nil {
+			s.warnings = append(s.warnings, fmt.Sprintf(
+				"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
+					"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
+				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
 		}
 	}
 

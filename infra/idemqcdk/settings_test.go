@@ -11,7 +11,9 @@ import (
 // with the queue and event source settings it comes from, for a few
 // settings. The expected values are worked out by hand from the formula
 // (message lifetime = retention + max receives × (visibility + batching
-// window); record lifetime = lifetime + max(lifetime/4, 1h), rounded up to a
+// window); a redrive from the 14-day dead-letter queue: standard,
+// max(14 days, lifetime) + lifetime; FIFO, lifetime + 14 days + lifetime;
+// record lifetime = that + a quarter of it (at least 1h), rounded up to a
 // minute).
 func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 	cases := []struct {
@@ -22,36 +24,37 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		mapping   obj
 		functionS int
 	}{{
-		// 96h + 5 × 720s = 97h; + 24h15m = 121h15m.
+		// 96h + 5 × 720s = 97h; 336h + 97h = 433h; + 108h15m = 541h15m.
 		name:      "cdk.json as it is",
-		expiry:    "121h15m0s",
+		expiry:    "541h15m0s",
 		queue:     obj{"MessageRetentionPeriod": 345600, "VisibilityTimeout": 720, "RedrivePolicy": obj{"maxReceiveCount": 5}},
 		mapping:   obj{"BatchSize": 10, "MaximumBatchingWindowInSeconds": assertions.Match_Absent()},
 		functionS: 120,
 	}, {
 		// visibility 6 × 60s + 20s = 380s; 336h + 10 × 400s = 337h6m40s;
-		// + 84h16m40s = 421h23m20s.
+		// the dead-letter queue's 14 days have passed when the message can
+		// reach it: 2 × 337h6m40s = 674h13m20s; + 168h33m20s = 842h46m40s.
 		name: "14 days, 60 s timeout, 10 receives, 20 s window, batches of 100, 50 at once",
 		context: map[string]any{
 			"idemq:retention": "336h", "idemq:functionTimeout": "1m", "idemq:maxReceives": 10,
 			"idemq:batchingWindow": "20s", "idemq:batchSize": 100, "idemq:maxConcurrency": 50,
 		},
-		expiry:    "421h24m0s",
+		expiry:    "842h47m0s",
 		queue:     obj{"MessageRetentionPeriod": 1209600, "VisibilityTimeout": 380, "RedrivePolicy": obj{"maxReceiveCount": 10}},
 		mapping:   obj{"BatchSize": 100, "MaximumBatchingWindowInSeconds": 20, "ScalingConfig": obj{"MaximumConcurrency": 50}},
 		functionS: 60,
 	}, {
-		// 1h + 3 × 300s = 1h15m; the margin is at least 1h: 2h15m.
+		// 1h + 3 × 300s = 1h15m; 336h + 1h15m = 337h15m; + 84h18m45s.
 		name:      "1 h retention, visibility 300 s, 3 receives",
 		context:   map[string]any{"idemq:retention": "1h", "idemq:visibilityTimeout": "300s", "idemq:maxReceives": 3},
-		expiry:    "2h15m0s",
+		expiry:    "421h34m0s",
 		queue:     obj{"MessageRetentionPeriod": 3600, "VisibilityTimeout": 300, "RedrivePolicy": obj{"maxReceiveCount": 3}},
 		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
 	}, {
 		name:      "an expiry set longer than needed",
-		context:   map[string]any{"idemq:recordExpiry": "200h"},
-		expiry:    "200h0m0s",
+		context:   map[string]any{"idemq:recordExpiry": "600h"},
+		expiry:    "600h0m0s",
 		queue:     obj{"VisibilityTimeout": 720},
 		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
@@ -59,9 +62,18 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		// As -c key=value gives them: strings.
 		name:      "values given as strings on the command line",
 		context:   map[string]any{"idemq:maxReceives": "7", "idemq:batchSize": "20", "idemq:batchingWindow": "1s", "idemq:fifo": "false"},
-		expiry:    "121h46m0s", // 96h + 7 × (721s + 1s) = 97h24m14s; + 24h21m3.5s, rounded up
+		expiry:    "541h46m0s", // 96h + 7 × (721s + 1s) = 97h24m14s; + 336h = 433h24m14s; + 108h21m3.5s, rounded up
 		queue:     obj{"VisibilityTimeout": 721, "RedrivePolicy": obj{"maxReceiveCount": 7}},
 		mapping:   obj{"BatchSize": 20, "MaximumBatchingWindowInSeconds": 1},
+		functionS: 120,
+	}, {
+		// FIFO: the dead-letter queue's 14 days count from the move, up to
+		// 97h after the send: 97h + 336h + 97h = 530h; + 132h30m.
+		name:      "FIFO",
+		context:   map[string]any{"idemq:fifo": true},
+		expiry:    "662h30m0s",
+		queue:     obj{"FifoQueue": true, "MessageRetentionPeriod": 345600, "VisibilityTimeout": 720, "RedrivePolicy": obj{"maxReceiveCount": 5}},
+		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
 	}}
 	for _, c := range cases {
@@ -143,5 +155,21 @@ func TestVisibilityUnderGuidanceWarns(t *testing.T) {
 	})
 	check(t, "no warning by default", func() {
 		assertions.Annotations_FromStack(newStack(t, nil)).HasNoWarning(jsii.String("*"), assertions.Match_AnyValue())
+	})
+}
+
+// TestRecordExpiryShortOfARedriveWarns checks that an expiry that covers
+// the queue but not a redrive from the dead-letter queue deploys, with a
+// warning saying after how long a redriven message runs its work again.
+func TestRecordExpiryShortOfARedriveWarns(t *testing.T) {
+	stack := newStack(t, map[string]any{"idemq:recordExpiry": "200h"}) // message lifetime 97h; a redrive needs 433h
+	check(t, "expiry", func() {
+		assertions.Template_FromStack(stack, nil).HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+			"Environment": obj{"Variables": obj{"IDEMQ_RECORD_EXPIRY": "200h0m0s"}},
+		})
+	})
+	check(t, "warning", func() {
+		assertions.Annotations_FromStack(stack).HasWarning(jsii.String("/Idemq/Worker"),
+			assertions.Match_StringLikeRegexp(jsii.String(`idemq:recordExpiry 200h0m0s does not cover a redrive from the dead-letter queue, which keeps messages 336h0m0s: a message redriven more than 103h0m0s after it was sent .* run its work again; leave idemq:recordExpiry unset for the computed 541h15m0s`)))
 	})
 }

@@ -90,7 +90,7 @@ var templateChecks = []templateCheck{
 			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 				"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 					"IDEMQ_TABLE":         ref(id.table),
-					"IDEMQ_RECORD_EXPIRY": "121h15m0s",
+					"IDEMQ_RECORD_EXPIRY": "541h15m0s",
 					"IDEMQ_BACKOFF":       "true",
 					"IDEMQ_KEY_FIELD":     "idempotency_key",
 					"IDEMQ_NAMESPACE":     "idemq",

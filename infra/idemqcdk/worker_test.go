@@ -66,15 +66,15 @@ func TestWorkerInUsersStack(t *testing.T) {
 		Code:     awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
 		KeyField: "order_id",
 	})
-	if w.RecordExpiry != 121*time.Hour+15*time.Minute {
-		t.Errorf("RecordExpiry = %s, want 121h15m0s", w.RecordExpiry)
+	if w.RecordExpiry != 541*time.Hour+15*time.Minute {
+		t.Errorf("RecordExpiry = %s, want 541h15m0s", w.RecordExpiry)
 	}
 	tpl := assertions.Template_FromStack(stack, nil)
 	check(t, "environment", func() {
 		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 			"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 				"IDEMQ_TABLE":         assertions.Match_AnyValue(),
-				"IDEMQ_RECORD_EXPIRY": "121h15m0s",
+				"IDEMQ_RECORD_EXPIRY": "541h15m0s",
 				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "order_id",
 				"IDEMQ_NAMESPACE":     "Users/Jobs",

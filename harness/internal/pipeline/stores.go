@@ -94,9 +94,9 @@ func (r *runner) startDynamoDB(ctx context.Context) (storeRun, error) {
 	}, nil
 }
 
-// startPostgres creates the table before the workers start (the worker
-// creates a missing one too, but instances starting at once would race
-// to), and drops it at the end.
+// startPostgres creates the table before the workers start, as the
+// migration step does (the worker only checks it at start-up), and drops
+// it at the end.
 func (r *runner) startPostgres(ctx context.Context) (storeRun, error) {
 	if r.parts.Postgres == "" {
 		return storeRun{}, fmt.Errorf("pipeline: no PostgreSQL URL: run under scripts/with-postgres.sh")
