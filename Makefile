@@ -13,6 +13,9 @@ STATICCHECK_VERSION := v0.8.2
 # of aws/aws-lambda-runtime-interface-emulator, served by the Go module proxy).
 RIE := $(BIN)/aws-lambda-rie
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
+# apidiff compares the module's exported API between releases (make release-check).
+APIDIFF := $(BIN)/apidiff
+APIDIFF_VERSION := v0.0.0-20261113113407-e3970619a1a4
 
 .PHONY: help
 help: ## List the targets.
@@ -32,7 +35,7 @@ WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dyna
 .PHONY: test-go
 # The library and the worker (the root module) and the proof and benchmark
 # harness (harness/, a module of its own) run under one set of servers.
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) ## Run the Go tests of both modules against PostgreSQL, Redis and DynamoDB Local started for the run (the local deployment included).
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of both modules against PostgreSQL, Redis and DynamoDB Local started for the run (the local deployment included).
 	$(WITH_SERVERS) bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
 
 .PHONY: deps-servers
@@ -71,6 +74,17 @@ lint: $(STATICCHECK) ## gofmt, go vet and staticcheck, on every Go module.
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+.PHONY: apidiff
+apidiff: $(APIDIFF) ## Install the pinned apidiff into bin/.
+
+$(APIDIFF):
+	GOBIN=$(BIN) go install golang.org/x/exp/cmd/apidiff@$(APIDIFF_VERSION)
+
+.PHONY: release-check
+release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against the last tag (or BASE), the version bump it needs, the CHANGELOG section.
+	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
+	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
 
 # --- lambda/: the reference worker --------------------------------------------
 LAMBDA_ARCHS := arm64 amd64

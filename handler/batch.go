@@ -17,10 +17,7 @@ type slot struct {
 	key     idem.Key
 	fp      string
 	keyless bool
-	// leader is the index of the first record with the same key (the one
-	// that claims it); the slot's own index when it is that record.
-	leader int
-	res    result
+	res     result
 }
 
 // result is what happened to one record. Its zero value is "no outcome",
@@ -40,9 +37,11 @@ type result struct {
 // failed is the result of a record that failed at stage op.
 func failed(op string, err error) result { return result{op: op, err: err} }
 
-// acked reports whether the record may be deleted from the queue.
+// acked reports whether the record may be deleted from the queue: its
+// key is settled, by this execution (Executed), an earlier one (Replayed)
+// or another owner's claim (Superseded).
 func (r *result) acked() bool {
-	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed)
+	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed || r.Outcome == idem.Superseded)
 }
 
 // settled reports whether the record has an outcome, good or bad.
@@ -63,6 +62,11 @@ type batch struct {
 	// before the invocation's deadline.
 	recCtx context.Context
 	cancel context.CancelFunc
+	// settleBy is when a record's claim must be settled (completed or
+	// released) even after recCtx ended: a quarter of the reserve before
+	// the invocation's deadline, so the response still goes out. Zero: no
+	// deadline.
+	settleBy time.Time
 }
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
@@ -76,6 +80,9 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	if b.hasDeadline && b.reserve > 0 {
 		b.recCtx, b.cancel = context.WithDeadline(ctx, b.deadline.Add(-b.reserve/2))
 	}
+	if b.hasDeadline {
+		b.settleBy = b.deadline.Add(-b.reserve / 4)
+	}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
 	b.prepare(records)
 	return b
@@ -83,14 +90,22 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 
 func (b *batch) now() time.Time { return b.o.claims.Clock.Now() }
 
-// prepare reads every record's key and fingerprint and finds its leader.
-// A record whose key cannot be read is settled here as a failure.
+// settleCtx is the context a record's claim is made and settled under:
+// the records' context, with the batch's settle deadline.
+func (b *batch) settleCtx() context.Context {
+	if b.settleBy.IsZero() {
+		return b.recCtx
+	}
+	return idem.WithSettleDeadline(b.recCtx, b.settleBy)
+}
+
+// prepare reads every record's key and fingerprint. A record whose key
+// cannot be read is settled here as a failure.
 func (b *batch) prepare(records []events.SQSMessage) {
-	leaders := make(map[idem.Key]int, len(records))
 	var bd body // records are prepared one at a time: one body serves them all
 	for i := range records {
 		s := &b.slots[i]
-		s.msg, s.leader = &records[i], i
+		s.msg = &records[i]
 		bd = body{msg: s.msg}
 		raw, err := b.o.key(&bd)
 		if err != nil {
@@ -106,12 +121,6 @@ func (b *batch) prepare(records []events.SQSMessage) {
 		}
 		if err != nil {
 			s.res = failed("key", err)
-			continue
-		}
-		if j, ok := leaders[s.key]; ok {
-			s.leader = j
-		} else {
-			leaders[s.key] = i
 		}
 	}
 }

@@ -20,6 +20,8 @@
 //	COMPLETED, result omitted     not run         success; see below   replayed; see below
 //	IN_PROGRESS, lease live       not run         batch item failure   in progress; back-off
 //	function error or panic       released        batch item failure   failed
+//	ran; completion failed        released        batch item failure   failed (idem.NotStored)
+//	ran; key taken over meanwhile not stored      success (deleted)    executed, superseded; warning
 //	no key, body not JSON         not run         batch item failure   failed (or keyless: WithKeyless)
 //	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
 //	store unreachable             -               batch item failure   failed
@@ -43,12 +45,13 @@
 //
 // Copies of one key in a batch make one claim and one execution; every
 // copy gets that record's outcome (a copy of a record that failed or is in
-// progress fails too). Records run in lanes, side by side, at most
-// DefaultConcurrency lanes at once: a lane is one record on a standard
-// queue and one message group on a FIFO queue. Every record that claims a
-// key runs first, then every copy takes its leader's result, so no record
-// waits on another. Failures are reported in input order, and no goroutine
-// outlives the call.
+// progress fails too; one whose first record never started, blocked by its
+// FIFO group, claims the key itself). Records run in lanes, side by side,
+// at most DefaultConcurrency lanes at once, each lane's records in input
+// order in one goroutine: a lane holds the records joined by a message
+// group (FIFO) or by a key, so a copy always comes after the record that
+// claims its key and no record waits on another lane. Failures are
+// reported in input order, and no goroutine outlives the call.
 //
 // Settings: the batch's are this package's options; the claim's (lease,
 // expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.

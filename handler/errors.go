@@ -12,11 +12,16 @@ import (
 // (idem.ErrNoKey, idem.ErrPayloadMismatch, ...).
 var (
 	// ErrBadBody means the message body is not the JSON object the key or
-	// the fingerprint is read from.
+	// the fingerprint is read from: not JSON, not an object, or a
+	// WithFingerprintFields field absent, null or holding a string that is
+	// not Unicode text.
 	ErrBadBody = errors.New("handler: body is not a JSON object")
-	// ErrBadKey means the key field or attribute holds something other
-	// than a string or a number.
-	ErrBadKey = errors.New("handler: key is not a string or a number")
+	// ErrBadKey means the key field or attribute holds no usable key:
+	// something other than a string or a number, a string that is not
+	// Unicode text (a lone surrogate escape), or, for a dotted field,
+	// nothing at the path while a member is named with the field's dots.
+	// Unlike idem.ErrNoKey it fails the record even with WithKeyless.
+	ErrBadKey = errors.New("handler: key is not a usable string or number")
 	// ErrInProgress means another worker holds the record's key with a live
 	// lease; the message comes back later.
 	ErrInProgress = errors.New("handler: key in progress on another worker")

@@ -2,6 +2,7 @@ package handler_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 )
@@ -123,4 +125,41 @@ func ExampleRecordLifetime() {
 	})
 	fmt.Println(life, err)
 	// Output: 120h4m0s <nil>
+}
+
+// A function of two steps — a billed model call, then an email — keeps
+// the first step's result under a key made from its record's key, so when
+// the email fails and the message comes back, the model is not paid for
+// again.
+func ExampleKeyFromContext() {
+	store := memstore.New()
+	modelCalls, emails := 0, 0
+	summariseAndEmail := func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+		key, _ := handler.KeyFromContext(ctx)
+		step, err := idem.ClientKey("summarise.model", string(key))
+		if err != nil {
+			return nil, err
+		}
+		summary, err := idem.Do(ctx, store, step, "", func(context.Context) ([]byte, error) {
+			modelCalls++
+			return []byte("a summary"), nil
+		})
+		if err != nil || summary.Outcome == idem.InProgress {
+			return nil, fmt.Errorf("model step: %v, %w", summary.Outcome, err)
+		}
+		emails++
+		if emails == 1 {
+			return nil, errors.New("smtp: 421 try again later")
+		}
+		return summary.Value, nil
+	}
+	h := handler.WrapSQS(store, summariseAndEmail,
+		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
+	q.Send(`{"idempotency_key":"document-4471-v9"}`)
+	if err := handlertest.Drain(context.Background(), q, h, 10); err != nil {
+		panic(err)
+	}
+	fmt.Println("model calls:", modelCalls, "email attempts:", emails)
+	// Output: model calls: 1 email attempts: 2
 }

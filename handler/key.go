@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -13,7 +14,9 @@ import (
 // body is a record's message with its body decoded at most once, for the
 // key (WithKeyField) and a fields fingerprint (WithFingerprintFields)
 // alike. The whole-body fingerprint (the default) canonicalizes the raw
-// body itself (RFC 8785), so that its value never depends on this decode.
+// body itself (idem.JSONFingerprint: RFC 8785 with numbers kept exact,
+// duplicate member names refused), so that its value never depends on this
+// decode.
 type body struct {
 	msg    *events.SQSMessage
 	obj    idem.JSONObject
@@ -48,10 +51,21 @@ func fieldKey(field string) keySource {
 		v, _ := obj.Field(field)
 		switch v := v.(type) {
 		case nil:
+			// A dot separates names: a member named "request.id" is not
+			// the field request.id. Say so rather than run keyless.
+			if lit := idem.EscapeField(field); lit != field {
+				if _, ok := obj.Field(lit); ok {
+					return "", fmt.Errorf("%w: body field %q is absent or null; a dot separates names (write %q for the member named %q)", ErrBadKey, field, lit, field)
+				}
+			}
 			return "", fmt.Errorf("%w: body field %q is absent or null", idem.ErrNoKey, field)
 		case string:
 			if v == "" {
 				return "", fmt.Errorf("%w: body field %q is empty", idem.ErrNoKey, field)
+			}
+			if !utf8.ValidString(v) {
+				// Read as U+FFFD it would share a key with every other.
+				return "", fmt.Errorf("%w: body field %q is not Unicode text (a lone surrogate escape)", ErrBadKey, field)
 			}
 			return v, nil
 		case json.Number:
@@ -98,8 +112,9 @@ func funcKey(f KeyFunc) keySource {
 	}
 }
 
-// bodyFingerprint covers the whole body: its canonical JSON form when it is
-// JSON, else its bytes.
+// bodyFingerprint covers the whole body: its canonical JSON form when it
+// has one, else its bytes (a body that is not JSON, or holds a string that
+// is not Unicode text: its bytes tell it apart from every other).
 func bodyFingerprint(b *body) (string, error) {
 	if fp, err := idem.JSONFingerprint([]byte(b.msg.Body)); err == nil {
 		return fp, nil

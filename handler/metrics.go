@@ -14,7 +14,7 @@ import (
 // reported because an earlier FIFO record failed keeps its own count.
 type counts struct {
 	Records       int
-	Executed      int // claimed and ran; result stored
+	Executed      int // claimed and ran; result stored (or another claim owns the key: Superseded)
 	Replayed      int // done before: stored, cached or an in-batch copy's result
 	CacheHits     int // replayed from the local cache
 	Keyless       int // ran without idempotency
@@ -23,6 +23,7 @@ type counts struct {
 	Skipped       int // not started: deadline guard or FIFO
 	TookOver      int // executed over a passed lease or an expired record
 	ResultOmitted int // executed; the result was too large to store
+	Superseded    int // executed; the lease had passed and another claim owns the key
 	BackedOff     int // in progress; visibility changed
 	Reported      int // batch item failures in the response
 }
@@ -46,6 +47,7 @@ func (c counts) named() []namedCount {
 		{"Skipped", "skipped", c.Skipped},
 		{"TookOver", "took_over", c.TookOver},
 		{"ResultOmitted", "result_omitted", c.ResultOmitted},
+		{"Superseded", "superseded", c.Superseded},
 		{"BackedOff", "backed_off", c.BackedOff},
 		{"BatchItemFailures", "batch_item_failures", c.Reported},
 	}
@@ -61,6 +63,9 @@ func (b *batch) count(reported int) counts {
 			c.Keyless++
 		case r.Outcome == idem.Executed:
 			c.Executed++
+		case r.Outcome == idem.Superseded && r.err == nil:
+			c.Executed++
+			c.Superseded++
 		case r.Outcome == idem.Replayed:
 			c.Replayed++
 		case r.Outcome == idem.InProgress:

@@ -87,12 +87,16 @@ func WithNamespace(ns string) Option {
 }
 
 // WithKeyField takes the key from a member of the JSON body: a name, or a
-// dotted path into nested objects ("request.id"). Its value must be a
-// non-empty string, or a number (taken as spelled). Defaults to
-// DefaultKeyField.
+// dotted path into nested objects ("request.id"); a dot that is part of a
+// name is written `\.` (see idem.CheckField). Its value must be a
+// non-empty string of Unicode text, or a number (taken as spelled).
+// Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
 	if field == "" {
 		panic("handler: empty key field")
+	}
+	if err := idem.CheckField(field); err != nil {
+		panic("handler: key " + err.Error())
 	}
 	return func(o *options) { o.key, o.keyName = fieldKey(field), "body field "+field }
 }
@@ -126,9 +130,10 @@ func WithKeyless() Option {
 }
 
 // WithFingerprintFields checks only these JSON body fields (names or
-// dotted paths) against the stored record, so fields that change between
-// re-sends (a trace id, a timestamp) do not count. Defaults to the whole
-// body, in canonical JSON form (RFC 8785) when it is JSON, else its bytes.
+// dotted paths, as in WithKeyField) against the stored record, so fields
+// that change between re-sends (a trace id, a timestamp) do not count.
+// Defaults to the whole body, in canonical JSON form (idem.JSONFingerprint:
+// RFC 8785 with numbers kept exact) when it has one, else its bytes.
 func WithFingerprintFields(fields ...string) Option {
 	if len(fields) == 0 {
 		panic("handler: no fingerprint fields")
@@ -136,6 +141,9 @@ func WithFingerprintFields(fields ...string) Option {
 	for _, f := range fields {
 		if f == "" {
 			panic("handler: empty fingerprint field")
+		}
+		if err := idem.CheckField(f); err != nil {
+			panic("handler: fingerprint " + err.Error())
 		}
 	}
 	return func(o *options) { o.fingerprint = fieldsFingerprint(fields) }

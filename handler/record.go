@@ -8,9 +8,9 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// settle claims a leader's key and runs the function, or replays the stored
-// result, then gives an in-progress record's message back at its lease's
-// end (WithBackoff).
+// settle claims a record's key and runs the function, or replays the
+// stored result, then gives an in-progress record's message back at its
+// lease's end (WithBackoff).
 func (b *batch) settle(i int) {
 	s := &b.slots[i]
 	s.res = b.execute(s)
@@ -19,7 +19,7 @@ func (b *batch) settle(i int) {
 	}
 }
 
-// execute is a leader's result.
+// execute is the result of a record that claims its key.
 func (b *batch) execute(s *slot) result {
 	if b.tooLate() {
 		return failed("run", ErrDeadline)
@@ -34,34 +34,37 @@ func (b *batch) execute(s *slot) result {
 		return b.replay(s, idem.Result{Outcome: idem.Replayed, Value: c.value, ExpiresAt: c.expiresAt}, true)
 	}
 	msg := *s.msg
-	res, err := b.o.claims.Do(b.recCtx, b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
-		return b.w.fn(ctx, msg)
+	res, err := b.o.claims.Do(b.settleCtx(), b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
+		return b.w.fn(withKey(ctx, s.key), msg)
 	})
-	if err != nil {
+	// The outcome decides, never the error: Do says from the completion's
+	// own answer whether the key is settled.
+	switch res.Outcome {
+	case idem.Executed:
 		switch {
-		case res.Outcome == idem.Executed && res.Omitted && errors.Is(err, idem.ErrResultTooLarge):
+		case err == nil:
+			b.w.cache.put(s.key, s.fp, res)
+		case res.Omitted:
 			// The work ran and the key is settled without its result: a
 			// redelivery could only replay nothing, so the message is
 			// acknowledged, loudly.
 			b.o.logger.ErrorContext(b.ctx, "idemq: result not stored: too large; the key is completed without it",
 				"message_id", s.msg.MessageId, "key", string(s.key), "result_bytes", len(res.Value), "err", err)
-		case res.Outcome == idem.Executed && errors.Is(err, idem.ErrLeaseLost):
-			// The work ran, but its lease had passed and another worker
-			// took the key over: that worker's delivery settles the key.
-			// Ours is done; reporting it would only run the work once more.
-			b.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
-				"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
 		default:
 			return failed(doOp(err), err)
 		}
-	}
-	switch res.Outcome {
-	case idem.Executed:
-		if err == nil {
-			b.w.cache.put(s.key, s.fp, res)
-		}
+		return result{Result: res}
+	case idem.Superseded:
+		// The work ran, but its lease had passed and another claim owns
+		// the key: that owner's delivery settles it. Ours is done;
+		// reporting it would only run the work once more.
+		b.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
+			"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
 		return result{Result: res}
 	case idem.Replayed:
+		if err != nil {
+			return failed(doOp(err), err)
+		}
 		if res.Omitted {
 			return b.replayOmitted(res)
 		}
@@ -70,7 +73,12 @@ func (b *batch) execute(s *slot) result {
 	case idem.InProgress:
 		return result{Result: res, op: "claim", err: ErrInProgress}
 	}
-	return failed("claim", fmt.Errorf("handler: idem.Do returned outcome %v", res.Outcome))
+	if err != nil {
+		// NotStored, or the claim or the work failed: the message comes
+		// back.
+		return failed(doOp(err), err)
+	}
+	return failed("claim", fmt.Errorf("handler: idem.Do returned outcome %v without an error", res.Outcome))
 }
 
 // doOp is the stage of idem.Do an error comes from.
@@ -93,13 +101,13 @@ func (b *batch) runKeyless(s *slot) result {
 	return result{Result: idem.Result{Outcome: idem.Executed, Value: value}, keyless: true}
 }
 
-// follow gives a copy of an earlier record's key that record's result: one
+// follow gives record i, a copy of record j's key, j's result: one
 // claim, one execution, the same result for every copy.
-func (b *batch) follow(i int) {
+func (b *batch) follow(i, j int) {
 	s := &b.slots[i]
-	l := &b.slots[s.leader].res
+	l := &b.slots[j].res
 	switch {
-	case s.fp != "" && b.slots[s.leader].fp != "" && s.fp != b.slots[s.leader].fp:
+	case s.fp != "" && b.slots[j].fp != "" && s.fp != b.slots[j].fp:
 		s.res = failed("claim", idem.ErrPayloadMismatch)
 	case l.acked():
 		s.res = b.replay(s, idem.Result{Outcome: idem.Replayed, Value: l.Value, ExpiresAt: l.ExpiresAt}, false)
@@ -119,7 +127,7 @@ func (b *batch) follow(i int) {
 // guard's to recover.
 func (b *batch) replay(s *slot, res idem.Result, cached bool) result {
 	if hook := b.o.onReplay; hook != nil {
-		if err := hook(b.recCtx, *s.msg, res.Value); err != nil {
+		if err := hook(withKey(b.recCtx, s.key), *s.msg, res.Value); err != nil {
 			return failed("replay", fmt.Errorf("%w: %w", ErrReplayHook, err))
 		}
 	}

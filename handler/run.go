@@ -1,11 +1,14 @@
 package handler
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // groupAttribute is the SQS system attribute naming a FIFO message's
@@ -15,15 +18,16 @@ const groupAttribute = "MessageGroupId"
 // isFIFO reports whether an event source ARN names a FIFO queue.
 func isFIFO(arn string) bool { return strings.HasSuffix(arn, ".fifo") }
 
-// run settles the records in two rounds, each over the same lanes: first
-// every record that claims a key (or runs keyless), then every copy of an
-// earlier record's key, from that record's result. No record ever waits for
-// another, so a record whose goroutine never comes back (runtime.Goexit)
-// holds up nobody: it and the records its goroutine would have run next
-// keep the zero result, which fails them.
+// run settles the records in lanes, side by side: each lane's records in
+// input order, one goroutine at a time. A lane holds every record that
+// must not start before another has settled: the records of one message
+// group (FIFO), and every record of a key, so that a copy of a key comes
+// after the record that claims it, in the same goroutine. No record ever
+// waits for another lane, so a record whose goroutine never comes back
+// (runtime.Goexit) holds up nobody: it and the records its lane would have
+// run next keep the zero result, which fails them.
 func (b *batch) run() {
 	defer b.cancel()
-	lanes := b.lanes()
 	var firstFailure atomic.Int64 // FIFO: lowest failed index so far
 	firstFailure.Store(int64(len(b.slots)))
 	for i := range b.slots {
@@ -32,30 +36,60 @@ func (b *batch) run() {
 			break
 		}
 	}
-	leads := func(i int) bool { return b.slots[i].leader == i && !b.slots[i].res.settled() }
-	copies := func(i int) bool { return b.slots[i].leader != i }
-	b.runLanes(lanes, &firstFailure, leads, b.settle)
-	b.runLanes(lanes, &firstFailure, copies, b.follow)
+	b.runLanes(b.lanes(), &firstFailure)
 }
 
-// lanes are the runs of records that must go in order: one lane per
-// message group on a FIFO queue, one per record on a standard queue.
+// lanes are the runs of records that must go in order: the records joined,
+// directly or through others, by a message group (FIFO) or a key. On a
+// standard queue with distinct keys every record is a lane of its own.
+// Lanes are ordered by their first record, and each lists its records in
+// input order.
 func (b *batch) lanes() [][]int {
-	if !b.fifo {
-		lanes := make([][]int, len(b.slots))
-		for i := range lanes {
-			lanes[i] = []int{i}
+	parent := make([]int, len(b.slots))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
 		}
-		return lanes
+		return parent[i]
+	}
+	join := func(i, j int) {
+		ri, rj := find(i), find(j)
+		if ri != rj {
+			parent[max(ri, rj)] = min(ri, rj) // the root is the lane's first record
+		}
+	}
+	byGroup := make(map[string]int)
+	byKey := make(map[idem.Key]int)
+	for i := range b.slots {
+		s := &b.slots[i]
+		if b.fifo {
+			g := s.msg.Attributes[groupAttribute]
+			if j, ok := byGroup[g]; ok {
+				join(i, j)
+			} else {
+				byGroup[g] = i
+			}
+		}
+		if s.key != "" && !s.res.settled() {
+			if j, ok := byKey[s.key]; ok {
+				join(i, j)
+			} else {
+				byKey[s.key] = i
+			}
+		}
 	}
 	var lanes [][]int
-	index := make(map[string]int)
+	index := make(map[int]int)
 	for i := range b.slots {
-		g := b.slots[i].msg.Attributes[groupAttribute]
-		n, ok := index[g]
+		r := find(i)
+		n, ok := index[r]
 		if !ok {
 			n = len(lanes)
-			index[g] = n
+			index[r] = n
 			lanes = append(lanes, nil)
 		}
 		lanes[n] = append(lanes[n], i)
@@ -63,12 +97,9 @@ func (b *batch) lanes() [][]int {
 	return lanes
 }
 
-// runLanes runs step for each record of lanes that take selects, lanes side
-// by side (at most the concurrency's worth at once, taken in order), each
-// lane's records in order. On a FIFO queue a record is not started after a
-// failure: of its lane with WithFIFOGroupIsolation, of the batch
-// otherwise.
-func (b *batch) runLanes(lanes [][]int, firstFailure *atomic.Int64, take func(int) bool, step func(int)) {
+// runLanes runs the lanes side by side, at most the concurrency's worth
+// at once, taken in order.
+func (b *batch) runLanes(lanes [][]int, firstFailure *atomic.Int64) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(b.o.concurrency, len(lanes)) {
@@ -78,29 +109,41 @@ func (b *batch) runLanes(lanes [][]int, firstFailure *atomic.Int64, take func(in
 				if n >= len(lanes) {
 					return
 				}
-				b.runLane(lanes[n], firstFailure, take, step)
+				b.runLane(lanes[n], firstFailure)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-func (b *batch) runLane(lane []int, firstFailure *atomic.Int64, take func(int) bool, step func(int)) {
-	laneFailed := false
+// runLane settles a lane's records in order. The first record of a key
+// that starts claims it; every later record of the key takes that one's
+// result. On a FIFO queue a record is not started after a failure of its
+// message group, nor, without WithFIFOGroupIsolation, after a failure
+// anywhere earlier in the batch (as far as this lane knows yet; the
+// response reports every record after the first failure).
+func (b *batch) runLane(lane []int, firstFailure *atomic.Int64) {
+	failedGroups := make(map[string]bool)
+	claimedBy := make(map[idem.Key]int) // key → the record that claimed it
 	for _, i := range lane {
 		s := &b.slots[i]
-		if !take(i) {
-			// Settled in the other round, or waiting for this one's end.
-			laneFailed = laneFailed || (s.res.settled() && !s.res.acked())
-			continue
-		}
-		if b.fifo && (laneFailed || (!b.o.fifoGroupOnly && firstFailure.Load() < int64(i))) {
+		g := s.msg.Attributes[groupAttribute]
+		switch {
+		case s.res.settled(): // found by prepare
+		case b.fifo && (failedGroups[g] || (!b.o.fifoGroupOnly && firstFailure.Load() < int64(i))):
 			s.res = failed("run", ErrFIFOBlocked)
-		} else {
-			b.guard(i, step)
+		default:
+			if j, ok := claimedBy[s.key]; ok && !s.keyless {
+				b.guard(i, func(i int) { b.follow(i, j) })
+				break
+			}
+			b.guard(i, b.settle)
+			if !s.keyless && !errors.Is(s.res.err, ErrDeadline) {
+				claimedBy[s.key] = i
+			}
 		}
 		if !s.res.acked() {
-			laneFailed = true
+			failedGroups[g] = true
 			noteFailure(firstFailure, i)
 		}
 	}

@@ -304,11 +304,11 @@ func TestResultNotStored(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		store := &countingStore{Store: b.store, completeErr: idem.ErrLeaseLost}
+		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusInProgress, "another", "this")}
 		// Another worker took the key over: this delivery is acknowledged,
-		// that one settles the key.
+		// that one settles the key (see also ack_test.go).
 		wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
-		b.wantSummary(map[string]int{"executed": 1})
+		b.wantSummary(map[string]int{"executed": 1, "superseded": 1})
 	})
 }
 
@@ -588,6 +588,8 @@ func TestWiringPanics(t *testing.T) {
 		"nil func":         func() { handler.WrapSQS(store, nil, handler.WithNamespace(ns)) },
 		"zero concurrency": func() { handler.WithConcurrency(0) },
 		"empty key field":  func() { handler.WithKeyField("") },
+		"bad key field":    func() { handler.WithKeyField("request..id") },
+		"bad fp field":     func() { handler.WithFingerprintFields("prompt", `a\x`) },
 		"nil backoff":      func() { handler.WithBackoff(nil) },
 		"cache size":       func() { handler.WithCache(0, 1) },
 	}

@@ -16,6 +16,10 @@ const (
 	// longest retention (14 days). Size it for your queue with
 	// handler.RecordLifetime.
 	DefaultExpiry = 15 * 24 * time.Hour
+	// DefaultSettleTimeout is how long Do may take to settle a claim after
+	// the work returns when its context has no deadline (see
+	// WithSettleDeadline).
+	DefaultSettleTimeout = 30 * time.Second
 )
 
 // Config is how Do claims, extends and completes a key. Every setting is
@@ -35,8 +39,10 @@ type Config struct {
 	// LeaseMargin is added to the context's remaining time to make the
 	// default lease. Defaults to DefaultLeaseMargin.
 	LeaseMargin time.Duration
-	// Expiry is how long a record lives, counted from the claim and again
-	// from the completion. Defaults to DefaultExpiry.
+	// Expiry is how long a record lives, counted from the claim, from each
+	// heartbeat and again from the completion; never less than the lease,
+	// so a live lease never outlasts its record. Setting it below Lease is
+	// refused. Defaults to DefaultExpiry.
 	Expiry time.Duration
 	// Heartbeat extends the lease by a whole lease every interval while the
 	// work runs, so work longer than the lease keeps the key; an extension
@@ -104,6 +110,8 @@ func (c Config) resolve() Config {
 		panic(fmt.Sprintf("idem: Expiry %s is negative", c.Expiry))
 	case c.Heartbeat < 0:
 		panic(fmt.Sprintf("idem: Heartbeat %s is negative", c.Heartbeat))
+	case c.Lease > 0 && c.Expiry < c.Lease:
+		panic(fmt.Sprintf("idem: Expiry %s is shorter than Lease %s: the record could expire, and another worker claim the key, while the work still runs", c.Expiry, c.Lease))
 	case c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat > c.Lease/2:
 		panic(fmt.Sprintf("idem: Heartbeat %s is more than half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Heartbeat, c.Lease))
 	}
@@ -120,6 +128,12 @@ func (c *Config) leaseFor(deadline time.Time, hasDeadline bool, now time.Time) t
 		return max(deadline.Sub(now), 0) + c.LeaseMargin
 	}
 	return DefaultLease
+}
+
+// claimExpiry is the expiry of a claim, or of an extension, made at now
+// with the given lease: Expiry, and never before the lease ends.
+func (c *Config) claimExpiry(now time.Time, lease time.Duration) time.Time {
+	return now.Add(max(c.Expiry, lease))
 }
 
 // beatFor is the heartbeat interval for a lease: Heartbeat, at most half

@@ -15,10 +15,11 @@ type Func func(ctx context.Context) ([]byte, error)
 // Outcome says what Do did.
 type Outcome int
 
-// The outcomes of Do.
+// The outcomes of Do. Only Executed, Replayed and Superseded settle the
+// caller's request; the others leave it to be tried again.
 const (
-	// Executed: the work ran now and its result was stored (or, with
-	// Result.Omitted, the key was settled without it).
+	// Executed: the work ran now and its result was stored, with its staged
+	// writes (or, with Result.Omitted, the key was settled without it).
 	Executed Outcome = iota + 1
 	// Replayed: the work had already run; Value is its stored result (nil
 	// with Result.Omitted).
@@ -26,6 +27,18 @@ const (
 	// InProgress: another worker holds the key; the work has not been done
 	// here and Value is nil. Try again after LeaseUntil.
 	InProgress
+	// Superseded: the work ran now, but its completion was refused because
+	// another claim owns the key (this claim's lease had passed and the key
+	// was taken over): that owner settles the key. Value is the fresh
+	// result, not stored; the error wraps ErrLeaseLost. Nothing here needs
+	// doing again.
+	Superseded
+	// NotStored: the work ran now, but neither its result nor its staged
+	// writes could be stored (a store error, a staged write's condition, a
+	// record that is gone). Value is the fresh result and the error says
+	// why. The key is not settled: a retry runs the work again, once the
+	// claim is released (Do tries) or its lease passes.
+	NotStored
 )
 
 // String names the outcome.
@@ -37,6 +50,10 @@ func (o Outcome) String() string {
 		return "replayed"
 	case InProgress:
 		return "in progress"
+	case Superseded:
+		return "superseded"
+	case NotStored:
+		return "not stored"
 	}
 	return "unknown"
 }
@@ -68,21 +85,29 @@ type Result struct {
 // and stores its result; a later call gets the stored result (Replayed)
 // without running fn, and a call while another worker holds the key gets
 // InProgress. If fn fails or panics, the claim is released so that a retry
-// can run it again, and the error (or panic) is passed on.
+// can run it again, and the error (or panic) is passed on with Outcome 0.
 //
 // fingerprint identifies the payload; a call whose fingerprint differs from
 // the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
 // the check.
 //
-// Errors are *Error values naming the key. When fn succeeded but its result
-// could not be stored (ErrResultTooLarge, ErrLeaseLost, a store error) Do
-// returns the fresh result with the error.
+// Errors are *Error values naming the key. When fn succeeded, the Outcome
+// says what became of its result, from the completion's own answer:
+// Executed (stored), Superseded (refused because another claim owns the
+// key) or NotStored (anything else: the claim is released, and whatever
+// that release answers, the key is not settled). Do returns the fresh
+// Value with each, and an error with the last two.
 //
 // A result too large to store still settles the key: Do completes the
 // record without it (Completion.OmittedBytes), returns Executed with
 // Omitted set, the fresh Value and an error wrapping ErrResultTooLarge, and
 // later calls get Replayed with Omitted set and no Value, without running
-// fn. Only if that completion fails too is the claim released.
+// fn. If that completion fails too, the outcome is NotStored (or
+// Superseded) as above.
+//
+// The completion or release after fn is sent even when ctx has ended, by
+// the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
+// own deadline, else DefaultSettleTimeout after fn returned.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
 	return NewConfig(opts...).Do(ctx, s, key, fingerprint, fn)
 }
@@ -111,7 +136,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		Fingerprint: fingerprint,
 		Now:         now,
 		LeaseUntil:  now.Add(lease),
-		ExpiresAt:   now.Add(max(c.Expiry, lease)),
+		ExpiresAt:   c.claimExpiry(now, lease),
 	})
 	if err != nil {
 		return Result{}, wrap("claim", key, err)
@@ -132,8 +157,10 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	}
 
 	value, writes, runErr := run(ctx, s, key, owner, lease, c, fn)
-	// The claim is ours: settle it even if the caller's context is done.
-	settle := context.WithoutCancel(ctx)
+	// The claim is ours: settle it even if the caller's context is done,
+	// but not past the settle deadline.
+	settle, cancel := settleContext(ctx, c.Clock)
+	defer cancel()
 	if runErr != nil {
 		if relErr := s.Release(settle, key, owner); relErr != nil {
 			runErr = errors.Join(runErr, wrap("release", key, relErr))
@@ -149,28 +176,81 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
 	err = s.Complete(settle, comp)
+	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
 		// The work is done and must not run again for want of room: settle
 		// the key without the result (and with the staged writes).
+		tooLarge = err
 		comp.Result, comp.OmittedBytes = nil, max(len(value), 1)
-		omitErr := s.Complete(settle, comp)
-		if omitErr == nil {
+		err = s.Complete(settle, comp)
+		if err == nil {
 			res.Omitted = true
-			return res, wrap("complete", key, err)
+			return res, wrap("complete", key, tooLarge)
 		}
-		err = errors.Join(err, omitErr)
 	}
-	if err != nil {
-		if !errors.Is(err, ErrLeaseLost) {
-			// Not stored and still ours: free the key so a retry is not
-			// blocked until the lease passes.
-			if relErr := s.Release(settle, key, owner); relErr != nil {
-				err = errors.Join(err, relErr)
-			}
+	if err == nil {
+		return res, nil
+	}
+	// The outcome is decided here, from the completion's own answer, before
+	// anything else is asked of the store.
+	if lost, ok := errors.AsType[*LeaseLostError](err); ok && lost.Superseded() {
+		res.Outcome = Superseded
+		return res, completeError(key, tooLarge, err)
+	}
+	res.Outcome = NotStored
+	var relErr error
+	if !errors.Is(err, ErrLeaseLost) {
+		// Not stored and maybe still ours: free the key so a retry is not
+		// blocked until the lease passes. What the release answers (even a
+		// lost lease, when an earlier attempt of it was applied) changes
+		// nothing: the key is not settled.
+		if relErr = s.Release(settle, key, owner); relErr != nil {
+			relErr = wrap("release", key, relErr)
 		}
-		return res, wrap("complete", key, err)
 	}
-	return res, nil
+	return res, completeError(key, tooLarge, err, relErr)
+}
+
+// completeError is the error of a completion that did not settle the key:
+// an *Error for op "complete" whose cause joins errs (nil ones left out),
+// each the cause of a store's *Error for the key.
+func completeError(key Key, errs ...error) error {
+	var causes []error
+	for _, err := range errs {
+		if e, ok := err.(*Error); ok && e.Key == key && e.Op == "complete" {
+			err = e.Err
+		}
+		if err != nil {
+			causes = append(causes, err)
+		}
+	}
+	return &Error{Op: "complete", Key: key, Err: errors.Join(causes...)}
+}
+
+// settleDeadlineKey carries WithSettleDeadline's time in a context.
+type settleDeadlineKey struct{}
+
+// WithSettleDeadline returns a copy of ctx under which Do sends the
+// completion or release after the work until t, even after ctx has ended
+// (by its deadline or a cancellation). Without it, Do settles until ctx's
+// deadline, or for DefaultSettleTimeout after the work when ctx has none.
+// The SQS handler sets it to a point inside WithDeadlineReserve's reserve,
+// so a claim is settled before the invocation ends.
+func WithSettleDeadline(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, settleDeadlineKey{}, t)
+}
+
+// settleContext is the context a claim is settled under: not cancelled
+// with ctx, but ended by the settle deadline.
+func settleContext(ctx context.Context, clock Clock) (context.Context, context.CancelFunc) {
+	settle := context.WithoutCancel(ctx)
+	if t, ok := ctx.Value(settleDeadlineKey{}).(time.Time); ok {
+		return context.WithDeadline(settle, t)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(settle, d)
+	}
+	return context.WithDeadline(settle, clock.Now().Add(DefaultSettleTimeout))
 }
 
 // run calls fn with a stage for writes, a heartbeat if asked for, and a
@@ -181,12 +261,14 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 	ctx = context.WithValue(ctx, stageKey{}, st)
 	if beat := c.beatFor(lease); beat > 0 {
 		var stop func()
-		ctx, stop = heartbeat(ctx, s, key, owner, lease, beat, c.Clock)
+		ctx, stop = heartbeat(ctx, s, key, owner, lease, beat, c)
 		defer stop()
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			_ = s.Release(context.WithoutCancel(ctx), key, owner)
+			settle, cancel := settleContext(ctx, c.Clock)
+			_ = s.Release(settle, key, owner)
+			cancel()
 			panic(p)
 		}
 	}()
@@ -202,25 +284,25 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 	return value, st.writes, err
 }
 
-// heartbeat extends the lease every interval until stop is called. It
-// cancels the returned context with ErrLeaseLost when the lease is gone.
-func heartbeat(ctx context.Context, s Store, key Key, owner string, lease, interval time.Duration, clock Clock) (context.Context, func()) {
+// heartbeat renews the claim every interval until stop is called: the
+// lease by a whole lease, and the record's expiry as a claim sets it, so a
+// live lease never outlasts its record. It cancels the returned context
+// with ErrLeaseLost when the lease is gone. stop cancels an extension
+// under way before it waits for it.
+func heartbeat(ctx context.Context, s Store, key Key, owner string, lease, interval time.Duration, c Config) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
+	beatCtx, stopBeats := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				return
-			case <-ctx.Done():
+			case <-beatCtx.Done():
 				return
 			case <-t.C:
-				err := s.Extend(ctx, key, owner, clock.Now().Add(lease))
+				now := c.Clock.Now()
+				err := s.Extend(beatCtx, Extension{Key: key, Owner: owner, LeaseUntil: now.Add(lease), ExpiresAt: c.claimExpiry(now, lease)})
 				if errors.Is(err, ErrLeaseLost) {
 					cancel(ErrLeaseLost)
 					return
@@ -228,9 +310,9 @@ func heartbeat(ctx context.Context, s Store, key Key, owner string, lease, inter
 				// Other errors: the lease still runs; try again next tick.
 			}
 		}
-	}()
+	})
 	return ctx, func() {
-		close(done)
+		stopBeats()
 		wg.Wait()
 		cancel(nil)
 	}

@@ -211,9 +211,11 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 		name     string
 		err      error
 		released bool
+		outcome  idem.Outcome
 	}{
-		{"store error", down, true},
-		{"lease lost", idem.ErrLeaseLost, false},
+		{"store error", down, true, idem.NotStored},
+		{"record gone", idem.LeaseLost("", "", "me"), false, idem.NotStored},
+		{"another owner", idem.LeaseLost(idem.StatusInProgress, "other", "me"), false, idem.Superseded},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -222,8 +224,8 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 			if !errors.Is(err, idem.ErrResultTooLarge) || !errors.Is(err, c.err) {
 				t.Fatalf("err %v, want idem.ErrResultTooLarge and %v", err, c.err)
 			}
-			if r.Outcome != idem.Executed || r.Omitted || string(r.Value) != "big" {
-				t.Fatalf("result %+v: want executed with the fresh result, not omitted", r)
+			if r.Outcome != c.outcome || r.Omitted || string(r.Value) != "big" {
+				t.Fatalf("result %+v: want %v with the fresh result, not omitted", r, c.outcome)
 			}
 			if _, held := mem.Get("k#big"); held == c.released {
 				t.Fatalf("record kept: %v, want %v", held, !c.released)

@@ -13,6 +13,13 @@
 //	COMPLETED, not expired               the record     Replayed     stored result; ack
 //	any, other payload fingerprint       the record     error        ErrPayloadMismatch
 //
+// When the work succeeds, the outcome says what became of its result, from
+// the completion's own answer: Executed (stored, with the staged writes),
+// Superseded (refused because another claim took the key over after this
+// lease passed: ack, the new owner settles the key) or NotStored (anything
+// else: the claim is released, and the caller must not ack). Only Executed,
+// Replayed and Superseded settle a request.
+//
 // When the work fails or panics the claim is released (deleted) so a retry
 // can claim again. Complete, Release and Extend are fenced by an owner token
 // written by the claim: a worker whose lease was taken over gets
@@ -31,7 +38,8 @@
 // Do takes them as Options, and the SQS handler passes them on unchanged.
 //
 // This package holds the model and imports no AWS package. Stores live in
-// idem/dynamostore (DynamoDB) and idem/memstore (memory); idem/idemtest is
-// the conformance suite both pass. The SQS Lambda wrapper is package
-// handler.
+// idem/dynamostore (DynamoDB), idem/pgstore (PostgreSQL),
+// idem/redisstore (Redis) and idem/memstore (memory); idem/idemtest is the
+// conformance suite every one of them passes. The SQS Lambda wrapper is
+// package handler.
 package idem

@@ -1,21 +1,20 @@
 package idem
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-
-	"github.com/gowebpki/jcs"
 )
 
 // JSONObject is a JSON object body decoded once, so its key and its
-// fingerprint are read from one decode. Numbers keep their spelling
-// (json.Number); members are string, json.Number, bool, nil, []any or
-// map[string]any values.
+// fingerprint are read from one decode. Members are string, json.Number
+// (spelled as sent), bool, nil, []any or map[string]any values. Strings are
+// kept exact: one with a lone surrogate escape ("\ud800") or bytes that are
+// not UTF-8 is not valid UTF-8 (encoding/json would read U+FFFD), and the
+// key rules refuse it where it is hashed. Of a member name that appears
+// twice in one object the last counts, as in encoding/json.
 type JSONObject struct {
 	members map[string]any
 }
@@ -23,21 +22,10 @@ type JSONObject struct {
 // ParseJSONObject decodes body, which must be exactly one JSON object. It
 // takes a string (an SQS message's body, read without a copy) or bytes.
 func ParseJSONObject[B string | []byte](body B) (JSONObject, error) {
-	var r io.Reader
-	switch b := any(body).(type) {
-	case string:
-		r = strings.NewReader(b)
-	case []byte:
-		r = bytes.NewReader(b)
-	}
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	d := decoder{s: string(body)}
+	doc, err := d.decode()
+	if err != nil {
 		return JSONObject{}, fmt.Errorf("body is not valid JSON: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return JSONObject{}, errors.New("body is not valid JSON: data after the top-level value")
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
@@ -46,40 +34,103 @@ func ParseJSONObject[B string | []byte](body B) (JSONObject, error) {
 	return JSONObject{members: m}, nil
 }
 
-// Field returns the value of a member, or of a dotted path through nested
-// objects ("document.id"); an exact member name that contains dots wins
-// over the path. ok is false when the value is absent or null.
-func (o JSONObject) Field(path string) (v any, ok bool) {
-	v = lookup(o.members, path)
+// Field returns the value field names: a member name, or a dotted path
+// through nested objects ("document.id"), with `\.` for a dot that is part
+// of a name (see CheckField). ok is false when the value is absent or null,
+// or field is not well formed.
+func (o JSONObject) Field(field string) (v any, ok bool) {
+	v = lookup(o.members, field)
 	return v, v != nil
 }
 
-// Hash returns the SHA-256 of the RFC 8785 canonical JSON of {field: value}
-// for the named fields, so member order, white space and number spelling
-// do not change it. A field that is absent or null is an error. It is what
-// JSONKey and JSONFingerprint hash.
+// Hash returns the SHA-256 of the canonical JSON of {field: value} for the
+// named fields: RFC 8785's form with numbers kept exact ("Key rules" in
+// docs/protocol.md), so member order, white space and the spelling of a
+// number or a string do not change it, while two different values always
+// do: 9007199254740993 and 9007199254740992 are two numbers. The fields' order and
+// repeats do not matter. A field that is absent or null, not well formed,
+// or whose value holds a string that is not Unicode text is an error. It is
+// what JSONKey and JSONFingerprint hash.
 func (o JSONObject) Hash(fields ...string) (string, error) {
+	sorted, err := sortFields(fields)
+	if err != nil {
+		return "", err
+	}
+	return o.hash(sorted)
+}
+
+// Key makes the key JSONKey makes of this object, from the same fields.
+func (o JSONObject) Key(namespace string, fields ...string) (Key, error) {
+	if namespace == "" {
+		return "", errNoNamespace
+	}
+	sorted, err := sortFields(fields)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	sum, err := o.hash(sorted)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	return join(namespace, "json("+strings.Join(sorted, ",")+"):"+sum), nil
+}
+
+// sortFields checks fields and returns them in one order, RFC 8785's
+// (UTF-16 code units), each once: the order of the key's label and of its
+// hash.
+func sortFields(fields []string) ([]string, error) {
 	if len(fields) == 0 {
-		return "", errors.New("no fields named")
+		return nil, errors.New("no fields named")
 	}
-	fields = slices.Compact(slices.Sorted(slices.Values(fields)))
-	subset := make(map[string]any, len(fields))
 	for _, f := range fields {
-		v, ok := o.Field(f)
-		if !ok {
-			return "", fmt.Errorf("field %q is absent or null", f)
+		if err := CheckField(f); err != nil {
+			return nil, err
 		}
-		subset[f] = v
 	}
-	raw, err := json.Marshal(subset)
+	return slices.Compact(slices.SortedFunc(slices.Values(fields), compareUTF16)), nil
+}
+
+// hash hashes sorted, well-formed fields.
+func (o JSONObject) hash(fields []string) (string, error) {
+	buf := make([]byte, 0, 256)
+	buf = append(buf, '{')
+	for i, f := range fields {
+		v := lookup(o.members, f)
+		if v == nil {
+			return "", o.absent(f)
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf, _ = appendString(buf, f) // well formed, so UTF-8
+		buf = append(buf, ':')
+		var err error
+		if buf, err = appendCanonical(buf, v); err != nil {
+			return "", fmt.Errorf("field %q: %w", f, err)
+		}
+	}
+	return Fingerprint(append(buf, '}')), nil
+}
+
+// absent says that field has no value, and how to name a member whose
+// name is the field's text, when the object has one.
+func (o JSONObject) absent(field string) error {
+	if lit := EscapeField(field); lit != field && lookup(o.members, lit) != nil {
+		return fmt.Errorf("field %q is absent or null (a dot separates names: write %q for the member named %q)", field, lit, field)
+	}
+	return fmt.Errorf("field %q is absent or null", field)
+}
+
+// canonicalJSON returns the canonical form of a whole JSON document (any
+// value), refusing a member name that appears twice in one object, as RFC
+// 8785 does.
+func canonicalJSON(body []byte) ([]byte, error) {
+	d := decoder{s: string(body), unique: true}
+	v, err := d.decode()
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	canon, err := jcs.Transform(raw)
-	if err != nil {
-		return "", err
-	}
-	return Fingerprint(canon), nil
+	return appendCanonical(make([]byte, 0, len(body)), v)
 }
 
 // JSONKind names the JSON type of a decoded value, for error messages.
@@ -99,21 +150,4 @@ func JSONKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// lookup follows a member name, or a dotted path through nested objects.
-// It returns nil for an absent or null value.
-func lookup(v any, path string) any {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil
-	}
-	if v, ok := obj[path]; ok {
-		return v
-	}
-	head, rest, found := strings.Cut(path, ".")
-	if !found {
-		return nil
-	}
-	return lookup(obj[head], rest)
 }

@@ -2,6 +2,7 @@ package idem_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -34,7 +35,9 @@ func TestJSONObjectField(t *testing.T) {
 	for path, want := range map[string]any{
 		"id":      "a",
 		"n":       json.Number("1.50"), // spelled as sent
-		"doc.id":  "exact",             // the exact member name wins over the path
+		"doc.id":  json.Number("7"),    // a dot separates names
+		`doc\.id`: "exact",             // unless escaped
+		"doc..id": nil,                 // not a field
 		"doc.v":   nil,
 		"none":    nil,
 		"missing": nil,
@@ -77,5 +80,52 @@ func TestJSONObjectHash(t *testing.T) {
 	}
 	if _, err := obj.Hash(); err == nil {
 		t.Error("Hash of no fields: no error")
+	}
+}
+
+func TestCheckField(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"id", "doc.id", `order\.id`, `a\\b`, `a\\.b`, "é.😀"} {
+		if err := idem.CheckField(f); err != nil {
+			t.Errorf("CheckField(%q) = %v", f, err)
+		}
+	}
+	for _, f := range []string{"", ".", "a.", ".a", "a..b", `a\`, `a\b`, `a\\\`, "\xff"} {
+		if err := idem.CheckField(f); err == nil {
+			t.Errorf("CheckField(%q): no error", f)
+		}
+		if _, err := idem.JSONKey("fn", []byte(`{"a":1}`), "a", f); !errors.Is(err, idem.ErrNoKey) {
+			t.Errorf("JSONKey with field %q: %v, want ErrNoKey", f, err)
+		}
+	}
+	obj, _ := idem.ParseJSONObject(`{"a.b":{"c\\d":1},"x\\":{"y":2}}`)
+	for name, path := range map[string][]string{"1": {"a.b", `c\d`}, "2": {`x\`, "y"}} {
+		field := idem.EscapeField(path[0]) + "." + idem.EscapeField(path[1])
+		if v, ok := obj.Field(field); !ok || v != json.Number(name) {
+			t.Errorf("Field(%q) = %v, %v; want %s", field, v, ok, name)
+		}
+	}
+}
+
+// JSONObject.Key is JSONKey from one decode; an absent field says how to
+// reach a member named with dots.
+func TestJSONObjectKey(t *testing.T) {
+	t.Parallel()
+	body := `{"doc":{"id":4471},"model.name":"m"}`
+	obj, err := idem.ParseJSONObject(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, errA := obj.Key("fn", `model\.name`, "doc.id")
+	b, errB := idem.JSONKey("fn", []byte(body), "doc.id", `model\.name`)
+	if errA != nil || errB != nil || a != b || !strings.HasPrefix(string(a), `fn#json(doc.id,model\.name):sha256:`) {
+		t.Errorf("keys %s, %s (%v, %v); want one key", a, b, errA, errB)
+	}
+	_, err = obj.Key("fn", "model.name")
+	if !errors.Is(err, idem.ErrNoKey) || !strings.Contains(err.Error(), `model\\.name`) {
+		t.Errorf("key of a member named with a dot, unescaped: %v; want ErrNoKey naming the escape", err)
+	}
+	if _, err := obj.Key("", "doc.id"); !errors.Is(err, idem.ErrNoKey) {
+		t.Errorf("key without a namespace: %v", err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Key identifies one request across every delivery of it. It is made by one
@@ -58,15 +56,18 @@ func NaturalKey(namespace string, parts ...string) (Key, error) {
 }
 
 // JSONKey makes a key from the named fields of a JSON object: the fields'
-// values are put into one object, written as RFC 8785 canonical JSON (so
-// member order, white space and number spelling do not matter) and hashed
-// with SHA-256. The key names the fields it covers:
+// values are put into one object, written in canonical form (RFC 8785 with
+// numbers kept exact, see JSONObject.Hash: member order, white space and
+// the spelling of a number or a string do not matter; two different values
+// always make two keys) and hashed with SHA-256. The key names the fields
+// it covers, sorted, so their order in the call does not matter:
 //
 //	ns#json(model,prompt):sha256:…
 //
 // A field is a member name, or a dotted path into nested objects
-// ("document.id"). A field that is absent or null is ErrNoKey: an absent
-// value never stands for all requests that lack it.
+// ("document.id"; see CheckField). A field that is absent or null is
+// ErrNoKey: an absent value never stands for all requests that lack it. So
+// is a hashed string that is not Unicode text (a lone surrogate escape).
 func JSONKey(namespace string, body []byte, fields ...string) (Key, error) {
 	if namespace == "" {
 		return "", errNoNamespace
@@ -74,11 +75,11 @@ func JSONKey(namespace string, body []byte, fields ...string) (Key, error) {
 	if len(fields) == 0 {
 		return "", fmt.Errorf("%w: no key fields named", ErrNoKey)
 	}
-	sum, err := canonicalHash(body, fields)
+	obj, err := ParseJSONObject(body)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
 	}
-	return join(namespace, "json("+strings.Join(fields, ",")+"):"+sum), nil
+	return obj.Key(namespace, fields...)
 }
 
 // Fingerprint identifies a payload by its bytes, for payload validation.
@@ -87,22 +88,21 @@ func Fingerprint(payload []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-// JSONFingerprint identifies a JSON payload by its canonical form (RFC
-// 8785), so re-encoding it does not change it. With fields, only those
-// fields are covered (as in JSONKey); without, the whole document.
+// JSONFingerprint identifies a JSON payload by its canonical form, so
+// re-encoding it does not change it: RFC 8785's, with numbers kept exact
+// (see JSONObject.Hash), the same as RFC 8785's for every body whose
+// numbers a float64 holds. With fields, only those fields are covered (as
+// in JSONKey); without, the whole document, which must be I-JSON: a member
+// name twice in one object or a string that is not Unicode text is an
+// error.
 func JSONFingerprint(body []byte, fields ...string) (string, error) {
 	if len(fields) == 0 {
-		canon, err := jcs.Transform(body)
+		canon, err := canonicalJSON(body)
 		if err != nil {
-			return "", fmt.Errorf("idem: payload is not valid JSON: %w", err)
+			return "", fmt.Errorf("idem: payload has no canonical form: %w", err)
 		}
 		return Fingerprint(canon), nil
 	}
-	return canonicalHash(body, fields)
-}
-
-// canonicalHash hashes the canonical JSON of {field: value} for fields.
-func canonicalHash(body []byte, fields []string) (string, error) {
 	obj, err := ParseJSONObject(body)
 	if err != nil {
 		return "", err

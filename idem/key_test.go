@@ -28,7 +28,7 @@ func TestJSONKeyIgnoresEncoding(t *testing.T) {
 			t.Fatalf("%s: key %s, want %s (same fields, other encoding)", body, k, want)
 		}
 	}
-	if !strings.HasPrefix(string(want), "fn#json(model,prompt,n):sha256:") {
+	if !strings.HasPrefix(string(want), "fn#json(model,n,prompt):sha256:") {
 		t.Fatalf("key %s does not name its namespace and fields", want)
 	}
 	other, _ := idem.JSONKey("fn", []byte(`{"model":"m1","prompt":"hi!","n":1}`), "model", "prompt", "n")

@@ -31,9 +31,10 @@ type Store interface {
 	// IN_PROGRESS, so a retry can claim the key again (ErrLeaseLost
 	// otherwise).
 	Release(ctx context.Context, key Key, owner string) error
-	// Extend moves the lease of an IN_PROGRESS record owned by owner to
-	// leaseUntil (ErrLeaseLost otherwise).
-	Extend(ctx context.Context, key Key, owner string, leaseUntil time.Time) error
+	// Extend moves the lease of an IN_PROGRESS record owned by e.Owner to
+	// e.LeaseUntil and its expiry to e.ExpiresAt, so that a live lease never
+	// outlasts its record (ErrLeaseLost if the owner does not hold it).
+	Extend(ctx context.Context, e Extension) error
 }
 
 // ClaimRequest is one attempt to take a key.
@@ -60,6 +61,18 @@ type Claim struct {
 	// IN_PROGRESS claim whose lease had passed); nil when the key was
 	// absent, and when Claimed is not set.
 	Previous *Record
+}
+
+// Extension renews a claim while its work runs (Config.Heartbeat).
+type Extension struct {
+	Key   Key
+	Owner string
+	// LeaseUntil is the lease's new end; zero removes the lease, so the
+	// claim is held until the record expires.
+	LeaseUntil time.Time
+	// ExpiresAt is the record's new expiry, at or after LeaseUntil; zero
+	// leaves the expiry as it is.
+	ExpiresAt time.Time
 }
 
 // Completion is the final write of a claimed key.

@@ -16,6 +16,7 @@ import (
 type Calls struct {
 	mu    sync.Mutex
 	count map[string]int
+	order []string
 }
 
 // Func returns a function for handler.WrapSQS that counts a call for the
@@ -28,6 +29,7 @@ func (c *Calls) Func(key func(events.SQSMessage) string, work func(ctx context.C
 			c.count = make(map[string]int)
 		}
 		c.count[k]++
+		c.order = append(c.order, k)
 		c.mu.Unlock()
 		if work == nil {
 			return []byte(k), nil
@@ -41,6 +43,14 @@ func (c *Calls) Count(key string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.count[key]
+}
+
+// Order returns the requests in the order their calls started, a request
+// once per call: what a FIFO test asserts on.
+func (c *Calls) Order() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.order...)
 }
 
 // Total is how many times the work ran.

@@ -8,8 +8,15 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// EventSourceARN is the queue ARN the helpers put on the messages they make.
-const EventSourceARN = "arn:aws:sqs:us-east-1:000000000000:handlertest"
+// The queue ARNs the helpers put on the messages they make. Only the
+// ".fifo" suffix tells the handler a queue is FIFO, as it tells Lambda.
+const (
+	EventSourceARN     = "arn:aws:sqs:us-east-1:000000000000:handlertest"
+	FIFOEventSourceARN = "arn:aws:sqs:us-east-1:000000000000:handlertest.fifo"
+)
+
+// groupAttribute is the SQS system attribute naming a message's group.
+const groupAttribute = "MessageGroupId"
 
 // Message returns a message as the SQS event source delivers it the first
 // time: ApproximateReceiveCount "1", a receipt handle derived from id.
@@ -24,6 +31,18 @@ func Message(id, body string) events.SQSMessage {
 		AWSRegion:      "us-east-1",
 	}
 }
+
+// FIFOMessage returns a message as a FIFO queue delivers it the first
+// time: Message(id, body) in message group group, from FIFOEventSourceARN.
+func FIFOMessage(id, body, group string) events.SQSMessage {
+	m := Message(id, body)
+	m.EventSourceARN = FIFOEventSourceARN
+	m.Attributes[groupAttribute] = group
+	return m
+}
+
+// Group returns a message's group ("" when it has none).
+func Group(msg events.SQSMessage) string { return msg.Attributes[groupAttribute] }
 
 // JSONMessage returns Message(id, body) with body encoded as JSON. It
 // panics if v cannot be encoded.
@@ -67,6 +86,9 @@ func Resend(msg events.SQSMessage, newID string) events.SQSMessage {
 	out := Message(newID, msg.Body)
 	out.MessageAttributes = msg.MessageAttributes
 	out.EventSourceARN = msg.EventSourceARN
+	if g, ok := msg.Attributes[groupAttribute]; ok {
+		out.Attributes[groupAttribute] = g
+	}
 	return out
 }
 

@@ -20,14 +20,17 @@ const (
 	DefaultMaxReceives = 5
 )
 
-// Queue is an in-memory standard queue with SQS's semantics, fed to a
-// handler by Drain: a received message is hidden for the
-// visibility timeout and comes back unless it is deleted; a message
-// received MaxReceives times moves to the dead-letter list at its next
-// receive. The zero value is not usable; call NewQueue.
+// Queue is an in-memory SQS queue, standard or FIFO (WithFIFO), fed to a
+// handler by Drain: a received message is hidden for the visibility
+// timeout and comes back unless it is deleted; a message received
+// MaxReceives times moves to the dead-letter list at its next receive. On
+// a FIFO queue the messages of a message group are received in the order
+// they were sent, and none while an earlier one of its group is in flight.
+// The zero value is not usable; call NewQueue.
 type Queue struct {
 	visibility  time.Duration
 	maxReceives int
+	fifo        bool
 
 	mu      sync.Mutex
 	seq     int
@@ -63,6 +66,13 @@ func WithMaxReceives(n int) QueueOption {
 	return func(q *Queue) { q.maxReceives = n }
 }
 
+// WithFIFO makes the queue a FIFO queue: messages are sent to a message
+// group (SendToGroup), delivered in order within it, with
+// FIFOEventSourceARN. It does not deduplicate: every send is a new message,
+// as when a producer re-sends with a new deduplication id, or after SQS's
+// five-minute deduplication window. Defaults to a standard queue.
+func WithFIFO() QueueOption { return func(q *Queue) { q.fifo = true } }
+
 // NewQueue returns an empty queue.
 func NewQueue(opts ...QueueOption) *Queue {
 	q := &Queue{visibility: DefaultVisibility, maxReceives: DefaultMaxReceives}
@@ -72,15 +82,41 @@ func NewQueue(opts ...QueueOption) *Queue {
 	return q
 }
 
-// Send enqueues body under a new message id, which it returns.
+// Send enqueues body under a new message id, which it returns. On a FIFO
+// queue it panics: a FIFO message needs a group (SendToGroup).
 func (q *Queue) Send(body string) string {
+	if q.fifo {
+		panic("handlertest: Send on a FIFO queue: a FIFO message needs a message group; use SendToGroup")
+	}
+	return q.send(Message("", body))
+}
+
+// SendToGroup enqueues body in message group group under a new message id,
+// which it returns. On a standard queue the group is only an attribute (a
+// fair queue's tenant), and orders nothing.
+func (q *Queue) SendToGroup(group, body string) string {
+	if group == "" {
+		panic("handlertest: empty message group")
+	}
+	m := Message("", body)
+	if q.fifo {
+		m = FIFOMessage("", body, group)
+	}
+	m.Attributes[groupAttribute] = group
+	return q.send(m)
+}
+
+func (q *Queue) send(m events.SQSMessage) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.seq++
-	id := fmt.Sprintf("msg-%06d", q.seq)
-	m := Message(id, body)
+	m.MessageId = fmt.Sprintf("msg-%06d", q.seq)
+	m.ReceiptHandle = m.MessageId + "#1"
+	if q.fifo {
+		m.Attributes["SequenceNumber"] = fmt.Sprintf("%020d", q.seq)
+	}
 	q.entries = append(q.entries, &entry{msg: m})
-	return id
+	return m.MessageId
 }
 
 // Receive returns up to max visible messages, waiting up to wait for one.
@@ -106,11 +142,17 @@ func (q *Queue) take(max int) []events.SQSMessage {
 	defer q.mu.Unlock()
 	now := time.Now()
 	var out []events.SQSMessage
+	blocked := make(map[string]bool) // FIFO: groups whose next message cannot go out now
 	for _, e := range q.entries {
-		if len(out) == max {
-			break
+		g, grouped := e.msg.Attributes[groupAttribute]
+		grouped = grouped && q.fifo
+		if e.deleted || (grouped && blocked[g]) {
+			continue
 		}
-		if e.deleted || now.Before(e.visibleAt) {
+		if now.Before(e.visibleAt) || len(out) == max {
+			if grouped {
+				blocked[g] = true // in flight, or not in this batch: the group waits
+			}
 			continue
 		}
 		if e.receives >= q.maxReceives {

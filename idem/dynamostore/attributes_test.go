@@ -101,10 +101,10 @@ func TestCustomAttributes(t *testing.T) {
 	if !c.Claimed || c.Previous == nil || c.Previous.Owner != stale {
 		t.Fatalf("take-over: %+v", c)
 	}
-	if err := store.Extend(ctx, "cus#2", stale, b.now.Add(time.Hour)); !errors.Is(err, idem.ErrLeaseLost) {
+	if err := store.Extend(ctx, idem.Extension{Key: "cus#2", Owner: stale, LeaseUntil: b.now.Add(time.Hour), ExpiresAt: b.now.Add(2 * time.Hour)}); !errors.Is(err, idem.ErrLeaseLost) {
 		t.Fatalf("stale extend: %v, want idem.ErrLeaseLost", err)
 	}
-	if err := store.Extend(ctx, "cus#2", fresh, b.now.Add(time.Hour)); err != nil {
+	if err := store.Extend(ctx, idem.Extension{Key: "cus#2", Owner: fresh, LeaseUntil: b.now.Add(time.Hour), ExpiresAt: b.now.Add(2 * time.Hour)}); err != nil {
 		t.Fatalf("extend: %v", err)
 	}
 	if err := store.Release(ctx, "cus#2", fresh); err != nil {

@@ -62,7 +62,9 @@ var ops = map[string]func(s *dynamostore.Store) error{
 			Writes: []any{types.TransactWriteItem{Put: &types.Put{TableName: aws.String("t")}}}})
 	},
 	"release": func(s *dynamostore.Store) error { return s.Release(context.Background(), "k#1", "o") },
-	"extend":  func(s *dynamostore.Store) error { return s.Extend(context.Background(), "k#1", "o", time.Now()) },
+	"extend": func(s *dynamostore.Store) error {
+		return s.Extend(context.Background(), idem.Extension{Key: "k#1", Owner: "o", LeaseUntil: time.Now()})
+	},
 	"get": func(s *dynamostore.Store) error {
 		_, _, err := s.Get(context.Background(), "k#1")
 		return err

@@ -2,7 +2,7 @@ package dynamostore
 
 import (
 	"context"
-	"time"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,26 +11,42 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// Extend implements idem.Store with one UpdateItem of the lease conditioned
-// on the owner still holding the record IN_PROGRESS (idem.ErrLeaseLost if
-// not). The record's expiry is left as it is. A zero leaseUntil removes the
-// lease: the claim is then held until the record expires.
-func (s *Store) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
+// Extend implements idem.Store with one UpdateItem of the lease and the
+// expiry conditioned on the owner still holding the record IN_PROGRESS
+// (idem.ErrLeaseLost if not). A zero LeaseUntil removes the lease: the
+// claim is then held until the record expires; a zero ExpiresAt leaves the
+// expiry as it is.
+func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
+	key, owner := e.Key, e.Owner
 	if key == "" {
 		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
 	}
 	values := ownedValues(owner)
-	expr := "REMOVE " + phLease
-	if !leaseUntil.IsZero() {
-		expr = "SET " + phLease + " = :lease"
-		values[":lease"] = millis(leaseUntil)
+	names := []string{phLease, phOwner, phStatus}
+	var set []string
+	remove := ""
+	if e.LeaseUntil.IsZero() {
+		remove = " REMOVE " + phLease
+	} else {
+		set = append(set, phLease+" = :lease")
+		values[":lease"] = millis(e.LeaseUntil)
 	}
+	if !e.ExpiresAt.IsZero() {
+		set = append(set, phExpiry+" = :expiry")
+		values[":expiry"] = seconds(e.ExpiresAt)
+		names = append(names, phExpiry)
+	}
+	expr := remove
+	if len(set) > 0 {
+		expr = "SET " + strings.Join(set, ", ") + remove
+	}
+	expr = strings.TrimSpace(expr)
 	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
 		Key:                                 s.key(key),
 		UpdateExpression:                    aws.String(expr),
 		ConditionExpression:                 aws.String(ownedCondition),
-		ExpressionAttributeNames:            s.names(phLease, phOwner, phStatus),
+		ExpressionAttributeNames:            s.names(names...),
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})

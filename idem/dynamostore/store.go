@@ -57,15 +57,8 @@ func New(client API, table string, opts ...Option) *Store {
 	if table == "" {
 		panic("dynamostore: empty table name")
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	attrs := o.attrs.withDefaults()
-	if err := attrs.validate(o.sortKey); err != nil {
-		panic("dynamostore: " + err.Error())
-	}
-	return &Store{api: client, table: table, attrs: attrs, maxItemBytes: MaxItemBytes, sortKey: o.sortKey, partitionValue: o.partitionValue}
+	o := resolve(opts)
+	return &Store{api: client, table: table, attrs: o.attrs, maxItemBytes: MaxItemBytes, sortKey: o.sortKey, partitionValue: o.partitionValue}
 }
 
 // Table returns the name of the table the store writes to.

@@ -69,7 +69,7 @@ func RoundTrips(t *testing.T, s idem.Store, count func() int64) Trips {
 	if _, err := s.Claim(ctx, warm); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.Extend(ctx, warm.Key, warm.Owner, now.Add(time.Hour))
+	_ = s.Extend(ctx, idem.Extension{Key: warm.Key, Owner: warm.Owner, LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(2 * time.Hour)})
 	_ = s.Release(ctx, warm.Key, warm.Owner)
 	if _, err := idem.Do(ctx, s, warm.Key, "", work); err != nil {
 		t.Fatal(err)

@@ -79,10 +79,24 @@ func wantState(t *testing.T, c idem.Claim, want string) {
 	}
 }
 
-func wantLeaseLost(t *testing.T, what string, err error) {
+func (b *bundle) extend(key idem.Key, owner string, leaseUntil, expiresAt time.Time) error {
+	return b.store.Extend(context.Background(), idem.Extension{Key: key, Owner: owner, LeaseUntil: leaseUntil, ExpiresAt: expiresAt})
+}
+
+// wantLeaseLost checks that err is a *idem.LeaseLostError that says
+// whether another claim owns the record (superseded), the one lost lease
+// after which idem.Do lets the message be acknowledged.
+func wantLeaseLost(t *testing.T, what string, err error, superseded bool) {
 	t.Helper()
 	if !errors.Is(err, idem.ErrLeaseLost) {
 		t.Fatalf("%s: err %v, want idem.ErrLeaseLost", what, err)
+	}
+	lost, ok := errors.AsType[*idem.LeaseLostError](err)
+	if !ok {
+		t.Fatalf("%s: err %v (%T) is not an *idem.LeaseLostError: idem.Do cannot tell who holds the key", what, err, err)
+	}
+	if lost.Superseded() != superseded {
+		t.Fatalf("%s: %+v says superseded %v, want %v", what, lost, lost.Superseded(), superseded)
 	}
 }
 
@@ -197,9 +211,9 @@ var cases = []struct {
 		ctx := context.Background()
 		first := b.mustClaim(t, "t#fence", b.now, time.Second)
 		second := b.mustClaim(t, "t#fence", b.now.Add(2*time.Second), time.Minute)
-		wantLeaseLost(t, "stale complete", b.complete("t#fence", first, []byte("stale"), b.now.Add(time.Hour)))
-		wantLeaseLost(t, "stale extend", b.store.Extend(ctx, "t#fence", first, b.now.Add(time.Hour)))
-		wantLeaseLost(t, "stale release", b.store.Release(ctx, "t#fence", first))
+		wantLeaseLost(t, "stale complete", b.complete("t#fence", first, []byte("stale"), b.now.Add(time.Hour)), true)
+		wantLeaseLost(t, "stale extend", b.extend("t#fence", first, b.now.Add(time.Hour), b.now.Add(2*time.Hour)), true)
+		wantLeaseLost(t, "stale release", b.store.Release(ctx, "t#fence", first), true)
 		c, _ := b.claim(t, "t#fence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, inProgress)
 		if c.Record.Owner != second || !c.Record.LeaseUntil.Equal(b.now.Add(2*time.Second+time.Minute)) {
@@ -217,7 +231,7 @@ var cases = []struct {
 	{"ReleaseFreesTheKey", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		owner := b.mustClaim(t, "t#rel", b.now, time.Hour)
-		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", idem.NewOwner()))
+		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", idem.NewOwner()), true)
 		if err := b.store.Release(ctx, "t#rel", owner); err != nil {
 			t.Fatalf("release: %v", err)
 		}
@@ -226,7 +240,7 @@ var cases = []struct {
 		if c.Previous != nil {
 			t.Fatalf("claim after release reports a take-over")
 		}
-		wantLeaseLost(t, "second release", b.store.Release(ctx, "t#rel", owner))
+		wantLeaseLost(t, "second release", b.store.Release(ctx, "t#rel", owner), true)
 	}},
 	{"CompletedCannotBeReleasedOrRedone", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
@@ -234,13 +248,13 @@ var cases = []struct {
 		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		wantLeaseLost(t, "release of a completed record", b.store.Release(ctx, "t#final", owner))
-		wantLeaseLost(t, "second complete with another result", b.complete("t#final", owner, []byte("two"), b.now.Add(time.Hour)))
+		wantLeaseLost(t, "release of a completed record", b.store.Release(ctx, "t#final", owner), false)
+		wantLeaseLost(t, "second complete with another result", b.complete("t#final", owner, []byte("two"), b.now.Add(time.Hour)), false)
 		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
 			t.Fatalf("a retried complete (same owner, same result) must succeed: %v", err)
 		}
-		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)))
-		wantLeaseLost(t, "extend of a completed record", b.store.Extend(ctx, "t#final", owner, b.now.Add(time.Hour)))
+		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)), true)
+		wantLeaseLost(t, "extend of a completed record", b.extend("t#final", owner, b.now.Add(time.Hour), time.Time{}), false)
 		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		if string(c.Record.Result) != "one" {
@@ -250,21 +264,35 @@ var cases = []struct {
 	{"AbsentKeyCannotBeSettled", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		owner := idem.NewOwner()
-		wantLeaseLost(t, "complete", b.complete("t#none", owner, []byte("x"), b.now.Add(time.Hour)))
-		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner))
-		wantLeaseLost(t, "extend", b.store.Extend(ctx, "t#none", owner, b.now.Add(time.Hour)))
+		wantLeaseLost(t, "complete", b.complete("t#none", owner, []byte("x"), b.now.Add(time.Hour)), false)
+		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner), false)
+		wantLeaseLost(t, "extend", b.extend("t#none", owner, b.now.Add(time.Hour), b.now.Add(2*time.Hour)), false)
 		c, _ := b.claim(t, "t#none", b.now, time.Minute, time.Hour, "")
 		wantState(t, c, claimed)
 	}},
 	{"ExtendKeepsTheKey", func(t *testing.T, b *bundle) {
 		owner := b.mustClaim(t, "t#long", b.now, time.Second)
-		if err := b.store.Extend(context.Background(), "t#long", owner, b.now.Add(time.Hour)); err != nil {
+		if err := b.extend("t#long", owner, b.now.Add(time.Hour), time.Time{}); err != nil {
 			t.Fatalf("extend: %v", err)
 		}
 		c, _ := b.claim(t, "t#long", b.now.Add(time.Minute), time.Minute, time.Hour, "")
 		wantState(t, c, inProgress)
 		if !c.Record.LeaseUntil.Equal(b.now.Add(time.Hour)) {
 			t.Fatalf("lease until %s, want %s", c.Record.LeaseUntil, b.now.Add(time.Hour))
+		}
+	}},
+	{"ExtendMovesTheExpiry", func(t *testing.T, b *bundle) {
+		// Claimed with a record that expires in 10 s; the extension moves
+		// the lease and the expiry an hour on, so a claim after the first
+		// expiry still finds the key held.
+		_, owner := b.claim(t, "t#renew", b.now, 5*time.Second, 10*time.Second, "")
+		if err := b.extend("t#renew", owner, b.now.Add(time.Hour), b.now.Add(2*time.Hour)); err != nil {
+			t.Fatalf("extend: %v", err)
+		}
+		c, _ := b.claim(t, "t#renew", b.now.Add(time.Minute), time.Minute, time.Hour, "")
+		wantState(t, c, inProgress)
+		if !c.Record.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
+			t.Fatalf("expires at %s, want %s", c.Record.ExpiresAt, b.now.Add(2*time.Hour))
 		}
 	}},
 	{"RetriedClaimIsStillClaimed", func(t *testing.T, b *bundle) {
@@ -308,7 +336,7 @@ var cases = []struct {
 		if err := b.store.Complete(context.Background(), omit); err != nil {
 			t.Fatalf("a retried complete (same owner, same marker) must succeed: %v", err)
 		}
-		wantLeaseLost(t, "complete with a result after the marker", b.complete("t#omit", owner, nil, b.now.Add(2*time.Hour)))
+		wantLeaseLost(t, "complete with a result after the marker", b.complete("t#omit", owner, nil, b.now.Add(2*time.Hour)), false)
 		c, _ := b.claim(t, "t#omit", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		r := c.Record
@@ -324,7 +352,7 @@ var cases = []struct {
 			t.Fatal(err)
 		}
 		wantLeaseLost(t, "the marker after a stored result",
-			b.store.Complete(context.Background(), idem.Completion{Key: "t#kept", Owner: owner, OmittedBytes: 1, ExpiresAt: b.now.Add(time.Hour)}))
+			b.store.Complete(context.Background(), idem.Completion{Key: "t#kept", Owner: owner, OmittedBytes: 1, ExpiresAt: b.now.Add(time.Hour)}), false)
 		c, _ = b.claim(t, "t#kept", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		if c.Record.OmittedBytes != 0 {
@@ -336,10 +364,10 @@ var cases = []struct {
 		omit := func(owner string) error {
 			return b.store.Complete(ctx, idem.Completion{Key: "t#omitfence", Owner: owner, OmittedBytes: 1 << 20, ExpiresAt: b.now.Add(time.Hour)})
 		}
-		wantLeaseLost(t, "marker on an absent key", omit(idem.NewOwner()))
+		wantLeaseLost(t, "marker on an absent key", omit(idem.NewOwner()), false)
 		first := b.mustClaim(t, "t#omitfence", b.now, time.Second)
 		second := b.mustClaim(t, "t#omitfence", b.now.Add(2*time.Second), time.Minute)
-		wantLeaseLost(t, "stale marker", omit(first))
+		wantLeaseLost(t, "stale marker", omit(first), true)
 		c, _ := b.claim(t, "t#omitfence", b.now.Add(3*time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, inProgress)
 		if c.Record.Owner != second || c.Record.OmittedBytes != 0 {
@@ -348,7 +376,7 @@ var cases = []struct {
 		if err := omit(second); err != nil {
 			t.Fatalf("the owner cannot complete without the result: %v", err)
 		}
-		wantLeaseLost(t, "release of a record completed without its result", b.store.Release(ctx, "t#omitfence", second))
+		wantLeaseLost(t, "release of a record completed without its result", b.store.Release(ctx, "t#omitfence", second), false)
 	}},
 	{"ConcurrentClaimsOneWinner", func(t *testing.T, b *bundle) {
 		var wins, held atomic.Int32

@@ -139,18 +139,21 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 }
 
 // Extend implements idem.Store.
-func (s *Store) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
+func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, err := s.owned(key, owner)
+	rec, err := s.owned(e.Key, e.Owner)
 	if err != nil {
 		return err
 	}
-	rec.LeaseUntil = leaseUntil.Truncate(time.Millisecond)
-	s.records[key] = rec
+	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
+	if !e.ExpiresAt.IsZero() {
+		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+	}
+	s.records[e.Key] = rec
 	return nil
 }
 
@@ -173,8 +176,11 @@ func (s *Store) Len() int {
 // holds s.mu.
 func (s *Store) owned(key idem.Key, owner string) (idem.Record, error) {
 	rec, ok := s.records[key]
-	if !ok || rec.Owner != owner || rec.Status != idem.StatusInProgress {
-		return idem.Record{}, idem.ErrLeaseLost
+	if !ok {
+		return idem.Record{}, idem.LeaseLost("", "", owner)
+	}
+	if rec.Owner != owner || rec.Status != idem.StatusInProgress {
+		return idem.Record{}, idem.LeaseLost(rec.Status, rec.Owner, owner)
 	}
 	return rec, nil
 }

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/idemq/idemq/idem"
 )
@@ -17,19 +16,23 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	return s.fenced(ctx, "release", s.sql.release, key, owner)
 }
 
-// Extend implements idem.Store with one UPDATE of the lease conditioned on
-// the owner still holding the record INPROGRESS (idem.ErrLeaseLost if
-// not). The expiry is left as it is. A zero leaseUntil removes the lease:
-// the claim is then held until the record expires.
-func (s *Store) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
-	if key == "" {
+// Extend implements idem.Store with one UPDATE of the lease and the expiry
+// conditioned on the owner still holding the record INPROGRESS
+// (idem.ErrLeaseLost if not). A zero LeaseUntil removes the lease: the
+// claim is then held until the record expires; a zero ExpiresAt leaves
+// the expiry as it is.
+func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
+	if e.Key == "" {
 		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
 	}
-	var lease *int64
-	if !leaseUntil.IsZero() {
-		lease = nullable(leaseUntil.UnixMilli())
+	var lease, expiry *int64
+	if !e.LeaseUntil.IsZero() {
+		lease = nullable(e.LeaseUntil.UnixMilli())
 	}
-	return s.fenced(ctx, "extend", s.sql.extend, key, owner, lease)
+	if !e.ExpiresAt.IsZero() {
+		expiry = nullable(idem.ExpirySeconds(e.ExpiresAt))
+	}
+	return s.fenced(ctx, "extend", s.sql.extend, e.Key, e.Owner, lease, expiry)
 }
 
 // fenced runs a write made by the fenced function. It is sent again only

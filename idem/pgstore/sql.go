@@ -86,9 +86,10 @@ const completeSQL = `UPDATE %s SET status = 'COMPLETED', data = $3, result_omitt
 // releaseSQL deletes the record if owner $2 holds it INPROGRESS.
 const releaseSQL = `DELETE FROM %s WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
 
-// extendSQL moves the lease to $3 (ms, or NULL: none) if owner $2 holds
-// the record INPROGRESS.
-const extendSQL = `UPDATE %s SET in_progress_expiration = $3 WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
+// extendSQL moves the lease to $3 (ms, or NULL: none) and the expiry to
+// $4 (s, or NULL: as it is) if owner $2 holds the record INPROGRESS.
+const extendSQL = `UPDATE %s SET in_progress_expiration = $3, expiration = COALESCE($4, expiration)
+	WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
 
 // fenced wraps a write conditioned on the owner (key $1) so that one
 // statement says whether it applied and, when it did not, what the row

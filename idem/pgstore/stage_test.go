@@ -145,4 +145,4 @@ func (c *capture) Complete(_ context.Context, comp idem.Completion) error {
 
 func (c *capture) Release(context.Context, idem.Key, string) error { return nil }
 
-func (c *capture) Extend(context.Context, idem.Key, string, time.Time) error { return nil }
+func (c *capture) Extend(context.Context, idem.Extension) error { return nil }

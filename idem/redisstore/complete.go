@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -55,19 +54,23 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	return s.fenced(ctx, "release", releaseScript, key, owner)
 }
 
-// Extend implements idem.Store with one script that moves the lease if the
-// owner still holds the record INPROGRESS (idem.ErrLeaseLost if not). The
-// expiry is left as it is. A zero leaseUntil removes the lease: the claim
-// is then held until the record expires.
-func (s *Store) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
-	if key == "" {
+// Extend implements idem.Store with one script that moves the lease and
+// the expiry if the owner still holds the record INPROGRESS
+// (idem.ErrLeaseLost if not). A zero LeaseUntil removes the lease: the
+// claim is then held until the record expires; a zero ExpiresAt leaves the
+// expiry as it is.
+func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
+	if e.Key == "" {
 		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
 	}
-	lease := ""
-	if !leaseUntil.IsZero() {
-		lease = fmt.Sprint(leaseUntil.UnixMilli())
+	lease, expiry := "", ""
+	if !e.LeaseUntil.IsZero() {
+		lease = fmt.Sprint(e.LeaseUntil.UnixMilli())
 	}
-	return s.fenced(ctx, "extend", extendScript, key, owner, lease)
+	if !e.ExpiresAt.IsZero() {
+		expiry = fmt.Sprint(idem.ExpirySeconds(e.ExpiresAt))
+	}
+	return s.fenced(ctx, "extend", extendScript, e.Key, e.Owner, lease, expiry)
 }
 
 // fenced runs a script made with owned and maps its answer.

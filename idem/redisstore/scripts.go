@@ -94,14 +94,19 @@ end
 return {0, st[1], st[2]}
 `)
 
-// extendScript sets the lease to ARGV[2] (ms; "" removes it) if ARGV[1]
-// holds the record INPROGRESS.
+// extendScript sets the lease to ARGV[2] (ms; "" removes it) and the
+// expiry to ARGV[3] (s; "" leaves it) if ARGV[1] holds the record
+// INPROGRESS.
 var extendScript = redis.NewScript(owned("") + `
 if owned then
 	if ARGV[2] == '' then
 		redis.call('HDEL', KEYS[1], 'in_progress_expiration')
 	else
 		redis.call('HSET', KEYS[1], 'in_progress_expiration', ARGV[2])
+	end
+	if ARGV[3] ~= '' then
+		redis.call('HSET', KEYS[1], 'expiration', ARGV[3])
+		redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[3]) * 1000)
 	end
 	return {1}
 end

@@ -161,9 +161,9 @@ func (s SlowStore) Release(ctx context.Context, k idem.Key, owner string) error 
 }
 
 // Extend implements idem.Store.
-func (s SlowStore) Extend(ctx context.Context, k idem.Key, owner string, until time.Time) error {
+func (s SlowStore) Extend(ctx context.Context, e idem.Extension) error {
 	s.wait()
-	return s.Store.Extend(ctx, k, owner, until)
+	return s.Store.Extend(ctx, e)
 }
 
 // NewIdemq returns the idemq variant on an in-memory store with latency.

@@ -128,6 +128,6 @@ func (s *FaultStore) Release(ctx context.Context, k idem.Key, owner string) erro
 }
 
 // Extend implements idem.Store.
-func (s *FaultStore) Extend(ctx context.Context, k idem.Key, owner string, until time.Time) error {
-	return s.wrap(ctx, "extend", k, func() error { return s.Store.Extend(ctx, k, owner, until) })
+func (s *FaultStore) Extend(ctx context.Context, e idem.Extension) error {
+	return s.wrap(ctx, "extend", e.Key, func() error { return s.Store.Extend(ctx, e) })
 }

@@ -123,10 +123,9 @@ func (w *world) fenced(ex *exec, op string, before idem.Record, held bool, err e
 // batch's own execution, or of the one it replayed, whose completion the
 // store applied with its staged writes. The one exception is idemq's
 // choice: an execution whose Complete found another owner holding the key
-// (or no record, after another owner took the key over from it) may have
-// its message deleted, since that owner's delivery settles the key; then
-// the key must be COMPLETED, or have a message still queued, or have been
-// dead-lettered.
+// may have its message deleted, since that owner's delivery settles the
+// key; then the key must be COMPLETED, or have a message still queued, or
+// have been dead-lettered.
 func (w *world) checkAck(b *batch, m *message) error {
 	ex := b.claims[m.key]
 	rec, ok := w.store.Get(w.ikey(m.key))
@@ -151,12 +150,12 @@ func (w *world) checkAck(b *batch, m *message) error {
 		}
 	case ex.superseded != nil:
 		w.stats.Superseded++
-		w.logf("%s: %s's Complete found the key taken over by %s", who, ex, ex.superseded)
+		w.logf("%s: %s's Complete found %s holding the key", who, ex, ex.superseded)
 		if !(ok && rec.Status == idem.StatusCompleted) && !w.pending(m.key) && !w.dead[m.key] {
 			return fmt.Errorf("%s, whose %s was superseded by %s, but nothing is left to settle the key: it is %s and no message of it is queued", who, ex, ex.superseded, w.describe(rec, ok))
 		}
 	default:
-		return fmt.Errorf("%s, but %s's result was not stored (claimed %v, called %v, Complete refused %v) and no other owner had taken the key over at its Complete; the key is %s",
+		return fmt.Errorf("%s, but %s's result was not stored (claimed %v, called %v, Complete refused %v) and no other owner held the key at its Complete; the key is %s",
 			who, ex, ex.claimed, ex.called, ex.refused, w.describe(rec, ok))
 	}
 	return nil

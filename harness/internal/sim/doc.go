@@ -42,9 +42,9 @@
 //   - every deleted message's key is COMPLETED with the result its batch
 //     handed on (its own execution's, or the one it replayed). The one
 //     exception is idemq's: if the execution's Complete found another owner
-//     holding the key (or no record, after another owner took it over), the
-//     message may go, provided something is left to settle the key: it is
-//     COMPLETED, a message of it is queued, or one was dead-lettered;
+//     holding the key, the message may go, provided something is left to
+//     settle the key: it is COMPLETED, a message of it is queued, or one
+//     was dead-lettered;
 //
 // and at the end, when the queue is empty and every instance idle: every
 // key is COMPLETED, or dead-lettered, and reached the provider.

@@ -25,11 +25,8 @@ type exec struct {
 	staged    int // writes the work staged
 	committed int // staged writes the store ran
 
-	found   *exec // the claim found the key COMPLETED by this execution
-	takenBy *exec // took the key over after our lease passed
-	// superseded is the execution that held the key when our Complete was
-	// applied, or that had taken it over from us if the record was gone.
-	superseded *exec
+	found      *exec // the claim found the key COMPLETED by this execution
+	superseded *exec // held the key when our Complete was applied
 	refused    bool // our Complete was refused (not applied)
 	// allowance says why the key may reach the provider once more because
 	// of this execution; empty: it may not.

@@ -24,6 +24,12 @@ var (
 // client gives up with an error or, like the AWS SDK and go-redis, sends
 // the same request again (after another yield) and returns what that
 // retry gets. It records what the invariants need.
+//
+// The store never sees the caller's context: its deadlines are wall-clock
+// timers (idem.Do's settle deadline is the simulated clock's time plus 30
+// s, enforced by the wall clock), which mean nothing in simulated time and
+// would make a run depend on when it is run. The simulated network alone
+// decides what becomes of a request.
 type faultStore struct {
 	w  *world
 	wk *worker
@@ -67,7 +73,7 @@ func (s *faultStore) send(o op, what string, apply func() error, pause func()) (
 func (s *faultStore) retryPause() { s.wk.yield(atRetry) }
 
 // Claim implements idem.Store. It starts a new execution on the instance.
-func (s *faultStore) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
+func (s *faultStore) Claim(_ context.Context, req idem.ClaimRequest) (idem.Claim, error) {
 	w, wk := s.w, s.wk
 	w.endExec(wk)
 	ex := w.newExec(wk, req)
@@ -79,15 +85,12 @@ func (s *faultStore) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Cla
 	var c idem.Claim
 	_, err := s.send(opClaim, ex.String()+" claims "+ex.key, func() error {
 		var err error
-		c, err = w.store.Claim(ctx, req)
+		c, err = w.store.Claim(context.Background(), req)
 		if err == nil && c.Claimed && !ex.claimed {
 			ex.claimed = true
 			if c.Previous != nil {
 				w.stats.TakeOvers++
 				w.logf("%s takes %s over from %s", ex, ex.key, w.describe(*c.Previous, true))
-				if prev := w.byOwner[c.Previous.Owner]; prev != nil && prev.takenBy == nil {
-					prev.takenBy = ex
-				}
 			}
 		}
 		return err
@@ -116,7 +119,7 @@ func (s *faultStore) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Cla
 }
 
 // Complete implements idem.Store.
-func (s *faultStore) Complete(ctx context.Context, c idem.Completion) error {
+func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	w, wk := s.w, s.wk
 	ex := w.execOf(c.Owner)
 	o := opComplete
@@ -126,7 +129,7 @@ func (s *faultStore) Complete(ctx context.Context, c idem.Completion) error {
 	wk.yield(atRequest)
 	a, err := s.send(o, ex.String()+" completes "+ex.key, func() error {
 		before, held := w.store.Get(c.Key)
-		err := w.store.Complete(ctx, c)
+		err := w.store.Complete(context.Background(), c)
 		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && bytes.Equal(before.Result, c.Result)
 		w.fenced(ex, "Complete", before, held, err, retry)
 		if err == nil && !ex.completed {
@@ -135,12 +138,8 @@ func (s *faultStore) Complete(ctx context.Context, c idem.Completion) error {
 				w.stats.Staged++
 			}
 		}
-		switch {
-		case !errors.Is(err, idem.ErrLeaseLost):
-		case held && before.Owner != c.Owner:
+		if errors.Is(err, idem.ErrLeaseLost) && held && before.Owner != c.Owner {
 			ex.superseded = w.byOwner[before.Owner]
-		case !held && ex.takenBy != nil:
-			ex.superseded = ex.takenBy
 		}
 		w.checkExec(ex)
 		return err
@@ -158,13 +157,13 @@ func (s *faultStore) Complete(ctx context.Context, c idem.Completion) error {
 }
 
 // Release implements idem.Store.
-func (s *faultStore) Release(ctx context.Context, key idem.Key, owner string) error {
+func (s *faultStore) Release(_ context.Context, key idem.Key, owner string) error {
 	w, wk := s.w, s.wk
 	ex := w.execOf(owner)
 	wk.yield(atRequest)
 	a, err := s.send(opRelease, ex.String()+" releases "+ex.key, func() error {
 		before, held := w.store.Get(key)
-		err := w.store.Release(ctx, key, owner)
+		err := w.store.Release(context.Background(), key, owner)
 		w.fenced(ex, "Release", before, held, err, false)
 		w.checkExec(ex)
 		return err
@@ -179,20 +178,20 @@ func (s *faultStore) Release(ctx context.Context, key idem.Key, owner string) er
 // goroutine, after the clock's gate let it through (see beat); the
 // scheduler waits meanwhile. A heartbeat winding down after the work
 // returned is refused without touching the world.
-func (s *faultStore) Extend(ctx context.Context, key idem.Key, owner string, leaseUntil time.Time) error {
+func (s *faultStore) Extend(ctx context.Context, e idem.Extension) error {
 	w, wk := s.w, s.wk
 	b := wk.beat.Load()
 	if b == nil || !b.granted {
 		return errStopped
 	}
 	b.granted = false
-	ex := w.execOf(owner)
-	_, err := s.send(opExtend, fmt.Sprintf("%s extends %s to %s", ex, ex.key, leaseUntil.Format(clockFormat)), func() error {
-		before, held := w.store.Get(key)
-		err := w.store.Extend(ctx, key, owner, leaseUntil)
+	ex := w.execOf(e.Owner)
+	_, err := s.send(opExtend, fmt.Sprintf("%s extends %s to %s", ex, ex.key, e.LeaseUntil.Format(clockFormat)), func() error {
+		before, held := w.store.Get(e.Key)
+		err := w.store.Extend(context.Background(), e)
 		w.fenced(ex, "Extend", before, held, err, false)
 		if err == nil && wk.ex == ex {
-			rec, _ := w.store.Get(key)
+			rec, _ := w.store.Get(e.Key)
 			wk.lease = rec.LeaseUntil
 		}
 		return err

@@ -1,0 +1,88 @@
+package handler_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+)
+
+// A key field that is not Unicode text (a lone surrogate escape) fails
+// its record, even with WithKeyless: read as U+FFFD it would share a key
+// with every other such string.
+func TestKeyFieldLoneSurrogate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil, handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
+	m1, m2 := msg("m1", ""), msg("m2", "")
+	m1.Body = `{"idempotency_key":"a\ud800","prompt":"p"}`
+	m2.Body = `{"idempotency_key":"a\udc00","prompt":"p"}`
+	wantIDs(t, b.invoke(h, m1, m2, msg("m3", "k3")), "m1", "m2")
+	for _, id := range []string{"m1", "m2"} {
+		if err := b.failure(id); !errors.Is(err, handler.ErrBadKey) || err.Op != "key" {
+			t.Errorf("%s failure = %v, want ErrBadKey", id, err)
+		}
+		if b.callCount(id) != 0 {
+			t.Errorf("%s ran", id)
+		}
+	}
+}
+
+// A member named "request.id" does not stand in for the path request.id:
+// a body cannot take another request's key by adding one.
+func TestKeyFieldPathIsNotSteered(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := b.wrap(nil, handler.WithKeyField("request.id"), handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
+	first := msg("m1", "")
+	first.Body = `{"request":{"id":"r-1"},"prompt":"p"}`
+	other := msg("m2", "")
+	other.Body = `{"request":{"id":"r-2"},"request.id":"r-1","prompt":"p"}`
+	wantIDs(t, b.invoke(h, first))
+	wantIDs(t, b.invoke(h, other))
+	if _, ok := b.replayed("m2"); ok || b.callCount("m2") != 1 {
+		t.Errorf("request r-2 was answered with r-1's result")
+	}
+	if _, ok := b.store.Get(key("r-2")); !ok {
+		t.Errorf("no record for r-2")
+	}
+	// A member with the dotted name alone is not the key: with the path
+	// absent the record fails (naming the escape), rather than running
+	// keyless on a key the function does not read.
+	literal := msg("m3", "")
+	literal.Body = `{"request.id":"r-3","prompt":"p"}`
+	wantIDs(t, b.invoke(h, literal), "m3")
+	if err := b.failure("m3"); !errors.Is(err, handler.ErrBadKey) {
+		t.Errorf("m3 failure = %v, want ErrBadKey", err)
+	}
+	// Escaped, the dot is part of the name.
+	wantIDs(t, b.invoke(b.wrap(nil, handler.WithKeyField(`request\.id`)), literal))
+	if _, ok := b.store.Get(key("r-3")); !ok {
+		t.Errorf(`no record for r-3 through the field request\.id`)
+	}
+}
+
+// Bodies that differ only in a number a float64 cannot tell apart are two
+// payloads, for the whole-body fingerprint and a fields fingerprint alike.
+func TestFingerprintNumbersAreExact(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]handler.Option{
+		"whole body": nil,
+		"fields":     {handler.WithFingerprintFields("id")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			h := b.wrap(nil, opts...)
+			m1, m2 := msg("m1", ""), msg("m2", "")
+			m1.Body = `{"idempotency_key":"k1","id":9007199254740993}`
+			m2.Body = `{"idempotency_key":"k1","id":9007199254740992}`
+			wantIDs(t, b.invoke(h, m1))
+			wantIDs(t, b.invoke(h, m2), "m2")
+			if err := b.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+				t.Errorf("m2 failure = %v, want ErrPayloadMismatch", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package idem
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// text reports whether every string in v, member names too, is UTF-8.
+func text(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return utf8.ValidString(v)
+	case []any:
+		for _, e := range v {
+			if !text(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !text(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// The decoder reads what encoding/json reads, and the same values but for
+// strings that are not Unicode text; the canonical form of a whole body is
+// RFC 8785's, but for numbers a float64 would round.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":[true,false,null],"c":{"d":"e\n\u00e9\ud83d\ude00"}}`,
+		`[1.5e3, -0, "x\\y\"z\/", {}]`, `"\ud800"`, `"\udc00\ud800"`, "\"\xff\"", `{"a":1,"a":2}`,
+		` 42 `, `{"é":1,"😀":2,"\uffff":3}`, `[9007199254740993, 1e400, 1e-400]`, `{"a":}`, `[1,]`, `01`, `"\u12"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d := decoder{s: string(body)}
+		got, err := d.decode()
+		if (err == nil) != json.Valid(body) {
+			t.Fatalf("%q: decoder says %v, json.Valid %v", body, err, json.Valid(body))
+		}
+		if err != nil {
+			return
+		}
+		if text(got) {
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.UseNumber()
+			var want any
+			if err := dec.Decode(&want); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: decoded %#v, encoding/json %#v, %v", body, got, want, err)
+			}
+		}
+		canon, cerr := canonicalJSON(body)
+		rfc, rerr := jcs.Transform(body)
+		if cerr != nil {
+			if rerr == nil && !strings.Contains(cerr.Error(), "exponent") {
+				t.Fatalf("%q: refused (%v), RFC 8785 %s", body, cerr, rfc)
+			}
+			return
+		}
+		if again, err := canonicalJSON(canon); err != nil || !bytes.Equal(again, canon) {
+			t.Fatalf("%q → %s → %s, %v: not its own canonical form", body, canon, again, err)
+		}
+		if rerr != nil {
+			if !bytes.ContainsAny(body, "0123456789") {
+				t.Fatalf("%q → %s; RFC 8785 refuses it: %v", body, canon, rerr)
+			}
+			return // a number beyond a float64
+		}
+		if viaRFC, err := jcs.Transform(canon); err != nil || !bytes.Equal(viaRFC, rfc) {
+			t.Fatalf("%q → %s → RFC 8785 %s, %v; RFC 8785 of the body %s", body, canon, viaRFC, err, rfc)
+		}
+		if !bytes.ContainsAny(body, "0123456789") && !bytes.Equal(canon, rfc) {
+			t.Fatalf("%q → %s; RFC 8785 %s", body, canon, rfc)
+		}
+	})
+}
