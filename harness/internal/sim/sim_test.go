@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	seeds = flag.Int("sim.seeds", 2000, "how many seeds to explore")
+	seeds = flag.Int("sim.seeds", 3000, "how many seeds to explore")
 	from  = flag.Uint64("sim.seed", 1, "the first seed (to replay a failure: -sim.seed=N -sim.seeds=1)")
 )
 
