@@ -10,16 +10,13 @@ import (
 // that followed from it. Its label (e1, e2, ...) stands for the claim's
 // random owner token in the trace, so a seed's trace replays exactly.
 type exec struct {
-	n      int
-	key    string
-	owner  string
-	worker int
-	batch  *batch
-	beat   *beat // its heartbeat's gate; nil without a heartbeat
+	n     int
+	key   string
+	owner string
+	beat  *beat // its heartbeat's gate; nil without a heartbeat
 
 	claimed   bool // a Claim by owner was applied: the record was ours
 	called    bool // the provider was called (and did not answer an error)
-	stalled   bool // the worker stalled past the lease in the call
 	completed bool // a Complete by owner was applied
 	value     []byte
 	staged    int // writes the work staged
@@ -37,7 +34,7 @@ func (ex *exec) String() string { return fmt.Sprintf("e%d", ex.n) }
 
 // newExec starts the execution of a claim request by wk.
 func (w *world) newExec(wk *worker, req idem.ClaimRequest) *exec {
-	ex := &exec{n: len(w.execs) + 1, key: w.keyOf[req.Key], owner: req.Owner, worker: wk.id, batch: wk.batch}
+	ex := &exec{n: len(w.execs) + 1, key: w.keyOf[req.Key], owner: req.Owner}
 	w.execs = append(w.execs, ex)
 	w.byOwner[req.Owner] = ex
 	wk.batch.claims[ex.key] = ex

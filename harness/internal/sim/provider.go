@@ -42,7 +42,7 @@ func (wk *worker) work(ctx context.Context, msg events.SQSMessage) ([]byte, erro
 	switch {
 	case w.rng.Float64() < w.cfg.StallRate:
 		// The lease will not cover this call: a second call is allowed.
-		ex.stalled, wk.stalled = true, true
+		wk.stalled = true
 		w.stats.Stalls++
 		w.allow(ex, "stalled past its lease")
 		wk.frozenUntil = wk.lease.Add(time.Millisecond)
