@@ -1,18 +1,51 @@
-// Package sim is a deterministic simulation of many workers processing an
-// at-least-once queue through idem.Do against the in-memory store. One
-// seeded scheduler decides everything: which worker takes its next step,
-// when the clock moves, when the queue redelivers, when a worker crashes.
-// Only one goroutine runs at a time, so a seed replays exactly.
+// Package sim is a deterministic simulation of Lambda instances draining
+// an at-least-once SQS queue through the SQS handler (handler.WrapSQS, one
+// record at a time) over the in-memory store reached through a faulty
+// network. One seeded scheduler decides everything: which instance takes
+// its next step, when a heartbeat extends a lease, when a batch of 1 to
+// BatchSize visible messages is delivered, when the clock moves, when an
+// instance crashes. Only one goroutine touches the world at a time, so a
+// seed replays exactly.
 //
-// After every step it checks the invariants the project promises:
+// What it models:
 //
-//   - a key reaches the provider at most once, plus once for each worker
-//     that crashed between starting its call and storing the result (no
-//     store can prevent that one);
-//   - no two live workers are inside the provider call for one key;
-//   - a COMPLETED record holds the result of the call whose owner completed
-//     it;
+//   - the queue: every key sent once plus broker duplicates and producer
+//     re-sends (new messages, same key); a visibility timeout per run (one
+//     shorter than a call, one of 6 leases); the event source mapping
+//     deletes a message only if the handler's answer does not list it in
+//     BatchItemFailures and its receipt is still the latest;
+//   - the work: a provider call that may fail, may stall the instance past
+//     its lease, and may stage writes (idem.Stage) the store commits with
+//     the completion;
+//   - the network: each Claim, Complete (with and without staged writes),
+//     Release and Extend is answered; or refused, not applied; or applied
+//     with its answer lost, after which the client gives up with an error
+//     or retries the same request and returns what the retry gets;
+//   - crashes: at any yield (before a request, between a lost answer and
+//     its retry, in the call, after the handler answered) an instance dies;
+//     its goroutines exit at their next yield, its answer is discarded and a
+//     new instance takes its place;
+//   - a heartbeat in some runs: idem's own, whose clock reads wait for the
+//     scheduler (see beat).
 //
-// and at the end, when the queue is empty and every worker idle: every key
-// is COMPLETED, or dead-lettered, and reached the provider.
+// After every step it checks:
+//
+//   - a key reaches the provider once, plus once for each execution that
+//     called it and will not store its result, named: it crashed, it
+//     stalled past its lease, or its Complete was refused;
+//   - no two live, unstalled instances are in the provider call for a key;
+//   - no write by an owner that does not hold the record succeeds;
+//   - a COMPLETED record holds the result of the execution whose Complete
+//     the store applied, with all of its staged writes, and stays so; an
+//     execution's staged writes run, once, if and only if its Complete was
+//     applied;
+//   - every deleted message's key is COMPLETED with the result its batch
+//     handed on (its own execution's, or the one it replayed). The one
+//     exception is idemq's: if the execution's Complete found another owner
+//     holding the key, the message may go, provided something is left to
+//     settle the key: it is COMPLETED, a message of it is queued, or one
+//     was dead-lettered;
+//
+// and at the end, when the queue is empty and every instance idle: every
+// key is COMPLETED, or dead-lettered, and reached the provider.
 package sim

@@ -1,73 +1,210 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/idemq/idemq/idem"
 )
 
-// stepStore yields to the scheduler before every request, so a crash or
-// another worker can come between any two, and records what the
-// invariants need.
-type stepStore struct {
+// The errors a client gets when the network fails a request.
+var (
+	errRefused = errors.New("sim: request refused before it reached the store")
+	errLost    = errors.New("sim: no answer (the store applied the request); the client gave up")
+	errStopped = errors.New("sim: the heartbeat has stopped")
+)
+
+// faultStore is one instance's way to the in-memory store. Each request
+// yields to the scheduler first, so a crash or another instance can come
+// between any two, and then meets the network: applied and answered;
+// refused, not applied; or applied with its answer lost, after which the
+// client gives up with an error or, like the AWS SDK and go-redis, sends
+// the same request again (after another yield) and returns what that
+// retry gets. It records what the invariants need.
+//
+// The store never sees the caller's context: its deadlines are wall-clock
+// timers (idem.Do's settle deadline is the simulated clock's time plus 30
+// s, enforced by the wall clock), which mean nothing in simulated time and
+// would make a run depend on when it is run. The simulated network alone
+// decides what becomes of a request.
+type faultStore struct {
 	w  *world
 	wk *worker
 }
 
-func (s *stepStore) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
+// send carries one request: apply runs it against the store and records
+// its effect; pause, if not nil, comes between a lost answer and the
+// retry.
+func (s *faultStore) send(o op, what string, apply func() error, pause func()) (answer, error) {
+	w := s.w
+	a := answered
+	if r := w.rng.Float64(); r < w.cfg.Refuse {
+		a = refused
+	} else if r < w.cfg.Refuse+w.cfg.Lose {
+		a = lostRetried
+		if w.rng.Float64() < w.cfg.GiveUp {
+			a = lostGaveUp
+		}
+	}
+	w.stats.Requests[o][a]++
+	var err error
+	switch a {
+	case answered:
+		err = apply()
+	case refused:
+		err = errRefused
+	case lostGaveUp:
+		w.logf("w%d %s → %v, answer lost", s.wk.id, what, apply())
+		err = errLost
+	case lostRetried:
+		w.logf("w%d %s → %v, answer lost; retrying", s.wk.id, what, apply())
+		if pause != nil {
+			pause()
+		}
+		err = apply()
+	}
+	w.logf("w%d %s (%s) → %v", s.wk.id, what, a, err)
+	return a, err
+}
+
+func (s *faultStore) retryPause() { s.wk.yield(atRetry) }
+
+// Claim implements idem.Store. It starts a new execution on the instance.
+func (s *faultStore) Claim(_ context.Context, req idem.ClaimRequest) (idem.Claim, error) {
+	w, wk := s.w, s.wk
+	w.endExec(wk)
+	ex := w.newExec(wk, req)
+	wk.ex = ex
 	// The clock must not pass the lease while the request is on its way:
 	// the lease, counted from before the claim, covers the whole work.
-	s.wk.lease = req.LeaseUntil
-	s.wk.yield(beforeStore)
-	s.wk.owner = req.Owner
-	c, err := s.w.store.Claim(ctx, req)
-	if err != nil || !c.Claimed {
-		s.wk.lease = time.Time{}
+	wk.lease = req.LeaseUntil
+	wk.yield(atRequest)
+	var c idem.Claim
+	_, err := s.send(opClaim, ex.String()+" claims "+ex.key, func() error {
+		var err error
+		c, err = w.store.Claim(context.Background(), req)
+		if err == nil && c.Claimed && !ex.claimed {
+			ex.claimed = true
+			if c.Previous != nil {
+				w.stats.TakeOvers++
+				w.logf("%s takes %s over from %s", ex, ex.key, w.describe(*c.Previous, true))
+			}
+		}
+		return err
+	}, s.retryPause)
+	switch {
+	case err != nil:
+		wk.lease = time.Time{}
+		return idem.Claim{}, err
+	case !c.Claimed:
+		wk.lease = time.Time{}
+		if c.Record.Status == idem.StatusCompleted {
+			ex.found = w.byOwner[c.Record.Owner]
+			w.stats.Replays++
+		} else {
+			w.stats.InProgress++
+		}
+		w.logf("%s finds %s %s", ex, ex.key, w.describe(c.Record, true))
+		return c, nil
 	}
-	if err == nil && c.Claimed {
-		s.wk.holding = string(req.Key)
-		s.w.logf("w%d claims %s (take-over %v)", s.wk.id, req.Key, c.Previous != nil)
-	} else if err == nil {
-		s.w.logf("w%d finds %s %s", s.wk.id, req.Key, c)
+	if w.beating {
+		ex.beat = newBeat()
+		wk.beat.Store(ex.beat)
+		wk.beatAlive = true
 	}
-	return c, err
+	return c, nil
 }
 
-// fenced records a broken invariant if a write by owner succeeded on a
-// record that owner did not hold.
-func (s *stepStore) fenced(op string, key idem.Key, owner string, before idem.Record, held bool, err error) {
-	if err == nil && (!held || before.Owner != owner || before.Status != idem.StatusInProgress) {
-		s.w.broken = fmt.Errorf("w%d's %s of %s succeeded without holding it (record %+v)", s.wk.id, op, key, before)
+// Complete implements idem.Store.
+func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
+	w, wk := s.w, s.wk
+	ex := w.execOf(c.Owner)
+	o := opComplete
+	if len(c.Writes) > 0 {
+		o = opCompleteStaged
 	}
-}
-
-func (s *stepStore) Complete(ctx context.Context, c idem.Completion) error {
-	s.wk.yield(beforeStore)
-	before, held := s.w.store.Get(c.Key)
-	err := s.w.store.Complete(ctx, c)
-	s.fenced("complete", c.Key, c.Owner, before, held, err)
-	if err == nil {
-		s.w.stored[string(c.Key)] = c.Owner
-		s.wk.unstored, s.wk.holding = "", ""
-		s.w.logf("w%d completes %s", s.wk.id, c.Key)
+	wk.yield(atRequest)
+	a, err := s.send(o, ex.String()+" completes "+ex.key, func() error {
+		before, held := w.store.Get(c.Key)
+		err := w.store.Complete(context.Background(), c)
+		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && bytes.Equal(before.Result, c.Result)
+		w.fenced(ex, "Complete", before, held, err, retry)
+		if err == nil && !ex.completed {
+			ex.completed = true
+			if ex.staged > 0 {
+				w.stats.Staged++
+			}
+		}
+		if errors.Is(err, idem.ErrLeaseLost) && held && before.Owner != c.Owner {
+			ex.superseded = w.byOwner[before.Owner]
+		}
+		w.checkExec(ex)
+		return err
+	}, s.retryPause)
+	switch {
+	case a == refused:
+		ex.refused = true
+		if ex.called {
+			w.allow(ex, "its Complete was refused")
+		}
+	case errors.Is(err, idem.ErrLeaseLost):
+		w.stats.FencedOff++
 	}
 	return err
 }
 
-func (s *stepStore) Release(ctx context.Context, key idem.Key, owner string) error {
-	s.wk.yield(beforeStore)
-	before, held := s.w.store.Get(key)
-	err := s.w.store.Release(ctx, key, owner)
-	s.fenced("release", key, owner, before, held, err)
+// Release implements idem.Store.
+func (s *faultStore) Release(_ context.Context, key idem.Key, owner string) error {
+	w, wk := s.w, s.wk
+	ex := w.execOf(owner)
+	wk.yield(atRequest)
+	a, err := s.send(opRelease, ex.String()+" releases "+ex.key, func() error {
+		before, held := w.store.Get(key)
+		err := w.store.Release(context.Background(), key, owner)
+		w.fenced(ex, "Release", before, held, err, false)
+		w.checkExec(ex)
+		return err
+	}, s.retryPause)
+	if ex.refused && (a == lostGaveUp || a == lostRetried) {
+		w.stats.RefusedCompleteLostRelease++
+	}
 	return err
 }
 
-func (s *stepStore) Extend(ctx context.Context, e idem.Extension) error {
-	s.wk.yield(beforeStore)
-	before, held := s.w.store.Get(e.Key)
-	err := s.w.store.Extend(ctx, e)
-	s.fenced("extend", e.Key, e.Owner, before, held, err)
+// Extend implements idem.Store. Only the heartbeat calls it, from its own
+// goroutine, after the clock's gate let it through (see beat); the
+// scheduler waits meanwhile. A heartbeat winding down after the work
+// returned is refused without touching the world.
+func (s *faultStore) Extend(ctx context.Context, e idem.Extension) error {
+	w, wk := s.w, s.wk
+	b := wk.beat.Load()
+	if b == nil || !b.granted {
+		return errStopped
+	}
+	b.granted = false
+	ex := w.execOf(e.Owner)
+	_, err := s.send(opExtend, fmt.Sprintf("%s extends %s to %s", ex, ex.key, e.LeaseUntil.Format(clockFormat)), func() error {
+		before, held := w.store.Get(e.Key)
+		err := w.store.Extend(context.Background(), e)
+		w.fenced(ex, "Extend", before, held, err, false)
+		if err == nil && wk.ex == ex {
+			rec, _ := w.store.Get(e.Key)
+			wk.lease = rec.LeaseUntil
+		}
+		return err
+	}, nil)
+	b.answered <- beatAnswer{ctx: ctx, err: err}
 	return err
+}
+
+// execOf is the execution of an owner token; an unknown one breaks the
+// world.
+func (w *world) execOf(owner string) *exec {
+	if ex := w.byOwner[owner]; ex != nil {
+		return ex
+	}
+	panic("sim: a store request by an owner that never claimed")
 }
