@@ -3,6 +3,7 @@ package handler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -93,32 +94,54 @@ func TestAckOnlyOnProof(t *testing.T) {
 	}
 }
 
-// A completion refused because another claim owns the key is the one
-// failure that acknowledges: the work ran here, and the new owner's
-// delivery settles the key.
-func TestAckWhenSuperseded(t *testing.T) {
+// A completion refused because another claim owns the key acknowledges
+// only when that claim has completed the key. One still in progress may
+// yet fail, so the message comes back: it replays that claim's result,
+// waits for it, or runs the work again.
+func TestSuperseded(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	start := time.Now().Truncate(time.Millisecond)
-	clock := newFakeClock(start)
-	h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
-		// The lease passes while the work runs; another worker takes over.
-		clock.Advance(2 * time.Minute)
-		c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key("k1"), Owner: "other", Now: clock.Now(),
-			LeaseUntil: clock.Now().Add(time.Hour), ExpiresAt: clock.Now().Add(24 * time.Hour)})
-		if err != nil || !c.Claimed {
-			t.Errorf("take-over: %+v, %v", c, err)
-		}
-		return []byte("ours"), nil
-	}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Minute)))
-	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k1")))
-	if rec, _ := b.store.Get(key("k1")); rec.Owner != "other" || rec.Status != idem.StatusInProgress {
-		t.Errorf("record %+v, want the other owner's claim untouched", rec)
+	for _, completed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("holder completed %v", completed), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			start := time.Now().Truncate(time.Millisecond)
+			clock := newFakeClock(start)
+			h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+				// The lease passes while the work runs; another worker
+				// takes over (and, maybe, completes).
+				clock.Advance(2 * time.Minute)
+				now := clock.Now()
+				c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key("k1"), Owner: "other", Now: now,
+					LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)})
+				if err != nil || !c.Claimed {
+					t.Errorf("take-over: %+v, %v", c, err)
+				}
+				if completed {
+					if err := b.store.Complete(ctx, idem.Completion{Key: key("k1"), Owner: "other", Result: []byte("theirs"), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
+						t.Error(err)
+					}
+				}
+				return []byte("ours"), nil
+			}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Minute)))
+			got := b.invoke(h, msg("m1", "k1"), msg("m2", "k1"))
+			rec, _ := b.store.Get(key("k1"))
+			if rec.Owner != "other" {
+				t.Errorf("record %+v, want the other owner's, untouched", rec)
+			}
+			if !completed {
+				wantIDs(t, got, "m1", "m2")
+				if err := b.failure("m1"); !errors.Is(err, idem.ErrLeaseLost) {
+					t.Errorf("m1: %v, want idem.ErrLeaseLost", err)
+				}
+				return
+			}
+			wantIDs(t, got)
+			if got := b.replays["m2"]; got != "ours" {
+				t.Errorf("the copy was replayed %q, want the fresh result", got)
+			}
+			b.wantSummary(map[string]int{"executed": 1, "replayed": 1, "superseded": 1})
+		})
 	}
-	if got := b.replays["m2"]; got != "ours" {
-		t.Errorf("the copy was replayed %q, want the fresh result", got)
-	}
-	b.wantSummary(map[string]int{"executed": 1, "replayed": 1})
 }
 
 // deadlineSpy records the deadline each completion was sent under.

@@ -39,7 +39,8 @@ func failed(op string, err error) result { return result{op: op, err: err} }
 
 // acked reports whether the record may be deleted from the queue: its
 // key is settled, by this execution (Executed), an earlier one (Replayed)
-// or another owner's claim (Superseded).
+// or another claim's, which completed it (Superseded; execute fails a
+// Superseded record whose key is still in progress).
 func (r *result) acked() bool {
 	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed || r.Outcome == idem.Superseded)
 }

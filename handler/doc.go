@@ -21,7 +21,8 @@
 //	IN_PROGRESS, lease live       not run         batch item failure   in progress; back-off
 //	function error or panic       released        batch item failure   failed
 //	ran; completion failed        released        batch item failure   failed (idem.NotStored)
-//	ran; key taken over meanwhile not stored      success (deleted)    executed, superseded; warning
+//	ran; taken over, completed    not stored      success (deleted)    executed, superseded; warning
+//	ran; taken over, in progress  not stored      batch item failure   failed; warning
 //	no key, body not JSON         not run         batch item failure   failed (or keyless: WithKeyless)
 //	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
 //	store unreachable             -               batch item failure   failed

@@ -23,7 +23,7 @@ type counts struct {
 	Skipped       int // not started: deadline guard or FIFO
 	TookOver      int // executed over a passed lease or an expired record
 	ResultOmitted int // executed; the result was too large to store
-	Superseded    int // executed; the lease had passed and another claim owns the key
+	Superseded    int // executed and acknowledged: the lease had passed and another claim had completed the key
 	BackedOff     int // in progress; visibility changed
 	Reported      int // batch item failures in the response
 }

@@ -56,10 +56,16 @@ func (b *batch) execute(s *slot) result {
 		return result{Result: res}
 	case idem.Superseded:
 		// The work ran, but its lease had passed and another claim owns
-		// the key: that owner's delivery settles it. Ours is done;
-		// reporting it would only run the work once more.
+		// the key. Only a completed key is settled: one still in progress
+		// may yet fail, and that claim may be working from an older
+		// delivery of this very message, whose failure would bring
+		// nothing back. So this message comes back, to replay that
+		// claim's result, wait for it, or run the work again.
 		b.o.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
-			"message_id", s.msg.MessageId, "key", string(s.key), "err", err)
+			"message_id", s.msg.MessageId, "key", string(s.key), "holder", string(res.Holder), "err", err)
+		if res.Holder != idem.StatusCompleted {
+			return failed("complete", err)
+		}
 		return result{Result: res}
 	case idem.Replayed:
 		if err != nil {

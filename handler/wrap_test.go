@@ -307,9 +307,9 @@ func TestResultNotStored(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusInProgress, "another", "this")}
-		// Another worker took the key over: this delivery is acknowledged,
-		// that one settles the key (see also ack_test.go).
+		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusCompleted, "another", "this")}
+		// Another worker took the key over and completed it: this
+		// delivery is acknowledged (see also ack_test.go).
 		wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
 		b.wantSummary(map[string]int{"executed": 1, "superseded": 1})
 	})

@@ -15,8 +15,9 @@ type Func func(ctx context.Context) ([]byte, error)
 // Outcome says what Do did.
 type Outcome int
 
-// The outcomes of Do. Only Executed, Replayed and Superseded settle the
-// caller's request; the others leave it to be tried again.
+// The outcomes of Do. Only Executed, Replayed, and Superseded with
+// Result.Holder StatusCompleted, settle the caller's request; the others
+// leave it to be tried again.
 const (
 	// Executed: the work ran now and its result was stored, with its staged
 	// writes (or, with Result.Omitted, the key was settled without it).
@@ -29,9 +30,12 @@ const (
 	InProgress
 	// Superseded: the work ran now, but its completion was refused because
 	// another claim owns the key (this claim's lease had passed and the key
-	// was taken over): that owner settles the key. Value is the fresh
-	// result, not stored; the error wraps ErrLeaseLost. Nothing here needs
-	// doing again.
+	// was taken over). Value is the fresh result, not stored; the error
+	// wraps ErrLeaseLost. Result.Holder says whether the key is settled:
+	// StatusCompleted, by that claim's execution; StatusInProgress, not
+	// yet — that claim may still fail, and only a retry of this request
+	// (which replays its result, waits for it, or runs the work again)
+	// can tell.
 	Superseded
 	// NotStored: the work ran now, but neither its result nor its staged
 	// writes could be stored (a store error, a staged write's condition, a
@@ -72,6 +76,10 @@ type Result struct {
 	// Executed; as stored, for Replayed. A copy of the result kept
 	// elsewhere (a cache) must not outlive it.
 	ExpiresAt time.Time
+	// Holder is, for Superseded, the status of the record the other claim
+	// owns: StatusCompleted (the key is settled) or StatusInProgress (it
+	// is not, yet).
+	Holder Status
 	// Omitted is set when the work's result was too large to store
 	// (ErrResultTooLarge) and the key was completed without it, so the work
 	// is not run again. When Executed, Value is the fresh result and Do
@@ -94,9 +102,10 @@ type Result struct {
 // Errors are *Error values naming the key. When fn succeeded, the Outcome
 // says what became of its result, from the completion's own answer:
 // Executed (stored), Superseded (refused because another claim owns the
-// key) or NotStored (anything else: the claim is released, and whatever
-// that release answers, the key is not settled). Do returns the fresh
-// Value with each, and an error with the last two.
+// key; Result.Holder says whether that claim has completed it) or
+// NotStored (anything else: the claim is released, and whatever that
+// release answers, the key is not settled). Do returns the fresh Value
+// with each, and an error with the last two.
 //
 // A result too large to store still settles the key: Do completes the
 // record without it (Completion.OmittedBytes), returns Executed with
@@ -194,7 +203,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	// The outcome is decided here, from the completion's own answer, before
 	// anything else is asked of the store.
 	if lost, ok := errors.AsType[*LeaseLostError](err); ok && lost.Superseded() {
-		res.Outcome = Superseded
+		res.Outcome, res.Holder = Superseded, lost.Status
 		return res, completeError(key, tooLarge, err)
 	}
 	res.Outcome = NotStored

@@ -16,9 +16,10 @@
 // When the work succeeds, the outcome says what became of its result, from
 // the completion's own answer: Executed (stored, with the staged writes),
 // Superseded (refused because another claim took the key over after this
-// lease passed: ack, the new owner settles the key) or NotStored (anything
-// else: the claim is released, and the caller must not ack). Only Executed,
-// Replayed and Superseded settle a request.
+// lease passed; Result.Holder says whether that claim has completed it) or
+// NotStored (anything else: the claim is released, and the caller must not
+// ack). Only Executed, Replayed, and Superseded with the holder COMPLETED,
+// settle a request.
 //
 // When the work fails or panics the claim is released (deleted) so a retry
 // can claim again. Complete, Release and Extend are fenced by an owner token

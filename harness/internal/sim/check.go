@@ -87,8 +87,9 @@ func (w *world) holds(key string, x *exec, rec idem.Record, ok bool) error {
 		return fmt.Errorf("%s is COMPLETED by %s, whose Complete the store never applied", key, x)
 	case !bytes.Equal(rec.Result, x.value):
 		return fmt.Errorf("%s holds %q, but %s's work returned %q", key, rec.Result, x, x.value)
-	case x.committed != x.staged:
-		return fmt.Errorf("%s is COMPLETED by %s with %d of its %d staged writes", key, x, x.committed, x.staged)
+	}
+	if n, twice := x.commits(w.store); n != x.staged || twice {
+		return fmt.Errorf("%s is COMPLETED by %s with %d of its %d staged writes (one twice: %v)", key, x, n, x.staged, twice)
 	}
 	return nil
 }
@@ -98,11 +99,14 @@ func (w *world) holds(key string, x *exec, rec idem.Record, ok bool) error {
 // requests and at the end.
 func (w *world) checkExec(ex *exec) {
 	var err error
+	n, twice := ex.commits(w.store)
 	switch {
-	case ex.completed && ex.committed != ex.staged:
-		err = fmt.Errorf("%s's completion was applied with %d runs of its %d staged writes", ex, ex.committed, ex.staged)
-	case !ex.completed && ex.committed > 0:
-		err = fmt.Errorf("%s's staged writes ran %d times, but its completion was not applied", ex, ex.committed)
+	case twice:
+		err = fmt.Errorf("%s's staged writes: one was committed twice", ex)
+	case ex.completed && n != ex.staged:
+		err = fmt.Errorf("%s's completion was applied with %d of its %d staged writes", ex, n, ex.staged)
+	case !ex.completed && n > 0:
+		err = fmt.Errorf("%s's staged writes: %d committed, but its completion was not applied", ex, n)
 	}
 	if err != nil && w.broken == nil {
 		w.broken = err
@@ -121,11 +125,13 @@ func (w *world) fenced(ex *exec, op string, before idem.Record, held bool, err e
 // checkAck tests a message the event source mapping just deleted. Its key
 // must be COMPLETED with the result its batch handed on: the result of the
 // batch's own execution, or of the one it replayed, whose completion the
-// store applied with its staged writes. The one exception is idemq's
-// choice: an execution whose Complete found another owner holding the key
-// may have its message deleted, since that owner's delivery settles the
-// key; then the key must be COMPLETED, or have a message still queued, or
-// have been dead-lettered.
+// store applied with its staged writes. The one exception: an execution
+// whose Complete was refused because another execution had completed the
+// key (idem.Superseded with the holder COMPLETED) may have its message
+// deleted; the key must then hold that execution's result. A Complete
+// refused while the other owner still held the key IN_PROGRESS must not
+// acknowledge: that owner may be working from an older delivery of the
+// same message, and fail (seeds 12969, 62678, 80219 found it so).
 func (w *world) checkAck(b *batch, m *message) error {
 	ex := b.claims[m.key]
 	rec, ok := w.store.Get(w.ikey(m.key))
@@ -151,8 +157,8 @@ func (w *world) checkAck(b *batch, m *message) error {
 	case ex.superseded != nil:
 		w.stats.Superseded++
 		w.logf("%s: %s's Complete found %s holding the key", who, ex, ex.superseded)
-		if !(ok && rec.Status == idem.StatusCompleted) && !w.pending(m.key) && !w.dead[m.key] {
-			return fmt.Errorf("%s, whose %s was superseded by %s, but nothing is left to settle the key: it is %s and no message of it is queued", who, ex, ex.superseded, w.describe(rec, ok))
+		if err := w.holds(m.key, ex.superseded, rec, ok); err != nil {
+			return fmt.Errorf("%s, whose %s was superseded by %s, which had not completed the key: %w", who, ex, ex.superseded, err)
 		}
 	default:
 		return fmt.Errorf("%s, but %s's result was not stored (claimed %v, called %v, Complete refused %v) and no other owner held the key at its Complete; the key is %s",

@@ -116,13 +116,19 @@ func (s *Stats) Add(o Stats) {
 	}
 }
 
-// Unreached names the cases that no run counted in s reached.
-func (s *Stats) Unreached() []string {
+// Unreached names the cases that no run counted in s reached; with rare,
+// also those a few thousand seeds may miss (an acknowledgement after a
+// take-over needs a stalled execution whose Complete finds another
+// message's execution has completed the key: about one seed in 10,000).
+func (s *Stats) Unreached(rare bool) []string {
 	var out []string
+	if rare && s.Superseded == 0 {
+		out = append(out, "an acknowledgement after a take-over")
+	}
 	for name, n := range map[string]int{
 		"a crash": s.Crashes, "a replay": s.Replays, "an in-progress retry": s.InProgress,
 		"a take-over": s.TakeOvers, "a failed call": s.Failures, "a stall": s.Stalls,
-		"a fenced-off Complete": s.FencedOff, "an acknowledgement after a take-over": s.Superseded,
+		"a fenced-off Complete":           s.FencedOff,
 		"a completion with staged writes": s.Staged, "a heartbeat": s.Beats,
 		"a heartbeat that found the lease lost": s.BeatsLost, "two messages of one key in a batch": s.Copies,
 		"a refused Complete whose Release lost its answer": s.RefusedCompleteLostRelease,

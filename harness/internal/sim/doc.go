@@ -41,10 +41,13 @@
 //     applied;
 //   - every deleted message's key is COMPLETED with the result its batch
 //     handed on (its own execution's, or the one it replayed). The one
-//     exception is idemq's: if the execution's Complete found another owner
-//     holding the key, the message may go, provided something is left to
-//     settle the key: it is COMPLETED, a message of it is queued, or one
-//     was dead-lettered;
+//     exception: if the execution's Complete was refused because another
+//     execution had completed the key (idem.Superseded, holder COMPLETED),
+//     the message may go, and the key must hold that execution's result.
+//     A Complete refused while the other owner still held the key
+//     IN_PROGRESS must not let its message go: seeds 12969, 62678 and
+//     80219 found that other owner working from an older delivery of the
+//     same message, and failing with nothing left to bring the key back;
 //
 // and at the end, when the queue is empty and every instance idle: every
 // key is COMPLETED, or dead-lettered, and reached the provider.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/memstore"
 )
 
 // exec is one idem.Do on one worker: its claim of a key and everything
@@ -20,7 +21,6 @@ type exec struct {
 	completed bool // a Complete by owner was applied
 	value     []byte
 	staged    int // writes the work staged
-	committed int // staged writes the store ran
 
 	found      *exec // the claim found the key COMPLETED by this execution
 	superseded *exec // held the key when our Complete was applied
@@ -31,6 +31,22 @@ type exec struct {
 }
 
 func (ex *exec) String() string { return fmt.Sprintf("e%d", ex.n) }
+
+// writeKey is where ex's i-th staged write counts its commits.
+func (ex *exec) writeKey(i int) string { return fmt.Sprintf("%s/write%d", ex, i) }
+
+// commits is how many of ex's staged writes the store committed, and
+// whether any was committed more than once.
+func (ex *exec) commits(s *memstore.Store) (n int, twice bool) {
+	for i := range ex.staged {
+		v, _ := s.Value(ex.writeKey(i))
+		if len(v) > 0 {
+			n++
+		}
+		twice = twice || len(v) > 1
+	}
+	return n, twice
+}
 
 // newExec starts the execution of a claim request by wk.
 func (w *world) newExec(wk *worker, req idem.ClaimRequest) *exec {

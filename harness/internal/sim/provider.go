@@ -58,7 +58,7 @@ func (wk *worker) work(ctx context.Context, msg events.SQSMessage) ([]byte, erro
 	wk.inFn, wk.calling = false, false
 	if w.rng.Float64() < w.cfg.StageRate {
 		for range 1 + w.rng.IntN(2) {
-			if err := idem.Stage(ctx, stagedWrite(ex)); err != nil {
+			if err := idem.Stage(ctx, stagedWrite(ex, ex.staged)); err != nil {
 				w.broken = fmt.Errorf("%s: %w", ex, err)
 			}
 			ex.staged++
@@ -75,10 +75,15 @@ func (wk *worker) work(ctx context.Context, msg events.SQSMessage) ([]byte, erro
 	return ex.value, nil
 }
 
-// stagedWrite is a write the store runs with ex's completion: it notes
-// that it ran.
-func stagedWrite(ex *exec) memstore.Write {
-	return func() { ex.committed++ }
+// stagedWrite is ex's i-th staged write: it counts, in the store's own
+// data, how often it was committed with a completion (see exec.commits).
+func stagedWrite(ex *exec, i int) memstore.Write {
+	key := ex.writeKey(i)
+	return func(tx *memstore.Tx) error {
+		n, _ := tx.Get(key)
+		tx.Put(key, append(n, 1))
+		return nil
+	}
 }
 
 func minTime(a, b time.Time) time.Time {
