@@ -36,13 +36,11 @@ var contextKeys = map[string]string{
 	"DisableBackoff":       "idemq:backoff",
 	"Tracing":              "idemq:tracing",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
+	"ProviderURL":          "idemq:providerUrl",
 }
 
 // The context keys NewStack reads that are not WorkerProps fields.
 const (
-	// ctxProviderURL is the model provider's base URL, given to the
-	// function as IDEMQ_PROVIDER_URL.
-	ctxProviderURL = "idemq:providerUrl"
 	// ctxBootstrapDir names a directory holding a bootstrap built
 	// elsewhere, deployed instead of building ./lambda.
 	ctxBootstrapDir = "idemq:bootstrapDir"
@@ -66,7 +64,6 @@ func contextLabel(field string) string {
 // stackContext is what NewStack reads from the context.
 type stackContext struct {
 	props         WorkerProps
-	providerURL   string
 	bootstrapDir  string
 	apiKeySecret  string // "": none
 	apiKeyKMSKey  string // "": none (the secret uses aws/secretsmanager)
@@ -79,7 +76,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	var c stackContext
 	all, _ := node.GetAllContext(nil).(map[string]any)
 	known := slices.Collect(maps.Values(contextKeys))
-	known = append(known, ctxProviderURL, ctxBootstrapDir, ctxAlarmTopicArn, ctxProviderAPIKeySecretKMSKey)
+	known = append(known, ctxBootstrapDir, ctxAlarmTopicArn, ctxProviderAPIKeySecretKMSKey)
 	for _, key := range slices.Sorted(maps.Keys(all)) {
 		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
 			slices.Sort(known)
@@ -102,7 +99,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
 	p.Tracing = r.boolean("Tracing")
-	c.providerURL = r.str("", ctxProviderURL)
+	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
 	c.apiKeyKMSKey = r.str("", ctxProviderAPIKeySecretKMSKey)

@@ -16,9 +16,8 @@ const (
 	// EnvBackoff is "true" when in-progress back-off is on, "false" when
 	// it is off: always set, so the worker's own default never decides.
 	EnvBackoff = "IDEMQ_BACKOFF"
-	// EnvProviderURL holds the model provider's base URL. NewStack sets it
-	// from the idemq:providerUrl context key; a Worker sets it only through
-	// WorkerProps.Environment.
+	// EnvProviderURL holds the model provider's base URL; set only when
+	// WorkerProps.ProviderURL is (NewStack: idemq:providerUrl).
 	EnvProviderURL = "IDEMQ_PROVIDER_URL"
 	// EnvProviderAPIKeySecret names the Secrets Manager secret holding the
 	// provider's API key; set only when WorkerProps.ProviderAPIKeySecret
@@ -31,4 +30,4 @@ const (
 )
 
 // reservedEnv are the names a Worker sets itself.
-var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret}
+var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderURL, EnvProviderAPIKeySecret}

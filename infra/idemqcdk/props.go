@@ -92,6 +92,16 @@ type WorkerProps struct {
 	// path (e.g. "Idemq/Worker"), which, unlike the function's generated
 	// name, survives the function being replaced.
 	Namespace string
+	// ProviderURL is the model provider's OpenAI-compatible base URL (such
+	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute
+	// http or https URL with a host and no user information, query or
+	// fragment, checked at synth; plain http to a host that is not a
+	// loopback one deploys with a warning. A token (a value known only at
+	// deployment) is passed unchecked. The reference worker in lambda/
+	// needs it (NewStack requires it); a worker of your own that calls no
+	// provider may leave it empty. Defaults to empty: the variable is not
+	// set.
+	ProviderURL string
 	// DisableBackoff turns off the worker's in-progress back-off. With
 	// back-off on (the default) the function may call
 	// sqs:ChangeMessageVisibility on its queue and IDEMQ_BACKOFF is "true":
@@ -116,11 +126,10 @@ type WorkerProps struct {
 	// the function may then use the key for kms:Decrypt, through Secrets
 	// Manager in the secret's region only. Defaults to nil: no API key.
 	ProviderAPIKeySecret awssecretsmanager.ISecret
-	// Environment holds further variables for the function, such as
-	// EnvProviderURL. A name the Worker sets itself (EnvTable,
-	// EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff,
-	// EnvProviderAPIKeySecret) is rejected, and so is EnvProviderAPIKey: the
-	// function's configuration would hold the key in plain text. Defaults
-	// to none.
+	// Environment holds further variables for the function. A name the
+	// Worker sets itself (EnvTable, EnvRecordExpiry, EnvKeyField,
+	// EnvNamespace, EnvBackoff, EnvProviderURL, EnvProviderAPIKeySecret)
+	// is rejected, and so is EnvProviderAPIKey: the function's
+	// configuration would hold the key in plain text. Defaults to none.
 	Environment map[string]string
 }

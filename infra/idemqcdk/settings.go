@@ -167,6 +167,20 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		}
 	}
 
+	if p.ProviderURL != "" && !isToken(p.ProviderURL) {
+		warning, err := checkProviderURL(p.ProviderURL, label)
+		if err != nil {
+			return s, err
+		}
+		if warning != "" {
+			s.warnings = append(s.warnings, warning)
+		}
+	}
+
+	if _, ok := p.Environment[EnvProviderURL]; ok {
+		return s, bad("Environment", "%s sets %s, which the Worker sets itself from %s once checked; set that instead",
+			label("Environment"), EnvProviderURL, label("ProviderURL"))
+	}
 	for _, name := range reservedEnv {
 		if _, ok := p.Environment[name]; ok {
 			return s, bad("Environment", "%s sets %s, which the Worker sets itself; remove it", label("Environment"), name)

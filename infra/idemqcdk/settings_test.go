@@ -173,3 +173,38 @@ func TestRecordExpiryShortOfARedriveWarns(t *testing.T) {
 			assertions.Match_StringLikeRegexp(jsii.String(`idemq:recordExpiry 200h0m0s does not cover a redrive from the dead-letter queue, which keeps messages 336h0m0s: a message redriven more than 103h0m0s after it was sent .* run its work again; leave idemq:recordExpiry unset for the computed 541h15m0s`)))
 	})
 }
+
+// TestProviderURL checks the provider URLs synth takes, each given to the
+// function as it is, and the warning for plain http beyond this machine.
+func TestProviderURL(t *testing.T) {
+	cases := []struct {
+		url  string
+		warn bool
+	}{
+		{"https://api.openai.com/v1", false},
+		{"https://openrouter.ai/api/v1/", false},
+		{"https://llm.internal.example:8443", false},
+		{"http://127.0.0.1:8080/v1", false},
+		{"http://localhost:11434", false},
+		{"http://[::1]:11434/v1", false},
+		{"http://llm.internal.example/v1", true},
+	}
+	for _, c := range cases {
+		t.Run(c.url, func(t *testing.T) {
+			stack := newStack(t, map[string]any{"idemq:providerUrl": c.url})
+			check(t, "environment", func() {
+				assertions.Template_FromStack(stack, nil).HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+					"Environment": obj{"Variables": obj{"IDEMQ_PROVIDER_URL": c.url}},
+				})
+			})
+			a := assertions.Annotations_FromStack(stack)
+			if c.warn {
+				check(t, "warning", func() {
+					a.HasWarning(jsii.String("/Idemq/Worker"), assertions.Match_StringLikeRegexp(jsii.String(`idemq:providerUrl ".*" is plain http`)))
+				})
+			} else {
+				check(t, "no warning", func() { a.HasNoWarning(jsii.String("*"), assertions.Match_AnyValue()) })
+			}
+		})
+	}
+}

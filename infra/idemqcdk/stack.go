@@ -27,7 +27,8 @@ type StackProps struct {
 // NewStack adds the stack this repository's cdk.json deploys: a Worker whose
 // settings come from the idemq:* context keys (cdk.json's "context", or -c
 // key=value), with the URLs of the queue and the dead-letter queue, the
-// table's name and the function's name and ARN as outputs. With
+// table's name and the function's name and ARN as outputs.
+// idemq:providerUrl is required. With
 // idemq:providerApiKeySecret set, the function reads the provider's API key
 // from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
 // decrypt it with that KMS key; with idemq:alarmTopicArn set, every alarm
@@ -42,8 +43,13 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	if err != nil {
 		return nil, err
 	}
-	if c.providerURL != "" {
-		c.props.Environment = map[string]string{EnvProviderURL: c.providerURL}
+	// The reference worker cannot start without its provider: an empty
+	// URL would deploy a function that fails every start-up while the
+	// queue drains into the dead-letter queue.
+	if c.props.ProviderURL == "" {
+		return nil, &SettingError{Field: "ProviderURL", Msg: fmt.Sprintf(
+			"%s is empty or unset: the worker needs its model provider's OpenAI-compatible base URL, like https://api.openai.com/v1 (cdk.json ships that one)",
+			contextLabel("ProviderURL"))}
 	}
 	s, err := c.props.resolve(contextLabel)
 	if err != nil {

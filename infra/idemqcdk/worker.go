@@ -70,6 +70,9 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		env[EnvKeyField] = jsii.String(p.KeyField)
 	}
 	env[EnvBackoff] = jsii.String(strconv.FormatBool(s.backoff))
+	if p.ProviderURL != "" {
+		env[EnvProviderURL] = jsii.String(p.ProviderURL)
+	}
 	if p.ProviderAPIKeySecret != nil {
 		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
 	}

@@ -43,6 +43,8 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Timeout: time.Minute, VisibilityTimeout: time.Second}},
 		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvTable: "x"}}},
 		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}},
+		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderURL: "https://api.openai.com/v1"}}},
+		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, ProviderURL: "not-a-url"}},
 		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}},
 	}
 	for _, c := range cases {
