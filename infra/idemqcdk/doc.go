@@ -6,8 +6,10 @@
 // Use Worker in your own CDK app:
 //
 //	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{
-//		Code:    idemqcdk.GoCode(".", "./lambda"),
-//		Timeout: 30 * time.Second,
+//		Code:        idemqcdk.GoCode(".", "./lambda"),
+//		Namespace:   "jobs", // required: every key's prefix, never to change
+//		ProviderURL: "https://api.openai.com/v1",
+//		Timeout:     30 * time.Second,
 //	})
 //
 // or NewStack, the stack this repository's cdk.json deploys, which reads the

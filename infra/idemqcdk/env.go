@@ -9,7 +9,7 @@ const (
 	// (time.Duration.String, e.g. "120h19m0s").
 	EnvRecordExpiry = "IDEMQ_RECORD_EXPIRY"
 	// EnvKeyField holds the JSON field of the body that carries the
-	// idempotency key; set only when WorkerProps.KeyField is.
+	// idempotency key (WorkerProps.KeyField).
 	EnvKeyField = "IDEMQ_KEY_FIELD"
 	// EnvNamespace holds the prefix of every idempotency key.
 	EnvNamespace = "IDEMQ_NAMESPACE"

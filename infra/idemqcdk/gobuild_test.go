@@ -107,7 +107,7 @@ func stagedAsset(t *testing.T, code func() awslambda.Code, overrides map[string]
 	ctx := appContext(t, overrides)
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
-	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{Code: code()})
+	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{Code: code(), Namespace: "jobs"})
 	fns := *assertions.Template_FromStack(stack, nil).FindResources(jsii.String("AWS::Lambda::Function"), nil)
 	if len(fns) != 1 {
 		t.Fatalf("%d functions, want 1", len(fns))

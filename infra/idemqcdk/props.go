@@ -83,14 +83,17 @@ type WorkerProps struct {
 	// record.
 	RecordExpiry time.Duration
 	// KeyField is the JSON field of the message body holding the
-	// idempotency key, passed as IDEMQ_KEY_FIELD. Defaults to empty: the
-	// variable is not set and the worker's own default applies.
+	// idempotency key (a field as idem.CheckField takes it), passed as
+	// IDEMQ_KEY_FIELD. Like Namespace, it must stay the same while records
+	// live. Defaults to handler.DefaultKeyField, "idempotency_key".
 	KeyField string
 	// Namespace prefixes every idempotency key, passed as IDEMQ_NAMESPACE.
 	// It must stay the same for the records' lifetime: a new namespace
-	// makes every earlier record unreachable. Defaults to the construct's
-	// path (e.g. "Idemq/Worker"), which, unlike the function's generated
-	// name, survives the function being replaced.
+	// makes every earlier record unreachable, and every message delivered
+	// again runs its work again. So it has no default that could change
+	// under it: neither the function's generated name (new when the
+	// function is replaced) nor the construct's path (new when the
+	// construct moves). Required: a plain string, not a token.
 	Namespace string
 	// ProviderURL is the model provider's OpenAI-compatible base URL (such
 	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute

@@ -73,6 +73,7 @@ func TestWorkerProviderAPIKeySecret(t *testing.T) {
 	secret := awssecretsmanager.NewSecret(stack, jsii.String("Key"), nil)
 	idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
+		Namespace:            "jobs",
 		ProviderAPIKeySecret: secret,
 	})
 	tpl := assertions.Template_FromStack(stack, nil)
@@ -99,6 +100,7 @@ func TestWorkerProviderAPIKeySecretWithKey(t *testing.T) {
 	})
 	idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
+		Namespace:            "jobs",
 		ProviderAPIKeySecret: secret,
 	})
 	tpl := assertions.Template_FromStack(stack, nil)

@@ -2,6 +2,7 @@ package idemqcdk
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemq/idemq/handler"
@@ -57,6 +58,7 @@ type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int
 	fifo, backoff, tracing                         bool
+	keyField                                       string
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
 	warnings []string
@@ -165,6 +167,24 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 					"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
 				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
 		}
+	}
+
+	// The key's parts: anything that can change under the records makes
+	// every redelivered request run again.
+	switch ns := p.Namespace; {
+	case strings.TrimSpace(ns) == "":
+		return s, bad("Namespace", "%s is empty or unset: it prefixes every idempotency key and must stay the same while records live, so it has no default "+
+			"(the function's name and the construct's path both change when the function or construct does); set it once, e.g. to \"idemq\", and never change it",
+			label("Namespace"))
+	case isToken(ns):
+		return s, bad("Namespace", "%s is a token (a value known only at deployment, such as a generated name), which can change and with it every key; set a plain string",
+			label("Namespace"))
+	case strings.TrimSpace(ns) != ns:
+		return s, bad("Namespace", "%s %q has leading or trailing white space; set it without", label("Namespace"), ns)
+	}
+	s.keyField = or(p.KeyField, handler.DefaultKeyField)
+	if err := idem.CheckField(s.keyField); err != nil {
+		return s, &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is not a field the worker can read", label("KeyField"), s.keyField), Err: err}
 	}
 
 	if p.ProviderURL != "" && !isToken(p.ProviderURL) {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/handler"
 )
 
 // TestRecordExpiryFollowsQueueSettings checks the expiry the function gets,
@@ -205,6 +207,22 @@ func TestProviderURL(t *testing.T) {
 			} else {
 				check(t, "no warning", func() { a.HasNoWarning(jsii.String("*"), assertions.Match_AnyValue()) })
 			}
+		})
+	}
+}
+
+// TestKeyFieldDefault checks that without idemq:keyField the function is
+// still told its key field: handler.DefaultKeyField, stated by the code,
+// not left to the worker's own default.
+func TestKeyFieldDefault(t *testing.T) {
+	for name, v := range map[string]any{"absent": nil, "empty": ""} {
+		t.Run(name, func(t *testing.T) {
+			tpl := synth(t, map[string]any{"idemq:keyField": v})
+			check(t, "environment", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+					"Environment": obj{"Variables": obj{"IDEMQ_KEY_FIELD": handler.DefaultKeyField}},
+				})
+			})
 		})
 	}
 }

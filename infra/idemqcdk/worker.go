@@ -63,12 +63,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
 	}
 	env[EnvNamespace] = jsii.String(p.Namespace)
-	if p.Namespace == "" {
-		env[EnvNamespace] = c.Node().Path()
-	}
-	if p.KeyField != "" {
-		env[EnvKeyField] = jsii.String(p.KeyField)
-	}
+	env[EnvKeyField] = jsii.String(s.keyField)
 	env[EnvBackoff] = jsii.String(strconv.FormatBool(s.backoff))
 	if p.ProviderURL != "" {
 		env[EnvProviderURL] = jsii.String(p.ProviderURL)

@@ -2,6 +2,7 @@ package idemqcdk_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,34 @@ func TestCheckNamesFields(t *testing.T) {
 	if !strings.Contains(err.Error(), "VisibilityTimeout 30s is shorter than Timeout 1m0s") {
 		t.Errorf("message: %v", err)
 	}
-	if err := (&idemqcdk.WorkerProps{}).Check(); err != nil {
-		t.Errorf("zero WorkerProps: %v", err)
+	if err := (&idemqcdk.WorkerProps{Namespace: "jobs"}).Check(); err != nil {
+		t.Errorf("WorkerProps with a namespace alone: %v", err)
+	}
+}
+
+// TestNamespaceRequired checks that a Worker has no namespace but the one
+// it is given: none, blank or a token (a value that can change) fails
+// Check naming Namespace, and NewWorker panics with the same error.
+func TestNamespaceRequired(t *testing.T) {
+	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
+	generated := awscdk.NewCfnResource(stack, jsii.String("Thing"), &awscdk.CfnResourceProps{Type: jsii.String("AWS::SQS::Queue")}).Ref()
+	for name, ns := range map[string]string{"unset": "", "blank": "  ", "a token": *generated, "spaces around": " jobs"} {
+		t.Run(name, func(t *testing.T) {
+			err := (&idemqcdk.WorkerProps{Namespace: ns}).Check()
+			var se *idemqcdk.SettingError
+			if !errors.As(err, &se) || se.Field != "Namespace" || !strings.Contains(err.Error(), "Namespace") {
+				t.Fatalf("Check: got %v, want a *SettingError naming Namespace", err)
+			}
+			t.Log(err)
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Namespace") {
+					t.Errorf("NewWorker: recovered %v, want a panic naming Namespace", r)
+				}
+			}()
+			idemqcdk.NewWorker(stack, "Jobs"+strings.ReplaceAll(name, " ", ""), &idemqcdk.WorkerProps{
+				Code: awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil), Namespace: ns,
+			})
+		})
 	}
 }
 
@@ -37,21 +64,30 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 	cases := []struct {
 		name  string
 		props *idemqcdk.WorkerProps
+		want  string // in the panic's message
 	}{
-		{"no code", &idemqcdk.WorkerProps{}},
-		{"nil props", nil},
-		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Timeout: time.Minute, VisibilityTimeout: time.Second}},
-		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvTable: "x"}}},
-		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}},
-		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderURL: "https://api.openai.com/v1"}}},
-		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, ProviderURL: "not-a-url"}},
-		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}},
+		{"no code", &idemqcdk.WorkerProps{Namespace: "jobs"}, "Code"},
+		{"nil props", nil, "Code"},
+		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Timeout: time.Minute, VisibilityTimeout: time.Second}, "VisibilityTimeout"},
+		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{idemqcdk.EnvTable: "x"}}, idemqcdk.EnvTable},
+		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+			Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}, idemqcdk.EnvProviderAPIKeySecret},
+		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+			Environment: map[string]string{idemqcdk.EnvProviderURL: "https://api.openai.com/v1"}}, "ProviderURL"},
+		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", ProviderURL: "not-a-url"}, "ProviderURL"},
+		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+			Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}, idemqcdk.EnvProviderAPIKey},
+		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", KeyField: "order..id"}, "KeyField"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("NewWorker did not panic")
+				r := recover()
+				if r == nil {
+					t.Fatalf("NewWorker did not panic")
+				}
+				if !strings.Contains(fmt.Sprint(r), c.want) {
+					t.Errorf("NewWorker panicked with %v, want a message naming %s", r, c.want)
 				}
 			}()
 			stack := awscdk.NewStack(newApp(t, nil), jsii.String("S"), nil)
@@ -65,8 +101,9 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 func TestWorkerInUsersStack(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 	w := idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
-		Code:     awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
-		KeyField: "order_id",
+		Code:      awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
+		KeyField:  "order_id",
+		Namespace: "jobs",
 	})
 	if w.RecordExpiry != 541*time.Hour+15*time.Minute {
 		t.Errorf("RecordExpiry = %s, want 541h15m0s", w.RecordExpiry)
@@ -79,7 +116,7 @@ func TestWorkerInUsersStack(t *testing.T) {
 				"IDEMQ_RECORD_EXPIRY": "541h15m0s",
 				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "order_id",
-				"IDEMQ_NAMESPACE":     "Users/Jobs",
+				"IDEMQ_NAMESPACE":     "jobs",
 			})},
 		})
 	})
