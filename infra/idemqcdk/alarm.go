@@ -3,6 +3,7 @@ package idemqcdk
 import (
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -18,14 +19,22 @@ import (
 // behind or a message keeps failing.
 const ageFactor = 2
 
+// deadLetterExpiryAge is the age in the dead-letter queue at which the
+// dead-letter expiry alarm goes off for a queue whose dead letters are
+// sure to stay stay: half of it, to the minute, and at least a minute.
+func deadLetterExpiryAge(stay time.Duration) time.Duration {
+	return max((stay / 2).Truncate(time.Minute), time.Minute)
+}
+
 // newAlarms adds w's alarms, none with an action (NewStack gives each the
 // topic of idemq:alarmTopicArn): any message in the dead-letter queue
-// (each failed every receive it had); the oldest message waiting longer
-// than ageFactor × (visibility timeout + batching window); any function
-// error (the whole batch failed: a crash, a timeout or a bad
-// configuration, as a record's own failure is reported in the batch
-// response instead); any throttled invocation. Missing data is not
-// breaching: a quiet queue is fine.
+// (each failed every receive it had); the oldest dead letter halfway
+// through the time it is sure to be kept (settings.deadLetterStay), before
+// SQS drops it; the oldest message waiting longer than ageFactor ×
+// (visibility timeout + batching window); any function error (the whole
+// batch failed: a crash, a timeout or a bad configuration, as a record's
+// own failure is reported in the batch response instead); any throttled
+// invocation. Missing data is not breaching: a quiet queue is fine.
 func newAlarms(scope constructs.Construct, w *Worker, s settings) {
 	period := awscdk.Duration_Minutes(jsii.Number(5))
 	alarm := func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm {
@@ -40,8 +49,14 @@ func newAlarms(scope constructs.Construct, w *Worker, s settings) {
 	maximum := &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum")}
 	sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
 	age := ageFactor * (s.visibility + s.window)
+	stay := s.deadLetterStay()
+	expiryAge := deadLetterExpiryAge(stay)
 	w.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
 		w.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(maximum), 1)
+	w.DeadLetterExpiryAlarm = alarm("DeadLetterExpiryAlarm", fmt.Sprintf(
+		"The oldest message in the idemq dead-letter queue moved there %s ago; SQS may drop it %s after it moved (sooner if it was old when it moved: it keeps its first enqueue time on a standard queue). Redrive it or save it now.",
+		expiryAge, stay),
+		w.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
 	w.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
 		w.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
 	w.ErrorsAlarm = alarm("ErrorsAlarm", "The idemq function failed a whole batch (a crash, a timeout or a bad configuration); the batch comes back.",

@@ -127,6 +127,32 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 		{"table deleted with the stack", []string{"table: retained"}, func(tb testing.TB, s awscdk.Stack) {
 			find(tb, s, "Worker/Table").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_DESTROY, nil)
 		}},
+		{"dead-letter queue deleted with the stack", []string{"dead-letter queue: retained"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/DeadLetterQueue").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_DESTROY, nil)
+		}},
+		{"dead-letter queue replaced without a trace", []string{"dead-letter queue: retained"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/DeadLetterQueue").Node().DefaultChild().(awscdk.CfnResource).AddOverride(jsii.String("UpdateReplacePolicy"), "Delete")
+		}},
+		{"the dead-letter queue's TLS policy deleted with the stack", []string{"dead-letter queue: retained"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/DeadLetterQueue/Policy").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_DESTROY, nil)
+		}},
+		{"the queue retained too", []string{"dead-letter queue: retained"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Queue").Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_RETAIN, nil)
+		}},
+		{"redrive from the queue instead", []string{"redrive:"}, func(tb testing.TB, s awscdk.Stack) {
+			queue := find(tb, s, "Worker/Queue").(awssqs.Queue)
+			override("Worker/RedrivePolicy", "PolicyDocument.Statement.0.Resource", queue.QueueArn())(tb, s)
+		}},
+		{"the redrive policy on the function's role", []string{"redrive:", "iam: no wildcard"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/RedrivePolicy").(awsiam.ManagedPolicy).AttachToRole(find(tb, s, "Worker/Role").(awsiam.Role))
+		}},
+		{"a redrive to any queue", []string{"redrive:", "iam: no wildcard"},
+			override("Worker/RedrivePolicy", "PolicyDocument.Statement.1.Resource", "*")},
+		{"the dead-letter expiry alarm at 14 days", []string{"alarms:"},
+			override("Worker/DeadLetterExpiryAlarm", "Threshold", 1209600)},
+		{"no dead-letter expiry alarm", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker").Node().TryRemoveChild(jsii.String("DeadLetterExpiryAlarm"))
+		}},
 		{"visibility timeout of 300 s", []string{"queue:"},
 			override("Worker/Queue", "VisibilityTimeout", 300)},
 		{"dead-letter queue after 1 receive", []string{"queue:"},
@@ -174,6 +200,9 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 			override("Worker/Function", "TracingConfig", obj{"Mode": "Active"})},
 		{"no dead-letter queue output", []string{"outputs:"}, func(tb testing.TB, s awscdk.Stack) {
 			s.Node().TryRemoveChild(jsii.String("DeadLetterQueueUrl"))
+		}},
+		{"no redrive policy output", []string{"outputs:"}, func(tb testing.TB, s awscdk.Stack) {
+			s.Node().TryRemoveChild(jsii.String("RedrivePolicyArn"))
 		}},
 		{"a secret grant with no secret set", []string{"secret: none", "iam: exactly"}, func(tb testing.TB, s awscdk.Stack) {
 			awssecretsmanager.Secret_FromSecretNameV2(s, jsii.String("Other"), jsii.String("other")).GrantRead(find(tb, s, "Worker/Role").(awsiam.Role), nil)

@@ -25,6 +25,11 @@ const (
 	// allows, so a failed message stays there as long as possible. The
 	// default record expiry covers a redrive from it until then.
 	DLQRetention = 14 * 24 * time.Hour
+	// MinDeadLetterStay is the least time a dead letter should be sure to
+	// stay in the dead-letter queue: a long weekend. A Retention that
+	// leaves less (over DLQRetention less MinDeadLetterStay, on a standard
+	// queue) deploys with a warning.
+	MinDeadLetterStay = 3 * 24 * time.Hour
 )
 
 // WorkerProps configures a Worker. The zero value of every field but Code

@@ -10,7 +10,10 @@ import (
 )
 
 // newQueues are the work queue and its dead-letter queue, both encrypted
-// with SQS-managed keys and refusing requests not made over TLS.
+// with SQS-managed keys and refusing requests not made over TLS. The
+// dead-letter queue, and its policy, are kept when the stack is deleted or
+// the queue replaced (as when idemq:fifo changes), like the table: the
+// requests in it failed every receive and await a redrive.
 func newQueues(scope constructs.Construct, s settings) (queue, dlq awssqs.Queue) {
 	var fifo *bool
 	if s.fifo {
@@ -21,7 +24,10 @@ func newQueues(scope constructs.Construct, s settings) (queue, dlq awssqs.Queue)
 		RetentionPeriod: seconds(DLQRetention),
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
+		RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,
 	})
+	// The TLS-only policy stays with the queue it guards.
+	dlq.Node().FindChild(jsii.String("Policy")).Node().DefaultChild().(awscdk.CfnResource).ApplyRemovalPolicy(awscdk.RemovalPolicy_RETAIN, nil)
 	queue = awssqs.NewQueue(scope, jsii.String("Queue"), &awssqs.QueueProps{
 		Fifo:              fifo,
 		RetentionPeriod:   seconds(s.retention),

@@ -77,6 +77,18 @@ func (s settings) queue() handler.QueueSettings {
 	}
 }
 
+// deadLetterStay is the least time a message is kept in the dead-letter
+// queue once it has moved there. SQS drops a standard queue's message
+// DLQRetention after it was first sent, not after it moved, and it may
+// move as late as the queue's retention; a FIFO queue's message is kept
+// DLQRetention from its move.
+func (s settings) deadLetterStay() time.Duration {
+	if s.fifo {
+		return DLQRetention
+	}
+	return DLQRetention - s.retention
+}
+
 // fieldName labels a setting by its WorkerProps field.
 func fieldName(field string) string { return field }
 
@@ -140,6 +152,12 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 
 	if err := s.checkCrashRetry(label); err != nil {
 		return s, err
+	}
+	if stay := s.deadLetterStay(); stay < MinDeadLetterStay {
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"%s %s leaves a dead letter as little as %s in the dead-letter queue before SQS drops it: a standard queue's message keeps its first enqueue time, "+
+				"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s, so answer the dead-letter alarm at once, or lower %s",
+			label("Retention"), s.retention, stay, DLQRetention, deadLetterExpiryAge(stay), label("Retention")))
 	}
 	if p.RecordExpiry == 0 {
 		life, err := handler.RecordLifetime(s.queue())

@@ -226,3 +226,44 @@ func TestKeyFieldDefault(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadLetterExpiryAlarm checks the age at which the dead-letter expiry
+// alarm goes off: half the time a dead letter is sure to stay in the
+// 14-day dead-letter queue (a standard queue's message keeps its first
+// enqueue time, so it may have spent the queue's retention already; a FIFO
+// queue's does not), and the warning when that time is under 3 days.
+func TestDeadLetterExpiryAlarm(t *testing.T) {
+	cases := []struct {
+		name      string
+		context   map[string]any
+		threshold int // seconds
+		warn      string
+	}{
+		{"96 h", nil, 5 * 86400, ""},
+		{"10 days", map[string]any{"idemq:retention": "240h"}, 2 * 86400, ""},
+		{"12 days: 2 days sure", map[string]any{"idemq:retention": "288h"}, 86400, `idemq:retention 288h0m0s leaves a dead letter as little as 48h0m0s in the dead-letter queue`},
+		{"14 days: none sure", map[string]any{"idemq:retention": "336h"}, 60, `idemq:retention 336h0m0s leaves a dead letter as little as 0s in the dead-letter queue`},
+		{"FIFO, 14 days", map[string]any{"idemq:retention": "336h", "idemq:fifo": true}, 7 * 86400, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stack := newStack(t, c.context)
+			tpl := assertions.Template_FromStack(stack, nil)
+			id := resourceIDs(t, tpl)
+			check(t, "alarm", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+					"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Threshold": c.threshold,
+					"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}},
+				})
+			})
+			a := assertions.Annotations_FromStack(stack)
+			if c.warn == "" {
+				check(t, "no warning", func() { a.HasNoWarning(jsii.String("*"), assertions.Match_AnyValue()) })
+			} else {
+				check(t, "warning", func() {
+					a.HasWarning(jsii.String("/Idemq/Worker"), assertions.Match_StringLikeRegexp(jsii.String(c.warn)))
+				})
+			}
+		})
+	}
+}

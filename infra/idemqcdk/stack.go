@@ -81,7 +81,10 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 		value           *string
 	}{
 		{"QueueUrl", "Send the worker's messages to this queue.", w.Queue.QueueUrl()},
+		{"QueueArn", "The queue's ARN: the destination of a redrive.", w.Queue.QueueArn()},
 		{"DeadLetterQueueUrl", "Messages that failed every receive they had.", w.DeadLetterQueue.QueueUrl()},
+		{"DeadLetterQueueArn", "The dead-letter queue's ARN: the source of a redrive.", w.DeadLetterQueue.QueueArn()},
+		{"RedrivePolicyArn", "Attach this managed policy to whoever redrives the dead-letter queue.", w.RedrivePolicy.ManagedPolicyArn()},
 		{"TableName", "The idempotency records.", w.Table.TableName()},
 		{"FunctionName", "The worker function.", w.Function.FunctionName()},
 		{"FunctionArn", "The worker function's ARN.", w.Function.FunctionArn()},

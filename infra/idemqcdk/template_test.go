@@ -1,6 +1,8 @@
 package idemqcdk_test
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +56,23 @@ var templateChecks = []templateCheck{
 				"Properties": obj{"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": true, "RedrivePolicy": assertions.Match_Absent()},
 			})
 		})
+	}},
+	{"dead-letter queue: retained, with its TLS policy, when the stack is deleted or the queue replaced; the queue is not", func(tb testing.TB, tpl assertions.Template, id ids) {
+		retained := obj{"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+		check(tb, "dead-letter queue retention", func() {
+			tpl.HasResource(jsii.String("AWS::SQS::Queue"), merge(retained, obj{"Properties": obj{"RedrivePolicy": assertions.Match_Absent()}}))
+		})
+		check(tb, "the dead-letter queue's policy retained", func() {
+			tpl.HasResource(jsii.String("AWS::SQS::QueuePolicy"), merge(retained, obj{"Properties": obj{"Queues": arr{ref(id.dlq)}}}))
+		})
+		check(tb, "the queue deleted", func() {
+			tpl.HasResource(jsii.String("AWS::SQS::Queue"), obj{
+				"DeletionPolicy": "Delete", "Properties": obj{"RedrivePolicy": assertions.Match_AnyValue()},
+			})
+		})
+	}},
+	{"redrive: a managed policy on nothing allowing exactly the redrive of the dead-letter queue into the queue", func(tb testing.TB, tpl assertions.Template, id ids) {
+		wantRedrive(tb, tpl, id)
 	}},
 	{"queues: deny requests not made over TLS", func(tb testing.TB, tpl assertions.Template, id ids) {
 		for _, q := range []string{id.queue, id.dlq} {
@@ -119,13 +138,17 @@ var templateChecks = []templateCheck{
 	{"iam: exactly the three item actions on the table, polling and back-off on the queue, logs on the log group", func(tb testing.TB, tpl assertions.Template, id ids) {
 		wantGrants(tb, tpl, id, true)
 	}},
-	{"iam: no wildcard, no managed policy, one role", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"iam: no wildcard, one role holding no managed policy, the redrive policy on nothing", func(tb testing.TB, tpl assertions.Template, id ids) {
 		noWildcards(tb, tpl)
 	}},
-	{"alarms: dead letters, the oldest message's age, function errors, throttles", func(tb testing.TB, tpl assertions.Template, id ids) {
-		check(tb, "four alarms", func() { tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(4)) })
+	{"alarms: dead letters, a dead letter's time left, the oldest message's age, function errors, throttles", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "the alarms", func() { tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(alarmCount)) })
 		for _, a := range []obj{
 			{"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Threshold": 1,
+				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}}},
+			// Half of the 10 days a dead letter is sure to be kept: 14 days
+			// from when it was sent, which was up to 96 h before it moved.
+			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 432000, "Period": 300,
 				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}}},
 			// 2 × (720 s visibility + no window).
 			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 1440,
@@ -138,7 +161,7 @@ var templateChecks = []templateCheck{
 			a["ComparisonOperator"] = "GreaterThanOrEqualToThreshold"
 			a["EvaluationPeriods"] = 1
 			a["TreatMissingData"] = "notBreaching"
-			check(tb, "alarm on "+a["MetricName"].(string), func() {
+			check(tb, "alarm on "+jsonString(a["Dimensions"])+" "+a["MetricName"].(string), func() {
 				tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), a)
 			})
 		}
@@ -149,7 +172,7 @@ var templateChecks = []templateCheck{
 				"AlarmActions":            assertions.Match_Absent(),
 				"OKActions":               assertions.Match_Absent(),
 				"InsufficientDataActions": assertions.Match_Absent(),
-			}, jsii.Number(4))
+			}, jsii.Number(alarmCount))
 		})
 	}},
 	{"secret: none unless idemq:providerApiKeySecret is set, no KMS grant, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
@@ -166,15 +189,59 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
-	{"outputs: queue and dead-letter queue URLs, table name, function name and ARN", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"outputs: queue and dead-letter queue URLs and ARNs, table name, function name and ARN, the redrive policy's ARN", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "outputs", func() {
 			tpl.HasOutput(jsii.String("QueueUrl"), obj{"Value": ref(id.queue)})
+			tpl.HasOutput(jsii.String("QueueArn"), obj{"Value": getAtt(id.queue, "Arn")})
 			tpl.HasOutput(jsii.String("DeadLetterQueueUrl"), obj{"Value": ref(id.dlq)})
+			tpl.HasOutput(jsii.String("DeadLetterQueueArn"), obj{"Value": getAtt(id.dlq, "Arn")})
+			tpl.HasOutput(jsii.String("RedrivePolicyArn"), obj{"Value": ref(*tpl.GetResourceId(jsii.String("AWS::IAM::ManagedPolicy"), nil))})
 			tpl.HasOutput(jsii.String("TableName"), obj{"Value": ref(id.table)})
 			tpl.HasOutput(jsii.String("FunctionName"), obj{"Value": ref(id.function)})
 			tpl.HasOutput(jsii.String("FunctionArn"), obj{"Value": getAtt(id.function, "Arn")})
 		})
 	}},
+}
+
+// alarmCount is how many alarms the stack has (Worker.Alarms).
+const alarmCount = 5
+
+// merge is a copy of a with b's entries added.
+func merge(a, b obj) obj {
+	out := obj{}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
+	return out
+}
+
+// wantRedrive checks that the one managed policy allows exactly the
+// redrive of the dead-letter queue into the queue, and is attached to
+// nothing.
+func wantRedrive(tb testing.TB, tpl assertions.Template, id ids) {
+	tb.Helper()
+	var statements []obj
+	for _, r := range *tpl.FindResources(jsii.String("AWS::IAM::ManagedPolicy"), nil) {
+		props, _ := (*r)["Properties"].(obj)
+		for _, k := range []string{"Roles", "Users", "Groups"} {
+			if props[k] != nil {
+				tb.Errorf("the redrive policy is attached to %s %s", k, jsonString(props[k]))
+			}
+		}
+		doc, _ := props["PolicyDocument"].(obj)
+		for _, st := range list(doc["Statement"]) {
+			st, _ := st.(obj)
+			statements = append(statements, st)
+		}
+	}
+	var want []obj
+	for _, a := range []string{"sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
+		"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"} {
+		want = append(want, obj{"Effect": "Allow", "Action": a, "Resource": getAtt(id.dlq, "Arn")})
+	}
+	want = append(want, obj{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": getAtt(id.queue, "Arn")})
+	if got, expected := grantPairs(statements), grantPairs(want); !slices.Equal(got, expected) {
+		tb.Errorf("the managed policies allow\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(expected, "\n\t"))
+	}
 }
 
 // TestTemplate checks the stack `cdk synth` writes with cdk.json as it is.
@@ -233,7 +300,7 @@ var configuredChecks = []templateCheck{
 			tpl.ResourcePropertiesCountIs(jsii.String("AWS::CloudWatch::Alarm"), obj{
 				"AlarmActions": assertions.Match_ArrayEquals(&arr{testTopicArn}),
 				"OKActions":    assertions.Match_Absent(),
-			}, jsii.Number(4))
+			}, jsii.Number(alarmCount))
 		})
 		check(tb, "the topic is imported, not created", func() {
 			tpl.ResourceCountIs(jsii.String("AWS::SNS::Topic"), jsii.Number(0))

@@ -31,7 +31,12 @@ type Worker struct {
 	EventSource     awslambda.EventSourceMapping
 	// The alarms, which have no action; NewStack gives each the SNS topic
 	// of idemq:alarmTopicArn. See newAlarms.
-	DeadLetterAlarm, AgeAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+	// RedrivePolicy is a managed policy, attached to nothing, allowing
+	// exactly a redrive of the dead-letter queue into the queue
+	// (sqs:StartMessageMoveTask and what it needs): attach it to the
+	// operator's role or user. See newRedrivePolicy.
+	RedrivePolicy awsiam.ManagedPolicy
 	// RecordExpiry is the record expiry given to the function.
 	RecordExpiry time.Duration
 }
@@ -84,11 +89,12 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
 	newAlarms(c, w, s)
+	w.RedrivePolicy = newRedrivePolicy(c, w.DeadLetterQueue, w.Queue)
 	return w
 }
 
-// Alarms are the Worker's alarms: dead letters, the oldest message's age,
-// function errors and throttles.
+// Alarms are the Worker's alarms: dead letters, a dead letter's time left,
+// the oldest message's age, function errors and throttles.
 func (w *Worker) Alarms() []awscloudwatch.Alarm {
-	return []awscloudwatch.Alarm{w.DeadLetterAlarm, w.AgeAlarm, w.ErrorsAlarm, w.ThrottlesAlarm}
+	return []awscloudwatch.Alarm{w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.ErrorsAlarm, w.ThrottlesAlarm}
 }

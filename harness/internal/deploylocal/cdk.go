@@ -59,8 +59,9 @@ type template struct {
 }
 
 type resource struct {
-	Type       string         `json:"Type"`
-	Properties map[string]any `json:"Properties"`
+	Type           string         `json:"Type"`
+	Properties     map[string]any `json:"Properties"`
+	DeletionPolicy string         `json:"DeletionPolicy"`
 }
 
 // one is the logical id and resource of the only resource of type typ.

@@ -79,7 +79,8 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 			d.physical[id] = aws.ToString(r.PhysicalResourceId)
 		}
 	}
-	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping", "AWS::IAM::Role", "AWS::IAM::Policy", "AWS::Logs::LogGroup"} {
+	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping",
+		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup"} {
 		for id, r := range tpl.Resources {
 			if r.Type == typ && d.physical[id] == "" {
 				bad("%s %s was not deployed", typ, id)
@@ -214,7 +215,7 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 	}
 
 	problems = append(problems, d.checkGrants(ctx, c, tpl)...)
-	problems = append(problems, checkTemplateOnly(tpl)...)
+	problems = append(problems, checkTemplateOnly(tpl, d.dlqID)...)
 	return d, problems, nil
 }
 
@@ -274,21 +275,29 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []
 }
 
 // checkTemplateOnly checks in the template what moto does not keep: the
-// alarms and the outputs.
-func checkTemplateOnly(tpl *template) []string {
+// alarms, the dead-letter queue's retention on deletion and the outputs.
+func checkTemplateOnly(tpl *template, dlqID string) []string {
 	var problems []string
-	alarms := map[string]bool{}
+	alarms := map[string]int{}
 	for _, r := range tpl.Resources {
 		if r.Type == "AWS::CloudWatch::Alarm" {
-			alarms[fmt.Sprint(r.Properties["MetricName"])] = true
+			alarms[fmt.Sprint(r.Properties["MetricName"])]++
 		}
 	}
-	for _, m := range []string{"ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage", "Errors", "Throttles"} {
-		if !alarms[m] {
-			problems = append(problems, "template: no alarm on "+m)
+	for m, n := range map[string]int{
+		"ApproximateNumberOfMessagesVisible": 1,
+		"ApproximateAgeOfOldestMessage":      2, // the queue's, and the dead-letter queue's before a dead letter expires
+		"Errors":                             1,
+		"Throttles":                          1,
+	} {
+		if alarms[m] != n {
+			problems = append(problems, fmt.Sprintf("template: %d alarms on %s, want %d", alarms[m], m, n))
 		}
 	}
-	for _, o := range []string{"QueueUrl", "DeadLetterQueueUrl", "TableName", "FunctionName", "FunctionArn"} {
+	if p := tpl.Resources[dlqID].DeletionPolicy; p != "Retain" {
+		problems = append(problems, fmt.Sprintf("template: the dead-letter queue's DeletionPolicy is %q, want Retain", p))
+	}
+	for _, o := range []string{"QueueUrl", "QueueArn", "DeadLetterQueueUrl", "DeadLetterQueueArn", "RedrivePolicyArn", "TableName", "FunctionName", "FunctionArn"} {
 		if tpl.Outputs[o] == nil {
 			problems = append(problems, "template: no output "+o)
 		}

@@ -17,8 +17,8 @@
 // AWS_ENDPOINT_URL_*, fed from the deployed queue by a local event source
 // mapping (loadtest.ESM) with the deployed batch size and window. It
 // sends requests with duplicates and counts the calls a fake model
-// provider receives: one per key. Last, `cdk destroy` must remove the stack
-// and keep the table.
+// provider receives: one per key. Last, `cdk destroy` must remove the stack,
+// the queue and the function, and keep the table and the dead-letter queue.
 //
 // # moto's gaps, worked around here, not in the template
 //

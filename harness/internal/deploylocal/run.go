@@ -215,8 +215,8 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	return nil
 }
 
-// checkDestroyed checks that cdk destroy removed the stack, its queues and
-// its function, and kept the table.
+// checkDestroyed checks that cdk destroy removed the stack, the queue and
+// the function, and kept the table and the dead-letter queue.
 func checkDestroyed(ctx context.Context, c clients, d *deployed) error {
 	var problems []string
 	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(StackName)}); err == nil {
@@ -228,6 +228,9 @@ func checkDestroyed(ctx context.Context, c clients, d *deployed) error {
 	}
 	if _, err := c.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(d.table)}); err != nil {
 		problems = append(problems, fmt.Sprintf("the table %s was not kept: %v", d.table, err))
+	}
+	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.dlqURL)}); err != nil {
+		problems = append(problems, fmt.Sprintf("the dead-letter queue %s was not kept: %v", d.dlqURL, err))
 	}
 	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.queueURL)}); err == nil {
 		problems = append(problems, "the queue is still there")
