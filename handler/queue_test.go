@@ -1,6 +1,7 @@
 package handler_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -157,6 +158,92 @@ func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
 		}
 		if life < lastDelivery {
 			t.Errorf("%+v: record lifetime %s ends before the last delivery of a late redrive, %s after the send", q, life, lastDelivery)
+		}
+	}
+}
+
+func TestInProgressReceives(t *testing.T) {
+	t.Parallel()
+	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 10 * time.Minute, MaxReceives: 5}
+	for _, tt := range []struct {
+		held    time.Duration
+		backoff bool
+		want    int
+	}{
+		{9 * time.Minute, false, 0}, // the retry takes it over
+		{10 * time.Minute, false, 1},
+		{35 * time.Minute, false, 3},
+		{35 * time.Minute, true, 1}, // held until the lease ends
+		{12*time.Hour + 10*time.Minute, true, 2},
+		{30 * time.Hour, true, 3},
+	} {
+		if got := q.InProgressReceives(tt.held, tt.backoff); got != tt.want {
+			t.Errorf("held %s, back-off %v: %d receives, want %d", tt.held, tt.backoff, got, tt.want)
+		}
+	}
+}
+
+func TestCheckLease(t *testing.T) {
+	t.Parallel()
+	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: 30 * time.Second}
+	for _, tt := range []struct {
+		name    string
+		q       handler.QueueSettings
+		lease   time.Duration
+		backoff bool
+		ok      bool
+	}{
+		{"the default lease of a 2-minute function", q, 2*time.Minute + 10*time.Second, true, true},
+		{"an hour with back-off", q, time.Hour, true, true},
+		{"an hour without back-off: 5 receives in progress", q, time.Hour, false, false},
+		{"35 minutes without back-off: 2 in progress, one retry", q, 35 * time.Minute, false, true},
+		{"longer than the retention", q, 4 * day, true, false},
+		{"a retry after the retention", handler.QueueSettings{Retention: 10 * time.Minute, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5}, 6 * time.Minute, true, false},
+		{"invalid settings", handler.QueueSettings{}, time.Minute, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := handler.CheckLease(tt.q, tt.lease, tt.backoff)
+			if (err == nil) != tt.ok {
+				t.Fatalf("CheckLease: %v, want ok = %v", err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, handler.ErrInvalidSettings) {
+				t.Errorf("%v is not ErrInvalidSettings", err)
+			}
+		})
+	}
+}
+
+func TestQueueSettingsJSON(t *testing.T) {
+	t.Parallel()
+	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: time.Second, DeadLetterRetention: 14 * day, FIFO: true}
+	b, err := json.Marshal(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"1s","deadLetterRetention":"336h0m0s","fifo":true}`
+	if string(b) != want {
+		t.Errorf("Marshal: %s, want %s", b, want)
+	}
+	var back handler.QueueSettings
+	if err := json.Unmarshal(b, &back); err != nil || back != q {
+		t.Errorf("Unmarshal: %+v, %v; want %+v", back, err, q)
+	}
+	var partial handler.QueueSettings
+	if err := json.Unmarshal([]byte(`{"retention":"1h","visibilityTimeout":"30s","maxReceives":3}`), &partial); err != nil ||
+		partial != (handler.QueueSettings{Retention: time.Hour, VisibilityTimeout: 30 * time.Second, MaxReceives: 3}) {
+		t.Errorf("Unmarshal of the required fields: %+v, %v", partial, err)
+	}
+	for _, bad := range []string{
+		`{"retention":"4 days","visibilityTimeout":"30s","maxReceives":3}`,
+		`{"retention":"96h","visibilityTimeout":"30s","maxReceive":3}`,
+		`{"retention":345600}`,
+		`{"retention":"96h"} {}`,
+		`[]`,
+	} {
+		var q handler.QueueSettings
+		if err := json.Unmarshal([]byte(bad), &q); err == nil {
+			t.Errorf("Unmarshal(%s): no error", bad)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -8,11 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
-// first five, IDEMQ_NAMESPACE, and IDEMQ_PROVIDER_API_KEY_SECRET when given a
-// secret.
+// first five, IDEMQ_NAMESPACE, IDEMQ_QUEUE and IDEMQ_EMF_NAMESPACE, and
+// IDEMQ_PROVIDER_API_KEY_SECRET when given a secret.
 const (
 	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
@@ -30,7 +34,8 @@ const (
 	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"            // SQS endpoint URL for the back-off, for a local SQS server
 	envQueueURL     = "IDEMQ_QUEUE_URL"               // queue URL for the back-off; default: derived from the event source ARN
 	envConcurrency  = "IDEMQ_CONCURRENCY"             // records of a batch at once; default handler.DefaultConcurrency
-	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; default off
+	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; needs IDEMQ_LEASE; default off
+	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (handler.QueueSettings); the expiry and lease are checked against them; default unchecked
 )
 
 // config is the worker's configuration, read from the environment once at
@@ -53,6 +58,9 @@ type config struct {
 	queueURL     string        // "": derived from each record's event source ARN
 	concurrency  int           // records of a batch at once; 0: handler's default
 	heartbeat    time.Duration // 0: no heartbeat
+	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
+	// (Retention 0, which no queue has) means none were given.
+	queue handler.QueueSettings
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
@@ -116,6 +124,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 			}
 		}
 	}
+	errs = append(errs, checkClaim(&c, getenv)...) // after the back-off: the lease's check depends on it
 	switch {
 	case c.providerURL == "":
 		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
@@ -222,4 +231,68 @@ func checkStoreURL(s string, schemes ...string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %s", showVar(envStoreURL, s), why)
+}
+
+// checkClaim reads IDEMQ_QUEUE into c and checks the claim's settings
+// (IDEMQ_RECORD_EXPIRY, IDEMQ_LEASE, IDEMQ_HEARTBEAT, read before) as far
+// as the library does not: whether they hold against each other is
+// idem.Config's check, made as the handler is wired (newHandler).
+//
+//   - A heartbeat needs a lease: without IDEMQ_LEASE the lease is the
+//     invocation's time left plus a margin, which already covers all an
+//     invocation can run, and the library would silently make the beat
+//     at most half of it.
+//   - No expiry can be shorter than SQS's shortest retention
+//     (handler.MinRetention): no queue's message would find its record.
+//   - With the queue's settings, the expiry (the library's default when
+//     unset) must cover the message lifetime (handler.CheckExpiry without
+//     the dead-letter queue: a shorter one runs redelivered work again;
+//     shorter only than a redrive needs, startup warns), and a lease must
+//     let a crashed worker's message be retried (handler.CheckLease).
+func checkClaim(c *config, getenv func(string) string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.heartbeat > 0 && c.lease == 0 {
+		bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+
+			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
+			envHeartbeat, c.heartbeat, envLease, idem.DefaultLeaseMargin, envLease, envHeartbeat)
+	}
+	if c.expiry > 0 && c.expiry < handler.MinRetention {
+		bad("%s=%s is shorter than any SQS queue keeps a message (%s): every redelivery would find its record gone and run the work again; "+
+			"size it with handler.RecordLifetime (the CDK stack does), or leave it unset for the library's %s",
+			envRecordExpiry, c.expiry, handler.MinRetention, idem.DefaultExpiry)
+	}
+	v := getenv(envQueue)
+	if v == "" {
+		return errs
+	}
+	if err := json.Unmarshal([]byte(v), &c.queue); err != nil {
+		bad("%s: %v; want the queue's settings as JSON, like %s", envQueue, err, queueExample)
+		return errs
+	}
+	if err := c.queue.Validate(); err != nil {
+		c.queue = handler.QueueSettings{}
+		bad("%s: %v", envQueue, err)
+		return errs
+	}
+	inQueue := c.queue
+	inQueue.DeadLetterRetention = 0
+	if err := handler.CheckExpiry(inQueue, c.effectiveExpiry()); err != nil {
+		bad("%s=%s against %s: %v", envRecordExpiry, c.effectiveExpiry(), envQueue, err)
+	}
+	if c.lease > 0 {
+		if err := handler.CheckLease(c.queue, c.lease, c.backoff); err != nil {
+			bad("%s=%s against %s: %v", envLease, c.lease, envQueue, err)
+		}
+	}
+	return errs
+}
+
+// queueExample is an IDEMQ_QUEUE value, as the CDK stack writes it.
+const queueExample = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
+
+// effectiveExpiry is the record expiry the handler will use: IDEMQ_RECORD_EXPIRY,
+// or the library's default.
+func (c config) effectiveExpiry() time.Duration {
+	return idem.NewConfig(idem.WithExpiry(c.expiry)).Expiry
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 func env(kv ...string) func(string) string {
@@ -103,6 +107,68 @@ func TestLoadConfigErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			for _, name := range c.want {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("error %q does not name %s", err, name)
+				}
+			}
+		})
+	}
+}
+
+// The claim's settings the library does not check are checked at start-up:
+// a heartbeat the library would cut, an expiry no queue can use, and, with
+// the queue's settings (IDEMQ_QUEUE, as the CDK stack writes them), an
+// expiry shorter than the message lifetime or a lease a crashed worker's
+// message cannot be retried after.
+func TestLoadConfigClaim(t *testing.T) {
+	t.Parallel()
+	// What the CDK stack writes for cdk.json's settings.
+	const stackQueue = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
+	// A queue no default expiry covers: 14 days + 1000 × 12 h.
+	const endless = `{"retention":"336h","visibilityTimeout":"12h","maxReceives":1000}`
+	base := []string{envTable, "t", envProviderURL, "http://p"}
+	with := func(kv ...string) func(string) string { return env(append(slices.Clone(base), kv...)...) }
+
+	c, err := loadConfig(with(envQueue, stackQueue, envRecordExpiry, "541h15m0s"))
+	want := handler.QueueSettings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
+	if err != nil || c.queue != want {
+		t.Errorf("the stack's IDEMQ_QUEUE: %+v, %v; want %+v", c.queue, err, want)
+	}
+	// The library's default expiry, whatever it is, covers a short queue.
+	if c, err := loadConfig(with(envQueue, `{"retention":"1h","visibilityTimeout":"1m","maxReceives":3}`)); err != nil || c.expiry != 0 {
+		t.Errorf("default expiry with a 1 h queue: %+v, %v", c, err)
+	}
+	// A heartbeat with a lease, a lease with back-off that the queue allows.
+	if _, err := loadConfig(with(envQueue, stackQueue, envLease, "1h", envHeartbeat, "20m")); err != nil {
+		t.Errorf("a 1 h lease with back-off on the stack's queue: %v", err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		env  func(string) string
+		want []string // each named in the error
+	}{
+		{"a heartbeat without a lease", with(envHeartbeat, "1h"), []string{envHeartbeat, envLease}},
+		{"an expiry of a second", with(envRecordExpiry, "1s"), []string{envRecordExpiry, "1m0s"}},
+		{"an expiry shorter than the message lifetime", with(envQueue, stackQueue, envRecordExpiry, "96h"),
+			[]string{envRecordExpiry, envQueue, "message lifetime 97h0m0s"}},
+		{"the default expiry for a queue it does not cover", with(envQueue, endless),
+			[]string{envRecordExpiry, idem.DefaultExpiry.String(), envQueue}},
+		{"a lease that spends every receive without back-off", with(envQueue, stackQueue, envBackoff, "false", envLease, "1h"),
+			[]string{envLease, envQueue, "max receives 5"}},
+		{"a lease whose retry comes after the queue drops the message", with(envQueue, `{"retention":"1h","visibilityTimeout":"5m","maxReceives":10}`, envLease, "56m"),
+			[]string{envLease, envQueue, "retention 1h0m0s"}},
+		{"settings that are not JSON", with(envQueue, "retention=96h"), []string{envQueue}},
+		{"an unknown field", with(envQueue, `{"retention":"96h","visibilityTimeout":"30s","maxReceives":5,"receives":5}`), []string{envQueue, "receives"}},
+		{"settings SQS refuses", with(envQueue, `{"retention":"10s","visibilityTimeout":"30s","maxReceives":5}`), []string{envQueue, "retention 10s"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadConfig(tt.env)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, name := range tt.want {
 				if !strings.Contains(err.Error(), name) {
 					t.Errorf("error %q does not name %s", err, name)
 				}

@@ -8,13 +8,13 @@
 // with its password hidden, or not at all):
 //
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
-//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration (default 360h; size it with handler.RecordLifetime, the dead-letter queue included)
+//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration, at least 60s (default idem.DefaultExpiry; size it with handler.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
-//	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half the lease (default off)
+//	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half of IDEMQ_LEASE, which it needs (default off)
 //	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
 //	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
@@ -22,8 +22,9 @@
 //	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
 //	IDEMQ_STORE                    dynamodb (default), postgres, redis, or memory (local runs: records live as long as the process)
 //	IDEMQ_STORE_URL                the postgres:// or redis:// URL of those stores (required with them)
-//	IDEMQ_NAMESPACE                key namespace (default: the function's name)
+//	IDEMQ_NAMESPACE                key namespace (default: the function's name, with a warning at start-up)
 //	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
+//	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
 //
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
@@ -50,6 +51,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -121,9 +123,14 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	// report that as a configuration error.
 	defer func() {
 		if p := recover(); p != nil {
-			h, err = nil, fmt.Errorf("bad configuration: %v", p)
+			err = fmt.Errorf("bad configuration: %v", p)
+			if strings.HasPrefix(fmt.Sprint(p), "idem: ") {
+				err = fmt.Errorf("%w (%s, %s and %s set idem's Expiry, Lease and Heartbeat)", err, envRecordExpiry, envLease, envHeartbeat)
+			}
+			h = nil
 		}
 	}()
+	warnings(cfg, logger)
 	opts := []handler.Option{handler.WithLogger(logger)}
 	if cfg.keyField != "" {
 		opts = append(opts, handler.WithKeyField(cfg.keyField))
@@ -225,4 +232,23 @@ func keepConnections(hc aws.HTTPClient, n int) aws.HTTPClient {
 	return b.WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
 	})
+}
+
+// warnings logs, once at start-up, the settings that work but may cost a
+// second execution: a namespace left to the function's name, which a new
+// function (a replaced or renamed one) does not keep; a record expiry that
+// covers the queue but not a redrive from its dead-letter queue.
+func warnings(cfg config, logger *slog.Logger) {
+	if cfg.namespace == "" {
+		logger.Warn("idemq worker: "+envNamespace+" is unset: every key is prefixed with the function's name, and a function replaced or renamed "+
+			"finds none of its records, so every redelivered request runs again; set "+envNamespace+" once and keep it",
+			"function", lambdacontext.FunctionName)
+	}
+	if cfg.queue.Retention == 0 {
+		return
+	}
+	if err := handler.CheckExpiry(cfg.queue, cfg.effectiveExpiry()); err != nil {
+		logger.Warn("idemq worker: "+envRecordExpiry+" does not cover a redrive from the dead-letter queue: a message redriven late may run its work again",
+			"err", err.Error())
+	}
 }

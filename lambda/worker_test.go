@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/internal/pgtest"
@@ -113,8 +114,45 @@ func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	t.Parallel()
 	cfg := config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", lease: 4 * time.Second, heartbeat: 4 * time.Second}
 	_, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "idem: Heartbeat 4s is more than half of Lease 4s") {
-		t.Errorf("err = %v, want the library's refusal of the heartbeat", err)
+	if err == nil || !strings.Contains(err.Error(), "idem: Heartbeat 4s is more than half of Lease 4s") || !strings.Contains(err.Error(), envHeartbeat) {
+		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, envHeartbeat)
+	}
+	cfg = config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", expiry: time.Minute, lease: 2 * time.Minute}
+	_, err = newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "idem: Expiry 1m0s is shorter than Lease 2m0s") || !strings.Contains(err.Error(), envRecordExpiry) {
+		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, envRecordExpiry)
+	}
+}
+
+// Settings that work but may cost a second execution are logged as
+// warnings at start-up: a namespace left to the function's name, an expiry
+// that covers the queue but not a redrive from its dead-letter queue.
+func TestStartupWarnings(t *testing.T) {
+	t.Parallel()
+	queue := handler.QueueSettings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
+	for _, tt := range []struct {
+		name string
+		cfg  config
+		want []string // in the log, one warning each
+	}{
+		{"all set", config{namespace: "w", queue: queue, expiry: 541 * time.Hour}, nil},
+		{"no queue", config{namespace: "w", expiry: 97 * time.Hour}, nil},
+		{"no namespace", config{queue: queue, expiry: 541 * time.Hour}, []string{envNamespace + " is unset"}},
+		{"an expiry short of a redrive", config{namespace: "w", queue: queue, expiry: 200 * time.Hour}, []string{"does not cover a redrive"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			warnings(tt.cfg, slog.New(slog.NewTextHandler(&out, nil)))
+			if n := strings.Count(out.String(), "level=WARN"); n != len(tt.want) {
+				t.Errorf("%d warnings, want %d:\n%s", n, len(tt.want), out.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("no warning %q in\n%s", w, out.String())
+				}
+			}
+		})
 	}
 }
 

@@ -1,5 +1,11 @@
 package idemqcdk
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // The environment variables the function is given. The worker in lambda/
 // reads the same names.
 const (
@@ -27,7 +33,38 @@ const (
 	// text, for local runs. A Worker never sets it, and rejects it in
 	// WorkerProps.Environment.
 	EnvProviderAPIKey = "IDEMQ_PROVIDER_API_KEY"
+	// EnvQueue holds the queue's settings, the dead-letter queue's
+	// retention included, as JSON (handler.QueueSettings' MarshalJSON):
+	// the worker checks its record expiry and lease against them at
+	// start-up.
+	EnvQueue = "IDEMQ_QUEUE"
+	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
+	// takes none, so that none bypasses the checks made at synth.
+	EnvPrefix = "IDEMQ_"
 )
 
-// reservedEnv are the names a Worker sets itself.
-var reservedEnv = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderURL, EnvProviderAPIKeySecret}
+// setByWorker are the names a Worker sets itself.
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue}
+
+// checkEnvName refuses a name of WorkerProps.Environment that starts with
+// EnvPrefix, saying what to set instead.
+func checkEnvName(name string, label func(field string) string) error {
+	if !strings.HasPrefix(name, EnvPrefix) {
+		return nil
+	}
+	var why string
+	switch {
+	case name == EnvProviderAPIKey:
+		why = fmt.Sprintf("which would deploy the API key in plain text in the function's configuration; store it in a Secrets Manager secret and set %s",
+			label("ProviderAPIKeySecret"))
+	case name == EnvProviderURL:
+		why = fmt.Sprintf("which the Worker sets itself from %s once checked; set that instead", label("ProviderURL"))
+	case slices.Contains(setByWorker, name):
+		why = "which the Worker sets itself; remove it"
+	default:
+		why = fmt.Sprintf("a worker's setting (every %s variable is reserved): the Worker sets the ones it supports from its props once they are checked against the queue, "+
+			"and one set here would bypass those checks (%s, for one, decides how long a crashed worker's message waits, which the checks of the receives and retention assume); remove it",
+			EnvPrefix, "IDEMQ_LEASE")
+	}
+	return &SettingError{Field: "Environment", Msg: fmt.Sprintf("%s sets %s, %s", label("Environment"), name, why)}
+}

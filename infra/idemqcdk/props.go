@@ -134,10 +134,11 @@ type WorkerProps struct {
 	// the function may then use the key for kms:Decrypt, through Secrets
 	// Manager in the secret's region only. Defaults to nil: no API key.
 	ProviderAPIKeySecret awssecretsmanager.ISecret
-	// Environment holds further variables for the function. A name the
-	// Worker sets itself (EnvTable, EnvRecordExpiry, EnvKeyField,
-	// EnvNamespace, EnvBackoff, EnvProviderURL, EnvProviderAPIKeySecret)
-	// is rejected, and so is EnvProviderAPIKey: the function's
-	// configuration would hold the key in plain text. Defaults to none.
+	// Environment holds further variables for the function. A name that
+	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
+	// worker's variables itself, from these props once checked, and one
+	// given here (IDEMQ_LEASE, say) would bypass the checks; and
+	// EnvProviderAPIKey would hold the key in plain text in the function's
+	// configuration. Defaults to none.
 	Environment map[string]string
 }

@@ -2,6 +2,8 @@ package idemqcdk
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,38 +217,32 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		}
 	}
 
-	if _, ok := p.Environment[EnvProviderURL]; ok {
-		return s, bad("Environment", "%s sets %s, which the Worker sets itself from %s once checked; set that instead",
-			label("Environment"), EnvProviderURL, label("ProviderURL"))
-	}
-	for _, name := range reservedEnv {
-		if _, ok := p.Environment[name]; ok {
-			return s, bad("Environment", "%s sets %s, which the Worker sets itself; remove it", label("Environment"), name)
+	for _, name := range slices.Sorted(maps.Keys(p.Environment)) {
+		if err := checkEnvName(name, label); err != nil {
+			return s, err
 		}
-	}
-	if _, ok := p.Environment[EnvProviderAPIKey]; ok {
-		return s, bad("Environment", "%s sets %s, which would deploy the API key in plain text in the function's configuration; store it in a Secrets Manager secret and set %s",
-			label("Environment"), EnvProviderAPIKey, label("ProviderAPIKeySecret"))
 	}
 	return s, nil
 }
 
 // checkCrashRetry rejects settings under which a message whose worker
 // crashed (or lost the answer) mid-call ends in the dead-letter queue with
-// its work undone. The crashed worker's claim holds the key until its lease
-// ends, up to window + timeout + idem.DefaultLeaseMargin after the receive
-// (the lease is the invocation's time left plus the margin). Each receive
-// before then finds the record in progress and spends one of the
-// message's receives: one every visibility timeout without back-off, one
-// in all with it (the back-off holds the message until the lease ends). At
-// least one receive must be left after that, and the message must still be
-// retained when it comes.
+// its work undone: handler.CheckLease's rule, for the lease the function
+// has (the invocation's time left plus idem.DefaultLeaseMargin), with
+// messages naming the settings. The crashed worker's claim holds the key
+// until its lease ends, up to window + timeout + idem.DefaultLeaseMargin
+// after the receive. Each receive before then finds the record in progress
+// and spends one of the message's receives: one every visibility timeout
+// without back-off, one in all with it (the back-off holds the message
+// until the lease ends: the lease is far under 12 h).
+// handler.QueueSettings.InProgressReceives counts them. At least one
+// receive must be left after that, and the message must still be retained
+// when it comes.
 func (s settings) checkCrashRetry(label func(field string) string) error {
 	lease := s.window + s.timeout + idem.DefaultLeaseMargin
-	inProgress := int(lease / s.visibility) // receives at k × visibility ≤ lease
+	inProgress := s.queue().InProgressReceives(lease, s.backoff)
 	how := fmt.Sprintf("one every %s %s while the lease runs", label("VisibilityTimeout"), s.visibility)
 	if s.backoff {
-		inProgress = min(inProgress, 1)
 		how = "one with back-off on"
 	}
 	if need := inProgress + 2; s.maxReceives < need {

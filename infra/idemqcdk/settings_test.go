@@ -22,6 +22,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		name      string
 		context   map[string]any
 		expiry    string
+		queueEnv  string // IDEMQ_QUEUE
 		queue     obj
 		mapping   obj
 		functionS int
@@ -29,6 +30,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		// 96h + 5 × 720s = 97h; 336h + 97h = 433h; + 108h15m = 541h15m.
 		name:      "cdk.json as it is",
 		expiry:    "541h15m0s",
+		queueEnv:  defaultQueueEnv,
 		queue:     obj{"MessageRetentionPeriod": 345600, "VisibilityTimeout": 720, "RedrivePolicy": obj{"maxReceiveCount": 5}},
 		mapping:   obj{"BatchSize": 10, "MaximumBatchingWindowInSeconds": assertions.Match_Absent()},
 		functionS: 120,
@@ -42,6 +44,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 			"idemq:batchingWindow": "20s", "idemq:batchSize": 100, "idemq:maxConcurrency": 50,
 		},
 		expiry:    "842h47m0s",
+		queueEnv:  `{"retention":"336h0m0s","visibilityTimeout":"6m20s","maxReceives":10,"batchingWindow":"20s","deadLetterRetention":"336h0m0s","fifo":false}`,
 		queue:     obj{"MessageRetentionPeriod": 1209600, "VisibilityTimeout": 380, "RedrivePolicy": obj{"maxReceiveCount": 10}},
 		mapping:   obj{"BatchSize": 100, "MaximumBatchingWindowInSeconds": 20, "ScalingConfig": obj{"MaximumConcurrency": 50}},
 		functionS: 60,
@@ -50,6 +53,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		name:      "1 h retention, visibility 300 s, 3 receives",
 		context:   map[string]any{"idemq:retention": "1h", "idemq:visibilityTimeout": "300s", "idemq:maxReceives": 3},
 		expiry:    "421h34m0s",
+		queueEnv:  `{"retention":"1h0m0s","visibilityTimeout":"5m0s","maxReceives":3,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`,
 		queue:     obj{"MessageRetentionPeriod": 3600, "VisibilityTimeout": 300, "RedrivePolicy": obj{"maxReceiveCount": 3}},
 		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
@@ -57,6 +61,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		name:      "an expiry set longer than needed",
 		context:   map[string]any{"idemq:recordExpiry": "600h"},
 		expiry:    "600h0m0s",
+		queueEnv:  defaultQueueEnv,
 		queue:     obj{"VisibilityTimeout": 720},
 		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
@@ -65,6 +70,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		name:      "values given as strings on the command line",
 		context:   map[string]any{"idemq:maxReceives": "7", "idemq:batchSize": "20", "idemq:batchingWindow": "1s", "idemq:fifo": "false"},
 		expiry:    "541h46m0s", // 96h + 7 × (721s + 1s) = 97h24m14s; + 336h = 433h24m14s; + 108h21m3.5s, rounded up
+		queueEnv:  `{"retention":"96h0m0s","visibilityTimeout":"12m1s","maxReceives":7,"batchingWindow":"1s","deadLetterRetention":"336h0m0s","fifo":false}`,
 		queue:     obj{"VisibilityTimeout": 721, "RedrivePolicy": obj{"maxReceiveCount": 7}},
 		mapping:   obj{"BatchSize": 20, "MaximumBatchingWindowInSeconds": 1},
 		functionS: 120,
@@ -74,6 +80,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 		name:      "FIFO",
 		context:   map[string]any{"idemq:fifo": true},
 		expiry:    "662h30m0s",
+		queueEnv:  `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":true}`,
 		queue:     obj{"FifoQueue": true, "MessageRetentionPeriod": 345600, "VisibilityTimeout": 720, "RedrivePolicy": obj{"maxReceiveCount": 5}},
 		mapping:   obj{"BatchSize": 10},
 		functionS: 120,
@@ -84,7 +91,7 @@ func TestRecordExpiryFollowsQueueSettings(t *testing.T) {
 			check(t, "expiry", func() {
 				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
 					"Timeout":     c.functionS,
-					"Environment": obj{"Variables": obj{"IDEMQ_RECORD_EXPIRY": c.expiry}},
+					"Environment": obj{"Variables": obj{"IDEMQ_RECORD_EXPIRY": c.expiry, "IDEMQ_QUEUE": c.queueEnv}},
 				})
 			})
 			check(t, "queue", func() { tpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), c.queue) })

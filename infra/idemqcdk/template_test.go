@@ -114,6 +114,7 @@ var templateChecks = []templateCheck{
 					"IDEMQ_KEY_FIELD":     "idempotency_key",
 					"IDEMQ_NAMESPACE":     "idemq",
 					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
+					"IDEMQ_QUEUE":         defaultQueueEnv,
 				})},
 			})
 		})
@@ -202,6 +203,10 @@ var templateChecks = []templateCheck{
 		})
 	}},
 }
+
+// defaultQueueEnv is IDEMQ_QUEUE with cdk.json's settings: the queue's,
+// and the dead-letter queue's retention.
+const defaultQueueEnv = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
 
 // alarmCount is how many alarms the stack has (Worker.Alarms).
 const alarmCount = 5

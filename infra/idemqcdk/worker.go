@@ -1,6 +1,7 @@
 package idemqcdk
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -63,9 +64,14 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	w.Table = newTable(c)
 	w.Queue, w.DeadLetterQueue = newQueues(c, s)
 
+	queueJSON, err := json.Marshal(s.queue())
+	if err != nil { // unreachable: durations and numbers
+		panic(err)
+	}
 	env := map[string]*string{
 		EnvTable:        w.Table.TableName(),
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
+		EnvQueue:        jsii.String(string(queueJSON)),
 	}
 	env[EnvNamespace] = jsii.String(p.Namespace)
 	env[EnvKeyField] = jsii.String(s.keyField)

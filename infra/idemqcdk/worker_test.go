@@ -77,6 +77,11 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", ProviderURL: "not-a-url"}, "ProviderURL"},
 		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
 			Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}, idemqcdk.EnvProviderAPIKey},
+		{"the lease as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_LEASE": "30s"}}, "IDEMQ_LEASE"},
+		{"the heartbeat as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_HEARTBEAT": "10s"}}, "IDEMQ_HEARTBEAT"},
+		{"the queue's settings as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+			Environment: map[string]string{idemqcdk.EnvQueue: `{"retention":"1h0m0s"}`}}, idemqcdk.EnvQueue},
+		{"a variable of a later worker", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_SOMETHING_NEW": "x"}}, "IDEMQ_SOMETHING_NEW"},
 		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", KeyField: "order..id"}, "KeyField"},
 	}
 	for _, c := range cases {
@@ -117,6 +122,7 @@ func TestWorkerInUsersStack(t *testing.T) {
 				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "order_id",
 				"IDEMQ_NAMESPACE":     "jobs",
+				"IDEMQ_QUEUE":         defaultQueueEnv,
 			})},
 		})
 	})

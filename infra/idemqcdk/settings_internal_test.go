@@ -1,0 +1,43 @@
+package idemqcdk
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+)
+
+// TestCrashRetryIsCheckLease checks that synth's crash-retry check is
+// handler.CheckLease's rule for the function's default lease (the
+// invocation's time left plus idem.DefaultLeaseMargin), over a grid of
+// settings: the worker applies CheckLease to an IDEMQ_LEASE it is given,
+// and the two must not disagree.
+func TestCrashRetryIsCheckLease(t *testing.T) {
+	var checked, refused int
+	for _, timeout := range []time.Duration{time.Minute, 2 * time.Minute, 15 * time.Minute} {
+		for _, visibility := range []time.Duration{timeout, 2 * timeout, 6 * timeout, 12 * time.Hour} {
+			for _, window := range []time.Duration{0, 20 * time.Second, 300 * time.Second} {
+				for _, receives := range []int{1, 2, 3, 5, 10} {
+					for _, retention := range []time.Duration{5 * time.Minute, time.Hour, 13 * time.Hour, 96 * time.Hour} {
+						for _, backoff := range []bool{false, true} {
+							s := settings{timeout: timeout, visibility: visibility, window: window, maxReceives: receives, retention: retention, backoff: backoff}
+							synth := s.checkCrashRetry(fieldName)
+							lib := handler.CheckLease(s.queue(), timeout+idem.DefaultLeaseMargin, backoff)
+							if (synth == nil) != (lib == nil) {
+								t.Errorf("%+v: checkCrashRetry %v, handler.CheckLease %v", s, synth, lib)
+							}
+							checked++
+							if synth != nil {
+								refused++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if refused == 0 || refused == checked {
+		t.Errorf("%d of %d settings refused: the grid tests one side only", refused, checked)
+	}
+}
