@@ -26,17 +26,39 @@ func deadLetterExpiryAge(stay time.Duration) time.Duration {
 	return max((stay / 2).Truncate(time.Minute), time.Minute)
 }
 
-// newAlarms adds w's alarms, none with an action (NewStack gives each the
-// topic of idemq:alarmTopicArn): any message in the dead-letter queue
-// (each failed every receive it had); the oldest dead letter halfway
-// through the time it is sure to be kept (settings.deadLetterStay), before
-// SQS drops it; the oldest message waiting longer than ageFactor ×
-// (visibility timeout + batching window); any function error (the whole
-// batch failed: a crash, a timeout or a bad configuration, as a record's
-// own failure is reported in the batch response instead); any throttled
-// invocation. Missing data is not breaching: a quiet queue is fine.
-func newAlarms(scope constructs.Construct, w *Worker, s settings) {
-	period := awscdk.Duration_Minutes(jsii.Number(5))
+// durationFactor times the function's timeout is the invocation duration
+// that sets off the duration alarm: an invocation that long leaves little
+// room before a timeout, which fails its whole batch.
+const durationFactor = 0.8
+
+// alarmPeriod is the period of every alarm but the dead-letter alarm's
+// (a minute: a dead letter is news at once).
+const alarmPeriod = 5 * time.Minute
+
+// newAlarms adds w's alarms, each evaluated over one period and none with
+// an action (NewStack gives each the topic of idemq:alarmTopicArn). Each
+// goes off when its statistic is at or over its threshold:
+//   - DeadLetterAlarm: any message in the dead-letter queue (each failed
+//     every receive it had), the maximum over a minute;
+//   - DeadLetterExpiryAlarm: the oldest dead letter halfway through the
+//     time it is sure to be kept (settings.deadLetterStay), before SQS
+//     drops it;
+//   - AgeAlarm: the oldest message waiting longer than ageFactor ×
+//     (visibility timeout + batching window);
+//   - FailedAlarm: any record failed (the handler's Failed EMF metric:
+//     the function's error, a provider's 429 or 5xx, the store out of
+//     reach, a message without a usable key), which the batch response
+//     reports record by record, so no function error shows it;
+//   - DurationAlarm: an invocation that took durationFactor of the
+//     function's timeout;
+//   - ErrorsAlarm: any function error (the whole batch failed: a crash, a
+//     timeout or a bad configuration);
+//   - ThrottlesAlarm: any throttled invocation.
+//
+// Missing data is not breaching: a quiet queue, or a function not
+// invoked, is fine.
+func newAlarms(scope constructs.Construct, w *Worker, s settings, namespace string) {
+	period := seconds(alarmPeriod)
 	alarm := func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm {
 		return metric.CreateAlarm(scope, jsii.String(id), &awscloudwatch.CreateAlarmOptions{
 			AlarmDescription:   jsii.String(description),
@@ -59,6 +81,15 @@ func newAlarms(scope constructs.Construct, w *Worker, s settings) {
 		w.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
 	w.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
 		w.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
+	w.FailedAlarm = alarm("FailedAlarm",
+		"Records of the idemq worker failed (the function's error, a provider's 429 or 5xx, the record store out of reach, a message without a usable key): "+
+			"each comes back after the visibility timeout and, after its last receive, goes to the dead-letter queue. The function's log says why.",
+		emfMetric("Failed", namespace, sum), 1)
+	limit := time.Duration(durationFactor * float64(s.timeout))
+	w.DurationAlarm = alarm("DurationAlarm", fmt.Sprintf(
+		"An invocation of the idemq function took %s, %.0f%% of its timeout %s: a longer one times out and fails its whole batch. Raise the timeout or lower the batch size.",
+		limit, durationFactor*100, s.timeout),
+		w.Function.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), float64(limit.Milliseconds()))
 	w.ErrorsAlarm = alarm("ErrorsAlarm", "The idemq function failed a whole batch (a crash, a timeout or a bad configuration); the batch comes back.",
 		w.Function.MetricErrors(sum), 1)
 	w.ThrottlesAlarm = alarm("ThrottlesAlarm", "Invocations of the idemq function were throttled: raise its concurrency or lower the event source's.",

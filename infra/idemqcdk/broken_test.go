@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
@@ -150,8 +151,26 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 			override("Worker/RedrivePolicy", "PolicyDocument.Statement.1.Resource", "*")},
 		{"the dead-letter expiry alarm at 14 days", []string{"alarms:"},
 			override("Worker/DeadLetterExpiryAlarm", "Threshold", 1209600)},
-		{"no dead-letter expiry alarm", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
-			find(tb, s, "Worker").Node().TryRemoveChild(jsii.String("DeadLetterExpiryAlarm"))
+		{"the dead-letter expiry alarm on the queue", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
+			queue := find(tb, s, "Worker/Queue").(awssqs.Queue)
+			override("Worker/DeadLetterExpiryAlarm", "Dimensions.0.Value", queue.QueueName())(tb, s)
+		}},
+		{"the failed alarm on another service's records", []string{"alarms:"},
+			override("Worker/FailedAlarm", "Dimensions.0.Value", "Idemq/Worker")},
+		{"the failed alarm on batch item failures", []string{"alarms:"},
+			override("Worker/FailedAlarm", "MetricName", "BatchItemFailures")},
+		{"the duration alarm at the timeout", []string{"alarms:"},
+			override("Worker/DurationAlarm", "Threshold", 120000)},
+		{"the duration alarm on the average", []string{"alarms:"},
+			override("Worker/DurationAlarm", "Statistic", "Average")},
+		{"EMF off", []string{"function: environment"}, func(tb testing.TB, s awscdk.Stack) {
+			override("Worker/Function", "Environment.Variables.IDEMQ_EMF_NAMESPACE", "")(tb, s)
+		}},
+		{"no event source cap", []string{"event source:"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Function/QueueSource").Node().DefaultChild().(awscdk.CfnResource).AddPropertyDeletionOverride(jsii.String("ScalingConfig"))
+		}},
+		{"a dashboard without the records", []string{"dashboard:"}, func(tb testing.TB, s awscdk.Stack) {
+			find(tb, s, "Worker/Dashboard").(awscloudwatch.Dashboard).Node().DefaultChild().(awscloudwatch.CfnDashboard).SetDashboardBody(jsii.String(`{"widgets":[]}`))
 		}},
 		{"visibility timeout of 300 s", []string{"queue:"},
 			override("Worker/Queue", "VisibilityTimeout", 300)},
@@ -184,9 +203,8 @@ func TestBrokenPropertyFailsItsCheck(t *testing.T) {
 		}},
 		{"an alarm action with no topic set", []string{"alarm actions: none"},
 			override("Worker/ThrottlesAlarm", "AlarmActions", []string{testTopicArn})},
-		{"no errors alarm", []string{"alarms:"}, func(tb testing.TB, s awscdk.Stack) {
-			find(tb, s, "Worker").Node().TryRemoveChild(jsii.String("ErrorsAlarm"))
-		}},
+		{"the errors alarm on invocations", []string{"alarms:"},
+			override("Worker/ErrorsAlarm", "MetricName", "Invocations")},
 		{"the age alarm at the visibility timeout", []string{"alarms:"},
 			override("Worker/AgeAlarm", "Threshold", 720)},
 		{"back-off off in the function", []string{"function: environment"},

@@ -93,7 +93,13 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.FIFO = r.boolean("FIFO")
 	p.BatchSize = r.integer("BatchSize")
 	p.BatchingWindow = r.duration("BatchingWindow")
-	p.MaxConcurrency = r.integer("MaxConcurrency")
+	// 0 here says "no cap"; absent, the default cap.
+	switch p.MaxConcurrency = r.integer("MaxConcurrency"); {
+	case p.MaxConcurrency < 0:
+		r.fail("MaxConcurrency", contextKeys["MaxConcurrency"], r.get(contextKeys["MaxConcurrency"]), "a whole number from 2 to 1000, or 0 for no cap")
+	case p.MaxConcurrency == 0 && r.get(contextKeys["MaxConcurrency"]) != nil:
+		p.MaxConcurrency = NoMaxConcurrency
+	}
 	p.RecordExpiry = r.duration("RecordExpiry")
 	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
 	p.Namespace = r.str("Namespace", contextKeys["Namespace"])

@@ -38,13 +38,17 @@ const (
 	// the worker checks its record expiry and lease against them at
 	// start-up.
 	EnvQueue = "IDEMQ_QUEUE"
+	// EnvEMFNamespace holds the CloudWatch namespace of the handler's
+	// per-batch metrics, MetricNamespace: always set, so the alarms and the
+	// dashboard have metrics.
+	EnvEMFNamespace = "IDEMQ_EMF_NAMESPACE"
 	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
 	// takes none, so that none bypasses the checks made at synth.
 	EnvPrefix = "IDEMQ_"
 )
 
 // setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue}
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.

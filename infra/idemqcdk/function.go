@@ -50,7 +50,7 @@ func newEventSource(fn awslambda.Function, queue awssqs.Queue, s settings) awsla
 	if s.window > 0 {
 		opts.MaxBatchingWindow = seconds(s.window)
 	}
-	if s.concurrency > 0 {
+	if s.concurrency != NoMaxConcurrency {
 		opts.MaxConcurrency = jsii.Number(s.concurrency)
 	}
 	return fn.AddEventSourceMapping(jsii.String("QueueSource"), opts)

@@ -21,6 +21,18 @@ const (
 	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
 	DefaultMaxReceives = 5                  // AWS's recommended minimum
 	DefaultBatchSize   = 10
+	// DefaultMaxConcurrency caps the invocations the event source runs at
+	// once. A model provider limits requests a minute, and a request over
+	// the limit is a record failed (a 429), retried a visibility timeout
+	// later, and after its last receive a dead letter: a burst of messages
+	// must not become a burst of calls. 10 invocations of batches of 10 are
+	// at most 100 calls in flight: with calls of 30 s to 2 min, 50 to 200
+	// requests a minute. Size it to the limit: requests a minute × a call's
+	// minutes ÷ batch size.
+	DefaultMaxConcurrency = 10
+	// NoMaxConcurrency as WorkerProps.MaxConcurrency leaves the event
+	// source uncapped (the account's concurrency is the limit).
+	NoMaxConcurrency = -1
 	// DLQRetention is the dead-letter queue's retention, the longest SQS
 	// allows, so a failed message stays there as long as possible. The
 	// default record expiry covers a redrive from it until then.
@@ -73,7 +85,9 @@ type WorkerProps struct {
 	// queue is quiet.
 	BatchingWindow time.Duration
 	// MaxConcurrency caps how many invocations the event source runs at
-	// once, 2 to 1000. Defaults to 0: no cap but the account's.
+	// once (its ScalingConfig.MaximumConcurrency), 2 to 1000, or
+	// NoMaxConcurrency for no cap but the account's. Defaults to
+	// DefaultMaxConcurrency.
 	MaxConcurrency int
 
 	// RecordExpiry is how long an idempotency record lives. It must be at

@@ -58,7 +58,7 @@ func (p *WorkerProps) Check() error {
 // settings are WorkerProps with the defaults filled in and checked.
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
-	memoryMB, maxReceives, batchSize, concurrency  int
+	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
 	fifo, backoff, tracing                         bool
 	keyField                                       string
 	// warnings are annotations for settings that deploy but go against
@@ -104,7 +104,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		maxReceives: or(p.MaxReceives, DefaultMaxReceives),
 		batchSize:   or(p.BatchSize, DefaultBatchSize),
 		window:      p.BatchingWindow,
-		concurrency: p.MaxConcurrency,
+		concurrency: or(p.MaxConcurrency, DefaultMaxConcurrency),
 		fifo:        p.FIFO,
 		backoff:     !p.DisableBackoff,
 		tracing:     p.Tracing,
@@ -135,8 +135,9 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 	case s.batchSize > DefaultBatchSize && s.window < time.Second:
 		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
 			label("BatchSize"), s.batchSize, DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), DefaultBatchSize)
-	case s.concurrency != 0 && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
-		return s, bad("MaxConcurrency", "%s %d must be from %d to %d, or 0 for no cap", label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
+	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
+		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (no cap: idemq:maxConcurrency 0, or WorkerProps.MaxConcurrency NoMaxConcurrency)",
+			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
 	}
 
 	s.visibility = or(p.VisibilityTimeout, guidance)

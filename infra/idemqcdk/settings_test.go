@@ -274,3 +274,26 @@ func TestDeadLetterExpiryAlarm(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxConcurrency checks the event source's cap: 10 when
+// idemq:maxConcurrency is absent (cdk.json sets 10 too), none with 0, and
+// what it is set to otherwise.
+func TestMaxConcurrency(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		context map[string]any
+		scaling any
+	}{
+		{"absent", map[string]any{"idemq:maxConcurrency": nil}, obj{"MaximumConcurrency": 10}},
+		{"0: no cap", map[string]any{"idemq:maxConcurrency": 0}, assertions.Match_Absent()},
+		{"0 from the command line", map[string]any{"idemq:maxConcurrency": "0"}, assertions.Match_Absent()},
+		{"50", map[string]any{"idemq:maxConcurrency": 50}, obj{"MaximumConcurrency": 50}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tpl := synth(t, c.context)
+			check(t, "event source", func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj{"ScalingConfig": c.scaling})
+			})
+		})
+	}
+}

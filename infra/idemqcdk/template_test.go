@@ -1,6 +1,8 @@
 package idemqcdk_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -115,11 +117,12 @@ var templateChecks = []templateCheck{
 					"IDEMQ_NAMESPACE":     "idemq",
 					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
 					"IDEMQ_QUEUE":         defaultQueueEnv,
+					"IDEMQ_EMF_NAMESPACE": "idemq",
 				})},
 			})
 		})
 	}},
-	{"event source: the queue, batch item failures reported, batch size 10", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"event source: the queue, batch item failures reported, batch size 10, at most 10 at once", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "event source", func() {
 			tpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(1))
 			tpl.HasResource(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
@@ -129,7 +132,7 @@ var templateChecks = []templateCheck{
 					"FunctionResponseTypes":          assertions.Match_ArrayEquals(&arr{"ReportBatchItemFailures"}),
 					"BatchSize":                      10,
 					"MaximumBatchingWindowInSeconds": assertions.Match_Absent(),
-					"ScalingConfig":                  assertions.Match_Absent(),
+					"ScalingConfig":                  obj{"MaximumConcurrency": 10},
 				},
 				// Polling needs the role's policy: it must exist first.
 				"DependsOn": assertions.Match_ArrayWith(&arr{assertions.Match_StringLikeRegexp(jsii.String("^WorkerRoleDefaultPolicy"))}),
@@ -142,21 +145,27 @@ var templateChecks = []templateCheck{
 	{"iam: no wildcard, one role holding no managed policy, the redrive policy on nothing", func(tb testing.TB, tpl assertions.Template, id ids) {
 		noWildcards(tb, tpl)
 	}},
-	{"alarms: dead letters, a dead letter's time left, the oldest message's age, function errors, throttles", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"alarms: dead letters, a dead letter's time left, the oldest message's age, failed records, duration, function errors, throttles", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "the alarms", func() { tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(alarmCount)) })
 		for _, a := range []obj{
-			{"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Threshold": 1,
+			{"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum", "Threshold": 1, "Period": 60,
 				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}}},
 			// Half of the 10 days a dead letter is sure to be kept: 14 days
 			// from when it was sent, which was up to 96 h before it moved.
 			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 432000, "Period": 300,
 				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.dlq, "QueueName")}}},
 			// 2 × (720 s visibility + no window).
-			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 1440,
+			{"Namespace": "AWS/SQS", "MetricName": "ApproximateAgeOfOldestMessage", "Statistic": "Maximum", "Threshold": 1440, "Period": 300,
 				"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(id.queue, "QueueName")}}},
-			{"Namespace": "AWS/Lambda", "MetricName": "Errors", "Statistic": "Sum", "Threshold": 1,
+			// The handler's count, under the key namespace.
+			{"Namespace": "idemq", "MetricName": "Failed", "Statistic": "Sum", "Threshold": 1, "Period": 300,
+				"Dimensions": arr{obj{"Name": "Service", "Value": "idemq"}}},
+			// 80 % of the 120 s timeout, in milliseconds.
+			{"Namespace": "AWS/Lambda", "MetricName": "Duration", "Statistic": "Maximum", "Threshold": 96000, "Period": 300,
 				"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(id.function)}}},
-			{"Namespace": "AWS/Lambda", "MetricName": "Throttles", "Statistic": "Sum", "Threshold": 1,
+			{"Namespace": "AWS/Lambda", "MetricName": "Errors", "Statistic": "Sum", "Threshold": 1, "Period": 300,
+				"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(id.function)}}},
+			{"Namespace": "AWS/Lambda", "MetricName": "Throttles", "Statistic": "Sum", "Threshold": 1, "Period": 300,
 				"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(id.function)}}},
 		} {
 			a["ComparisonOperator"] = "GreaterThanOrEqualToThreshold"
@@ -175,6 +184,9 @@ var templateChecks = []templateCheck{
 				"InsufficientDataActions": assertions.Match_Absent(),
 			}, jsii.Number(alarmCount))
 		})
+	}},
+	{"dashboard: the alarms, the records by outcome, the queues, the function, its duration against the timeout", func(tb testing.TB, tpl assertions.Template, id ids) {
+		wantDashboard(tb, tpl, id)
 	}},
 	{"secret: none unless idemq:providerApiKeySecret is set, no KMS grant, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
 		if grants := secretsManagerGrants(tpl); len(grants) != 0 {
@@ -209,7 +221,7 @@ var templateChecks = []templateCheck{
 const defaultQueueEnv = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
 
 // alarmCount is how many alarms the stack has (Worker.Alarms).
-const alarmCount = 5
+const alarmCount = 7
 
 // merge is a copy of a with b's entries added.
 func merge(a, b obj) obj {
@@ -246,6 +258,111 @@ func wantRedrive(tb testing.TB, tpl assertions.Template, id ids) {
 	want = append(want, obj{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": getAtt(id.queue, "Arn")})
 	if got, expected := grantPairs(statements), grantPairs(want); !slices.Equal(got, expected) {
 		tb.Errorf("the managed policies allow\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(expected, "\n\t"))
+	}
+}
+
+// dashboardBody is the dashboard's body with each reference in it written
+// as a string: {"Ref": X} as "Ref:X", {"Fn::GetAtt": [X, A]} as
+// "GetAtt:X.A".
+func dashboardBody(tb testing.TB, tpl assertions.Template) obj {
+	tb.Helper()
+	dashboards := *tpl.FindResources(jsii.String("AWS::CloudWatch::Dashboard"), nil)
+	if len(dashboards) != 1 {
+		tb.Errorf("%d dashboards, want 1", len(dashboards))
+		return nil
+	}
+	var text strings.Builder
+	for _, d := range dashboards {
+		body := (*d)["Properties"].(obj)["DashboardBody"]
+		parts := arr{body}
+		if b, ok := body.(obj); ok {
+			if join, ok := b["Fn::Join"].(arr); ok && len(join) == 2 {
+				parts, _ = join[1].(arr)
+			}
+		}
+		for _, p := range parts {
+			switch p := p.(type) {
+			case string:
+				text.WriteString(p)
+			case obj:
+				if r, ok := p["Ref"]; ok {
+					fmt.Fprintf(&text, "Ref:%v", r)
+				} else if a, ok := p["Fn::GetAtt"].(arr); ok {
+					fmt.Fprintf(&text, "GetAtt:%v.%v", a[0], a[1])
+				} else {
+					tb.Errorf("dashboard body part %s", jsonString(p))
+				}
+			}
+		}
+	}
+	var out obj
+	if err := json.Unmarshal([]byte(text.String()), &out); err != nil {
+		tb.Errorf("dashboard body: %v\n%s", err, text.String())
+	}
+	return out
+}
+
+// wantDashboard checks the dashboard's widgets: every alarm's state; the
+// handler's counts under the key namespace; the queue's and the dead-letter
+// queue's messages and oldest message's age, the latter against the expiry
+// alarm's threshold; the function's duration against the duration alarm's
+// threshold and its timeout.
+func wantDashboard(tb testing.TB, tpl assertions.Template, id ids) {
+	tb.Helper()
+	var alarms, metrics, annotations []string
+	for _, w := range list(dashboardBody(tb, tpl)["widgets"]) {
+		props, _ := w.(obj)["properties"].(obj)
+		for _, a := range list(props["alarms"]) {
+			alarms = append(alarms, fmt.Sprint(a))
+		}
+		for _, m := range list(props["metrics"]) {
+			m, _ := m.(arr)
+			var parts []string
+			for _, p := range m {
+				if _, ok := p.(string); ok {
+					parts = append(parts, p.(string))
+				}
+			}
+			metrics = append(metrics, strings.Join(parts, " "))
+		}
+		axes, _ := props["annotations"].(obj)
+		for _, a := range list(axes["horizontal"]) {
+			a, _ := a.(obj)
+			annotations = append(annotations, fmt.Sprintf("%v %v", a["yAxis"], a["value"]))
+		}
+	}
+	if len(alarms) != alarmCount {
+		tb.Errorf("the dashboard shows %d alarms, want %d: %v", len(alarms), alarmCount, alarms)
+	}
+	for alarm := range *tpl.FindResources(jsii.String("AWS::CloudWatch::Alarm"), nil) {
+		if !slices.Contains(alarms, "GetAtt:"+alarm+".Arn") {
+			tb.Errorf("the dashboard does not show alarm %s", alarm)
+		}
+	}
+	want := []string{
+		"AWS/SQS ApproximateNumberOfMessagesVisible QueueName GetAtt:" + id.queue + ".QueueName",
+		"AWS/SQS ApproximateAgeOfOldestMessage QueueName GetAtt:" + id.queue + ".QueueName",
+		"AWS/SQS ApproximateNumberOfMessagesVisible QueueName GetAtt:" + id.dlq + ".QueueName",
+		"AWS/SQS ApproximateAgeOfOldestMessage QueueName GetAtt:" + id.dlq + ".QueueName",
+		"AWS/Lambda Invocations FunctionName Ref:" + id.function,
+		"AWS/Lambda Errors FunctionName Ref:" + id.function,
+		"AWS/Lambda Throttles FunctionName Ref:" + id.function,
+		"AWS/Lambda Duration FunctionName Ref:" + id.function,
+	}
+	for _, name := range []string{"Records", "Executed", "Replayed", "InProgress", "Failed", "Skipped", "BatchItemFailures"} {
+		want = append(want, "idemq "+name+" Service idemq")
+	}
+	for _, m := range want {
+		if !slices.Contains(metrics, m) {
+			tb.Errorf("the dashboard has no metric %s; it has\n\t%s", m, strings.Join(metrics, "\n\t"))
+		}
+	}
+	// The expiry alarm's 5 days on the dead letters' age (right axis); the
+	// duration alarm's 96 s and the 120 s timeout on the duration (left).
+	for _, a := range []string{"right 432000", "left 96000", "left 120000"} {
+		if !slices.Contains(annotations, a) {
+			tb.Errorf("the dashboard has no line at %s; it has %v", a, annotations)
+		}
 	}
 }
 

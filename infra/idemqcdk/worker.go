@@ -32,7 +32,10 @@ type Worker struct {
 	EventSource     awslambda.EventSourceMapping
 	// The alarms, which have no action; NewStack gives each the SNS topic
 	// of idemq:alarmTopicArn. See newAlarms.
-	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+	// Dashboard shows the alarms, the records by outcome, the queues and
+	// the function. See newDashboard.
+	Dashboard awscloudwatch.Dashboard
 	// RedrivePolicy is a managed policy, attached to nothing, allowing
 	// exactly a redrive of the dead-letter queue into the queue
 	// (sqs:StartMessageMoveTask and what it needs): attach it to the
@@ -72,6 +75,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		EnvTable:        w.Table.TableName(),
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
 		EnvQueue:        jsii.String(string(queueJSON)),
+		EnvEMFNamespace: jsii.String(MetricNamespace),
 	}
 	env[EnvNamespace] = jsii.String(p.Namespace)
 	env[EnvKeyField] = jsii.String(s.keyField)
@@ -94,13 +98,15 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
-	newAlarms(c, w, s)
+	newAlarms(c, w, s, p.Namespace)
 	w.RedrivePolicy = newRedrivePolicy(c, w.DeadLetterQueue, w.Queue)
+	w.Dashboard = newDashboard(c, w, s, p.Namespace)
 	return w
 }
 
 // Alarms are the Worker's alarms: dead letters, a dead letter's time left,
-// the oldest message's age, function errors and throttles.
+// the oldest message's age, failed records, an invocation near its
+// timeout, function errors and throttles.
 func (w *Worker) Alarms() []awscloudwatch.Alarm {
-	return []awscloudwatch.Alarm{w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.ErrorsAlarm, w.ThrottlesAlarm}
+	return []awscloudwatch.Alarm{w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.FailedAlarm, w.DurationAlarm, w.ErrorsAlarm, w.ThrottlesAlarm}
 }

@@ -123,6 +123,7 @@ func TestWorkerInUsersStack(t *testing.T) {
 				"IDEMQ_KEY_FIELD":     "order_id",
 				"IDEMQ_NAMESPACE":     "jobs",
 				"IDEMQ_QUEUE":         defaultQueueEnv,
+				"IDEMQ_EMF_NAMESPACE": "idemq",
 			})},
 		})
 	})

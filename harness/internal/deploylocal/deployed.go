@@ -80,7 +80,7 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 		}
 	}
 	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping",
-		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup"} {
+		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup", "AWS::CloudWatch::Dashboard"} {
 		for id, r := range tpl.Resources {
 			if r.Type == typ && d.physical[id] == "" {
 				bad("%s %s was not deployed", typ, id)
@@ -287,6 +287,8 @@ func checkTemplateOnly(tpl *template, dlqID string) []string {
 	for m, n := range map[string]int{
 		"ApproximateNumberOfMessagesVisible": 1,
 		"ApproximateAgeOfOldestMessage":      2, // the queue's, and the dead-letter queue's before a dead letter expires
+		"Failed":                             1, // the handler's EMF count
+		"Duration":                           1,
 		"Errors":                             1,
 		"Throttles":                          1,
 	} {

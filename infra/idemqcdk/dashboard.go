@@ -1,0 +1,80 @@
+package idemqcdk
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// newDashboard is a CloudWatch dashboard of w, for the key namespace ns:
+// the alarms' states; the records by outcome (the handler's EMF counts);
+// the queue's messages and its oldest one's age; the dead letters and the
+// oldest one's age against the expiry alarm's threshold; the function's
+// invocations, errors, throttles and concurrency; its duration against
+// the duration alarm's threshold and the timeout.
+func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) awscloudwatch.Dashboard {
+	period := seconds(alarmPeriod)
+	sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
+	maximum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
+	duration := func(stat string) awscloudwatch.IMetric {
+		return w.Function.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String(stat)})
+	}
+	metrics := func(m ...awscloudwatch.IMetric) *[]awscloudwatch.IMetric { return &m }
+	line := func(value float64, label string) *[]*awscloudwatch.HorizontalAnnotation {
+		return &[]*awscloudwatch.HorizontalAnnotation{{Value: jsii.Number(value), Label: jsii.String(label)}}
+	}
+	var records []awscloudwatch.IMetric
+	for _, name := range emfMetrics {
+		records = append(records, emfMetric(name, ns, sum))
+	}
+	var alarms []interfacesawscloudwatch.IAlarmRef
+	for _, a := range w.Alarms() {
+		alarms = append(alarms, a)
+	}
+	expiry := deadLetterExpiryAge(s.deadLetterStay())
+	limit := durationFactor * float64(s.timeout.Milliseconds())
+
+	d := awscloudwatch.NewDashboard(scope, jsii.String("Dashboard"), nil)
+	d.AddWidgets(awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
+		Title: jsii.String("idemq worker " + ns + ": alarms"), Alarms: &alarms, Width: jsii.Number(24), Height: jsii.Number(3),
+	}))
+	d.AddWidgets(
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Records by outcome (" + MetricNamespace + " metrics, Service " + ns + ")"),
+			Left:  &records, Width: jsii.Number(12), Height: jsii.Number(6),
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Queue: messages waiting and in flight; the oldest's age (s, right)"),
+			Left:  metrics(w.Queue.MetricApproximateNumberOfMessagesVisible(maximum), w.Queue.MetricApproximateNumberOfMessagesNotVisible(maximum)),
+			Right: metrics(w.Queue.MetricApproximateAgeOfOldestMessage(maximum)), Width: jsii.Number(12), Height: jsii.Number(6),
+		}),
+	)
+	d.AddWidgets(
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title:            jsii.String("Dead letters; the oldest's age (s, right)"),
+			Left:             metrics(w.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(maximum)),
+			Right:            metrics(w.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(maximum)),
+			RightAnnotations: line(expiry.Seconds(), fmt.Sprintf("dead-letter expiry alarm (%s)", expiry)),
+			Width:            jsii.Number(12), Height: jsii.Number(6),
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Invocations, errors, throttles, concurrency"),
+			Left: metrics(w.Function.MetricInvocations(sum), w.Function.MetricErrors(sum), w.Function.MetricThrottles(sum),
+				w.Function.Metric(jsii.String("ConcurrentExecutions"), maximum)),
+			Width: jsii.Number(12), Height: jsii.Number(6),
+		}),
+	)
+	d.AddWidgets(awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String("Duration (ms): p50, p99, maximum"),
+		Left:  metrics(duration("p50"), duration("p99"), duration("Maximum")),
+		LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{
+			{Value: jsii.Number(limit), Label: jsii.String(fmt.Sprintf("duration alarm (%.0f%% of the timeout)", durationFactor*100))},
+			{Value: jsii.Number(float64(s.timeout.Milliseconds())), Label: jsii.String("timeout")},
+		},
+		Width: jsii.Number(24), Height: jsii.Number(6),
+	}))
+	return d
+}
