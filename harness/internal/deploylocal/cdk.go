@@ -100,7 +100,9 @@ func readTemplate(asm string) (*template, error) {
 // which has no AWS::DynamoDB::GlobalTable: the table becomes an
 // AWS::DynamoDB::Table with the global table's properties and those of its
 // one replica (point-in-time recovery, deletion protection) at the top.
-// Nothing else changes.
+// moto skips alarms, so the dashboard's references to their ARNs (its
+// alarm status widget's) would not resolve: each becomes the ARN the alarm
+// would have, spelt out. Nothing else changes.
 func patchForMoto(asm string) error {
 	raw, err := os.ReadFile(templatePath(asm))
 	if err != nil {
@@ -130,9 +132,39 @@ func patchForMoto(asm string) error {
 		}
 		r["Type"] = "AWS::DynamoDB::Table"
 	}
+	for _, r := range resources {
+		r, _ := r.(map[string]any)
+		if r["Type"] != "AWS::CloudWatch::Dashboard" {
+			continue
+		}
+		props, _ := r["Properties"].(map[string]any)
+		props["DashboardBody"] = spellAlarmARNs(props["DashboardBody"], resources)
+	}
 	out, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(templatePath(asm), out, 0o644)
+}
+
+// spellAlarmARNs is v with every {"Fn::GetAtt": [ALARM, "Arn"]} naming an
+// AWS::CloudWatch::Alarm of resources replaced by an alarm ARN string.
+func spellAlarmARNs(v any, resources map[string]any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if att, ok := v["Fn::GetAtt"].([]any); ok && len(att) == 2 && att[1] == "Arn" {
+			id, _ := att[0].(string)
+			if r, _ := resources[id].(map[string]any); r["Type"] == "AWS::CloudWatch::Alarm" {
+				return "arn:aws:cloudwatch:" + Region + ":" + Account + ":alarm:" + id
+			}
+		}
+		for k, x := range v {
+			v[k] = spellAlarmARNs(x, resources)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = spellAlarmARNs(x, resources)
+		}
+	}
+	return v
 }

@@ -31,7 +31,8 @@
 //   - moto reads TTL as disabled, reports every function as x86_64, skips
 //     alarms and queue policies and returns no stack outputs: those are
 //     checked in the synthesized template (infra/'s tests check them in
-//     depth).
+//     depth). As the alarms are skipped, the deployed copy of the
+//     template spells out the alarm ARNs the dashboard refers to.
 //   - moto cannot invoke a function, yet its copy of the event source
 //     mapping receives each message as it is sent, fails to invoke, and so
 //     spends the message's receives until it is dead-lettered. The harness
