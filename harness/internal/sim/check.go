@@ -167,16 +167,6 @@ func (w *world) checkAck(b *batch, m *message) error {
 	return nil
 }
 
-// pending reports whether a message of key is still queued.
-func (w *world) pending(key string) bool {
-	for _, m := range w.msgs {
-		if m.key == key && !m.deleted {
-			return true
-		}
-	}
-	return false
-}
-
 // final tests what must hold once everything is quiet: every key is
 // COMPLETED, or dead-lettered, and reached the provider; every execution's
 // staged writes agree with its completion.
