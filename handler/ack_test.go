@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // settleFaults is a store whose completions fail and whose releases can be
@@ -84,7 +85,7 @@ func TestAckOnlyOnProof(t *testing.T) {
 			// The key is free again: the redelivery runs the work.
 			store.completeErr = nil
 			wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
-			if rec, ok := b.store.Get(key("k1")); !ok || rec.Status != idem.StatusCompleted {
+			if rec, ok := idemtest.MustGet(t, b.store, key("k1")); !ok || rec.Status != idem.StatusCompleted {
 				t.Errorf("after the redelivery: %+v, %v; want COMPLETED", rec, ok)
 			}
 			if n := b.callCount("m1"); n != 2 {
@@ -124,7 +125,7 @@ func TestSuperseded(t *testing.T) {
 				return []byte("ours"), nil
 			}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Minute)))
 			got := b.invoke(h, msg("m1", "k1"), msg("m2", "k1"))
-			rec, _ := b.store.Get(key("k1"))
+			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			if rec.Owner != "other" {
 				t.Errorf("record %+v, want the other owner's, untouched", rec)
 			}

@@ -63,14 +63,14 @@ func TestDocsMatchTheCode(t *testing.T) {
 	for option, want := range map[string]string{
 		"WithConcurrency":     "| 100",
 		"WithDeadlineReserve": "| 5 s",
-		"WithIdem":            "default 15 days",
+		"WithIdem":            "default 40 days",
 		"WithKeyField":        "| `" + DefaultKeyField + "` |",
 	} {
 		if !strings.Contains(rows[option], want) {
 			t.Errorf("docs/handler.md's %s row does not say %q:\n%s", option, want, rows[option])
 		}
 	}
-	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 15*24 {
+	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
 		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, DefaultDeadlineReserve, idem.DefaultExpiry)
 	}
 	lease := "records' time left + 10 s"

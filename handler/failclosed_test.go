@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // A function that ends its goroutine with runtime.Goexit (as t.FailNow
@@ -78,7 +79,7 @@ func TestGoexitFailsClosed(t *testing.T) {
 			}
 			// An exit is taken for a crash: the claim is left to its lease,
 			// never completed, so a delivery after the lease runs the work.
-			if rec, ok := b.store.Get(key("k1")); !ok || rec.Status != idem.StatusInProgress {
+			if rec, ok := idemtest.MustGet(t, b.store, key("k1")); !ok || rec.Status != idem.StatusInProgress {
 				t.Errorf("the exited record's claim: %+v (found %v), want it in progress until its lease passes", rec, ok)
 			}
 		})

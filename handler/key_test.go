@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // A key field that is not Unicode text (a lone surrogate escape) fails
@@ -44,7 +45,7 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	if _, ok := b.replayed("m2"); ok || b.callCount("m2") != 1 {
 		t.Errorf("request r-2 was answered with r-1's result")
 	}
-	if _, ok := b.store.Get(key("r-2")); !ok {
+	if _, ok := idemtest.MustGet(t, b.store, key("r-2")); !ok {
 		t.Errorf("no record for r-2")
 	}
 	// A member with the dotted name alone is not the key: with the path
@@ -58,7 +59,7 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	}
 	// Escaped, the dot is part of the name.
 	wantIDs(t, b.invoke(b.wrap(nil, handler.WithKeyField(`request\.id`)), literal))
-	if _, ok := b.store.Get(key("r-3")); !ok {
+	if _, ok := idemtest.MustGet(t, b.store, key("r-3")); !ok {
 		t.Errorf(`no record for r-3 through the field request\.id`)
 	}
 }

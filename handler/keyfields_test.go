@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 func bodyMsg(id, body string) events.SQSMessage {
@@ -41,7 +42,7 @@ func TestKeyFields(t *testing.T) {
 		t.Errorf("m5: %v, want idem.ErrNoKey", err)
 	}
 	k, _ := idem.ClientKey(ns, "document.id:4471:version:9")
-	if rec, ok := b.store.Get(k); !ok || rec.Status != idem.StatusCompleted {
+	if rec, ok := idemtest.MustGet(t, b.store, k); !ok || rec.Status != idem.StatusCompleted {
 		t.Errorf("no COMPLETED record under %s: %+v", k, rec)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
@@ -28,7 +29,7 @@ func TestResultTooLarge(t *testing.T) {
 
 		wantIDs(t, b.invoke(h, msg("m1", "k1")))
 		b.wantSummary(map[string]int{"executed": 1, "result_omitted": 1, "failed": 0, "batch_item_failures": 0})
-		rec, ok := b.store.Get(key("k1"))
+		rec, ok := idemtest.MustGet(t, b.store, key("k1"))
 		if !ok || rec.Status != idem.StatusCompleted || rec.OmittedBytes != len("result:m1") || rec.Result != nil {
 			t.Fatalf("record %+v, %v; want COMPLETED without the result", rec, ok)
 		}

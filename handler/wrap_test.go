@@ -18,6 +18,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
@@ -28,7 +29,7 @@ func TestExecutedThenReplayed(t *testing.T) {
 
 	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")))
 	b.wantSummary(map[string]int{"records": 2, "executed": 2, "replayed": 0, "batch_item_failures": 0})
-	rec, ok := b.store.Get(key("k1"))
+	rec, ok := idemtest.MustGet(t, b.store, key("k1"))
 	if !ok || rec.Status != idem.StatusCompleted || string(rec.Result) != "result:m1" {
 		t.Fatalf("record for k1 = %+v, %v; want COMPLETED with result:m1", rec, ok)
 	}
@@ -88,7 +89,7 @@ func TestFunctionErrorReleasesForRetry(t *testing.T) {
 	if err := b.failure("m1"); !errors.Is(err, boom) || err.Op != "run" {
 		t.Errorf("failure = %v, want the function's error", err)
 	}
-	if _, ok := b.store.Get(key("k1")); ok {
+	if _, ok := idemtest.MustGet(t, b.store, key("k1")); ok {
 		t.Fatal("the failed record's claim was not released")
 	}
 
@@ -114,7 +115,7 @@ func TestPanicIsRecoveredPerRecord(t *testing.T) {
 	if err := b.failure("m2"); !errors.Is(err, handler.ErrPanic) {
 		t.Errorf("failure = %v, want ErrPanic", err)
 	}
-	if _, ok := b.store.Get(key("k2")); ok {
+	if _, ok := idemtest.MustGet(t, b.store, key("k2")); ok {
 		t.Error("the panicked record's claim was not released")
 	}
 	b.wantSummary(map[string]int{"executed": 2, "failed": 1})
@@ -158,7 +159,7 @@ func TestNumberKey(t *testing.T) {
 	m := msg("m1", "")
 	m.Body = `{"idempotency_key":4471}`
 	wantIDs(t, b.invoke(b.wrap(nil), m))
-	if _, ok := b.store.Get(key("4471")); !ok {
+	if _, ok := idemtest.MustGet(t, b.store, key("4471")); !ok {
 		t.Error("no record for the number key 4471")
 	}
 }
@@ -208,7 +209,7 @@ func TestKeySources(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			wantIDs(t, b.invoke(b.wrap(nil, c.opt), m))
-			if _, ok := b.store.Get(c.want); !ok {
+			if _, ok := idemtest.MustGet(t, b.store, c.want); !ok {
 				t.Errorf("no record for %s", c.want)
 			}
 		})
@@ -429,7 +430,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 		clock := newFakeClock(start)
 		var lease time.Time
 		h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) {
-			rec, _ := b.store.Get(key("k1"))
+			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			lease = rec.LeaseUntil
 			return nil, nil
 		}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Hour)))
@@ -442,10 +443,10 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
-			rec, _ := b.store.Get(key("k1"))
+			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			first := rec.LeaseUntil
 			for ctx.Err() == nil { // until a beat moves the lease
-				if rec, _ := b.store.Get(key("k1")); !rec.LeaseUntil.Equal(first) {
+				if rec, _ := idemtest.MustGet(t, b.store, key("k1")); !rec.LeaseUntil.Equal(first) {
 					return []byte("extended"), nil
 				}
 				runtime.Gosched()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
@@ -97,7 +98,7 @@ func TestDoLeaseFromTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), s.Now().Add(30*time.Second))
 	defer cancel()
 	_, err := s.do(ctx, "k#lease", "", func(context.Context) ([]byte, error) {
-		rec, _ := s.store.Get("k#lease")
+		rec, _ := idemtest.MustGet(t, s.store, "k#lease")
 		if want := s.Now().Add(30*time.Second + idem.DefaultLeaseMargin); !rec.LeaseUntil.Equal(want) {
 			t.Errorf("lease until %s, want the deadline plus the margin, %s", rec.LeaseUntil, want)
 		}
@@ -107,7 +108,7 @@ func TestDoLeaseFromTheDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = s.do(context.Background(), "k#nodeadline", "", func(context.Context) ([]byte, error) {
-		rec, _ := s.store.Get("k#nodeadline")
+		rec, _ := idemtest.MustGet(t, s.store, "k#nodeadline")
 		if want := s.Now().Add(idem.DefaultLease); !rec.LeaseUntil.Equal(want) {
 			t.Errorf("lease until %s, want DefaultLease, %s", rec.LeaseUntil, want)
 		}
@@ -126,7 +127,7 @@ func TestDoPanicReleasesAndRepanics(t *testing.T) {
 		}()
 		_, _ = s.do(context.Background(), "k#panic", "", func(context.Context) ([]byte, error) { panic("boom") })
 	}()
-	if _, ok := s.store.Get("k#panic"); ok {
+	if _, ok := idemtest.MustGet(t, s.store, "k#panic"); ok {
 		t.Fatal("the claim of a panicking work was not released")
 	}
 	if r, err := s.do(context.Background(), "k#panic", "", answer("ok")); err != nil || r.Outcome != idem.Executed {
@@ -145,7 +146,7 @@ func TestDoReleasesWhenTheContextIsCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if _, ok := s.store.Get("k#cancel"); ok {
+	if _, ok := idemtest.MustGet(t, s.store, "k#cancel"); ok {
 		t.Fatal("the claim was not released after the caller's context ended")
 	}
 }
@@ -172,7 +173,7 @@ func TestDoResultTooLarge(t *testing.T) {
 	if r.Outcome != idem.Executed || !r.Omitted || string(r.Value) != "nine byte" {
 		t.Fatalf("result %+v: want executed, omitted, with the fresh result", r)
 	}
-	rec, ok := s.store.Get("k#big")
+	rec, ok := idemtest.MustGet(t, s.store, "k#big")
 	if !ok || rec.Status != idem.StatusCompleted || rec.OmittedBytes != 9 || rec.Result != nil {
 		t.Fatalf("record %+v, %v; want COMPLETED without the result, OmittedBytes 9", rec, ok)
 	}
@@ -227,7 +228,7 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 			if r.Outcome != c.outcome || r.Omitted || string(r.Value) != "big" {
 				t.Fatalf("result %+v: want %v with the fresh result, not omitted", r, c.outcome)
 			}
-			if _, held := mem.Get("k#big"); held == c.released {
+			if _, held := idemtest.MustGet(t, mem, "k#big"); held == c.released {
 				t.Fatalf("record kept: %v, want %v", held, !c.released)
 			}
 		})
@@ -256,7 +257,7 @@ func TestDoStagedWrites(t *testing.T) {
 	if !errors.Is(err, idem.ErrUnsupportedWrite) {
 		t.Fatalf("err %v, want idem.ErrUnsupportedWrite", err)
 	}
-	if _, ok := s.store.Get("k#tx2"); ok {
+	if _, ok := idemtest.MustGet(t, s.store, "k#tx2"); ok {
 		t.Fatal("the claim was kept after an unsupported write")
 	}
 	if err := idem.Stage(context.Background(), memstore.Write(func(*memstore.Tx) error { return nil })); err == nil {
@@ -271,7 +272,7 @@ func TestDoHeartbeatExtendsTheLease(t *testing.T) {
 	_, err := s.do(context.Background(), "k#hb", "", func(ctx context.Context) ([]byte, error) {
 		s.advance(time.Hour)
 		for {
-			rec, _ := s.store.Get("k#hb")
+			rec, _ := idemtest.MustGet(t, s.store, "k#hb")
 			if rec.LeaseUntil.After(first) {
 				return []byte("done"), nil
 			}
@@ -305,7 +306,7 @@ func TestDoHeartbeatStopsWorkWhoseLeaseIsLost(t *testing.T) {
 	if !errors.Is(err, idem.ErrLeaseLost) {
 		t.Fatalf("result %+v, err %v; want idem.ErrLeaseLost", r, err)
 	}
-	if rec, _ := s.store.Get("k#lost"); rec.Owner != "thief" || rec.Status != idem.StatusInProgress {
+	if rec, _ := idemtest.MustGet(t, s.store, "k#lost"); rec.Owner != "thief" || rec.Status != idem.StatusInProgress {
 		t.Fatalf("the new owner's record was touched: %+v", rec)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
@@ -40,7 +41,7 @@ func TestHeartbeatKeepsTheRecordAlive(t *testing.T) {
 			s.advance(time.Minute)
 			want := s.Now().Add(lease)
 			for {
-				if rec, _ := s.store.Get("k#long"); !rec.LeaseUntil.Before(want) {
+				if rec, _ := idemtest.MustGet(t, s.store, "k#long"); !rec.LeaseUntil.Before(want) {
 					break
 				}
 				if err := ctx.Err(); err != nil {
@@ -65,7 +66,7 @@ func TestHeartbeatKeepsTheRecordAlive(t *testing.T) {
 
 func mustGet(t *testing.T, s *memstore.Store, k idem.Key) idem.Record {
 	t.Helper()
-	rec, ok := s.Get(k)
+	rec, ok := idemtest.MustGet(t, s, k)
 	if !ok {
 		t.Fatalf("no record for %s", k)
 	}

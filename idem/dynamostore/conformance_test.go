@@ -9,6 +9,9 @@ import (
 	"github.com/idemq/idemq/internal/dynamotest"
 )
 
+// Every store reads a record the same way.
+var _ idemtest.Getter = (*dynamostore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	client := dynamotest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {

@@ -21,7 +21,7 @@ func Example() {
 		r, err := idem.Do(context.Background(), store, key, "", send)
 		fmt.Println(r.Outcome, string(r.Value), err)
 	}
-	rec, _ := store.Get(key)
+	rec, _, _ := store.Get(context.Background(), key)
 	fmt.Println(rec.Status)
 	// Output:
 	// sending the welcome mail

@@ -166,12 +166,17 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	return nil
 }
 
-// Get returns the record for key as stored, expired or not.
-func (s *Store) Get(key idem.Key) (idem.Record, bool) {
+// Get returns the record for key as stored, expired or not, as every
+// store's Get does (idemtest.Getter); ok is false when there is none. It
+// fails only when ctx has ended.
+func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return idem.Record{}, false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.records[key]
-	return clone(rec), ok
+	rec, ok = s.records[key]
+	return clone(rec), ok, nil
 }
 
 // Value returns the value a staged Write put at key.

@@ -12,6 +12,9 @@ import (
 	"github.com/idemq/idemq/idem/memstore"
 )
 
+// Every store reads a record the same way.
+var _ idemtest.Getter = (*memstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	idemtest.Run(t, func(*testing.T) idem.Store { return memstore.New() })
 }
@@ -76,7 +79,7 @@ func TestStagedWritesAllOrNothing(t *testing.T) {
 			if name == "fails" && !errors.Is(err, boom) {
 				t.Errorf("Complete: %v, want the write's own error wrapped", err)
 			}
-			rec, ok := s.Get("k")
+			rec, ok := idemtest.MustGet(t, s, "k")
 			if !ok || rec.Status != idem.StatusInProgress || rec.Owner != "o" || rec.Result != nil {
 				t.Fatalf("record %+v, %v; want IN_PROGRESS, still owned by o, no result", rec, ok)
 			}
@@ -123,7 +126,7 @@ func TestStagedWritesCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if rec, _ := s.Get("k"); rec.Status != idem.StatusCompleted {
+	if rec, _ := idemtest.MustGet(t, s, "k"); rec.Status != idem.StatusCompleted {
 		t.Fatalf("record %s, want COMPLETED", rec.Status)
 	}
 	if v, ok := s.Value("n"); string(v) != "++" {
@@ -157,7 +160,7 @@ func TestStagedWriteFailsDo(t *testing.T) {
 	if !errors.Is(err, memstore.ErrWriteFailed) {
 		t.Fatalf("Do: %v, want memstore.ErrWriteFailed", err)
 	}
-	if _, ok := s.Get("k#1"); ok {
+	if _, ok := idemtest.MustGet(t, s, "k#1"); ok {
 		t.Error("the claim was kept after the failed completion; want it released")
 	}
 	if v, ok := s.Value("sent"); ok {

@@ -9,6 +9,9 @@ import (
 	"github.com/idemq/idemq/internal/pgtest"
 )
 
+// Every store reads a record the same way.
+var _ idemtest.Getter = (*pgstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	pool := pgtest.Pool(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {

@@ -9,6 +9,9 @@ import (
 	"github.com/idemq/idemq/internal/redistest"
 )
 
+// Every store reads a record the same way.
+var _ idemtest.Getter = (*redisstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	client := redistest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -57,7 +58,7 @@ func (w *world) checkCalls(key string) error {
 // completion the store applied, with that execution's staged writes, and
 // stays so.
 func (w *world) checkRecord(key string) error {
-	rec, ok := w.store.Get(w.ikey(key))
+	rec, ok := w.get(w.ikey(key))
 	first := w.completedBy[key]
 	if !ok || rec.Status != idem.StatusCompleted {
 		if first != nil {
@@ -134,7 +135,7 @@ func (w *world) fenced(ex *exec, op string, before idem.Record, held bool, err e
 // same message, and fail (seeds 12969, 62678, 80219 found it so).
 func (w *world) checkAck(b *batch, m *message) error {
 	ex := b.claims[m.key]
-	rec, ok := w.store.Get(w.ikey(m.key))
+	rec, ok := w.get(w.ikey(m.key))
 	who := fmt.Sprintf("%s (%s) was deleted after b%d", m.id, m.key, b.n)
 	got, hooked := b.replays[m.id]
 	switch {
@@ -167,16 +168,6 @@ func (w *world) checkAck(b *batch, m *message) error {
 	return nil
 }
 
-// pending reports whether a message of key is still queued.
-func (w *world) pending(key string) bool {
-	for _, m := range w.msgs {
-		if m.key == key && !m.deleted {
-			return true
-		}
-	}
-	return false
-}
-
 // final tests what must hold once everything is quiet: every key is
 // COMPLETED, or dead-lettered, and reached the provider; every execution's
 // staged writes agree with its completion.
@@ -185,7 +176,7 @@ func (w *world) final() error {
 		if w.dead[key] {
 			continue
 		}
-		rec, ok := w.store.Get(w.ikey(key))
+		rec, ok := w.get(w.ikey(key))
 		if !ok || rec.Status != idem.StatusCompleted {
 			return fmt.Errorf("%s ended %s, want COMPLETED or dead-lettered", key, w.describe(rec, ok))
 		}
@@ -203,4 +194,11 @@ func (w *world) final() error {
 func (w *world) ikey(key string) idem.Key {
 	k, _ := idem.ClientKey(namespace, key)
 	return k
+}
+
+// get reads key's record as the store holds it. The in-memory store fails
+// only on an ended context.
+func (w *world) get(key idem.Key) (idem.Record, bool) {
+	rec, ok, _ := w.store.Get(context.Background(), key)
+	return rec, ok
 }

@@ -128,7 +128,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	}
 	wk.yield(atRequest)
 	a, err := s.send(o, ex.String()+" completes "+ex.key, func() error {
-		before, held := w.store.Get(c.Key)
+		before, held := w.get(c.Key)
 		err := w.store.Complete(context.Background(), c)
 		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && bytes.Equal(before.Result, c.Result)
 		w.fenced(ex, "Complete", before, held, err, retry)
@@ -162,7 +162,7 @@ func (s *faultStore) Release(_ context.Context, key idem.Key, owner string) erro
 	ex := w.execOf(owner)
 	wk.yield(atRequest)
 	a, err := s.send(opRelease, ex.String()+" releases "+ex.key, func() error {
-		before, held := w.store.Get(key)
+		before, held := w.get(key)
 		err := w.store.Release(context.Background(), key, owner)
 		w.fenced(ex, "Release", before, held, err, false)
 		w.checkExec(ex)
@@ -187,11 +187,11 @@ func (s *faultStore) Extend(ctx context.Context, e idem.Extension) error {
 	b.granted = false
 	ex := w.execOf(e.Owner)
 	_, err := s.send(opExtend, fmt.Sprintf("%s extends %s to %s", ex, ex.key, e.LeaseUntil.Format(clockFormat)), func() error {
-		before, held := w.store.Get(e.Key)
+		before, held := w.get(e.Key)
 		err := w.store.Extend(context.Background(), e)
 		w.fenced(ex, "Extend", before, held, err, false)
 		if err == nil && wk.ex == ex {
-			rec, _ := w.store.Get(e.Key)
+			rec, _ := w.get(e.Key)
 			wk.lease = rec.LeaseUntil
 		}
 		return err
