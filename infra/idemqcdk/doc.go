@@ -1,7 +1,9 @@
 // Package idemqcdk is the AWS CDK construct that deploys an idemq worker:
 // the SQS queue and its dead-letter queue, the Lambda function fed by it, and
 // the DynamoDB table holding the idempotency records, sized so that no
-// redelivery can outlive a record.
+// redelivery can outlive a record; with alarms, a dashboard of the
+// handler's metrics, and a policy for redriving the dead-letter queue. The
+// table and the dead-letter queue are kept when the stack is deleted.
 //
 // Use Worker in your own CDK app:
 //
@@ -18,7 +20,11 @@
 // # What is checked at synth
 //
 // The settings are resolved and checked before anything is created (see
-// WorkerProps.Check); a *SettingError names the value to change. The record
+// WorkerProps.Check); a *SettingError names the value to change. The key
+// namespace is required and never derived (a derived one could change, and
+// every key with it), the provider URL must be one the worker can use, and
+// WorkerProps.Environment takes no IDEMQ_ variable, so none bypasses the
+// checks. The record
 // expiry is handler.RecordLifetime of the queue's settings, the dead-letter
 // queue's retention included, the function the runtime uses too, and is
 // passed to the function as IDEMQ_RECORD_EXPIRY.
