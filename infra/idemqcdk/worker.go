@@ -62,7 +62,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	w := &Worker{Construct: c, RecordExpiry: s.expiry}
 	for _, warning := range s.warnings {
-		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:visibility"), jsii.String(warning), nil)
+		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:settings"), jsii.String(warning), nil)
 	}
 	w.Table = newTable(c)
 	w.Queue, w.DeadLetterQueue = newQueues(c, s)
