@@ -60,7 +60,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 	}
 
 	// A completion without the result, sent twice, is its own too.
-	big := make([]byte, dynamostore.MaxItemBytes)
+	big := incompressible(dynamostore.MaxItemBytes)
 	r, err = idem.Do(context.Background(), store, "retry#omit", "", func(context.Context) ([]byte, error) {
 		return big, nil
 	})

@@ -52,7 +52,8 @@ type options struct {
 	maxResult int
 }
 
-// WithMaxResultBytes sets the largest result Complete accepts; a larger one
+// WithMaxResultBytes sets the largest result Complete accepts, counted as
+// stored (compressed, when idem.Do compressed it); a larger one
 // fails with idem.ErrResultTooLarge before anything is sent (and idem.Do
 // then completes the record without it). Defaults to
 // DefaultMaxResultBytes.

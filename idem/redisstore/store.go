@@ -46,7 +46,8 @@ type Option func(*Store)
 // is kept at prefix+k. Defaults to DefaultPrefix.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
 
-// WithMaxResultBytes sets the largest result Complete accepts; a larger one
+// WithMaxResultBytes sets the largest result Complete accepts, counted as
+// stored (compressed, when idem.Do compressed it); a larger one
 // fails with idem.ErrResultTooLarge before anything is sent (and idem.Do
 // then completes the record without it). Defaults to
 // DefaultMaxResultBytes.
