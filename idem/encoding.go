@@ -36,9 +36,10 @@ var ErrUnreadableResult = errors.New("idem: stored result cannot be decoded")
 const minSaving = 32
 
 // gzipLevel is the level results are compressed at: compress/gzip's
-// default (6). On prose it stores 3–4 % fewer bytes than level 4 from
-// 16 KB up, for twice the CPU: at DynamoDB's prices the bytes cost more
-// than the CPU (docs/benchmarks.md, "What a result costs by size").
+// default (6). On prose it stores 2–4 % fewer bytes than level 4 from
+// 16 KiB up, for twice the CPU: at DynamoDB's and Lambda's prices the
+// bytes cost more than the CPU (docs/benchmarks.md, "What a result costs
+// by size"; BenchmarkGzipLevels).
 const gzipLevel = gzip.DefaultCompression
 
 var (
