@@ -25,9 +25,9 @@ import (
 // is taken from the item the failure returns (ALL_OLD).
 type capacityAPI struct {
 	dynamostore.API
-	mu                        sync.Mutex
-	claim, complete, held     float64
-	heldItemBytes, itemsSized int
+	mu                    sync.Mutex
+	claim, complete, held float64
+	heldItemBytes         int
 }
 
 func units(c *types.ConsumedCapacity) float64 {
