@@ -84,6 +84,11 @@ var encodingCases = []testCase{
 		if c.Previous == nil || c.Previous.Encoding != idem.EncodingGzip || !bytes.Equal(c.Previous.Result, gz) {
 			t.Fatalf("re-claim of an expired compressed record: previous %+v, want it with its encoding", c.Previous)
 		}
+		c, _ = b.claim(t, "t#gzold", b.now.Add(time.Hour+time.Second), time.Minute, time.Hour, "")
+		wantState(t, c, inProgress)
+		if c.Record.Encoding != idem.EncodingRaw || len(c.Record.Result) != 0 {
+			t.Fatalf("the new claim holds encoding %q and %d bytes of result: the old record's stuck", c.Record.Encoding, len(c.Record.Result))
+		}
 		if err := b.complete("t#gzold", fresh, []byte("new"), b.now.Add(2*time.Hour)); err != nil {
 			t.Fatal(err)
 		}
