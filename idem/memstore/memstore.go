@@ -34,10 +34,9 @@ type Store struct {
 type Option func(*Store)
 
 // WithMaxResultBytes sets the largest result Complete accepts, counted as
-// stored (compressed, when idem.Do compressed it); a larger one
-// fails with idem.ErrResultTooLarge (and idem.Do then completes the record
-// without it). Defaults to DefaultMaxResultBytes. New panics if n is not
-// positive.
+// stored (compressed, when idem.Do compressed it); a larger one fails with
+// idem.ErrResultTooLarge (and idem.Do then completes the record without
+// it). Defaults to DefaultMaxResultBytes. New panics if n is not positive.
 func WithMaxResultBytes(n int) Option {
 	return func(s *Store) { s.maxResult = n }
 }

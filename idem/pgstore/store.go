@@ -53,10 +53,9 @@ type options struct {
 }
 
 // WithMaxResultBytes sets the largest result Complete accepts, counted as
-// stored (compressed, when idem.Do compressed it); a larger one
-// fails with idem.ErrResultTooLarge before anything is sent (and idem.Do
-// then completes the record without it). Defaults to
-// DefaultMaxResultBytes.
+// stored (compressed, when idem.Do compressed it); a larger one fails with
+// idem.ErrResultTooLarge before anything is sent (and idem.Do then
+// completes the record without it). Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option {
 	return func(o *options) { o.maxResult = n }
 }
