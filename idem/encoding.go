@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -48,6 +49,11 @@ var (
 		return w
 	}}
 	gzipReaders sync.Pool // *gzip.Reader
+	// compressing bounds the compressions under way: each holds a writer
+	// of some 800 KB, and a batch can finish a hundred records at once.
+	// Compression is CPU-bound, so more at once than CPUs would not be
+	// faster, only larger.
+	compressing = make(chan struct{}, max(runtime.NumCPU(), 2))
 )
 
 // encode is the form Do stores value in: its gzip when value is longer
@@ -58,6 +64,8 @@ func (c *Config) encode(value []byte) (stored []byte, encoding string) {
 	if c.CompressAbove < 0 || len(value) <= c.CompressAbove || len(value) > c.MaxDecodedBytes {
 		return value, EncodingRaw
 	}
+	compressing <- struct{}{}
+	defer func() { <-compressing }()
 	var buf bytes.Buffer
 	buf.Grow(len(value) / 2)
 	w := gzipWriters.Get().(*gzip.Writer)

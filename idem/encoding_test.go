@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,5 +270,32 @@ func TestDecodedResultLimit(t *testing.T) {
 	raw := idem.Record{Result: prose}
 	if v, err := raw.DecodedResult(1); err != nil || !bytes.Equal(v, prose) {
 		t.Fatalf("a raw result is returned as it is, whatever the limit: %d bytes, %v", len(v), err)
+	}
+}
+
+// Many results compressed and replayed at once (writers and readers are
+// pooled, compressions bounded) each come back whole.
+func TestConcurrentCompression(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	var wg sync.WaitGroup
+	for i := range idemtest.Contenders {
+		wg.Go(func() {
+			key := idem.Key(fmt.Sprintf("k#many%d", i))
+			prose := idemtest.Prose(1<<10 + i*512)
+			for range 2 {
+				r, err := s.do(context.Background(), key, "", func(context.Context) ([]byte, error) { return prose, nil })
+				if err != nil || !bytes.Equal(r.Value, prose) {
+					t.Errorf("%s: %s, %d bytes, %v; want the result", key, r.Outcome, len(r.Value), err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range idemtest.Contenders {
+		key := idem.Key(fmt.Sprintf("k#many%d", i))
+		if rec, _ := idemtest.MustGet(t, s.store, key); rec.Encoding != idem.EncodingGzip {
+			t.Errorf("%s: stored with encoding %q", key, rec.Encoding)
+		}
 	}
 }
