@@ -22,6 +22,17 @@ const (
 	// the work returns when its context has no deadline (see
 	// WithSettleDeadline).
 	DefaultSettleTimeout = 30 * time.Second
+	// DefaultCompressAbove is the size above which a result is stored
+	// compressed: 512 bytes. Prose gzips 1.9× at 768 bytes and 2.0× at
+	// 1 KiB; with the SQS handler's keys a raw result over about 840
+	// bytes makes a DynamoDB item over 1 KB, two write units, where its
+	// gzip takes one, and longer keys move that edge down towards 700
+	// (docs/benchmarks.md, "What a result costs by size").
+	DefaultCompressAbove = 512
+	// DefaultMaxDecodedBytes is the most a compressed result may expand
+	// to: 16 MiB, well above what a store keeps (400 KB to 512 KiB) times
+	// what prose compresses by, well below a Lambda function's memory.
+	DefaultMaxDecodedBytes = 16 << 20
 )
 
 // Config is how Do claims, extends and completes a key. Every setting is
@@ -54,6 +65,22 @@ type Config struct {
 	// context's deadline, the beat is made at most half that lease.
 	// Defaults to 0: off.
 	Heartbeat time.Duration
+	// CompressAbove is the size in bytes above which the work's result is
+	// stored gzip-compressed (EncodingGzip), when that makes it at least
+	// 32 bytes smaller, and decompressed when it is replayed: the work,
+	// Result.Value and the SQS handler's replay hook only ever see the
+	// result as the work returned it. A store's size limit
+	// (ErrResultTooLarge) applies to the stored bytes. A negative value
+	// turns compression off (WithoutCompression): turn it off when other
+	// code (Powertools) must read the records. Defaults to
+	// DefaultCompressAbove.
+	CompressAbove int
+	// MaxDecodedBytes is the most a compressed stored result may expand to
+	// when it is replayed; one that expands further (a corrupt or hostile
+	// record) fails the replay with ErrUnreadableResult. A result larger
+	// than this is never compressed, so a record Do writes can always be
+	// replayed under the same Config. Defaults to DefaultMaxDecodedBytes.
+	MaxDecodedBytes int
 }
 
 // Option changes a Config.
@@ -75,6 +102,17 @@ func WithExpiry(d time.Duration) Option { return func(cfg *Config) { cfg.Expiry 
 func WithHeartbeat(interval time.Duration) Option {
 	return func(cfg *Config) { cfg.Heartbeat = interval }
 }
+
+// WithCompressAbove sets Config.CompressAbove.
+func WithCompressAbove(n int) Option { return func(cfg *Config) { cfg.CompressAbove = n } }
+
+// WithoutCompression stores every result as the work returned it
+// (Config.CompressAbove -1). Records already stored compressed are still
+// replayed.
+func WithoutCompression() Option { return func(cfg *Config) { cfg.CompressAbove = -1 } }
+
+// WithMaxDecodedBytes sets Config.MaxDecodedBytes.
+func WithMaxDecodedBytes(n int) Option { return func(cfg *Config) { cfg.MaxDecodedBytes = n } }
 
 // NewConfig applies opts to the zero Config and returns it with its
 // defaults filled in. Like Do, it panics on a nil option or a setting that
@@ -103,6 +141,12 @@ func (c Config) resolve() Config {
 	if c.Expiry == 0 {
 		c.Expiry = DefaultExpiry
 	}
+	if c.CompressAbove == 0 {
+		c.CompressAbove = DefaultCompressAbove
+	}
+	if c.MaxDecodedBytes == 0 {
+		c.MaxDecodedBytes = DefaultMaxDecodedBytes
+	}
 	switch {
 	case c.Lease < 0:
 		panic(fmt.Sprintf("idem: Lease %s is negative", c.Lease))
@@ -110,6 +154,8 @@ func (c Config) resolve() Config {
 		panic(fmt.Sprintf("idem: LeaseMargin %s is negative", c.LeaseMargin))
 	case c.Expiry < 0:
 		panic(fmt.Sprintf("idem: Expiry %s is negative", c.Expiry))
+	case c.MaxDecodedBytes < 0:
+		panic(fmt.Sprintf("idem: MaxDecodedBytes %d is negative", c.MaxDecodedBytes))
 	case c.Heartbeat < 0:
 		panic(fmt.Sprintf("idem: Heartbeat %s is negative", c.Heartbeat))
 	case c.Lease > 0 && c.Expiry < c.Lease:

@@ -107,12 +107,19 @@ type Result struct {
 // release answers, the key is not settled). Do returns the fresh Value
 // with each, and an error with the last two.
 //
-// A result too large to store still settles the key: Do completes the
-// record without it (Completion.OmittedBytes), returns Executed with
-// Omitted set, the fresh Value and an error wrapping ErrResultTooLarge, and
-// later calls get Replayed with Omitted set and no Value, without running
-// fn. If that completion fails too, the outcome is NotStored (or
-// Superseded) as above.
+// A result longer than Config.CompressAbove is stored gzip-compressed when
+// that makes it smaller, and decompressed when it is replayed: Value is
+// always the result as fn returned it. A stored result that cannot be
+// decoded (corrupt, in an unknown encoding, or expanding past
+// Config.MaxDecodedBytes) fails the call with ErrUnreadableResult, for op
+// "replay", and Outcome 0.
+//
+// A result too large to store, even compressed, still settles the key: Do
+// completes the record without it (Completion.OmittedBytes, the size fn
+// returned), returns Executed with Omitted set, the fresh Value and an
+// error wrapping ErrResultTooLarge, and later calls get Replayed with
+// Omitted set and no Value, without running fn. If that completion fails
+// too, the outcome is NotStored (or Superseded) as above.
 //
 // The completion or release after fn is sent even when ctx has ended, by
 // the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
@@ -157,7 +164,16 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		}
 		switch rec.Status {
 		case StatusCompleted:
-			return Result{Outcome: Replayed, Value: rec.Result, Omitted: rec.OmittedBytes > 0, ExpiresAt: rec.ExpiresAt}, nil
+			if rec.OmittedBytes > 0 {
+				return Result{Outcome: Replayed, Omitted: true, ExpiresAt: rec.ExpiresAt}, nil
+			}
+			value, err := decode(&rec, c.MaxDecodedBytes)
+			if err != nil {
+				// Fail closed: a result that cannot be read is not an
+				// empty one.
+				return Result{}, &Error{Op: "replay", Key: key, Err: err}
+			}
+			return Result{Outcome: Replayed, Value: value, ExpiresAt: rec.ExpiresAt}, nil
 		case StatusInProgress:
 			return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
 		}
@@ -176,10 +192,12 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		}
 		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
 	}
+	stored, encoding := c.encode(value)
 	comp := Completion{
 		Key:       key,
 		Owner:     owner,
-		Result:    value,
+		Result:    stored,
+		Encoding:  encoding,
 		ExpiresAt: c.Clock.Now().Add(c.Expiry),
 		Writes:    writes,
 	}
@@ -190,7 +208,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		// The work is done and must not run again for want of room: settle
 		// the key without the result (and with the staged writes).
 		tooLarge = err
-		comp.Result, comp.OmittedBytes = nil, max(len(value), 1)
+		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
 		err = s.Complete(settle, comp)
 		if err == nil {
 			res.Omitted = true

@@ -26,11 +26,18 @@
 // written by the claim: a worker whose lease was taken over gets
 // ErrLeaseLost and cannot touch the new owner's record.
 //
-// A result too large to store does not free the key: the work has run, and
-// running it again would not make its result smaller. The record is
-// COMPLETED without it (Record.OmittedBytes), the first call gets the fresh
-// result with ErrResultTooLarge, and later calls are Replayed with
-// Result.Omitted and no value.
+// A result longer than Config.CompressAbove (512 bytes) is stored
+// gzip-compressed when that makes it smaller; the store keeps the encoding
+// beside it (Record.Encoding), and a replay decompresses it, so Result.Value
+// is always the result as the work returned it. A stored result that cannot
+// be decoded fails the replay with ErrUnreadableResult, never replays as
+// empty.
+//
+// A result too large to store, even compressed, does not free the key: the
+// work has run, and running it again would not make its result smaller.
+// The record is COMPLETED without it (Record.OmittedBytes), the first call
+// gets the fresh result with ErrResultTooLarge, and later calls are
+// Replayed with Result.Omitted and no value.
 //
 // Records must outlive every redelivery of their message: size
 // Config.Expiry from the queue's settings (handler.RecordLifetime).

@@ -31,7 +31,7 @@ var (
 // Error says which operation on which key failed. Err is the cause: a
 // sentinel above or a store's error.
 type Error struct {
-	Op  string // "claim", "run", "complete", "release", "extend", "get"
+	Op  string // "claim", "replay", "run", "complete", "release", "extend", "get"
 	Key Key    // empty when no key could be made
 	Err error
 }

@@ -1,6 +1,7 @@
 package idem_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -49,6 +50,22 @@ func ExampleDo() {
 	// replayed a summary <nil>
 	// replayed a summary <nil>
 	// calls: 1
+}
+
+// A long result is stored gzipped, with its encoding beside it, and
+// replayed as the work returned it.
+func ExampleDo_compressed() {
+	store := memstore.New()
+	answer := bytes.Repeat([]byte("Light consists of rays differently refrangible. "), 100) // 4,800 bytes
+	key, _ := idem.ClientKey("summariser", "request-44")
+	for range 2 {
+		r, _ := idem.Do(context.Background(), store, key, "", func(context.Context) ([]byte, error) { return answer, nil })
+		rec, _, _ := store.Get(context.Background(), key)
+		fmt.Println(r.Outcome, len(r.Value), bytes.Equal(r.Value, answer), rec.Encoding, len(rec.Result) < len(answer)/10)
+	}
+	// Output:
+	// executed 4800 true gzip true
+	// replayed 4800 true gzip true
 }
 
 func ExampleDo_inProgress() {

@@ -22,8 +22,14 @@ type Record struct {
 	// ExpiresAt is when the record stops counting and may be deleted (the
 	// table's TTL). Stores keep it with one-second resolution, rounded up.
 	ExpiresAt time.Time
-	// Result is the stored result of a COMPLETED record.
+	// Result is the stored result of a COMPLETED record, as stored:
+	// encoded as Encoding says. Do replays it decoded; DecodedResult
+	// decodes a record read with a store's Get.
 	Result []byte
+	// Encoding says how Result is stored: EncodingRaw (empty: as the work
+	// returned it) or EncodingGzip. A record written before compression
+	// existed, or by Powertools, has none.
+	Encoding string
 	// OmittedBytes is the size of a result too large to store (at least
 	// 1, even for an empty one): the record was COMPLETED without it
 	// (Result is empty). 0 when the result is stored.

@@ -18,14 +18,15 @@ type Store interface {
 	// is Claimed: the request is a retry of this claim whose answer was
 	// lost.
 	Claim(ctx context.Context, req ClaimRequest) (Claim, error)
-	// Complete stores the result and marks the record COMPLETED, if owner
-	// still owns it (ErrLeaseLost otherwise). Writes staged by the caller are
-	// committed in the same atomic step. Completing a record the owner
-	// already completed with the same result succeeds (a retry); with
-	// another result it is ErrLeaseLost. A result the store cannot keep is
-	// ErrResultTooLarge, and leaves the record as it was. A completion with
-	// OmittedBytes stores no result but the marker, which Claim returns in
-	// Record.OmittedBytes.
+	// Complete stores the result and its encoding and marks the record
+	// COMPLETED, if owner still owns it (ErrLeaseLost otherwise). Writes
+	// staged by the caller are committed in the same atomic step.
+	// Completing a record the owner already completed with the same result
+	// in the same encoding succeeds (a retry); with another result or
+	// encoding it is ErrLeaseLost. A result the store cannot keep (its
+	// stored, encoded bytes) is ErrResultTooLarge, and leaves the record
+	// as it was. A completion with OmittedBytes stores no result and no
+	// encoding but the marker, which Claim returns in Record.OmittedBytes.
 	Complete(ctx context.Context, c Completion) error
 	// Release deletes the record if owner still owns it and it is
 	// IN_PROGRESS, so a retry can claim the key again (ErrLeaseLost
@@ -77,17 +78,23 @@ type Extension struct {
 
 // Completion is the final write of a claimed key.
 type Completion struct {
-	Key       Key
-	Owner     string
-	Result    []byte
+	Key   Key
+	Owner string
+	// Result is the result as it is to be stored, encoded as Encoding
+	// says.
+	Result []byte
+	// Encoding is how Result is encoded (Record.Encoding): EncodingRaw
+	// or EncodingGzip. The store keeps it with the result, and Claim
+	// returns it; a store keeps any string it is given.
+	Encoding  string
 	ExpiresAt time.Time
 	// Writes are store-specific writes committed atomically with the
 	// record, staged by the work with Stage. A store rejects types it does
 	// not know with ErrUnsupportedWrite.
 	Writes []any
 	// OmittedBytes, when above 0, completes the record without its result:
-	// the result, of that many bytes, was too large to store. Result is
-	// then ignored. 0 stores Result.
+	// the result, of that many bytes, was too large to store. Result and
+	// Encoding are then ignored. 0 stores Result.
 	OmittedBytes int
 }
 

@@ -4,7 +4,7 @@ import "fmt"
 
 // Attributes names the attributes of a record's item. An empty field takes
 // its default. The defaults are the names Powertools for AWS Lambda uses,
-// with the same units, plus Owner and OmittedBytes.
+// with the same units, plus Owner, OmittedBytes and Encoding.
 type Attributes struct {
 	// Key is the table's partition key: a string holding the idem.Key.
 	// Defaults to "id".
@@ -32,6 +32,12 @@ type Attributes struct {
 	// the size in bytes of that result, too large to store; absent
 	// otherwise. Defaults to "result_omitted_bytes".
 	OmittedBytes string
+	// Encoding is, on a COMPLETED record whose result is stored encoded,
+	// the encoding, a string (idem.EncodingGzip: Result holds the gzip of
+	// the result); absent on a result stored as it is, and on every
+	// record written before compression existed or by Powertools.
+	// Defaults to "data_encoding".
+	Encoding string
 }
 
 var defaultAttributes = Attributes{
@@ -43,6 +49,7 @@ var defaultAttributes = Attributes{
 	Fingerprint:  "validation",
 	Owner:        "owner",
 	OmittedBytes: "result_omitted_bytes",
+	Encoding:     "data_encoding",
 }
 
 // WithAttributes sets the attribute names, for a table whose partition key
@@ -64,6 +71,7 @@ func (a *Attributes) fields() []attrField {
 		{"Fingerprint", &a.Fingerprint, d.Fingerprint},
 		{"Owner", &a.Owner, d.Owner},
 		{"OmittedBytes", &a.OmittedBytes, d.OmittedBytes},
+		{"Encoding", &a.Encoding, d.Encoding},
 	}
 }
 

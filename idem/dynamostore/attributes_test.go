@@ -48,6 +48,20 @@ func TestItemLayout(t *testing.T) {
 		"validation": "S:sha256:ab",
 		"data":       "B:\x00x",
 	})
+
+	// A result stored compressed has its encoding beside it.
+	owner = b.mustClaim(t, "lay#2")
+	if err := b.store.Complete(ctx, idem.Completion{Key: "lay#2", Owner: owner, Result: []byte{0x1f, 0x8b}, Encoding: idem.EncodingGzip, ExpiresAt: done}); err != nil {
+		t.Fatal(err)
+	}
+	wantItem(t, b.rawItem(t, "id", "lay#2"), map[string]string{
+		"id":            "S:lay#2",
+		"status":        "S:COMPLETED",
+		"expiration":    "N:" + strconv.FormatInt(done.Unix()+1, 10),
+		"owner":         "S:" + owner,
+		"data":          "B:\x1f\x8b",
+		"data_encoding": "S:gzip",
+	})
 }
 
 // Every attribute name can be changed, the partition key included.
@@ -58,7 +72,7 @@ func TestCustomAttributes(t *testing.T) {
 	attrs := dynamostore.Attributes{
 		Key: "pk", Expiry: "ttl_s", Lease: "lease_ms", Status: "state",
 		Result: "result", Fingerprint: "payload_hash", Owner: "claim_token",
-		OmittedBytes: "too_big_bytes",
+		OmittedBytes: "too_big_bytes", Encoding: "packing",
 	}
 	store := dynamostore.New(client, table, dynamostore.WithAttributes(attrs))
 	if store.Attributes() != attrs {
@@ -93,6 +107,16 @@ func TestCustomAttributes(t *testing.T) {
 	c, _ = b.claim(t, "cus#3", b.now.Add(time.Minute), time.Minute, time.Hour)
 	if c.String() != string(idem.StatusCompleted) || c.Record.OmittedBytes != 5<<20 {
 		t.Fatalf("duplicate: %+v, want the completed record with its marker", c)
+	}
+
+	owner = b.mustClaim(t, "cus#4")
+	if err := store.Complete(ctx, idem.Completion{Key: "cus#4", Owner: owner, Result: []byte("z"), Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+		t.Fatalf("complete with an encoding: %v", err)
+	}
+	wantNames(t, b.rawItem(t, "pk", "cus#4"), "pk", "state", "ttl_s", "result", "packing", "claim_token")
+	c, _ = b.claim(t, "cus#4", b.now.Add(time.Minute), time.Minute, time.Hour)
+	if c.String() != string(idem.StatusCompleted) || c.Record.Encoding != idem.EncodingGzip {
+		t.Fatalf("duplicate: %+v, want the completed record with its encoding", c)
 	}
 
 	// The fence and the take-over use the custom names too.

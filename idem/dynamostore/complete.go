@@ -18,6 +18,10 @@ import (
 // expiry, and drops the lease.
 const completeExpression = "SET " + phStatus + " = :completed, " + phResult + " = :data, " + phExpiry + " = :exp REMOVE " + phLease
 
+// encodedExpression is completeExpression for a result stored encoded,
+// with its encoding.
+const encodedExpression = "SET " + phStatus + " = :completed, " + phResult + " = :data, " + phEncoding + " = :enc, " + phExpiry + " = :exp REMOVE " + phLease
+
 // omitExpression marks the record COMPLETED without its result, keeping
 // the result's size instead, with its new expiry, and drops the lease.
 const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :omitted, " + phExpiry + " = :exp REMOVE " + phLease
@@ -37,8 +41,10 @@ const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :
 //
 // A result that would make the item larger than MaxItemBytes fails with
 // idem.ErrResultTooLarge before anything is sent; the claim is left as it
-// was. With Completion.OmittedBytes the item gets that size in the
-// OmittedBytes attribute and no result.
+// was. A result stored encoded (Completion.Encoding) has its encoding in
+// the Encoding attribute, counted in the item's size. With
+// Completion.OmittedBytes the item gets that size in the OmittedBytes
+// attribute and no result.
 func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
 		return &idem.Error{Op: "complete", Err: idem.ErrNoKey}
@@ -105,6 +111,10 @@ func (s *Store) completeUpdate(c idem.Completion) *types.Update {
 		expr, names = omitExpression, s.names(phStatus, phOmitted, phExpiry, phLease, phOwner)
 	} else {
 		values[":data"] = bin(c.Result)
+		if c.Encoding != idem.EncodingRaw {
+			values[":enc"] = str(c.Encoding)
+			expr, names = encodedExpression, s.names(phStatus, phResult, phEncoding, phExpiry, phLease, phOwner)
+		}
 	}
 	return &types.Update{
 		TableName:                           aws.String(s.table),
@@ -150,7 +160,7 @@ func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
 	if c.OmittedBytes > 0 {
 		return rec.OmittedBytes == c.OmittedBytes
 	}
-	return rec.OmittedBytes == 0 && bytes.Equal(rec.Result, c.Result)
+	return rec.OmittedBytes == 0 && rec.Encoding == c.Encoding && bytes.Equal(rec.Result, c.Result)
 }
 
 // writeFailed maps the error of a write fenced by ownedCondition.

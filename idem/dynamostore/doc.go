@@ -21,6 +21,13 @@
 //	validation              S     payload fingerprint (absent if not checked)
 //	data                    B     result of a COMPLETED record
 //	result_omitted_bytes    N     size of a result too large to store: the record was COMPLETED without data
+//	data_encoding           S     how data is encoded: "gzip" (idem.EncodingGzip); absent: as the work returned it
+//
+// idem.Do stores a result over idem.Config.CompressAbove (512 bytes by
+// default) gzip-compressed when that makes it smaller, with
+// data_encoding "gzip", and decompresses it on replay. Items without
+// data_encoding (written before it existed, or by Powertools) read as
+// they always did; the table needs no change.
 //
 // In a single-table design, WithSortKey puts the idem.Key in a sort key
 // and a static value in the partition key (Powertools' sort_key_attr and

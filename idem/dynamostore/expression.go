@@ -18,6 +18,7 @@ const (
 	phFingerprint = "#fp"
 	phOwner       = "#owner"
 	phOmitted     = "#omitted"
+	phEncoding    = "#enc"
 )
 
 // names maps the placeholders an expression uses to the store's attribute
@@ -43,6 +44,8 @@ func (s *Store) names(placeholders ...string) map[string]string {
 			m[ph] = a.Owner
 		case phOmitted:
 			m[ph] = a.OmittedBytes
+		case phEncoding:
+			m[ph] = a.Encoding
 		default:
 			panic("dynamostore: unknown placeholder " + ph)
 		}

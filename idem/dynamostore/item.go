@@ -60,6 +60,7 @@ func (s *Store) record(item map[string]types.AttributeValue) (idem.Record, error
 		Fingerprint: d.str(a.Fingerprint),
 		Owner:       d.str(a.Owner),
 		Result:      d.bytes(a.Result),
+		Encoding:    d.str(a.Encoding),
 	}
 	if v, ok := d.num(a.Expiry); ok {
 		r.ExpiresAt = time.Unix(v, 0)

@@ -1,6 +1,7 @@
 package dynamostore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/internal/dynamotest"
 )
 
@@ -59,8 +61,26 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 		}
 	}
 
+	// So is a compressed result's, alone and in a transaction.
+	prose := idemtest.Prose(8 << 10)
+	for key, stage := range map[idem.Key]bool{"retry#gzip": false, "retry#gziptx": true} {
+		r, err = idem.Do(context.Background(), store, key, "", func(ctx context.Context) ([]byte, error) {
+			if stage {
+				return prose, dynamostore.Stage(ctx, b.put(string(key)+"side"))
+			}
+			return prose, nil
+		})
+		if err != nil || r.Outcome != idem.Executed {
+			t.Fatalf("%s: compressed completion sent twice: %+v, %v; want executed", key, r.Outcome, err)
+		}
+		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
+		if v, err := c.Record.DecodedResult(0); c.Record.Encoding != idem.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
+			t.Fatalf("%s: record with encoding %q (%v), want the result gzipped", key, c.Record.Encoding, err)
+		}
+	}
+
 	// A completion without the result, sent twice, is its own too.
-	big := make([]byte, dynamostore.MaxItemBytes)
+	big := incompressible(dynamostore.MaxItemBytes)
 	r, err = idem.Do(context.Background(), store, "retry#omit", "", func(context.Context) ([]byte, error) {
 		return big, nil
 	})

@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"crypto/rand"
 	"sync"
 	"testing"
 	"time"
@@ -126,4 +127,12 @@ func (c *countingAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	c.count("GetItem")
 	return c.API.GetItem(ctx, in, o...)
+}
+
+// incompressible returns n random bytes, which idem.Do stores as they are:
+// gzip cannot shrink them.
+func incompressible(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
 }

@@ -36,7 +36,11 @@ func (s *Store) completedSize(c idem.Completion) int {
 	if c.OmittedBytes > 0 {
 		return n + len(a.OmittedBytes) + maxNumberBytes
 	}
-	return n + len(a.Result) + len(c.Result)
+	n += len(a.Result) + len(c.Result)
+	if c.Encoding != idem.EncodingRaw {
+		n += len(a.Encoding) + len(c.Encoding)
+	}
+	return n
 }
 
 // minItemSize is a lower bound on an item's size as DynamoDB counts it:
@@ -90,7 +94,7 @@ func sumLen[E string | []byte](vs []E) int {
 // checkSize refuses a completion whose item could exceed the limit.
 func (s *Store) checkSize(c idem.Completion) error {
 	if n := s.completedSize(c); n > s.maxItemBytes {
-		return fmt.Errorf("%w: a %d-byte result makes a record of up to %d bytes; a DynamoDB item holds %d",
+		return fmt.Errorf("%w: a %d-byte stored result makes a record of up to %d bytes; a DynamoDB item holds %d",
 			idem.ErrResultTooLarge, len(c.Result), n, s.maxItemBytes)
 	}
 	return nil

@@ -77,7 +77,7 @@ func TestResultRefusedByDynamoDB(t *testing.T) {
 	// completion without the result carries the staged write, under a
 	// request token of its own.
 	r, err := idem.Do(ctx, b.store, "big#2", "", func(ctx context.Context) ([]byte, error) {
-		return make([]byte, dynamostore.MaxItemBytes), dynamostore.Stage(ctx, b.put("side#2"))
+		return incompressible(dynamostore.MaxItemBytes), dynamostore.Stage(ctx, b.put("side#2"))
 	})
 	if !errors.Is(err, idem.ErrResultTooLarge) || !r.Omitted {
 		t.Fatalf("do: omitted %v, %v; want the key settled without the result", r.Omitted, err)
@@ -100,9 +100,10 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 	const size = dynamostore.MaxItemBytes
 	clock := idem.ClockFunc(func() time.Time { return b.now })
 	var calls int
+	result := incompressible(size)
 	work := func(context.Context) ([]byte, error) {
 		calls++
-		return make([]byte, size), nil
+		return result, nil
 	}
 	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock), idem.WithExpiry(time.Hour))
 	if !errors.Is(err, idem.ErrResultTooLarge) || r.Outcome != idem.Executed || !r.Omitted || len(r.Value) != size {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,7 +22,7 @@ const Contenders = 64
 // Run runs the conformance suite against stores made by newStore.
 func Run(t *testing.T, newStore func(t *testing.T) idem.Store) {
 	t.Helper()
-	for _, c := range cases {
+	for _, c := range slices.Concat(cases, encodingCases) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			c.run(t, &bundle{store: newStore(t), now: base()})
@@ -106,10 +107,13 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-var cases = []struct {
+// testCase is one case of the suite.
+type testCase struct {
 	name string
 	run  func(t *testing.T, b *bundle)
-}{
+}
+
+var cases = []testCase{
 	{"ClaimAbsentKey", func(t *testing.T, b *bundle) {
 		c, _ := b.claim(t, "t#absent", b.now, time.Minute, time.Hour, "fp1")
 		wantState(t, c, claimed)
@@ -155,6 +159,9 @@ var cases = []struct {
 			}
 			if c.Record.Status != idem.StatusCompleted || !c.Record.LeaseUntil.IsZero() {
 				t.Fatalf("%q: completed record %+v has status %s and lease %s", key, c.Record, c.Record.Status, c.Record.LeaseUntil)
+			}
+			if c.Record.Encoding != idem.EncodingRaw {
+				t.Fatalf("%q: a result stored as it is reads with encoding %q, want none", key, c.Record.Encoding)
 			}
 			if !c.Record.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
 				t.Fatalf("%q: expiry %s, want %s", key, c.Record.ExpiresAt, b.now.Add(2*time.Hour))
@@ -329,7 +336,9 @@ var cases = []struct {
 	{"CompletedWithoutResult", func(t *testing.T, b *bundle) {
 		const size = 3 << 20
 		owner := b.mustClaim(t, "t#omit", b.now, time.Minute)
-		omit := idem.Completion{Key: "t#omit", Owner: owner, OmittedBytes: size, ExpiresAt: b.now.Add(2 * time.Hour)}
+		// A result and an encoding given with the marker are ignored.
+		omit := idem.Completion{Key: "t#omit", Owner: owner, OmittedBytes: size, ExpiresAt: b.now.Add(2 * time.Hour),
+			Result: []byte("ignored"), Encoding: idem.EncodingGzip}
 		if err := b.store.Complete(context.Background(), omit); err != nil {
 			t.Fatalf("complete without the result: %v", err)
 		}
@@ -340,8 +349,8 @@ var cases = []struct {
 		c, _ := b.claim(t, "t#omit", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		r := c.Record
-		if r.OmittedBytes != size || len(r.Result) != 0 || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
-			t.Fatalf("record %+v: want COMPLETED with OmittedBytes %d and no result", r, size)
+		if r.OmittedBytes != size || len(r.Result) != 0 || r.Encoding != idem.EncodingRaw || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
+			t.Fatalf("record %+v: want COMPLETED with OmittedBytes %d, no result and no encoding", r, size)
 		}
 		if !r.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
 			t.Fatalf("expiry %s, want %s", r.ExpiresAt, b.now.Add(2*time.Hour))
@@ -500,9 +509,11 @@ var cases = []struct {
 	{"DoSettlesTooLargeResult", func(t *testing.T, b *bundle) {
 		clock := idem.ClockFunc(func() time.Time { return b.now })
 		var calls atomic.Int32
+		// Random bytes: gzip cannot shrink them under any store's limit.
+		result := randomBytes(1 << 20)
 		big := func(context.Context) ([]byte, error) {
 			calls.Add(1)
-			return make([]byte, 1<<20), nil
+			return result, nil
 		}
 		r, err := idem.Do(context.Background(), b.store, "t#huge", "fp", big, idem.WithClock(clock))
 		var ie *idem.Error

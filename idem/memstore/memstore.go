@@ -33,10 +33,10 @@ type Store struct {
 // Option configures a Store.
 type Option func(*Store)
 
-// WithMaxResultBytes sets the largest result Complete accepts; a larger one
-// fails with idem.ErrResultTooLarge (and idem.Do then completes the record
-// without it). Defaults to DefaultMaxResultBytes. New panics if n is not
-// positive.
+// WithMaxResultBytes sets the largest result Complete accepts, counted as
+// stored (compressed, when idem.Do compressed it); a larger one fails with
+// idem.ErrResultTooLarge (and idem.Do then completes the record without
+// it). Defaults to DefaultMaxResultBytes. New panics if n is not positive.
 func WithMaxResultBytes(n int) Option {
 	return func(s *Store) { s.maxResult = n }
 }
@@ -89,9 +89,9 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	result, omitted := c.Result, max(c.OmittedBytes, 0)
+	result, encoding, omitted := c.Result, c.Encoding, max(c.OmittedBytes, 0)
 	if omitted > 0 {
-		result = nil // completed without its result
+		result, encoding = nil, idem.EncodingRaw // completed without its result
 	} else if len(result) > s.maxResult {
 		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(result), s.maxResult)
 	}
@@ -106,7 +106,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rec, ok := s.records[c.Key]; ok && rec.Status == idem.StatusCompleted && rec.Owner == c.Owner &&
-		rec.OmittedBytes == omitted && bytes.Equal(rec.Result, result) {
+		rec.OmittedBytes == omitted && rec.Encoding == encoding && bytes.Equal(rec.Result, result) {
 		return nil // a retry of this completion
 	}
 	rec, err := s.owned(c.Key, c.Owner)
@@ -125,7 +125,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	rec.Status = idem.StatusCompleted
 	rec.LeaseUntil = time.Time{}
 	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
-	rec.Result, rec.OmittedBytes = nil, omitted
+	rec.Result, rec.Encoding, rec.OmittedBytes = nil, encoding, omitted
 	if omitted == 0 {
 		rec.Result = append([]byte{}, result...)
 	}

@@ -19,8 +19,11 @@ import (
 // claim is left as it was; idem.Do then releases it, and the work runs
 // again on the next delivery).
 //
+// A result stored encoded (Completion.Encoding) has its encoding in the
+// data_encoding column; NULL is a result as the work returned it.
+//
 // A Complete that finds the record already COMPLETED by the same owner
-// with the same result succeeds: it is a retry of a completion that was
+// with the same result in the same encoding succeeds: it is a retry of a completion that was
 // applied. That makes the completion safe to send again, which the store
 // does, up to CompleteAttempts times, when the connection fails: the work
 // is done and paid for. A retry after a commit whose answer was lost finds
@@ -39,6 +42,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	var data []byte
 	var omitted *int64
+	var encoding *string
 	if c.OmittedBytes > 0 {
 		omitted = nullable(int64(c.OmittedBytes))
 	} else {
@@ -50,8 +54,9 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		if data == nil {
 			data = []byte{} // an empty result, not a missing one
 		}
+		encoding = nullable(c.Encoding)
 	}
-	args := []any{string(c.Key), c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt)}
+	args := []any{string(c.Key), c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding}
 	err = s.retry(ctx, true, func() error {
 		if len(writes) == 0 {
 			return s.completeIn(ctx, s.db, c, args)

@@ -107,7 +107,9 @@ func ExampleSchema() {
 	//     owner                  text   NOT NULL,
 	//     validation             text,
 	//     data                   bytea,
-	//     result_omitted_bytes   bigint
+	//     result_omitted_bytes   bigint,
+	//     data_encoding          text
 	// );
+	// ALTER TABLE "idempotency" ADD COLUMN IF NOT EXISTS data_encoding text;
 	// CREATE INDEX IF NOT EXISTS "idempotency_expiration_idx" ON "idempotency" (expiration);
 }

@@ -18,11 +18,12 @@ type row struct {
 	validation *string
 	owner      string
 	omitted    *int64
+	encoding   *string
 }
 
 // scanTargets are the destinations of columns, in its order.
 func (r *row) scanTargets() []any {
-	return []any{&r.key, &r.status, &r.expiration, &r.lease, &r.data, &r.validation, &r.owner, &r.omitted}
+	return []any{&r.key, &r.status, &r.expiration, &r.lease, &r.data, &r.validation, &r.owner, &r.omitted, &r.encoding}
 }
 
 // record converts the columns to an idem.Record: the expiry from epoch
@@ -41,6 +42,9 @@ func (r *row) record() idem.Record {
 	}
 	if r.validation != nil {
 		rec.Fingerprint = *r.validation
+	}
+	if r.encoding != nil {
+		rec.Encoding = *r.encoding
 	}
 	if r.omitted != nil && *r.omitted > 0 {
 		rec.OmittedBytes = int(*r.omitted)

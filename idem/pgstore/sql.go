@@ -11,12 +11,12 @@ type statements struct {
 }
 
 // columns are a record's columns in the order record scans them.
-const columns = "id, status, expiration, in_progress_expiration, data, validation, owner, result_omitted_bytes"
+const columns = "id, status, expiration, in_progress_expiration, data, validation, owner, result_omitted_bytes, data_encoding"
 
 func newStatements(t string) statements {
 	return statements{
 		claim:    fmt.Sprintf(claimSQL, t),
-		complete: fenced(t, fmt.Sprintf(completeSQL, t), ", o.result_omitted_bytes, o.data = $3"),
+		complete: fenced(t, fmt.Sprintf(completeSQL, t), ", o.result_omitted_bytes, o.data = $3 AND o.data_encoding IS NOT DISTINCT FROM $6"),
 		release:  fenced(t, fmt.Sprintf(releaseSQL, t), ""),
 		extend:   fenced(t, fmt.Sprintf(extendSQL, t), ""),
 		get:      fmt.Sprintf("SELECT "+columns+" FROM %s WHERE id = $1", t),
@@ -67,20 +67,23 @@ const claimSQL = `WITH old AS (
 		validation             = CASE WHEN EXISTS (SELECT 1 FROM old) THEN excluded.validation ELSE r.validation END,
 		owner                  = CASE WHEN EXISTS (SELECT 1 FROM old) THEN excluded.owner ELSE r.owner END,
 		data                   = CASE WHEN EXISTS (SELECT 1 FROM old) THEN NULL ELSE r.data END,
-		result_omitted_bytes   = CASE WHEN EXISTS (SELECT 1 FROM old) THEN NULL ELSE r.result_omitted_bytes END
+		result_omitted_bytes   = CASE WHEN EXISTS (SELECT 1 FROM old) THEN NULL ELSE r.result_omitted_bytes END,
+		data_encoding          = CASE WHEN EXISTS (SELECT 1 FROM old) THEN NULL ELSE r.data_encoding END
 	WHERE NOT EXISTS (SELECT 1 FROM old)
 		OR r.expiration < $6
 		OR (r.status = 'INPROGRESS' AND r.in_progress_expiration IS NOT NULL AND r.in_progress_expiration < $7)
-	RETURNING r.id, r.status, r.expiration, r.in_progress_expiration, r.data, r.validation, r.owner, r.result_omitted_bytes
+	RETURNING r.id, r.status, r.expiration, r.in_progress_expiration, r.data, r.validation, r.owner, r.result_omitted_bytes, r.data_encoding
 )
 SELECT 'up', * FROM up
 UNION ALL
 SELECT 'old', * FROM old`
 
 // completeSQL marks the record COMPLETED with its result ($3, or NULL
-// with $4 the size of a result too large to store) and new expiry ($5),
-// and drops the lease, if owner $2 holds it INPROGRESS.
-const completeSQL = `UPDATE %s SET status = 'COMPLETED', data = $3, result_omitted_bytes = $4, expiration = $5, in_progress_expiration = NULL
+// with $4 the size of a result too large to store) in its encoding ($6,
+// or NULL: as the work returned it) and new expiry ($5), and drops the
+// lease, if owner $2 holds it INPROGRESS.
+const completeSQL = `UPDATE %s SET status = 'COMPLETED', data = $3, result_omitted_bytes = $4, expiration = $5, in_progress_expiration = NULL,
+	data_encoding = $6
 	WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
 
 // releaseSQL deletes the record if owner $2 holds it INPROGRESS.

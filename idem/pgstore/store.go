@@ -52,10 +52,10 @@ type options struct {
 	maxResult int
 }
 
-// WithMaxResultBytes sets the largest result Complete accepts; a larger one
-// fails with idem.ErrResultTooLarge before anything is sent (and idem.Do
-// then completes the record without it). Defaults to
-// DefaultMaxResultBytes.
+// WithMaxResultBytes sets the largest result Complete accepts, counted as
+// stored (compressed, when idem.Do compressed it); a larger one fails with
+// idem.ErrResultTooLarge before anything is sent (and idem.Do then
+// completes the record without it). Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option {
 	return func(o *options) { o.maxResult = n }
 }

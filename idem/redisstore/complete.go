@@ -10,10 +10,11 @@ import (
 )
 
 // Complete implements idem.Store with one script that marks the record
-// COMPLETED with its result, and moves the key's Redis expiry to the
-// record's, if the owner still holds it INPROGRESS (idem.ErrLeaseLost if
-// not). A record the owner already completed with the same result is a
-// success: a retry.
+// COMPLETED with its result and its encoding (the data_encoding field,
+// absent for a result stored as it is), and moves the key's Redis expiry
+// to the record's, if the owner still holds it INPROGRESS
+// (idem.ErrLeaseLost if not). A record the owner already completed with
+// the same result in the same encoding is a success: a retry.
 //
 // Staged writes are not supported (idem.ErrUnsupportedWrite): a Lua
 // script could commit writes to other keys with the record, but only to
@@ -32,9 +33,9 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 			"%w: redisstore commits no staged writes (got %T)", idem.ErrUnsupportedWrite, c.Writes[0])}
 	}
 	omitted := ""
-	data := c.Result
+	data, encoding := c.Result, c.Encoding
 	if c.OmittedBytes > 0 {
-		omitted, data = fmt.Sprint(c.OmittedBytes), nil
+		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, idem.EncodingRaw
 	} else if len(data) > s.maxResult {
 		return &idem.Error{Op: "complete", Key: c.Key, Err: fmt.Errorf(
 			"%w: %d bytes, the store's limit is %d", idem.ErrResultTooLarge, len(data), s.maxResult)}
@@ -42,7 +43,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if data == nil {
 		data = []byte{}
 	}
-	return s.fenced(ctx, "complete", completeScript, c.Key, c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt))
+	return s.fenced(ctx, "complete", completeScript, c.Key, c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding)
 }
 
 // Release implements idem.Store with one script that deletes the record if

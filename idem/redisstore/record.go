@@ -37,6 +37,7 @@ func decode(key idem.Key, h map[string]string) (idem.Record, error) {
 		Status:      idem.Status(h["status"]),
 		Owner:       h["owner"],
 		Fingerprint: h["validation"],
+		Encoding:    h["data_encoding"],
 	}
 	if rec.Status != idem.StatusInProgress && rec.Status != idem.StatusCompleted {
 		return rec, fmt.Errorf("%w: the record has an unknown status %q", ErrKeySpace, rec.Status)

@@ -15,6 +15,7 @@ import "github.com/redis/go-redis/v9"
 //	validation              payload fingerprint (absent if not checked)
 //	data                    result of a COMPLETED record
 //	result_omitted_bytes    size of a result too large to store
+//	data_encoding           how data is encoded (absent: as the work returned it)
 
 // claimScript claims KEYS[1]: it writes an INPROGRESS record if the key is
 // absent or its record is claimable (idem.Record.Claimable: expired in
@@ -60,17 +61,19 @@ local owned = st[1] == 'INPROGRESS' and st[2] == ARGV[1]
 `
 }
 
-// completeScript marks the record COMPLETED with its result (ARGV[2]) or,
-// with ARGV[3] not "", without it and with that size, and with the new
-// expiry ARGV[4] (s), if ARGV[1] holds it INPROGRESS. A record ARGV[1]
-// already completed with the same result (or size) is {1}: a retry.
-var completeScript = redis.NewScript(owned(`, 'result_omitted_bytes', 'data'`) + `
+// completeScript marks the record COMPLETED with its result (ARGV[2]) in
+// its encoding (ARGV[5]; "": none) or, with ARGV[3] not "", without it and
+// with that size, and with the new expiry ARGV[4] (s), if ARGV[1] holds it
+// INPROGRESS. A record ARGV[1] already completed with the same result and
+// encoding (or size) is {1}: a retry.
+var completeScript = redis.NewScript(owned(`, 'result_omitted_bytes', 'data', 'data_encoding'`) + `
 if owned then
-	redis.call('HDEL', KEYS[1], 'in_progress_expiration', 'data', 'result_omitted_bytes')
+	redis.call('HDEL', KEYS[1], 'in_progress_expiration', 'data', 'result_omitted_bytes', 'data_encoding')
 	if ARGV[3] ~= '' then
 		redis.call('HSET', KEYS[1], 'status', 'COMPLETED', 'expiration', ARGV[4], 'result_omitted_bytes', ARGV[3])
 	else
 		redis.call('HSET', KEYS[1], 'status', 'COMPLETED', 'expiration', ARGV[4], 'data', ARGV[2])
+		if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'data_encoding', ARGV[5]) end
 	end
 	redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[4]) * 1000)
 	return {1}
@@ -78,7 +81,7 @@ end
 if st[1] == 'COMPLETED' and st[2] == ARGV[1] then
 	if ARGV[3] ~= '' then
 		if st[3] == ARGV[3] then return {1} end
-	elseif not st[3] and st[4] == ARGV[2] then
+	elseif not st[3] and st[4] == ARGV[2] and (st[5] or '') == ARGV[5] then
 		return {1}
 	end
 end

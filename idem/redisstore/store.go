@@ -46,10 +46,10 @@ type Option func(*Store)
 // is kept at prefix+k. Defaults to DefaultPrefix.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
 
-// WithMaxResultBytes sets the largest result Complete accepts; a larger one
-// fails with idem.ErrResultTooLarge before anything is sent (and idem.Do
-// then completes the record without it). Defaults to
-// DefaultMaxResultBytes.
+// WithMaxResultBytes sets the largest result Complete accepts, counted as
+// stored (compressed, when idem.Do compressed it); a larger one fails with
+// idem.ErrResultTooLarge before anything is sent (and idem.Do then
+// completes the record without it). Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option { return func(s *Store) { s.maxResult = n } }
 
 // New returns a Store keeping records in Redis through client. It sends

@@ -130,7 +130,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	a, err := s.send(o, ex.String()+" completes "+ex.key, func() error {
 		before, held := w.get(c.Key)
 		err := w.store.Complete(context.Background(), c)
-		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && bytes.Equal(before.Result, c.Result)
+		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && before.Encoding == c.Encoding && bytes.Equal(before.Result, c.Result)
 		w.fenced(ex, "Complete", before, held, err, retry)
 		if err == nil && !ex.completed {
 			ex.completed = true
