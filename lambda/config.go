@@ -35,6 +35,7 @@ const (
 	envQueueURL     = "IDEMQ_QUEUE_URL"               // queue URL for the back-off; default: derived from the event source ARN
 	envConcurrency  = "IDEMQ_CONCURRENCY"             // records of a batch at once; default handler.DefaultConcurrency
 	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; needs IDEMQ_LEASE; default off
+	envCompress     = "IDEMQ_COMPRESS_ABOVE"          // bytes above which results are stored gzipped, or "off"; default idem.DefaultCompressAbove
 	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (handler.QueueSettings); the expiry and lease are checked against them; default unchecked
 )
 
@@ -58,6 +59,8 @@ type config struct {
 	queueURL     string        // "": derived from each record's event source ARN
 	concurrency  int           // records of a batch at once; 0: handler's default
 	heartbeat    time.Duration // 0: no heartbeat
+	// compressAbove is idem.Config.CompressAbove: 0 the default, -1 off.
+	compressAbove int
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue handler.QueueSettings
@@ -96,6 +99,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.heartbeat, err = duration(getenv, envHeartbeat); err != nil {
 		errs = append(errs, err)
+	}
+	switch v := getenv(envCompress); {
+	case v == "":
+	case strings.EqualFold(v, "off"):
+		c.compressAbove = -1
+	default:
+		if c.compressAbove, err = strconv.Atoi(v); err != nil || c.compressAbove < 1 {
+			bad("%s=%q: want a size in bytes of at least 1, or off", envCompress, v)
+		}
 	}
 	if v := getenv(envConcurrency); v != "" {
 		if c.concurrency, err = strconv.Atoi(v); err != nil || c.concurrency < 1 {

@@ -34,6 +34,21 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("config\n got %+v\nwant %+v", c, want)
 	}
 
+	for v, want := range map[string]int{"": 0, "off": -1, "OFF": -1, "2048": 2048} {
+		c, err := loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envCompress, v))
+		if err != nil || c.compressAbove != want {
+			t.Errorf("%s=%q: compressAbove %d, %v; want %d", envCompress, v, c.compressAbove, err, want)
+		}
+		if cfg := idem.NewConfig(idem.WithCompressAbove(c.compressAbove)); want == -1 && cfg.CompressAbove != -1 {
+			t.Errorf("%s=off does not turn compression off: %+v", envCompress, cfg)
+		}
+	}
+	for _, v := range []string{"0", "-5", "lots"} {
+		if _, err := loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envCompress, v)); err == nil || !strings.Contains(err.Error(), envCompress) {
+			t.Errorf("%s=%q: %v, want an error naming it", envCompress, v, err)
+		}
+	}
+
 	c, err = loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envKeyField, "request.id", envBackoff, "false"))
 	if err != nil || c.table != "" || c.keyField != "request.id" || c.backoff || c.expiry != 0 || c.concurrency != 0 {
 		t.Errorf("memory config %+v, %v", c, err)

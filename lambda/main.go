@@ -10,7 +10,7 @@
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
 //	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration, at least 60s (default idem.DefaultExpiry; size it with handler.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
-//	IDEMQ_LEASE                    claim lease, a Go duration (default: the invocation's time left plus 10s)
+//	IDEMQ_LEASE                    claim lease, a Go duration (default: the records' time left plus 10s, the invocation's plus 7.5s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
@@ -24,6 +24,7 @@
 //	IDEMQ_STORE_URL                the postgres:// or redis:// URL of those stores (required with them)
 //	IDEMQ_NAMESPACE                key namespace (default: the function's name, with a warning at start-up)
 //	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
+//	IDEMQ_COMPRESS_ABOVE           size in bytes above which results are stored gzipped (default 512), or "off" (a rolling upgrade from a version without compression, or a table Powertools also reads)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
 //
 // The worker only maps these onto handler and idem options: their defaults
@@ -200,7 +201,8 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	if cfg.namespace != "" {
 		opts = append(opts, handler.WithNamespace(cfg.namespace))
 	}
-	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat)))
+	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat),
+		idem.WithCompressAbove(cfg.compressAbove)))
 	if cfg.backoff {
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
