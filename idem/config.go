@@ -81,7 +81,19 @@ type Config struct {
 	// than this is never compressed, so a record Do writes can always be
 	// replayed under the same Config. Defaults to DefaultMaxDecodedBytes.
 	MaxDecodedBytes int
+	// DiscardResult completes a key without its result: for work that
+	// keeps its answer itself (with staged writes, say) and whose
+	// duplicates need none. The completion stays one small write whatever
+	// the result's size, and a duplicate is Replayed with an empty Value
+	// (the SQS handler hands its replay hook an empty result). Result.Value
+	// of the call that ran the work is still the fresh result. Defaults to
+	// false: the result is stored.
+	DiscardResult bool
 }
+
+// WithoutResult sets Config.DiscardResult: keys are completed without
+// their results.
+func WithoutResult() Option { return func(cfg *Config) { cfg.DiscardResult = true } }
 
 // Option changes a Config.
 type Option func(*Config)

@@ -192,7 +192,10 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		}
 		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
 	}
-	stored, encoding := c.encode(value)
+	stored, encoding := []byte(nil), EncodingRaw
+	if !c.DiscardResult {
+		stored, encoding = c.encode(value)
+	}
 	comp := Completion{
 		Key:       key,
 		Owner:     owner,

@@ -213,3 +213,29 @@ func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 		t.Fatalf("Do under a clock in 2001: %v, %v; want executed", r.Outcome, err)
 	}
 }
+
+// WithoutResult completes the key with no result: one small write however
+// large the answer, and duplicates replay an empty value without running
+// the work.
+func TestWithoutResult(t *testing.T) {
+	t.Parallel()
+	store := memstore.New(memstore.WithMaxResultBytes(1024))
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	ran := 0
+	work := func(context.Context) ([]byte, error) { ran++; return big, nil }
+	r, err := idem.Do(context.Background(), store, "k#nores", "", work, idem.WithoutResult())
+	if err != nil || r.Outcome != idem.Executed || len(r.Value) != len(big) || r.Omitted {
+		t.Fatalf("first call: %v, omitted %v, %d bytes, %v; want executed with the fresh value", r.Outcome, r.Omitted, len(r.Value), err)
+	}
+	rec := mustGet(t, store, "k#nores")
+	if rec.Status != idem.StatusCompleted || len(rec.Result) != 0 || rec.OmittedBytes != 0 {
+		t.Fatalf("record %+v, want COMPLETED with no result", rec)
+	}
+	r, err = idem.Do(context.Background(), store, "k#nores", "", work, idem.WithoutResult())
+	if err != nil || r.Outcome != idem.Replayed || len(r.Value) != 0 || ran != 1 {
+		t.Fatalf("duplicate: %v, %d bytes, ran %d times, %v; want replayed, empty, ran once", r.Outcome, len(r.Value), ran, err)
+	}
+}
