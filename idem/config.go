@@ -33,6 +33,18 @@ const (
 	// to: 16 MiB, well above what a store keeps (400 KB to 512 KiB) times
 	// what prose compresses by, well below a Lambda function's memory.
 	DefaultMaxDecodedBytes = 16 << 20
+	// DefaultOffloadAbove is the stored size (after compression) above
+	// which a result goes to Config.Blobs: 8 KiB, the break-even of the
+	// writes alone. Inline, a completion of S stored bytes (plus some 200
+	// bytes of key and attributes) costs ceil((S+200)/1 KB) DynamoDB write
+	// units at $0.625 per million; offloaded, one write unit for the
+	// pointer and an S3 PUT at $5 per million, the price of 8 write units.
+	// At 8 KiB both are 9 units. Beyond the writes everything favours the
+	// blob: each duplicate's failed conditional write is billed by the
+	// size of the item it hits (9 units inline, 1 plus a $0.40-per-million
+	// GET, 0.64 units' price, offloaded) and storage for DefaultExpiry
+	// costs $0.34 per million per KB in DynamoDB, $0.03 in S3.
+	DefaultOffloadAbove = 8 << 10
 )
 
 // Config is how Do claims, extends and completes a key. Every setting is
@@ -89,7 +101,28 @@ type Config struct {
 	// of the call that ran the work is still the fresh result. Defaults to
 	// false: the result is stored.
 	DiscardResult bool
+	// Blobs is where results above OffloadAbove are kept: Do puts the
+	// stored bytes there under a name unique to the execution, then
+	// completes the record with a pointer (EncodingBlob: name, size,
+	// SHA-256); a replay reads the object and checks it, and fails with
+	// ErrUnreadableResult when it is missing or does not match. A put
+	// that fails is a completion that failed (NotStored). Any store can
+	// use it. Records written with it can only be replayed by a Config
+	// with the same blob store. Defaults to nil: every result is kept in
+	// the record.
+	Blobs Blobs
+	// OffloadAbove is the stored size in bytes (after compression) above
+	// which a result goes to Blobs; results that fit stay in the record.
+	// It has no effect without Blobs. Defaults to DefaultOffloadAbove.
+	OffloadAbove int
 }
+
+// WithBlobs sets Config.Blobs: results above Config.OffloadAbove are kept
+// in b.
+func WithBlobs(b Blobs) Option { return func(cfg *Config) { cfg.Blobs = b } }
+
+// WithOffloadAbove sets Config.OffloadAbove.
+func WithOffloadAbove(n int) Option { return func(cfg *Config) { cfg.OffloadAbove = n } }
 
 // WithoutResult sets Config.DiscardResult: keys are completed without
 // their results.
@@ -159,6 +192,9 @@ func (c Config) resolve() Config {
 	if c.MaxDecodedBytes == 0 {
 		c.MaxDecodedBytes = DefaultMaxDecodedBytes
 	}
+	if c.OffloadAbove == 0 {
+		c.OffloadAbove = DefaultOffloadAbove
+	}
 	switch {
 	case c.Lease < 0:
 		panic(fmt.Sprintf("idem: Lease %s is negative", c.Lease))
@@ -168,6 +204,8 @@ func (c Config) resolve() Config {
 		panic(fmt.Sprintf("idem: Expiry %s is negative", c.Expiry))
 	case c.MaxDecodedBytes < 0:
 		panic(fmt.Sprintf("idem: MaxDecodedBytes %d is negative", c.MaxDecodedBytes))
+	case c.OffloadAbove < 0:
+		panic(fmt.Sprintf("idem: OffloadAbove %d is negative", c.OffloadAbove))
 	case c.Heartbeat < 0:
 		panic(fmt.Sprintf("idem: Heartbeat %s is negative", c.Heartbeat))
 	case c.Lease > 0 && c.Expiry < c.Lease:

@@ -114,6 +114,12 @@ type Result struct {
 // Config.MaxDecodedBytes) fails the call with ErrUnreadableResult, for op
 // "replay", and Outcome 0.
 //
+// With Config.Blobs, a stored result longer than Config.OffloadAbove is
+// put in the blob store first, under a name unique to this execution, and
+// the record completed with a pointer to it; a replay reads and checks the
+// object, and fails with ErrUnreadableResult when it is missing or does not
+// match. A put that fails is a completion that failed: NotStored.
+//
 // A result too large to store, even compressed, still settles the key: Do
 // completes the record without it (Completion.OmittedBytes, the size fn
 // returned), returns Executed with Omitted set, the fresh Value and an
@@ -167,7 +173,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 			if rec.OmittedBytes > 0 {
 				return Result{Outcome: Replayed, Omitted: true, ExpiresAt: rec.ExpiresAt}, nil
 			}
-			value, err := decode(&rec, c.MaxDecodedBytes)
+			value, err := c.replay(ctx, &rec)
 			if err != nil {
 				// Fail closed: a result that cannot be read is not an
 				// empty one.
@@ -205,7 +211,13 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		Writes:    writes,
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
-	err = s.Complete(settle, comp)
+	// A result offloaded to the blob store is written before the
+	// completion; if the completion then fails, its object is left to
+	// expire. A failed put is a completion that failed: NotStored.
+	comp.Result, comp.Encoding, err = c.offload(settle, key, owner, comp.Result, comp.Encoding)
+	if err == nil {
+		err = s.Complete(settle, comp)
+	}
 	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
 		// The work is done and must not run again for want of room: settle

@@ -95,6 +95,8 @@ func decode(r *Record, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("%w: %s, %d bytes stored: %w", ErrUnreadableResult, r.Encoding, len(r.Result), err)
 		}
 		return v, nil
+	case EncodingBlob:
+		return nil, fmt.Errorf("%w: the result is in a blob store (Config.Blobs), read by Do's replay", ErrUnreadableResult)
 	}
 	return nil, fmt.Errorf("%w: unknown encoding %q (written by a newer version?)", ErrUnreadableResult, r.Encoding)
 }

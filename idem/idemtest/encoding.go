@@ -29,6 +29,21 @@ func gzipped(t *testing.T, b []byte) []byte {
 // (idem.Completion.Encoding): the store keeps the encoding beside the
 // result, in a place of its own, and gives it back.
 var encodingCases = []testCase{
+	{"BlobPointerRoundTrips", func(t *testing.T, b *bundle) {
+		// A result offloaded to idem.Config.Blobs: the store keeps the
+		// pointer and its encoding like any result.
+		ctx := context.Background()
+		ptr := []byte(`{"name":"0f/1e","size":20480,"sha256":"ab","encoding":"gzip"}`)
+		owner := b.mustClaim(t, "t#blob", b.now, time.Minute)
+		if err := b.store.Complete(ctx, idem.Completion{Key: "t#blob", Owner: owner, Result: ptr, Encoding: idem.EncodingBlob, ExpiresAt: b.now.Add(2 * time.Hour)}); err != nil {
+			t.Fatalf("complete with a blob pointer: %v", err)
+		}
+		c, _ := b.claim(t, "t#blob", b.now.Add(time.Hour), time.Minute, time.Hour, "")
+		wantState(t, c, completed)
+		if r := c.Record; r.Encoding != idem.EncodingBlob || !bytes.Equal(r.Result, ptr) {
+			t.Fatalf("record with encoding %q and result %q; want %q and %q", r.Encoding, r.Result, idem.EncodingBlob, ptr)
+		}
+	}},
 	{"CompressedResultRoundTrips", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		prose := Prose(8 << 10)

@@ -1,0 +1,104 @@
+package idem
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Blobs is a store for large results beside a record store (Config.Blobs):
+// Do puts a result above Config.OffloadAbove there and completes the record
+// with a pointer to it. Objects are never overwritten or deleted by Do:
+// each name is unique to the execution that writes it, and the blob
+// store's own rule (an S3 lifecycle rule, say) expires them, no sooner
+// than the records (Config.Expiry). idem/s3blob keeps them in S3.
+type Blobs interface {
+	// Put stores data under name. Putting the same data under the same
+	// name again (a retry whose first answer was lost) must succeed.
+	Put(ctx context.Context, name string, data []byte) error
+	// Get returns the data stored under name, or an error wrapping
+	// ErrBlobMissing when there is none.
+	Get(ctx context.Context, name string) ([]byte, error)
+}
+
+// ErrBlobMissing means a blob store holds no object of the name asked for.
+// A replay whose object is missing fails with ErrUnreadableResult too.
+var ErrBlobMissing = errors.New("idem: blob not found")
+
+// EncodingBlob is a result kept in Config.Blobs: the record's Result is a
+// pointer (JSON: the object's name, size, SHA-256 and the encoding of the
+// bytes it holds, EncodingRaw or EncodingGzip).
+const EncodingBlob = "blob"
+
+// blobPointer is the Result of a record in EncodingBlob.
+type blobPointer struct {
+	Name     string `json:"name"`
+	Size     int    `json:"size"`
+	SHA256   string `json:"sha256"`
+	Encoding string `json:"encoding,omitempty"`
+}
+
+// blobName is the object name of the result of the claim owner made on
+// key: the key's SHA-256 (any key, any length, makes a safe name) and the
+// owner token, so no two executions, a stale one and the winner, ever
+// write the same object.
+func blobName(key Key, owner string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:]) + "/" + owner
+}
+
+// offload puts stored (in encoding) in c.Blobs when it is longer than
+// c.OffloadAbove, and returns what the completion is to hold: the pointer
+// in EncodingBlob, or stored and encoding themselves. c is resolved.
+func (c *Config) offload(ctx context.Context, key Key, owner string, stored []byte, encoding string) ([]byte, string, error) {
+	if c.Blobs == nil || len(stored) <= c.OffloadAbove {
+		return stored, encoding, nil
+	}
+	sum := sha256.Sum256(stored)
+	p := blobPointer{Name: blobName(key, owner), Size: len(stored), SHA256: hex.EncodeToString(sum[:]), Encoding: encoding}
+	if err := c.Blobs.Put(ctx, p.Name, stored); err != nil {
+		return nil, "", &Error{Op: "offload", Key: key, Err: err}
+	}
+	ptr, err := json.Marshal(p)
+	if err != nil {
+		return nil, "", &Error{Op: "offload", Key: key, Err: err}
+	}
+	return ptr, EncodingBlob, nil
+}
+
+// replay returns the result rec holds as the work returned it, reading it
+// from c.Blobs when it was offloaded: an object that is missing, or whose
+// size or SHA-256 is not the pointer's, is ErrUnreadableResult, never an
+// empty result. c is resolved.
+func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
+	if rec.Encoding != EncodingBlob {
+		return decode(rec, c.MaxDecodedBytes)
+	}
+	var p blobPointer
+	if err := json.Unmarshal(rec.Result, &p); err != nil || p.Name == "" {
+		return nil, fmt.Errorf("%w: a blob pointer that cannot be read (%d bytes)", ErrUnreadableResult, len(rec.Result))
+	}
+	if c.Blobs == nil {
+		return nil, fmt.Errorf("%w: the result is in blob %s and no blob store is configured (Config.Blobs)", ErrUnreadableResult, p.Name)
+	}
+	data, err := c.Blobs.Get(ctx, p.Name)
+	switch {
+	case errors.Is(err, ErrBlobMissing):
+		return nil, fmt.Errorf("%w: blob %s: %w", ErrUnreadableResult, p.Name, err)
+	case err != nil:
+		// Not an answer about the object (the blob store may be
+		// unreachable): the replay fails, and a retry may read it.
+		return nil, fmt.Errorf("blob %s: %w", p.Name, err)
+	}
+	sum := sha256.Sum256(data)
+	if len(data) != p.Size || hex.EncodeToString(sum[:]) != p.SHA256 {
+		return nil, fmt.Errorf("%w: blob %s holds %d bytes of SHA-256 %x, not the %d bytes of SHA-256 %s recorded", ErrUnreadableResult, p.Name, len(data), sum, p.Size, p.SHA256)
+	}
+	if p.Encoding == EncodingBlob {
+		return nil, fmt.Errorf("%w: blob %s points to another blob", ErrUnreadableResult, p.Name)
+	}
+	return decode(&Record{Result: data, Encoding: p.Encoding}, c.MaxDecodedBytes)
+}

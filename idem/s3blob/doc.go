@@ -1,0 +1,15 @@
+// Package s3blob keeps idem's large results in Amazon S3: an idem.Blobs
+// over a bucket, for Config.Blobs (idem.WithBlobs). It is the only package
+// of idemq that imports the S3 SDK.
+//
+//	blobs := s3blob.New(s3.NewFromConfig(cfg), "my-results", "idem/")
+//	h := handler.WrapSQS(store, work, handler.WithIdem(idem.WithBlobs(blobs)))
+//
+// Objects are written once under names unique to an execution and never
+// deleted by idemq: give the bucket (or the prefix) a lifecycle rule that
+// expires them no sooner than the records (idem.Config.Expiry, 40 days by
+// default), and grant the worker s3:PutObject and s3:GetObject on it, and
+// s3:ListBucket: without it S3 answers a missing object with 403 Access
+// Denied, which a replay reports as an error of the blob store rather than
+// as a missing object (it fails either way).
+package s3blob
