@@ -37,7 +37,16 @@ const (
 	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; needs IDEMQ_LEASE; default off
 	envCompress     = "IDEMQ_COMPRESS_ABOVE"          // bytes above which results are stored gzipped, or "off"; default idem.DefaultCompressAbove
 	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (handler.QueueSettings); the expiry and lease are checked against them; default unchecked
+	envBlobBucket   = "IDEMQ_BLOB_BUCKET"             // S3 bucket for results above IDEMQ_OFFLOAD_ABOVE; unset: no offload
+	envBlobPrefix   = "IDEMQ_BLOB_PREFIX"             // object key prefix in IDEMQ_BLOB_BUCKET; default defaultBlobPrefix
+	envOffloadAbove = "IDEMQ_OFFLOAD_ABOVE"           // stored size in bytes above which results go to the bucket; default idem.DefaultOffloadAbove
+	envS3Endpoint   = "IDEMQ_S3_ENDPOINT"             // S3 endpoint URL (path-style), for a local S3 server
 )
+
+// defaultBlobPrefix is the object key prefix when IDEMQ_BLOB_BUCKET is set
+// and IDEMQ_BLOB_PREFIX is not; the CDK stack's lifecycle rule expires
+// objects under the prefix it passes.
+const defaultBlobPrefix = "idemq/"
 
 // config is the worker's configuration, read from the environment once at
 // start-up.
@@ -61,6 +70,10 @@ type config struct {
 	heartbeat    time.Duration // 0: no heartbeat
 	// compressAbove is idem.Config.CompressAbove: 0 the default, -1 off.
 	compressAbove int
+	blobBucket    string // "": no offload
+	blobPrefix    string // object key prefix; set when blobBucket is
+	offloadAbove  int    // idem.Config.OffloadAbove; 0: the default
+	s3Endpoint    string // "": the AWS endpoint
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue handler.QueueSettings
@@ -84,6 +97,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		queueURL:     getenv(envQueueURL),
 	}
 	errs := checkStore(&c)
+	errs = append(errs, checkBlobs(&c, getenv)...)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
@@ -182,6 +196,45 @@ func checkStore(c *config) []error {
 	}
 	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
 		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
+	}
+	return errs
+}
+
+// checkBlobs reads the blob store's variables (IDEMQ_BLOB_BUCKET,
+// IDEMQ_BLOB_PREFIX, IDEMQ_OFFLOAD_ABOVE, IDEMQ_S3_ENDPOINT) into c. Only
+// the bucket turns offloading on, so any of the others without it is a
+// mistake, not a setting.
+func checkBlobs(c *config, getenv func(string) string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	c.blobBucket = getenv(envBlobBucket)
+	prefix, above, endpoint := getenv(envBlobPrefix), getenv(envOffloadAbove), getenv(envS3Endpoint)
+	if c.blobBucket == "" {
+		for _, v := range []struct{ name, value string }{{envBlobPrefix, prefix}, {envOffloadAbove, above}, {envS3Endpoint, endpoint}} {
+			if v.value != "" {
+				bad("%s is set but %s is not: results are offloaded only to a bucket", v.name, envBlobBucket)
+			}
+		}
+		return errs
+	}
+	if strings.HasPrefix(c.blobBucket, "s3://") || strings.Contains(c.blobBucket, "/") {
+		bad("%s=%q: want the bucket's name, like my-results, not a URL or a path (the prefix is %s)", envBlobBucket, c.blobBucket, envBlobPrefix)
+	}
+	c.blobPrefix = prefix
+	if c.blobPrefix == "" {
+		c.blobPrefix = defaultBlobPrefix
+	}
+	if above != "" {
+		var err error
+		if c.offloadAbove, err = strconv.Atoi(above); err != nil || c.offloadAbove < 1 {
+			bad("%s=%q: want a size in bytes of at least 1", envOffloadAbove, above)
+		}
+	}
+	if endpoint != "" {
+		if err := checkURL(endpoint); err != nil {
+			bad("%s: %v", showVar(envS3Endpoint, endpoint), err)
+		}
+		c.s3Endpoint = endpoint
 	}
 	return errs
 }

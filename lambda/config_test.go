@@ -77,6 +77,24 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("redis config %+v, %v", c, err)
 	}
 
+	// Offloading to a bucket: off unless a bucket is named; the prefix
+	// and the size default.
+	if c.blobBucket != "" || c.blobPrefix != "" || c.offloadAbove != 0 || c.s3Endpoint != "" {
+		t.Errorf("blob settings without %s: %+v", envBlobBucket, c)
+	}
+	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBlobBucket, "results"))
+	if err != nil || c.blobBucket != "results" || c.blobPrefix != defaultBlobPrefix || c.offloadAbove != 0 || c.s3Endpoint != "" {
+		t.Errorf("bucket config %+v, %v", c, err)
+	}
+	if cfg := idem.NewConfig(idem.WithOffloadAbove(c.offloadAbove)); cfg.OffloadAbove != idem.DefaultOffloadAbove {
+		t.Errorf("%s unset: OffloadAbove %d, want idem's default %d", envOffloadAbove, cfg.OffloadAbove, idem.DefaultOffloadAbove)
+	}
+	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBlobBucket, "results",
+		envBlobPrefix, "jobs/", envOffloadAbove, "4096", envS3Endpoint, "http://127.0.0.1:9000"))
+	if err != nil || c.blobBucket != "results" || c.blobPrefix != "jobs/" || c.offloadAbove != 4096 || c.s3Endpoint != "http://127.0.0.1:9000" {
+		t.Errorf("bucket config %+v, %v", c, err)
+	}
+
 	// The back-off against a local SQS server.
 	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBackoff, "true",
 		envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
@@ -112,6 +130,13 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"SQS endpoint and queue URL without back-off", env(envTable, "t", envProviderURL, "http://p", envBackoff, "false",
 			envSQSEndpoint, "http://127.0.0.1:9324", envQueueURL, "http://127.0.0.1:9324/000000000000/jobs"),
 			[]string{envSQSEndpoint, envQueueURL, envBackoff}},
+		{"blob settings without a bucket", env(envTable, "t", envProviderURL, "http://p",
+			envBlobPrefix, "r/", envOffloadAbove, "100", envS3Endpoint, "http://127.0.0.1:9000"),
+			[]string{envBlobPrefix, envOffloadAbove, envS3Endpoint, envBlobBucket}},
+		{"bad offload size", env(envTable, "t", envProviderURL, "http://p", envBlobBucket, "b", envOffloadAbove, "0"), []string{envOffloadAbove}},
+		{"offload size not a number", env(envTable, "t", envProviderURL, "http://p", envBlobBucket, "b", envOffloadAbove, "8k"), []string{envOffloadAbove}},
+		{"bad S3 endpoint", env(envTable, "t", envProviderURL, "http://p", envBlobBucket, "b", envS3Endpoint, "127.0.0.1:9000"), []string{envS3Endpoint}},
+		{"bucket as a URL", env(envTable, "t", envProviderURL, "http://p", envBlobBucket, "s3://b/results"), []string{envBlobBucket}},
 		{"API key and API key secret", env(envTable, "t", envProviderURL, "http://p",
 			envAPIKey, "sk-plain", envAPIKeySecret, "idemq/provider-key"), []string{envAPIKey, envAPIKeySecret}},
 	}

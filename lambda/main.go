@@ -25,6 +25,10 @@
 //	IDEMQ_NAMESPACE                key namespace (default: the function's name, with a warning at start-up)
 //	IDEMQ_EMF_NAMESPACE            CloudWatch namespace for per-batch EMF metrics (default: off)
 //	IDEMQ_COMPRESS_ABOVE           size in bytes above which results are stored gzipped (default 512), or "off" (a rolling upgrade from a version without compression, or a table Powertools also reads)
+//	IDEMQ_BLOB_BUCKET              S3 bucket for results above IDEMQ_OFFLOAD_ABOVE (default: none, every result stays in its record; needs s3:PutObject and s3:GetObject on the prefix)
+//	IDEMQ_BLOB_PREFIX              object key prefix in the bucket (default idemq/; only with IDEMQ_BLOB_BUCKET)
+//	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 8192; only with IDEMQ_BLOB_BUCKET)
+//	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
 //
 // The worker only maps these onto handler and idem options: their defaults
@@ -61,6 +65,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -72,6 +77,7 @@ import (
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/redisstore"
+	"github.com/idemq/idemq/idem/s3blob"
 )
 
 func main() {
@@ -142,7 +148,7 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
 	}
 	var awsCfg aws.Config
-	if cfg.store == "dynamodb" || cfg.backoff || cfg.apiKeySecret != "" {
+	if cfg.store == "dynamodb" || cfg.backoff || cfg.apiKeySecret != "" || cfg.blobBucket != "" {
 		var err error
 		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx, awsOpts...); err != nil {
 			return nil, fmt.Errorf("AWS configuration: %w", err)
@@ -203,6 +209,17 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat),
 		idem.WithCompressAbove(cfg.compressAbove)))
+	if cfg.blobBucket != "" {
+		client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+			// Every record of a batch may put or get its result at once.
+			o.HTTPClient = keepConnections(o.HTTPClient, conns)
+			if cfg.s3Endpoint != "" {
+				o.BaseEndpoint = aws.String(cfg.s3Endpoint)
+				o.UsePathStyle = true // a local server has no per-bucket host names
+			}
+		})
+		opts = append(opts, handler.WithIdem(idem.WithBlobs(s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)), idem.WithOffloadAbove(cfg.offloadAbove)))
+	}
 	if cfg.backoff {
 		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
