@@ -5,6 +5,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
@@ -26,6 +27,11 @@ var (
 	pollActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
 	// backoffActions are the in-progress back-off's calls on the queue.
 	backoffActions = []string{"sqs:ChangeMessageVisibility"}
+	// blobActions are the blob store's calls (s3blob) on the objects
+	// under BlobPrefix: PutObject offloads a result, GetObject replays it.
+	// No s3:ListBucket, so S3 answers a missing object with 403, not 404:
+	// the replay fails either way. No delete: the lifecycle rule expires.
+	blobActions = []string{"s3:PutObject", "s3:GetObject"}
 	// logActions let the function write to its own log group.
 	logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
 )
@@ -45,6 +51,16 @@ func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs
 		add("InProgressBackoff", backoffActions, queue.QueueArn())
 	}
 	add("WriteLogs", logActions, logs.LogGroupArn())
+}
+
+// allowBlobs gives role blobActions on the objects under BlobPrefix in
+// bucket.
+func allowBlobs(role awsiam.Role, bucket awss3.Bucket) {
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("ResultBlobs"),
+		Actions:   jsii.Strings(blobActions...),
+		Resources: &[]*string{bucket.ArnForObjects(jsii.String(BlobPrefix + "*"))},
+	}))
 }
 
 // decryptActions are what reading a secret needs of the customer-managed

@@ -35,6 +35,7 @@ var contextKeys = map[string]string{
 	"Namespace":            "idemq:namespace",
 	"DisableBackoff":       "idemq:backoff",
 	"Tracing":              "idemq:tracing",
+	"DisableBlobs":         "idemq:blobs",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 	"ProviderURL":          "idemq:providerUrl",
 }
@@ -105,6 +106,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
 	p.Tracing = r.boolean("Tracing")
+	p.DisableBlobs = !r.booleanOr("DisableBlobs", true)
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])

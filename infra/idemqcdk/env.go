@@ -42,13 +42,18 @@ const (
 	// per-batch metrics, MetricNamespace: always set, so the alarms and the
 	// dashboard have metrics.
 	EnvEMFNamespace = "IDEMQ_EMF_NAMESPACE"
+	// EnvBlobBucket holds the name of the bucket of large results; set
+	// only with the bucket (WorkerProps.DisableBlobs false).
+	EnvBlobBucket = "IDEMQ_BLOB_BUCKET"
+	// EnvBlobPrefix holds BlobPrefix; set only with the bucket.
+	EnvBlobPrefix = "IDEMQ_BLOB_PREFIX"
 	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
 	// takes none, so that none bypasses the checks made at synth.
 	EnvPrefix = "IDEMQ_"
 )
 
 // setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace}
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.

@@ -95,8 +95,9 @@ func grantPairs(statements []obj) []string {
 
 // wantGrants checks that the function's role is allowed exactly the item
 // writes on the table, what polling needs on the queue (and
-// ChangeMessageVisibility with back-off), writing to its log group, and the
-// extra statements.
+// ChangeMessageVisibility with back-off), writing to its log group,
+// putting and getting the objects under the blob prefix when there is a
+// bucket (no listing, no delete), and the extra statements.
 func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, extra ...obj) {
 	tb.Helper()
 	want := extra
@@ -114,6 +115,9 @@ func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, ex
 		grant(queue, "sqs:ChangeMessageVisibility")
 	}
 	grant(logs, "logs:CreateLogStream", "logs:PutLogEvents")
+	if id.bucket != "" {
+		grant(blobObjects(id.bucket), "s3:PutObject", "s3:GetObject")
+	}
 	got, expected := grantPairs(roleStatements(tpl)), grantPairs(want)
 	if !slices.Equal(got, expected) {
 		tb.Errorf("identity policies allow\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(expected, "\n\t"))
@@ -128,6 +132,14 @@ func wantGrants(tb testing.TB, tpl assertions.Template, id ids, backoff bool, ex
 func noWildcards(tb testing.TB, tpl assertions.Template) {
 	tb.Helper()
 	statements := identityStatements(tpl)
+	// The one wildcard allowed: the objects under the blob prefix, which
+	// no narrower resource names.
+	var blobs string
+	if ids := *tpl.FindResources(jsii.String("AWS::S3::Bucket"), nil); len(ids) == 1 {
+		for id := range ids {
+			blobs = jsonString(blobObjects(id))
+		}
+	}
 	if len(statements) == 0 {
 		tb.Errorf("no identity policy statements found")
 	}
@@ -146,7 +158,7 @@ func noWildcards(tb testing.TB, tpl assertions.Template) {
 			}
 		}
 		for _, r := range list(s["Resource"]) {
-			if strings.Contains(jsonString(r), "*") {
+			if strings.Contains(jsonString(r), "*") && (jsonString(r) != blobs || !slices.Equal(list(s["Action"]), arr{"s3:GetObject", "s3:PutObject"})) {
 				tb.Errorf("statement %s allows wildcard resource %s", jsonString(s), jsonString(r))
 			}
 		}

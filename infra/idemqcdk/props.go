@@ -132,6 +132,14 @@ type WorkerProps struct {
 	// visibility timeout. Off, IDEMQ_BACKOFF is "false" and no such grant
 	// is made. Defaults to false (back-off on).
 	DisableBackoff bool
+	// DisableBlobs leaves out the bucket of large results. With it (the
+	// default) the Worker has a Bucket, the function may s3:PutObject and
+	// s3:GetObject under BlobPrefix there and is given EnvBlobBucket and
+	// EnvBlobPrefix, so a result above the worker's offload size
+	// (idem.DefaultOffloadAbove) is kept there rather than in its record.
+	// Without it every result stays in its record, as before. Defaults to
+	// false (bucket on).
+	DisableBlobs bool
 	// Tracing turns on AWS X-Ray active tracing for the function: Lambda
 	// records each invocation and the function may send segments
 	// (xray:PutTraceSegments, xray:PutTelemetryRecords, which X-Ray grants

@@ -59,8 +59,11 @@ func (p *WorkerProps) Check() error {
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
-	fifo, backoff, tracing                         bool
-	keyField                                       string
+	fifo, backoff, tracing, blobs                  bool
+	// blobDays is how long the bucket keeps a result, in days
+	// (blobExpiryDays of expiry); 0 without blobs.
+	blobDays int
+	keyField string
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
 	warnings []string
@@ -108,6 +111,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		fifo:        p.FIFO,
 		backoff:     !p.DisableBackoff,
 		tracing:     p.Tracing,
+		blobs:       !p.DisableBlobs,
 	}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -187,6 +191,12 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 				"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
 					"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
 				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
+		}
+	}
+	if s.blobs {
+		s.blobDays = blobExpiryDays(s.expiry)
+		if err := checkBlobExpiry(s.blobDays, s.expiry); err != nil {
+			return s, err
 		}
 	}
 

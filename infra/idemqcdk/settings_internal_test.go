@@ -41,3 +41,31 @@ func TestCrashRetryIsCheckLease(t *testing.T) {
 		t.Errorf("%d of %d settings refused: the grid tests one side only", refused, checked)
 	}
 }
+
+// TestBlobExpiryDays checks that the bucket keeps a result at least a day
+// longer than the record pointing to it, in whole days, and that synth's
+// check refuses a lifecycle shorter than the records.
+func TestBlobExpiryDays(t *testing.T) {
+	for expiry, want := range map[time.Duration]int{
+		time.Minute: 2, day: 2, day + time.Nanosecond: 3, 541*time.Hour + 15*time.Minute: 24, 600 * time.Hour: 26,
+	} {
+		if got := blobExpiryDays(expiry); got != want {
+			t.Errorf("blobExpiryDays(%s) = %d, want %d", expiry, got, want)
+		}
+	}
+	for expiry := time.Minute; expiry <= 60*day; expiry += 37 * time.Minute {
+		days := blobExpiryDays(expiry)
+		if kept := time.Duration(days) * day; kept < expiry+day {
+			t.Fatalf("record expiry %s: objects kept %d days (%s), less than a day over the records", expiry, days, kept)
+		}
+		if err := checkBlobExpiry(days, expiry); err != nil {
+			t.Fatalf("record expiry %s, %d days: %v", expiry, days, err)
+		}
+	}
+	if err := checkBlobExpiry(22, 541*time.Hour+15*time.Minute); err == nil {
+		t.Error("checkBlobExpiry accepts 22 days for records of 541h15m0s")
+	}
+	if err := checkBlobExpiry(23, 23*day); err != nil {
+		t.Errorf("checkBlobExpiry refuses 23 days for records of 23 days: %v", err)
+	}
+}

@@ -27,7 +27,8 @@ type StackProps struct {
 // NewStack adds the stack this repository's cdk.json deploys: a Worker whose
 // settings come from the idemq:* context keys (cdk.json's "context", or -c
 // key=value), with the URLs of the queue and the dead-letter queue, the
-// table's name and the function's name and ARN as outputs.
+// table's name, the function's name and ARN, and the result bucket's name
+// (unless idemq:blobs is false) as outputs.
 // idemq:providerUrl is required. With
 // idemq:providerApiKeySecret set, the function reads the provider's API key
 // from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
@@ -90,6 +91,11 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 		{"FunctionArn", "The worker function's ARN.", w.Function.FunctionArn()},
 	} {
 		awscdk.NewCfnOutput(stack, jsii.String(o.id), &awscdk.CfnOutputProps{Value: o.value, Description: jsii.String(o.description)})
+	}
+	if w.Bucket != nil {
+		awscdk.NewCfnOutput(stack, jsii.String("BlobBucketName"), &awscdk.CfnOutputProps{
+			Value: w.Bucket.BucketName(), Description: jsii.String("Results too large for a record, under " + BlobPrefix + "."),
+		})
 	}
 	return stack, nil
 }

@@ -108,6 +108,13 @@ func check(tb testing.TB, name string, assert func()) {
 // ids are the logical ids of the stack's resources.
 type ids struct {
 	table, queue, dlq, logs, role, function string
+	bucket                                  string // "": no bucket (idemq:blobs false)
+}
+
+// blobObjects is the resource of the objects under idemqcdk.BlobPrefix in
+// the bucket of logical id bucket, as a policy names it.
+func blobObjects(bucket string) obj {
+	return obj{"Fn::Join": arr{"", arr{getAtt(bucket, "Arn"), "/idemq/*"}}}
 }
 
 // resourceIDs finds the stack's resources, each the only one of its kind.
@@ -122,6 +129,9 @@ func resourceIDs(tb testing.TB, tpl assertions.Template) ids {
 		r.logs = id("AWS::Logs::LogGroup", nil)
 		r.role = id("AWS::IAM::Role", nil)
 		r.function = id("AWS::Lambda::Function", nil)
+		if len(*tpl.FindResources(jsii.String("AWS::S3::Bucket"), nil)) > 0 {
+			r.bucket = id("AWS::S3::Bucket", nil)
+		}
 	})
 	return r
 }

@@ -43,6 +43,38 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
+	{"bucket: S3-managed encryption, public access blocked, results under idemq/ expire a day after the 541h15m0s records, rounded up to 24 days", func(tb testing.TB, tpl assertions.Template, id ids) {
+		check(tb, "bucket", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(1))
+			tpl.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
+				"BucketEncryption": obj{"ServerSideEncryptionConfiguration": arr{obj{"ServerSideEncryptionByDefault": obj{"SSEAlgorithm": "AES256"}}}},
+				"PublicAccessBlockConfiguration": obj{
+					"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true,
+				},
+				"LifecycleConfiguration": obj{"Rules": assertions.Match_ArrayEquals(&arr{obj{
+					"Id": "ExpireResults", "Status": "Enabled", "Prefix": "idemq/", "ExpirationInDays": 24,
+				}})},
+				"VersioningConfiguration": assertions.Match_Absent(),
+			})
+		})
+	}},
+	{"bucket: retained, with its TLS policy, when the stack is deleted or the bucket replaced", func(tb testing.TB, tpl assertions.Template, id ids) {
+		retained := obj{"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+		check(tb, "bucket retention", func() { tpl.HasResource(jsii.String("AWS::S3::Bucket"), retained) })
+		check(tb, "bucket TLS policy, retained", func() {
+			tpl.ResourceCountIs(jsii.String("AWS::S3::BucketPolicy"), jsii.Number(1))
+			tpl.HasResource(jsii.String("AWS::S3::BucketPolicy"), merge(retained, obj{"Properties": obj{
+				"Bucket": ref(id.bucket),
+				"PolicyDocument": obj{"Statement": arr{obj{
+					"Effect":    "Deny",
+					"Action":    "s3:*",
+					"Principal": obj{"AWS": "*"},
+					"Resource":  arr{getAtt(id.bucket, "Arn"), obj{"Fn::Join": arr{"", arr{getAtt(id.bucket, "Arn"), "/*"}}}},
+					"Condition": obj{"Bool": obj{"aws:SecureTransport": "false"}},
+				}}},
+			}}))
+		})
+	}},
 	{"queue: retention, visibility 6 × timeout, DLQ after 5 receives, SSE", func(tb testing.TB, tpl assertions.Template, id ids) {
 		check(tb, "queue", func() {
 			tpl.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2))
@@ -118,6 +150,8 @@ var templateChecks = []templateCheck{
 					"IDEMQ_PROVIDER_URL":  "https://api.openai.com/v1",
 					"IDEMQ_QUEUE":         defaultQueueEnv,
 					"IDEMQ_EMF_NAMESPACE": "idemq",
+					"IDEMQ_BLOB_BUCKET":   ref(id.bucket),
+					"IDEMQ_BLOB_PREFIX":   "idemq/",
 				})},
 			})
 		})
@@ -139,7 +173,7 @@ var templateChecks = []templateCheck{
 			})
 		})
 	}},
-	{"iam: exactly the three item actions on the table, polling and back-off on the queue, logs on the log group", func(tb testing.TB, tpl assertions.Template, id ids) {
+	{"iam: exactly the three item actions on the table, polling and back-off on the queue, logs on the log group, put and get under the bucket's prefix", func(tb testing.TB, tpl assertions.Template, id ids) {
 		wantGrants(tb, tpl, id, true)
 	}},
 	{"iam: no wildcard, one role holding no managed policy, the redrive policy on nothing", func(tb testing.TB, tpl assertions.Template, id ids) {
@@ -212,6 +246,7 @@ var templateChecks = []templateCheck{
 			tpl.HasOutput(jsii.String("TableName"), obj{"Value": ref(id.table)})
 			tpl.HasOutput(jsii.String("FunctionName"), obj{"Value": ref(id.function)})
 			tpl.HasOutput(jsii.String("FunctionArn"), obj{"Value": getAtt(id.function, "Arn")})
+			tpl.HasOutput(jsii.String("BlobBucketName"), obj{"Value": ref(id.bucket)})
 		})
 	}},
 }

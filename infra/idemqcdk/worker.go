@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -41,6 +42,12 @@ type Worker struct {
 	// (sqs:StartMessageMoveTask and what it needs): attach it to the
 	// operator's role or user. See newRedrivePolicy.
 	RedrivePolicy awsiam.ManagedPolicy
+	// Bucket keeps results too large for a record, under BlobPrefix, for
+	// BlobExpiryDays; nil with WorkerProps.DisableBlobs. See newBucket.
+	Bucket awss3.Bucket
+	// BlobExpiryDays is how many days Bucket keeps a result: the record
+	// expiry rounded up to whole days, and one more. 0 without Bucket.
+	BlobExpiryDays int
 	// RecordExpiry is the record expiry given to the function.
 	RecordExpiry time.Duration
 }
@@ -86,11 +93,20 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	if p.ProviderAPIKeySecret != nil {
 		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
 	}
+	if s.blobs {
+		w.BlobExpiryDays = s.blobDays
+		w.Bucket = newBucket(c, s.blobDays)
+		env[EnvBlobBucket] = w.Bucket.BucketName()
+		env[EnvBlobPrefix] = jsii.String(BlobPrefix)
+	}
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
 	}
 	w.Function, w.Role, w.Logs = newFunction(c, p.Code, s, env)
 	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
+	if w.Bucket != nil {
+		allowBlobs(w.Role, w.Bucket)
+	}
 	if p.ProviderAPIKeySecret != nil {
 		allowSecret(w.Function, p.ProviderAPIKeySecret)
 	}

@@ -124,6 +124,8 @@ func TestWorkerInUsersStack(t *testing.T) {
 				"IDEMQ_NAMESPACE":     "jobs",
 				"IDEMQ_QUEUE":         defaultQueueEnv,
 				"IDEMQ_EMF_NAMESPACE": "idemq",
+				"IDEMQ_BLOB_BUCKET":   assertions.Match_AnyValue(),
+				"IDEMQ_BLOB_PREFIX":   "idemq/",
 			})},
 		})
 	})
