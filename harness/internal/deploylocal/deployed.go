@@ -61,6 +61,7 @@ type deployed struct {
 	assetBucket, assetKey   string
 	arch                    string // the template's: moto reports x86_64 for all
 	queueID, dlqID, tableID string
+	bucket                  string // the result bucket; "": none (checkBucket)
 }
 
 // describe reads the deployed stack and checks it against the synthesized
@@ -80,7 +81,8 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 		}
 	}
 	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping",
-		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup", "AWS::CloudWatch::Dashboard"} {
+		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup", "AWS::CloudWatch::Dashboard",
+		"AWS::S3::Bucket"} { // moto deploys no AWS::S3::BucketPolicy (nor AWS::SQS::QueuePolicy)
 		for id, r := range tpl.Resources {
 			if r.Type == typ && d.physical[id] == "" {
 				bad("%s %s was not deployed", typ, id)
@@ -221,7 +223,8 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 
 // checkGrants compares the role's inline policies, as moto keeps them,
 // with what the worker needs: its writes on the table, polling (and with
-// back-off, ChangeMessageVisibility) on the queue, its log group.
+// back-off, ChangeMessageVisibility) on the queue, its log group, and with
+// the result bucket, put and get on the objects under its prefix.
 func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []string {
 	logID, _, err := tpl.one("AWS::Logs::LogGroup", nil)
 	if err != nil {
@@ -236,6 +239,10 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []
 	}
 	if d.env["IDEMQ_BACKOFF"] == "true" {
 		want = append(want, "sqs:ChangeMessageVisibility "+d.queueARN)
+	}
+	if b := d.env["IDEMQ_BLOB_BUCKET"]; b != "" {
+		objects := "arn:aws:s3:::" + b + "/" + d.env["IDEMQ_BLOB_PREFIX"] + "*"
+		want = append(want, "s3:GetObject "+objects, "s3:PutObject "+objects)
 	}
 	var got []string
 	names, err := c.iam.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(d.role)})

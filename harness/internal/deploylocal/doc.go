@@ -8,8 +8,8 @@
 // against it, and checks the deployed resources from moto's APIs: the
 // table's key and deletion protection, the queue's visibility timeout and
 // redrive policy, the event source mapping (batch size, the queue,
-// ReportBatchItemFailures), the function's settings and environment, and
-// its role's grants. It then downloads the function's asset from moto's S3,
+// ReportBatchItemFailures), the function's settings and environment, its
+// role's grants, and the result bucket (checkBucket). It then downloads the function's asset from moto's S3,
 // checks that it holds bootstrap alone, and runs that bootstrap under the
 // Lambda Runtime Interface Emulator (through qemu-aarch64-static when it is
 // built for arm64 and the machine is not) with the deployed function's
@@ -18,7 +18,8 @@
 // mapping (loadtest.ESM) with the deployed batch size and window. It
 // sends requests with duplicates and counts the calls a fake model
 // provider receives: one per key. Last, `cdk destroy` must remove the stack,
-// the queue and the function, and keep the table and the dead-letter queue.
+// the queue and the function, and keep the table, the dead-letter queue and
+// the result bucket.
 //
 // # moto's gaps, worked around here, not in the template
 //

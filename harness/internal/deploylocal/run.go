@@ -122,6 +122,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if d, problems, err = describe(ctx, c, tpl); err != nil {
 			return err
 		}
+		if d != nil {
+			problems = append(problems, d.checkBucket(ctx, moto.Endpoint, tpl)...)
+		}
 		if len(problems) > 0 {
 			return fmt.Errorf("deploylocal: the deployment differs from the template:\n\t%s", strings.Join(problems, "\n\t"))
 		}
@@ -138,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := cdk.run(ctx, "destroy", "--app", asm, "--force", StackName); err != nil {
 			return err
 		}
-		return checkDestroyed(ctx, c, d)
+		return checkDestroyed(ctx, c, d, moto.Endpoint)
 	})
 }
 
@@ -160,6 +163,7 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
+		"IDEMQ_S3_ENDPOINT=" + endpoint, // path-style: moto's host names no bucket
 	}
 	for k, v := range d.env {
 		env = append(env, k+"="+v)
@@ -216,8 +220,9 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 }
 
 // checkDestroyed checks that cdk destroy removed the stack, the queue and
-// the function, and kept the table and the dead-letter queue.
-func checkDestroyed(ctx context.Context, c clients, d *deployed) error {
+// the function, and kept the table, the dead-letter queue and the result
+// bucket.
+func checkDestroyed(ctx context.Context, c clients, d *deployed, endpoint string) error {
 	var problems []string
 	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(StackName)}); err == nil {
 		for _, s := range out.Stacks {
@@ -231,6 +236,11 @@ func checkDestroyed(ctx context.Context, c clients, d *deployed) error {
 	}
 	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.dlqURL)}); err != nil {
 		problems = append(problems, fmt.Sprintf("the dead-letter queue %s was not kept: %v", d.dlqURL, err))
+	}
+	if d.bucket != "" {
+		if err := bucketExists(ctx, endpoint, d.bucket); err != nil {
+			problems = append(problems, fmt.Sprintf("the result bucket %s was not kept: %v", d.bucket, err))
+		}
 	}
 	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.queueURL)}); err == nil {
 		problems = append(problems, "the queue is still there")
