@@ -15,8 +15,9 @@ import (
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
-// first five, IDEMQ_NAMESPACE, IDEMQ_QUEUE and IDEMQ_EMF_NAMESPACE, and
-// IDEMQ_PROVIDER_API_KEY_SECRET when given a secret.
+// first five, IDEMQ_NAMESPACE, IDEMQ_QUEUE and IDEMQ_EMF_NAMESPACE,
+// IDEMQ_PROVIDER_API_KEY_SECRET when given a secret, and IDEMQ_BLOB_BUCKET
+// and IDEMQ_BLOB_PREFIX with its result bucket.
 const (
 	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
