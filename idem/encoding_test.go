@@ -2,7 +2,6 @@ package idem_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -16,19 +15,6 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 )
-
-func gzipOf(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if _, err := w.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
@@ -89,7 +75,7 @@ func TestDoCompressesAboveTheThreshold(t *testing.T) {
 				t.Errorf("%s: stored %d bytes, want the result as it is", tc.key, len(rec.Result))
 			}
 		case idem.EncodingGzip:
-			if !bytes.Equal(rec.Result, gzipOf(t, prose)) || len(rec.Result) >= tc.size {
+			if !bytes.Equal(rec.Result, idemtest.Gzip(t, prose)) || len(rec.Result) >= tc.size {
 				t.Errorf("%s: stored %d bytes, want the gzip of the %d", tc.key, len(rec.Result), tc.size)
 			}
 		}
@@ -108,7 +94,7 @@ func TestDoStoresIncompressibleResultsRaw(t *testing.T) {
 	}
 	s.replayed(t, "k#random", random)
 	// Compressed data compresses no further.
-	gz := gzipOf(t, idemtest.Prose(64<<10))
+	gz := idemtest.Gzip(t, idemtest.Prose(64<<10))
 	if rec := s.stored(t, "k#gz", gz); rec.Encoding != idem.EncodingRaw || !bytes.Equal(rec.Result, gz) {
 		t.Errorf("a gzip stream stored with encoding %q; want it as it is", rec.Encoding)
 	}
@@ -178,7 +164,7 @@ func TestDoReplaysARecordWithoutEncoding(t *testing.T) {
 	s := newSetup(t)
 	for key, result := range map[idem.Key][]byte{
 		"k#text": idemtest.Prose(4 << 10),
-		"k#gzip": gzipOf(t, []byte("a result that is itself a gzip stream")),
+		"k#gzip": idemtest.Gzip(t, []byte("a result that is itself a gzip stream")),
 	} {
 		owner := idemtest.MustClaim(t, s.store, key, s.Now())
 		if err := s.store.Complete(context.Background(), idem.Completion{Key: key, Owner: owner, Result: result, ExpiresAt: s.Now().Add(time.Hour)}); err != nil {
@@ -194,14 +180,14 @@ func TestDoReplaysARecordWithoutEncoding(t *testing.T) {
 func TestDoUnreadableResultFailsTheReplay(t *testing.T) {
 	t.Parallel()
 	prose := idemtest.Prose(8 << 10)
-	gz := gzipOf(t, prose)
+	gz := idemtest.Gzip(t, prose)
 	flip := func(b []byte, i int) []byte {
 		b = bytes.Clone(b)
 		b[(i+len(b))%len(b)] ^= 0xff
 		return b
 	}
 	// 17 MiB of zeros gzip to 17 KB: a zip bomb past the 16 MiB default.
-	bomb := gzipOf(t, make([]byte, idem.DefaultMaxDecodedBytes+1<<20))
+	bomb := idemtest.Gzip(t, make([]byte, idem.DefaultMaxDecodedBytes+1<<20))
 	for _, tc := range []struct {
 		name     string
 		stored   []byte
@@ -260,7 +246,7 @@ func TestDoUnreadableResultFailsTheReplay(t *testing.T) {
 func TestDecodedResultLimit(t *testing.T) {
 	t.Parallel()
 	prose := idemtest.Prose(10 << 10)
-	rec := idem.Record{Result: gzipOf(t, prose), Encoding: idem.EncodingGzip}
+	rec := idem.Record{Result: idemtest.Gzip(t, prose), Encoding: idem.EncodingGzip}
 	if v, err := rec.DecodedResult(len(prose)); err != nil || !bytes.Equal(v, prose) {
 		t.Fatalf("at the limit: %d bytes, %v", len(v), err)
 	}

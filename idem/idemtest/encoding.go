@@ -11,8 +11,8 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// gzipped is the gzip of b, as idem.Do stores it.
-func gzipped(t *testing.T, b []byte) []byte {
+// Gzip is the gzip of b, as idem.Do stores a compressed result.
+func Gzip(t testing.TB, b []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
@@ -47,7 +47,7 @@ var encodingCases = []testCase{
 	{"CompressedResultRoundTrips", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		prose := Prose(8 << 10)
-		gz := gzipped(t, prose)
+		gz := Gzip(t, prose)
 		owner := b.mustClaim(t, "t#gzip", b.now, time.Minute)
 		comp := idem.Completion{Key: "t#gzip", Owner: owner, Result: gz, Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(2 * time.Hour)}
 		if err := b.store.Complete(ctx, comp); err != nil {
@@ -89,7 +89,7 @@ var encodingCases = []testCase{
 	}},
 	{"TakeOverForgetsTheEncoding", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		gz := gzipped(t, Prose(4<<10))
+		gz := Gzip(t, Prose(4<<10))
 		owner := b.mustClaim(t, "t#gzold", b.now, time.Minute)
 		if err := b.store.Complete(ctx, idem.Completion{Key: "t#gzold", Owner: owner, Result: gz, Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(10 * time.Second)}); err != nil {
 			t.Fatal(err)

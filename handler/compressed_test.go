@@ -1,4 +1,4 @@
-package idem_test
+package handler_test
 
 import (
 	"bytes"
