@@ -24,6 +24,7 @@ type Provider struct {
 	callTime func(key string) time.Duration
 	keyOf    func(ChatRequest) string
 	hook     func(Call) error
+	start    func(Call)
 
 	mu  sync.Mutex
 	log []Call
@@ -88,6 +89,16 @@ func WithCallHook(f func(Call) error) ProviderOption {
 		panic("handlertest: nil call hook")
 	}
 	return func(p *Provider) { p.hook = f }
+}
+
+// WithCallStartHook calls f for every call as it arrives, before its
+// time passes: stop the caller during the call (internal/pipeline sends a
+// consumer process SIGTERM). Defaults to none.
+func WithCallStartHook(f func(Call)) ProviderOption {
+	if f == nil {
+		panic("handlertest: nil call start hook")
+	}
+	return func(p *Provider) { p.start = f }
 }
 
 // NewProvider starts a provider on a free port of 127.0.0.1. Close it when
@@ -168,6 +179,9 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 		ID: fmt.Sprintf("chatcmpl-%06d", n), Content: fmt.Sprintf("completion %d for %q", n, key)}
 	p.log = append(p.log, c)
 	p.mu.Unlock()
+	if p.start != nil {
+		p.start(c)
+	}
 
 	select {
 	case <-time.After(p.callTime(key)):

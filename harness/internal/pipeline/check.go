@@ -27,6 +27,13 @@ func (r *runner) trace(key string) string {
 			}
 		}
 	}
+	for _, p := range r.consumerProcs() {
+		for line := range strings.Lines(p.Logs()) {
+			if strings.Contains(line, key) {
+				fmt.Fprintf(&b, "\n    %s: %s", p.Name, strings.TrimSpace(line))
+			}
+		}
+	}
 	return b.String()
 }
 

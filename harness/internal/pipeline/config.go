@@ -58,6 +58,8 @@ type Config struct {
 	// (IDEMQ_BACKOFF=true): they send ChangeMessageVisibility to the SQS
 	// server through a proxy that counts them.
 	Backoff bool
+	// Consumer holds the Consumer variant's own settings (consumer.go).
+	Consumer ConsumerSettings
 }
 
 // AllFaults switches every fault on at rates that show each cause many

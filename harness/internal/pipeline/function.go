@@ -68,6 +68,9 @@ func (r *runner) workerEnv(name string) []string {
 	if r.cfg.Heartbeat > 0 {
 		env = append(env, "IDEMQ_HEARTBEAT="+r.cfg.Heartbeat.String())
 	}
+	if r.cfg.Variant == Consumer {
+		return env // the consumer run adds its SQS endpoint (consumer.go)
+	}
 	if !r.cfg.Backoff {
 		// The back-off is the worker's default: this run turns it off.
 		return append(env, "IDEMQ_BACKOFF=false")

@@ -45,6 +45,9 @@ func (rep *Report) Summary() string {
 		fmt.Fprintf(&b, "  back-off: %d ChangeMessageVisibility, %d accepted (visibility set: %s), %d rejected %v; %d came back sooner than the queue's visibility timeout, %d later; the workers counted %d backed off\n",
 			bo.Requests, bo.Accepted(), formatSorted(bo.Seconds, "%d s ×%d"), bo.Requests-bo.Accepted(), bo.Rejected, bo.Sooner, bo.Later, w.BackedOff)
 	}
+	if rep.Consumer != nil {
+		b.WriteString(rep.Consumer.summary())
+	}
 	if rep.FIFO {
 		fmt.Fprintf(&b, "  order: %d keys' first executions checked against the order sent in their group\n", rep.OrderChecked)
 	}

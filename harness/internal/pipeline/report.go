@@ -49,6 +49,8 @@ type Report struct {
 	OrderChecked            int
 	// Backoff is what the workers' in-progress back-off did; nil when off.
 	Backoff *BackoffReport
+	// Consumer is what the consumer processes did; nil for other variants.
+	Consumer *ConsumerReport
 
 	// Violations lists every broken guarantee; empty for a correct run.
 	Violations []string

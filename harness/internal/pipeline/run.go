@@ -43,6 +43,7 @@ type runner struct {
 	instances []*Instance
 	byName    map[string]*Instance
 	naive     *naive
+	con       *conRun // the Consumer variant's state (consumer.go)
 
 	mu          sync.Mutex
 	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
@@ -82,6 +83,9 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		for i, q := range r.reqs {
 			r.groupOf[q.Key] = fmt.Sprintf("g%02d", i%max(cfg.Groups, 1))
 		}
+	}
+	if cfg.Variant == Consumer {
+		return r.runConsumer(ctx)
 	}
 	if cfg.Backoff && cfg.Variant != Idemq {
 		return nil, fmt.Errorf("pipeline: back-off is the reference worker's (%s), not %s's", Idemq, cfg.Variant)
