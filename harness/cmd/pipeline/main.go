@@ -37,7 +37,7 @@ func main() {
 	requests := flag.Int("requests", 0, "unique requests per run (default: each run's own)")
 	small := flag.Bool("small", false, "the smaller runs the tests make")
 	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
-	queues := flag.String("queues", "standard,fifo", "the queues to run, comma-separated: standard, fifo (-naive: standard only)")
+	queues := flag.String("queues", "standard,fifo,consumer,consumer-fifo", "the runs to make, comma-separated: standard, fifo (the worker under the emulator), consumer, consumer-fifo (the worker as consumer processes) (-naive: standard only)")
 	stores := flag.String("stores", "dynamodb,postgres,redis", "the stores to run on, comma-separated: dynamodb, postgres, redis (-naive: dynamodb only)")
 	flag.Parse()
 	var backends []pipeline.Backend
@@ -67,8 +67,16 @@ func main() {
 				cfgs = append(cfgs, pipeline.SmallFIFO(*seed))
 			case q == "fifo":
 				cfgs = append(cfgs, pipeline.FullFIFO(*seed))
+			case q == "consumer" && *small:
+				cfgs = append(cfgs, pipeline.ConsumerSmall(*seed))
+			case q == "consumer":
+				cfgs = append(cfgs, pipeline.ConsumerFull(*seed))
+			case q == "consumer-fifo" && *small:
+				cfgs = append(cfgs, pipeline.ConsumerSmallFIFO(*seed))
+			case q == "consumer-fifo":
+				cfgs = append(cfgs, pipeline.ConsumerFullFIFO(*seed))
 			default:
-				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown queue %q (want standard or fifo)\n", q)
+				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown run %q (want standard, fifo, consumer or consumer-fifo)\n", q)
 				os.Exit(2)
 			}
 		}
@@ -104,10 +112,13 @@ func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error 
 			queue = fmt.Sprintf("a FIFO queue (%d message groups)", cfg.Groups)
 		}
 		queue += " on " + string(cfg.Backend)
+		if cfg.Variant == pipeline.Consumer {
+			queue = fmt.Sprintf("%d consumer processes: %s", cfg.Instances, queue)
+		}
 		fmt.Printf("%s: %d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
 			queue, cfg.Requests, cfg.Poison, cfg.Instances, cfg.BatchSize, cfg.CallTime, cfg.SlowCall, cfg.Visibility, cfg.Lease)
 		fmt.Printf("Faults on: %v; the store: %+v; in-progress back-off: %v.\n\n", cfg.Faults.Rates, cfg.Store, cfg.Backoff)
-		variants := []pipeline.Variant{pipeline.Idemq}
+		variants := []pipeline.Variant{cfg.Variant}
 		if naive {
 			variants = append(variants, pipeline.MarkAfter, pipeline.ReadThenWrite)
 		}

@@ -47,10 +47,12 @@ const (
 	// call (Config.SlowCall) outlasts the grace period: the work is cut,
 	// and its message must come back. Picked per key.
 	SigtermLongCall loadtest.Fault = "sigterm-long-call"
-	// LostExtension: of the ShortVisibility keys' messages, those whose
-	// first delivery's visibility extensions the SQS fault proxy answers
-	// as accepted without passing them on: the message really comes back
-	// while its call runs. Picked per message id.
+	// LostExtension: of the ShortVisibility keys, those whose call takes
+	// ConsumerSettings.LongCall (several visibility timeouts) and whose
+	// messages' first deliveries have their visibility extensions answered
+	// as accepted by the SQS fault proxy without being passed on: the
+	// message really comes back while its call runs, and must not run
+	// again. Picked per key.
 	LostExtension loadtest.Fault = "lost-extension"
 	// duplicateNow: of the broker's duplicates, those handed out in the
 	// same receive answer as the message (the others go to a later one).
@@ -67,6 +69,10 @@ type ConsumerSettings struct {
 	Grace time.Duration
 	// Wait is each receive's long poll, whole seconds.
 	Wait time.Duration
+	// LongCall is the call of a key whose visibility extensions are lost
+	// (LostExtension): long enough for its message to come back while it
+	// runs, whatever the receivers are busy with.
+	LongCall time.Duration
 }
 
 // ConsumerFaults are every fault a consumer run has, standard queue.
@@ -84,7 +90,7 @@ func ConsumerSmall(seed uint64) Config {
 	c := Small(seed)
 	c.Variant, c.Requests, c.Backoff = Consumer, 150, true
 	c.Faults = ConsumerFaults(seed)
-	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second}
+	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second, LongCall: 6 * time.Second}
 	return c
 }
 
@@ -96,16 +102,16 @@ func ConsumerFull(seed uint64) Config {
 }
 
 // ConsumerSmallFIFO is the FIFO consumer run inside `go test ./...`: as
-// SmallFIFO (24 keys in 12 groups, a 4 s visibility timeout, a 4.4 s slow
-// call), every fault a FIFO queue can have.
+// SmallFIFO (12 groups, a 4 s visibility timeout, a 4.4 s slow call) with
+// 36 keys, every fault a FIFO queue can have.
 func ConsumerSmallFIFO(seed uint64) Config {
 	c := SmallFIFO(seed)
-	c.Variant = Consumer
+	c.Variant, c.Requests = Consumer, 36
 	c.Faults = FIFOFaults(seed)
-	c.Faults.Rates[SigtermDuringCall] = 0.1
+	c.Faults.Rates[SigtermDuringCall] = 0.15
 	c.Faults.Rates[SigtermLongCall] = 0.5
 	c.Faults.Rates[LostExtension] = 0.5
-	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second}
+	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second, LongCall: 10 * time.Second}
 	return c
 }
 
@@ -434,12 +440,16 @@ func (c *conRun) violate(format string, args ...any) {
 	c.violations = append(c.violations, fmt.Sprintf(format, args...))
 }
 
-// callTime is the provider's time for a call: the runner's, and
-// SlowCall for the SIGTERM keys whose work must outlast the grace period.
+// callTime is the provider's time for a call: the runner's, SlowCall for
+// the SIGTERM keys whose work must outlast the grace period, LongCall for
+// the keys whose extensions are lost.
 func (c *conRun) callTime(prompt string) time.Duration {
 	key := c.r.keyOf[prompt]
 	f := c.r.cfg.Faults
-	if f.Picks(SigtermDuringCall, key) && f.Picks(SigtermLongCall, key) {
+	switch {
+	case f.Picks(loadtest.ShortVisibility, key) && f.Picks(LostExtension, key):
+		return c.r.cfg.Consumer.LongCall
+	case f.Picks(SigtermDuringCall, key) && f.Picks(SigtermLongCall, key):
 		return c.r.cfg.SlowCall
 	}
 	return c.r.callTime(key)
@@ -592,7 +602,7 @@ func (c *conRun) loseChange(proc string, m sqsMessage, seconds int) bool {
 	c.rep.Extensions++
 	f := c.r.cfg.Faults
 	key := bodyKey(m.Body)
-	if !f.Picks(loadtest.ShortVisibility, key) || !f.Picks(LostExtension, m.MessageID) || c.firstRH[m.MessageID] != m.ReceiptHandle {
+	if !f.Picks(loadtest.ShortVisibility, key) || !f.Picks(LostExtension, key) || c.firstRH[m.MessageID] != m.ReceiptHandle {
 		return false
 	}
 	c.rep.LostExtensions++

@@ -68,6 +68,7 @@ func TestPipeline(t *testing.T) {
 	}
 	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
 	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
+	t.Run("consumer", func(t *testing.T) { testConsumer(t, parts) })
 }
 
 // testDefaults runs the worker with its default settings (only the
