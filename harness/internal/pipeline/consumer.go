@@ -78,6 +78,7 @@ type ConsumerSettings struct {
 // ConsumerFaults are every fault a consumer run has, standard queue.
 func ConsumerFaults(seed uint64) loadtest.Faults {
 	f := AllFaults(seed)
+	f.Rates[loadtest.ShortVisibility] = 0.08
 	f.Rates[SigtermDuringCall] = 0.04
 	f.Rates[SigtermLongCall] = 0.5
 	f.Rates[LostExtension] = 0.5
@@ -108,6 +109,7 @@ func ConsumerSmallFIFO(seed uint64) Config {
 	c := SmallFIFO(seed)
 	c.Variant, c.Requests = Consumer, 36
 	c.Faults = FIFOFaults(seed)
+	c.Faults.Rates[loadtest.ShortVisibility] = 0.25
 	c.Faults.Rates[SigtermDuringCall] = 0.15
 	c.Faults.Rates[SigtermLongCall] = 0.5
 	c.Faults.Rates[LostExtension] = 0.5

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -141,8 +142,10 @@ func (p *SQSFaultProxy) serve(proc string, w http.ResponseWriter, r *http.Reques
 }
 
 // forward passes the request on with body and returns the server's
-// answer.
+// answer. The request goes on when its sender goes away (killed): the
+// server may apply it, and the proxy must know what it answered.
 func (p *SQSFaultProxy) forward(r *http.Request, body []byte) (int, []byte, http.Header) {
+	r = r.WithContext(context.WithoutCancel(r.Context()))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
