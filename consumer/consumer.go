@@ -218,13 +218,6 @@ func (c *Consumer) wait(ctx context.Context) error {
 	}
 }
 
-// isStopping reports whether Stop, StopAndCancel or a shutdown began.
-func (c *Consumer) isStopping() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stopping
-}
-
 // sleep waits d, or until ctx ends; it reports whether d passed.
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

@@ -278,21 +278,23 @@ func TestBatchReceivedWhileStoppingIsGivenBack(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.Stop(context.Background()) }()
 	eventually(t, "the consumer to stop receiving", func() bool { return errors.Is(c.Healthy(), consumer.ErrStopped) })
-	// The fake's receive checks its context before it takes a message:
-	// make it take one despite the stop, as a receive answered in flight.
-	q.onReceive = nil
-	close(release)
+	close(release) // the receive answers with the message despite the stop
+
 	if err := <-stopped; err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
 	if s, _ := b.counts("k"); s != 0 {
 		t.Errorf("the work started %d times; want never", s)
 	}
-	m := q.msg(id)
-	if m.deleted {
-		t.Error("a message received while stopping was deleted")
+	if m := q.msg(id); m.deleted || m.deliveries != 1 {
+		t.Errorf("a message received while stopping: deleted %v, delivered %d times; want delivered once, not deleted", m.deleted, m.deliveries)
 	}
-	_ = m
+	if ch := q.visibilityChanges(); len(ch) != 1 || ch[0] != (visibilityChange{messageID: id, timeout: 0}) {
+		t.Errorf("visibility changes %+v; want %s given back (timeout 0)", ch, id)
+	}
+	if st := c.Stats(); st.GivenBack != 1 {
+		t.Errorf("stats %+v: want 1 given back", st)
+	}
 }
 
 func TestHandlerErrorAcknowledgesNothing(t *testing.T) {
@@ -357,7 +359,9 @@ func TestEventIsLambdas(t *testing.T) {
 func TestNewRefusesBadSettings(t *testing.T) {
 	t.Parallel()
 	q := newFakeSQS(30 * time.Second)
-	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) { return events.SQSEventResponse{}, nil }
+	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+		return events.SQSEventResponse{}, nil
+	}
 	for name, opt := range map[string]consumer.Option{
 		"batch size":  consumer.WithBatchSize(11),
 		"wait time":   consumer.WithWaitTime(21 * time.Second),
@@ -384,7 +388,9 @@ func TestNewRefusesBadSettings(t *testing.T) {
 func TestStartRefusesAQueueWhoseVisibilityCannotBeExtended(t *testing.T) {
 	t.Parallel()
 	q := newFakeSQS(time.Second)
-	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) { return events.SQSEventResponse{}, nil }
+	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+		return events.SQSEventResponse{}, nil
+	}
 	c := consumer.New(q, "url", h, consumer.WithLogger(testLogger(t)))
 	if err := c.Start(context.Background()); !errors.Is(err, consumer.ErrQueue) {
 		t.Errorf("Start on a queue with a 1 s visibility timeout: %v; want ErrQueue", err)

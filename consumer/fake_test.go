@@ -100,9 +100,8 @@ func (f *fakeSQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInpu
 	wait := time.NewTimer(time.Duration(in.WaitTimeSeconds) * time.Second)
 	defer wait.Stop()
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		// Messages are taken before the context is looked at, as an
+		// answer already on its way would be.
 		f.mu.Lock()
 		now := time.Now()
 		var out []types.Message
@@ -132,6 +131,9 @@ func (f *fakeSQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInpu
 		f.mu.Unlock()
 		if len(out) > 0 {
 			return &sqs.ReceiveMessageOutput{Messages: out}, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		var soon <-chan time.Time
 		if !soonest.IsZero() {
