@@ -1,5 +1,6 @@
 // Command lambda is idemq's reference worker: an SQS-triggered Lambda
-// function (provided.al2023, built as bootstrap with -tags lambda.norpc)
+// function (provided.al2023, built as bootstrap with -tags lambda.norpc),
+// or, with IDEMQ_CONSUMER_QUEUE_URL, a long-running consumer of a queue,
 // that sends each message's model request to an OpenAI-compatible provider
 // once per idempotency key, and stores the completion as the key's result.
 //
@@ -17,8 +18,8 @@
 //	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half of IDEMQ_LEASE, which it needs (default off)
 //	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
 //	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
-//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
-//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; not with IDEMQ_BACKOFF=false)
+//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off and the consumer, for a local SQS server (optional; not with IDEMQ_BACKOFF=false outside consumer mode)
+//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN, or the consumer's queue; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
 //	IDEMQ_STORE                    dynamodb (default), postgres, redis, or memory (local runs: records live as long as the process)
 //	IDEMQ_STORE_URL                the postgres:// or redis:// URL of those stores (required with them)
@@ -30,6 +31,17 @@
 //	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 8192; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
+//
+// Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
+// long-running consumer of that queue (package consumer) with the same
+// store, options and code, until SIGTERM or SIGINT:
+//
+//	IDEMQ_CONSUMER_QUEUE_URL       the queue to receive from; unset: run as a Lambda function (IDEMQ_SQS_ENDPOINT applies to it; the back-off uses it)
+//	IDEMQ_CONSUMER_MAX_RUN_TIME    each batch's deadline, a Go duration, as a function's timeout (default consumer.DefaultMaxRunTime, 15m)
+//	IDEMQ_CONSUMER_MAX_BATCHES     batches at once, up to 10 messages each (default consumer.DefaultMaxBatches, 4)
+//	IDEMQ_CONSUMER_GRACE_PERIOD    after SIGTERM, how long running work may finish before it is cancelled (default consumer.DefaultGracePeriod, 20s)
+//	IDEMQ_CONSUMER_VISIBILITY      visibility timeout of each receive and extension, whole seconds (default: the queue's)
+//	IDEMQ_HEALTH_ADDR              host:port serving GET /healthz, 200 while the consumer receives (default: none)
 //
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
