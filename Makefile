@@ -30,7 +30,7 @@ test: lint test-go test-infra ## Run every test: lint, the Go tests (race detect
 
 # The servers the Go tests run against, each started for the run on a free
 # loopback port and stopped after it (scripts/with-*.sh).
-WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh
+WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh scripts/with-sqs.sh
 
 .PHONY: test-go
 # The library and the worker (the root module) and the proof and benchmark
