@@ -20,14 +20,14 @@ import (
 // SQSFaultProxy, on the store behind its fault proxy.
 const Consumer Variant = "idemq consumer (bootstrap, K processes)"
 
-// The reference worker's consumer settings (lambda/: IDEMQ_CONSUMER_QUEUE_URL
-// runs it as a consumer of that queue).
+// The reference worker's consumer mode (lambda/: IDEMQ_CONSUMER_QUEUE_URL
+// runs it as a consumer of that queue; IDEMQ_SQS_ENDPOINT is where it
+// reaches SQS, for its receives, deletes, extensions and back-offs).
 const (
-	envConsumerQueueURL = "IDEMQ_CONSUMER_QUEUE_URL"
-	envConsumerGrace    = "IDEMQ_CONSUMER_GRACE_PERIOD"
-	envConsumerWait     = "IDEMQ_CONSUMER_WAIT_TIME"
-	envConsumerBatch    = "IDEMQ_CONSUMER_BATCH_SIZE"
-	envSQSEndpoint      = "IDEMQ_SQS_ENDPOINT"
+	envConsumerQueueURL   = "IDEMQ_CONSUMER_QUEUE_URL"
+	envConsumerGrace      = "IDEMQ_CONSUMER_GRACE_PERIOD"
+	envConsumerMaxRunTime = "IDEMQ_CONSUMER_MAX_RUN_TIME"
+	envSQSEndpoint        = "IDEMQ_SQS_ENDPOINT"
 )
 
 // The faults only a consumer run has, on top of loadtest's. The others
@@ -67,8 +67,10 @@ const CauseSigterm loadtest.Cause = "stopped by SIGTERM"
 type ConsumerSettings struct {
 	// Grace is the processes' grace period after SIGTERM.
 	Grace time.Duration
-	// Wait is each receive's long poll, whole seconds.
-	Wait time.Duration
+	// MaxRunTime is each batch's deadline (IDEMQ_CONSUMER_MAX_RUN_TIME):
+	// longer than LongCall, as a function's timeout is longer than its
+	// longest work.
+	MaxRunTime time.Duration
 	// LongCall is the call of a key whose visibility extensions are lost
 	// (LostExtension): long enough for its message to come back while it
 	// runs, whatever the receivers are busy with.
@@ -91,7 +93,7 @@ func ConsumerSmall(seed uint64) Config {
 	c := Small(seed)
 	c.Variant, c.Requests, c.Backoff = Consumer, 150, true
 	c.Faults = ConsumerFaults(seed)
-	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second, LongCall: 6 * time.Second}
+	c.Consumer = ConsumerSettings{Grace: time.Second, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
 	return c
 }
 
@@ -110,10 +112,11 @@ func ConsumerSmallFIFO(seed uint64) Config {
 	c.Variant, c.Requests = Consumer, 36
 	c.Faults = FIFOFaults(seed)
 	c.Faults.Rates[loadtest.ShortVisibility] = 0.25
+	c.Faults.Rates[loadtest.CrashBeforeAck] = 0.1
 	c.Faults.Rates[SigtermDuringCall] = 0.15
 	c.Faults.Rates[SigtermLongCall] = 0.5
 	c.Faults.Rates[LostExtension] = 0.5
-	c.Consumer = ConsumerSettings{Grace: time.Second, Wait: time.Second, LongCall: 10 * time.Second}
+	c.Consumer = ConsumerSettings{Grace: time.Second, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
 	return c
 }
 
@@ -385,8 +388,7 @@ func (c *conRun) start(name string) (*ConsumerProc, error) {
 		envConsumerQueueURL+"="+r.queue.URL,
 		envSQSEndpoint+"="+c.proxy.Listen(name),
 		envConsumerGrace+"="+r.cfg.Consumer.Grace.String(),
-		envConsumerWait+"="+r.cfg.Consumer.Wait.String(),
-		envConsumerBatch+"="+fmt.Sprint(r.cfg.BatchSize),
+		envConsumerMaxRunTime+"="+r.cfg.Consumer.MaxRunTime.String(),
 	)
 	if !r.cfg.Backoff {
 		env = append(env, "IDEMQ_BACKOFF=false")

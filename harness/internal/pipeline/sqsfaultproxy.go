@@ -30,8 +30,10 @@ import (
 //   - on the producer's port, tells the hooks every message id a
 //     SendMessage answer names.
 type SQSFaultProxy struct {
-	rp    *httputil.ReverseProxy
-	hooks faultHooks
+	rp     *httputil.ReverseProxy
+	hooks  faultHooks
+	ctx    context.Context // the requests passed on; Close cancels it
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	servers []*httptest.Server
@@ -76,7 +78,8 @@ func NewSQSFaultProxy(target string, hooks faultHooks) (*SQSFaultProxy, error) {
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) }
-	return &SQSFaultProxy{rp: rp, hooks: hooks, byRH: map[string]sqsMessage{}}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	return &SQSFaultProxy{rp: rp, hooks: hooks, ctx: ctx, cancel: cancel, byRH: map[string]sqsMessage{}}, nil
 }
 
 // Listen opens a port on 127.0.0.1 for proc and returns its endpoint.
@@ -90,6 +93,7 @@ func (p *SQSFaultProxy) Listen(proc string) string {
 
 // Close closes every port.
 func (p *SQSFaultProxy) Close() {
+	p.cancel()
 	p.mu.Lock()
 	servers := p.servers
 	p.servers = nil
@@ -143,9 +147,10 @@ func (p *SQSFaultProxy) serve(proc string, w http.ResponseWriter, r *http.Reques
 
 // forward passes the request on with body and returns the server's
 // answer. The request goes on when its sender goes away (killed): the
-// server may apply it, and the proxy must know what it answered.
+// server may apply it, and the proxy must know what it answered; Close
+// ends it.
 func (p *SQSFaultProxy) forward(r *http.Request, body []byte) (int, []byte, http.Header) {
-	r = r.WithContext(context.WithoutCancel(r.Context()))
+	r = r.WithContext(p.ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
