@@ -24,7 +24,7 @@ type Provider struct {
 	callTime func(key string) time.Duration
 	keyOf    func(ChatRequest) string
 	hook     func(Call) error
-	start    func(Call)
+	start    func(Call) func()
 
 	mu  sync.Mutex
 	log []Call
@@ -92,9 +92,10 @@ func WithCallHook(f func(Call) error) ProviderOption {
 }
 
 // WithCallStartHook calls f for every call as it arrives, before its
-// time passes: stop the caller during the call (internal/pipeline sends a
-// consumer process SIGTERM). Defaults to none.
-func WithCallStartHook(f func(Call)) ProviderOption {
+// time passes (internal/pipeline stops a consumer process with SIGTERM
+// then), and the function f returns, if not nil, once the call is over:
+// answered, dropped, or abandoned by its caller. Defaults to none.
+func WithCallStartHook(f func(Call) (done func())) ProviderOption {
 	if f == nil {
 		panic("handlertest: nil call start hook")
 	}
@@ -180,7 +181,9 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 	p.log = append(p.log, c)
 	p.mu.Unlock()
 	if p.start != nil {
-		p.start(c)
+		if done := p.start(c); done != nil {
+			defer done()
+		}
 	}
 
 	select {

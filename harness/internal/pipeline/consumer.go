@@ -27,6 +27,7 @@ const (
 	envConsumerQueueURL   = "IDEMQ_CONSUMER_QUEUE_URL"
 	envConsumerGrace      = "IDEMQ_CONSUMER_GRACE_PERIOD"
 	envConsumerMaxRunTime = "IDEMQ_CONSUMER_MAX_RUN_TIME"
+	envConsumerBatches    = "IDEMQ_CONSUMER_MAX_BATCHES"
 	envSQSEndpoint        = "IDEMQ_SQS_ENDPOINT"
 )
 
@@ -47,12 +48,11 @@ const (
 	// call (Config.SlowCall) outlasts the grace period: the work is cut,
 	// and its message must come back. Picked per key.
 	SigtermLongCall loadtest.Fault = "sigterm-long-call"
-	// LostExtension: of the ShortVisibility keys, those whose call takes
-	// ConsumerSettings.LongCall (several visibility timeouts) and whose
-	// messages' first deliveries have their visibility extensions answered
-	// as accepted by the SQS fault proxy without being passed on: the
-	// message really comes back while its call runs, and must not run
-	// again. Picked per key.
+	// LostExtension: the keys whose call takes ConsumerSettings.LongCall
+	// (several visibility timeouts) and whose messages' first deliveries
+	// have their visibility extensions answered as accepted by the SQS
+	// fault proxy without being passed on: the message really comes back
+	// while its call runs, and must not run again. Picked per key.
 	LostExtension loadtest.Fault = "lost-extension"
 	// duplicateNow: of the broker's duplicates, those handed out in the
 	// same receive answer as the message (the others go to a later one).
@@ -67,6 +67,9 @@ const CauseSigterm loadtest.Cause = "stopped by SIGTERM"
 type ConsumerSettings struct {
 	// Grace is the processes' grace period after SIGTERM.
 	Grace time.Duration
+	// MaxBatches is how many batches a process runs at once
+	// (IDEMQ_CONSUMER_MAX_BATCHES).
+	MaxBatches int
 	// MaxRunTime is each batch's deadline (IDEMQ_CONSUMER_MAX_RUN_TIME):
 	// longer than LongCall, as a function's timeout is longer than its
 	// longest work.
@@ -80,10 +83,9 @@ type ConsumerSettings struct {
 // ConsumerFaults are every fault a consumer run has, standard queue.
 func ConsumerFaults(seed uint64) loadtest.Faults {
 	f := AllFaults(seed)
-	f.Rates[loadtest.ShortVisibility] = 0.08
 	f.Rates[SigtermDuringCall] = 0.04
 	f.Rates[SigtermLongCall] = 0.5
-	f.Rates[LostExtension] = 0.5
+	f.Rates[LostExtension] = 0.04
 	return f
 }
 
@@ -93,7 +95,7 @@ func ConsumerSmall(seed uint64) Config {
 	c := Small(seed)
 	c.Variant, c.Requests, c.Backoff = Consumer, 150, true
 	c.Faults = ConsumerFaults(seed)
-	c.Consumer = ConsumerSettings{Grace: time.Second, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
+	c.Consumer = ConsumerSettings{Grace: time.Second, MaxBatches: 1, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
 	return c
 }
 
@@ -111,12 +113,12 @@ func ConsumerSmallFIFO(seed uint64) Config {
 	c := SmallFIFO(seed)
 	c.Variant, c.Requests = Consumer, 36
 	c.Faults = FIFOFaults(seed)
-	c.Faults.Rates[loadtest.ShortVisibility] = 0.25
+	c.Faults.Rates[loadtest.ShortVisibility] = 0.1
 	c.Faults.Rates[loadtest.CrashBeforeAck] = 0.1
 	c.Faults.Rates[SigtermDuringCall] = 0.15
 	c.Faults.Rates[SigtermLongCall] = 0.5
-	c.Faults.Rates[LostExtension] = 0.5
-	c.Consumer = ConsumerSettings{Grace: time.Second, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
+	c.Faults.Rates[LostExtension] = 0.1
+	c.Consumer = ConsumerSettings{Grace: time.Second, MaxBatches: 1, MaxRunTime: 30 * time.Second, LongCall: 6 * time.Second}
 	return c
 }
 
@@ -389,6 +391,7 @@ func (c *conRun) start(name string) (*ConsumerProc, error) {
 		envSQSEndpoint+"="+c.proxy.Listen(name),
 		envConsumerGrace+"="+r.cfg.Consumer.Grace.String(),
 		envConsumerMaxRunTime+"="+r.cfg.Consumer.MaxRunTime.String(),
+		envConsumerBatches+"="+fmt.Sprint(r.cfg.Consumer.MaxBatches),
 	)
 	if !r.cfg.Backoff {
 		env = append(env, "IDEMQ_BACKOFF=false")
@@ -451,7 +454,7 @@ func (c *conRun) callTime(prompt string) time.Duration {
 	key := c.r.keyOf[prompt]
 	f := c.r.cfg.Faults
 	switch {
-	case f.Picks(loadtest.ShortVisibility, key) && f.Picks(LostExtension, key):
+	case f.Picks(LostExtension, key):
 		return c.r.cfg.Consumer.LongCall
 	case f.Picks(SigtermDuringCall, key) && f.Picks(SigtermLongCall, key):
 		return c.r.cfg.SlowCall
@@ -459,9 +462,9 @@ func (c *conRun) callTime(prompt string) time.Duration {
 	return c.r.callTime(key)
 }
 
-// callStarted notes the call and, on the first call of a key
-// SigtermDuringCall picks, stops its caller with SIGTERM.
-func (c *conRun) callStarted(call loadtest.Call) {
+// callStarted notes the call until it is over and, on the first call of
+// a key SigtermDuringCall picks, stops its caller with SIGTERM.
+func (c *conRun) callStarted(call loadtest.Call) (done func()) {
 	key := c.r.keyOf[call.Key]
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -469,25 +472,33 @@ func (c *conRun) callStarted(call loadtest.Call) {
 		c.calls[key] = map[string]string{}
 	}
 	c.calls[key][call.ID] = call.Instance
+	done = func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.calls[key], call.ID)
+		if len(c.calls[key]) == 0 {
+			delete(c.calls, key)
+		}
+	}
 	p := c.procs[call.Instance]
 	if p == nil || c.stopping || !c.r.cfg.Faults.Picks(SigtermDuringCall, key) || c.termed[key] {
-		return
+		return done
 	}
 	c.termed[key] = true
-	if _, done := c.termAt[p.Name]; done || p.stopped() != "" || !p.Alive() {
-		return
+	if _, termed := c.termAt[p.Name]; termed || p.stopped() != "" || !p.Alive() {
+		return done
 	}
 	c.termAt[p.Name] = time.Now()
 	c.rep.Terminated++
 	p.Term()
+	return done
 }
 
-// callEnded ends the call's record and, on the first call of a key
-// CrashDuringCall picks, kills its caller before the answer is sent.
+// callEnded, once a call's time has passed, kills its caller before the
+// answer is sent on the first call of a key CrashDuringCall picks.
 func (c *conRun) callEnded(call loadtest.Call) error {
 	key := c.r.keyOf[call.Key]
 	c.mu.Lock()
-	delete(c.calls[key], call.ID)
 	p := c.procs[call.Instance]
 	c.mu.Unlock()
 	if p == nil || !c.r.cfg.Faults.Picks(loadtest.CrashDuringCall, key) {
@@ -594,8 +605,7 @@ func (c *conRun) duplicate(m sqsMessage) (dup, now bool) {
 }
 
 // loseChange counts visibility changes and loses the extensions of the
-// first delivery of a message LostExtension picks (a ShortVisibility
-// key's).
+// first delivery of the messages of a key LostExtension picks.
 func (c *conRun) loseChange(proc string, m sqsMessage, seconds int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -606,7 +616,7 @@ func (c *conRun) loseChange(proc string, m sqsMessage, seconds int) bool {
 	c.rep.Extensions++
 	f := c.r.cfg.Faults
 	key := bodyKey(m.Body)
-	if !f.Picks(loadtest.ShortVisibility, key) || !f.Picks(LostExtension, key) || c.firstRH[m.MessageID] != m.ReceiptHandle {
+	if !f.Picks(LostExtension, key) || c.firstRH[m.MessageID] != m.ReceiptHandle {
 		return false
 	}
 	c.rep.LostExtensions++
