@@ -182,6 +182,7 @@ type conRun struct {
 	procs      map[string]*ConsumerProc // every process started, by name
 	order      []*ConsumerProc
 	held       map[string]map[string]string // process → message id → key: received, not deleted
+	running    map[string][]map[string]bool // process → its last MaxBatches receive answers' message ids: the batches it runs
 	seen       map[string]bool              // message ids delivered
 	firstOf    map[string]string            // key → its first message id
 	firstRH    map[string]string            // message id → its first receipt handle
@@ -215,7 +216,7 @@ func (r *runner) consumerProcs() []*ConsumerProc {
 func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
 	cfg := r.cfg
 	c := &conRun{r: r, procs: map[string]*ConsumerProc{}, held: map[string]map[string]string{},
-		seen: map[string]bool{}, firstOf: map[string]string{}, firstRH: map[string]string{}, holder: map[string]string{},
+		running: map[string][]map[string]bool{}, seen: map[string]bool{}, firstOf: map[string]string{}, firstRH: map[string]string{}, holder: map[string]string{},
 		deleted: map[string]bool{}, sent: map[string]bool{}, copied: map[string]bool{}, killedBD: map[string]bool{},
 		termed: map[string]bool{}, calls: map[string]map[string]string{}, lost: map[string]bool{},
 		termAt: map[string]time.Time{}, deliveries: map[loadtest.Cause]int{}}
@@ -524,6 +525,7 @@ func (c *conRun) received(proc string, msgs []sqsMessage, isCopy []bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rep.Receives++
+	batch := map[string]bool{}
 	for i, m := range msgs {
 		key := bodyKey(m.Body)
 		cause := c.cause(m, key, isCopy[i])
@@ -551,7 +553,12 @@ func (c *conRun) received(proc string, msgs []sqsMessage, isCopy []bool) {
 		}
 		c.held[proc][m.MessageID] = key
 		c.holder[m.MessageID] = proc
+		batch[m.MessageID] = true
 	}
+	// A process receives only when a batch may start: with MaxBatches
+	// batches at once, its last MaxBatches answers are what it runs.
+	run := append(c.running[proc], batch)
+	c.running[proc] = run[max(0, len(run)-max(1, c.r.cfg.Consumer.MaxBatches)):]
 }
 
 // cause is why m reached a process; c.mu is held.
@@ -574,7 +581,13 @@ func (c *conRun) cause(m sqsMessage, key string, isCopy bool) loadtest.Cause {
 	case prev.stopped() == "terminated":
 		return CauseSigterm
 	}
-	if _, holds := c.held[prev.Name][m.MessageID]; holds && prev.Alive() {
+	// Came back during the call: its holder runs the batch it is in, and
+	// is in a call for its key.
+	running := false
+	for _, b := range c.running[prev.Name] {
+		running = running || b[m.MessageID]
+	}
+	if _, holds := c.held[prev.Name][m.MessageID]; holds && running && prev.Alive() {
 		for _, proc := range c.calls[key] {
 			if proc == prev.Name {
 				return loadtest.CauseVisibility
