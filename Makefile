@@ -167,7 +167,7 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the 
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
-pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE, every fault on.
+pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE and as consumer processes, every fault on.
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
 
 .PHONY: demo-local

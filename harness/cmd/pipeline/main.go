@@ -2,14 +2,18 @@
 // (fauxqs), the reference worker under Lambda Runtime Interface Emulators,
 // a local event source mapping and a fake model provider, with every cause
 // of redelivery switched on, through a standard queue and then a FIFO
-// queue (with the in-progress back-off on), on each store: DynamoDB Local,
-// PostgreSQL and Redis, each behind a proxy that slows, refuses and cuts
-// requests. It prints progress, then the reports, and exits 1 if a
-// guarantee was broken.
+// queue (with the in-progress back-off on); then the same worker as
+// long-running consumer processes polling a standard and a FIFO queue
+// through a fault-injecting SQS proxy (kill -9 during calls and deletes,
+// SIGTERM during calls, lost visibility extensions, broker duplicates); on
+// each store: DynamoDB Local, PostgreSQL and Redis, each behind a proxy
+// that slows, refuses and cuts requests. It prints progress, then the
+// reports, and exits 1 if a guarantee was broken.
 //
 //	with-servers go run ./cmd/pipeline                         # make pipeline
 //	with-servers go run ./cmd/pipeline -stores postgres       # PostgreSQL only
 //	with-servers go run ./cmd/pipeline -queues fifo           # the FIFO runs only
+//	with-servers go run ./cmd/pipeline -queues consumer,consumer-fifo  # the consumer runs only
 //	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
 //
 // where with-servers is scripts/with-dynamodb.sh scripts/with-postgres.sh

@@ -102,7 +102,7 @@ func ConsumerSmall(seed uint64) Config {
 // ConsumerFull is `make pipeline`'s standard consumer run.
 func ConsumerFull(seed uint64) Config {
 	c := ConsumerSmall(seed)
-	c.Requests, c.Poison, c.Instances = 500, 3, 6
+	c.Requests, c.Poison, c.Instances = 300, 3, 6
 	return c
 }
 
@@ -125,7 +125,7 @@ func ConsumerSmallFIFO(seed uint64) Config {
 // ConsumerFullFIFO is `make pipeline`'s FIFO consumer run.
 func ConsumerFullFIFO(seed uint64) Config {
 	c := ConsumerSmallFIFO(seed)
-	c.Requests, c.Poison, c.Groups, c.Instances = 120, 2, 24, 6
+	c.Requests, c.Poison, c.Groups, c.Instances = 80, 2, 16, 6
 	return c
 }
 
