@@ -125,7 +125,7 @@ func ConsumerSmallFIFO(seed uint64) Config {
 // ConsumerFullFIFO is `make pipeline`'s FIFO consumer run.
 func ConsumerFullFIFO(seed uint64) Config {
 	c := ConsumerSmallFIFO(seed)
-	c.Requests, c.Poison, c.Groups, c.Instances = 80, 2, 16, 6
+	c.Requests, c.Poison, c.Groups, c.Instances = 60, 2, 12, 6
 	return c
 }
 
