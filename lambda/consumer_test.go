@@ -82,7 +82,12 @@ func TestConsumerMode(t *testing.T) {
 		claim := []string{"IDEMQ_LEASE=6s", "IDEMQ_HEARTBEAT=2s"}
 		w1 := startWorker(t, bin, env(table, url, p, append(claim, "IDEMQ_HEALTH_ADDR="+health)...))
 		w2 := startWorker(t, bin, env(table, url, p, claim...))
-		waitFor(t, "the queue empty", func() bool {
+		waitFor(t, "every request run and the queue empty", func() bool {
+			for k := range keys {
+				if p.count(fmt.Sprintf("prompt %d", k)) == 0 {
+					return false
+				}
+			}
 			v, f := sqstest.Counts(t, sqsClient, url)
 			return v == 0 && f == 0
 		})
@@ -121,15 +126,15 @@ func TestConsumerMode(t *testing.T) {
 		if out := w.out.String(); !strings.Contains(out, "grace period over") {
 			t.Errorf("no log of the grace period ending:\n%s", out)
 		}
-		if v, f := sqstest.Counts(t, sqsClient, url); v+f != 1 {
-			t.Fatalf("queue holds %d visible + %d in flight after SIGTERM; want the unfinished message", v, f)
+		if n := sqstest.Held(t, sqsClient, url); n != 1 {
+			t.Fatalf("queue holds %d messages after SIGTERM; want the unfinished message", n)
 		}
 		// The next process finishes it.
 		p.release()
 		w2 := startWorker(t, bin, env(table, url, p))
-		waitFor(t, "the queue empty", func() bool {
+		waitFor(t, "the retry and the queue empty", func() bool {
 			v, f := sqstest.Counts(t, sqsClient, url)
-			return v == 0 && f == 0
+			return p.count("hold: a long generation") == 2 && v == 0 && f == 0
 		})
 		if n := p.count("hold: a long generation"); n != 2 {
 			t.Errorf("provider calls: %d; want 2 (the cancelled one, then the retry)", n)
