@@ -19,6 +19,7 @@ func (c *Consumer) process(msgs []types.Message) {
 	event := c.event(msgs)
 	ctx, cancel := context.WithDeadline(c.workCtx, received.Add(c.cfg.MaxRunTime))
 	ext := c.keepHidden(msgs, received)
+	ctx = context.WithValue(ctx, batchContextKey{}, ext)
 	resp, err := c.invoke(ctx, event)
 	cancel()
 	extensions := ext.stop()

@@ -110,6 +110,9 @@ func (c *Consumer) Start(ctx context.Context) error {
 	workCtx, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
 	c.mu.Lock()
 	c.stopRecv, c.workCtx, c.cancelWork = stopRecv, workCtx, cancelWork
+	if c.stopping { // Stop came while the queue was read: receive nothing
+		stopRecv()
+	}
 	c.mu.Unlock()
 	go func() {
 		c.receiveLoop(recvCtx)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/consumer"
 )
@@ -398,4 +399,41 @@ func TestStartRefusesAQueueWhoseVisibilityCannotBeExtended(t *testing.T) {
 	if err := c.Start(context.Background()); !errors.Is(err, consumer.ErrStarted) {
 		t.Errorf("second Start: %v; want ErrStarted", err)
 	}
+}
+
+// Stop called while Start still reads the queue: the consumer receives
+// nothing.
+func TestStopDuringStart(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	q := &slowAttributes{fakeSQS: newFakeSQS(30 * time.Second), reading: make(chan struct{}), release: make(chan struct{})}
+	id := q.send(body("k"))
+	c := consumer.New(q, "url", b.handler(), consumer.WithLogger(b.log))
+	started := make(chan error, 1)
+	go func() { started <- c.Start(context.Background()) }()
+	<-q.reading
+	stopped := make(chan error, 1)
+	go func() { stopped <- c.Stop(context.Background()) }()
+	eventually(t, "Stop to take effect", func() bool { return errors.Is(c.Healthy(), consumer.ErrStopped) })
+	close(q.release)
+	if err := <-started; err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if m := q.msg(id); m.deliveries != 0 {
+		t.Errorf("message delivered %d times after Stop; want never", m.deliveries)
+	}
+}
+
+type slowAttributes struct {
+	*fakeSQS
+	reading, release chan struct{}
+}
+
+func (s *slowAttributes) GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
+	close(s.reading)
+	<-s.release
+	return s.fakeSQS.GetQueueAttributes(ctx, in, opts...)
 }

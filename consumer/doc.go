@@ -5,7 +5,7 @@
 // one code path wherever the worker runs:
 //
 //	h := handler.WrapSQS(store, fn, handler.WithNamespace("summarise"),
-//		handler.WithBackoff(client), handler.WithQueueURL(queueURL))
+//		handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
 //	c := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
 //	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 //	defer stop()
@@ -61,7 +61,9 @@
 // work): the consumer keeps the message hidden as long as the batch runs,
 // and if an extension is lost the message that shows early finds its key
 // in progress under a live lease, so the second worker does not run it
-// (with handler.WithBackoff it hides it again until the lease ends).
+// (with handler.WithBackoff it hides it again until the lease ends; wrap
+// the back-off's client in Backoff so that the batch's extensions leave
+// that message alone).
 //
 // Choose MaxRunTime for the longest batch (plus the deadline reserve), as
 // you would a function's timeout. A longer MaxRunTime also makes a longer

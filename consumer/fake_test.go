@@ -221,3 +221,15 @@ func (f *fakeSQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.Chan
 	}
 	return out, nil
 }
+
+func (f *fakeSQS) ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, _ ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error) {
+	out, err := f.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: in.QueueUrl,
+		Entries: []types.ChangeMessageVisibilityBatchRequestEntry{{Id: aws.String("0"), ReceiptHandle: in.ReceiptHandle, VisibilityTimeout: in.VisibilityTimeout}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Failed) > 0 {
+		return nil, fmt.Errorf("fake SQS: %s", aws.ToString(out.Failed[0].Code))
+	}
+	return &sqs.ChangeMessageVisibilityOutput{}, nil
+}

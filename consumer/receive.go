@@ -33,6 +33,9 @@ func (c *Consumer) receiveLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+		if ctx.Err() != nil { // both were ready
+			return
+		}
 		out, err := c.client.ReceiveMessage(ctx, in)
 		if ctx.Err() != nil {
 			<-slots

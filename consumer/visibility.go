@@ -2,7 +2,9 @@ package consumer
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,6 +21,11 @@ type extender struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	count  int // extensions that succeeded; read after done
+
+	// mu is held while an extension is sent; dropped holds the receipt
+	// handles no longer to extend (given back by the handler: Backoff).
+	mu      sync.Mutex
+	dropped map[string]bool
 }
 
 // stop ends the extensions, waits for the one under way, and returns how
@@ -38,7 +45,7 @@ func (e *extender) stop() int {
 // the work from running twice).
 func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extender {
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &extender{cancel: cancel, done: make(chan struct{})}
+	e := &extender{cancel: cancel, done: make(chan struct{}), dropped: map[string]bool{}}
 	vis := c.cfg.VisibilityTimeout
 	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
 	for i, m := range msgs {
@@ -57,8 +64,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 				return
 			}
 			at := time.Now()
-			var ok bool
-			entries, ok = c.changeVisibility(ctx, entries)
+			ok := e.extend(ctx, c, &entries)
 			if ctx.Err() != nil {
 				return
 			}
@@ -79,6 +85,22 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 		}
 	}()
 	return e
+}
+
+// extend sends one extension of the entries not dropped, under e.mu, and
+// reports whether it succeeded.
+func (e *extender) extend(ctx context.Context, c *Consumer, entries *[]types.ChangeMessageVisibilityBatchRequestEntry) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	*entries = slices.DeleteFunc(*entries, func(en types.ChangeMessageVisibilityBatchRequestEntry) bool {
+		return e.dropped[aws.ToString(en.ReceiptHandle)]
+	})
+	if len(*entries) == 0 {
+		return true
+	}
+	var ok bool
+	*entries, ok = c.changeVisibility(ctx, *entries)
+	return ok
 }
 
 // changeVisibility sends one ChangeMessageVisibilityBatch for entries. It

@@ -82,7 +82,12 @@ func TestConsumerMode(t *testing.T) {
 		claim := []string{"IDEMQ_LEASE=6s", "IDEMQ_HEARTBEAT=2s"}
 		w1 := startWorker(t, bin, env(table, url, p, append(claim, "IDEMQ_HEALTH_ADDR="+health)...))
 		w2 := startWorker(t, bin, env(table, url, p, claim...))
-		waitFor(t, "the queue empty", func() bool {
+		waitFor(t, "every request run and the queue empty", func() bool {
+			for k := range keys {
+				if p.count(fmt.Sprintf("prompt %d", k)) == 0 {
+					return false
+				}
+			}
 			v, f := sqstest.Counts(t, sqsClient, url)
 			return v == 0 && f == 0
 		})
@@ -121,21 +126,57 @@ func TestConsumerMode(t *testing.T) {
 		if out := w.out.String(); !strings.Contains(out, "grace period over") {
 			t.Errorf("no log of the grace period ending:\n%s", out)
 		}
-		if v, f := sqstest.Counts(t, sqsClient, url); v+f != 1 {
-			t.Fatalf("queue holds %d visible + %d in flight after SIGTERM; want the unfinished message", v, f)
+		if n := sqstest.Held(t, sqsClient, url); n != 1 {
+			t.Fatalf("queue holds %d messages after SIGTERM; want the unfinished message", n)
 		}
 		// The next process finishes it.
 		p.release()
 		w2 := startWorker(t, bin, env(table, url, p))
-		waitFor(t, "the queue empty", func() bool {
+		waitFor(t, "the retry and the queue empty", func() bool {
 			v, f := sqstest.Counts(t, sqsClient, url)
-			return v == 0 && f == 0
+			return p.count("hold: a long generation") == 2 && v == 0 && f == 0
 		})
 		if n := p.count("hold: a long generation"); n != 2 {
 			t.Errorf("provider calls: %d; want 2 (the cancelled one, then the retry)", n)
 		}
 		w2.terminate(t)
 	})
+
+	t.Run("kill -9", func(t *testing.T) {
+		t.Parallel()
+		table := dynamotest.NewTable(t, ddb)
+		url := sqstest.NewQueue(t, sqsClient, sqstest.Queue{Visibility: 2 * time.Second})
+		testKill(t, bin, env, sqsClient, table, url, func() { sendBody(t, url, "req-killed", "hold: killed mid-call") })
+	})
+}
+
+// kill -9 during a call: nothing is deleted; the message comes back, the
+// dead worker's claim holds the key until its lease passes, and the next
+// process then takes it over and runs it.
+func testKill(t *testing.T, bin string, env func(table, queueURL string, p *holdingProvider, extra ...string) []string,
+	sqsClient *sqs.Client, table, url string, send func()) {
+	p := newHoldingProvider(t)
+	send()
+	claim := []string{"IDEMQ_LEASE=4s", "IDEMQ_HEARTBEAT=1s"}
+	w := startWorker(t, bin, env(table, url, p, claim...))
+	waitFor(t, "the call to start", func() bool { return p.count("hold: killed mid-call") == 1 })
+	if err := w.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-w.done
+	if n := sqstest.Held(t, sqsClient, url); n != 1 {
+		t.Fatalf("queue holds %d messages after kill -9; want the unfinished message", n)
+	}
+	p.release()
+	w2 := startWorker(t, bin, env(table, url, p, claim...))
+	waitFor(t, "the take-over and the queue empty", func() bool {
+		v, f := sqstest.Counts(t, sqsClient, url)
+		return p.count("hold: killed mid-call") == 2 && v == 0 && f == 0
+	})
+	if n := p.count("hold: killed mid-call"); n != 2 {
+		t.Errorf("provider calls: %d; want 2 (the killed one, then the take-over)", n)
+	}
+	w2.terminate(t)
 }
 
 // holdingProvider is the fake provider, except that a prompt starting

@@ -277,12 +277,15 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		})
 	}
 	if cfg.backoff {
-		opts = append(opts, handler.WithBackoff(sqsClient))
 		switch {
 		case consuming:
-			opts = append(opts, handler.WithQueueURL(cfg.consumer.queueURL))
+			// A message given back is no longer kept hidden by the
+			// consumer's extensions (consumer.Backoff).
+			opts = append(opts, handler.WithBackoff(consumer.Backoff(sqsClient)), handler.WithQueueURL(cfg.consumer.queueURL))
 		case cfg.queueURL != "":
-			opts = append(opts, handler.WithQueueURL(cfg.queueURL))
+			opts = append(opts, handler.WithBackoff(sqsClient), handler.WithQueueURL(cfg.queueURL))
+		default:
+			opts = append(opts, handler.WithBackoff(sqsClient))
 		}
 	}
 	if cfg.emfNamespace != "" {

@@ -140,3 +140,20 @@ func sanitize(s string) string {
 		return '-'
 	}, s)
 }
+
+// Held returns how many messages the queue holds, visible or in flight:
+// the most of three readings, since the server's approximate counts can
+// miss a message for a moment while a receive moves it. A message deleted
+// is missed by every reading.
+func Held(t testing.TB, client *sqs.Client, url string) int {
+	t.Helper()
+	most := 0
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		v, f := Counts(t, client, url)
+		most = max(most, v+f)
+	}
+	return most
+}
