@@ -140,6 +140,20 @@ type WorkerProps struct {
 	// Without it every result stays in its record, as before. Defaults to
 	// false (bucket on).
 	DisableBlobs bool
+	// BlobExpiryDays is how many days the bucket's lifecycle rule keeps a
+	// result: at least the record expiry (RecordExpiry, or the computed
+	// one) in whole days, or the Worker is refused, since a record would
+	// point to an object already expired; under a day more than the record
+	// expiry it deploys with a warning. Only with the bucket. Defaults to
+	// the record expiry rounded up to whole days, plus one.
+	BlobExpiryDays int
+	// BlobPrefix is the key prefix of the results in the bucket: the
+	// lifecycle rule's prefix, the function's grant (BlobPrefix + "*") and
+	// EnvBlobPrefix all follow it. Non-empty, at most MaxBlobPrefix bytes
+	// of letters, digits and !-_.'() in segments each ending in '/' (so no
+	// leading '/', no empty segment, no '*'), not a token. Only with the
+	// bucket. Defaults to DefaultBlobPrefix.
+	BlobPrefix string
 	// Tracing turns on AWS X-Ray active tracing for the function: Lambda
 	// records each invocation and the function may send segments
 	// (xray:PutTraceSegments, xray:PutTelemetryRecords, which X-Ray grants

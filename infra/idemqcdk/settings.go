@@ -61,8 +61,12 @@ type settings struct {
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
 	fifo, backoff, tracing, blobs                  bool
 	// blobDays is how long the bucket keeps a result, in days
-	// (blobExpiryDays of expiry); 0 without blobs.
-	blobDays int
+	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
+	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
+	// DefaultBlobPrefix); 0 and "" without blobs.
+	blobDays   int
+	blobPrefix string
+
 	keyField string
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
@@ -193,11 +197,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
 		}
 	}
-	if s.blobs {
-		s.blobDays = blobExpiryDays(s.expiry)
-		if err := checkBlobExpiry(s.blobDays, s.expiry); err != nil {
-			return s, err
-		}
+	if err := s.resolveBlobs(p, label); err != nil {
+		return s, err
 	}
 
 	// The key's parts: anything that can change under the records makes
