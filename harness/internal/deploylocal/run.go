@@ -48,6 +48,10 @@ type Result struct {
 	Stats loadtest.Stats
 	// DeadLetters is how many messages ended in the dead-letter queue.
 	DeadLetters int
+	// Large is what became of the large request, LargeKey, sent Copies
+	// times with the others and once more when they were done; nil
+	// without the result bucket (idemq:blobs false).
+	Large *LargeResult
 	// Steps is how long each step took, in order.
 	Steps []Step
 }
@@ -81,7 +85,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer os.RemoveAll(work)
 	asm := filepath.Join(work, "cdk.out")
 
-	provider := loadtest.NewProvider()
+	answer, err := largeAnswer()
+	if err != nil {
+		return nil, err
+	}
+	small := loadtest.NewProvider()
+	defer small.Close()
+	provider, err := newLargeProvider(small, answer)
+	if err != nil {
+		return nil, err
+	}
 	defer provider.Close()
 	moto, err := StartMoto(ctx, cfg.Log)
 	if err != nil {
@@ -133,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	if err := step("run the deployed bootstrap", func() error {
-		return runWorker(ctx, cfg, moto.Endpoint, c, d, provider, work, res)
+		return runWorker(ctx, cfg, moto.Endpoint, c, d, provider, answer, work, res)
 	}); err != nil {
 		return res, err
 	}
@@ -147,7 +160,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // runWorker runs the deployed bootstrap on cfg.Keys keys sent cfg.Copies
 // times each, until the queue is drained, and records what came of it.
-func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *deployed, provider *loadtest.Provider, work string, res *Result) error {
+// With the result bucket, LargeKey, whose answer is large, is sent
+// cfg.Copies times as well, its result checked where the worker must have
+// put it (checkLarge), and one more copy of it sent once the queue is
+// drained: a late duplicate, which must be replayed from the bucket.
+func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *deployed, provider *largeProvider, answer, work string, res *Result) error {
 	bootstrap, err := fetchAsset(ctx, endpoint, d.assetBucket, d.assetKey, d.arch, work)
 	if err != nil {
 		return err
@@ -163,7 +180,16 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
-		"IDEMQ_S3_ENDPOINT=" + endpoint, // path-style: moto's host names no bucket
+	}
+	var s3log *s3Log
+	if d.env["IDEMQ_BLOB_BUCKET"] != "" {
+		// moto's S3, through a log of the worker's requests; path-style:
+		// moto's host names no bucket.
+		if s3log, err = newS3Log(endpoint); err != nil {
+			return err
+		}
+		defer s3log.Close()
+		env = append(env, "IDEMQ_S3_ENDPOINT="+s3log.Endpoint())
 	}
 	for k, v := range d.env {
 		env = append(env, k+"="+v)
@@ -192,13 +218,23 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		}()
 		instances = append(instances, in)
 	}
+	send := func(body string) error {
+		if err := queue.Send(ctx, body); err != nil {
+			return fmt.Errorf("deploylocal: send: %w", err)
+		}
+		res.Sent++
+		return nil
+	}
 	for range cfg.Copies {
 		for k := range cfg.Keys {
-			body := fmt.Sprintf(`{"idempotency_key":"deploy-local-%d","model":"local","prompt":"deploy-local prompt %d"}`, k, k)
-			if err := queue.Send(ctx, body); err != nil {
-				return fmt.Errorf("deploylocal: send: %w", err)
+			if err := send(fmt.Sprintf(`{"idempotency_key":"deploy-local-%d","model":"local","prompt":"deploy-local prompt %d"}`, k, k)); err != nil {
+				return err
 			}
-			res.Sent++
+		}
+		if s3log != nil {
+			if err := send(largeBody()); err != nil {
+				return err
+			}
 		}
 	}
 	runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
@@ -206,6 +242,25 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	esm := &loadtest.ESM{Source: queue, Instances: instances, BatchSize: d.batchSize, BatchingWindow: d.window, Timeout: d.timeout}
 	if res.Stats, err = esm.Run(runCtx, nil); err != nil {
 		return fmt.Errorf("deploylocal: the event source mapping: %w", err)
+	}
+	if s3log != nil {
+		if res.Large, err = checkLarge(ctx, c, endpoint, d, answer); err != nil {
+			return err
+		}
+		before := len(s3log.Requests())
+		if err := send(largeBody()); err != nil {
+			return err
+		}
+		lateCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		late := &loadtest.ESM{Source: queue, Instances: instances, BatchSize: d.batchSize, BatchingWindow: d.window, Timeout: d.timeout}
+		if res.Large.LateDuplicate, err = late.Run(lateCtx, nil); err != nil {
+			return fmt.Errorf("deploylocal: the event source mapping, for the late duplicate: %w", err)
+		}
+		if err := res.Large.countReplayGets(s3log.Requests()[before:]); err != nil {
+			return err
+		}
+		fmt.Fprintf(cfg.Log, "--- deploylocal: %s\n", res.Large)
 	}
 	res.Calls = provider.Calls()
 	dead, err := queue.DeadLetters(ctx)
