@@ -38,6 +38,13 @@ var contextKeys = map[string]string{
 	"DisableBlobs":         "idemq:blobs",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 	"ProviderURL":          "idemq:providerUrl",
+	// pollers.go, capacity.go
+	"Pollers.Minimum":                   "idemq:minPollers",
+	"Pollers.Maximum":                   "idemq:maxPollers",
+	"CapacityProvider.SubnetIDs":        "idemq:capacitySubnetIds",
+	"CapacityProvider.SecurityGroupIDs": "idemq:capacitySecurityGroupIds",
+	"CapacityProvider.MaxConcurrency":   "idemq:capacityMaxConcurrency",
+	"CapacityProvider.MemoryGiBPerVCpu": "idemq:capacityMemoryGiBPerVCpu",
 }
 
 // The context keys NewStack reads that are not WorkerProps fields.
@@ -108,6 +115,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.Tracing = r.boolean("Tracing")
 	p.DisableBlobs = !r.booleanOr("DisableBlobs", true)
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
+	p.Pollers = r.pollers()
+	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
 	c.apiKeyKMSKey = r.str("", ctxProviderAPIKeySecretKMSKey)
