@@ -358,3 +358,45 @@ func (s *sim) settle(acked map[string]bool) {
 	}
 	s.pending = slices.DeleteFunc(s.pending, func(id string) bool { return acked[id] })
 }
+
+// Each invocation keeps its own deadline guard: one invocation too close
+// to its deadline to start a record skips it, while another, running at
+// the same time in the same process through the same handler, runs its
+// records.
+func TestConcurrentInvocationsKeepTheirDeadlines(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	started, lateDone := make(chan struct{}), make(chan struct{})
+	h := b.wrap(func(ctx context.Context, m events.SQSMessage) ([]byte, error) {
+		if m.MessageId == "roomy-1" {
+			close(started)
+			<-lateDone // the late invocation runs while this one is mid-record
+		}
+		return []byte("ok"), nil
+	}, handler.WithDeadlineReserve(30*time.Second))
+
+	var late events.SQSEventResponse
+	var lateErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(lateDone)
+		<-started
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // under the 30 s reserve
+		defer cancel()
+		late, lateErr = h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("late-1", "kl1"), msg("late-2", "kl2")}})
+	})
+	wantIDs(t, b.invoke(h, msg("roomy-1", "kr1"), msg("roomy-2", "kr2")))
+	wg.Wait()
+	if lateErr != nil {
+		t.Fatal(lateErr)
+	}
+	wantIDs(t, ids(late), "late-1", "late-2")
+	for _, id := range []string{"late-1", "late-2"} {
+		if err := b.failure(id); !errors.Is(err, handler.ErrDeadline) {
+			t.Errorf("%s: %v, want ErrDeadline", id, err)
+		}
+		if n := b.callCount(id); n != 0 {
+			t.Errorf("%s ran %d times past its invocation's guard", id, n)
+		}
+	}
+}
