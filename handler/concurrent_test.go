@@ -400,3 +400,92 @@ func TestConcurrentInvocationsKeepTheirDeadlines(t *testing.T) {
 		}
 	}
 }
+
+// waitLogged waits until the bundle's logs hold a line with msg, or stop
+// is closed.
+func (b *bundle) waitLogged(msg string, stop <-chan struct{}) {
+	for len(b.logged(msg)) == 0 {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+const waitingLine = "idemq: key in flight in another batch of this process; waiting for its outcome"
+
+// A batch that meets a key another batch of the process is running waits
+// for it and takes its outcome: one claim, one execution, and the copy
+// acknowledged with the first batch's result, not given back to the queue
+// in progress until the lease ends.
+func TestConcurrentInvocationsShareAKeyInFlight(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	store := &countingStore{Store: b.store}
+	release := make(chan struct{})
+	h := b.wrapStore(store, func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		<-release
+		return []byte("result:" + m.MessageId), nil
+	})
+	var first []string
+	secondDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { first = b.invoke(h, msg("a1", "shared"), msg("a2", "own-a")) })
+	wg.Go(func() {
+		b.waitLogged(waitingLine, secondDone) // the second batch waits (or, without waiting, is done)
+		close(release)
+	})
+	// Once the first batch runs the key, the second meets it.
+	for b.callCount("a1") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	second := b.invoke(h, msg("b1", "shared"))
+	close(secondDone)
+	wg.Wait()
+	wantIDs(t, first)
+	wantIDs(t, second)
+	if got, _ := b.replayed("b1"); got != "result:a1" {
+		t.Errorf("b1 replayed %q, want a1's result", got)
+	}
+	if n := b.callCount("a1") + b.callCount("b1"); n != 1 {
+		t.Errorf("the shared key ran %d times, want 1", n)
+	}
+	if n := store.claimCount(); n != 2 { // shared (once) and own-a
+		t.Errorf("%d claims, want 2: the waiting batch must not claim", n)
+	}
+}
+
+// When the batch running the key fails it, the waiting batch claims the
+// key itself and runs it, as it would had it come a moment later.
+func TestConcurrentInvocationsRetryAFailedFlight(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	release := make(chan struct{})
+	h := b.wrap(func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		if m.MessageId == "a1" {
+			<-release
+			return nil, errors.New("the model is overloaded")
+		}
+		return []byte("result:" + m.MessageId), nil
+	})
+	var first []string
+	secondDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { first = b.invoke(h, msg("a1", "shared")) })
+	wg.Go(func() {
+		b.waitLogged(waitingLine, secondDone) // the second batch waits (or, without waiting, is done)
+		close(release)
+	})
+	for b.callCount("a1") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	second := b.invoke(h, msg("b1", "shared"))
+	close(secondDone)
+	wg.Wait()
+	wantIDs(t, first, "a1")
+	wantIDs(t, second)
+	if b.callCount("b1") != 1 {
+		t.Errorf("b1 ran %d times, want 1 (after a1 failed)", b.callCount("b1"))
+	}
+}

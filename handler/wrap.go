@@ -113,6 +113,9 @@ type wrapper struct {
 	fn    Func
 	o     options
 	cache *cache // nil: off; locks itself
+	// flights are the keys batches are settling now, so that a batch
+	// running at the same time takes their outcome; they lock themselves.
+	flights flights
 
 	emfMu sync.Mutex // one EMF line at a time: the writer need not be safe for concurrent use
 }
