@@ -59,9 +59,9 @@ func TestConcurrentInvocations(t *testing.T) {
 
 	batches := make([][]events.SQSMessage, concurrentInvocations)
 	for i := range batches {
-		batches[i] = append(batches[i], rieMsg(fmt.Sprintf("solo-%d", i), fmt.Sprintf("solo-%d", i), fmt.Sprintf("solo prompt %d", i)))
+		batches[i] = append(batches[i], sqsMsg(fmt.Sprintf("solo-%d", i), fmt.Sprintf("solo-%d", i), fmt.Sprintf("solo prompt %d", i)))
 		for k := range 3 {
-			batches[i] = append(batches[i], rieMsg(fmt.Sprintf("shared-%d-%d", k, i), fmt.Sprintf("shared-%d", k), fmt.Sprintf("shared prompt %d", k)))
+			batches[i] = append(batches[i], sqsMsg(fmt.Sprintf("shared-%d-%d", k, i), fmt.Sprintf("shared-%d", k), fmt.Sprintf("shared prompt %d", k)))
 		}
 	}
 	failed := make([][]string, concurrentInvocations)
@@ -92,7 +92,7 @@ func TestConcurrentInvocations(t *testing.T) {
 	}
 }
 
-func rieMsg(id, key, prompt string) events.SQSMessage {
+func sqsMsg(id, key, prompt string) events.SQSMessage {
 	body, _ := json.Marshal(map[string]string{"idempotency_key": key, "model": "test-model", "prompt": prompt})
 	return events.SQSMessage{
 		MessageId: id, ReceiptHandle: "AQEB-" + id, Body: string(body),
