@@ -15,7 +15,8 @@
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
 //	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half of IDEMQ_LEASE, which it needs (default off)
-//	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
+//	IDEMQ_CONCURRENCY              records of a batch at once (default 100)
+//	AWS_LAMBDA_MAX_CONCURRENCY     set by Lambda on a capacity provider (Managed Instances): the invocations run at once in this process (default 1)
 //	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; not with IDEMQ_BACKOFF=false)
@@ -30,6 +31,12 @@
 //	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 8192; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
+//
+// Every pool is sized for the requests that can be under way at once,
+// AWS_LAMBDA_MAX_CONCURRENCY × IDEMQ_CONCURRENCY: the idle connections of
+// the DynamoDB, provider, SQS and S3 clients, the PostgreSQL pool's
+// MaxConns (unless the URL sets pool_max_conns) and the Redis pool's size
+// (or the URL's pool_size, when larger). See docs/worker.md.
 //
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
@@ -54,7 +61,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -62,7 +68,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -142,9 +147,8 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	if cfg.keyField != "" {
 		opts = append(opts, handler.WithKeyField(cfg.keyField))
 	}
-	conns := handler.DefaultConcurrency // idle connections to keep: one per record at once
+	conns := cfg.connections() // connections to keep: one per record at once, in every invocation at once
 	if cfg.concurrency != 0 {
-		conns = cfg.concurrency
 		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
 	}
 	var awsCfg aws.Config
@@ -164,7 +168,11 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	var store idem.Store
 	switch cfg.store {
 	case "postgres":
-		pool, err := pgxpool.New(ctx, cfg.storeURL)
+		pc, err := pgPoolConfig(cfg.storeURL, conns)
+		if err != nil {
+			return nil, storeURLError(cfg.storeURL, err)
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			return nil, storeURLError(cfg.storeURL, err)
 		}
@@ -238,19 +246,6 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	}
 	w := &worker{provider: newProvider(cfg.providerURL, apiKey, conns)}
 	return handler.WrapSQS(store, w.handle, opts...), nil
-}
-
-// keepConnections returns hc keeping up to n idle connections per host
-// when it is the SDK's own client (LoadDefaultConfig's); another client is
-// returned as it is.
-func keepConnections(hc aws.HTTPClient, n int) aws.HTTPClient {
-	b, ok := hc.(*awshttp.BuildableClient)
-	if !ok {
-		return hc
-	}
-	return b.WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
-	})
 }
 
 // warnings logs, once at start-up, the settings that work but may cost a

@@ -40,6 +40,13 @@ var contextKeys = map[string]string{
 	"BlobPrefix":           "idemq:blobPrefix",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 	"ProviderURL":          "idemq:providerUrl",
+	// pollers.go, capacity.go
+	"Pollers.Minimum":                   "idemq:minPollers",
+	"Pollers.Maximum":                   "idemq:maxPollers",
+	"CapacityProvider.SubnetIDs":        "idemq:capacitySubnetIds",
+	"CapacityProvider.SecurityGroupIDs": "idemq:capacitySecurityGroupIds",
+	"CapacityProvider.MaxConcurrency":   "idemq:capacityMaxConcurrency",
+	"CapacityProvider.MemoryGiBPerVCpu": "idemq:capacityMemoryGiBPerVCpu",
 }
 
 // The context keys NewStack reads that are not WorkerProps fields.
@@ -118,6 +125,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 		r.err = checkBlobPrefix("", contextLabel)
 	}
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
+	p.Pollers = r.pollers()
+	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
 	c.apiKeyKMSKey = r.str("", ctxProviderAPIKeySecretKMSKey)

@@ -89,6 +89,14 @@ type WorkerProps struct {
 	// NoMaxConcurrency for no cap but the account's. Defaults to
 	// DefaultMaxConcurrency.
 	MaxConcurrency int
+	// Pollers, when set, runs the event source in provisioned mode (see
+	// Pollers); MaxConcurrency must then be 0 or NoMaxConcurrency. Defaults
+	// to nil: on-demand polling.
+	Pollers *Pollers
+	// CapacityProvider, when set, runs the function on Lambda Managed
+	// Instances in the given subnets (see CapacityProvider). Defaults to
+	// nil: Lambda's default compute.
+	CapacityProvider *CapacityProvider
 
 	// RecordExpiry is how long an idempotency record lives. It must be at
 	// least the message lifetime (handler.QueueSettings.MessageLifetime);

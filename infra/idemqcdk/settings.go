@@ -60,6 +60,8 @@ type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
 	fifo, backoff, tracing, blobs                  bool
+	pollers                                        *pollerSettings   // nil: on-demand polling
+	capacity                                       *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
 	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
 	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
@@ -146,6 +148,17 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
 		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (no cap: idemq:maxConcurrency 0, or WorkerProps.MaxConcurrency NoMaxConcurrency)",
 			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
+	}
+
+	var err error
+	if s.pollers, err = p.resolvePollers(label); err != nil {
+		return s, err
+	}
+	if s.pollers != nil {
+		s.concurrency = NoMaxConcurrency // provisioned mode takes no maximum concurrency
+	}
+	if s.capacity, err = p.resolveCapacity(s.memoryMB, label); err != nil {
+		return s, err
 	}
 
 	s.visibility = or(p.VisibilityTimeout, guidance)

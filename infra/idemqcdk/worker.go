@@ -108,6 +108,9 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		env[k] = jsii.String(v)
 	}
 	w.Function, w.Role, w.Logs = newFunction(c, p.Code, s, env)
+	if s.capacity != nil {
+		newCapacityProvider(c, w.Function, s)
+	}
 	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
 	if w.Bucket != nil {
 		allowBlobs(w.Role, w.Bucket, s.blobPrefix)
