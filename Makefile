@@ -26,16 +26,16 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 	go -C harness run ./cmd/demo
 
 .PHONY: test
-test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local and a local S3), the CDK app's tests.
+test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
 
 # The servers the Go tests run against, each started for the run on a free
 # loopback port and stopped after it (scripts/with-*.sh).
-WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh
+WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh scripts/with-sqs.sh
 
 .PHONY: test-go
 # The library and the worker (the root module) and the proof and benchmark
 # harness (harness/, a module of its own) run under one set of servers.
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of both modules against PostgreSQL, Redis, DynamoDB Local and moto's S3 started for the run (the local deployment included).
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of both modules against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
 	$(WITH_SERVERS) bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
 
 .PHONY: deps-servers

@@ -76,6 +76,9 @@ type config struct {
 	blobPrefix    string // object key prefix; set when blobBucket is
 	offloadAbove  int    // idem.Config.OffloadAbove; 0: the default
 	s3Endpoint    string // "": the AWS endpoint
+	// consumer is consumer mode's settings (lambda/consumer.go); its
+	// queueURL is "" in Lambda mode.
+	consumer consumerConfig
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue handler.QueueSettings
@@ -100,6 +103,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	errs := checkStore(&c)
 	errs = append(errs, checkBlobs(&c, getenv)...)
+	errs = append(errs, checkConsumer(&c, getenv)...)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
@@ -142,12 +146,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("%s=%q: want true or false", envBackoff, v)
 		}
 	}
-	// The back-off's queue: only the back-off talks to SQS, so either
-	// variable without it is a mistake, not a setting.
+	// The back-off's queue: in Lambda mode only the back-off talks to SQS,
+	// so either variable without it is a mistake, not a setting.
 	for _, v := range []struct{ name, value string }{{envSQSEndpoint, c.sqsEndpoint}, {envQueueURL, c.queueURL}} {
 		switch {
 		case v.value == "":
-		case !c.backoff:
+		case !c.backoff && !(v.name == envSQSEndpoint && c.consumer.queueURL != ""):
 			bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, envBackoff)
 		default:
 			if err := checkURL(v.value); err != nil {

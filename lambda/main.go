@@ -1,5 +1,6 @@
 // Command lambda is idemq's reference worker: an SQS-triggered Lambda
-// function (provided.al2023, built as bootstrap with -tags lambda.norpc)
+// function (provided.al2023, built as bootstrap with -tags lambda.norpc),
+// or, with IDEMQ_CONSUMER_QUEUE_URL, a long-running consumer of a queue,
 // that sends each message's model request to an OpenAI-compatible provider
 // once per idempotency key, and stores the completion as the key's result.
 //
@@ -18,8 +19,8 @@
 //	IDEMQ_CONCURRENCY              records of a batch at once (default 100)
 //	AWS_LAMBDA_MAX_CONCURRENCY     set by Lambda on a capacity provider (Managed Instances): the invocations run at once in this process (default 1)
 //	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
-//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off, for a local SQS server (optional; not with IDEMQ_BACKOFF=false)
-//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN; not with IDEMQ_BACKOFF=false)
+//	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off and the consumer, for a local SQS server (optional; not with IDEMQ_BACKOFF=false outside consumer mode)
+//	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN, or the consumer's queue; not with IDEMQ_BACKOFF=false)
 //	IDEMQ_DYNAMODB_ENDPOINT        DynamoDB endpoint, for DynamoDB Local (optional)
 //	IDEMQ_STORE                    dynamodb (default), postgres, redis, or memory (local runs: records live as long as the process)
 //	IDEMQ_STORE_URL                the postgres:// or redis:// URL of those stores (required with them)
@@ -36,7 +37,20 @@
 // AWS_LAMBDA_MAX_CONCURRENCY × IDEMQ_CONCURRENCY: the idle connections of
 // the DynamoDB, provider, SQS and S3 clients, the PostgreSQL pool's
 // MaxConns (unless the URL sets pool_max_conns) and the Redis pool's size
-// (or the URL's pool_size, when larger). See docs/worker.md.
+// (or the URL's pool_size, when larger); in consumer mode,
+// IDEMQ_CONSUMER_MAX_BATCHES × min(IDEMQ_CONCURRENCY, 10). See
+// docs/worker.md.
+//
+// Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
+// long-running consumer of that queue (package consumer) with the same
+// store, options and code, until SIGTERM or SIGINT:
+//
+//	IDEMQ_CONSUMER_QUEUE_URL       the queue to receive from; unset: run as a Lambda function (IDEMQ_SQS_ENDPOINT applies to it; the back-off uses it)
+//	IDEMQ_CONSUMER_MAX_RUN_TIME    each batch's deadline, a Go duration, as a function's timeout (default consumer.DefaultMaxRunTime, 15m)
+//	IDEMQ_CONSUMER_MAX_BATCHES     batches at once, up to 10 messages each (default consumer.DefaultMaxBatches, 4)
+//	IDEMQ_CONSUMER_GRACE_PERIOD    after SIGTERM, how long running work may finish before it is cancelled (default consumer.DefaultGracePeriod, 20s)
+//	IDEMQ_CONSUMER_VISIBILITY      visibility timeout of each receive and extension, whole seconds (default: the queue's)
+//	IDEMQ_HEALTH_ADDR              host:port serving GET /healthz, 200 while the consumer receives (default: none)
 //
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
@@ -76,6 +90,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
@@ -99,12 +114,27 @@ func main() {
 		return
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := startup(context.Background(), os.Getenv, logger)
+	p, err := start(context.Background(), os.Getenv, logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
-	lambda.Start(h)
+	if p.consumer == nil {
+		lambda.Start(p.handler)
+		return
+	}
+	if err := runConsumer(p.consumer, p.healthAddr, logger); err != nil {
+		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// program is what start wires: the handler, and in consumer mode the
+// consumer that runs it.
+type program struct {
+	handler    handler.Handler
+	consumer   *consumer.Consumer // nil: Lambda mode
+	healthAddr string
 }
 
 // startup reads the configuration through getenv and wires the handler.
@@ -112,34 +142,50 @@ func main() {
 // shown redacted or not at all, and what the store's client says is
 // stripped of them.
 func startup(ctx context.Context, getenv func(string) string, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
+	p, err := start(ctx, getenv, logger, awsOpts...)
+	return p.handler, err
+}
+
+// start is startup with consumer mode: the program to run.
+func start(ctx context.Context, getenv func(string) string, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
-		return nil, fmt.Errorf("bad configuration:\n%w", err)
+		return program{}, fmt.Errorf("bad configuration:\n%w", err)
 	}
-	h, err := newHandler(ctx, cfg, logger, awsOpts...)
+	p, err := wire(ctx, cfg, logger, awsOpts...)
 	if err != nil {
-		return nil, redacted{err: err, msg: hideSecrets(err.Error(), cfg.storeURL)}
+		return program{}, redacted{err: err, msg: hideSecrets(err.Error(), cfg.storeURL)}
 	}
-	return h, nil
+	return p, nil
 }
 
 // newHandler wires the store, the provider and the handler options from
 // the configuration, reading the provider's API key from Secrets Manager if
 // a secret is named. awsOpts are added to the AWS SDK's default
 // configuration (tests point it at fake servers).
-func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (h handler.Handler, err error) {
+func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
+	p, err := wire(ctx, cfg, logger, awsOpts...)
+	return p.handler, err
+}
+
+// wire is newHandler with consumer mode: with a consumer queue URL it
+// also wires the consumer, through the SQS client the back-off uses.
+func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (p program, err error) {
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
-		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
+		return program{}, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
 	// The library refuses unsafe settings by panicking as it is wired:
 	// report that as a configuration error.
 	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("bad configuration: %v", p)
-			if strings.HasPrefix(fmt.Sprint(p), "idem: ") {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bad configuration: %v", r)
+			switch {
+			case strings.HasPrefix(fmt.Sprint(r), "idem: "):
 				err = fmt.Errorf("%w (%s, %s and %s set idem's Expiry, Lease and Heartbeat)", err, envRecordExpiry, envLease, envHeartbeat)
+			case strings.HasPrefix(fmt.Sprint(r), "consumer: "):
+				err = fmt.Errorf("%w (%s, %s, %s and %s set the consumer's)", err, envConsumerMaxRunTime, envConsumerBatches, envConsumerGrace, envConsumerVisibility)
 			}
-			h = nil
+			p = program{}
 		}
 	}()
 	warnings(cfg, logger)
@@ -152,17 +198,18 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
 	}
 	var awsCfg aws.Config
-	if cfg.store == "dynamodb" || cfg.backoff || cfg.apiKeySecret != "" || cfg.blobBucket != "" {
+	consuming := cfg.consumer.queueURL != ""
+	if cfg.store == "dynamodb" || cfg.backoff || consuming || cfg.apiKeySecret != "" || cfg.blobBucket != "" {
 		var err error
 		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx, awsOpts...); err != nil {
-			return nil, fmt.Errorf("AWS configuration: %w", err)
+			return program{}, fmt.Errorf("AWS configuration: %w", err)
 		}
 	}
 	apiKey := cfg.apiKey
 	if cfg.apiKeySecret != "" {
 		var err error
 		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.apiKeySecret); err != nil {
-			return nil, err
+			return program{}, err
 		}
 	}
 	var store idem.Store
@@ -170,11 +217,11 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 	case "postgres":
 		pc, err := pgPoolConfig(cfg.storeURL, conns)
 		if err != nil {
-			return nil, storeURLError(cfg.storeURL, err)
+			return program{}, storeURLError(cfg.storeURL, err)
 		}
 		pool, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
-			return nil, storeURLError(cfg.storeURL, err)
+			return program{}, storeURLError(cfg.storeURL, err)
 		}
 		pg := pgstore.New(pool, cfg.table)
 		// Only a look at the catalog: creating the table needs DDL rights
@@ -186,13 +233,13 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 			if errors.Is(err, pgstore.ErrTableShape) {
 				err = fmt.Errorf("%w; %s", err, migrateHint)
 			}
-			return nil, err
+			return program{}, err
 		}
 		store = pg
 	case "redis":
 		opts, err := redis.ParseURL(cfg.storeURL)
 		if err != nil {
-			return nil, storeURLError(cfg.storeURL, err)
+			return program{}, storeURLError(cfg.storeURL, err)
 		}
 		opts.PoolSize = max(opts.PoolSize, conns)
 		var ropts []redisstore.Option
@@ -228,24 +275,38 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 		})
 		opts = append(opts, handler.WithIdem(idem.WithBlobs(s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)), idem.WithOffloadAbove(cfg.offloadAbove)))
 	}
-	if cfg.backoff {
-		opts = append(opts, handler.WithBackoff(sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+	var sqsClient *sqs.Client
+	if cfg.backoff || consuming {
+		sqsClient = sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
 			// back at once: keep a connection for each.
 			o.HTTPClient = keepConnections(o.HTTPClient, conns)
 			if cfg.sqsEndpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 			}
-		})))
-		if cfg.queueURL != "" {
-			opts = append(opts, handler.WithQueueURL(cfg.queueURL))
+		})
+	}
+	if cfg.backoff {
+		switch {
+		case consuming:
+			// A message given back is no longer kept hidden by the
+			// consumer's extensions (consumer.Backoff).
+			opts = append(opts, handler.WithBackoff(consumer.Backoff(sqsClient)), handler.WithQueueURL(cfg.consumer.queueURL))
+		case cfg.queueURL != "":
+			opts = append(opts, handler.WithBackoff(sqsClient), handler.WithQueueURL(cfg.queueURL))
+		default:
+			opts = append(opts, handler.WithBackoff(sqsClient))
 		}
 	}
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
 	w := &worker{provider: newProvider(cfg.providerURL, apiKey, conns)}
-	return handler.WrapSQS(store, w.handle, opts...), nil
+	p.handler = handler.WrapSQS(store, w.handle, opts...)
+	if consuming {
+		p.consumer, p.healthAddr = newConsumer(cfg, sqsClient, p.handler, logger), cfg.consumer.healthAddr
+	}
+	return p, nil
 }
 
 // warnings logs, once at start-up, the settings that work but may cost a

@@ -10,6 +10,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 )
 
@@ -32,13 +33,23 @@ func maxConcurrency(getenv func(string) string) int {
 }
 
 // connections is how many requests to one backend (the store, the model
-// provider, SQS, S3) can be under way at once: the invocations the runtime
-// runs at once times the records each runs at once. Each pool keeps that
-// many connections, so no record waits for another's.
+// provider, SQS, S3) can be under way at once: the batches at once (the
+// invocations the runtime runs at once, or in consumer mode
+// IDEMQ_CONSUMER_MAX_BATCHES, each of at most 10 messages) times the
+// records each runs at once. Each pool keeps that many connections, so no
+// record waits for another's.
 func (c config) connections() int {
 	records := handler.DefaultConcurrency
 	if c.concurrency != 0 {
 		records = c.concurrency
+	}
+	if c.consumer.queueURL != "" {
+		batches := c.consumer.maxBatches
+		if batches == 0 {
+			batches = consumer.DefaultMaxBatches
+		}
+		// A receive returns at most 10 messages: a batch never runs more.
+		return batches * min(records, 10)
 	}
 	return max(c.invocations, 1) * records
 }

@@ -28,6 +28,12 @@ func TestConnectionsPerInvocationsAndRecords(t *testing.T) {
 		{[]string{envMaxConcurrency, "8"}, 800}, // 8 invocations × the default 100
 		{[]string{envMaxConcurrency, "8", envConcurrency, "25"}, 200},
 		{[]string{envMaxConcurrency, "junk", envConcurrency, "25"}, 25}, // aws-lambda-go runs one
+		// Consumer mode: its batches at once (consumer.DefaultMaxBatches,
+		// 4) × the records of a receive (at most 10); Lambda's setting
+		// does not apply.
+		{[]string{envConsumerQueueURL, "http://127.0.0.1:1/q"}, 40},
+		{[]string{envConsumerQueueURL, "http://127.0.0.1:1/q", envConsumerBatches, "6", envConcurrency, "5"}, 30},
+		{[]string{envConsumerQueueURL, "http://127.0.0.1:1/q", envMaxConcurrency, "8"}, 40},
 	} {
 		c, err := loadConfig(env(append([]string{envStore, "memory", envProviderURL, "http://127.0.0.1:1"}, tc.vars...)...))
 		if err != nil {

@@ -1,0 +1,234 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/handler"
+)
+
+// SQS is the part of the SQS client a Consumer calls. *sqs.Client
+// satisfies it (and handler.VisibilityChanger, for handler.WithBackoff).
+type SQS interface {
+	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
+	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
+	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
+}
+
+var _ SQS = (*sqs.Client)(nil)
+
+// Errors of a Consumer's life.
+var (
+	// ErrStarted is returned by Start on a consumer started before.
+	ErrStarted = errors.New("consumer: already started")
+	// ErrNotStarted is returned by Stop, StopAndCancel and Healthy before
+	// Start.
+	ErrNotStarted = errors.New("consumer: not started")
+	// ErrStopped is returned by Healthy once the consumer stops receiving.
+	ErrStopped = errors.New("consumer: stopped")
+	// ErrQueue wraps what Start could not learn about the queue.
+	ErrQueue = errors.New("consumer: queue")
+)
+
+// Consumer receives batches from one SQS queue and hands each to a
+// handler, as Lambda's SQS event source mapping does; see the package
+// doc. Make it with New.
+type Consumer struct {
+	client   SQS
+	queueURL string
+	h        handler.Handler
+	cfg      Config
+
+	arn, region string
+
+	mu         sync.Mutex
+	started    bool
+	stopping   bool
+	stopRecv   context.CancelFunc // ends the receive loop
+	cancelWork context.CancelCauseFunc
+	workCtx    context.Context
+	batches    sync.WaitGroup
+	done       chan struct{} // closed when the loop and every batch have ended
+
+	stats stats
+}
+
+// New returns a consumer of the queue at queueURL that hands each batch to
+// h, normally what handler.WrapSQS returns. It panics, naming the setting,
+// on a nil client or handler, an empty URL, a nil option or a setting
+// that cannot work: settings are fixed when a program is wired.
+func New(client SQS, queueURL string, h handler.Handler, opts ...Option) *Consumer {
+	switch {
+	case client == nil:
+		panic("consumer: nil SQS client")
+	case queueURL == "":
+		panic("consumer: empty queue URL")
+	case h == nil:
+		panic("consumer: nil handler")
+	}
+	var cfg Config
+	for i, opt := range opts {
+		if opt == nil {
+			panic(fmt.Sprintf("consumer: option %d is nil", i))
+		}
+		opt(&cfg)
+	}
+	return &Consumer{client: client, queueURL: queueURL, h: h, cfg: cfg.resolve(), done: make(chan struct{})}
+}
+
+// Start learns what it needs of the queue (its ARN and visibility timeout,
+// unless configured; retried a few times) and starts receiving in the
+// background. It returns ErrStarted if called twice, and an error wrapping
+// ErrQueue if the queue cannot be read.
+//
+// When ctx ends the consumer shuts down as Run does: it stops receiving,
+// lets running work finish for the grace period, then cancels it. The
+// values of ctx are kept in the contexts handed to the handler; its
+// cancellation is not.
+func (c *Consumer) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return ErrStarted
+	}
+	c.started = true
+	c.mu.Unlock()
+	if err := c.readQueue(ctx); err != nil {
+		c.mu.Lock()
+		c.stopping = true
+		c.mu.Unlock()
+		close(c.done)
+		return err
+	}
+	recvCtx, stopRecv := context.WithCancel(context.WithoutCancel(ctx))
+	workCtx, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	c.mu.Lock()
+	c.stopRecv, c.workCtx, c.cancelWork = stopRecv, workCtx, cancelWork
+	if c.stopping { // Stop came while the queue was read: receive nothing
+		stopRecv()
+	}
+	c.mu.Unlock()
+	go func() {
+		c.receiveLoop(recvCtx)
+		c.batches.Wait()
+		stopRecv()
+		cancelWork(nil)
+		close(c.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.shutdown()
+		case <-c.done:
+		}
+	}()
+	c.cfg.Logger.InfoContext(ctx, "idemq consumer: started", "queue_url", c.queueURL, "queue_arn", c.arn,
+		"visibility_timeout", c.cfg.VisibilityTimeout.String(), "max_run_time", c.cfg.MaxRunTime.String(),
+		"batch_size", c.cfg.BatchSize, "max_batches", c.cfg.MaxBatches)
+	return nil
+}
+
+// Run starts the consumer and blocks until ctx ends (a SIGTERM, with
+// signal.NotifyContext), then shuts it down: it stops receiving, lets the
+// running work finish for Config.GracePeriod, cancels what is left, and
+// waits DefaultCancelWait more for it to release its claims. Messages
+// whose work did not finish are not deleted: they come back when their
+// visibility timeout ends. It returns Start's error, or nil.
+func (c *Consumer) Run(ctx context.Context) error {
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	<-c.done
+	return nil
+}
+
+// shutdown is Run's way down: Stop for the grace period, then
+// StopAndCancel.
+func (c *Consumer) shutdown() {
+	c.cfg.Logger.Info("idemq consumer: stopping; running work has the grace period to finish", "grace_period", c.cfg.GracePeriod.String())
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.GracePeriod)
+	err := c.Stop(ctx)
+	cancel()
+	if err == nil {
+		return
+	}
+	c.cfg.Logger.Warn("idemq consumer: grace period over; cancelling the running work (its messages come back)")
+	ctx, cancel = context.WithTimeout(context.Background(), DefaultCancelWait)
+	defer cancel()
+	if err := c.StopAndCancel(ctx); err != nil {
+		c.cfg.Logger.Error("idemq consumer: work still running after cancel; its messages come back after their visibility timeout", "err", err.Error())
+	}
+}
+
+// Stop stops receiving and waits until the running batches have returned
+// and their acknowledged messages are deleted, or until ctx ends, whichever
+// comes first; it returns ctx's error in the second case, with the work
+// still running (StopAndCancel cancels it). Nothing unfinished is ever
+// deleted.
+func (c *Consumer) Stop(ctx context.Context) error {
+	if err := c.stopReceiving(); err != nil {
+		return err
+	}
+	return c.wait(ctx)
+}
+
+// StopAndCancel stops receiving, cancels the context of the running work
+// (cause context.Canceled), and waits as Stop does. Work that returns
+// because of it fails its records, whose claims are released and whose
+// messages come back; work that had finished is still acknowledged.
+func (c *Consumer) StopAndCancel(ctx context.Context) error {
+	if err := c.stopReceiving(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	cancel := c.cancelWork
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(context.Canceled)
+	}
+	return c.wait(ctx)
+}
+
+// Stopped returns a channel closed once the consumer has stopped: no
+// receive runs and every batch has ended.
+func (c *Consumer) Stopped() <-chan struct{} { return c.done }
+
+func (c *Consumer) stopReceiving() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.started {
+		return ErrNotStarted
+	}
+	c.stopping = true
+	if c.stopRecv != nil {
+		c.stopRecv()
+	}
+	return nil
+}
+
+func (c *Consumer) wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// sleep waits d, or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,51 @@
+package consumer_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/consumer"
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+// A worker off Lambda: the handler WrapSQS returns, run by a consumer.
+// Here the queue is an in-memory stand-in for SQS (any consumer.SQS, such
+// as *sqs.Client, will do) holding one request sent three times.
+func Example() {
+	queue := newFakeSQS(30 * time.Second)
+	for range 3 {
+		queue.send(`{"idempotency_key":"order-1042","prompt":"summarise"}`)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	var executions atomic.Int32
+	h := handler.WrapSQS(memstore.New(), func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+		executions.Add(1) // the model call, billed once
+		return []byte("summary"), nil
+	}, handler.WithNamespace("summarise"), handler.WithLogger(quiet))
+
+	c := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
+		consumer.WithMaxRunTime(time.Hour), consumer.WithLogger(quiet))
+	if err := c.Start(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for c.Stats().Deleted < 3 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("executions:", executions.Load())
+	fmt.Println("deleted:", c.Stats().Deleted)
+	// Output:
+	// executions: 1
+	// deleted: 3
+}
