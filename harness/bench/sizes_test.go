@@ -152,8 +152,8 @@ func TestSizeTarget(t *testing.T) {
 		{"half", []SizeMeasurement{row(SideDefault, 4096, 3, 0), row(SidePowertools, 4096, 6, 0)}, true},
 		{"more than half", []SizeMeasurement{row(SideDefault, 4096, 4, 0), row(SidePowertools, 4096, 6, 0)}, false},
 		{"under 4 KiB does not count", []SizeMeasurement{row(SideDefault, 1024, 3, 0), row(SidePowertools, 1024, 3, 0)}, true},
-		{"Powertools cannot store it", []SizeMeasurement{row(SideDefault, 1 << 20, 2, 0), row(SidePowertools, 1 << 20, 1, 10)}, true},
-		{"neither can", []SizeMeasurement{row(SideDefault, 1 << 20, 2, 10), row(SidePowertools, 1 << 20, 1, 10)}, false},
+		{"Powertools cannot store it", []SizeMeasurement{row(SideDefault, 1<<20, 2, 0), row(SidePowertools, 1<<20, 1, 10)}, true},
+		{"neither can", []SizeMeasurement{row(SideDefault, 1<<20, 2, 10), row(SidePowertools, 1<<20, 1, 10)}, false},
 	} {
 		if got, result := SizeTarget(&SizeResults{Rows: c.rows}); got != c.want {
 			t.Errorf("%s: SizeTarget = %v (%s), want %v", c.name, got, result, c.want)
