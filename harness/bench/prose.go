@@ -38,8 +38,9 @@ const answerEnvelope = `{"id":"cmpl-%06d","model":"bench-model","content":""}`
 // as a ring, so answers are distinct slices as far as text goes and
 // repeat it within an answer longer than text. The JSON is written as
 // both Go's encoding/json (HTML escaping off) and JavaScript's
-// JSON.stringify write it, so the Powertools side stores the very same
-// bytes. It panics when size is too small for the envelope.
+// JSON.stringify write it, so the Powertools side, parsing it, returns
+// the very same answer. It panics when size is too small for the
+// envelope.
 func Answers(text []byte, size, n int) [][]byte {
 	out := make([][]byte, n)
 	for i := range out {

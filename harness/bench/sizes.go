@@ -82,6 +82,12 @@ type SizeConfig struct {
 	// are deterministic (units, bytes, requests), so a few hundred
 	// suffice. Defaults to 200.
 	Records int
+	// RecordBytes bounds the answers one side returns at one size: at a
+	// size where Records answers would be more, it runs RecordBytes /
+	// size records, at least 20. Defaults to 64 MiB (64 records of
+	// 1 MiB, 20 of 4 MiB): the counts per record do not need more, and
+	// gzipping hundreds of 4 MiB answers takes minutes.
+	RecordBytes int
 	// BatchSize is the records per SQS batch. Defaults to 10 (the SQS
 	// event source's default).
 	BatchSize int
@@ -107,6 +113,9 @@ func (c *SizeConfig) defaults() {
 	if c.BatchSize == 0 {
 		c.BatchSize = 10
 	}
+	if c.RecordBytes == 0 {
+		c.RecordBytes = 64 << 20
+	}
 	switch {
 	case c.DuplicateRate == 0:
 		c.DuplicateRate = 0.1
@@ -124,7 +133,7 @@ func (c *SizeConfig) defaults() {
 // SizeResults is what MeasureSizes measured.
 type SizeResults struct {
 	Started, Ended time.Time
-	Records        int     // records per side and size
+	Records        int     // records per side and size (fewer at the largest: SizeMeasurement.First.Records)
 	BatchSize      int     // records per batch
 	DuplicateRate  float64 // duplicates per record the costs assume
 	// ItemLifetime is how long a record is kept (idem.DefaultExpiry);
@@ -230,11 +239,12 @@ func MeasureSizes(ctx context.Context, cfg SizeConfig, pt *Powertools) (*SizeRes
 	}
 	defer s.deleteBucket()
 	for _, size := range cfg.Sizes {
-		distinct := max(1, min(cfg.Records, cfg.AnswerBytes/size))
+		records := cfg.recordsAt(size)
+		distinct := max(1, min(records, cfg.AnswerBytes/size))
 		answers := Answers(text, size, distinct)
 		from := len(res.Rows)
 		for _, side := range Sides {
-			m, err := s.measure(ctx, side, size, answers)
+			m, err := s.measure(ctx, side, size, records, answers)
 			if err != nil {
 				return nil, fmt.Errorf("bench: %s, answers of %d bytes: %w", side, size, err)
 			}
@@ -254,6 +264,14 @@ func MeasureSizes(ctx context.Context, cfg SizeConfig, pt *Powertools) (*SizeRes
 	}
 	res.Ended = time.Now()
 	return res, nil
+}
+
+// recordsAt is how many records each side runs at size: Records, fewer
+// where their answers would pass RecordBytes, never under 20 (or
+// Records, if fewer), always even.
+func (c *SizeConfig) recordsAt(size int) int {
+	n := min(c.Records, max(c.RecordBytes/size, 20))
+	return max(2, n-n%2)
 }
 
 // objectLifetime is how long the stack's lifecycle rule keeps an object
@@ -285,10 +303,10 @@ type sizeSuite struct {
 
 // measure runs side's first deliveries and duplicates of answers of size
 // on a table (and, for idemq, an S3 prefix) of its own.
-func (s *sizeSuite) measure(ctx context.Context, side string, size int, answers [][]byte) (SizeMeasurement, error) {
+func (s *sizeSuite) measure(ctx context.Context, side string, size, records int, answers [][]byte) (SizeMeasurement, error) {
 	run := newRunID()
 	m := SizeMeasurement{Side: side, ResultBytes: size, Distinct: len(answers)}
-	first := NewTrial(First, run, s.cfg.Records, s.cfg.BatchSize, 0)
+	first := NewTrial(First, run, records, s.cfg.BatchSize, 0)
 	first.Table = "idemq-bench-size-" + run
 	dup := first
 	dup.Batches = nil
@@ -321,8 +339,8 @@ func (s *sizeSuite) measure(ctx context.Context, side string, size int, answers 
 }
 
 // powertools runs the two deliveries with the Powertools driver, which
-// answers each record with its answer, parsed (Powertools stores it as
-// JSON.stringify writes it: the same bytes).
+// answers each record with its answer, parsed (Powertools stores the
+// object as a DynamoDB map: the same members, without JSON's escapes).
 func (s *sizeSuite) powertools(ctx context.Context, m *SizeMeasurement, first, dup Trial, answers [][]byte) error {
 	first.Answers, dup.Answers = answers, answers
 	var err error

@@ -42,13 +42,20 @@ func ChartSizes(w io.Writer, r *SizeResults) error {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Y.Tick.Marker = dollarTicks{}
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
-	for _, side := range Sides {
+	leg := plot.NewLegend()
+	// The default is drawn last, on top of the side it matches past
+	// the offload threshold.
+	for _, side := range []string{SideInline, SideGzip, SideOffloadAll, SidePowertools, SideDefault} {
 		var pts plotter.XYs
+		failFrom := 0
 		for _, m := range r.Rows {
-			if m.Side == side && m.Stored() {
+			switch {
+			case m.Side != side:
+			case m.Stored():
 				pts = append(pts, plotter.XY{X: float64(m.ResultBytes), Y: model.PerMillion(m.PerRecord()).Total()})
+			case failFrom == 0:
+				failFrom = m.ResultBytes
 			}
 		}
 		if len(pts) == 0 {
@@ -61,11 +68,25 @@ func ChartSizes(w io.Writer, r *SizeResults) error {
 		c := sideColors[side]
 		line.Color, line.Width = c, vg.Points(2)
 		points.Color, points.Shape = c, draw.CircleGlyph{}
+		switch side {
+		case SideDefault:
+			line.Width, points.Radius = vg.Points(3.5), vg.Points(4)
+		case SideOffloadAll:
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+		}
 		p.Add(line, points)
-		p.Legend.Add(sideNames[side], line, points)
+		label := sideNames[side]
+		if failFrom > 0 {
+			label += fmt.Sprintf(": not stored from %s", sizeLabel(failFrom))
+		}
+		leg.Add(label, line, points)
 	}
-	img := vgimg.New(10*vg.Inch, 6*vg.Inch)
-	p.Draw(draw.New(img))
+	const width, plotH, legendH = 10 * vg.Inch, 6 * vg.Inch, 1.3 * vg.Inch
+	img := vgimg.New(width, plotH+legendH)
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, 0, legendH, 0))
+	leg.Left, leg.Top = true, true
+	leg.Draw(draw.Crop(dc, 12*vg.Millimeter, 0, 0, -plotH))
 	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 	return err
 }

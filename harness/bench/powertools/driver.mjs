@@ -9,8 +9,10 @@
 // answers}) it writes {records, wallNs, cpuUs, requests, retries,
 // writeUnits, readUnits, failures, executions, firstError}
 // or {error}. answers, when given, are JSON documents: record i (its key's
-// last six digits) is answered with answers[i % length], parsed, which
-// Powertools stores as JSON.stringify writes it (the same bytes: checked). Only protocol lines go to stdout; console.log goes to stderr.
+// last six digits) is answered with answers[i % length], parsed (each
+// checked to be written back byte for byte by JSON.stringify, so both
+// sides return the same answer); Powertools stores the object as a
+// DynamoDB map. Only protocol lines go to stdout; console.log goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -77,6 +77,9 @@ func run() error {
 			return fmt.Errorf("-gobench %s: %w", *goBench, err)
 		}
 	}
+	if *render != "" && *priceOnly {
+		return rerenderPrice(*render, *out)
+	}
 	if *render != "" {
 		return rerender(*render, *out, micro)
 	}
@@ -157,6 +160,29 @@ func measurePrice(root, dir string, cfg bench.SizeConfig) error {
 	if err != nil {
 		return err
 	}
+	return writePrice(dir, sr)
+}
+
+// rerenderPrice writes the size section of dir's bench.md and
+// cost-by-size.png again from file's BySize, as the code now draws them.
+func rerenderPrice(file, dir string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var res bench.Results
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("-render %s: %w", file, err)
+	}
+	if res.BySize == nil {
+		return fmt.Errorf("-render %s: no BySize to render (make bench-sizes measures it)", file)
+	}
+	return writePrice(dir, res.BySize)
+}
+
+// writePrice puts sr in dir: the size section of bench.md, BySize in
+// bench.json (the rest as it was) and cost-by-size.png.
+func writePrice(dir string, sr *bench.SizeResults) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
