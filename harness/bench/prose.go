@@ -5,25 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// ProseFile is the prose the size scenarios cut their answers from: Isaac
-// Newton's Opticks, which ships with Go (567,198 bytes of English, some
-// Latin and Greek in UTF-8).
-var ProseFile = filepath.Join(runtime.GOROOT(), "src", "testdata", "Isaac.Newton-Opticks.txt")
+// ProseFile is the prose the size scenarios cut their answers from, in
+// the Go installation's tree (go env GOROOT): Isaac Newton's Opticks
+// (567,198 bytes of English, some Latin and Greek in UTF-8).
+const ProseFile = "src/testdata/Isaac.Newton-Opticks.txt"
 
-// LoadProse reads ProseFile.
+// LoadProse reads ProseFile from the Go installation on PATH.
 func LoadProse() ([]byte, error) {
-	b, err := os.ReadFile(ProseFile)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("bench: go env GOROOT: %w (the size scenarios cut their answers from Go's copy of Opticks)", err)
+	}
+	file := filepath.Join(strings.TrimSpace(string(out)), filepath.FromSlash(ProseFile))
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("bench: the size scenarios cut their answers from Go's copy of Opticks: %w", err)
 	}
 	if !utf8.Valid(b) || len(b) == 0 {
-		return nil, fmt.Errorf("bench: %s is not UTF-8 text", ProseFile)
+		return nil, fmt.Errorf("bench: %s is not UTF-8 text", file)
 	}
 	return b, nil
 }

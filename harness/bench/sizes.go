@@ -228,7 +228,7 @@ func MeasureSizes(ctx context.Context, cfg SizeConfig, pt *Powertools) (*SizeRes
 	}
 	res := &SizeResults{Started: time.Now(), Records: cfg.Records - cfg.Records%2, BatchSize: cfg.BatchSize,
 		DuplicateRate: cfg.DuplicateRate, ItemLifetime: idem.DefaultExpiry, ObjectLifetime: objectLifetime(idem.DefaultExpiry),
-		ProseFile: "$GOROOT/src/testdata/Isaac.Newton-Opticks.txt", ProseBytes: len(text),
+		ProseFile: "$GOROOT/" + ProseFile, ProseBytes: len(text),
 		CompressAbove: idem.DefaultCompressAbove, OffloadAbove: idem.DefaultOffloadAbove}
 	ddbCounter, s3Counter := NewCounter(), NewCounter()
 	s := &sizeSuite{cfg: cfg, pt: pt, admin: newClient(cfg.Endpoint, nil, 0),
