@@ -94,7 +94,7 @@ func sizeSection(b *strings.Builder, r *SizeResults) {
 	}
 	model := r.Model()
 	b.WriteString(SizeSectionHeading + "\n\n")
-	fmt.Fprintf(b, "Measured %s (`make bench-sizes`, %s). At every answer size each side ran %s in batches of %d, "+
+	fmt.Fprintf(b, "Measured %s (in %s). At every answer size each side ran %s in batches of %d, "+
 		"each delivered once, then once more (the duplicate), against DynamoDB Local and moto's S3 on loopback. "+
 		"Each answer is a JSON document (`{\"id\",\"model\",\"content\"}`) of exactly that size whose content is a slice of prose from "+
 		"`%s` (%s bytes), read as a ring: each record's slice starts where the previous one's would end, so answers are distinct "+
