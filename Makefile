@@ -191,8 +191,12 @@ harness/bench/powertools/node_modules/.installed: harness/bench/powertools/packa
 BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 
 .PHONY: bench
-bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~25 min).
-	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
+bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local (and moto's S3): results/bench.{md,png,json}, cost-by-size.png (~30 min).
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh scripts/with-s3.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
+
+.PHONY: bench-sizes
+bench-sizes: deps-node deps-bench ## Only what a result costs by size (idemq inline, gzip, S3; Powertools TS): its section of results/bench.md, bench.json, cost-by-size.png (a few minutes).
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh scripts/with-s3.sh go -C harness run ./bench/cmd/bench -price -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
 bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.

@@ -101,6 +101,7 @@ type wireTrial struct {
 	Prep         Prep              `json:"prep"`
 	PrepBatches  []events.SQSEvent `json:"prepBatches"`
 	Batches      []events.SQSEvent `json:"batches"`
+	Answers      []string          `json:"answers,omitempty"` // JSON documents: Trial.Answers
 }
 
 // Run implements Runner: the driver runs the trial with the handler every
@@ -108,6 +109,9 @@ type wireTrial struct {
 func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 	w := wireTrial{Table: t.Table, ModelMs: float64(t.Model) / float64(time.Millisecond),
 		Prep: t.Prep, PrepBatches: t.PrepBatches, Batches: t.Batches}
+	for _, a := range t.Answers {
+		w.Answers = append(w.Answers, string(a))
+	}
 	if t.Cache {
 		w.CacheEntries = max(1000, t.Records())
 	}
@@ -129,6 +133,7 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 		ReadUnits  float64        `json:"readUnits"`
 		Failures   int            `json:"failures"`
 		Executions int            `json:"executions"`
+		FirstError string         `json:"firstError"`
 	}
 	if err := p.read(ctx, &r); err != nil {
 		return Sample{}, err
@@ -138,7 +143,7 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 	}
 	return Sample{Records: r.Records, Wall: time.Duration(r.WallNs), CPU: time.Duration(r.CPUUs * 1e3),
 		Requests: r.Requests, Retries: r.Retries, WriteUnits: r.WriteUnits, ReadUnits: r.ReadUnits,
-		Failures: r.Failures, Executions: r.Executions}, nil
+		Failures: r.Failures, Executions: r.Executions, Error: r.FirstError}, nil
 }
 
 // read decodes the driver's next line into v, giving up when ctx ends.

@@ -32,6 +32,7 @@ func Report(w io.Writer, r *Results) error {
 	microTable(&b, r)
 	startupTable(&b, r)
 	targetTable(&b, r)
+	sizeSection(&b, r.BySize)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -19,6 +19,9 @@ type Sample struct {
 	// StoredBytes and StoredItems are the size (as DynamoDB counts it) and
 	// number of the items in the trial's table when it ended.
 	StoredBytes, StoredItems int
+	// Error is the first error a record failed with, when the runner
+	// reports it (the Powertools driver does), else "".
+	Error string `json:",omitempty"`
 }
 
 // TotalRequests is the number of DynamoDB requests of every operation,

@@ -68,6 +68,9 @@ type Config struct {
 	ScenarioSize int
 	// Startup, when set, measures the worker's start-up (MeasureStartup).
 	Startup *StartupConfig
+	// Price, when set, also measures what a result costs by size
+	// (MeasureSizes; its Endpoint and Log are this Config's).
+	Price *SizeConfig
 	// Log receives progress lines. Defaults to io.Discard.
 	Log io.Writer
 }
@@ -131,6 +134,9 @@ type Results struct {
 	// connections as it ran records at once (dynamostore.KeepConnections).
 	// False in runs made before, whose clients kept the SDK's 10.
 	KeepConnections bool
+	// BySize is what a result costs by its size (MeasureSizes); nil: not
+	// measured.
+	BySize *SizeResults `json:",omitempty"`
 }
 
 // Run measures everything Config asks for against one DynamoDB Local and
@@ -195,6 +201,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		st := *cfg.Startup
 		st.Endpoint, st.Root = cfg.Endpoint, cfg.Root
 		if res.Startup, err = s.startup(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Price != nil {
+		pc := *cfg.Price
+		pc.Endpoint, pc.Log = cfg.Endpoint, cfg.Log
+		if res.BySize, err = MeasureSizes(ctx, pc, pt); err != nil {
 			return nil, err
 		}
 	}

@@ -5,10 +5,14 @@
 //
 // Protocol, one JSON object per line: it first writes
 // {"ready":true,"node":...,"versions":{...}}; then for each trial read from
-// stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches}) it
-// writes {records, wallNs, cpuUs, requests, retries, writeUnits, readUnits,
-// failures, executions}
-// or {error}. Only protocol lines go to stdout; console.log goes to stderr.
+// stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches,
+// answers}) it writes {records, wallNs, cpuUs, requests, retries,
+// writeUnits, readUnits, failures, executions, firstError}
+// or {error}. answers, when given, are JSON documents: record i (its key's
+// last six digits) is answered with answers[i % length], parsed (each
+// checked to be written back byte for byte by JSON.stringify, so both
+// sides return the same answer); Powertools stores the object as a
+// DynamoDB map. Only protocol lines go to stdout; console.log goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,16 +53,31 @@ function version(pkg) {
 
 async function runTrial(t) {
   let executions = 0;
-  const work = async () => {
+  const answers = (t.answers ?? []).map((doc) => {
+    const v = JSON.parse(doc);
+    if (JSON.stringify(v) !== doc) {
+      throw new Error('an answer that JSON.stringify does not write back byte for byte');
+    }
+    return v;
+  });
+  const work = async (record) => {
     executions++;
     if (t.modelMs > 0) await sleep(t.modelMs);
-    return COMPLETION;
+    if (answers.length === 0) return COMPLETION;
+    const key = JSON.parse(record.body).idempotency_key;
+    return answers[Number(key.slice(-6)) % answers.length];
   };
+  let firstError = '';
   const handler = newHandler({
     client,
     tableName: t.table,
     work,
     cacheEntries: t.cacheEntries,
+    onError: (err) => {
+      if (firstError) return;
+      firstError = `${err?.name}: ${err?.message}`;
+      for (let c = err?.cause; c; c = c.cause) firstError += ` (cause: ${c?.name}: ${c?.message})`;
+    },
   });
   let release = async () => {};
   if (t.prep === 'complete') {
@@ -94,6 +113,7 @@ async function runTrial(t) {
     readUnits,
     failures,
     executions,
+    firstError,
   };
 }
 
