@@ -1,19 +1,21 @@
 // Command pipeline runs idemq's real local pipeline: an SQS server
 // (fauxqs), the reference worker under Lambda Runtime Interface Emulators,
 // a local event source mapping and a fake model provider, with every cause
-// of redelivery switched on, through a standard queue and then a FIFO
-// queue (with the in-progress back-off on), on each store: DynamoDB Local,
-// PostgreSQL and Redis, each behind a proxy that slows, refuses and cuts
-// requests. It prints progress, then the reports, and exits 1 if a
+// of redelivery switched on, through a standard queue, a FIFO queue (with
+// the in-progress back-off on) and a standard queue again with answers of
+// 1 KB to 2 MiB that the workers offload to a bucket on a local S3 server
+// (moto), on each store: DynamoDB Local, PostgreSQL and Redis, each behind
+// a proxy that slows, refuses and cuts requests. It prints progress, then the reports, and exits 1 if a
 // guarantee was broken.
 //
 //	with-servers go run ./cmd/pipeline                         # make pipeline
 //	with-servers go run ./cmd/pipeline -stores postgres       # PostgreSQL only
 //	with-servers go run ./cmd/pipeline -queues fifo           # the FIFO runs only
+//	with-servers go run ./cmd/pipeline -queues mixed          # the mixed-size runs only
 //	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
 //
 // where with-servers is scripts/with-dynamodb.sh scripts/with-postgres.sh
-// scripts/with-redis.sh: each starts its server for the run and exports
+// scripts/with-redis.sh scripts/with-s3.sh: each starts its server for the run and exports
 // where it listens.
 package main
 
@@ -23,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/idemq/idemq/harness/internal/pipeline"
@@ -37,7 +40,7 @@ func main() {
 	requests := flag.Int("requests", 0, "unique requests per run (default: each run's own)")
 	small := flag.Bool("small", false, "the smaller runs the tests make")
 	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
-	queues := flag.String("queues", "standard,fifo", "the queues to run, comma-separated: standard, fifo (-naive: standard only)")
+	queues := flag.String("queues", "standard,fifo,mixed", "the runs to make, comma-separated: standard, fifo, mixed (a standard queue, answers of 1 KB to 2 MiB, results offloaded to S3) (-naive: standard only)")
 	stores := flag.String("stores", "dynamodb,postgres,redis", "the stores to run on, comma-separated: dynamodb, postgres, redis (-naive: dynamodb only)")
 	flag.Parse()
 	var backends []pipeline.Backend
@@ -67,8 +70,12 @@ func main() {
 				cfgs = append(cfgs, pipeline.SmallFIFO(*seed))
 			case q == "fifo":
 				cfgs = append(cfgs, pipeline.FullFIFO(*seed))
+			case q == "mixed" && *small:
+				cfgs = append(cfgs, pipeline.SmallMixed(*seed))
+			case q == "mixed":
+				cfgs = append(cfgs, pipeline.Mixed(*seed))
 			default:
-				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown queue %q (want standard or fifo)\n", q)
+				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown queue %q (want standard, fifo or mixed)\n", q)
 				os.Exit(2)
 			}
 		}
@@ -92,7 +99,7 @@ func main() {
 func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	parts, cleanup, err := start(ctx, backends)
+	parts, cleanup, err := start(ctx, cfgs, backends)
 	if err != nil {
 		return err
 	}
@@ -102,6 +109,12 @@ func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error 
 		queue := "a standard queue"
 		if cfg.FIFO {
 			queue = fmt.Sprintf("a FIFO queue (%d message groups)", cfg.Groups)
+		}
+		if cfg.Answers != (pipeline.Sizes{}) {
+			queue += fmt.Sprintf(" with answers of %d to %d bytes", cfg.Answers.Min, cfg.Answers.Max)
+		}
+		if cfg.Blobs {
+			queue += " offloaded to S3"
 		}
 		queue += " on " + string(cfg.Backend)
 		fmt.Printf("%s: %d requests (+%d without a key), %d instances, batches of %d, a %s model call (%s for some: longer than the %s visibility timeout), a %s lease.\n",
@@ -150,10 +163,19 @@ var serverEnv = map[pipeline.Backend]string{
 	pipeline.Redis:    redistest.URLEnv,
 }
 
+// s3EndpointEnv names the variable scripts/with-s3.sh exports where its S3
+// server (moto) listens: the mixed runs' result bucket.
+const s3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+
 // start starts the SQS server and builds the worker; the stores' servers
 // come from the scripts/with-*.sh scripts.
-func start(ctx context.Context, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
+func start(ctx context.Context, cfgs []pipeline.Config, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
 	var parts pipeline.Parts
+	if slices.ContainsFunc(cfgs, func(c pipeline.Config) bool { return c.Blobs }) {
+		if parts.S3 = os.Getenv(s3EndpointEnv); parts.S3 == "" {
+			return parts, nil, fmt.Errorf("%s is unset: run under scripts/with-s3.sh (make pipeline does)", s3EndpointEnv)
+		}
+	}
 	urls := map[pipeline.Backend]*string{pipeline.DynamoDB: &parts.DynamoDB, pipeline.Postgres: &parts.Postgres, pipeline.Redis: &parts.Redis}
 	for _, b := range backends {
 		env := serverEnv[b]

@@ -58,6 +58,11 @@ type Config struct {
 	// (IDEMQ_BACKOFF=true): they send ChangeMessageVisibility to the SQS
 	// server through a proxy that counts them.
 	Backoff bool
+	// Answers sizes the provider's answers (sizes.go); zero: its own short
+	// ones. Blobs gives the workers a result bucket on Parts.S3
+	// (IDEMQ_BLOB_BUCKET, IDEMQ_S3_ENDPOINT).
+	Answers Sizes
+	Blobs   bool
 }
 
 // AllFaults switches every fault on at rates that show each cause many

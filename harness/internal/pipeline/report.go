@@ -49,6 +49,9 @@ type Report struct {
 	OrderChecked            int
 	// Backoff is what the workers' in-progress back-off did; nil when off.
 	Backoff *BackoffReport
+	// Answers is what a run with large answers (Config.Answers) or a
+	// result bucket stored and read back; nil otherwise.
+	Answers *AnswerReport
 
 	// Violations lists every broken guarantee; empty for a correct run.
 	Violations []string
