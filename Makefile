@@ -170,6 +170,10 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the 
 pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE, every fault on.
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
 
+.PHONY: pipeline-mixed
+pipeline-mixed: deps-node deps-servers $(RIE) ## Run the real pipeline on each store with answers of 1 KB to 2 MiB, results offloaded to a bucket on moto's S3 (about 3 minutes).
+	$(WITH_SERVERS) go -C harness run ./cmd/pipeline -queues mixed $(PIPELINE_ARGS)
+
 .PHONY: demo-local
 demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.
 	scripts/with-dynamodb.sh go -C harness run ./cmd/pipeline -naive

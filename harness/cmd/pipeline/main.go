@@ -1,17 +1,18 @@
 // Command pipeline runs idemq's real local pipeline: an SQS server
 // (fauxqs), the reference worker under Lambda Runtime Interface Emulators,
 // a local event source mapping and a fake model provider, with every cause
-// of redelivery switched on, through a standard queue, a FIFO queue (with
-// the in-progress back-off on) and a standard queue again with answers of
+// of redelivery switched on, through a standard queue and then a FIFO
+// queue (with the in-progress back-off on), on each store: DynamoDB Local,
+// PostgreSQL and Redis, each behind a proxy that slows, refuses and cuts
+// requests. With -queues mixed it runs a standard queue with answers of
 // 1 KB to 2 MiB that the workers offload to a bucket on a local S3 server
-// (moto), on each store: DynamoDB Local, PostgreSQL and Redis, each behind
-// a proxy that slows, refuses and cuts requests. It prints progress, then the reports, and exits 1 if a
+// (moto) instead. It prints progress, then the reports, and exits 1 if a
 // guarantee was broken.
 //
 //	with-servers go run ./cmd/pipeline                         # make pipeline
 //	with-servers go run ./cmd/pipeline -stores postgres       # PostgreSQL only
 //	with-servers go run ./cmd/pipeline -queues fifo           # the FIFO runs only
-//	with-servers go run ./cmd/pipeline -queues mixed          # the mixed-size runs only
+//	with-servers go run ./cmd/pipeline -queues mixed          # make pipeline-mixed: answers of 1 KB to 2 MiB, offloaded to S3
 //	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
 //
 // where with-servers is scripts/with-dynamodb.sh scripts/with-postgres.sh
@@ -40,7 +41,7 @@ func main() {
 	requests := flag.Int("requests", 0, "unique requests per run (default: each run's own)")
 	small := flag.Bool("small", false, "the smaller runs the tests make")
 	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
-	queues := flag.String("queues", "standard,fifo,mixed", "the runs to make, comma-separated: standard, fifo, mixed (a standard queue, answers of 1 KB to 2 MiB, results offloaded to S3) (-naive: standard only)")
+	queues := flag.String("queues", "standard,fifo", "the runs to make, comma-separated: standard, fifo, mixed (a standard queue, answers of 1 KB to 2 MiB, results offloaded to S3) (-naive: standard only)")
 	stores := flag.String("stores", "dynamodb,postgres,redis", "the stores to run on, comma-separated: dynamodb, postgres, redis (-naive: dynamodb only)")
 	flag.Parse()
 	var backends []pipeline.Backend
