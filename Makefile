@@ -171,7 +171,7 @@ pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on e
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
 
 .PHONY: pipeline-mixed
-pipeline-mixed: deps-node deps-servers $(RIE) ## Run the real pipeline on each store with answers of 1 KB to 2 MiB, results offloaded to a bucket on moto's S3 (about 3 minutes).
+pipeline-mixed: deps-node deps-servers $(RIE) ## Run the real pipeline on each store with answers of 1 KB to 2 MiB, results offloaded to a bucket on moto's S3 (about 2 minutes).
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline -queues mixed $(PIPELINE_ARGS)
 
 .PHONY: demo-local
