@@ -68,6 +68,11 @@ type Config struct {
 	ScenarioSize int
 	// Startup, when set, measures the worker's start-up (MeasureStartup).
 	Startup *StartupConfig
+	// CPUOnly measures first delivery alone, idemq and Powertools alone
+	// (and idemq with the whole batch at once past its default
+	// concurrency): no scenarios, no floors, no start-up. CPUReport
+	// reports it.
+	CPUOnly bool
 	// Log receives progress lines. Defaults to io.Discard.
 	Log io.Writer
 }
@@ -118,7 +123,9 @@ type Results struct {
 	// trial; 0 in runs made before it was told apart: Records.
 	ThroughputRecords int
 	// NoWarmup: nothing was warmed up (Config.NoWarmup, a short run).
-	NoWarmup     bool
+	NoWarmup bool
+	// CPUOnly: first delivery alone, idemq and Powertools (Config.CPUOnly).
+	CPUOnly      bool
 	ScenarioSize int            // the batch size of the scenario runs
 	Scenarios    []Measurement  // every scenario, idemq and Powertools
 	Throughput   []Measurement  // first delivery, every size and model
@@ -144,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res := &Results{Machine: ReadMachine(cfg.Root), Started: time.Now(), LoadBefore: loadavg(),
-		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
+		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, CPUOnly: cfg.CPUOnly, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
 		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true}
 	pt, err := StartPowertools(ctx, filepath.Join(cfg.Root, PowertoolsDir), cfg.Endpoint)
 	if err != nil {
@@ -166,7 +173,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			return nil, err
 		}
 	}
-	for _, sc := range Scenarios {
+	scenarios := Scenarios
+	if cfg.CPUOnly {
+		scenarios = nil
+	}
+	for _, sc := range scenarios {
 		ms, err := s.measure(ctx, []Runner{idemq, pt}, func(run string) Trial {
 			return NewTrial(sc, run, cfg.Records, cfg.ScenarioSize, 0)
 		})
@@ -181,6 +192,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			if size > handler.DefaultConcurrency {
 				runners = append(runners, floorWide, fencedWide, idemqWide)
 			}
+			if cfg.CPUOnly {
+				runners = []Runner{idemq, pt}
+				if size > handler.DefaultConcurrency {
+					runners = append(runners, idemqWide)
+				}
+			}
 			ms, err := s.measure(ctx, runners, func(run string) Trial {
 				return NewTrial(First, run, cfg.ThroughputRecords, size, model)
 			})
@@ -190,7 +207,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			res.Throughput = append(res.Throughput, ms...)
 		}
 	}
-	if cfg.Startup != nil {
+	if cfg.Startup != nil && !cfg.CPUOnly {
 		fmt.Fprintln(cfg.Log, "bench: start-up under the Lambda Runtime Interface Emulator")
 		st := *cfg.Startup
 		st.Endpoint, st.Root = cfg.Endpoint, cfg.Root

@@ -54,6 +54,7 @@ func run() error {
 		starts       = flag.Int("starts", 5, "cold starts for the start-up measurement")
 		short        = flag.Bool("short", false, "one size (10), one run, 20 records, no warm-up: checks the harness")
 		render       = flag.String("render", "", "measure nothing: write bench.md and bench.png again from this bench.json")
+		cpuOnly      = flag.Bool("cpu-only", false, "first delivery alone, idemq and Powertools alone, no start-up: client CPU per record into bench-cpu.md and bench-cpu.json")
 	)
 	flag.Parse()
 	var micro []bench.MicroResult
@@ -85,6 +86,7 @@ func run() error {
 	if *startup {
 		cfg.Startup = &bench.StartupConfig{RIE: *rie, Starts: *starts}
 	}
+	cfg.CPUOnly = *cpuOnly
 	if *short {
 		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
 		if cfg.Startup != nil {
@@ -100,6 +102,9 @@ func run() error {
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if *cpuOnly {
+		return writeCPU(*out, res)
 	}
 	res.Micro = micro
 	return write(*out, res, true)
@@ -181,4 +186,28 @@ func durations(s string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// writeCPU puts the report of a -cpu-only run (bench.CPUReport) and its
+// samples in dir, and the report on stdout.
+func writeCPU(dir string, res *bench.Results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := bench.CPUReport(&md, res); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(md.Bytes())
+	return err
 }
