@@ -91,3 +91,17 @@ func TestCPURatioSteady(t *testing.T) {
 		t.Errorf("whole-trial ratio %.3f, want the transient to pull it under 0.3", got)
 	}
 }
+
+func TestClockNote(t *testing.T) {
+	old := &Results{Throughput: []Measurement{{Samples: []Sample{{Records: 10, CPU: time.Millisecond}}}}}
+	if old.oneClock() {
+		t.Error("a run without CPU marks reported as taken on the one clock")
+	}
+	fresh := &Results{Throughput: []Measurement{{Samples: []Sample{cpuSample(10, []time.Duration{time.Millisecond}, 0)}}}}
+	if !fresh.oneClock() {
+		t.Error("a run with CPU marks not reported as taken on the one clock")
+	}
+	if clockNote(old) == clockNote(fresh) {
+		t.Error("the report says the same of both clocks")
+	}
+}
