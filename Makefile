@@ -194,6 +194,10 @@ BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~25 min).
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
 
+.PHONY: bench-cpu
+bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq against Powertools TS alone, on one clock (~10 min): results/bench-cpu.{md,json}.
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
+
 .PHONY: bench-go
 bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
