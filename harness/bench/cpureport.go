@@ -34,8 +34,8 @@ func CPUReport(w io.Writer, r *Results) error {
 		if m.Runner == RunnerIdemq && m.BatchSize > r.DefaultConcurrency {
 			at = fmt.Sprint(r.DefaultConcurrency)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %.0f | %.0f | %s | %.0f | %.0f | %s | %.0f | %.0f | %.1f | %.1f |\n",
-			m.BatchSize, m.Model, at, m.CPUPerRecord(), p.CPUPerRecord(), m.CPURatio(p),
+		fmt.Fprintf(&b, "| %d | %d ms | %s | %.0f | %.0f | %s | %.0f | %.0f | %s | %.0f | %.0f | %.1f | %.1f |\n",
+			m.BatchSize, m.Model.Milliseconds(), at, m.CPUPerRecord(), p.CPUPerRecord(), m.CPURatio(p),
 			m.TrialCPUPerRecord(), p.TrialCPUPerRecord(), pairedRatio(m, p, trialCPUPerRecord),
 			m.median(firstTenthPerRecord), p.median(firstTenthPerRecord),
 			m.median(tailPerRecord), p.median(tailPerRecord))

@@ -122,6 +122,9 @@ func rerender(file, dir string, micro []bench.MicroResult) error {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("-render %s: %w", file, err)
 	}
+	if res.CPUOnly {
+		return writeCPU(dir, &res)
+	}
 	if micro != nil {
 		res.Micro = micro
 		return write(dir, &res, true)
