@@ -195,7 +195,7 @@ bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floo
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
 
 .PHONY: bench-cpu
-bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq against Powertools TS alone, on one clock (~10 min): results/bench-cpu.{md,json}.
+bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq against Powertools TS alone, on one clock (~15–25 min): results/bench-cpu.{md,json}.
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
