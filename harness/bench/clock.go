@@ -26,12 +26,12 @@ import (
 // batches after the trial's first tenth, plus the tail, over their
 // records: the marginal cost of a record to a warm worker. The first
 // tenth is left out on both sides because a trial's first batches cost
-// more than its later ones on the Node side (2-3 × in the first three
-// batches of 100), and by far less on the Go side, after the idle and the
-// forced collection every trial starts from: a fixed cost per trial that
-// made the old per-record figure depend on the trial's length (Powertools
-// 1869 µs per record in the trials of 1000 records of the run of
-// 2026-12-03, 1448 in those of 3000; idemq 544 and 556).
+// the Powertools side 2-3 × its later ones, and idemq about the same as
+// its later ones: a fixed cost per trial (not JIT of a cold handler, not
+// GC, per docs/benchmarks.md) that made the old per-record figure depend
+// on the trial's length (Powertools 1869 µs per record in the trials of
+// 1000 records of the run of 2026-12-03 12:39, 1448 in those of 3000;
+// idemq 544 and 556).
 
 // settleIdle is how long each side idles after a forced collection, before
 // its clock starts and before the tail is read. The Powertools driver gets
