@@ -202,6 +202,10 @@ bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floo
 bench-sizes: deps-node deps-bench ## Only what a result costs by size (idemq inline, gzip, S3; Powertools TS): its section of results/bench.md, bench.json, cost-by-size.png (a few minutes).
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh scripts/with-s3.sh go -C harness run ./bench/cmd/bench -price -out $(CURDIR)/results $(BENCH_ARGS)
 
+.PHONY: bench-cpu
+bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq against Powertools TS alone, on one clock (~15–25 min): results/bench-cpu.{md,json}.
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
+
 .PHONY: bench-go
 bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results

@@ -405,7 +405,7 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 		s.s3c.Take()
 		calls.Store(0)
 		start := time.Now()
-		failures, err := runBatches(ctx, h, t.Batches)
+		failures, err := runBatches(ctx, h, t.Batches, nil)
 		wall := time.Since(start)
 		u, s3u := s.ddb.Take(), s.s3c.Take()
 		return Sample{Records: t.Records(), Wall: wall, Requests: u.Requests, Retries: u.Retries,

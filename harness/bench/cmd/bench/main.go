@@ -63,6 +63,7 @@ func run() error {
 		priceSizes   = flag.String("price-sizes", "", "answer sizes in bytes, comma-separated (default 1, 4, 16, 64, 256 KiB, 1 and 4 MiB)")
 		priceRecords = flag.Int("price-records", 200, "records per side and answer size (each delivered twice)")
 		dupRate      = flag.Float64("dup-rate", 0.1, "duplicates per record the costs by size assume (0.1: one record in ten delivered twice)")
+		cpuOnly      = flag.Bool("cpu-only", false, "first delivery alone, idemq and Powertools alone, no start-up: client CPU per record into bench-cpu.md and bench-cpu.json")
 	)
 	flag.Parse()
 	var micro []bench.MicroResult
@@ -116,9 +117,10 @@ func run() error {
 	if *startup {
 		cfg.Startup = &bench.StartupConfig{RIE: *rie, Starts: *starts}
 	}
-	if *bySize {
+	if *bySize && !*cpuOnly {
 		cfg.Price = price
 	}
+	cfg.CPUOnly = *cpuOnly
 	if *short {
 		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
 		if cfg.Startup != nil {
@@ -135,6 +137,9 @@ func run() error {
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if *cpuOnly {
+		return writeCPU(*out, res)
 	}
 	res.Micro = micro
 	return write(*out, res, true)
@@ -242,6 +247,9 @@ func rerender(file, dir string, micro []bench.MicroResult) error {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("-render %s: %w", file, err)
 	}
+	if res.CPUOnly {
+		return writeCPU(dir, &res)
+	}
 	if micro != nil {
 		res.Micro = micro
 		return write(dir, &res, true)
@@ -313,4 +321,28 @@ func durations(s string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// writeCPU puts the report of a -cpu-only run (bench.CPUReport) and its
+// samples in dir, and the report on stdout.
+func writeCPU(dir string, res *bench.Results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := bench.CPUReport(&md, res); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(md.Bytes())
+	return err
 }
