@@ -156,7 +156,7 @@ deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the
 DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
 
 .PHONY: deploy-local
-deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests, destroy (25 s to 3 min).
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy (about 25 s warm; a cold CDK compile adds 2.5 min).
 	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
 	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go -C harness test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
 		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
@@ -169,6 +169,10 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the 
 .PHONY: pipeline
 pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE and as consumer processes, every fault on.
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
+
+.PHONY: pipeline-mixed
+pipeline-mixed: deps-node deps-servers $(RIE) ## Run the real pipeline on each store with answers of 1 KB to 2 MiB, results offloaded to a bucket on moto's S3 (about 2 minutes).
+	$(WITH_SERVERS) go -C harness run ./cmd/pipeline -queues mixed $(PIPELINE_ARGS)
 
 .PHONY: demo-local
 demo-local: deps-node $(RIE) ## Run the demo's scenario on the real local pipeline, idemq and the two naive variants side by side.
@@ -191,8 +195,16 @@ harness/bench/powertools/node_modules/.installed: harness/bench/powertools/packa
 BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 
 .PHONY: bench
-bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local: results/bench.{md,png,json} (~25 min).
-	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
+bench: deps-node deps-bench $(RIE) bench-go ## Benchmark idemq, the raw-SDK floor and Powertools TS on DynamoDB Local (and moto's S3): results/bench.{md,png,json}, cost-by-size.png (~30 min).
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh scripts/with-s3.sh go -C harness run ./bench/cmd/bench -out $(CURDIR)/results -gobench $(CURDIR)/results/bench-go.txt -rie $(RIE) $(BENCH_ARGS)
+
+.PHONY: bench-sizes
+bench-sizes: deps-node deps-bench ## Only what a result costs by size (idemq inline, gzip, S3; Powertools TS): its section of results/bench.md, bench.json, cost-by-size.png (a few minutes).
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh scripts/with-s3.sh go -C harness run ./bench/cmd/bench -price -out $(CURDIR)/results $(BENCH_ARGS)
+
+.PHONY: bench-cpu
+bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq against Powertools TS alone, on one clock (~15–25 min): results/bench-cpu.{md,json}.
+	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
 bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.

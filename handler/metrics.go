@@ -127,7 +127,9 @@ func (b *batch) writeEMF(c counts) {
 	}
 	line, err := json.Marshal(doc)
 	if err == nil {
+		b.w.emfMu.Lock()
 		_, err = b.o.emf.Write(append(line, '\n'))
+		b.w.emfMu.Unlock()
 	}
 	if err != nil {
 		b.o.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)

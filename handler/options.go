@@ -243,9 +243,10 @@ func WithIdem(opts ...idem.Option) Option {
 // WithReplayHook calls f with the stored result of every record that is not
 // executed because its key was done before. Like the function, f runs in
 // the records' lanes: calls for different records may run at the same
-// time (up to WithConcurrency), so f must be safe for concurrent use;
-// calls for one key, or one FIFO message group, come one after another,
-// in input order. Defaults to none.
+// time (up to WithConcurrency, in each of the invocations the runtime runs
+// at once), so f must be safe for concurrent use; within a batch, calls
+// for one key, or one FIFO message group, come one after another, in
+// input order. Defaults to none.
 func WithReplayHook(f ReplayFunc) Option {
 	if f == nil {
 		panic("handler: nil replay hook")
@@ -254,7 +255,11 @@ func WithReplayHook(f ReplayFunc) Option {
 }
 
 // WithFailureHook calls f for every record reported as a batch item
-// failure, with the reason. Defaults to none (failures are logged).
+// failure, with the reason. A batch calls it for its records one after
+// another; batches that run at once (Lambda Managed Instances run
+// AWS_LAMBDA_MAX_CONCURRENCY invocations in one process) call it at the
+// same time, so f must be safe for concurrent use. Defaults to none
+// (failures are logged).
 func WithFailureHook(f FailureFunc) Option {
 	if f == nil {
 		panic("handler: nil failure hook")
@@ -310,7 +315,9 @@ func WithLogger(l *slog.Logger) Option {
 // WithEMF writes, after each batch, one CloudWatch Embedded Metric Format
 // line with the batch's counts to w (in Lambda, os.Stdout) under the
 // CloudWatch namespace ns, with the key namespace as dimension "Service".
-// Defaults to off.
+// Each line is one Write, and the handler makes one at a time, also when
+// the runtime runs invocations at once (Lambda Managed Instances), so w
+// need not be safe for concurrent use. Defaults to off.
 func WithEMF(w io.Writer, ns string) Option {
 	if w == nil {
 		panic("handler: nil EMF writer")

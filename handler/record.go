@@ -19,8 +19,9 @@ func (b *batch) settle(i int) {
 	}
 }
 
-// execute is the result of a record that claims its key.
-func (b *batch) execute(s *slot) result {
+// execute is the result of a record that claims its key, or takes the
+// outcome of another batch of this process settling it (flights).
+func (b *batch) execute(s *slot) (r result) {
 	if b.tooLate() {
 		return failed("run", ErrDeadline)
 	}
@@ -33,6 +34,24 @@ func (b *batch) execute(s *slot) result {
 		}
 		return b.replay(s, idem.Result{Outcome: idem.Replayed, Value: c.value, ExpiresAt: c.expiresAt}, true)
 	}
+	for {
+		f, lead := b.w.flights.join(s.key, s.fp)
+		if lead {
+			// However the claim ends (a panic too: r is then zero, no
+			// outcome), the waiters get its result.
+			defer func() { b.w.flights.land(s.key, f, r) }()
+			break
+		}
+		if r, ok := b.awaitFlight(s, f); ok {
+			return r
+		}
+	}
+	return b.claim(s)
+}
+
+// claim claims a record's key and runs the function, or replays the
+// stored result.
+func (b *batch) claim(s *slot) result {
 	msg := *s.msg
 	res, err := b.o.claims.Do(b.settleCtx(), b.w.store, s.key, s.fp, func(ctx context.Context) ([]byte, error) {
 		return b.w.fn(withKey(ctx, s.key), msg)

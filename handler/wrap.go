@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -102,12 +103,21 @@ func programName() string {
 	return strings.ToValidUTF8(name, "")
 }
 
-// wrapper holds what every batch of one wrapped handler shares.
+// wrapper holds what every batch of one wrapped handler shares. Batches
+// run at once when the runtime runs invocations side by side (Lambda
+// Managed Instances, AWS_LAMBDA_MAX_CONCURRENCY above 1), so what they
+// share is read-only after WrapSQS, safe for concurrent use, or guarded
+// here.
 type wrapper struct {
 	store idem.Store
 	fn    Func
 	o     options
-	cache *cache // nil: off
+	cache *cache // nil: off; locks itself
+	// flights are the keys batches are settling now, so that a batch
+	// running at the same time takes their outcome; they lock themselves.
+	flights flights
+
+	emfMu sync.Mutex // one EMF line at a time: the writer need not be safe for concurrent use
 }
 
 func (w *wrapper) handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {

@@ -20,13 +20,25 @@ type Blobs interface {
 	// name again (a retry whose first answer was lost) must succeed.
 	Put(ctx context.Context, name string, data []byte) error
 	// Get returns the data stored under name, or an error wrapping
-	// ErrBlobMissing when there is none.
-	Get(ctx context.Context, name string) ([]byte, error)
+	// ErrBlobMissing when there is none. size is the length Put stored
+	// there, as the record's pointer says: Get reads at most size bytes,
+	// and an object longer than that (or than a cap of the blob store's
+	// own) is an error wrapping ErrBlobTooLarge, so a replay never reads an
+	// unbounded object into memory. A shorter object is returned as it is:
+	// Do checks its size and SHA-256.
+	Get(ctx context.Context, name string, size int) ([]byte, error)
 }
 
 // ErrBlobMissing means a blob store holds no object of the name asked for.
 // A replay whose object is missing fails with ErrUnreadableResult too.
 var ErrBlobMissing = errors.New("idem: blob not found")
+
+// ErrBlobTooLarge means a blob store holds an object longer than the size
+// asked for (the record's pointer), or than the most it reads. A replay
+// whose object is too large fails with ErrUnreadableResult too; a blob
+// store that refuses to Put data over its cap wraps ErrResultTooLarge
+// instead, so Do completes the key without the result.
+var ErrBlobTooLarge = errors.New("idem: blob larger than expected")
 
 // EncodingBlob is a result kept in Config.Blobs: the record's Result is a
 // pointer (JSON: the object's name, size, SHA-256 and the encoding of the
@@ -70,23 +82,24 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 }
 
 // replay returns the result rec holds as the work returned it, reading it
-// from c.Blobs when it was offloaded: an object that is missing, or whose
+// from c.Blobs when it was offloaded, at most the pointer's size: an object
+// that is missing, longer than the pointer says (ErrBlobTooLarge), or whose
 // size or SHA-256 is not the pointer's, is ErrUnreadableResult, never an
-// empty result. c is resolved.
+// empty or truncated result. c is resolved.
 func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
 	if rec.Encoding != EncodingBlob {
 		return decode(rec, c.MaxDecodedBytes)
 	}
 	var p blobPointer
-	if err := json.Unmarshal(rec.Result, &p); err != nil || p.Name == "" {
+	if err := json.Unmarshal(rec.Result, &p); err != nil || p.Name == "" || p.Size < 0 {
 		return nil, fmt.Errorf("%w: a blob pointer that cannot be read (%d bytes)", ErrUnreadableResult, len(rec.Result))
 	}
 	if c.Blobs == nil {
 		return nil, fmt.Errorf("%w: the result is in blob %s and no blob store is configured (Config.Blobs)", ErrUnreadableResult, p.Name)
 	}
-	data, err := c.Blobs.Get(ctx, p.Name)
+	data, err := c.Blobs.Get(ctx, p.Name, p.Size)
 	switch {
-	case errors.Is(err, ErrBlobMissing):
+	case errors.Is(err, ErrBlobMissing), errors.Is(err, ErrBlobTooLarge):
 		return nil, fmt.Errorf("%w: blob %s: %w", ErrUnreadableResult, p.Name, err)
 	case err != nil:
 		// Not an answer about the object (the blob store may be

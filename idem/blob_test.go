@@ -36,12 +36,15 @@ func (b *memBlobs) Put(_ context.Context, name string, data []byte) error {
 	return nil
 }
 
-func (b *memBlobs) Get(_ context.Context, name string) ([]byte, error) {
+func (b *memBlobs) Get(_ context.Context, name string, size int) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	data, ok := b.objects[name]
 	if !ok {
 		return nil, fmt.Errorf("memBlobs %s: %w", name, idem.ErrBlobMissing)
+	}
+	if len(data) > size {
+		return nil, fmt.Errorf("memBlobs %s: %d bytes, over %d: %w", name, len(data), size, idem.ErrBlobTooLarge)
 	}
 	return slices.Clone(data), nil
 }
@@ -124,6 +127,7 @@ func TestDoBlobReplayFailsClosed(t *testing.T) {
 		{"missing object", func(b *memBlobs, name string) { delete(b.objects, name) }, false, idem.ErrBlobMissing},
 		{"same size, other bytes", func(b *memBlobs, name string) { b.objects[name][0] ^= 1 }, false, idem.ErrUnreadableResult},
 		{"truncated", func(b *memBlobs, name string) { b.objects[name] = b.objects[name][:len(b.objects[name])-1] }, false, idem.ErrUnreadableResult},
+		{"longer than the pointer says", func(b *memBlobs, name string) { b.objects[name] = append(b.objects[name], 'x') }, false, idem.ErrBlobTooLarge},
 		{"no blob store configured", func(*memBlobs, string) {}, true, idem.ErrUnreadableResult},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

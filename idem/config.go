@@ -70,7 +70,8 @@ type Config struct {
 	// refused. Defaults to DefaultExpiry.
 	Expiry time.Duration
 	// Heartbeat extends the lease by a whole lease every interval while the
-	// work runs, so work longer than the lease keeps the key; an extension
+	// work runs, and then while its result is put in Blobs, so work (or an
+	// upload) longer than the lease keeps the key; an extension
 	// that finds the lease lost cancels the work's context with cause
 	// ErrLeaseLost. It must be at most half of Lease, so one lost
 	// extension does not lose the key; with a lease made from the

@@ -187,12 +187,14 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		return Result{}, &Error{Op: "claim", Key: key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
 	}
 
-	value, writes, runErr := run(ctx, s, key, owner, lease, c, fn)
+	value, writes, stopBeats, runErr := run(ctx, s, key, owner, lease, c, fn)
+	defer stopBeats()
 	// The claim is ours: settle it even if the caller's context is done,
 	// but not past the settle deadline.
 	settle, cancel := settleContext(ctx)
 	defer cancel()
 	if runErr != nil {
+		stopBeats()
 		if relErr := s.Release(settle, key, owner); relErr != nil {
 			runErr = errors.Join(runErr, wrap("release", key, relErr))
 		}
@@ -214,7 +216,12 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	// A result offloaded to the blob store is written before the
 	// completion; if the completion then fails, its object is left to
 	// expire. A failed put is a completion that failed: NotStored.
+	// The heartbeat goes on until the object is put: a large put can
+	// outlast what the lease has left, and another worker must not take
+	// the key over meanwhile. It stops before the completion, which needs
+	// no extension racing it.
 	comp.Result, comp.Encoding, err = c.offload(settle, key, owner, comp.Result, comp.Encoding)
+	stopBeats()
 	if err == nil {
 		err = s.Complete(settle, comp)
 	}
@@ -299,16 +306,25 @@ func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // run calls fn with a stage for writes, a heartbeat if asked for, and a
 // release of the claim if fn panics. A goroutine that exits inside fn
 // (runtime.Goexit) is taken for a crash: its claim is left to its lease.
-func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, c Config, fn Func) (value []byte, writes []any, err error) {
+// When fn returns, the heartbeat goes on until the caller calls stopBeats
+// (more than once is harmless): the result's put to a blob store is
+// covered too. If fn panics or exits, run stops it.
+func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, c Config, fn Func) (value []byte, writes []any, stopBeats func(), err error) {
 	st := &stage{}
 	ctx = context.WithValue(ctx, stageKey{}, st)
+	stopBeats = func() {}
 	if beat := c.beatFor(lease); beat > 0 {
-		var stop func()
-		ctx, stop = heartbeat(ctx, s, key, owner, lease, beat, c)
-		defer stop()
+		ctx, stopBeats = heartbeat(ctx, s, key, owner, lease, beat, c)
 	}
+	returned := false
+	defer func() {
+		if !returned { // fn panicked or called runtime.Goexit
+			stopBeats()
+		}
+	}()
 	defer func() {
 		if p := recover(); p != nil {
+			stopBeats()
 			settle, cancel := settleContext(ctx)
 			_ = s.Release(settle, key, owner)
 			cancel()
@@ -316,6 +332,7 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 		}
 	}()
 	value, err = fn(ctx)
+	returned = true
 	if err == nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrLeaseLost) {
 			err = cause
@@ -324,7 +341,7 @@ func run(ctx context.Context, s Store, key Key, owner string, lease time.Duratio
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.closed = true
-	return value, st.writes, err
+	return value, st.writes, stopBeats, err
 }
 
 // heartbeat renews the claim every interval until stop is called: the

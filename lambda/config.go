@@ -68,6 +68,7 @@ type config struct {
 	sqsEndpoint  string        // "": the AWS endpoint
 	queueURL     string        // "": derived from each record's event source ARN
 	concurrency  int           // records of a batch at once; 0: handler's default
+	invocations  int           // AWS_LAMBDA_MAX_CONCURRENCY, batches at once; 0 or 1: one
 	heartbeat    time.Duration // 0: no heartbeat
 	// compressAbove is idem.Config.CompressAbove: 0 the default, -1 off.
 	compressAbove int
@@ -127,6 +128,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if c.compressAbove, err = strconv.Atoi(v); err != nil || c.compressAbove < 1 {
 			bad("%s=%q: want a size in bytes of at least 1, or off", envCompress, v)
 		}
+	}
+	if n := maxConcurrency(getenv); n > 1 {
+		c.invocations = n
 	}
 	if v := getenv(envConcurrency); v != "" {
 		if c.concurrency, err = strconv.Atoi(v); err != nil || c.concurrency < 1 {

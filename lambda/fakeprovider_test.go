@@ -18,6 +18,7 @@ type fakeProvider struct {
 
 	mu       sync.Mutex
 	requests []providerRequest
+	answers  map[string]string // prompt → content, instead of the echo
 }
 
 type providerRequest struct {
@@ -61,13 +62,19 @@ func (f *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"error":{"message":"the model is overloaded","type":"server_error"}}`))
 		return
 	}
+	content := "echo: " + req.Prompt
+	f.mu.Lock()
+	if a, ok := f.answers[req.Prompt]; ok {
+		content = a
+	}
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id":    "chatcmpl-1",
 		"model": body.Model,
 		"choices": []map[string]any{{
 			"index":         0,
-			"message":       map[string]string{"role": "assistant", "content": "echo: " + req.Prompt},
+			"message":       map[string]string{"role": "assistant", "content": content},
 			"finish_reason": "stop",
 		}},
 		"usage": map[string]int{"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
@@ -82,6 +89,16 @@ func (f *fakeProvider) countLocked(prompt string) int {
 		}
 	}
 	return n
+}
+
+// answer makes the provider answer prompt with content.
+func (f *fakeProvider) answer(prompt, content string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.answers == nil {
+		f.answers = map[string]string{}
+	}
+	f.answers[prompt] = content
 }
 
 // count returns how many requests carried prompt.

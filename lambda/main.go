@@ -16,7 +16,8 @@
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
 //	IDEMQ_PROVIDER_API_KEY_SECRET  Secrets Manager secret (name or ARN) whose SecretString is the bearer token, read once at start-up (optional; not with IDEMQ_PROVIDER_API_KEY)
 //	IDEMQ_HEARTBEAT                extend a running record's lease this often, a Go duration at most half of IDEMQ_LEASE, which it needs (default off)
-//	IDEMQ_CONCURRENCY              records of a batch at once (default 100); the DynamoDB and provider clients keep as many idle connections
+//	IDEMQ_CONCURRENCY              records of a batch at once (default 100)
+//	AWS_LAMBDA_MAX_CONCURRENCY     set by Lambda on a capacity provider (Managed Instances): the invocations run at once in this process (default 1)
 //	IDEMQ_BACKOFF                  give in-progress messages back at their lease's end (default true; needs sqs:ChangeMessageVisibility); "false" turns it off
 //	IDEMQ_SQS_ENDPOINT             SQS endpoint for the back-off and the consumer, for a local SQS server (optional; not with IDEMQ_BACKOFF=false outside consumer mode)
 //	IDEMQ_QUEUE_URL                queue URL for the back-off (default: derived from the event source ARN, or the consumer's queue; not with IDEMQ_BACKOFF=false)
@@ -31,6 +32,14 @@
 //	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 8192; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
+//
+// Every pool is sized for the requests that can be under way at once,
+// AWS_LAMBDA_MAX_CONCURRENCY × IDEMQ_CONCURRENCY: the idle connections of
+// the DynamoDB, provider, SQS and S3 clients, the PostgreSQL pool's
+// MaxConns (unless the URL sets pool_max_conns) and the Redis pool's size
+// (or the URL's pool_size, when larger); in consumer mode,
+// IDEMQ_CONSUMER_MAX_BATCHES × min(IDEMQ_CONCURRENCY, 10). See
+// docs/worker.md.
 //
 // Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
 // long-running consumer of that queue (package consumer) with the same
@@ -66,7 +75,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -74,7 +82,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -186,9 +193,8 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	if cfg.keyField != "" {
 		opts = append(opts, handler.WithKeyField(cfg.keyField))
 	}
-	conns := handler.DefaultConcurrency // idle connections to keep: one per record at once
+	conns := cfg.connections() // connections to keep: one per record at once, in every invocation at once
 	if cfg.concurrency != 0 {
-		conns = cfg.concurrency
 		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
 	}
 	var awsCfg aws.Config
@@ -209,7 +215,11 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	var store idem.Store
 	switch cfg.store {
 	case "postgres":
-		pool, err := pgxpool.New(ctx, cfg.storeURL)
+		pc, err := pgPoolConfig(cfg.storeURL, conns)
+		if err != nil {
+			return program{}, storeURLError(cfg.storeURL, err)
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
 			return program{}, storeURLError(cfg.storeURL, err)
 		}
@@ -297,19 +307,6 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		p.consumer, p.healthAddr = newConsumer(cfg, sqsClient, p.handler, logger), cfg.consumer.healthAddr
 	}
 	return p, nil
-}
-
-// keepConnections returns hc keeping up to n idle connections per host
-// when it is the SDK's own client (LoadDefaultConfig's); another client is
-// returned as it is.
-func keepConnections(hc aws.HTTPClient, n int) aws.HTTPClient {
-	b, ok := hc.(*awshttp.BuildableClient)
-	if !ok {
-		return hc
-	}
-	return b.WithTransportOptions(func(t *http.Transport) {
-		t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
-	})
 }
 
 // warnings logs, once at start-up, the settings that work but may cost a

@@ -305,36 +305,3 @@ func TestMigrateNeedsPostgres(t *testing.T) {
 		}
 	}
 }
-
-// With IDEMQ_BLOB_BUCKET a result above IDEMQ_OFFLOAD_ABOVE is put in the
-// bucket under IDEMQ_BLOB_PREFIX, path-style at IDEMQ_S3_ENDPOINT, and a
-// redelivery replays it from there without asking the provider again.
-func TestWorkerOffloadsToBucket(t *testing.T) {
-	t.Parallel()
-	s3srv := newFakeS3(t)
-	f := newFakeProvider(t)
-	h, err := newHandler(context.Background(), config{
-		store: "memory", keyField: "idempotency_key", providerURL: f.URL, namespace: "worker-test",
-		blobBucket: "results", blobPrefix: "jobs/", offloadAbove: 1,
-		// By name, not IP: the SDK goes path-style by itself for an IP.
-		s3Endpoint: strings.Replace(s3srv.URL, "127.0.0.1", "localhost", 1),
-	}, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := events.SQSMessage{MessageId: "m1", Body: `{"idempotency_key":"k1","model":"m1","prompt":"one"}`,
-		EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q"}
-	for i := range 2 {
-		resp, err := h(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg}})
-		if err != nil || len(resp.BatchItemFailures) != 0 {
-			t.Fatalf("invocation %d: %+v, %v", i, resp, err)
-		}
-	}
-	puts := s3srv.paths()
-	if len(puts) != 1 || !strings.HasPrefix(puts[0], "/results/jobs/") {
-		t.Errorf("S3 puts %v, want one, path-style under /results/jobs/", puts)
-	}
-	if n := f.count("one"); n != 1 {
-		t.Errorf("%d provider requests, want 1: the redelivery replays the result from the bucket", n)
-	}
-}

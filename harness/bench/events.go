@@ -78,3 +78,12 @@ func records(evs []events.SQSEvent) int {
 	}
 	return n
 }
+
+// batchRecords lists the records of each of evs.
+func batchRecords(evs []events.SQSEvent) []int {
+	out := make([]int, len(evs))
+	for i, ev := range evs {
+		out[i] = len(ev.Records)
+	}
+	return out
+}

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -86,7 +85,7 @@ func (r *goRunner) Run(ctx context.Context, t Trial) (Sample, error) {
 	h := r.impl(r.clients.get(n), t.Table, model(t.Model, &calls), n, cacheEntries)
 	switch t.Prep {
 	case PrepComplete:
-		if _, err := runBatches(ctx, h, t.PrepBatches); err != nil {
+		if _, err := runBatches(ctx, h, t.PrepBatches, nil); err != nil {
 			return Sample{}, fmt.Errorf("%s: preparation: %w", r.id, err)
 		}
 	case PrepHold:
@@ -98,24 +97,32 @@ func (r *goRunner) Run(ctx context.Context, t Trial) (Sample, error) {
 	}
 	r.counter.Take()
 	calls.Store(0)
-	runtime.GC()
+	settle() // clock.go: the same steps as driver.mjs's
+	marks := make([]time.Duration, 0, len(t.Batches))
 	cpu0, start := processCPU(), time.Now()
-	failures, err := runBatches(ctx, h, t.Batches)
+	failures, err := runBatches(ctx, h, t.Batches, func() { marks = append(marks, processCPU()-cpu0) })
 	wall, cpu := time.Since(start), processCPU()-cpu0
+	settle()
+	tail := processCPU() - cpu0 - cpu
 	if err != nil {
 		return Sample{}, fmt.Errorf("%s: %w", r.id, err)
 	}
 	u := r.counter.Take()
-	return Sample{Records: t.Records(), Wall: wall, CPU: cpu, Requests: u.Requests, Retries: u.Retries,
+	return Sample{Records: t.Records(), Wall: wall, CPU: cpu, CPUMarks: marks, BatchRecords: batchRecords(t.Batches),
+		CPUTail: tail, Requests: u.Requests, Retries: u.Retries,
 		WriteUnits: u.WriteUnits, ReadUnits: u.ReadUnits,
 		Failures: failures, Executions: int(calls.Load())}, nil
 }
 
 // runBatches hands the batches to h one at a time, each under its own
-// invocation deadline, and counts the batch item failures.
-func runBatches(ctx context.Context, h Handler, batches []events.SQSEvent) (int, error) {
+// invocation deadline, and counts the batch item failures. mark, when not
+// nil, is called before each batch.
+func runBatches(ctx context.Context, h Handler, batches []events.SQSEvent, mark func()) (int, error) {
 	failures := 0
 	for _, ev := range batches {
+		if mark != nil {
+			mark()
+		}
 		bctx, cancel := context.WithTimeout(ctx, invocationTimeout)
 		resp, err := h(bctx, ev)
 		cancel()
@@ -149,7 +156,7 @@ func (r *goRunner) hold(ctx context.Context, t Trial) (release func(), err error
 	other := r.impl(r.others.get(len(ev.Records)), t.Table, work, len(ev.Records), 0)
 	done := make(chan error, 1)
 	go func() {
-		_, err := runBatches(ctx, other, []events.SQSEvent{ev})
+		_, err := runBatches(ctx, other, []events.SQSEvent{ev}, nil)
 		done <- err
 	}()
 	release = func() { close(gate); <-done }

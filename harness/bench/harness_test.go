@@ -53,6 +53,11 @@ func TestHarness(t *testing.T) {
 		if s.Records != 10 || s.Wall <= 0 {
 			t.Errorf("%s %s: %d records in %s, want 10", m.Runner, m.Scenario, s.Records, s.Wall)
 		}
+		// Both sides' clocks take the same steps (clock.go): a CPU mark
+		// per batch, a tail after the clock stopped.
+		if len(s.CPUMarks) != 1 || len(s.BatchRecords) != 1 || s.CPUMarks[0] < 0 || s.CPUMarks[0] > s.CPU || s.CPUTail < 0 {
+			t.Errorf("%s %s: CPU marks %v for batches %v, CPU %s, tail %s: want one mark per batch, within the CPU", m.Runner, m.Scenario, s.CPUMarks, s.BatchRecords, s.CPU, s.CPUTail)
+		}
 		// What every implementation must do, whatever it costs: run each
 		// new key's work once, and give back the records held elsewhere.
 		if got, want := m.ExecutionsPerRecord(), m.Scenario.WantExecutions(); got != want {

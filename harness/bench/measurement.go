@@ -23,12 +23,23 @@ func (m Measurement) median(f func(Sample) float64) float64 {
 // RecordsPerSecond is the median throughput.
 func (m Measurement) RecordsPerSecond() float64 { return m.median(recordsPerSecond) }
 
-// CPUPerRecord is the median client CPU time per record, in microseconds.
+// CPUPerRecord is the median client CPU time per record, in microseconds,
+// of a warm worker (Sample.SteadyCPU).
 func (m Measurement) CPUPerRecord() float64 { return m.median(cpuPerRecord) }
+
+// TrialCPUPerRecord is the median client CPU time per record over the
+// whole measured part, its first batches included and the tail left out
+// (what reports before Sample.SteadyCPU gave), in microseconds.
+func (m Measurement) TrialCPUPerRecord() float64 { return m.median(trialCPUPerRecord) }
 
 func recordsPerSecond(s Sample) float64 { return float64(s.Records) / s.Wall.Seconds() }
 
-func cpuPerRecord(s Sample) float64 { return float64(s.CPU.Microseconds()) / float64(s.Records) }
+func cpuPerRecord(s Sample) float64 {
+	cpu, n := s.SteadyCPU()
+	return float64(cpu.Microseconds()) / float64(n)
+}
+
+func trialCPUPerRecord(s Sample) float64 { return float64(s.CPU.Microseconds()) / float64(s.Records) }
 
 // RequestsPerRecord is the median number of DynamoDB requests per record.
 func (m Measurement) RequestsPerRecord() float64 {

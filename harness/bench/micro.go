@@ -70,7 +70,7 @@ func microBench(s Scenario, size int) func(*testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()
 		if t.Prep == PrepComplete {
-			if _, err := runBatches(ctx, h, t.PrepBatches); err != nil {
+			if _, err := runBatches(ctx, h, t.PrepBatches, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

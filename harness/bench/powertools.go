@@ -101,13 +101,19 @@ type wireTrial struct {
 	Prep         Prep              `json:"prep"`
 	PrepBatches  []events.SQSEvent `json:"prepBatches"`
 	Batches      []events.SQSEvent `json:"batches"`
+	Answers      []string          `json:"answers,omitempty"` // JSON documents: Trial.Answers
+	SettleMs     float64           `json:"settleMs"`
 }
 
 // Run implements Runner: the driver runs the trial with the handler every
 // record of a batch runs at once in (Powertools' BatchProcessor default).
 func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 	w := wireTrial{Table: t.Table, ModelMs: float64(t.Model) / float64(time.Millisecond),
-		Prep: t.Prep, PrepBatches: t.PrepBatches, Batches: t.Batches}
+		Prep: t.Prep, PrepBatches: t.PrepBatches, Batches: t.Batches,
+		SettleMs: float64(settleIdle) / float64(time.Millisecond)}
+	for _, a := range t.Answers {
+		w.Answers = append(w.Answers, string(a))
+	}
 	if t.Cache {
 		w.CacheEntries = max(1000, t.Records())
 	}
@@ -123,12 +129,15 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 		Records    int            `json:"records"`
 		WallNs     float64        `json:"wallNs"`
 		CPUUs      float64        `json:"cpuUs"`
+		CPUMarksUs []float64      `json:"cpuMarksUs"`
+		CPUTailUs  float64        `json:"cpuTailUs"`
 		Requests   map[string]int `json:"requests"`
 		Retries    int            `json:"retries"`
 		WriteUnits float64        `json:"writeUnits"`
 		ReadUnits  float64        `json:"readUnits"`
 		Failures   int            `json:"failures"`
 		Executions int            `json:"executions"`
+		FirstError string         `json:"firstError"`
 	}
 	if err := p.read(ctx, &r); err != nil {
 		return Sample{}, err
@@ -136,9 +145,14 @@ func (p *Powertools) Run(ctx context.Context, t Trial) (Sample, error) {
 	if r.Error != "" {
 		return Sample{}, fmt.Errorf("bench: powertools: %s", r.Error)
 	}
+	marks := make([]time.Duration, len(r.CPUMarksUs))
+	for i, us := range r.CPUMarksUs {
+		marks[i] = time.Duration(us * 1e3)
+	}
 	return Sample{Records: r.Records, Wall: time.Duration(r.WallNs), CPU: time.Duration(r.CPUUs * 1e3),
+		CPUMarks: marks, BatchRecords: batchRecords(t.Batches), CPUTail: time.Duration(r.CPUTailUs * 1e3),
 		Requests: r.Requests, Retries: r.Retries, WriteUnits: r.WriteUnits, ReadUnits: r.ReadUnits,
-		Failures: r.Failures, Executions: r.Executions}, nil
+		Failures: r.Failures, Executions: r.Executions, Error: r.FirstError}, nil
 }
 
 // read decodes the driver's next line into v, giving up when ctx ends.

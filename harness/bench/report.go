@@ -32,6 +32,7 @@ func Report(w io.Writer, r *Results) error {
 	microTable(&b, r)
 	startupTable(&b, r)
 	targetTable(&b, r)
+	sizeSection(&b, r.BySize)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -49,11 +50,11 @@ func machine(b *strings.Builder, r *Results) {
 		"ratios (idemq's run over X's run of the same round, measured side by side, so the drift of the machine's load "+
 		"drops out), with their interquartile range in brackets: where it takes in a target's limit, the target is "+
 		"met or missed within noise. Requests are counted by SDK middleware on the clients "+
-		"(each attempt); CPU is the client process's own user + system time (getrusage for Go, "+
-		"process.cpuUsage for Node), DynamoDB Local's excluded. idemq runs with its defaults "+
+		"(each attempt); CPU is the client process's own user + system time, every thread (getrusage for Go, "+
+		"process.cpuUsage for Node: the same getrusage), DynamoDB Local's excluded%s. idemq runs with its defaults "+
 		"(payload fingerprint of the whole body, one JSON log line per batch, discarded); Powertools as its docs "+
 		"show (BatchProcessor + processPartialResponse + makeIdempotent, key `powertools_json(body).idempotency_key`).\n\n",
-		r.Runs, warmup(r), trialRecords(r))
+		r.Runs, warmup(r), trialRecords(r), clockNote(r))
 }
 
 // warmup tells whether the runs came after warm-up runs.

@@ -19,6 +19,16 @@ type Sample struct {
 	// StoredBytes and StoredItems are the size (as DynamoDB counts it) and
 	// number of the items in the trial's table when it ended.
 	StoredBytes, StoredItems int
+	// Error is the first error a record failed with, when the runner
+	// reports it (the Powertools driver does), else "".
+	Error string `json:",omitempty"`
+	// CPUMarks is the CPU time since the clock started, read before each
+	// measured batch; BatchRecords the records of each; CPUTail the CPU of
+	// the forced collection and idle after the clock stopped (clock.go).
+	// Empty in runs made before they were kept.
+	CPUMarks     []time.Duration `json:",omitempty"`
+	BatchRecords []int           `json:",omitempty"`
+	CPUTail      time.Duration   `json:",omitempty"`
 }
 
 // TotalRequests is the number of DynamoDB requests of every operation,

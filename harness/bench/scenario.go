@@ -100,6 +100,10 @@ type Trial struct {
 	Prep        Prep
 	PrepBatches []events.SQSEvent
 	Batches     []events.SQSEvent // measured
+	// Answers, when not empty, are what the work returns: record i (its
+	// key's number, NewTrial's run-NNNNNN) gets Answers[i % len]; empty,
+	// the short completion every scenario returns.
+	Answers [][]byte
 }
 
 // Records is the number of measured records.

@@ -68,6 +68,14 @@ type Config struct {
 	ScenarioSize int
 	// Startup, when set, measures the worker's start-up (MeasureStartup).
 	Startup *StartupConfig
+	// Price, when set, also measures what a result costs by size
+	// (MeasureSizes; its Endpoint and Log are this Config's).
+	Price *SizeConfig
+	// CPUOnly measures first delivery alone, idemq and Powertools alone
+	// (and idemq with the whole batch at once past its default
+	// concurrency): no scenarios, no floors, no start-up. CPUReport
+	// reports it.
+	CPUOnly bool
 	// Log receives progress lines. Defaults to io.Discard.
 	Log io.Writer
 }
@@ -118,7 +126,9 @@ type Results struct {
 	// trial; 0 in runs made before it was told apart: Records.
 	ThroughputRecords int
 	// NoWarmup: nothing was warmed up (Config.NoWarmup, a short run).
-	NoWarmup     bool
+	NoWarmup bool
+	// CPUOnly: first delivery alone, idemq and Powertools (Config.CPUOnly).
+	CPUOnly      bool
 	ScenarioSize int            // the batch size of the scenario runs
 	Scenarios    []Measurement  // every scenario, idemq and Powertools
 	Throughput   []Measurement  // first delivery, every size and model
@@ -131,6 +141,9 @@ type Results struct {
 	// connections as it ran records at once (dynamostore.KeepConnections).
 	// False in runs made before, whose clients kept the SDK's 10.
 	KeepConnections bool
+	// BySize is what a result costs by its size (MeasureSizes); nil: not
+	// measured.
+	BySize *SizeResults `json:",omitempty"`
 }
 
 // Run measures everything Config asks for against one DynamoDB Local and
@@ -144,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res := &Results{Machine: ReadMachine(cfg.Root), Started: time.Now(), LoadBefore: loadavg(),
-		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
+		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, CPUOnly: cfg.CPUOnly, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
 		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true}
 	pt, err := StartPowertools(ctx, filepath.Join(cfg.Root, PowertoolsDir), cfg.Endpoint)
 	if err != nil {
@@ -166,7 +179,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			return nil, err
 		}
 	}
-	for _, sc := range Scenarios {
+	scenarios := Scenarios
+	if cfg.CPUOnly {
+		scenarios = nil
+	}
+	for _, sc := range scenarios {
 		ms, err := s.measure(ctx, []Runner{idemq, pt}, func(run string) Trial {
 			return NewTrial(sc, run, cfg.Records, cfg.ScenarioSize, 0)
 		})
@@ -181,6 +198,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			if size > handler.DefaultConcurrency {
 				runners = append(runners, floorWide, fencedWide, idemqWide)
 			}
+			if cfg.CPUOnly {
+				runners = []Runner{idemq, pt}
+				if size > handler.DefaultConcurrency {
+					runners = append(runners, idemqWide)
+				}
+			}
 			ms, err := s.measure(ctx, runners, func(run string) Trial {
 				return NewTrial(First, run, cfg.ThroughputRecords, size, model)
 			})
@@ -190,11 +213,18 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			res.Throughput = append(res.Throughput, ms...)
 		}
 	}
-	if cfg.Startup != nil {
+	if cfg.Startup != nil && !cfg.CPUOnly {
 		fmt.Fprintln(cfg.Log, "bench: start-up under the Lambda Runtime Interface Emulator")
 		st := *cfg.Startup
 		st.Endpoint, st.Root = cfg.Endpoint, cfg.Root
 		if res.Startup, err = s.startup(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Price != nil {
+		pc := *cfg.Price
+		pc.Endpoint, pc.Log = cfg.Endpoint, cfg.Log
+		if res.BySize, err = MeasureSizes(ctx, pc, pt); err != nil {
 			return nil, err
 		}
 	}

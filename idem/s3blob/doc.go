@@ -12,4 +12,10 @@
 // s3:ListBucket: without it S3 answers a missing object with 403 Access
 // Denied, which a replay reports as an error of the blob store rather than
 // as a missing object (it fails either way).
+//
+// A replay reads at most the size the record's pointer gives, and no object
+// over WithMaxBytes (DefaultMaxBytes, 64 MiB): a longer object fails the
+// replay with idem.ErrBlobTooLarge (and idem.ErrUnreadableResult), read no
+// further than the limit, and a result over the maximum is never put, so
+// Do completes its key without it (idem.ErrResultTooLarge).
 package s3blob

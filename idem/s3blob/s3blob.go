@@ -21,31 +21,63 @@ type API interface {
 	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 }
 
+// DefaultMaxBytes is the longest object Blobs puts or reads: 64 MiB, well
+// above the answers idemq is priced for (4 MiB) and idem's
+// DefaultMaxDecodedBytes (16 MiB), well below a Lambda function's memory.
+const DefaultMaxBytes = 64 << 20
+
 // Blobs is an idem.Blobs over one S3 bucket: the object of name n is
 // prefix+n.
 type Blobs struct {
-	client API
-	bucket string
-	prefix string
+	client   API
+	bucket   string
+	prefix   string
+	maxBytes int
 }
 
 var _ idem.Blobs = (*Blobs)(nil)
 
+// Option changes a Blobs made by New.
+type Option func(*Blobs)
+
+// WithMaxBytes sets the longest object Blobs puts or reads, in bytes: Put
+// refuses longer data with an error wrapping idem.ErrResultTooLarge (so Do
+// completes the key without the result rather than run the work again),
+// and Get reads no more, failing with idem.ErrBlobTooLarge. Defaults to
+// DefaultMaxBytes.
+func WithMaxBytes(n int) Option { return func(b *Blobs) { b.maxBytes = n } }
+
 // New returns the Blobs keeping objects in bucket under prefix (which may
-// be empty). It panics on a nil client or an empty bucket name.
-func New(client API, bucket, prefix string) *Blobs {
+// be empty). It panics on a nil client or option, an empty bucket name or
+// a maximum size that is not positive.
+func New(client API, bucket, prefix string, opts ...Option) *Blobs {
 	if client == nil {
 		panic("s3blob: nil client")
 	}
 	if bucket == "" {
 		panic("s3blob: empty bucket name")
 	}
-	return &Blobs{client: client, bucket: bucket, prefix: prefix}
+	b := &Blobs{client: client, bucket: bucket, prefix: prefix, maxBytes: DefaultMaxBytes}
+	for i, opt := range opts {
+		if opt == nil {
+			panic(fmt.Sprintf("s3blob: option %d is nil", i))
+		}
+		opt(b)
+	}
+	if b.maxBytes <= 0 {
+		panic(fmt.Sprintf("s3blob: WithMaxBytes(%d): want a positive size", b.maxBytes))
+	}
+	return b
 }
 
 // Put stores data as the object prefix+name. Putting it again (a retry
-// whose first answer was lost) writes the same bytes.
+// whose first answer was lost) writes the same bytes. Data longer than the
+// maximum (WithMaxBytes) is refused, unsent, with an error wrapping
+// idem.ErrResultTooLarge: no replay could read it back.
 func (b *Blobs) Put(ctx context.Context, name string, data []byte) error {
+	if len(data) > b.maxBytes {
+		return fmt.Errorf("s3blob: put s3://%s/%s%s: %d bytes, over the %d-byte maximum (WithMaxBytes): %w", b.bucket, b.prefix, name, len(data), b.maxBytes, idem.ErrResultTooLarge)
+	}
 	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        aws.String(b.bucket),
 		Key:           aws.String(b.prefix + name),
@@ -58,9 +90,19 @@ func (b *Blobs) Put(ctx context.Context, name string, data []byte) error {
 	return nil
 }
 
-// Get returns the object prefix+name. A missing object is an error
-// wrapping idem.ErrBlobMissing.
-func (b *Blobs) Get(ctx context.Context, name string) ([]byte, error) {
+// Get returns the object prefix+name, reading at most size bytes (the
+// length Put stored, from the record's pointer). A missing object is an
+// error wrapping idem.ErrBlobMissing; an object longer than size, or a
+// size over the maximum (WithMaxBytes), is an error wrapping
+// idem.ErrBlobTooLarge: Get stops at the limit, or does not ask at all,
+// rather than read an unbounded object into memory.
+func (b *Blobs) Get(ctx context.Context, name string, size int) ([]byte, error) {
+	if size > b.maxBytes {
+		return nil, fmt.Errorf("s3blob: get s3://%s/%s%s: %d bytes expected, over the %d-byte maximum (WithMaxBytes): %w", b.bucket, b.prefix, name, size, b.maxBytes, idem.ErrBlobTooLarge)
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("s3blob: get s3://%s/%s%s: a negative size (%d) expected", b.bucket, b.prefix, name, size)
+	}
 	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.prefix + name),
@@ -72,12 +114,21 @@ func (b *Blobs) Get(ctx context.Context, name string) ([]byte, error) {
 		return nil, fmt.Errorf("s3blob: get s3://%s/%s%s: %w", b.bucket, b.prefix, name, err)
 	}
 	defer out.Body.Close()
+	// The length S3 announces refuses a long object before its body is
+	// read; the limited read holds when it announces none, or lies.
+	if out.ContentLength != nil && *out.ContentLength > int64(size) {
+		return nil, fmt.Errorf("s3blob: get s3://%s/%s%s: %d bytes, longer than the %d expected: %w", b.bucket, b.prefix, name, *out.ContentLength, size, idem.ErrBlobTooLarge)
+	}
 	var buf bytes.Buffer
 	if out.ContentLength != nil && *out.ContentLength > 0 {
-		buf.Grow(int(*out.ContentLength))
+		buf.Grow(int(*out.ContentLength) + 1)
 	}
-	if _, err := io.Copy(&buf, out.Body); err != nil {
+	n, err := buf.ReadFrom(io.LimitReader(out.Body, int64(size)+1))
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("s3blob: read s3://%s/%s%s: %w", b.bucket, b.prefix, name, err)
+	case n > int64(size):
+		return nil, fmt.Errorf("s3blob: get s3://%s/%s%s: longer than the %d bytes expected: %w", b.bucket, b.prefix, name, size, idem.ErrBlobTooLarge)
 	}
 	return buf.Bytes(), nil
 }

@@ -70,7 +70,7 @@ func TestPutGet(t *testing.T) {
 	if err := b.Put(t.Context(), "k/1", data); err != nil {
 		t.Fatal(err)
 	}
-	got, err := b.Get(t.Context(), "k/1")
+	got, err := b.Get(t.Context(), "k/1", len(data))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("Get = %d bytes, %v; want the %d put", len(got), err, len(data))
 	}
@@ -84,7 +84,7 @@ func TestPutGet(t *testing.T) {
 func TestGetMissing(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
-	_, err := s3blob.New(client, name, "").Get(t.Context(), "absent")
+	_, err := s3blob.New(client, name, "").Get(t.Context(), "absent", 10)
 	if !errors.Is(err, idem.ErrBlobMissing) {
 		t.Fatalf("Get of a missing object = %v; want ErrBlobMissing", err)
 	}
@@ -120,7 +120,7 @@ func TestPutRetriedAfterALostAnswer(t *testing.T) {
 	if err := b.Put(t.Context(), "n", data); err != nil {
 		t.Fatalf("retried put: %v", err)
 	}
-	if got, err := b.Get(t.Context(), "n"); err != nil || !bytes.Equal(got, data) {
+	if got, err := b.Get(t.Context(), "n", len(data)); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("Get = %d bytes, %v", len(got), err)
 	}
 }

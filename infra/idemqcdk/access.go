@@ -28,7 +28,7 @@ var (
 	// backoffActions are the in-progress back-off's calls on the queue.
 	backoffActions = []string{"sqs:ChangeMessageVisibility"}
 	// blobActions are the blob store's calls (s3blob) on the objects
-	// under BlobPrefix: PutObject offloads a result, GetObject replays it.
+	// under the blob prefix: PutObject offloads a result, GetObject replays it.
 	// No s3:ListBucket, so S3 answers a missing object with 403, not 404:
 	// the replay fails either way. No delete: the lifecycle rule expires.
 	blobActions = []string{"s3:PutObject", "s3:GetObject"}
@@ -53,13 +53,13 @@ func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs
 	add("WriteLogs", logActions, logs.LogGroupArn())
 }
 
-// allowBlobs gives role blobActions on the objects under BlobPrefix in
-// bucket.
-func allowBlobs(role awsiam.Role, bucket awss3.Bucket) {
+// allowBlobs gives role blobActions on the objects under prefix in bucket
+// (checkBlobPrefix: no wildcard in it, so prefix + "*" covers just those).
+func allowBlobs(role awsiam.Role, bucket awss3.Bucket, prefix string) {
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String("ResultBlobs"),
 		Actions:   jsii.Strings(blobActions...),
-		Resources: &[]*string{bucket.ArnForObjects(jsii.String(BlobPrefix + "*"))},
+		Resources: &[]*string{bucket.ArnForObjects(jsii.String(prefix + "*"))},
 	}))
 }
 

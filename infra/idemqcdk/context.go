@@ -36,8 +36,17 @@ var contextKeys = map[string]string{
 	"DisableBackoff":       "idemq:backoff",
 	"Tracing":              "idemq:tracing",
 	"DisableBlobs":         "idemq:blobs",
+	"BlobExpiryDays":       "idemq:blobExpiryDays",
+	"BlobPrefix":           "idemq:blobPrefix",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 	"ProviderURL":          "idemq:providerUrl",
+	// pollers.go, capacity.go
+	"Pollers.Minimum":                   "idemq:minPollers",
+	"Pollers.Maximum":                   "idemq:maxPollers",
+	"CapacityProvider.SubnetIDs":        "idemq:capacitySubnetIds",
+	"CapacityProvider.SecurityGroupIDs": "idemq:capacitySecurityGroupIds",
+	"CapacityProvider.MaxConcurrency":   "idemq:capacityMaxConcurrency",
+	"CapacityProvider.MemoryGiBPerVCpu": "idemq:capacityMemoryGiBPerVCpu",
 }
 
 // The context keys NewStack reads that are not WorkerProps fields.
@@ -107,7 +116,17 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
 	p.Tracing = r.boolean("Tracing")
 	p.DisableBlobs = !r.booleanOr("DisableBlobs", true)
+	// 0 or "" here are values given, refused; absent, the defaults.
+	if p.BlobExpiryDays = r.integer("BlobExpiryDays"); p.BlobExpiryDays == 0 && r.get(contextKeys["BlobExpiryDays"]) != nil {
+		r.fail("BlobExpiryDays", contextKeys["BlobExpiryDays"], r.get(contextKeys["BlobExpiryDays"]),
+			"a whole number of days of at least 1 (unset: the record expiry rounded up to whole days, plus one)")
+	}
+	if p.BlobPrefix = r.str("BlobPrefix", contextKeys["BlobPrefix"]); p.BlobPrefix == "" && r.get(contextKeys["BlobPrefix"]) != nil && r.err == nil {
+		r.err = checkBlobPrefix("", contextLabel)
+	}
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
+	p.Pollers = r.pollers()
+	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
 	c.apiKeySecret = r.str("ProviderAPIKeySecret", contextKeys["ProviderAPIKeySecret"])
 	c.apiKeyKMSKey = r.str("", ctxProviderAPIKeySecretKMSKey)

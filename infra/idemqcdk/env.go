@@ -45,7 +45,8 @@ const (
 	// EnvBlobBucket holds the name of the bucket of large results; set
 	// only with the bucket (WorkerProps.DisableBlobs false).
 	EnvBlobBucket = "IDEMQ_BLOB_BUCKET"
-	// EnvBlobPrefix holds BlobPrefix; set only with the bucket.
+	// EnvBlobPrefix holds the results' key prefix (WorkerProps.BlobPrefix,
+	// by default DefaultBlobPrefix); set only with the bucket.
 	EnvBlobPrefix = "IDEMQ_BLOB_PREFIX"
 	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
 	// takes none, so that none bypasses the checks made at synth.

@@ -53,5 +53,6 @@ func newEventSource(fn awslambda.Function, queue awssqs.Queue, s settings) awsla
 	if s.concurrency != NoMaxConcurrency {
 		opts.MaxConcurrency = jsii.Number(s.concurrency)
 	}
+	opts.ProvisionedPollerConfig = pollerConfig(s) // nil: on demand
 	return fn.AddEventSourceMapping(jsii.String("QueueSource"), opts)
 }

@@ -89,6 +89,14 @@ type WorkerProps struct {
 	// NoMaxConcurrency for no cap but the account's. Defaults to
 	// DefaultMaxConcurrency.
 	MaxConcurrency int
+	// Pollers, when set, runs the event source in provisioned mode (see
+	// Pollers); MaxConcurrency must then be 0 or NoMaxConcurrency. Defaults
+	// to nil: on-demand polling.
+	Pollers *Pollers
+	// CapacityProvider, when set, runs the function on Lambda Managed
+	// Instances in the given subnets (see CapacityProvider). Defaults to
+	// nil: Lambda's default compute.
+	CapacityProvider *CapacityProvider
 
 	// RecordExpiry is how long an idempotency record lives. It must be at
 	// least the message lifetime (handler.QueueSettings.MessageLifetime);
@@ -140,6 +148,20 @@ type WorkerProps struct {
 	// Without it every result stays in its record, as before. Defaults to
 	// false (bucket on).
 	DisableBlobs bool
+	// BlobExpiryDays is how many days the bucket's lifecycle rule keeps a
+	// result: at least the record expiry (RecordExpiry, or the computed
+	// one) in whole days, or the Worker is refused, since a record would
+	// point to an object already expired; under a day more than the record
+	// expiry it deploys with a warning. Only with the bucket. Defaults to
+	// the record expiry rounded up to whole days, plus one.
+	BlobExpiryDays int
+	// BlobPrefix is the key prefix of the results in the bucket: the
+	// lifecycle rule's prefix, the function's grant (BlobPrefix + "*") and
+	// EnvBlobPrefix all follow it. Non-empty, at most MaxBlobPrefix bytes
+	// of letters, digits and !-_.'() in segments each ending in '/' (so no
+	// leading '/', no empty segment, no '*'), not a token. Only with the
+	// bucket. Defaults to DefaultBlobPrefix.
+	BlobPrefix string
 	// Tracing turns on AWS X-Ray active tracing for the function: Lambda
 	// records each invocation and the function may send segments
 	// (xray:PutTraceSegments, xray:PutTelemetryRecords, which X-Ray grants

@@ -60,9 +60,15 @@ type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
 	fifo, backoff, tracing, blobs                  bool
+	pollers                                        *pollerSettings   // nil: on-demand polling
+	capacity                                       *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
-	// (blobExpiryDays of expiry); 0 without blobs.
-	blobDays int
+	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
+	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
+	// DefaultBlobPrefix); 0 and "" without blobs.
+	blobDays   int
+	blobPrefix string
+
 	keyField string
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
@@ -144,6 +150,17 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
 	}
 
+	var err error
+	if s.pollers, err = p.resolvePollers(label); err != nil {
+		return s, err
+	}
+	if s.pollers != nil {
+		s.concurrency = NoMaxConcurrency // provisioned mode takes no maximum concurrency
+	}
+	if s.capacity, err = p.resolveCapacity(s.memoryMB, label); err != nil {
+		return s, err
+	}
+
 	s.visibility = or(p.VisibilityTimeout, guidance)
 	switch {
 	case !inSeconds(s.visibility, time.Second, handler.MaxVisibility):
@@ -193,11 +210,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
 		}
 	}
-	if s.blobs {
-		s.blobDays = blobExpiryDays(s.expiry)
-		if err := checkBlobExpiry(s.blobDays, s.expiry); err != nil {
-			return s, err
-		}
+	if err := s.resolveBlobs(p, label); err != nil {
+		return s, err
 	}
 
 	// The key's parts: anything that can change under the records makes

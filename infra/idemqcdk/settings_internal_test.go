@@ -58,14 +58,14 @@ func TestBlobExpiryDays(t *testing.T) {
 		if kept := time.Duration(days) * day; kept < expiry+day {
 			t.Fatalf("record expiry %s: objects kept %d days (%s), less than a day over the records", expiry, days, kept)
 		}
-		if err := checkBlobExpiry(days, expiry); err != nil {
+		if err := checkBlobExpiry(days, expiry, fieldName); err != nil {
 			t.Fatalf("record expiry %s, %d days: %v", expiry, days, err)
 		}
 	}
-	if err := checkBlobExpiry(22, 541*time.Hour+15*time.Minute); err == nil {
+	if err := checkBlobExpiry(22, 541*time.Hour+15*time.Minute, fieldName); err == nil {
 		t.Error("checkBlobExpiry accepts 22 days for records of 541h15m0s")
 	}
-	if err := checkBlobExpiry(23, 23*day); err != nil {
+	if err := checkBlobExpiry(23, 23*day, fieldName); err != nil {
 		t.Errorf("checkBlobExpiry refuses 23 days for records of 23 days: %v", err)
 	}
 }

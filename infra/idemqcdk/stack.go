@@ -94,7 +94,7 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	}
 	if w.Bucket != nil {
 		awscdk.NewCfnOutput(stack, jsii.String("BlobBucketName"), &awscdk.CfnOutputProps{
-			Value: w.Bucket.BucketName(), Description: jsii.String("Results too large for a record, under " + BlobPrefix + "."),
+			Value: w.Bucket.BucketName(), Description: jsii.String("Results too large for a record, under " + w.BlobPrefix + "."),
 		})
 	}
 	return stack, nil

@@ -109,12 +109,32 @@ func check(tb testing.TB, name string, assert func()) {
 type ids struct {
 	table, queue, dlq, logs, role, function string
 	bucket                                  string // "": no bucket (idemq:blobs false)
+	// blobPrefix is the results' key prefix the function is given
+	// (IDEMQ_BLOB_PREFIX); "" without a bucket.
+	blobPrefix string
 }
 
-// blobObjects is the resource of the objects under idemqcdk.BlobPrefix in
-// the bucket of logical id bucket, as a policy names it.
-func blobObjects(bucket string) obj {
-	return obj{"Fn::Join": arr{"", arr{getAtt(bucket, "Arn"), "/idemq/*"}}}
+// blobObjects is the resource of the objects under prefix in the bucket of
+// logical id bucket, as a policy names it.
+func blobObjects(bucket, prefix string) obj {
+	return obj{"Fn::Join": arr{"", arr{getAtt(bucket, "Arn"), "/" + prefix + "*"}}}
+}
+
+// blobPrefixOf is the IDEMQ_BLOB_PREFIX of the template's function, or "".
+func blobPrefixOf(tpl assertions.Template) string {
+	for _, fn := range *tpl.FindResources(jsii.String("AWS::Lambda::Function"), nil) {
+		var r struct {
+			Properties struct {
+				Environment struct{ Variables map[string]any }
+			}
+		}
+		if err := json.Unmarshal([]byte(jsonString(fn)), &r); err == nil {
+			if p, ok := r.Properties.Environment.Variables["IDEMQ_BLOB_PREFIX"].(string); ok {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // resourceIDs finds the stack's resources, each the only one of its kind.
@@ -131,6 +151,7 @@ func resourceIDs(tb testing.TB, tpl assertions.Template) ids {
 		r.function = id("AWS::Lambda::Function", nil)
 		if len(*tpl.FindResources(jsii.String("AWS::S3::Bucket"), nil)) > 0 {
 			r.bucket = id("AWS::S3::Bucket", nil)
+			r.blobPrefix = blobPrefixOf(tpl)
 		}
 	})
 	return r

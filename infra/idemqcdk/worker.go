@@ -45,9 +45,14 @@ type Worker struct {
 	// Bucket keeps results too large for a record, under BlobPrefix, for
 	// BlobExpiryDays; nil with WorkerProps.DisableBlobs. See newBucket.
 	Bucket awss3.Bucket
-	// BlobExpiryDays is how many days Bucket keeps a result: the record
-	// expiry rounded up to whole days, and one more. 0 without Bucket.
+	// BlobExpiryDays is how many days Bucket keeps a result:
+	// WorkerProps.BlobExpiryDays, by default the record expiry rounded up
+	// to whole days, and one more. 0 without Bucket.
 	BlobExpiryDays int
+	// BlobPrefix is the key prefix of the results in Bucket
+	// (WorkerProps.BlobPrefix, by default DefaultBlobPrefix). "" without
+	// Bucket.
+	BlobPrefix string
 	// RecordExpiry is the record expiry given to the function.
 	RecordExpiry time.Duration
 }
@@ -94,18 +99,21 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
 	}
 	if s.blobs {
-		w.BlobExpiryDays = s.blobDays
-		w.Bucket = newBucket(c, s.blobDays)
+		w.BlobExpiryDays, w.BlobPrefix = s.blobDays, s.blobPrefix
+		w.Bucket = newBucket(c, s.blobPrefix, s.blobDays)
 		env[EnvBlobBucket] = w.Bucket.BucketName()
-		env[EnvBlobPrefix] = jsii.String(BlobPrefix)
+		env[EnvBlobPrefix] = jsii.String(s.blobPrefix)
 	}
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
 	}
 	w.Function, w.Role, w.Logs = newFunction(c, p.Code, s, env)
+	if s.capacity != nil {
+		newCapacityProvider(c, w.Function, s)
+	}
 	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
 	if w.Bucket != nil {
-		allowBlobs(w.Role, w.Bucket)
+		allowBlobs(w.Role, w.Bucket, s.blobPrefix)
 	}
 	if p.ProviderAPIKeySecret != nil {
 		allowSecret(w.Function, p.ProviderAPIKeySecret)

@@ -5,10 +5,15 @@
 //
 // Protocol, one JSON object per line: it first writes
 // {"ready":true,"node":...,"versions":{...}}; then for each trial read from
-// stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches}) it
-// writes {records, wallNs, cpuUs, requests, retries, writeUnits, readUnits,
-// failures, executions}
-// or {error}. Only protocol lines go to stdout; console.log goes to stderr.
+// stdin ({table, modelMs, cacheEntries, prep, prepBatches, batches,
+// answers, settleMs}) it writes {records, wallNs, cpuUs, cpuMarksUs,
+// cpuTailUs, requests, retries, writeUnits, readUnits, failures,
+// executions, firstError} or {error}. answers, when given, are JSON
+// documents: record i (its key's last six digits) is answered with
+// answers[i % length], parsed (each checked to be written back byte for
+// byte by JSON.stringify, so both sides return the same answer);
+// Powertools stores the object as a DynamoDB map. Only protocol lines go
+// to stdout; console.log goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,16 +54,31 @@ function version(pkg) {
 
 async function runTrial(t) {
   let executions = 0;
-  const work = async () => {
+  const answers = (t.answers ?? []).map((doc) => {
+    const v = JSON.parse(doc);
+    if (JSON.stringify(v) !== doc) {
+      throw new Error('an answer that JSON.stringify does not write back byte for byte');
+    }
+    return v;
+  });
+  const work = async (record) => {
     executions++;
     if (t.modelMs > 0) await sleep(t.modelMs);
-    return COMPLETION;
+    if (answers.length === 0) return COMPLETION;
+    const key = JSON.parse(record.body).idempotency_key;
+    return answers[Number(key.slice(-6)) % answers.length];
   };
+  let firstError = '';
   const handler = newHandler({
     client,
     tableName: t.table,
     work,
     cacheEntries: t.cacheEntries,
+    onError: (err) => {
+      if (firstError) return;
+      firstError = `${err?.name}: ${err?.message}`;
+      for (let c = err?.cause; c; c = c.cause) firstError += ` (cause: ${c?.name}: ${c?.message})`;
+    },
   });
   let release = async () => {};
   if (t.prep === 'complete') {
@@ -68,19 +88,31 @@ async function runTrial(t) {
   }
   take(counts);
   executions = 0;
-  globalThis.gc?.();
+  // The clock covers what the Go side's does (bench/clock.go): a forced
+  // collection and an idle settleMs before it starts; the CPU read before
+  // each batch; after it stops, a forced collection and an idle settleMs
+  // again, their CPU kept apart (the tail).
+  await settle(t.settleMs);
+  const cpuMarksUs = [];
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let failures;
   let wallNs;
   let cpu;
+  let cpuTailUs;
   try {
-    failures = await runBatches(handler, t.batches);
+    failures = await runBatches(handler, t.batches, () => {
+      const c = process.cpuUsage(cpu0);
+      cpuMarksUs.push(c.user + c.system);
+    });
   } finally {
     // The clock stops before the holder is let go, as on the Go side:
     // releasing the other worker is preparation, not the measured work.
     wallNs = Number(process.hrtime.bigint() - t0);
     cpu = process.cpuUsage(cpu0);
+    await settle(t.settleMs);
+    const all = process.cpuUsage(cpu0);
+    cpuTailUs = all.user + all.system - (cpu.user + cpu.system);
     await release();
   }
   const { requests, retries, writeUnits, readUnits } = take(counts);
@@ -88,12 +120,15 @@ async function runTrial(t) {
     records: t.batches.reduce((n, ev) => n + ev.Records.length, 0),
     wallNs,
     cpuUs: cpu.user + cpu.system,
+    cpuMarksUs,
+    cpuTailUs,
     requests,
     retries,
     writeUnits,
     readUnits,
     failures,
     executions,
+    firstError,
   };
 }
 
@@ -101,9 +136,10 @@ async function runTrial(t) {
 // one container, and counts the batch item failures. A batch whose every
 // record failed makes processPartialResponse throw: Lambda then retries
 // the whole batch, so all its records count as failures.
-async function runBatches(handler, batches) {
+async function runBatches(handler, batches, mark) {
   let failures = 0;
   for (const event of batches) {
+    mark?.();
     try {
       const resp = await handler(event, lambdaContext(INVOCATION_TIMEOUT_MS));
       failures += resp.batchItemFailures.length;
@@ -113,6 +149,14 @@ async function runBatches(handler, batches) {
     }
   }
   return failures;
+}
+
+// settle collects the garbage (node runs with --expose-gc) and idles for
+// ms milliseconds.
+async function settle(ms) {
+  if (!globalThis.gc) throw new Error('driver: run node with --expose-gc');
+  globalThis.gc();
+  await sleep(ms ?? 0);
 }
 
 // hold has another worker, with a client of its own, claim every key of

@@ -27,8 +27,10 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
  * @param {(record: object) => Promise<object>} o.work the work per record
  * @param {number} [o.cacheEntries] keep a local cache of this many keys
  *   (useLocalCache); 0 or absent: no cache, Powertools' default
+ * @param {(err: Error) => void} [o.onError] sees every record's error
+ *   (the record still fails, as without it)
  */
-export function newHandler({ client, tableName, work, cacheEntries = 0 }) {
+export function newHandler({ client, tableName, work, cacheEntries = 0, onError }) {
   const processor = new BatchProcessor(EventType.SQS);
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName,
@@ -47,9 +49,19 @@ export function newHandler({ client, tableName, work, cacheEntries = 0 }) {
     persistenceStore,
     config,
   });
+  const processRecord = onError
+    ? async (...args) => {
+        try {
+          return await processIdempotently(...args);
+        } catch (err) {
+          onError(err);
+          throw err;
+        }
+      }
+    : processIdempotently;
   return async (event, context) => {
     config.registerLambdaContext(context);
-    return processPartialResponse(event, processIdempotently, processor, {
+    return processPartialResponse(event, processRecord, processor, {
       context,
     });
   };

@@ -7,17 +7,20 @@
 // through a fault-injecting SQS proxy (kill -9 during calls and deletes,
 // SIGTERM during calls, lost visibility extensions, broker duplicates); on
 // each store: DynamoDB Local, PostgreSQL and Redis, each behind a proxy
-// that slows, refuses and cuts requests. It prints progress, then the
-// reports, and exits 1 if a guarantee was broken.
+// that slows, refuses and cuts requests. With -queues mixed it runs a
+// standard queue with answers of 1 KB to 2 MiB that the workers offload to
+// a bucket on a local S3 server (moto) instead. It prints progress, then
+// the reports, and exits 1 if a guarantee was broken.
 //
 //	with-servers go run ./cmd/pipeline                         # make pipeline
 //	with-servers go run ./cmd/pipeline -stores postgres       # PostgreSQL only
 //	with-servers go run ./cmd/pipeline -queues fifo           # the FIFO runs only
 //	with-servers go run ./cmd/pipeline -queues consumer,consumer-fifo  # the consumer runs only
+//	with-servers go run ./cmd/pipeline -queues mixed          # make pipeline-mixed: answers of 1 KB to 2 MiB, offloaded to S3
 //	scripts/with-dynamodb.sh go run ./cmd/pipeline -naive     # make demo-local: with the two naive variants side by side
 //
 // where with-servers is scripts/with-dynamodb.sh scripts/with-postgres.sh
-// scripts/with-redis.sh: each starts its server for the run and exports
+// scripts/with-redis.sh scripts/with-s3.sh: each starts its server for the run and exports
 // where it listens.
 package main
 
@@ -27,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/idemq/idemq/harness/internal/pipeline"
@@ -41,7 +45,7 @@ func main() {
 	requests := flag.Int("requests", 0, "unique requests per run (default: each run's own)")
 	small := flag.Bool("small", false, "the smaller runs the tests make")
 	naive := flag.Bool("naive", false, "the demo's scenario on the standard queue, through idemq and the two naive variants, side by side")
-	queues := flag.String("queues", "standard,fifo,consumer,consumer-fifo", "the runs to make, comma-separated: standard, fifo (the worker under the emulator), consumer, consumer-fifo (the worker as consumer processes) (-naive: standard only)")
+	queues := flag.String("queues", "standard,fifo,consumer,consumer-fifo", "the runs to make, comma-separated: standard, fifo (the worker under the emulator), consumer, consumer-fifo (the worker as consumer processes), mixed (a standard queue, answers of 1 KB to 2 MiB, results offloaded to S3) (-naive: standard only)")
 	stores := flag.String("stores", "dynamodb,postgres,redis", "the stores to run on, comma-separated: dynamodb, postgres, redis (-naive: dynamodb only)")
 	flag.Parse()
 	var backends []pipeline.Backend
@@ -79,8 +83,12 @@ func main() {
 				cfgs = append(cfgs, pipeline.ConsumerSmallFIFO(*seed))
 			case q == "consumer-fifo":
 				cfgs = append(cfgs, pipeline.ConsumerFullFIFO(*seed))
+			case q == "mixed" && *small:
+				cfgs = append(cfgs, pipeline.SmallMixed(*seed))
+			case q == "mixed":
+				cfgs = append(cfgs, pipeline.Mixed(*seed))
 			default:
-				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown run %q (want standard, fifo, consumer or consumer-fifo)\n", q)
+				fmt.Fprintf(os.Stderr, "pipeline: -queues: unknown run %q (want standard, fifo, consumer, consumer-fifo or mixed)\n", q)
 				os.Exit(2)
 			}
 		}
@@ -104,7 +112,7 @@ func main() {
 func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	parts, cleanup, err := start(ctx, backends)
+	parts, cleanup, err := start(ctx, cfgs, backends)
 	if err != nil {
 		return err
 	}
@@ -114,6 +122,12 @@ func run(cfgs []pipeline.Config, backends []pipeline.Backend, naive bool) error 
 		queue := "a standard queue"
 		if cfg.FIFO {
 			queue = fmt.Sprintf("a FIFO queue (%d message groups)", cfg.Groups)
+		}
+		if cfg.Answers != (pipeline.Sizes{}) {
+			queue += fmt.Sprintf(" with answers of %d to %d bytes", cfg.Answers.Min, cfg.Answers.Max)
+		}
+		if cfg.Blobs {
+			queue += " offloaded to S3"
 		}
 		queue += " on " + string(cfg.Backend)
 		if cfg.Variant == pipeline.Consumer {
@@ -165,10 +179,19 @@ var serverEnv = map[pipeline.Backend]string{
 	pipeline.Redis:    redistest.URLEnv,
 }
 
+// s3EndpointEnv names the variable scripts/with-s3.sh exports where its S3
+// server (moto) listens: the mixed runs' result bucket.
+const s3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+
 // start starts the SQS server and builds the worker; the stores' servers
 // come from the scripts/with-*.sh scripts.
-func start(ctx context.Context, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
+func start(ctx context.Context, cfgs []pipeline.Config, backends []pipeline.Backend) (pipeline.Parts, func(), error) {
 	var parts pipeline.Parts
+	if slices.ContainsFunc(cfgs, func(c pipeline.Config) bool { return c.Blobs }) {
+		if parts.S3 = os.Getenv(s3EndpointEnv); parts.S3 == "" {
+			return parts, nil, fmt.Errorf("%s is unset: run under scripts/with-s3.sh (make pipeline does)", s3EndpointEnv)
+		}
+	}
 	urls := map[pipeline.Backend]*string{pipeline.DynamoDB: &parts.DynamoDB, pipeline.Postgres: &parts.Postgres, pipeline.Redis: &parts.Redis}
 	for _, b := range backends {
 		env := serverEnv[b]

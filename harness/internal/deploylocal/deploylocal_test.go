@@ -16,7 +16,10 @@ import (
 // TestDeployLocal deploys the stack to moto with the pinned CDK CLI, runs
 // the uploaded bootstrap on duplicated requests, and destroys the stack:
 // every check of Run must pass, every key must cost one provider call, and
-// no message may end in the dead-letter queue. It needs moto_server, the
+// no message may end in the dead-letter queue. The large request's result
+// must be in the deployed bucket (Run checks the object against its
+// record's pointer), and a late duplicate of it acknowledged after reading
+// that object whole, with no second provider call. It needs moto_server, the
 // CDK CLI (make deps-cdk), the RIE (make rie) and, on a machine other than
 // arm64, qemu-aarch64-static: `make deploy-local` gets them all.
 func TestDeployLocal(t *testing.T) {
@@ -59,17 +62,39 @@ func TestDeployLocal(t *testing.T) {
 		}
 		t.Fatalf("%v\nthe log's end:\n%s", err, tail)
 	}
-	if res.Sent != keys*copies {
-		t.Errorf("sent %d messages, want %d", res.Sent, keys*copies)
+	// The default stack deploys the bucket: the large key goes once with
+	// the others, and once more late.
+	if res.Sent != keys*copies+2 {
+		t.Errorf("sent %d messages, want %d", res.Sent, keys*copies+2)
 	}
+	prompts := []string{deploylocal.LargePrompt}
 	for k := range keys {
-		prompt := fmt.Sprintf("deploy-local prompt %d", k)
+		prompts = append(prompts, fmt.Sprintf("deploy-local prompt %d", k))
+	}
+	for _, prompt := range prompts {
 		if n := res.Calls[prompt]; n != 1 {
 			t.Errorf("%q: %d provider calls, want 1", prompt, n)
 		}
 	}
-	if len(res.Calls) != keys {
-		t.Errorf("provider calls for %d request keys, want %d: %v", len(res.Calls), keys, res.Calls)
+	if len(res.Calls) != len(prompts) {
+		t.Errorf("provider calls for %d request keys, want %d: %v", len(res.Calls), len(prompts), res.Calls)
+	}
+	if l := res.Large; l == nil {
+		t.Error("no large result: the stack deployed no bucket")
+	} else {
+		t.Log(l)
+		if l.LateDuplicate.TotalDeliveries() != 1 || l.LateDuplicate.Deleted != 1 || l.LateDuplicate.ItemFailures != 0 {
+			t.Errorf("the late duplicate: %d deliveries, %d acknowledged, %d batch item failures; want it delivered and acknowledged once",
+				l.LateDuplicate.TotalDeliveries(), l.LateDuplicate.Deleted, l.LateDuplicate.ItemFailures)
+		}
+		// The replay reads the object whole: the worker's result comes
+		// from the bucket, checked against the pointer's size and SHA-256.
+		if l.ReplayGets < 1 || l.ReplayGetBytes != l.ReplayGets*l.Size {
+			t.Errorf("the late duplicate made %d GETs of the object, returning %d bytes; want at least 1 of %d bytes each", l.ReplayGets, l.ReplayGetBytes, l.Size)
+		}
+		if l.Size <= 8<<10 || l.ResultBytes < deploylocal.LargeAnswerBytes/2 {
+			t.Errorf("the object holds %d bytes of a %d-byte result: not a large result offloaded", l.Size, l.ResultBytes)
+		}
 	}
 	if res.DeadLetters != 0 {
 		t.Errorf("%d messages in the dead-letter queue, want none", res.DeadLetters)

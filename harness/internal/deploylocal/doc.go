@@ -17,7 +17,13 @@
 // AWS_ENDPOINT_URL_*, fed from the deployed queue by a local event source
 // mapping (loadtest.ESM) with the deployed batch size and window. It
 // sends requests with duplicates and counts the calls a fake model
-// provider receives: one per key. Last, `cdk destroy` must remove the stack,
+// provider receives: one per key. One key (LargeKey) is answered with
+// 512 KiB of prose, whose result the worker keeps, gzipped, in the deployed
+// bucket: Run finds its record's pointer in the table and the object it
+// names under IDEMQ_BLOB_PREFIX (checkLarge), then sends a late duplicate,
+// which must be acknowledged with no second provider call, after reading
+// the object whole (the worker's S3 requests pass through s3Log, which
+// notes them). Last, `cdk destroy` must remove the stack,
 // the queue and the function, and keep the table, the dead-letter queue and
 // the result bucket.
 //

@@ -24,6 +24,7 @@ type Provider struct {
 	callTime func(key string) time.Duration
 	keyOf    func(ChatRequest) string
 	hook     func(Call) error
+	content  func(n int, key string) string
 	start    func(Call) func()
 
 	mu  sync.Mutex
@@ -91,6 +92,21 @@ func WithCallHook(f func(Call) error) ProviderOption {
 	return func(p *Provider) { p.hook = f }
 }
 
+// WithContent sets the text of the n-th call's completion (counted from 1)
+// for a request key: answers of the sizes a test needs. It must start
+// with what the default says, "completion N for KEY" quoted, so each
+// answer stays unique to its call. Defaults to that text alone.
+func WithContent(f func(n int, key string) string) ProviderOption {
+	if f == nil {
+		panic("loadtest: nil content func")
+	}
+	return func(p *Provider) { p.content = f }
+}
+
+// DefaultContent is the completion text of the n-th call for key when no
+// WithContent is given.
+func DefaultContent(n int, key string) string { return fmt.Sprintf("completion %d for %q", n, key) }
+
 // WithCallStartHook calls f for every call as it arrives, before its
 // time passes (internal/pipeline stops a consumer process with SIGTERM
 // then), and the function f returns, if not nil, once the call is over:
@@ -108,6 +124,7 @@ func NewProvider(opts ...ProviderOption) *Provider {
 	p := &Provider{
 		callTime: func(string) time.Duration { return DefaultCallTime },
 		keyOf:    lastUserMessage,
+		content:  DefaultContent,
 	}
 	for _, o := range opts {
 		o(p)
@@ -176,9 +193,12 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 	key := p.keyOf(req)
 	p.mu.Lock()
 	n := len(p.log) + 1
-	c := Call{Key: key, Instance: tag, Body: body, Received: time.Now(),
-		ID: fmt.Sprintf("chatcmpl-%06d", n), Content: fmt.Sprintf("completion %d for %q", n, key)}
+	c := Call{Key: key, Instance: tag, Body: body, Received: time.Now(), ID: fmt.Sprintf("chatcmpl-%06d", n)}
 	p.log = append(p.log, c)
+	p.mu.Unlock()
+	c.Content = p.content(n, key)
+	p.mu.Lock()
+	p.log[n-1].Content = c.Content
 	p.mu.Unlock()
 	if p.start != nil {
 		if done := p.start(c); done != nil {

@@ -44,7 +44,9 @@ func (r *runner) trace(key string) string {
 //     the reason;
 //   - no record IN_PROGRESS after its lease;
 //   - each stored result is the answer of one of the key's calls, as the
-//     worker returned it;
+//     worker returned it; with large answers or a result bucket, read
+//     back as a duplicate's replay reads it, and every duplicate's replay
+//     in the workers succeeded (checkAnswers);
 //   - every message without a key in the dead-letter queue;
 //   - on FIFO, per-group order (checkOrder) and re-sends under the first
 //     deduplication id dropped by the queue;
@@ -70,8 +72,15 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 	for _, c := range r.provider.Log() {
 		answers[c.ID] = c
 	}
+	if r.cfg.Answers != (Sizes{}) || r.cfg.Blobs {
+		rep.Answers = &AnswerReport{Sizes: r.cfg.Answers}
+	}
 	now := time.Now()
 	for _, q := range r.reqs {
+		k, err := idem.ClientKey(Namespace, q.Key)
+		if err != nil {
+			return err
+		}
 		n := rep.Calls[q.Key]
 		switch {
 		case n > 1+r.lostWork[q.Key]:
@@ -90,8 +99,22 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 			rep.violate("key %s: no record, and no message in the dead-letter queue", q.Key)
 		case rec.Status != idem.StatusCompleted:
 			rep.violate("key %s: %s at the end (lease until %s), not dead-lettered", q.Key, rec.Status, rec.LeaseUntil.Format(time.RFC3339Nano))
+		case rep.Answers != nil:
+			value, err := r.replayedValue(ctx, k, rec, rep.Answers)
+			if err != nil {
+				rep.violate("key %s: its result cannot be replayed: %v%s", q.Key, err, r.trace(q.Key))
+				continue
+			}
+			if r.checkResult(rep, q.Key, value, answers) {
+				rep.Answers.add(value)
+			}
 		default:
 			r.checkResult(rep, q.Key, rec.Result, answers)
+		}
+	}
+	if rep.Answers != nil {
+		if err := r.checkAnswers(ctx, rep, rep.Answers); err != nil {
+			return err
 		}
 	}
 	poison := 0
@@ -145,15 +168,16 @@ func (r *runner) checkOrder(rep *Report, deadKeys map[string]bool) {
 }
 
 // checkResult compares a stored result with the provider's answer it came
-// from: the worker stores the completion it was given.
-func (r *runner) checkResult(rep *Report, key string, stored []byte, answers map[string]loadtest.Call) {
+// from: the worker stores the completion it was given. It reports whether
+// they are equal.
+func (r *runner) checkResult(rep *Report, key string, stored []byte, answers map[string]loadtest.Call) bool {
 	var got struct {
 		ID      string `json:"id"`
 		Content string `json:"content"`
 	}
 	if err := json.Unmarshal(stored, &got); err != nil {
 		rep.violate("key %s: stored result is not the worker's completion JSON: %v", key, err)
-		return
+		return false
 	}
 	c, ok := answers[got.ID]
 	switch {
@@ -164,6 +188,18 @@ func (r *runner) checkResult(rep *Report, key string, stored []byte, answers map
 	case !c.Answered:
 		rep.violate("key %s: stored completion %s was never sent", key, got.ID)
 	case c.Content != got.Content:
-		rep.violate("key %s: stored content %q, the provider answered %q", key, got.Content, c.Content)
+		rep.violate("key %s: stored content %q, the provider answered %q", key, clip(got.Content), clip(c.Content))
+	default:
+		return true
 	}
+	return false
+}
+
+// clip shortens s to its first 200 bytes and its length, for a violation's
+// message.
+func clip(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:200], len(s))
 }

@@ -60,6 +60,11 @@ type Config struct {
 	Backoff bool
 	// Consumer holds the Consumer variant's own settings (consumer.go).
 	Consumer ConsumerSettings
+	// Answers sizes the provider's answers (sizes.go); zero: its own short
+	// ones. Blobs gives the workers a result bucket on Parts.S3
+	// (IDEMQ_BLOB_BUCKET, IDEMQ_S3_ENDPOINT).
+	Answers Sizes
+	Blobs   bool
 }
 
 // AllFaults switches every fault on at rates that show each cause many

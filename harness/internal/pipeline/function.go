@@ -62,6 +62,7 @@ func (r *runner) workerEnv(name string) []string {
 		"IDEMQ_NAMESPACE=" + Namespace,
 	}
 	env = append(env, r.store.env...)
+	env = append(env, r.blobEnv()...)
 	if r.cfg.Lease > 0 {
 		env = append(env, "IDEMQ_LEASE="+r.cfg.Lease.String())
 	}

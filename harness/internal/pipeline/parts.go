@@ -16,6 +16,7 @@ type Parts struct {
 	Postgres  string // the PostgreSQL server's URL (runs on Postgres)
 	Redis     string // the Redis server's URL (runs on Redis)
 	SQS       string // the SQS server's endpoint (StartSQS)
+	S3        string // the S3 server's endpoint, for the result bucket (runs with Config.Blobs)
 	RIE       string // path of aws-lambda-rie
 	Bootstrap string // path of the reference worker built for this machine (BuildBootstrap)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/internal/dynamotest"
 	"github.com/idemq/idemq/internal/pgtest"
 	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // setup starts what a real-pipeline run needs, or fails the test saying
@@ -27,6 +28,7 @@ func setup(t *testing.T) pipeline.Parts {
 	_ = dynamotest.Client(t)
 	_ = pgtest.Pool(t)
 	_ = redistest.Client(t)
+	s3 := testenv.URL(t, "IDEMQ_TEST_S3_ENDPOINT", "no local S3 server: use `make test`, or scripts/with-s3.sh")
 	ctx := context.Background()
 	root, err := repo.Root()
 	if err != nil {
@@ -47,7 +49,7 @@ func setup(t *testing.T) pipeline.Parts {
 	}
 	return pipeline.Parts{
 		DynamoDB: os.Getenv(dynamotest.EndpointEnv), Postgres: pgtest.URL(t), Redis: redistest.URL(t),
-		SQS: sqs.Endpoint, RIE: rie, Bootstrap: bootstrap,
+		SQS: sqs.Endpoint, S3: s3, RIE: rie, Bootstrap: bootstrap,
 	}
 }
 
@@ -69,6 +71,30 @@ func TestPipeline(t *testing.T) {
 	t.Run("fifo", func(t *testing.T) { testFIFO(t, parts) })
 	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
 	t.Run("consumer", func(t *testing.T) { testConsumer(t, parts) })
+	t.Run("mixed", func(t *testing.T) { testMixed(t, parts) })
+}
+
+// testMixed runs answers of 1 KB to 2 MiB through a standard queue on
+// DynamoDB with every fault on, the workers offloading results to a bucket
+// on moto's S3: every completed key's result, replayed through the store
+// and the bucket as a duplicate reads it, must be the provider's answer
+// (run says so), and every duplicate's replay in the workers must have
+// succeeded. The other stores get it in `make pipeline`.
+func testMixed(t *testing.T, parts pipeline.Parts) {
+	rep := run(t, parts, pipeline.SmallMixed(1))
+	a := rep.Answers
+	if a == nil {
+		t.Fatal("no answer report")
+	}
+	if a.Checked != rep.Keys || a.Inline == 0 || a.Offloaded == 0 || a.Objects < a.Offloaded {
+		t.Errorf("answers %+v: want every key checked, some inline, some offloaded, an object for each offloaded one", *a)
+	}
+	if a.Largest < 1<<20 || a.Smallest > 4<<10 {
+		t.Errorf("answers of %d to %d bytes: want the range's two ends", a.Smallest, a.Largest)
+	}
+	if rep.Worker.Replayed == 0 {
+		t.Errorf("worker counts %+v: want replays", rep.Worker)
+	}
 }
 
 // testDefaults runs the worker with its default settings (only the

@@ -51,6 +51,11 @@ func (rep *Report) Summary() string {
 	if rep.FIFO {
 		fmt.Fprintf(&b, "  order: %d keys' first executions checked against the order sent in their group\n", rep.OrderChecked)
 	}
+	if a := rep.Answers; a != nil {
+		fmt.Fprintf(&b, "  answers of %d to %d bytes: %d completed keys replayed whole by the check (%.1f MiB of answers, %d to %d bytes); %d results inline (%d bytes stored), %d offloaded; the bucket holds %d objects (%.1f MiB); the workers replayed %d, %d replays failed\n",
+			a.Sizes.Min, a.Sizes.Max, a.Checked, float64(a.AnswerBytes)/(1<<20), a.Smallest, a.Largest, a.Inline, a.InlineBytes, a.Offloaded,
+			a.Objects, float64(a.ObjectBytes)/(1<<20), a.WorkerReplayedRecords, a.WorkerReplayFailures)
+	}
 	if rep.Store != nil {
 		fmt.Fprintf(&b, "  %s requests: %s\n", rep.Backend, formatSorted(rep.Store, "%s %d"))
 	}

@@ -51,6 +51,9 @@ type Report struct {
 	Backoff *BackoffReport
 	// Consumer is what the consumer processes did; nil for other variants.
 	Consumer *ConsumerReport
+	// Answers is what a run with large answers (Config.Answers) or a
+	// result bucket stored and read back; nil otherwise.
+	Answers *AnswerReport
 
 	// Violations lists every broken guarantee; empty for a correct run.
 	Violations []string

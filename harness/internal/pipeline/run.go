@@ -38,6 +38,7 @@ type runner struct {
 	groupOf   map[string]string // key → message group (FIFO)
 	queue     *Queue
 	provider  *loadtest.Provider
+	blob      *blobRun  // the result bucket (Config.Blobs)
 	store     storeRun  // the records' store, behind its fault proxy
 	sqsProxy  *SQSProxy // the workers' SQS endpoint (back-off)
 	instances []*Instance
@@ -102,10 +103,26 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 		}
 		r.cleanups = append(r.cleanups, r.sqsProxy.Close)
 	}
-	r.provider = loadtest.NewProvider(
+	popts := []loadtest.ProviderOption{
 		loadtest.WithCallTimeFunc(func(prompt string) time.Duration { return r.callTime(r.keyOf[prompt]) }),
 		loadtest.WithCallHook(r.onCall),
-	)
+	}
+	if cfg.Answers != (Sizes{}) {
+		content, err := r.contentFunc()
+		if err != nil {
+			return nil, err
+		}
+		popts = append(popts, loadtest.WithContent(content))
+	}
+	if cfg.Blobs {
+		if cfg.Variant != Idemq {
+			return nil, fmt.Errorf("pipeline: a result bucket is the reference worker's (%s), not %s's", Idemq, cfg.Variant)
+		}
+		if err := r.startBlobs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r.provider = loadtest.NewProvider(popts...)
 	r.cleanups = append(r.cleanups, r.provider.Close)
 	invokers, err := r.startFunction(ctx)
 	if err != nil {

@@ -43,9 +43,11 @@ func ParseBackend(s string) (Backend, error) {
 	return "", fmt.Errorf("pipeline: unknown store %q (want dynamodb, postgres or redis)", s)
 }
 
-// records reads a record as stored, as each store's Get does; the check
-// reads every key's record with it.
+// records is a store that also reads a record as stored, as each store's
+// Get does: the check reads every key's record with it, and replays each
+// completed one (idem.Do) as a duplicate would.
 type records interface {
+	idem.Store
 	Get(ctx context.Context, key idem.Key) (idem.Record, bool, error)
 }
 

@@ -1,0 +1,174 @@
+package idemqcdk
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Limits of a Lambda capacity provider (Lambda Managed Instances) and of a
+// function on one, as the Lambda API and the pinned CDK check them.
+const (
+	MaxCapacitySubnets        = 16
+	MaxCapacitySecurityGroups = 5
+	// MaxPerEnvironmentConcurrency bounds the invocations one execution
+	// environment runs at once (PerExecutionEnvironmentMaxConcurrency).
+	MaxPerEnvironmentConcurrency = 1600
+	// DefaultPerEnvironmentConcurrency is the CDK's default.
+	DefaultPerEnvironmentConcurrency = 10
+	// MinCapacityMemoryMB is the least memory of a function on a
+	// capacity provider (2 GB per execution environment).
+	MinCapacityMemoryMB = 2048
+	// DefaultMemoryGiBPerVCpu is the CDK's (and Lambda's) default ratio.
+	DefaultMemoryGiBPerVCpu = 2
+)
+
+// memoryRatios are the memory-to-vCPU ratios, GiB per vCPU, Lambda offers.
+var memoryRatios = []int{2, 4, 8}
+
+// CapacityProvider runs the function on Lambda Managed Instances: EC2
+// instances Lambda manages in your VPC, each execution environment running
+// several invocations at once (the worker reads how many from
+// AWS_LAMBDA_MAX_CONCURRENCY, which Lambda sets from MaxConcurrency, and
+// sizes its connection pools for that many batches). The stack makes the
+// capacity provider, for arm64 like the function, in the subnets and
+// security groups given.
+type CapacityProvider struct {
+	// SubnetIDs are the subnets the instances run in (subnet-...), 1 to
+	// 16, with a route to DynamoDB, SQS, S3 and the model provider (NAT
+	// or VPC endpoints). Required.
+	SubnetIDs []string
+	// SecurityGroupIDs are the instances' security groups (sg-...), 1 to
+	// 5, allowing that egress. Required.
+	SecurityGroupIDs []string
+	// MaxConcurrency is the invocations one execution environment runs
+	// at once (PerExecutionEnvironmentMaxConcurrency), 1 to 1600. Defaults
+	// to DefaultPerEnvironmentConcurrency.
+	MaxConcurrency int
+	// MemoryGiBPerVCpu is the execution environment's memory per vCPU:
+	// 2, 4 or 8. Defaults to DefaultMemoryGiBPerVCpu.
+	MemoryGiBPerVCpu int
+}
+
+// capacitySettings are CapacityProvider with the defaults filled in.
+type capacitySettings struct {
+	subnets, securityGroups []string
+	maxConcurrency, ratio   int
+}
+
+// resolveCapacity checks the capacity provider's inputs; nil without one.
+func (p *WorkerProps) resolveCapacity(memoryMB int, label func(field string) string) (*capacitySettings, error) {
+	c := p.CapacityProvider
+	if c == nil {
+		return nil, nil
+	}
+	s := &capacitySettings{subnets: c.SubnetIDs, securityGroups: c.SecurityGroupIDs,
+		maxConcurrency: or(c.MaxConcurrency, DefaultPerEnvironmentConcurrency), ratio: or(c.MemoryGiBPerVCpu, DefaultMemoryGiBPerVCpu)}
+	bad := func(field, format string, args ...any) error {
+		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case len(s.subnets) == 0:
+		return nil, bad("CapacityProvider.SubnetIDs", "%s is empty: a capacity provider runs its instances in your VPC's subnets; give 1 to %d subnet IDs (subnet-...)",
+			label("CapacityProvider.SubnetIDs"), MaxCapacitySubnets)
+	case len(s.subnets) > MaxCapacitySubnets:
+		return nil, bad("CapacityProvider.SubnetIDs", "%s has %d subnets; at most %d", label("CapacityProvider.SubnetIDs"), len(s.subnets), MaxCapacitySubnets)
+	case len(s.securityGroups) == 0:
+		return nil, bad("CapacityProvider.SecurityGroupIDs", "%s is empty: give 1 to %d security group IDs (sg-...) for the capacity provider's instances",
+			label("CapacityProvider.SecurityGroupIDs"), MaxCapacitySecurityGroups)
+	case len(s.securityGroups) > MaxCapacitySecurityGroups:
+		return nil, bad("CapacityProvider.SecurityGroupIDs", "%s has %d security groups; at most %d", label("CapacityProvider.SecurityGroupIDs"), len(s.securityGroups), MaxCapacitySecurityGroups)
+	case s.maxConcurrency < 1 || s.maxConcurrency > MaxPerEnvironmentConcurrency:
+		return nil, bad("CapacityProvider.MaxConcurrency", "%s %d must be from 1 to %d", label("CapacityProvider.MaxConcurrency"), s.maxConcurrency, MaxPerEnvironmentConcurrency)
+	case !slices.Contains(memoryRatios, s.ratio):
+		return nil, bad("CapacityProvider.MemoryGiBPerVCpu", "%s %d must be 2, 4 or 8 (GiB per vCPU)", label("CapacityProvider.MemoryGiBPerVCpu"), s.ratio)
+	case memoryMB < MinCapacityMemoryMB:
+		return nil, bad("MemoryMB", "%s %d is under %d, the least a function on a capacity provider (%s) gets; raise %s",
+			label("MemoryMB"), memoryMB, MinCapacityMemoryMB, label("CapacityProvider.SubnetIDs"), label("MemoryMB"))
+	}
+	for _, id := range s.subnets {
+		if !strings.HasPrefix(id, "subnet-") && !isToken(id) {
+			return nil, bad("CapacityProvider.SubnetIDs", "%s holds %q, not a subnet ID (subnet-...)", label("CapacityProvider.SubnetIDs"), id)
+		}
+	}
+	for _, id := range s.securityGroups {
+		if !strings.HasPrefix(id, "sg-") && !isToken(id) {
+			return nil, bad("CapacityProvider.SecurityGroupIDs", "%s holds %q, not a security group ID (sg-...)", label("CapacityProvider.SecurityGroupIDs"), id)
+		}
+	}
+	return s, nil
+}
+
+// newCapacityProvider makes the capacity provider, for arm64 like the
+// function, and puts fn on it.
+func newCapacityProvider(scope constructs.Construct, fn awslambda.Function, s settings) awslambda.CapacityProvider {
+	var subnets []awsec2.ISubnet
+	for i, id := range s.capacity.subnets {
+		subnets = append(subnets, awsec2.Subnet_FromSubnetId(scope, jsii.Sprintf("CapacitySubnet%d", i), jsii.String(id)))
+	}
+	var groups []awsec2.ISecurityGroup
+	for i, id := range s.capacity.securityGroups {
+		groups = append(groups, awsec2.SecurityGroup_FromSecurityGroupId(scope, jsii.Sprintf("CapacitySecurityGroup%d", i), jsii.String(id), nil))
+	}
+	cp := awslambda.NewCapacityProvider(scope, jsii.String("CapacityProvider"), &awslambda.CapacityProviderProps{
+		Subnets:        &subnets,
+		SecurityGroups: &groups,
+		Architectures:  &[]awslambda.Architecture{awslambda.Architecture_ARM_64()},
+	})
+	cp.AddFunction(fn, &awslambda.CapacityProviderFunctionOptions{
+		PerExecutionEnvironmentMaxConcurrency: jsii.Number(s.capacity.maxConcurrency),
+		ExecutionEnvironmentMemoryGiBPerVCpu:  jsii.Number(s.capacity.ratio),
+	})
+	return cp
+}
+
+// capacityProvider reads the idemq:capacity* keys; any of them turns the
+// capacity provider on (and the checks then ask for the rest).
+func (r *contextReader) capacityProvider() *CapacityProvider {
+	set := false
+	for _, f := range []string{"CapacityProvider.SubnetIDs", "CapacityProvider.SecurityGroupIDs", "CapacityProvider.MaxConcurrency", "CapacityProvider.MemoryGiBPerVCpu"} {
+		set = set || r.get(contextKeys[f]) != nil
+	}
+	if !set {
+		return nil
+	}
+	return &CapacityProvider{
+		SubnetIDs:        r.list("CapacityProvider.SubnetIDs"),
+		SecurityGroupIDs: r.list("CapacityProvider.SecurityGroupIDs"),
+		MaxConcurrency:   r.integer("CapacityProvider.MaxConcurrency"),
+		MemoryGiBPerVCpu: r.integer("CapacityProvider.MemoryGiBPerVCpu"),
+	}
+}
+
+// list reads a JSON array of strings, or a comma-separated string (as -c
+// gives): "subnet-a,subnet-b".
+func (r *contextReader) list(field string) []string {
+	key := contextKeys[field]
+	var out []string
+	switch v := r.get(key).(type) {
+	case nil:
+	case string:
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				r.fail(field, key, v, "a list of strings, or a comma-separated string")
+				return nil
+			}
+			out = append(out, s)
+		}
+	default:
+		r.fail(field, key, v, "a list of strings, or a comma-separated string")
+	}
+	return out
+}
