@@ -1,74 +1,13 @@
 #!/usr/bin/env bash
 # with-s3.sh CMD [ARGS...]
 #
-# Starts a throwaway moto_server (moto's server mode: pip install
-# 'moto[server]'), which serves S3 with path-style addressing, on a free
-# loopback port, exports IDEMQ_TEST_S3_ENDPOINT=http://127.0.0.1:PORT, runs
-# CMD, stops the server and exits with CMD's status.
+# Runs CMD with a throwaway moto_server, which serves S3 with path-style
+# addressing, on a free loopback port, exported as
+# IDEMQ_TEST_S3_ENDPOINT=http://127.0.0.1:PORT (scripts/moto.sh). It waits
+# up to IDEMQ_S3_READY_TIMEOUT seconds (default 30) for the server.
 #
 #   scripts/with-s3.sh go test ./idem/s3blob
-#
-# It exports no AWS_ENDPOINT_URL_S3: that would also redirect the S3
-# requests of the CDK CLI the local deployment runs against a moto of its
-# own. It waits up to IDEMQ_S3_READY_TIMEOUT seconds (default 30) for the
-# server to answer, and prints its log if it does not.
 set -euo pipefail
-
-if [[ $# -eq 0 ]]; then
-	echo "usage: $0 CMD [ARGS...]" >&2
-	exit 2
-fi
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib.sh
-source "$here/lib.sh"
-ready_timeout="${IDEMQ_S3_READY_TIMEOUT:-30}"
-
-die() {
-	echo "with-s3: $*" >&2
-	exit 1
-}
-
-command -v moto_server >/dev/null || die "moto_server is not installed: pip install 'moto[server]'"
-
-dir="$(mktemp -d "${TMPDIR:-/tmp}/idemq-s3.XXXXXX")"
-log="$dir/server.log"
-pid=""
-cleanup() {
-	stop_pid "$pid"
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# ready reports whether the server on port $1 answers an HTTP request
-# (moto's own API) with 200.
-ready() {
-	local reply
-	reply="$(
-		exec 2>/dev/null
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf 'GET /moto-api/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-		timeout 2 head -n 1 <&3
-	)" || return 1
-	[[ "$reply" == HTTP/1.?" 200"* ]]
-}
-
-# start launches the server on port $1 and waits until it answers
-# (wait_ready).
-start() {
-	local port="$1"
-	: >"$log"
-	moto_server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
-	pid=$!
-	wait_ready "with-s3: moto_server" "$port" "$ready_timeout" "$log"
-}
-
-start_on_free_port "with-s3: moto_server" "$log"
-echo "with-s3: moto_server on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
-
-export IDEMQ_TEST_S3_ENDPOINT="http://127.0.0.1:$started"
-
-status=0
-"$@" || status=$?
-exit "$status"
+# shellcheck source=moto.sh
+source "$(dirname "${BASH_SOURCE[0]}")/moto.sh"
+with_moto with-s3 IDEMQ_TEST_S3_ENDPOINT "${IDEMQ_S3_READY_TIMEOUT:-30}" "$@"
