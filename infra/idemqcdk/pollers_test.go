@@ -66,18 +66,7 @@ func wantRejected(t *testing.T, cases []rejectedCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			app := newApp(t, c.context)
-			stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
-			var se *idemqcdk.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("NewStack: got %v, want a *SettingError", err)
-			}
-			if stack != nil || len(*app.Node().Children()) != 0 {
-				t.Errorf("NewStack added to the app before failing")
-			}
-			if se.Field != c.field {
-				t.Errorf("Field = %q, want %q", se.Field, c.field)
-			}
+			err := synthRefused(t, c.context, c.field)
 			if !strings.Contains(err.Error(), c.key) {
 				t.Errorf("the message does not name %s: %v", c.key, err)
 			}

@@ -193,18 +193,7 @@ func TestRejectedSettings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			app := newApp(t, c.context)
-			stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
-			var se *idemqcdk.SettingError
-			if !errors.As(err, &se) {
-				t.Fatalf("NewStack: got %v, want a *SettingError", err)
-			}
-			if stack != nil || len(*app.Node().Children()) != 0 {
-				t.Errorf("NewStack added to the app before failing")
-			}
-			if se.Field != c.field {
-				t.Errorf("Field = %q, want %q", se.Field, c.field)
-			}
+			err := synthRefused(t, c.context, c.field)
 			if !strings.Contains(err.Error(), c.names) {
 				t.Errorf("the message does not name %s: %v", c.names, err)
 			}
@@ -214,6 +203,26 @@ func TestRejectedSettings(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// synthRefused builds the stack with context over cdk.json's and returns
+// the error it must fail with: a *SettingError for field, the app left
+// without a child.
+func synthRefused(t *testing.T, context map[string]any, field string) error {
+	t.Helper()
+	app := newApp(t, context)
+	stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+	var se *idemqcdk.SettingError
+	if !errors.As(err, &se) {
+		t.Fatalf("NewStack: got %v, want a *SettingError", err)
+	}
+	if stack != nil || len(*app.Node().Children()) != 0 {
+		t.Errorf("NewStack added to the app before failing")
+	}
+	if se.Field != field {
+		t.Errorf("Field = %q, want %q", se.Field, field)
+	}
+	return err
 }
 
 // TestNoWorkerPackage checks the message when there is neither lambda/ to
