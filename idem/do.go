@@ -97,7 +97,8 @@ type Result struct {
 //
 // fingerprint identifies the payload; a call whose fingerprint differs from
 // the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
-// the check.
+// the check. A fingerprint of Fingerprint's form is stored in 22 bytes
+// (StoredFingerprint) and compared with SameFingerprint.
 //
 // Errors are *Error values naming the key. When fn succeeded, the Outcome
 // says what became of its result, from the completion's own answer:
@@ -155,7 +156,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	claim, err := s.Claim(ctx, ClaimRequest{
 		Key:         key,
 		Owner:       owner,
-		Fingerprint: fingerprint,
+		Fingerprint: StoredFingerprint(fingerprint),
 		Now:         now,
 		LeaseUntil:  now.Add(lease),
 		ExpiresAt:   c.claimExpiry(now, lease),
@@ -165,7 +166,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	}
 	if !claim.Claimed {
 		rec := claim.Record
-		if fingerprint != "" && rec.Fingerprint != "" && rec.Fingerprint != fingerprint {
+		if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
 			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
 		}
 		switch rec.Status {

@@ -35,7 +35,9 @@ type Record struct {
 	// (Result is empty). 0 when the result is stored.
 	OmittedBytes int
 	// Fingerprint identifies the payload the record was written for; empty
-	// means the payload is not checked.
+	// means the payload is not checked. Do stores it short
+	// (StoredFingerprint); a record written before holds the long form.
+	// Compare with SameFingerprint.
 	Fingerprint string
 	// Owner is the token of the claim that wrote the record.
 	Owner string

@@ -176,3 +176,42 @@ func TestMegabyteOfProseFits(t *testing.T) {
 		t.Fatalf("without compression: omitted %v, %v; want it omitted, too large", r.Omitted, err)
 	}
 }
+
+// Everything a completed record keeps besides its key and its result is
+// billed on every completion, duplicate and month of storage: the payload
+// fingerprint and the owner token take 22 bytes each (a 128-bit value in
+// base64url), not the 71 and 32 of their long forms, and the item holds
+// nothing but the record's attributes.
+func TestCompletedItemOverhead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	fingerprint := idem.Fingerprint([]byte(`{"idempotency_key":"order-000042","prompt":"Summarise order 42."}`))
+	result := bytes.Repeat([]byte("an answer that gzip shrinks well. "), 64)
+	if _, err := idem.Do(ctx, b.store, "cost#overhead", fingerprint, func(context.Context) ([]byte, error) { return result, nil }); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &b.table,
+		Key:       map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "cost#overhead"}},
+	})
+	if err != nil || out.Item == nil {
+		t.Fatalf("get item: %v, %v", out, err)
+	}
+	for name, want := range map[string]int{"validation": 22, "owner": 22} {
+		if v, ok := out.Item[name].(*types.AttributeValueMemberS); !ok || len(v.Value) != want {
+			t.Errorf("attribute %s: %v; want a string of %d bytes", name, out.Item[name], want)
+		}
+	}
+	data, ok := out.Item["data"].(*types.AttributeValueMemberB)
+	if !ok {
+		t.Fatalf("data: %T; want a binary", out.Item["data"])
+	}
+	// id + key, status + COMPLETED, expiration + a 10-digit number,
+	// owner + 22, validation + 22, data, data_encoding + gzip.
+	want := len("id") + len("cost#overhead") + len("status") + len("COMPLETED") + len("expiration") + 6 +
+		len("owner") + 22 + len("validation") + 22 + len("data") + len("data_encoding") + len("gzip")
+	if got := itemBytes(out.Item) - len(data.Value); got != want {
+		t.Errorf("the item takes %d bytes besides its result; want %d (%v)", got, want, out.Item)
+	}
+}

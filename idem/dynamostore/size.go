@@ -17,8 +17,9 @@ const (
 	// digits, one byte per two, plus one.
 	maxNumberBytes = 21
 	// fingerprintReserve is counted for the fingerprint, which a
-	// completion does not carry: an idem.Fingerprint takes 71 bytes. A
-	// longer one may still make DynamoDB refuse the item; that refusal is
+	// completion does not carry: Do stores an idem.Fingerprint in 22
+	// bytes (idem.StoredFingerprint), a caller's own may be longer. A
+	// longer one still may make DynamoDB refuse the item; that refusal is
 	// idem.ErrResultTooLarge too.
 	fingerprintReserve = 1024
 )
