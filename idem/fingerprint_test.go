@@ -27,10 +27,10 @@ func TestStoredFingerprintIsShortAndStable(t *testing.T) {
 	for _, other := range []string{
 		"",
 		"fp1",
-		"sha256:" + strings.Repeat("a", 63),           // too short
-		"sha256:" + strings.Repeat("A", 64),           // not Fingerprint's lowercase
-		"sha256:" + strings.Repeat("g", 64),           // not hex
-		"md5:" + strings.Repeat("a", 32),              // another hash
+		"sha256:" + strings.Repeat("a", 63), // too short
+		"sha256:" + strings.Repeat("A", 64), // not Fingerprint's lowercase
+		"sha256:" + strings.Repeat("g", 64), // not hex
+		"md5:" + strings.Repeat("a", 32),    // another hash
 		"sha256:" + strings.Repeat("a", 64) + "extra", // longer
 	} {
 		if got := idem.StoredFingerprint(other); got != other {
