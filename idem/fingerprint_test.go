@@ -82,6 +82,13 @@ func TestDoMatchesLongFingerprintsOfOlderRecords(t *testing.T) {
 	if rec.Fingerprint != idem.StoredFingerprint(fp) {
 		t.Errorf("stored fingerprint %q; want the short form %q", rec.Fingerprint, idem.StoredFingerprint(fp))
 	}
+	r, err := s.do(ctx, "k#new", fp, func(context.Context) ([]byte, error) {
+		t.Error("ran a completed key again")
+		return nil, nil
+	})
+	if err != nil || r.Outcome != idem.Replayed || string(r.Value) != "v" {
+		t.Errorf("same payload over a short-form record: %+v, %v; want Replayed \"v\"", r, err)
+	}
 
 	// An older version's record: claimed and completed with the long form.
 	now := s.Now()
@@ -92,7 +99,7 @@ func TestDoMatchesLongFingerprintsOfOlderRecords(t *testing.T) {
 	if err := s.store.Complete(ctx, idem.Completion{Key: "k#old", Owner: req.Owner, Result: []byte("old"), ExpiresAt: req.ExpiresAt}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.do(ctx, "k#old", fp, func(context.Context) ([]byte, error) {
+	r, err = s.do(ctx, "k#old", fp, func(context.Context) ([]byte, error) {
 		t.Error("ran a key an older version completed")
 		return nil, nil
 	})
