@@ -24,9 +24,9 @@ const (
 	DefaultSettleTimeout = 30 * time.Second
 	// DefaultCompressAbove is the size above which a result is stored
 	// compressed: 512 bytes. Prose gzips 1.9× at 768 bytes and 2.0× at
-	// 1 KiB; with the SQS handler's keys a raw result over about 840
+	// 1 KiB; with the SQS handler's keys a raw result over about 900
 	// bytes makes a DynamoDB item over 1 KB, two write units, where its
-	// gzip takes one, and longer keys move that edge down towards 700
+	// gzip takes one, and longer keys move that edge down towards 800
 	// (docs/benchmarks.md, "What a result costs by size").
 	DefaultCompressAbove = 512
 	// DefaultMaxDecodedBytes is the most a compressed result may expand
@@ -35,8 +35,8 @@ const (
 	DefaultMaxDecodedBytes = 16 << 20
 	// DefaultOffloadAbove is the stored size (after compression) above
 	// which a result goes to Config.Blobs: 8 KiB, the break-even of the
-	// writes alone. Inline, a completion of S stored bytes (plus some 200
-	// bytes of key and attributes) costs ceil((S+200)/1 KB) DynamoDB write
+	// writes alone. Inline, a completion of S stored bytes (plus 130 to
+	// 250 bytes of key and attributes) costs ceil((S+200)/1 KB) DynamoDB write
 	// units at $0.625 per million; offloaded, one write unit for the
 	// pointer and an S3 PUT at $5 per million, the price of 8 write units.
 	// At 8 KiB both are 9 units. Beyond the writes everything favours the
