@@ -34,17 +34,21 @@ const (
 	// what prose compresses by, well below a Lambda function's memory.
 	DefaultMaxDecodedBytes = 16 << 20
 	// DefaultOffloadAbove is the stored size (after compression) above
-	// which a result goes to Config.Blobs: 8 KiB, the break-even of the
-	// writes alone. Inline, a completion of S stored bytes (plus 130 to
-	// 250 bytes of key and attributes) costs ceil((S+200)/1 KB) DynamoDB write
-	// units at $0.625 per million; offloaded, one write unit for the
-	// pointer and an S3 PUT at $5 per million, the price of 8 write units.
-	// At 8 KiB both are 9 units. Beyond the writes everything favours the
-	// blob: each duplicate's failed conditional write is billed by the
-	// size of the item it hits (9 units inline, 1 plus a $0.40-per-million
-	// GET, 0.64 units' price, offloaded) and storage for DefaultExpiry
-	// costs $0.34 per million per KB in DynamoDB, $0.03 in S3.
-	DefaultOffloadAbove = 8 << 10
+	// which a result goes to Config.Blobs: 6,000 bytes, where a blob
+	// starts to cost less with DefaultExpiry and one record in ten
+	// delivered twice, at us-east-1 prices. Inline, a completion of S
+	// stored bytes (plus 130 to 250 bytes of key and attributes) costs
+	// one DynamoDB write unit per KB started, at $0.625 per million, each
+	// duplicate's failed claim as much again (it is billed by the item it
+	// hits), and keeping a KB for DefaultExpiry $0.34 per million;
+	// offloaded, one write unit for the pointer and an S3 PUT at $5 per
+	// million (8 units' price), a unit and a $0.40-per-million GET per
+	// duplicate, $0.03 per million per KB kept. The item that passes 6 KB
+	// (7 units) costs more than the blob: from 6,011 stored bytes with
+	// 134 bytes besides, 5,895 with 250. A shorter expiry or fewer
+	// duplicates move the break-even up, to 8,059 with a day's expiry
+	// (docs/stores.md has the table): set Config.OffloadAbove to it.
+	DefaultOffloadAbove = 6000
 )
 
 // Config is how Do claims, extends and completes a key. Every setting is

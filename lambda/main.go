@@ -29,7 +29,7 @@
 //	IDEMQ_COMPRESS_ABOVE           size in bytes above which results are stored gzipped (default 512), or "off" (a rolling upgrade from a version without compression, or a table Powertools also reads)
 //	IDEMQ_BLOB_BUCKET              S3 bucket for results above IDEMQ_OFFLOAD_ABOVE (default: none, every result stays in its record; needs s3:PutObject and s3:GetObject on the prefix)
 //	IDEMQ_BLOB_PREFIX              object key prefix in the bucket (default idemq/; only with IDEMQ_BLOB_BUCKET)
-//	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 8192; only with IDEMQ_BLOB_BUCKET)
+//	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 6000; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
 //

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // SizeSectionHeading opens the size scenarios' section of bench.md;
@@ -14,7 +17,7 @@ const SizeSectionHeading = "#### What a result costs, by size"
 var sideNames = map[string]string{
 	SideInline:     "idemq inline (no compression, no bucket)",
 	SideGzip:       "idemq gzip, no bucket",
-	SideDefault:    "idemq default (gzip, S3 over 8 KiB)",
+	SideDefault:    "idemq default (gzip, S3 over " + thousands(idem.DefaultOffloadAbove) + " bytes)",
 	SideOffloadAll: "idemq gzip, S3 for every result",
 	SidePowertools: "Powertools TS",
 }
@@ -207,8 +210,55 @@ func breakEven(b *strings.Builder, r *SizeResults) {
 			"offloaded), a stored result costs less in S3 from %s bytes counting the writes alone (no duplicates, no storage) and from "+
 			"%s bytes with %.0f %% duplicates and storage for the record's lifetime; `idem.DefaultOffloadAbove` is %s bytes (stored, after compression).",
 			item, ptr, thousands(writesOnly), thousands(full), 100*r.DuplicateRate, thousands(r.OffloadAbove))
+		b.WriteString("\n\n")
+		breakEvenTable(b, item, ptr)
+		return
 	}
 	b.WriteString("\n\n")
+}
+
+// BreakEvenExpiries and BreakEvenRates are the record expiries and
+// duplicate rates breakEvenTable prices.
+var (
+	BreakEvenExpiries = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 23 * 24 * time.Hour, idem.DefaultExpiry}
+	BreakEvenRates    = []float64{0, 0.1, 0.5}
+)
+
+// breakEvenTable is the model's break-even for the measured item sizes
+// (item bytes besides the stored result, the pointer item) at each of
+// BreakEvenExpiries and BreakEvenRates, each object kept by the stack's
+// lifecycle rule for that expiry: the stored size from which a blob costs
+// less, the value to give idem.WithOffloadAbove (or IDEMQ_OFFLOAD_ABOVE).
+func breakEvenTable(b *strings.Builder, item, ptr int) {
+	fmt.Fprintf(b, "Where a blob starts to cost less, in stored bytes, by the model with these items (%d bytes besides the result inline, a %d-byte pointer): ", item, ptr)
+	b.WriteString("the value to give `idem.WithOffloadAbove` (`IDEMQ_OFFLOAD_ABOVE`) for a record expiry and a share of records delivered twice.\n\n")
+	b.WriteString("| record expiry |")
+	for _, rate := range BreakEvenRates {
+		fmt.Fprintf(b, " %.0f %% duplicates |", 100*rate)
+	}
+	b.WriteString("\n|---|")
+	for range BreakEvenRates {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, exp := range BreakEvenExpiries {
+		days := "days"
+		if exp == 24*time.Hour {
+			days = "day"
+		}
+		fmt.Fprintf(b, "| %d %s |", int(exp.Hours()/24), days)
+		for _, rate := range BreakEvenRates {
+			m := CostModel{DuplicateRate: rate, ItemLifetime: exp, ObjectLifetime: objectLifetime(exp)}
+			be := m.BreakEven(item, ptr, 1<<20)
+			cell := thousands(be)
+			if be == 0 {
+				cell = "never"
+			}
+			fmt.Fprintf(b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // errorsNote quotes the failure of each side that could not store an

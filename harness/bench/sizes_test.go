@@ -3,11 +3,15 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/idemq/idemq/idem"
 )
 
 func TestWriteUnits(t *testing.T) {
@@ -78,6 +82,49 @@ func TestBreakEven(t *testing.T) {
 		if got := c.model.BreakEven(c.item, c.ptr, c.limit); got != c.want {
 			t.Errorf("%s: BreakEven(%d, %d) = %d, want %d", c.name, c.item, c.ptr, got, c.want)
 		}
+	}
+}
+
+// The break-even table prices each expiry and duplicate rate by the
+// model: a longer expiry or more duplicates never move the break-even up,
+// and the default expiry at 10 % is the report's own figure.
+func TestBreakEvenTable(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	breakEvenTable(&b, 134, 337)
+	out := b.String()
+	rows := 0
+	prev := make([]int, len(BreakEvenRates))
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| record") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 1+len(BreakEvenRates) {
+			t.Fatalf("row %q: %d cells, want %d", line, len(cells), 1+len(BreakEvenRates))
+		}
+		left := 1 << 30
+		for i, c := range cells[1:] {
+			n, err := strconv.Atoi(strings.ReplaceAll(c, ",", ""))
+			if err != nil {
+				t.Fatalf("row %q: cell %q: %v", line, c, err)
+			}
+			if rows > 0 && n > prev[i] {
+				t.Errorf("row %q: %d bytes, up from %d at a shorter expiry", line, n, prev[i])
+			}
+			if n > left {
+				t.Errorf("row %q: %d bytes, up from %d with fewer duplicates", line, n, left)
+			}
+			prev[i], left = n, n
+		}
+		rows++
+	}
+	if rows != len(BreakEvenExpiries) {
+		t.Fatalf("%d rows, want %d:\n%s", rows, len(BreakEvenExpiries), out)
+	}
+	full := CostModel{DuplicateRate: 0.1, ItemLifetime: idem.DefaultExpiry, ObjectLifetime: objectLifetime(idem.DefaultExpiry)}
+	if want := thousands(full.BreakEven(134, 337, 1<<20)); !strings.Contains(out, fmt.Sprintf("| %d days | ", int(idem.DefaultExpiry.Hours()/24))) || !strings.Contains(out, " "+want+" |") {
+		t.Errorf("no %s-byte break-even for the default expiry at 10 %%:\n%s", want, out)
 	}
 }
 

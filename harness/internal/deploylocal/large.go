@@ -21,7 +21,7 @@ import (
 )
 
 // The request whose answer is large: its completion, kept gzipped, is far
-// over the worker's offload size (idem.DefaultOffloadAbove, 8 KiB), so the
+// over the worker's offload size (idem.DefaultOffloadAbove, 6,000 bytes), so the
 // deployed worker puts it in the deployed bucket and its record keeps a
 // pointer.
 const (
