@@ -82,7 +82,7 @@ func TestDoOffloadsLargeResultsAndReplaysThem(t *testing.T) {
 	}{
 		{"gzip above the default", hexResult(40 << 10), nil, true},
 		{"raw above the default", hexResult(40 << 10), []idem.Option{idem.WithoutCompression()}, true},
-		{"gzip below the default stays inline", hexResult(12 << 10), nil, false},
+		{"gzip below the default stays inline", hexResult(idem.DefaultOffloadAbove * 3 / 2), nil, false},
 		{"just above a threshold set", hexResult(101), []idem.Option{idem.WithoutCompression(), idem.WithOffloadAbove(100)}, true},
 		{"at a threshold set stays inline", hexResult(100), []idem.Option{idem.WithoutCompression(), idem.WithOffloadAbove(100)}, false},
 	} {
