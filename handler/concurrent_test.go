@@ -415,6 +415,28 @@ func (b *bundle) waitLogged(msg string, stop <-chan struct{}) {
 
 const waitingLine = "idemq: key in flight in another batch of this process; waiting for its outcome"
 
+// overlap invokes h with first, and, once first's record firstID is
+// running, with second: first's work blocks until release is closed, which
+// happens once the second batch logs that it waits for the key in flight
+// (or, should it not wait, once it is done). It returns each batch's
+// failed message ids.
+func (b *bundle) overlap(h handler.Handler, release chan struct{}, firstID string, first, second []events.SQSMessage) (firstFailed, secondFailed []string) {
+	secondDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { firstFailed = b.invoke(h, first...) })
+	wg.Go(func() {
+		b.waitLogged(waitingLine, secondDone)
+		close(release)
+	})
+	for b.callCount(firstID) < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	secondFailed = b.invoke(h, second...)
+	close(secondDone)
+	wg.Wait()
+	return firstFailed, secondFailed
+}
+
 // A batch that meets a key another batch of the process is running waits
 // for it and takes its outcome: one claim, one execution, and the copy
 // acknowledged with the first batch's result, not given back to the queue
@@ -428,21 +450,9 @@ func TestConcurrentInvocationsShareAKeyInFlight(t *testing.T) {
 		<-release
 		return []byte("result:" + m.MessageId), nil
 	})
-	var first []string
-	secondDone := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { first = b.invoke(h, msg("a1", "shared"), msg("a2", "own-a")) })
-	wg.Go(func() {
-		b.waitLogged(waitingLine, secondDone) // the second batch waits (or, without waiting, is done)
-		close(release)
-	})
 	// Once the first batch runs the key, the second meets it.
-	for b.callCount("a1") < 1 {
-		time.Sleep(time.Millisecond)
-	}
-	second := b.invoke(h, msg("b1", "shared"))
-	close(secondDone)
-	wg.Wait()
+	first, second := b.overlap(h, release, "a1",
+		[]events.SQSMessage{msg("a1", "shared"), msg("a2", "own-a")}, []events.SQSMessage{msg("b1", "shared")})
 	wantIDs(t, first)
 	wantIDs(t, second)
 	if got, _ := b.replayed("b1"); got != "result:a1" {
@@ -469,20 +479,7 @@ func TestConcurrentInvocationsRetryAFailedFlight(t *testing.T) {
 		}
 		return []byte("result:" + m.MessageId), nil
 	})
-	var first []string
-	secondDone := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { first = b.invoke(h, msg("a1", "shared")) })
-	wg.Go(func() {
-		b.waitLogged(waitingLine, secondDone) // the second batch waits (or, without waiting, is done)
-		close(release)
-	})
-	for b.callCount("a1") < 1 {
-		time.Sleep(time.Millisecond)
-	}
-	second := b.invoke(h, msg("b1", "shared"))
-	close(secondDone)
-	wg.Wait()
+	first, second := b.overlap(h, release, "a1", []events.SQSMessage{msg("a1", "shared")}, []events.SQSMessage{msg("b1", "shared")})
 	wantIDs(t, first, "a1")
 	wantIDs(t, second)
 	if b.callCount("b1") != 1 {
