@@ -201,20 +201,22 @@ func breakEven(b *strings.Builder, r *SizeResults) {
 	fmt.Fprintf(b, "**Where S3 starts to pay** (idemq gzip kept inline against gzip put in S3, same answers): %s.", strings.Join(cheaper, "; "))
 	g, ok1 := r.Find(SideGzip, r.Rows[0].ResultBytes)
 	o, ok2 := r.Find(SideOffloadAll, r.Rows[0].ResultBytes)
-	if ok1 && ok2 && g.GzipBytes > 0 && g.StoredItems > 0 && o.StoredItems > 0 {
-		item := int(g.PerRecord().ItemBytes+0.5) - g.GzipBytes // both means
-		ptr := int(o.PerRecord().ItemBytes + 0.5)
+	measured := ok1 && ok2 && g.GzipBytes > 0 && g.StoredItems > 0 && o.StoredItems > 0
+	var item, ptr int
+	if measured {
+		item = int(g.PerRecord().ItemBytes+0.5) - g.GzipBytes // both means
+		ptr = int(o.PerRecord().ItemBytes + 0.5)
 		writesOnly := CostModel{}.BreakEven(item, ptr, 1<<20)
 		full := model.BreakEven(item, ptr, 1<<20)
 		fmt.Fprintf(b, " By the cost model with the measured items (about %d bytes besides the stored result inline, a %d-byte pointer item "+
 			"offloaded), a stored result costs less in S3 from %s bytes counting the writes alone (no duplicates, no storage) and from "+
 			"%s bytes with %.0f %% duplicates and storage for the record's lifetime; `idem.DefaultOffloadAbove` is %s bytes (stored, after compression).",
 			item, ptr, thousands(writesOnly), thousands(full), 100*r.DuplicateRate, thousands(r.OffloadAbove))
-		b.WriteString("\n\n")
-		breakEvenTable(b, item, ptr)
-		return
 	}
 	b.WriteString("\n\n")
+	if measured {
+		breakEvenTable(b, item, ptr)
+	}
 }
 
 // BreakEvenExpiries and BreakEvenRates are the record expiries and
