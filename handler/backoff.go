@@ -50,30 +50,33 @@ func visibilityFor(leaseUntil, now time.Time) int32 {
 	return int32(min(max(secs, 1), int64(MaxVisibility/time.Second)))
 }
 
-// backoff sets the visibility of an in-progress record's message to about
-// the time its key's lease has left. A failure is logged: the message then
-// comes back after the queue's visibility timeout, as without back-off.
-func (b *batch) backoff(s *slot) {
-	if s.res.LeaseUntil.IsZero() || s.msg.ReceiptHandle == "" {
-		return
+// backoff sets the visibility of the message of a record found in
+// progress (WithBackoff) to about the time its key's lease has left, and
+// returns f with backedOff set when it did. A failure is logged: the
+// message then comes back after the queue's visibility timeout, as without
+// back-off.
+func (b *batch) backoff(rec *record, f fate) fate {
+	if f.work != workInProgress || b.opts.sqs == nil || f.leaseUntil.IsZero() || rec.msg.ReceiptHandle == "" {
+		return f
 	}
-	url := b.o.queueURL
+	url := b.opts.queueURL
 	if url == "" {
 		var err error
-		if url, err = QueueURL(s.msg.EventSourceARN); err != nil {
-			b.o.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", s.msg.MessageId, "err", err)
-			return
+		if url, err = QueueURL(rec.msg.EventSourceARN); err != nil {
+			b.opts.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", rec.msg.MessageId, "err", err)
+			return f
 		}
 	}
-	secs := visibilityFor(s.res.LeaseUntil, b.now())
-	_, err := b.o.sqs.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
+	secs := visibilityFor(f.leaseUntil, b.now())
+	_, err := b.opts.sqs.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
 		QueueUrl:          aws.String(url),
-		ReceiptHandle:     aws.String(s.msg.ReceiptHandle),
+		ReceiptHandle:     aws.String(rec.msg.ReceiptHandle),
 		VisibilityTimeout: secs,
 	})
 	if err != nil {
-		b.o.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", s.msg.MessageId, "err", err)
-		return
+		b.opts.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", rec.msg.MessageId, "err", err)
+		return f
 	}
-	s.res.backedOff = true
+	f.backedOff = true
+	return f
 }

@@ -10,51 +10,30 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// slot is one record's place in a batch. Only the goroutine settling the
-// record writes it; the batch reads it after that goroutine is waited for.
-type slot struct {
+// record is one SQS record's place in a batch: its message, its key and
+// fingerprint, and its fate. Only the goroutine settling the record writes
+// it; the batch reads it after that goroutine is waited for.
+type record struct {
 	msg     *events.SQSMessage
 	key     idem.Key
 	fp      string
-	keyless bool
-	res     result
+	keyless bool // has no key and runs without a claim (WithKeyless)
+	fate    fate // written by batch.assign only; zero: no outcome, so it comes back
 }
 
-// result is what happened to one record. Its zero value is "no outcome",
-// which is reported as a failure: a record is acknowledged only when a
-// result says it may be.
-type result struct {
-	// Result is the claim's: Outcome Executed (also for a keyless run),
-	// Replayed or InProgress; 0 when the record never got that far.
-	idem.Result
-	keyless   bool   // ran without a claim (WithKeyless)
-	cached    bool   // replayed from the local cache
-	backedOff bool   // in progress; its visibility was changed
-	err       error  // why the record comes back; nil for an acknowledged one
-	op        string // the stage err comes from (RecordError.Op)
-}
-
-// failed is the result of a record that failed at stage op.
-func failed(op string, err error) result { return result{op: op, err: err} }
-
-// acked reports whether the record may be deleted from the queue: its
-// key is settled, by this execution (Executed), an earlier one (Replayed)
-// or another claim's, which completed it (Superseded; execute fails a
-// Superseded record whose key is still in progress).
-func (r *result) acked() bool {
-	return r.err == nil && (r.Outcome == idem.Executed || r.Outcome == idem.Replayed || r.Outcome == idem.Superseded)
-}
-
-// settled reports whether the record has an outcome, good or bad.
-func (r *result) settled() bool { return r.err != nil || r.Outcome != 0 }
+// group is the record's FIFO message group ("" on a standard queue).
+func (r *record) group() string { return r.msg.Attributes[groupAttribute] }
 
 // batch is one invocation's records and what the wrapper shares with them.
 type batch struct {
-	ctx   context.Context
-	w     *wrapper
-	o     *options
-	slots []slot
-	fifo  bool
+	ctx     context.Context
+	w       *wrapper
+	opts    *options
+	records []record
+	fifo    bool
+	// gate keeps a FIFO batch in order around its failures, while it runs
+	// and when it responds; nil on a standard queue.
+	gate *fifoGate
 
 	deadline    time.Time
 	hasDeadline bool
@@ -71,10 +50,10 @@ type batch struct {
 }
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
-	b := &batch{ctx: ctx, w: w, o: &w.o, slots: make([]slot, len(records))}
+	b := &batch{ctx: ctx, w: w, opts: &w.o, records: make([]record, len(records))}
 	b.deadline, b.hasDeadline = ctx.Deadline()
-	b.reserve = b.o.reserve
-	if b.hasDeadline && !b.o.reserveSet {
+	b.reserve = b.opts.reserve
+	if b.hasDeadline && !b.opts.reserveSet {
 		b.reserve = min(DefaultDeadlineReserve, b.deadline.Sub(b.now())/2)
 	}
 	b.recCtx, b.cancel = ctx, func() {}
@@ -85,11 +64,14 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 		b.settleBy = b.deadline.Add(-b.reserve / 4)
 	}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
+	if b.fifo {
+		b.gate = newFIFOGate(b.opts.fifoGroupOnly)
+	}
 	b.prepare(records)
 	return b
 }
 
-func (b *batch) now() time.Time { return b.o.claims.Clock.Now() }
+func (b *batch) now() time.Time { return b.opts.claims.Clock.Now() }
 
 // settleCtx is the context a record's claim is made and settled under:
 // the records' context, with the batch's settle deadline.
@@ -100,28 +82,31 @@ func (b *batch) settleCtx() context.Context {
 	return idem.WithSettleDeadline(b.recCtx, b.settleBy)
 }
 
+// assign sets record i's fate: the one place a fate is written.
+func (b *batch) assign(i int, f fate) { b.records[i].fate = f }
+
 // prepare reads every record's key and fingerprint. A record whose key
-// cannot be read is settled here as a failure.
-func (b *batch) prepare(records []events.SQSMessage) {
+// cannot be read is decided here, as a failure.
+func (b *batch) prepare(messages []events.SQSMessage) {
 	var bd body // records are prepared one at a time: one body serves them all
-	for i := range records {
-		s := &b.slots[i]
-		s.msg = &records[i]
-		bd = body{msg: s.msg}
-		raw, err := b.o.key(&bd)
+	for i := range messages {
+		rec := &b.records[i]
+		rec.msg = &messages[i]
+		bd = body{msg: rec.msg}
+		raw, err := b.opts.key(&bd)
 		if err != nil {
-			if b.o.keyless && errors.Is(err, idem.ErrNoKey) {
-				s.keyless = true
+			if b.opts.keyless && errors.Is(err, idem.ErrNoKey) {
+				rec.keyless = true
 				continue
 			}
-			s.res = failed("key", err)
+			b.assign(i, decide(attempt{stage: stageKey, err: err}))
 			continue
 		}
-		if s.key, err = idem.ClientKey(b.o.namespace, raw); err == nil {
-			s.fp, err = b.o.fingerprint(&bd)
+		if rec.key, err = idem.ClientKey(b.opts.namespace, raw); err == nil {
+			rec.fp, err = b.opts.fingerprint(&bd)
 		}
 		if err != nil {
-			s.res = failed("key", err)
+			b.assign(i, decide(attempt{stage: stageKey, err: err}))
 		}
 	}
 }

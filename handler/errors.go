@@ -52,11 +52,11 @@ var (
 type RecordError struct {
 	MessageID string
 	Key       idem.Key // empty when no key could be read
-	// Op is the stage that failed: "key" (reading the key or the
-	// fingerprint), "claim", "run" or "complete" (idem.Do's, or the
-	// handler's own, such as the deadline guard), "replay" (the replay
-	// hook).
-	Op string
+	// Op is the stage that failed: OpKey (reading the key or the
+	// fingerprint), idem.OpClaim, idem.OpRun or idem.OpComplete (idem.Do's,
+	// or the handler's own, such as the deadline guard), idem.OpReplay
+	// (reading the stored result, or the replay hook).
+	Op idem.Op
 	// Err is the cause: an *idem.Error from the claim or the work, a
 	// sentinel above, or the function's own error.
 	Err error
@@ -64,7 +64,7 @@ type RecordError struct {
 
 // Error names the message and, unless the cause does, the key.
 func (e *RecordError) Error() string {
-	s := "handler: " + e.Op + " message " + e.MessageID
+	s := "handler: " + string(e.Op) + " message " + e.MessageID
 	var ie *idem.Error
 	if e.Key != "" && !errors.As(e.Err, &ie) {
 		s += fmt.Sprintf(" key %q", string(e.Key))

@@ -13,9 +13,9 @@ import (
 // a copy of a key within a batch takes its first record's: one claim, one
 // execution, and the copy acknowledged as soon as the key completes,
 // rather than found in progress and given back to the queue until the
-// lease ends. Whoever waits leads nothing while waiting (a flight lands
-// when the record that leads it has an outcome), so waits cannot form a
-// cycle.
+// lease ends. Whoever waits leads nothing while waiting (a flight
+// finishes when the record that leads it has a fate), so waits cannot
+// form a cycle.
 type flights struct {
 	mu sync.Mutex
 	m  map[idem.Key]*flight
@@ -23,9 +23,9 @@ type flights struct {
 
 // flight is one key being settled by one record.
 type flight struct {
-	fp   string        // the leading record's fingerprint
-	done chan struct{} // closed when res is set
-	res  result        // the leading record's result; zero: no outcome
+	fp         string        // the leading record's fingerprint
+	done       chan struct{} // closed when leaderFate is set
+	leaderFate fate          // the leading record's fate; zero: no outcome
 }
 
 // join returns the key's flight and false if one is under way, or starts
@@ -44,10 +44,10 @@ func (fs *flights) join(key idem.Key, fp string) (*flight, bool) {
 	return f, true
 }
 
-// land ends the flight with its leading record's result and wakes those
+// finish ends the flight with its leading record's fate and wakes those
 // waiting for it.
-func (fs *flights) land(key idem.Key, f *flight, res result) {
-	f.res = res
+func (fs *flights) finish(key idem.Key, f *flight, leaderFate fate) {
+	f.leaderFate = leaderFate
 	fs.mu.Lock()
 	if fs.m[key] == f {
 		delete(fs.m, key)
@@ -56,32 +56,20 @@ func (fs *flights) land(key idem.Key, f *flight, res result) {
 	close(f.done)
 }
 
-// awaitFlight settles record s, whose key another batch of this process
-// is running, from that batch's outcome: a completed key is replayed, a
-// key that batch found in progress is in progress here too. It returns
-// false when s must claim the key itself after all: the other record
+// awaitFlight is the fate of rec, whose key another batch of this process
+// is settling, adopted from that batch's leader: a completed key is
+// replayed, a key found in progress there is in progress here too. It
+// returns false when rec must claim the key itself after all: the leader
 // ended without settling the key (its work failed, its deadline came),
 // which the store then decides. A record whose own deadline comes first
 // is not started (ErrDeadline).
-func (b *batch) awaitFlight(s *slot, f *flight) (result, bool) {
-	b.o.logger.DebugContext(b.ctx, "idemq: key in flight in another batch of this process; waiting for its outcome",
-		"message_id", s.msg.MessageId, "key", string(s.key))
+func (b *batch) awaitFlight(rec *record, f *flight) (fate, bool) {
+	b.opts.logger.DebugContext(b.ctx, "idemq: key in flight in another batch of this process; waiting for its outcome",
+		"message_id", rec.msg.MessageId, "key", string(rec.key))
 	select {
 	case <-f.done:
 	case <-b.recCtx.Done():
-		return failed("run", ErrDeadline), true
+		return decide(attempt{stage: stageNotStarted, err: ErrDeadline}), true
 	}
-	l := &f.res
-	switch {
-	case s.fp != "" && f.fp != "" && s.fp != f.fp:
-		return failed("claim", idem.ErrPayloadMismatch), true
-	case l.acked() && !l.keyless:
-		if l.Omitted {
-			return b.replayOmitted(l.Result), true
-		}
-		return b.replay(s, idem.Result{Outcome: idem.Replayed, Value: l.Value, ExpiresAt: l.ExpiresAt}, false), true
-	case l.Outcome == idem.InProgress:
-		return result{Result: idem.Result{Outcome: idem.InProgress, LeaseUntil: l.LeaseUntil}, op: l.op, err: l.err}, true
-	}
-	return result{}, false
+	return b.adopt(rec, f.fp, f.leaderFate, false)
 }

@@ -2,10 +2,7 @@ package handler
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
-
-	"github.com/idemq/idemq/idem"
 )
 
 // counts are a batch's numbers, logged as one line and, with WithEMF,
@@ -53,53 +50,57 @@ func (c counts) named() []namedCount {
 	}
 }
 
-// count classes every record by its result.
+// count classes every record by its fate.
 func (b *batch) count(reported int) counts {
-	c := counts{Records: len(b.slots), Reported: reported}
-	for i := range b.slots {
-		r := &b.slots[i].res
-		switch {
-		case r.keyless:
-			c.Keyless++
-		case r.Outcome == idem.Executed:
-			c.Executed++
-		case r.Outcome == idem.Superseded && r.err == nil:
-			c.Executed++
-			c.Superseded++
-		case r.Outcome == idem.Replayed:
-			c.Replayed++
-		case r.Outcome == idem.InProgress:
-			c.InProgress++
-		case errors.Is(r.err, ErrDeadline) || errors.Is(r.err, ErrFIFOBlocked):
-			c.Skipped++
-		default:
-			c.Failed++
-		}
-		if r.cached {
-			c.CacheHits++
-		}
-		if r.TookOver {
-			c.TookOver++
-		}
-		if r.Omitted && r.Outcome == idem.Executed {
-			c.ResultOmitted++
-		}
-		if r.backedOff {
-			c.BackedOff++
-		}
+	c := counts{Records: len(b.records), Reported: reported}
+	for i := range b.records {
+		c.add(&b.records[i].fate)
 	}
 	return c
+}
+
+// add counts one record's fate: by what was done, else by its verdict.
+func (c *counts) add(f *fate) {
+	switch {
+	case f.work == workKeyless:
+		c.Keyless++
+	case f.work == workExecuted:
+		c.Executed++
+		if f.superseded {
+			c.Superseded++
+		}
+		if f.omitted {
+			c.ResultOmitted++
+		}
+	case f.work == workReplayed:
+		c.Replayed++
+	case f.work == workInProgress:
+		c.InProgress++
+	case f.verdict == skip:
+		c.Skipped++
+	default:
+		c.Failed++
+	}
+	if f.cached {
+		c.CacheHits++
+	}
+	if f.tookOver {
+		c.TookOver++
+	}
+	if f.backedOff {
+		c.BackedOff++
+	}
 }
 
 // summarize logs the batch's summary line and writes its EMF line.
 func (b *batch) summarize(reported int) {
 	c := b.count(reported)
-	attrs := []slog.Attr{slog.String("namespace", b.o.namespace), slog.Bool("fifo", b.fifo)}
+	attrs := []slog.Attr{slog.String("namespace", b.opts.namespace), slog.Bool("fifo", b.fifo)}
 	for _, n := range c.named() {
 		attrs = append(attrs, slog.Int(n.attr, n.n))
 	}
-	b.o.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
-	if b.o.emf != nil {
+	b.opts.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
+	if b.opts.emf != nil {
 		b.writeEMF(c)
 	}
 }
@@ -112,7 +113,7 @@ func (b *batch) writeEMF(c counts) {
 		Unit string `json:"Unit"`
 	}
 	var metrics []metric
-	doc := map[string]any{"Service": b.o.namespace}
+	doc := map[string]any{"Service": b.opts.namespace}
 	for _, n := range c.named() {
 		metrics = append(metrics, metric{Name: n.metric, Unit: "Count"})
 		doc[n.metric] = n.n
@@ -120,7 +121,7 @@ func (b *batch) writeEMF(c counts) {
 	doc["_aws"] = map[string]any{
 		"Timestamp": b.now().UnixMilli(),
 		"CloudWatchMetrics": []map[string]any{{
-			"Namespace":  b.o.emfNamespace,
+			"Namespace":  b.opts.emfNamespace,
 			"Dimensions": [][]string{{"Service"}},
 			"Metrics":    metrics,
 		}},
@@ -128,10 +129,10 @@ func (b *batch) writeEMF(c counts) {
 	line, err := json.Marshal(doc)
 	if err == nil {
 		b.w.emfMu.Lock()
-		_, err = b.o.emf.Write(append(line, '\n'))
+		_, err = b.opts.emf.Write(append(line, '\n'))
 		b.w.emfMu.Unlock()
 	}
 	if err != nil {
-		b.o.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
+		b.opts.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
 	}
 }

@@ -72,11 +72,11 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 	sum := sha256.Sum256(stored)
 	p := blobPointer{Name: blobName(key, owner), Size: len(stored), SHA256: hex.EncodeToString(sum[:]), Encoding: encoding}
 	if err := c.Blobs.Put(ctx, p.Name, stored); err != nil {
-		return nil, "", &Error{Op: "offload", Key: key, Err: err}
+		return nil, "", &Error{Op: OpOffload, Key: key, Err: err}
 	}
 	ptr, err := json.Marshal(p)
 	if err != nil {
-		return nil, "", &Error{Op: "offload", Key: key, Err: err}
+		return nil, "", &Error{Op: OpOffload, Key: key, Err: err}
 	}
 	return ptr, EncodingBlob, nil
 }

@@ -137,6 +137,10 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 
 // Do is the package's Do with the settings of c, which may be a Config
 // made by hand (its zero fields take their defaults) or by NewConfig.
+//
+// It goes through the phases of a claim, each its own method of call:
+// claim the key (or answer from the record that holds it), run the work,
+// store its result, and, when the completion fails, settle what is left.
 func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
 	if s == nil {
 		panic("idem: nil store")
@@ -146,49 +150,39 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	}
 	c = c.resolve()
 	if key == "" {
-		return Result{}, &Error{Op: "claim", Err: ErrNoKey}
+		return Result{}, &Error{Op: OpClaim, Err: ErrNoKey}
 	}
+	return newCall(ctx, c, s, key).do(ctx, fingerprint, fn)
+}
+
+// call is one Do call: its settings, its store and key, and the claim it
+// makes, shared by its phases.
+type call struct {
+	c     Config
+	s     Store
+	key   Key
+	now   time.Time     // when the call began, by c.Clock
+	lease time.Duration // the claim's lease
+	owner string        // the claim's owner token
+}
+
+func newCall(ctx context.Context, c Config, s Store, key Key) *call {
 	now := c.Clock.Now()
 	deadline, hasDeadline := ctx.Deadline()
-	lease := c.leaseFor(deadline, hasDeadline, now)
-	owner := NewOwner()
+	return &call{c: c, s: s, key: key, now: now, lease: c.leaseFor(deadline, hasDeadline, now), owner: NewOwner()}
+}
 
-	claim, err := s.Claim(ctx, ClaimRequest{
-		Key:         key,
-		Owner:       owner,
-		Fingerprint: StoredFingerprint(fingerprint),
-		Now:         now,
-		LeaseUntil:  now.Add(lease),
-		ExpiresAt:   c.claimExpiry(now, lease),
-	})
+// do claims the key, then runs fn and stores its result, or answers from
+// the record that holds the key.
+func (k *call) do(ctx context.Context, fingerprint string, fn Func) (Result, error) {
+	claim, err := k.claim(ctx, fingerprint)
 	if err != nil {
-		return Result{}, wrap("claim", key, err)
+		return Result{}, err
 	}
 	if !claim.Claimed {
-		rec := claim.Record
-		if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
-			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
-		}
-		switch rec.Status {
-		case StatusCompleted:
-			if rec.OmittedBytes > 0 {
-				return Result{Outcome: Replayed, Omitted: true, ExpiresAt: rec.ExpiresAt}, nil
-			}
-			value, err := c.replay(ctx, &rec)
-			if err != nil {
-				// Fail closed: a result that cannot be read is not an
-				// empty one.
-				return Result{}, &Error{Op: "replay", Key: key, Err: err}
-			}
-			return Result{Outcome: Replayed, Value: value, ExpiresAt: rec.ExpiresAt}, nil
-		case StatusInProgress:
-			return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
-		}
-		// Fail closed: a holder nobody can read is not a result.
-		return Result{}, &Error{Op: "claim", Key: key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
+		return k.answerFromHolder(ctx, claim.Record, fingerprint)
 	}
-
-	value, writes, stopBeats, runErr := run(ctx, s, key, owner, lease, c, fn)
+	value, writes, stopBeats, runErr := run(ctx, k.s, k.key, k.owner, k.lease, k.c, fn)
 	defer stopBeats()
 	// The claim is ours: settle it even if the caller's context is done,
 	// but not past the settle deadline.
@@ -196,21 +190,77 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	defer cancel()
 	if runErr != nil {
 		stopBeats()
-		if relErr := s.Release(settle, key, owner); relErr != nil {
-			runErr = errors.Join(runErr, wrap("release", key, relErr))
-		}
-		return Result{}, &Error{Op: "run", Key: key, Err: runErr}
+		return Result{}, k.releaseAfterRun(settle, runErr)
 	}
+	return k.store(settle, claim, value, writes, stopBeats)
+}
+
+// claim is the claim phase: one atomic write that takes the key, or
+// returns the record that holds it.
+func (k *call) claim(ctx context.Context, fingerprint string) (Claim, error) {
+	claim, err := k.s.Claim(ctx, ClaimRequest{
+		Key:         k.key,
+		Owner:       k.owner,
+		Fingerprint: StoredFingerprint(fingerprint),
+		Now:         k.now,
+		LeaseUntil:  k.now.Add(k.lease),
+		ExpiresAt:   k.c.claimExpiry(k.now, k.lease),
+	})
+	if err != nil {
+		return Claim{}, wrap(OpClaim, k.key, err)
+	}
+	return claim, nil
+}
+
+// answerFromHolder is the outcome of a claim that found the key held:
+// Replayed from a completed record, InProgress from a live claim.
+func (k *call) answerFromHolder(ctx context.Context, rec Record, fingerprint string) (Result, error) {
+	if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
+		return Result{}, &Error{Op: OpClaim, Key: k.key, Err: ErrPayloadMismatch}
+	}
+	switch rec.Status {
+	case StatusCompleted:
+		if rec.OmittedBytes > 0 {
+			return Result{Outcome: Replayed, Omitted: true, ExpiresAt: rec.ExpiresAt}, nil
+		}
+		value, err := k.c.replay(ctx, &rec)
+		if err != nil {
+			// Fail closed: a result that cannot be read is not an
+			// empty one.
+			return Result{}, &Error{Op: OpReplay, Key: k.key, Err: err}
+		}
+		return Result{Outcome: Replayed, Value: value, ExpiresAt: rec.ExpiresAt}, nil
+	case StatusInProgress:
+		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
+	}
+	// Fail closed: a holder nobody can read is not a result.
+	return Result{}, &Error{Op: OpClaim, Key: k.key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
+}
+
+// releaseAfterRun frees the claim of work that failed, so a retry can run
+// it again, and returns the work's error (with the release's, if any).
+func (k *call) releaseAfterRun(settle context.Context, runErr error) error {
+	if relErr := k.s.Release(settle, k.key, k.owner); relErr != nil {
+		runErr = errors.Join(runErr, wrap(OpRelease, k.key, relErr))
+	}
+	return &Error{Op: OpRun, Key: k.key, Err: runErr}
+}
+
+// store is the completion phase: it stores the work's value (offloaded to
+// the blob store, or omitted when too large) with its staged writes, and
+// returns Executed, or what settleFailedCompletion makes of a completion
+// that failed.
+func (k *call) store(settle context.Context, claim Claim, value []byte, writes []any, stopBeats func()) (Result, error) {
 	stored, encoding := []byte(nil), EncodingRaw
-	if !c.DiscardResult {
-		stored, encoding = c.encode(value)
+	if !k.c.DiscardResult {
+		stored, encoding = k.c.encode(value)
 	}
 	comp := Completion{
-		Key:       key,
-		Owner:     owner,
+		Key:       k.key,
+		Owner:     k.owner,
 		Result:    stored,
 		Encoding:  encoding,
-		ExpiresAt: c.Clock.Now().Add(c.Expiry),
+		ExpiresAt: k.c.Clock.Now().Add(k.c.Expiry),
 		Writes:    writes,
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
@@ -221,10 +271,11 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	// outlast what the lease has left, and another worker must not take
 	// the key over meanwhile. It stops before the completion, which needs
 	// no extension racing it.
-	comp.Result, comp.Encoding, err = c.offload(settle, key, owner, comp.Result, comp.Encoding)
+	var err error
+	comp.Result, comp.Encoding, err = k.c.offload(settle, k.key, k.owner, comp.Result, comp.Encoding)
 	stopBeats()
 	if err == nil {
-		err = s.Complete(settle, comp)
+		err = k.s.Complete(settle, comp)
 	}
 	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
@@ -232,20 +283,28 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		// the key without the result (and with the staged writes).
 		tooLarge = err
 		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
-		err = s.Complete(settle, comp)
+		err = k.s.Complete(settle, comp)
 		if err == nil {
 			res.Omitted = true
-			return res, wrap("complete", key, tooLarge)
+			return res, wrap(OpComplete, k.key, tooLarge)
 		}
 	}
 	if err == nil {
 		return res, nil
 	}
+	return k.settleFailedCompletion(settle, res, tooLarge, err)
+}
+
+// settleFailedCompletion is the outcome of a completion that failed with
+// err (after tooLarge, when the result was too large to store): Superseded
+// when another claim owns the key, else NotStored, after freeing the key
+// if it may still be ours.
+func (k *call) settleFailedCompletion(settle context.Context, res Result, tooLarge, err error) (Result, error) {
 	// The outcome is decided here, from the completion's own answer, before
 	// anything else is asked of the store.
 	if lost, ok := errors.AsType[*LeaseLostError](err); ok && lost.Superseded() {
 		res.Outcome, res.Holder = Superseded, lost.Status
-		return res, completeError(key, tooLarge, err)
+		return res, completeError(k.key, tooLarge, err)
 	}
 	res.Outcome = NotStored
 	var relErr error
@@ -254,11 +313,11 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 		// blocked until the lease passes. What the release answers (even a
 		// lost lease, when an earlier attempt of it was applied) changes
 		// nothing: the key is not settled.
-		if relErr = s.Release(settle, key, owner); relErr != nil {
-			relErr = wrap("release", key, relErr)
+		if relErr = k.s.Release(settle, k.key, k.owner); relErr != nil {
+			relErr = wrap(OpRelease, k.key, relErr)
 		}
 	}
-	return res, completeError(key, tooLarge, err, relErr)
+	return res, completeError(k.key, tooLarge, err, relErr)
 }
 
 // completeError is the error of a completion that did not settle the key:
@@ -267,14 +326,14 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 func completeError(key Key, errs ...error) error {
 	var causes []error
 	for _, err := range errs {
-		if e, ok := err.(*Error); ok && e.Key == key && e.Op == "complete" {
+		if e, ok := err.(*Error); ok && e.Key == key && e.Op == OpComplete {
 			err = e.Err
 		}
 		if err != nil {
 			causes = append(causes, err)
 		}
 	}
-	return &Error{Op: "complete", Key: key, Err: errors.Join(causes...)}
+	return &Error{Op: OpComplete, Key: key, Err: errors.Join(causes...)}
 }
 
 // settleDeadlineKey carries WithSettleDeadline's time in a context.
@@ -409,7 +468,7 @@ func Stage(ctx context.Context, write any) error {
 }
 
 // wrap makes err an *Error for op and key, unless it already is one.
-func wrap(op string, key Key, err error) error {
+func wrap(op Op, key Key, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err

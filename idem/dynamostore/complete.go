@@ -164,7 +164,7 @@ func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
 }
 
 // writeFailed maps the error of a write fenced by ownedCondition.
-func (s *Store) writeFailed(op string, key idem.Key, owner string, err error) error {
+func (s *Store) writeFailed(op idem.Op, key idem.Key, owner string, err error) error {
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		return s.leaseLost(op, key, owner, failed.Item)

@@ -34,7 +34,7 @@ var throttlingCodes = map[string]bool{
 // fail wraps an error from DynamoDB in an *idem.Error for op and key,
 // marking throttling with ErrThrottled and, for complete, an oversized
 // item with idem.ErrResultTooLarge. DynamoDB's error stays reachable with errors.As.
-func (s *Store) fail(op string, key idem.Key, err error) error {
+func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var cause error
 	switch {
 	case throttled(err):
@@ -67,7 +67,7 @@ func itemTooLargeMessage(msg string) bool {
 
 // leaseLost is idem.ErrLeaseLost for op on key, saying from the item that
 // failed the condition (ALL_OLD) why owner no longer holds it.
-func (s *Store) leaseLost(op string, key idem.Key, owner string, item map[string]types.AttributeValue) error {
+func (s *Store) leaseLost(op idem.Op, key idem.Key, owner string, item map[string]types.AttributeValue) error {
 	var rec idem.Record
 	if len(item) > 0 {
 		rec, _ = s.record(item)

@@ -39,7 +39,7 @@ var shapeCodes = map[string]bool{
 // wrong shape is ErrTableShape; a row too large for PostgreSQL, on
 // complete, idem.ErrResultTooLarge. PostgreSQL's error stays reachable
 // with errors.As (*pgconn.PgError).
-func (s *Store) fail(op string, key idem.Key, err error) error {
+func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var ie *idem.Error
 	if errors.As(err, &ie) {
 		return err

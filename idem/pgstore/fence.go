@@ -38,7 +38,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 // fenced runs a write made by the fenced function. It is sent again only
 // when its connection failed before the statement went out: a release
 // applied twice would report its own success as a lost lease.
-func (s *Store) fenced(ctx context.Context, op, sql string, key idem.Key, owner string, more ...any) error {
+func (s *Store) fenced(ctx context.Context, op idem.Op, sql string, key idem.Key, owner string, more ...any) error {
 	err := s.retry(ctx, false, func() error {
 		var f fence
 		if err := s.db.QueryRow(ctx, sql, append([]any{string(key), owner}, more...)...).Scan(&f.applied, &f.status, &f.owner); err != nil {

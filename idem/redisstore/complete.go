@@ -75,7 +75,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 }
 
 // fenced runs a script made with owned and maps its answer.
-func (s *Store) fenced(ctx context.Context, op string, script *redis.Script, key idem.Key, owner string, args ...any) error {
+func (s *Store) fenced(ctx context.Context, op idem.Op, script *redis.Script, key idem.Key, owner string, args ...any) error {
 	reply, err := script.Run(ctx, s.client, []string{s.Key(key)}, append([]any{owner}, args...)...).Slice()
 	if err != nil {
 		return s.fail(op, key, err)

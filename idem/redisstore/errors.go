@@ -17,7 +17,7 @@ var ErrKeySpace = errors.New("redisstore: the key holds something the store did 
 // fail wraps an error in an *idem.Error for op and key. A key of another
 // type (Redis's WRONGTYPE) is ErrKeySpace. Redis's error stays reachable
 // with errors.As.
-func (s *Store) fail(op string, key idem.Key, err error) error {
+func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var cause error
 	switch {
 	case errors.Is(err, ErrKeySpace), strings.HasPrefix(err.Error(), "redisstore: "):

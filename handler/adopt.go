@@ -1,0 +1,74 @@
+package handler
+
+import (
+	"fmt"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// adopt gives record rec the fate of its key's leader: the record that
+// settled the key earlier in the batch (rec is a copy), the local cache's
+// entry (fromCache), or the record of another batch of this process whose
+// flight rec waited for. It is the one place a leader's result is taken:
+// one fingerprint comparison, one policy for an omitted result, one call
+// of the replay hook. It returns false when the leader settled nothing to
+// take (it failed, was not started, or ended without an outcome): the
+// caller decides what then becomes of rec.
+func (b *batch) adopt(rec *record, leaderFP string, leader fate, fromCache bool) (fate, bool) {
+	f, ok := adoption(rec.fp, leaderFP, leader, fromCache)
+	if ok && f.work == workReplayed {
+		f = b.handOver(rec, f)
+	}
+	return f, ok
+}
+
+// adoption is adopt's decision, before the replay hook: a record with
+// fingerprint fp takes leader's settled key as a replay, or its key found
+// in progress as in progress; a record whose payload differs fails with
+// idem.ErrPayloadMismatch. A keyless leader settled no key: it is not
+// adopted.
+func adoption(fp, leaderFP string, leader fate, fromCache bool) (fate, bool) {
+	switch {
+	case fp != "" && leaderFP != "" && fp != leaderFP:
+		return retried(idem.OpClaim, idem.ErrPayloadMismatch), true
+	case leader.acked() && leader.work != workKeyless:
+		// An omitted result travels as omitted with the value the leader
+		// holds: the fresh one when it ran here (still in memory, though
+		// not stored), none when it replayed. handOver decides what a copy
+		// with nothing to replay becomes.
+		return fate{verdict: acknowledge, work: workReplayed, value: leader.value, expiresAt: leader.expiresAt,
+			omitted: leader.omitted, cached: fromCache}, true
+	case leader.work == workInProgress:
+		return fate{verdict: retry, op: leader.op, reason: leader.reason, work: workInProgress, leaseUntil: leader.leaseUntil}, true
+	}
+	return fate{}, false
+}
+
+// handOver gives a replayed result to the replay hook: the one place the
+// hook is called. A panic is the caller's settleRecovering's to recover.
+func (b *batch) handOver(rec *record, f fate) fate {
+	hook := b.opts.onReplay
+	if f = withNothingToReplay(f, hook != nil); hook == nil || !f.acked() {
+		return f
+	}
+	if err := hook(withKey(b.recCtx, rec.key), *rec.msg, f.value); err != nil {
+		return retried(idem.OpReplay, fmt.Errorf("%w: %w", ErrReplayHook, err))
+	}
+	return f
+}
+
+// withNothingToReplay is the policy for a replay of a key completed
+// without its result (too large to store) when no value is at hand (the
+// leader replayed it too, or it came from the store): without a replay
+// hook it is acknowledged, since nothing waits for the result; with one it
+// fails, wrapping idem.ErrResultTooLarge, and the message goes on to the
+// dead-letter queue. The hook must never be passed nil for a result, nor
+// the record acknowledged with nothing handed to it: the hook is how the
+// result reaches whoever waits for it. An omitted result whose value is at
+// hand (its leader ran here) is handed over like any other.
+func withNothingToReplay(f fate, hook bool) fate {
+	if hook && f.acked() && f.work == workReplayed && f.omitted && len(f.value) == 0 {
+		return retried(idem.OpReplay, fmt.Errorf("handler: nothing to replay: the key was completed without its result: %w", idem.ErrResultTooLarge))
+	}
+	return f
+}
