@@ -1,0 +1,134 @@
+package handler
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/idemq/idemq/idem"
+)
+
+//go:generate go test -run ^TestOutcomesDoc$ -args -update
+
+// outcomeRow is one row of the record outcome table, docs/outcomes.md,
+// which is generated from outcomeTable. TestOutcomesDoc checks each row's
+// verdict and counts against the fate the code decides for it, and the
+// file against the table.
+type outcomeRow struct {
+	situation string   // what the claim found, or what happened
+	function  string   // what became of the function
+	verdict   verdict  // what Lambda is told: acknowledge, else a batch item failure
+	reported  string   // said after the verdict
+	counts    []string // the summary line's counts the record adds to
+	note      string   // said after the counts
+	// fate is the fate the code decides for a record in this situation.
+	fate func() fate
+}
+
+// claimed is the fate decide gives a claim that returned res and err.
+func claimed(res idem.Result, err error) fate {
+	return decide(attempt{stage: stageClaimed, res: res, err: err})
+}
+
+// outcomeTable is every situation a record can be in and its fate, in the
+// order docs/outcomes.md lists them.
+var outcomeTable = []outcomeRow{
+	{"nothing, or an expired record", "runs; its result is stored", acknowledge, "", []string{"executed"}, "",
+		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }},
+	{"a claim whose lease passed (its worker crashed)", "runs; its result is stored", acknowledge, "", []string{"executed", "took_over"}, "",
+		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil) }},
+	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed"}, "",
+		func() fate { return claimed(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
+	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits"}, "; no store request",
+		func() fate {
+			f, _ := adoption("fp", "fp", fate{verdict: acknowledge, work: workReplayed, value: []byte("r")}, true)
+			return f
+		}},
+	{"a copy of a key settled earlier in the batch, or by another batch of this process meanwhile", "does not run; the leader's result goes to the replay hook", acknowledge, "", []string{"replayed"}, "; one claim and one execution for all copies",
+		func() fate {
+			f, _ := adoption("fp", "fp", claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil), false)
+			return f
+		}},
+	{"nothing, but the result is too large to store, even gzipped", "runs; the key is completed without the result", acknowledge, ", with an error logged", []string{"executed", "result_omitted"}, "",
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
+		}},
+	{"a copy, in the batch, of a result too large to store", "does not run; the fresh result, still in memory, goes to the replay hook", acknowledge, "", []string{"replayed"}, "",
+		func() fate {
+			leader := claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
+			f, _ := adoption("fp", "fp", leader, false)
+			return withNothingToReplay(f, true)
+		}},
+	{"COMPLETED without its result (too large), no replay hook", "does not run", acknowledge, "", []string{"replayed"}, "",
+		func() fate { return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false) }},
+	{"COMPLETED without its result (too large), with a replay hook", "does not run; nothing to hand the hook", retry, " (`idem.ErrResultTooLarge`): after max receives, the dead-letter queue", []string{"failed"}, "",
+		func() fate { return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), true) }},
+	{"IN_PROGRESS on another worker, its lease live", "does not run", retry, ": it comes back after the visibility timeout, or with `WithBackoff` just after the holder's lease ends", []string{"in_progress"}, "; `backed_off` with `WithBackoff`",
+		func() fate { return claimed(idem.Result{Outcome: idem.InProgress}, nil) }},
+	{"the function fails", "the claim is released", retry, ": the retry runs it again", []string{"failed"}, "",
+		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")}) }},
+	{"a panic (the function, the replay hook, the key func, the store)", "the claim is released", retry, " (`ErrPanic`)", []string{"failed"}, "",
+		func() fate { return decide(attempt{stage: stageCrashed, err: fmt.Errorf("%w: boom", ErrPanic)}) }},
+	{"the function ran, but its completion failed (a store error, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
+		}},
+	{"the function ran past its lease; another worker took the key over and completed it", "ran; the completion is refused, with a warning", acknowledge, "", []string{"executed", "superseded"}, "",
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusCompleted}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
+		}},
+	{"the function ran past its lease; another worker took the key over and has not completed it", "ran; the completion is refused, with a warning", retry, ": it comes back to replay that worker's result, wait for it, or run again", []string{"failed"}, "",
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusInProgress}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
+		}},
+	{"no key, or a body that is not JSON", "does not run", retry, " (after max receives: the dead-letter queue)", []string{"failed"}, "",
+		func() fate { return decide(attempt{stage: stageKey, err: idem.ErrNoKey}) }},
+	{"no key, with `WithKeyless`", "runs, without a claim", acknowledge, "", []string{"keyless"}, "",
+		func() fate { return decide(attempt{stage: stageKeyless, res: idem.Result{Value: []byte("r")}}) }},
+	{"another payload under the same key (a live record's)", "does not run", retry, " (`idem.ErrPayloadMismatch`)", []string{"failed"}, "",
+		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch}) }},
+	{"the store cannot be reached", "does not run", retry, "; the invocation itself succeeds", []string{"failed"}, "",
+		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")}) }},
+	{"COMPLETED, but the stored result cannot be read", "does not run", retry, " (`idem.ErrUnreadableResult`)", []string{"failed"}, "",
+		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult}) }},
+	{"not started: too near the invocation's deadline (`WithDeadlineReserve`)", "does not run", skip, " (`ErrDeadline`): it comes back and runs then", []string{"skipped"}, "",
+		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrDeadline}) }},
+	{"not started: FIFO, after a failure earlier in the batch (with `WithFIFOGroupIsolation`, in its message group)", "does not run", skip, " (`ErrFIFOBlocked`): it comes back and runs then", []string{"skipped"}, "",
+		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }},
+	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed"}, " (its own count)",
+		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO() }},
+	{"no outcome (the record's goroutine exited: `runtime.Goexit`), or anything unforeseen", "a claim is left to its lease", retry, " (`ErrNoOutcome`)", []string{"failed"}, "",
+		func() fate { return fate{} }},
+}
+
+// outcomesDoc is docs/outcomes.md: the outcome table as Markdown.
+func outcomesDoc() string {
+	var sb strings.Builder
+	sb.WriteString(`<!-- Generated from handler/outcomes.go by "go generate ./handler"; do not edit. -->
+
+# What becomes of a record
+
+The SQS handler (package handler) decides each record's fate in one place
+from what its claim returned: a message is deleted only when its key is
+proven settled — completed by this execution, replayed from a completed
+record, or refused because another claim has completed it
+([the acknowledgement rule](protocol.md#the-acknowledgement-rule)); anything
+else, foreseen or not, comes back. The counts are the batch's summary line's
+(and, with ` + "`WithEMF`" + `, its CloudWatch metrics').
+
+| found for the key, or what happened | the function | reported to Lambda | counted as |
+|---|---|---|---|
+`)
+	for _, r := range outcomeTable {
+		reported := "batch item failure"
+		if r.verdict == acknowledge {
+			reported = "success: the message is deleted"
+		}
+		counts := make([]string, len(r.counts))
+		for i, c := range r.counts {
+			counts[i] = "`" + c + "`"
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s%s | %s%s |\n", r.situation, r.function, reported, r.reported, strings.Join(counts, ", "), r.note)
+	}
+	return sb.String()
+}

@@ -1,0 +1,65 @@
+package handler
+
+import (
+	"flag"
+	"os"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/outcomes.md from outcomeTable")
+
+const outcomesPath = "../docs/outcomes.md"
+
+// Each row of the outcome table states what the code decides: its
+// verdict and its counts are those of the fate the row's situation gets.
+func TestOutcomeTableIsTheCodes(t *testing.T) {
+	t.Parallel()
+	for _, r := range outcomeTable {
+		f := r.fate()
+		if f.verdict != r.verdict {
+			t.Errorf("%q: verdict %d, the table says %d", r.situation, f.verdict, r.verdict)
+		}
+		if got := countNames(&f); !slices.Equal(got, r.counts) {
+			t.Errorf("%q: counted as %v, the table says %v", r.situation, got, r.counts)
+		}
+		if !f.acked() {
+			if _, err := f.cause(); err == nil {
+				t.Errorf("%q: comes back without a reason", r.situation)
+			}
+		}
+	}
+}
+
+// countNames are the counts a record of fate f adds to, in the summary
+// line's order, without records and batch_item_failures.
+func countNames(f *fate) []string {
+	var c counts
+	c.add(f)
+	var names []string
+	for _, n := range c.named() {
+		if n.n > 0 && n.attr != "records" && n.attr != "batch_item_failures" {
+			names = append(names, n.attr)
+		}
+	}
+	return names
+}
+
+// docs/outcomes.md is generated from outcomeTable: `go generate
+// ./handler` (or this test with -update) rewrites it, and this test fails
+// while it is stale.
+func TestOutcomesDoc(t *testing.T) {
+	want := outcomesDoc()
+	if *update {
+		if err := os.WriteFile(outcomesPath, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(outcomesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is stale: run go generate ./handler", outcomesPath)
+	}
+}
