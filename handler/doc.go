@@ -11,23 +11,11 @@
 // "idempotency_key" unless WithKeyField, WithKeyAttribute or WithKeyFunc
 // says otherwise), never from the message id, which changes on a
 // producer's re-send and on a redrive from the dead-letter queue. The key
-// is claimed with idem.Do before the function runs:
-//
-//	record                        function        reported to Lambda   counted as
-//	none, expired, lease passed   runs; stored    success (deleted)    executed (took over)
-//	COMPLETED                     not run         success (deleted)    replayed; replay hook
-//	result too large to store     ran; omitted    success (deleted)    executed, result_omitted; error logged
-//	COMPLETED, result omitted     not run         success; see below   replayed; see below
-//	IN_PROGRESS, lease live       not run         batch item failure   in progress; back-off
-//	function error or panic       released        batch item failure   failed
-//	ran; completion failed        released        batch item failure   failed (idem.NotStored)
-//	ran; taken over, completed    not stored      success (deleted)    executed, superseded; warning
-//	ran; taken over, in progress  not stored      batch item failure   failed; warning
-//	no key, body not JSON         not run         batch item failure   failed (or keyless: WithKeyless)
-//	other payload, same key       not run         batch item failure   failed (idem.ErrPayloadMismatch)
-//	store unreachable             -               batch item failure   failed
-//	deadline near (not started)   not run         batch item failure   skipped
-//	no outcome (runtime.Goexit)   left to lease   batch item failure   failed (ErrNoOutcome)
+// is claimed with idem.Do before the function runs. A record's message is
+// deleted only when its key is proven settled (executed and stored,
+// replayed, or superseded by a claim that completed it); anything else,
+// foreseen or not, comes back. docs/outcomes.md lists every situation,
+// generated from the code's own table (outcomes.go).
 //
 // A result too large to store does not free the key: the work has run, so
 // the key is completed without the result (see idem.Do) and the message
@@ -35,24 +23,55 @@
 // result is not cached. A duplicate has nothing to replay: without a
 // replay hook it is acknowledged, and with one it fails, wrapping
 // idem.ErrResultTooLarge, so that it ends in the dead-letter queue rather
-// than hand the hook nil. Copies in the same batch as the execution are
-// handed its fresh result, which is still in memory.
+// than hand the hook nil. Copies that wait on the execution, in the same
+// batch or another of the process, are handed its fresh result, which is
+// still in memory.
 //
-// The handler fails closed: a record is acknowledged only when its result
-// proves it may be. Each record's result starts as "no outcome", which is
-// reported as a failure; so a record whose goroutine exits without
-// returning (runtime.Goexit, as t.FailNow calls), the records that
-// goroutine would have run next, and any path nobody foresaw come back.
+// The handler fails closed: a record is acknowledged only when its fate
+// says so. Each record's fate starts as "retry: no outcome"; so a record
+// whose goroutine exits without returning (runtime.Goexit, as t.FailNow
+// calls), the records that goroutine would have run next, and any path
+// nobody foresaw come back.
 //
 // Copies of one key in a batch make one claim and one execution; every
-// copy gets that record's outcome (a copy of a record that failed or is in
-// progress fails too; one whose first record never started, blocked by its
-// FIFO group, claims the key itself). Records run in lanes, side by side,
-// at most DefaultConcurrency lanes at once, each lane's records in input
-// order in one goroutine: a lane holds the records joined by a message
-// group (FIFO) or by a key, so a copy always comes after the record that
-// claims its key and no record waits on another lane. Failures are
+// copy adopts its leader's fate (a copy of a leader that failed or is in
+// progress comes back too; one whose leader never started, blocked by its
+// FIFO group, claims the key itself). Records run in sequences, side by
+// side, at most DefaultConcurrency sequences at once, each sequence's
+// records in input order in one goroutine: a sequence holds the records
+// joined by a message group (FIFO) or by a key, so a copy always comes
+// after its leader and no record waits on another sequence. Failures are
 // reported in input order, and no goroutine outlives the call.
+//
+// # Glossary
+//
+// The package's comments use these words so:
+//
+//   - claim: the atomic write (idem.Do's first step) that takes a key for
+//     one worker, or finds the record that holds it.
+//   - lease: how long a claim is the worker's own; after it passes,
+//     another worker may take the key over.
+//   - settle: to complete a claim (store the result) or release it (free
+//     the key); a key is settled when its record is completed.
+//   - leader: the record that settles a key for others: the first record
+//     of the key that starts in a batch, or one of another batch of the
+//     process that is settling the key now (a flight).
+//   - copy: a later record of the leader's key in the same batch; it
+//     adopts the leader's fate instead of claiming.
+//   - adopt: take a leader's, or the local cache's, result (adopt.go): one
+//     fingerprint check, one policy for an omitted result, one replay hook
+//     call.
+//   - superseded: the work ran, but its lease had passed and another claim
+//     owns the key; acknowledged only if that claim completed it.
+//   - fate: what becomes of a record: acknowledge, retry (with the
+//     holder's lease end, for the back-off, when in progress) or skip (not
+//     started), with its reason and what the counts need. decide maps a
+//     claim's outcome to it; batch.assign is the one place it is written.
+//   - sequence: the records that must run one after another, in one
+//     goroutine: those joined by a message group (FIFO) or a key.
+//   - FIFO gate: what keeps records from starting, and from being
+//     acknowledged, after a failure earlier in a FIFO batch (or its
+//     message group).
 //
 // Settings: the batch's are this package's options; the claim's (lease,
 // expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.

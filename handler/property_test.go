@@ -202,7 +202,7 @@ func (p *propBatch) check() error {
 		log.runs[k]++
 		log.mu.Unlock()
 		for range 3 {
-			runtime.Gosched() // let other lanes interleave
+			runtime.Gosched() // let other sequences interleave
 		}
 		switch p.keys[k] {
 		case fails:
