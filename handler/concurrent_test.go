@@ -486,3 +486,26 @@ func TestConcurrentInvocationsRetryAFailedFlight(t *testing.T) {
 		t.Errorf("b1 ran %d times, want 1 (after a1 failed)", b.callCount("b1"))
 	}
 }
+
+// A result too large to store is handed to a batch waiting for the key in
+// flight, as to a copy in the same batch: its leader ran here and holds
+// the fresh result, so the replay hook gets it rather than nothing.
+func TestConcurrentInvocationsShareAnOmittedResultInFlight(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store = memstore.New(memstore.WithMaxResultBytes(4))
+	release := make(chan struct{})
+	h := b.wrap(func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		<-release
+		return []byte("result:" + m.MessageId), nil
+	})
+	first, second := b.overlap(h, release, "a1", []events.SQSMessage{msg("a1", "shared")}, []events.SQSMessage{msg("b1", "shared")})
+	wantIDs(t, first)
+	wantIDs(t, second)
+	if got, ok := b.replayed("b1"); !ok || got != "result:a1" {
+		t.Errorf("b1 replayed %q (%v), want a1's fresh result", got, ok)
+	}
+	if n := b.callCount("a1") + b.callCount("b1"); n != 1 {
+		t.Errorf("the shared key ran %d times, want 1", n)
+	}
+}
