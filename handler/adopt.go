@@ -65,7 +65,10 @@ func (b *batch) handOver(rec *record, f fate) fate {
 // dead-letter queue. The hook must never be passed nil for a result, nor
 // the record acknowledged with nothing handed to it: the hook is how the
 // result reaches whoever waits for it. An omitted result whose value is at
-// hand (its leader ran here) is handed over like any other.
+// hand (its leader ran in this process) is handed over like any other, to
+// a copy in the batch and a waiter in another batch alike: the hook gets
+// the real result, so acknowledging loses nothing, and failing would send a
+// settled message to the dead-letter queue for no reason.
 func withNothingToReplay(f fate, hook bool) fate {
 	if hook && f.acked() && f.work == workReplayed && f.omitted && len(f.value) == 0 {
 		return retried(idem.OpReplay, fmt.Errorf("handler: nothing to replay: the key was completed without its result: %w", idem.ErrResultTooLarge))

@@ -36,7 +36,9 @@ var outcomeTable = []outcomeRow{
 	{"nothing, or an expired record", "runs; its result is stored", acknowledge, "", []string{"executed"}, "",
 		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }},
 	{"a claim whose lease passed (its worker crashed)", "runs; its result is stored", acknowledge, "", []string{"executed", "took_over"}, "",
-		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil) }},
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil)
+		}},
 	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed"}, "",
 		func() fate { return claimed(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
 	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits"}, "; no store request",
@@ -60,9 +62,13 @@ var outcomeTable = []outcomeRow{
 			return withNothingToReplay(f, true)
 		}},
 	{"COMPLETED without its result (too large), no replay hook", "does not run", acknowledge, "", []string{"replayed"}, "",
-		func() fate { return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false) }},
+		func() fate {
+			return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false)
+		}},
 	{"COMPLETED without its result (too large), with a replay hook", "does not run; nothing to hand the hook", retry, " (`idem.ErrResultTooLarge`): after max receives, the dead-letter queue", []string{"failed"}, "",
-		func() fate { return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), true) }},
+		func() fate {
+			return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), true)
+		}},
 	{"IN_PROGRESS on another worker, its lease live", "does not run", retry, ": it comes back after the visibility timeout, or with `WithBackoff` just after the holder's lease ends", []string{"in_progress"}, "; `backed_off` with `WithBackoff`",
 		func() fate { return claimed(idem.Result{Outcome: idem.InProgress}, nil) }},
 	{"the function fails", "the claim is released", retry, ": the retry runs it again", []string{"failed"}, "",
@@ -86,17 +92,25 @@ var outcomeTable = []outcomeRow{
 	{"no key, with `WithKeyless`", "runs, without a claim", acknowledge, "", []string{"keyless"}, "",
 		func() fate { return decide(attempt{stage: stageKeyless, res: idem.Result{Value: []byte("r")}}) }},
 	{"another payload under the same key (a live record's)", "does not run", retry, " (`idem.ErrPayloadMismatch`)", []string{"failed"}, "",
-		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch}) }},
+		func() fate {
+			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch})
+		}},
 	{"the store cannot be reached", "does not run", retry, "; the invocation itself succeeds", []string{"failed"}, "",
-		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")}) }},
+		func() fate {
+			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")})
+		}},
 	{"COMPLETED, but the stored result cannot be read", "does not run", retry, " (`idem.ErrUnreadableResult`)", []string{"failed"}, "",
-		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult}) }},
+		func() fate {
+			return claimed(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult})
+		}},
 	{"not started: too near the invocation's deadline (`WithDeadlineReserve`)", "does not run", skip, " (`ErrDeadline`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrDeadline}) }},
 	{"not started: FIFO, after a failure earlier in the batch (with `WithFIFOGroupIsolation`, in its message group)", "does not run", skip, " (`ErrFIFOBlocked`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }},
 	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed"}, " (its own count)",
-		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO() }},
+		func() fate {
+			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO()
+		}},
 	{"no outcome (the record's goroutine exited: `runtime.Goexit`), or anything unforeseen", "a claim is left to its lease", retry, " (`ErrNoOutcome`)", []string{"failed"}, "",
 		func() fate { return fate{} }},
 }
