@@ -138,7 +138,7 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 // Do is the package's Do with the settings of c, which may be a Config
 // made by hand (its zero fields take their defaults) or by NewConfig.
 //
-// It goes through the phases of a claim, each its own method of call:
+// It goes through the phases of a claim, each a method of attempt:
 // claim the key (or answer from the record that holds it), run the work,
 // store its result, and, when the completion fails, settle what is left.
 func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
@@ -152,12 +152,12 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	if key == "" {
 		return Result{}, &Error{Op: OpClaim, Err: ErrNoKey}
 	}
-	return newCall(ctx, c, s, key).do(ctx, fingerprint, fn)
+	return newAttempt(ctx, c, s, key).do(ctx, fingerprint, fn)
 }
 
-// call is one Do call: its settings, its store and key, and the claim it
-// makes, shared by its phases.
-type call struct {
+// attempt is one Do call: its settings, its store and key, and the claim
+// it makes, shared by its phases.
+type attempt struct {
 	c     Config
 	s     Store
 	key   Key
@@ -166,23 +166,23 @@ type call struct {
 	owner string        // the claim's owner token
 }
 
-func newCall(ctx context.Context, c Config, s Store, key Key) *call {
+func newAttempt(ctx context.Context, c Config, s Store, key Key) *attempt {
 	now := c.Clock.Now()
 	deadline, hasDeadline := ctx.Deadline()
-	return &call{c: c, s: s, key: key, now: now, lease: c.leaseFor(deadline, hasDeadline, now), owner: NewOwner()}
+	return &attempt{c: c, s: s, key: key, now: now, lease: c.leaseFor(deadline, hasDeadline, now), owner: NewOwner()}
 }
 
 // do claims the key, then runs fn and stores its result, or answers from
 // the record that holds the key.
-func (k *call) do(ctx context.Context, fingerprint string, fn Func) (Result, error) {
-	claim, err := k.claim(ctx, fingerprint)
+func (a *attempt) do(ctx context.Context, fingerprint string, fn Func) (Result, error) {
+	claim, err := a.claim(ctx, fingerprint)
 	if err != nil {
 		return Result{}, err
 	}
 	if !claim.Claimed {
-		return k.answerFromHolder(ctx, claim.Record, fingerprint)
+		return a.answerFromHolder(ctx, claim.Record, fingerprint)
 	}
-	value, writes, stopBeats, runErr := run(ctx, k.s, k.key, k.owner, k.lease, k.c, fn)
+	value, writes, stopBeats, runErr := run(ctx, a.s, a.key, a.owner, a.lease, a.c, fn)
 	defer stopBeats()
 	// The claim is ours: settle it even if the caller's context is done,
 	// but not past the settle deadline.
@@ -190,77 +190,77 @@ func (k *call) do(ctx context.Context, fingerprint string, fn Func) (Result, err
 	defer cancel()
 	if runErr != nil {
 		stopBeats()
-		return Result{}, k.releaseAfterRun(settle, runErr)
+		return Result{}, a.releaseAfterRun(settle, runErr)
 	}
-	return k.store(settle, claim, value, writes, stopBeats)
+	return a.store(settle, claim, value, writes, stopBeats)
 }
 
 // claim is the claim phase: one atomic write that takes the key, or
 // returns the record that holds it.
-func (k *call) claim(ctx context.Context, fingerprint string) (Claim, error) {
-	claim, err := k.s.Claim(ctx, ClaimRequest{
-		Key:         k.key,
-		Owner:       k.owner,
+func (a *attempt) claim(ctx context.Context, fingerprint string) (Claim, error) {
+	claim, err := a.s.Claim(ctx, ClaimRequest{
+		Key:         a.key,
+		Owner:       a.owner,
 		Fingerprint: StoredFingerprint(fingerprint),
-		Now:         k.now,
-		LeaseUntil:  k.now.Add(k.lease),
-		ExpiresAt:   k.c.claimExpiry(k.now, k.lease),
+		Now:         a.now,
+		LeaseUntil:  a.now.Add(a.lease),
+		ExpiresAt:   a.c.claimExpiry(a.now, a.lease),
 	})
 	if err != nil {
-		return Claim{}, wrap(OpClaim, k.key, err)
+		return Claim{}, wrap(OpClaim, a.key, err)
 	}
 	return claim, nil
 }
 
 // answerFromHolder is the outcome of a claim that found the key held:
 // Replayed from a completed record, InProgress from a live claim.
-func (k *call) answerFromHolder(ctx context.Context, rec Record, fingerprint string) (Result, error) {
+func (a *attempt) answerFromHolder(ctx context.Context, rec Record, fingerprint string) (Result, error) {
 	if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
-		return Result{}, &Error{Op: OpClaim, Key: k.key, Err: ErrPayloadMismatch}
+		return Result{}, &Error{Op: OpClaim, Key: a.key, Err: ErrPayloadMismatch}
 	}
 	switch rec.Status {
 	case StatusCompleted:
 		if rec.OmittedBytes > 0 {
 			return Result{Outcome: Replayed, Omitted: true, ExpiresAt: rec.ExpiresAt}, nil
 		}
-		value, err := k.c.replay(ctx, &rec)
+		value, err := a.c.replay(ctx, &rec)
 		if err != nil {
 			// Fail closed: a result that cannot be read is not an
 			// empty one.
-			return Result{}, &Error{Op: OpReplay, Key: k.key, Err: err}
+			return Result{}, &Error{Op: OpReplay, Key: a.key, Err: err}
 		}
 		return Result{Outcome: Replayed, Value: value, ExpiresAt: rec.ExpiresAt}, nil
 	case StatusInProgress:
 		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
 	}
 	// Fail closed: a holder nobody can read is not a result.
-	return Result{}, &Error{Op: OpClaim, Key: k.key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
+	return Result{}, &Error{Op: OpClaim, Key: a.key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
 }
 
 // releaseAfterRun frees the claim of work that failed, so a retry can run
 // it again, and returns the work's error (with the release's, if any).
-func (k *call) releaseAfterRun(settle context.Context, runErr error) error {
-	if relErr := k.s.Release(settle, k.key, k.owner); relErr != nil {
-		runErr = errors.Join(runErr, wrap(OpRelease, k.key, relErr))
+func (a *attempt) releaseAfterRun(settle context.Context, runErr error) error {
+	if relErr := a.s.Release(settle, a.key, a.owner); relErr != nil {
+		runErr = errors.Join(runErr, wrap(OpRelease, a.key, relErr))
 	}
-	return &Error{Op: OpRun, Key: k.key, Err: runErr}
+	return &Error{Op: OpRun, Key: a.key, Err: runErr}
 }
 
 // store is the completion phase: it stores the work's value (offloaded to
 // the blob store, or omitted when too large) with its staged writes, and
 // returns Executed, or what settleFailedCompletion makes of a completion
 // that failed.
-func (k *call) store(settle context.Context, claim Claim, value []byte, writes []any, stopBeats func()) (Result, error) {
+func (a *attempt) store(settle context.Context, claim Claim, value []byte, writes []any, stopBeats func()) (Result, error) {
 	stored, encoding := []byte(nil), EncodingRaw
-	if !k.c.DiscardResult {
-		stored, encoding = k.c.encode(value)
+	if !a.c.DiscardResult {
+		stored, encoding = a.c.encode(value)
 	}
 	comp := Completion{
-		Key:       k.key,
-		Owner:     k.owner,
+		Key:       a.key,
+		Owner:     a.owner,
 		Result:    stored,
 		Encoding:  encoding,
-		ExpiresAt: k.c.Clock.Now().Add(k.c.Expiry),
+		ExpiresAt: a.c.Clock.Now().Add(a.c.Expiry),
 		Writes:    writes,
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
@@ -272,10 +272,10 @@ func (k *call) store(settle context.Context, claim Claim, value []byte, writes [
 	// the key over meanwhile. It stops before the completion, which needs
 	// no extension racing it.
 	var err error
-	comp.Result, comp.Encoding, err = k.c.offload(settle, k.key, k.owner, comp.Result, comp.Encoding)
+	comp.Result, comp.Encoding, err = a.c.offload(settle, a.key, a.owner, comp.Result, comp.Encoding)
 	stopBeats()
 	if err == nil {
-		err = k.s.Complete(settle, comp)
+		err = a.s.Complete(settle, comp)
 	}
 	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
@@ -283,28 +283,28 @@ func (k *call) store(settle context.Context, claim Claim, value []byte, writes [
 		// the key without the result (and with the staged writes).
 		tooLarge = err
 		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
-		err = k.s.Complete(settle, comp)
+		err = a.s.Complete(settle, comp)
 		if err == nil {
 			res.Omitted = true
-			return res, wrap(OpComplete, k.key, tooLarge)
+			return res, wrap(OpComplete, a.key, tooLarge)
 		}
 	}
 	if err == nil {
 		return res, nil
 	}
-	return k.settleFailedCompletion(settle, res, tooLarge, err)
+	return a.settleFailedCompletion(settle, res, tooLarge, err)
 }
 
 // settleFailedCompletion is the outcome of a completion that failed with
 // err (after tooLarge, when the result was too large to store): Superseded
 // when another claim owns the key, else NotStored, after freeing the key
 // if it may still be ours.
-func (k *call) settleFailedCompletion(settle context.Context, res Result, tooLarge, err error) (Result, error) {
+func (a *attempt) settleFailedCompletion(settle context.Context, res Result, tooLarge, err error) (Result, error) {
 	// The outcome is decided here, from the completion's own answer, before
 	// anything else is asked of the store.
 	if lost, ok := errors.AsType[*LeaseLostError](err); ok && lost.Superseded() {
 		res.Outcome, res.Holder = Superseded, lost.Status
-		return res, completeError(k.key, tooLarge, err)
+		return res, completeError(a.key, tooLarge, err)
 	}
 	res.Outcome = NotStored
 	var relErr error
@@ -313,11 +313,11 @@ func (k *call) settleFailedCompletion(settle context.Context, res Result, tooLar
 		// blocked until the lease passes. What the release answers (even a
 		// lost lease, when an earlier attempt of it was applied) changes
 		// nothing: the key is not settled.
-		if relErr = k.s.Release(settle, k.key, k.owner); relErr != nil {
-			relErr = wrap(OpRelease, k.key, relErr)
+		if relErr = a.s.Release(settle, a.key, a.owner); relErr != nil {
+			relErr = wrap(OpRelease, a.key, relErr)
 		}
 	}
-	return res, completeError(k.key, tooLarge, err, relErr)
+	return res, completeError(a.key, tooLarge, err, relErr)
 }
 
 // completeError is the error of a completion that did not settle the key:
