@@ -317,17 +317,28 @@ func TestDoWiringErrors(t *testing.T) {
 	if _, err := s.do(context.Background(), "", "", answer("x")); !errors.Is(err, idem.ErrNoKey) {
 		t.Fatalf("empty key: err %v, want idem.ErrNoKey", err)
 	}
-	for name, call := range map[string]func(){
-		"nil store": func() { _, _ = idem.Do(context.Background(), nil, "k", "", answer("x")) },
-		"nil func":  func() { _, _ = idem.Do(context.Background(), s.store, "k", "", nil) },
+	for _, c := range []struct {
+		field string
+		call  func() error
+	}{
+		{"store", func() error { _, err := idem.Do(context.Background(), nil, "k", "", answer("x")); return err }},
+		{"fn", func() error { _, err := idem.Do(context.Background(), s.store, "k", "", nil); return err }},
+		{"Heartbeat", func() error {
+			_, err := idem.Do(context.Background(), s.store, "k", "", answer("x"), idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))
+			return err
+		}},
+		{"options[0]", func() error { _, err := idem.Do(context.Background(), s.store, "k", "", answer("x"), nil); return err }},
 	} {
-		func() {
-			defer func() {
-				if p, _ := recover().(string); p == "" || p[:5] != "idem:" {
-					t.Errorf("%s: panic %q, want one prefixed idem:", name, p)
-				}
-			}()
-			call()
-		}()
+		err := c.call()
+		bad, ok := errors.AsType[*idem.ConfigError](err)
+		if !ok || bad.Package != "idem" || bad.Field != c.field {
+			t.Errorf("%s: err %v, want an *idem.ConfigError naming it", c.field, err)
+		}
+		if e, ok := errors.AsType[*idem.Error](err); !ok || e.Op != "claim" {
+			t.Errorf("%s: err %v, want an *idem.Error for op claim", c.field, err)
+		}
+	}
+	if _, ok := idemtest.MustGet(t, s.store, "k"); ok {
+		t.Error("a call with a bad setting wrote a record")
 	}
 }

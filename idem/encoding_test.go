@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,12 +124,10 @@ func TestCompressionSettings(t *testing.T) {
 	}
 	s.replayed(t, "k#cap", prose, idem.WithMaxDecodedBytes(1<<10))
 
-	defer func() {
-		if p, _ := recover().(string); !strings.HasPrefix(p, "idem: MaxDecodedBytes") {
-			t.Errorf("panic %q, want one naming MaxDecodedBytes", p)
-		}
-	}()
-	idem.NewConfig(idem.WithMaxDecodedBytes(-1))
+	_, err := idem.NewConfig(idem.WithMaxDecodedBytes(-1))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Field != "MaxDecodedBytes" {
+		t.Errorf("err %v, want an *idem.ConfigError naming MaxDecodedBytes", err)
+	}
 }
 
 // The store's size limit applies to the stored bytes: a result over it

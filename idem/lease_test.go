@@ -3,7 +3,6 @@ package idem_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,13 +16,10 @@ import (
 // worker claim the key, while its work still runs: refused at wiring.
 func TestExpiryShorterThanLeaseIsRefused(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		p, _ := recover().(string)
-		if !strings.HasPrefix(p, "idem: Expiry") {
-			t.Errorf("panic %q, want one naming Expiry", p)
-		}
-	}()
-	idem.NewConfig(idem.WithExpiry(time.Second), idem.WithLease(time.Minute))
+	_, err := idem.NewConfig(idem.WithExpiry(time.Second), idem.WithLease(time.Minute))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "idem" || bad.Field != "Expiry" {
+		t.Errorf("err %v, want an *idem.ConfigError naming Expiry", err)
+	}
 }
 
 // A heartbeat renews the record's expiry with its lease: work that runs
