@@ -42,10 +42,10 @@ func TestConcurrentInvocations(t *testing.T) {
 		name string
 		new  func(t *testing.T) idem.Store
 	}{
-		{"memstore", func(*testing.T) idem.Store { return memstore.New() }},
+		{"memstore", func(*testing.T) idem.Store { return must(memstore.New()) }},
 		{"dynamodb", func(t *testing.T) idem.Store {
 			client := dynamotest.Client(t)
-			return dynamostore.New(client, dynamotest.NewTable(t, client))
+			return must(dynamostore.New(client, dynamotest.NewTable(t, client)))
 		}},
 	}
 	for _, st := range stores {

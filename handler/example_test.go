@@ -33,7 +33,7 @@ func delivery(id string) events.SQSEvent {
 // The first delivery of a request runs the function and acknowledges the
 // message. In Lambda: lambda.Start(handler.WrapSQS(store, summarise)).
 func ExampleWrapSQS() {
-	store := memstore.New()
+	store := must(memstore.New())
 	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"), // in Lambda: the function's name
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
@@ -49,7 +49,7 @@ func ExampleWrapSQS() {
 // run the function: the stored result goes to the replay hook and the
 // message is acknowledged.
 func ExampleWrapSQS_replay() {
-	store := memstore.New()
+	store := must(memstore.New())
 	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
@@ -73,7 +73,7 @@ func ExampleWrapSQS_replay() {
 // item failure: the queue delivers it again later, when the other worker
 // has finished (and it is replayed) or its lease has passed.
 func ExampleWrapSQS_inProgress() {
-	store := memstore.New()
+	store := must(memstore.New())
 	key, _ := idem.ClientKey("summariser", "request-42")
 	now := time.Now()
 	_, _ = store.Claim(context.Background(), idem.ClaimRequest{ // another worker
@@ -103,7 +103,7 @@ func ExampleWithIdem() {
 	if err != nil {
 		panic(err)
 	}
-	h := handler.WrapSQS(memstore.New(), summarise,
+	h := handler.WrapSQS(must(memstore.New()), summarise,
 		handler.WithNamespace("summariser"),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithIdem(idem.WithExpiry(life), idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second)))
@@ -143,7 +143,7 @@ func ExampleRecordLifetime() {
 // the email fails and the message comes back, the model is not paid for
 // again.
 func ExampleKeyFromContext() {
-	store := memstore.New()
+	store := must(memstore.New())
 	modelCalls, emails := 0, 0
 	summariseAndEmail := func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 		key, _ := handler.KeyFromContext(ctx)
@@ -189,7 +189,7 @@ func ExampleWithKeyFields() {
 	summarise := calls.Func(docVersion, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte("a summary"), nil // the billed model call, then the email
 	})
-	h := handler.WrapSQS(memstore.New(), summarise,
+	h := handler.WrapSQS(must(memstore.New()), summarise,
 		handler.WithKeyFields("document_id", "version"),
 		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 

@@ -552,7 +552,7 @@ func TestReplayHookFailure(t *testing.T) {
 // namespace: the handler works, and a warning says so.
 func TestNamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
-	store := memstore.New()
+	store := must(memstore.New())
 	var logs bytes.Buffer
 	calls := 0
 	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
@@ -585,7 +585,7 @@ func TestNamespaceOutsideLambda(t *testing.T) {
 
 func TestWiringPanics(t *testing.T) {
 	t.Parallel()
-	store := memstore.New()
+	store := must(memstore.New())
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
 	cases := map[string]func(){
 		"nil store":        func() { handler.WrapSQS(nil, fn, handler.WithNamespace(ns)) },

@@ -20,7 +20,7 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	s := &setup{store: memstore.New()}
+	s := &setup{store: must(memstore.New())}
 	t0 := time.Now().Truncate(time.Second)
 	s.now.Store(&t0)
 	return s
@@ -156,7 +156,7 @@ func TestDoReleasesWhenTheContextIsCancelled(t *testing.T) {
 func TestDoResultTooLarge(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	s.store = memstore.New(memstore.WithMaxResultBytes(8))
+	s.store = must(memstore.New(memstore.WithMaxResultBytes(8)))
 	var calls, written atomic.Int32
 	work := func(ctx context.Context) ([]byte, error) {
 		calls.Add(1)
@@ -220,7 +220,7 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			mem := memstore.New(memstore.WithMaxResultBytes(1))
+			mem := must(memstore.New(memstore.WithMaxResultBytes(1)))
 			r, err := idem.Do(context.Background(), omitFails{mem, c.err}, "k#big", "", answer("big"))
 			if !errors.Is(err, idem.ErrResultTooLarge) || !errors.Is(err, c.err) {
 				t.Fatalf("err %v, want idem.ErrResultTooLarge and %v", err, c.err)

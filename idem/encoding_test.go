@@ -136,7 +136,7 @@ func TestCompressionSettings(t *testing.T) {
 func TestDoSizeLimitCountsStoredBytes(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	s.store = memstore.New(memstore.WithMaxResultBytes(2 << 10))
+	s.store = must(memstore.New(memstore.WithMaxResultBytes(2 << 10)))
 	prose := idemtest.Prose(4 << 10)
 	if rec := s.stored(t, "k#fits", prose); rec.Encoding != idem.EncodingGzip || rec.OmittedBytes != 0 {
 		t.Fatalf("4 KiB of prose under a 2 KiB limit: record %+v, want it stored gzipped", rec)

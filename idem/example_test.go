@@ -33,7 +33,7 @@ func ExampleNaturalKey() {
 }
 
 func ExampleDo() {
-	store := memstore.New()
+	store := must(memstore.New())
 	calls := 0
 	generate := func(context.Context) ([]byte, error) {
 		calls++
@@ -55,7 +55,7 @@ func ExampleDo() {
 // A long result is stored gzipped, with its encoding beside it, and
 // replayed as the work returned it.
 func ExampleDo_compressed() {
-	store := memstore.New()
+	store := must(memstore.New())
 	answer := bytes.Repeat([]byte("Light consists of rays differently refrangible. "), 100) // 4,800 bytes
 	key, _ := idem.ClientKey("summariser", "request-44")
 	for range 2 {
@@ -69,7 +69,7 @@ func ExampleDo_compressed() {
 }
 
 func ExampleDo_inProgress() {
-	store := memstore.New()
+	store := must(memstore.New())
 	key, _ := idem.ClientKey("summariser", "request-43")
 	// Another worker holds the key: it claimed it and is still working.
 	_, _ = store.Claim(context.Background(), idem.ClaimRequest{
@@ -89,7 +89,7 @@ func ExampleDo_inProgress() {
 }
 
 func ExampleDo_payloadMismatch() {
-	store := memstore.New()
+	store := must(memstore.New())
 	key, _ := idem.ClientKey("mailer", "welcome-7")
 	a, _ := idem.JSONFingerprint([]byte(`{"to":"ada@example.com"}`))
 	b, _ := idem.JSONFingerprint([]byte(`{"to":"bob@example.com"}`))

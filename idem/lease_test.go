@@ -129,7 +129,7 @@ func TestSettleDeadline(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				spy := &settleSpy{Store: memstore.New()}
+				spy := &settleSpy{Store: must(memstore.New())}
 				ctx, cancel := tc.ctx()
 				defer cancel()
 				var returned time.Time
@@ -176,7 +176,7 @@ func (s *blockingExtend) Extend(ctx context.Context, _ idem.Extension) error {
 // for: an extension under way does not hold up the completion.
 func TestHeartbeatStopCancelsAnExtension(t *testing.T) {
 	t.Parallel()
-	store := &blockingExtend{Store: memstore.New(), started: make(chan struct{})}
+	store := &blockingExtend{Store: must(memstore.New()), started: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
 		_, err := idem.Do(context.Background(), store, "k#beat", "", func(context.Context) ([]byte, error) {
@@ -203,7 +203,7 @@ func TestHeartbeatStopCancelsAnExtension(t *testing.T) {
 func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 	t.Parallel()
 	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
-	r, err := idem.Do(context.Background(), memstore.New(), "k#clock", "", answer("done"),
+	r, err := idem.Do(context.Background(), must(memstore.New()), "k#clock", "", answer("done"),
 		idem.WithClock(idem.ClockFunc(func() time.Time { return past })))
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("Do under a clock in 2001: %v, %v; want executed", r.Outcome, err)
@@ -215,7 +215,7 @@ func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 // the work.
 func TestWithoutResult(t *testing.T) {
 	t.Parallel()
-	store := memstore.New(memstore.WithMaxResultBytes(1024))
+	store := must(memstore.New(memstore.WithMaxResultBytes(1024)))
 	big := make([]byte, 1<<20)
 	for i := range big {
 		big[i] = byte(i * 7)

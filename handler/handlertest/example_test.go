@@ -20,7 +20,7 @@ import (
 func Example() {
 	var calls handlertest.Calls
 	work := calls.Func(handlertest.BodyField("idempotency_key"), nil)
-	h := handler.WrapSQS(memstore.New(), work,
+	h := handler.WrapSQS(must(memstore.New()), work,
 		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
@@ -48,7 +48,7 @@ func ExampleWithFIFO() {
 		}
 		return []byte("done"), nil
 	})
-	h := handler.WrapSQS(memstore.New(), work,
+	h := handler.WrapSQS(must(memstore.New()), work,
 		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))

@@ -39,7 +39,7 @@ func Example() {
 		return
 	}
 	defer pool.Exec(ctx, "DROP TABLE "+table)
-	store := pgstore.New(pool, table)
+	store := must(pgstore.New(pool, table))
 
 	work := func(context.Context) ([]byte, error) {
 		fmt.Println("calling the provider")
@@ -78,7 +78,7 @@ func ExampleStage() {
 		return
 	}
 	defer pool.Exec(ctx, "DROP TABLE "+orders)
-	store := pgstore.New(pool, table)
+	store := must(pgstore.New(pool, table))
 
 	work := func(ctx context.Context) ([]byte, error) {
 		err := pgstore.Stage(ctx, func(ctx context.Context, tx pgx.Tx) error {

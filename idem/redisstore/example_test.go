@@ -33,7 +33,7 @@ func Example() {
 	}
 	client := redis.NewClient(opts)
 	defer client.Close()
-	store := redisstore.New(client, redisstore.WithPrefix("example:"+idem.NewOwner()+":"))
+	store := must(redisstore.New(client, redisstore.WithPrefix("example:"+idem.NewOwner()+":")))
 
 	work := func(context.Context) ([]byte, error) {
 		fmt.Println("calling the provider")
@@ -50,7 +50,7 @@ func Example() {
 }
 
 func ExampleStore_Key() {
-	store := redisstore.New(redis.NewClient(&redis.Options{}), redisstore.WithPrefix("orders:idem:"))
+	store := must(redisstore.New(redis.NewClient(&redis.Options{}), redisstore.WithPrefix("orders:idem:")))
 	fmt.Println(store.Key("order#1"))
 	// Output:
 	// orders:idem:order#1
