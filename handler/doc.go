@@ -2,7 +2,10 @@
 // one call, and answers Lambda with a partial batch response:
 //
 //	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
-//	store := dynamostore.New(client, "idempotency")
+//	store, err := dynamostore.New(client, "idempotency")
+//	if err != nil {
+//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//	}
 //	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
 //	}))
