@@ -57,10 +57,11 @@
 // claims its key and no record waits on another lane. Failures are
 // reported in input order, and no goroutine outlives the call.
 //
-// Settings: the batch's are this package's options; the claim's (lease,
-// expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.
-// Each is defaulted and checked in one place, and one that cannot be safe
-// panics when the handler is wired. Size the record expiry for the queue
+// Settings: the batch's are Config's fields, which the options set; the
+// claim's (lease, expiry, heartbeat, clock) are idem.Config's, passed on as
+// Config.Idem (WithIdem). Each is defaulted and checked in one place, and
+// one that cannot be safe is refused when the handler is wired: New returns
+// an *idem.ConfigError naming it, and WrapSQS panics with that error. Size the record expiry for the queue
 // with RecordLifetime, giving it the dead-letter queue's retention so that
 // a redrive from it replays rather than runs the work again.
 //
