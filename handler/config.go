@@ -18,7 +18,10 @@ import (
 // options over the zero Config, Validate refuses a setting that cannot be
 // safe, and the zero value takes every default. The With* options set its
 // fields and never fail; a bad value they were given is reported by
-// Validate, naming the field.
+// Validate, naming the field. A Config made whole is passed as an option
+// of its own:
+//
+//	h, err := handler.New(store, fn, func(c *handler.Config) { *c = cfg })
 type Config struct {
 	// Namespace is the namespace every key starts with, so functions that
 	// share a table never share a key. Keep it stable: a new namespace
@@ -121,7 +124,7 @@ type Config struct {
 // guard off; any negative value does.
 const NoDeadlineReserve time.Duration = -1
 
-// errNotEmpty and the others say what is wrong with a setting.
+// errEmpty and errNotPositive say what is wrong with a setting.
 var (
 	errEmpty       = errors.New("must not be empty")
 	errNotPositive = errors.New("must be at least 1")
