@@ -23,12 +23,13 @@ type batchContextKey struct{}
 //
 //	client := sqs.NewFromConfig(cfg)
 //	h := handler.WrapSQS(store, fn, handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
-//	c := consumer.New(client, queueURL, h)
+//	c, err := consumer.New(client, queueURL, h)
 //
-// Outside a consumer's batch it calls client as it is.
+// Outside a consumer's batch it calls client as it is. Backoff(nil) is
+// nil, which handler.New refuses (Config.Backoff is nil).
 func Backoff(client handler.VisibilityChanger) handler.VisibilityChanger {
 	if client == nil {
-		panic("consumer: nil SQS client")
+		return nil
 	}
 	return backoffClient{client}
 }

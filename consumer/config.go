@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // Defaults of Config's fields.
@@ -54,7 +56,8 @@ const (
 
 // Config is how a Consumer receives, runs, extends and deletes. Every
 // setting is declared, defaulted and checked here, once (New applies the
-// options over the zero Config); the zero value takes every default.
+// options over the zero Config, and Validate refuses a setting that cannot
+// work); the zero value takes every default.
 type Config struct {
 	// BatchSize is how many messages one receive asks for (1 to 10).
 	// Defaults to DefaultBatchSize.
@@ -141,10 +144,18 @@ func WithUnhealthyAfter(n int) Option { return func(c *Config) { c.UnhealthyAfte
 // WithLogger sets Config.Logger.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
-// resolve fills in the defaults and panics, naming the setting, on one
-// that cannot work. VisibilityTimeout may stay 0 (the queue's, checked
-// when Start reads it).
-func (c Config) resolve() Config {
+// Validate reports the first setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil. VisibilityTimeout may be 0
+// (the queue's, checked when Start reads it). New calls it.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and returns an *idem.ConfigError, naming
+// the setting, for one that cannot work. It is the one place defaults are
+// written and values checked.
+func (c Config) resolve() (Config, error) {
 	if c.BatchSize == 0 {
 		c.BatchSize = DefaultBatchSize
 	}
@@ -175,31 +186,41 @@ func (c Config) resolve() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	bad := func(field string, value any, format string, args ...any) (Config, error) {
+		return Config{}, configError(field, fmt.Sprint(value), fmt.Errorf(format, args...))
+	}
 	switch {
 	case c.BatchSize < 1 || c.BatchSize > MaxBatchSize:
-		panic(fmt.Sprintf("consumer: BatchSize %d is outside 1..%d", c.BatchSize, MaxBatchSize))
+		return bad("BatchSize", c.BatchSize, "must be in 1..%d", MaxBatchSize)
 	case c.MaxBatches < 1:
-		panic(fmt.Sprintf("consumer: MaxBatches %d is less than 1", c.MaxBatches))
+		return bad("MaxBatches", c.MaxBatches, "must be at least 1")
 	case c.WaitTime < 0 || c.WaitTime > MaxWaitTime || c.WaitTime%time.Second != 0:
-		panic(fmt.Sprintf("consumer: WaitTime %s is not whole seconds in 0s..%s", c.WaitTime, MaxWaitTime))
+		return bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", MaxWaitTime)
+	case c.MaxRunTime < 0 || c.MaxRunTime > MaxVisibility:
+		return bad("MaxRunTime", c.MaxRunTime, "must be in (0s, %s]", MaxVisibility)
 	case c.VisibilityTimeout != 0:
 		if err := checkVisibility(c.VisibilityTimeout, c.MaxRunTime); err != nil {
-			panic(err.Error())
+			return Config{}, err
 		}
 	}
 	switch {
-	case c.MaxRunTime < 0 || c.MaxRunTime > MaxVisibility:
-		panic(fmt.Sprintf("consumer: MaxRunTime %s is outside (0s, %s]", c.MaxRunTime, MaxVisibility))
 	case c.GracePeriod < 0:
-		panic(fmt.Sprintf("consumer: GracePeriod %s is negative", c.GracePeriod))
+		return bad("GracePeriod", c.GracePeriod, "must not be negative")
 	case c.DeleteTimeout < 0:
-		panic(fmt.Sprintf("consumer: DeleteTimeout %s is negative", c.DeleteTimeout))
-	case c.RetryMin < 0 || c.RetryMax < c.RetryMin:
-		panic(fmt.Sprintf("consumer: retry back-off %s..%s is not a range", c.RetryMin, c.RetryMax))
+		return bad("DeleteTimeout", c.DeleteTimeout, "must not be negative")
+	case c.RetryMin < 0:
+		return bad("RetryMin", c.RetryMin, "must not be negative")
+	case c.RetryMax < c.RetryMin:
+		return bad("RetryMax", c.RetryMax, "must be at least RetryMin %s", c.RetryMin)
 	case c.UnhealthyAfter < 1:
-		panic(fmt.Sprintf("consumer: UnhealthyAfter %d is less than 1", c.UnhealthyAfter))
+		return bad("UnhealthyAfter", c.UnhealthyAfter, "must be at least 1")
 	}
-	return c
+	return c, nil
+}
+
+// configError is an *idem.ConfigError of this package.
+func configError(field, value string, err error) error {
+	return &idem.ConfigError{Package: "consumer", Field: field, Value: value, Err: err}
 }
 
 // checkVisibility checks a visibility timeout against the limits and the
@@ -207,9 +228,9 @@ func (c Config) resolve() Config {
 func checkVisibility(v, runTime time.Duration) error {
 	switch {
 	case v < MinVisibility || v > MaxVisibility || v%time.Second != 0:
-		return fmt.Errorf("consumer: VisibilityTimeout %s is not whole seconds in %s..%s", v, MinVisibility, MaxVisibility)
+		return configError("VisibilityTimeout", v.String(), fmt.Errorf("must be whole seconds in %s..%s", MinVisibility, MaxVisibility))
 	case runTime+v > MaxVisibility:
-		return fmt.Errorf("consumer: MaxRunTime %s plus VisibilityTimeout %s is more than %s, the longest SQS keeps a received message hidden", runTime, v, MaxVisibility)
+		return configError("VisibilityTimeout", v.String(), fmt.Errorf("plus MaxRunTime %s must be at most %s, the longest SQS keeps a received message hidden", runTime, MaxVisibility))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 // SQS is the part of the SQS client a Consumer calls. *sqs.Client
@@ -60,26 +61,30 @@ type Consumer struct {
 }
 
 // New returns a consumer of the queue at queueURL that hands each batch to
-// h, normally what handler.WrapSQS returns. It panics, naming the setting,
-// on a nil client or handler, an empty URL, a nil option or a setting
-// that cannot work: settings are fixed when a program is wired.
-func New(client SQS, queueURL string, h handler.Handler, opts ...Option) *Consumer {
+// h, normally what handler.New returns. It returns an *idem.ConfigError
+// naming the setting for a nil client or handler, an empty URL, a nil
+// option or a Config that Validate refuses: nothing is sent before Start.
+func New(client SQS, queueURL string, h handler.Handler, opts ...Option) (*Consumer, error) {
 	switch {
 	case client == nil:
-		panic("consumer: nil SQS client")
+		return nil, configError("client", "", idem.ErrNil)
 	case queueURL == "":
-		panic("consumer: empty queue URL")
+		return nil, configError("queueURL", `""`, errors.New("must not be empty"))
 	case h == nil:
-		panic("consumer: nil handler")
+		return nil, configError("h", "", idem.ErrNil)
 	}
 	var cfg Config
 	for i, opt := range opts {
 		if opt == nil {
-			panic(fmt.Sprintf("consumer: option %d is nil", i))
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
 		}
 		opt(&cfg)
 	}
-	return &Consumer{client: client, queueURL: queueURL, h: h, cfg: cfg.resolve(), done: make(chan struct{})}
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Consumer{client: client, queueURL: queueURL, h: h, cfg: cfg, done: make(chan struct{})}, nil
 }
 
 // Start learns what it needs of the queue (its ARN and visibility timeout,

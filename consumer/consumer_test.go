@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/consumer"
+	"github.com/idemq/idemq/idem"
 )
 
 func TestExecutesOncePerKeyAndDeletes(t *testing.T) {
@@ -363,24 +364,34 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
 		return events.SQSEventResponse{}, nil
 	}
-	for name, opt := range map[string]consumer.Option{
-		"batch size":  consumer.WithBatchSize(11),
-		"wait time":   consumer.WithWaitTime(21 * time.Second),
-		"visibility":  consumer.WithVisibilityTimeout(time.Second),
-		"fractional":  consumer.WithVisibilityTimeout(2500 * time.Millisecond),
-		"too long":    consumer.WithMaxRunTime(13 * time.Hour),
-		"max batches": consumer.WithMaxBatches(-1),
+	for _, tc := range []struct {
+		field string
+		opt   consumer.Option
+	}{
+		{"BatchSize", consumer.WithBatchSize(11)},
+		{"WaitTime", consumer.WithWaitTime(21 * time.Second)},
+		{"VisibilityTimeout", consumer.WithVisibilityTimeout(time.Second)},
+		{"VisibilityTimeout", consumer.WithVisibilityTimeout(2500 * time.Millisecond)},
+		{"MaxRunTime", consumer.WithMaxRunTime(13 * time.Hour)},
+		{"MaxBatches", consumer.WithMaxBatches(-1)},
+		{"RetryMax", consumer.WithRetry(time.Second, time.Millisecond)},
+		{"options[0]", nil},
 	} {
-		func() {
-			defer func() {
-				if p := recover(); p == nil {
-					t.Errorf("%s: New did not panic", name)
-				}
-			}()
-			consumer.New(q, "url", h, opt)
-		}()
+		c, err := consumer.New(q, "url", h, tc.opt)
+		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "consumer" || bad.Field != tc.field || c != nil {
+			t.Errorf("%s: %v, %v; want no consumer and an *idem.ConfigError naming it", tc.field, c, err)
+		}
 	}
-	c := consumer.New(q, "url", h)
+	for field, f := range map[string]func() error{
+		"client":   func() error { _, err := consumer.New(nil, "url", h); return err },
+		"queueURL": func() error { _, err := consumer.New(q, "", h); return err },
+		"h":        func() error { _, err := consumer.New(q, "url", nil); return err },
+	} {
+		if bad, ok := errors.AsType[*idem.ConfigError](f()); !ok || bad.Field != field {
+			t.Errorf("%s: err %v; want an *idem.ConfigError naming it", field, f())
+		}
+	}
+	c := must(consumer.New(q, "url", h))
 	if err := c.Stop(context.Background()); !errors.Is(err, consumer.ErrNotStarted) {
 		t.Errorf("Stop before Start: %v; want ErrNotStarted", err)
 	}
@@ -392,7 +403,7 @@ func TestStartRefusesAQueueWhoseVisibilityCannotBeExtended(t *testing.T) {
 	h := func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
 		return events.SQSEventResponse{}, nil
 	}
-	c := consumer.New(q, "url", h, consumer.WithLogger(testLogger(t)))
+	c := must(consumer.New(q, "url", h, consumer.WithLogger(testLogger(t))))
 	if err := c.Start(context.Background()); !errors.Is(err, consumer.ErrQueue) {
 		t.Errorf("Start on a queue with a 1 s visibility timeout: %v; want ErrQueue", err)
 	}
@@ -408,7 +419,7 @@ func TestStopDuringStart(t *testing.T) {
 	b := setup(t)
 	q := &slowAttributes{fakeSQS: newFakeSQS(30 * time.Second), reading: make(chan struct{}), release: make(chan struct{})}
 	id := q.send(body("k"))
-	c := consumer.New(q, "url", b.handler(), consumer.WithLogger(b.log))
+	c := must(consumer.New(q, "url", b.handler(), consumer.WithLogger(b.log)))
 	started := make(chan error, 1)
 	go func() { started <- c.Start(context.Background()) }()
 	<-q.reading

@@ -6,7 +6,10 @@
 //
 //	h := handler.WrapSQS(store, fn, handler.WithNamespace("summarise"),
 //		handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
-//	c := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
+//	c, err := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
+//	if err != nil {
+//		return err // an *idem.ConfigError naming the setting
+//	}
 //	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 //	defer stop()
 //	err := c.Run(ctx) // until SIGTERM, then a graceful stop

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -26,13 +27,20 @@ func Example() {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	var executions atomic.Int32
-	h := handler.WrapSQS(memstore.New(), func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		executions.Add(1) // the model call, billed once
 		return []byte("summary"), nil
 	}, handler.WithNamespace("summarise"), handler.WithLogger(quiet))
 
-	c := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
+	c, err := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
 		consumer.WithMaxRunTime(time.Hour), consumer.WithLogger(quiet))
+	if err != nil {
+		log.Fatal(err)
+	}
 	if err := c.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return

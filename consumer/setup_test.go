@@ -35,7 +35,7 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	return &bundle{t: t, store: memstore.New(), log: testLogger(t),
+	return &bundle{t: t, store: must(memstore.New()), log: testLogger(t),
 		started: map[string]int{}, finished: map[string]int{}}
 }
 
@@ -81,7 +81,7 @@ func (b *bundle) start(client consumer.SQS, url string, h handler.Handler, opts 
 	b.t.Helper()
 	opts = append([]consumer.Option{consumer.WithLogger(b.log), consumer.WithRetry(10*time.Millisecond, 100*time.Millisecond),
 		consumer.WithWaitTime(time.Second)}, opts...)
-	c := consumer.New(client, url, h, opts...)
+	c := must(consumer.New(client, url, h, opts...))
 	if err := c.Start(context.Background()); err != nil {
 		b.t.Fatalf("Start: %v", err)
 	}

@@ -39,7 +39,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 	t.Parallel()
 	answer := idemtest.Prose(16 << 10)
 	for _, corrupt := range []bool{false, true} {
-		mem := memstore.New()
+		mem := must(memstore.New())
 		var store idem.Store = mem
 		if corrupt {
 			store = corrupting{mem}

@@ -42,10 +42,10 @@ func TestConcurrentInvocations(t *testing.T) {
 		name string
 		new  func(t *testing.T) idem.Store
 	}{
-		{"memstore", func(*testing.T) idem.Store { return memstore.New() }},
+		{"memstore", func(*testing.T) idem.Store { return must(memstore.New()) }},
 		{"dynamodb", func(t *testing.T) idem.Store {
 			client := dynamotest.Client(t)
-			return dynamostore.New(client, dynamotest.NewTable(t, client))
+			return must(dynamostore.New(client, dynamotest.NewTable(t, client)))
 		}},
 	}
 	for _, st := range stores {
@@ -493,7 +493,7 @@ func TestConcurrentInvocationsRetryAFailedFlight(t *testing.T) {
 func TestConcurrentInvocationsShareAnOmittedResultInFlight(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store = memstore.New(memstore.WithMaxResultBytes(4))
+	b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
 	release := make(chan struct{})
 	h := b.wrap(func(_ context.Context, m events.SQSMessage) ([]byte, error) {
 		<-release

@@ -2,7 +2,10 @@
 // one call, and answers Lambda with a partial batch response:
 //
 //	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
-//	store := dynamostore.New(client, "idempotency")
+//	store, err := dynamostore.New(client, "idempotency")
+//	if err != nil {
+//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//	}
 //	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
 //	}))
@@ -73,10 +76,11 @@
 //     acknowledged, after a failure earlier in a FIFO batch (or its
 //     message group).
 //
-// Settings: the batch's are this package's options; the claim's (lease,
-// expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.
-// Each is defaulted and checked in one place, and one that cannot be safe
-// panics when the handler is wired. Size the record expiry for the queue
+// Settings: the batch's are Config's fields, which the options set; the
+// claim's (lease, expiry, heartbeat, clock) are idem.Config's, passed on as
+// Config.Idem (WithIdem). Each is defaulted and checked in one place, and
+// one that cannot be safe is refused when the handler is wired: New returns
+// an *idem.ConfigError naming it, and WrapSQS panics with that error. Size the record expiry for the queue
 // with RecordLifetime, giving it the dead-letter queue's retention so that
 // a redrive from it replays rather than runs the work again.
 //

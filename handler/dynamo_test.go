@@ -19,7 +19,7 @@ import (
 func TestDynamoDB(t *testing.T) {
 	t.Parallel()
 	client := dynamotest.Client(t)
-	store := dynamostore.New(client, dynamotest.NewTable(t, client))
+	store := must(dynamostore.New(client, dynamotest.NewTable(t, client)))
 
 	t.Run("duplicates run once", func(t *testing.T) {
 		b := setup(t)

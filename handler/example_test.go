@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"strings"
 	"time"
@@ -33,7 +34,10 @@ func delivery(id string) events.SQSEvent {
 // The first delivery of a request runs the function and acknowledges the
 // message. In Lambda: lambda.Start(handler.WrapSQS(store, summarise)).
 func ExampleWrapSQS() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"), // in Lambda: the function's name
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
@@ -45,11 +49,41 @@ func ExampleWrapSQS() {
 	// batch item failures: 0 <nil>
 }
 
+// New returns an error naming a setting that cannot be safe, before any
+// record is read; errors.As tells which one.
+func ExampleNew() {
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = handler.New(store, summarise, handler.WithNamespace("summariser"), handler.WithConcurrency(0))
+	fmt.Println(err)
+	var bad *idem.ConfigError
+	if errors.As(err, &bad) {
+		fmt.Println(bad.Package, bad.Field)
+	}
+	h, err := handler.New(store, summarise, handler.WithNamespace("summariser"),
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := h(context.Background(), delivery("msg-1"))
+	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
+	// Output:
+	// handler: Concurrency 0: must be at least 1
+	// handler Concurrency
+	// generating for msg-1
+	// batch item failures: 0 <nil>
+}
+
 // A duplicate (here a producer's re-send, with a new message id) does not
 // run the function: the stored result goes to the replay hook and the
 // message is acknowledged.
 func ExampleWrapSQS_replay() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
@@ -73,7 +107,10 @@ func ExampleWrapSQS_replay() {
 // item failure: the queue delivers it again later, when the other worker
 // has finished (and it is replayed) or its lease has passed.
 func ExampleWrapSQS_inProgress() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("summariser", "request-42")
 	now := time.Now()
 	_, _ = store.Claim(context.Background(), idem.ClaimRequest{ // another worker
@@ -103,7 +140,11 @@ func ExampleWithIdem() {
 	if err != nil {
 		panic(err)
 	}
-	h := handler.WrapSQS(memstore.New(), summarise,
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithIdem(idem.WithExpiry(life), idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second)))
@@ -143,7 +184,10 @@ func ExampleRecordLifetime() {
 // the email fails and the message comes back, the model is not paid for
 // again.
 func ExampleKeyFromContext() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	modelCalls, emails := 0, 0
 	summariseAndEmail := func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 		key, _ := handler.KeyFromContext(ctx)
@@ -189,7 +233,11 @@ func ExampleWithKeyFields() {
 	summarise := calls.Func(docVersion, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte("a summary"), nil // the billed model call, then the email
 	})
-	h := handler.WrapSQS(memstore.New(), summarise,
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, summarise,
 		handler.WithKeyFields("document_id", "version"),
 		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 

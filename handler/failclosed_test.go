@@ -126,37 +126,42 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 }
 
 // Settings that cannot be safe are refused when the handler is wired,
-// with a message naming them.
-func TestUnsafeSettingsPanic(t *testing.T) {
+// with an error naming them; WrapSQS panics with that error.
+func TestUnsafeSettingsAreRefused(t *testing.T) {
 	t.Parallel()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
 	for _, tc := range []struct {
-		name string
-		wrap func()
-		want string
+		name       string
+		opts       []handler.Option
+		pkg, field string
+		want       string
 	}{
-		{"heartbeat at the lease", func() {
-			handler.WrapSQS(newStore(), fn, handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute)))
-		}, "idem: Heartbeat 1m0s is more than half of Lease 1m0s"},
-		{"heartbeat over half the lease", func() {
-			handler.WrapSQS(newStore(), fn, handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second)))
-		}, "idem: Heartbeat 31s is more than half"},
-		{"negative lease", func() {
-			handler.WrapSQS(newStore(), fn, handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(-time.Second)))
-		}, "idem: Lease -1s is negative"},
-		{"nil option", func() { handler.WrapSQS(newStore(), fn, handler.WithNamespace(ns), nil) }, "handler: option 1 is nil"},
-		{"nil idem option", func() { handler.WrapSQS(newStore(), fn, handler.WithIdem(nil)) }, "idem: option 0 is nil"},
-		{"empty namespace", func() { handler.WithNamespace("") }, "handler: empty namespace"},
+		{"heartbeat at the lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))},
+			"idem", "Heartbeat", "idem: Heartbeat 1m0s: must be at most half of Lease 1m0s"},
+		{"heartbeat over half the lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second))},
+			"idem", "Heartbeat", "idem: Heartbeat 31s: must be at most half"},
+		{"negative lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(-time.Second))},
+			"idem", "Lease", "idem: Lease -1s: must not be negative"},
+		{"nil option", []handler.Option{handler.WithNamespace(ns), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
+		{"nil idem option", []handler.Option{handler.WithIdem(nil)}, "idem", "options[0]", "idem: options[0]: is nil"},
+		{"empty namespace", []handler.Option{handler.WithNamespace("")}, "handler", "Namespace", `handler: Namespace "": must not be empty`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			h, err := handler.New(newStore(), fn, tc.opts...)
+			bad, ok := errors.AsType[*idem.ConfigError](err)
+			if !ok || bad.Package != tc.pkg || bad.Field != tc.field || h != nil {
+				t.Fatalf("New: err %v; want no handler and an *idem.ConfigError naming %s's %s", err, tc.pkg, tc.field)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want one containing %q", err, tc.want)
+			}
 			defer func() {
-				p := recover()
-				if msg, _ := p.(string); !strings.Contains(msg, tc.want) {
-					t.Fatalf("panic %v, want one containing %q", p, tc.want)
+				if p, _ := recover().(error); p == nil || p.Error() != err.Error() {
+					t.Errorf("WrapSQS: panic %v, want New's error %v", p, err)
 				}
 			}()
-			tc.wrap()
+			handler.WrapSQS(newStore(), fn, tc.opts...)
 		})
 	}
 }

@@ -1,8 +1,8 @@
 package handler_test
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -62,13 +62,10 @@ func TestKeyFields(t *testing.T) {
 func TestKeyFieldsWiring(t *testing.T) {
 	t.Parallel()
 	for name, fields := range map[string][]string{"none": nil, "empty": {""}, "stray escape": {`a\`}} {
-		func() {
-			defer func() {
-				if p := fmt.Sprint(recover()); p == "<nil>" || p[:8] != "handler:" {
-					t.Errorf("%s: panic %q, want one prefixed handler:", name, p)
-				}
-			}()
-			handler.WithKeyFields(fields...)
-		}()
+		_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+			handler.WithNamespace(ns), handler.WithKeyFields(fields...))
+		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "handler" || bad.Field != "KeyFields" {
+			t.Errorf("%s: err %v, want an *idem.ConfigError naming KeyFields", name, err)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package handler
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -34,8 +36,9 @@ const (
 	DefaultDeadlineReserve = 5 * time.Second
 )
 
-// Option configures WrapSQS.
-type Option func(*options)
+// Option changes a Config; New applies them in order over the zero
+// Config.
+type Option func(*Config)
 
 // KeyFunc returns the idempotency key of a message, within the namespace.
 // Returning "" or an error wrapping idem.ErrNoKey says the message has no
@@ -52,19 +55,20 @@ type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) 
 // after the batch, in input order. err is a *RecordError naming the message.
 type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
 
+// options is a Config resolved by New: what a batch reads, every default
+// filled in.
 type options struct {
 	namespace     string
 	keyName       string // for logs: where the key comes from
 	key           keySource
-	natural       bool          // the key is made of body fields (WithKeyFields)
-	fingerprint   fingerprinter // nil: the default, resolved by WrapSQS
+	natural       bool // the key is made of body fields (WithKeyFields)
+	fingerprint   fingerprinter
 	keyless       bool
 	concurrency   int
 	reserve       time.Duration
 	reserveSet    bool
 	fifoGroupOnly bool
-	idem          []idem.Option
-	claims        idem.Config // idem's options, resolved once by WrapSQS
+	claims        idem.Config // Config.Idem, resolved once by New
 	onReplay      ReplayFunc
 	onFailure     FailureFunc
 	cacheEntries  int
@@ -82,10 +86,12 @@ type options struct {
 // (lambdacontext.FunctionName); outside Lambda, where that is empty, to the
 // program's name, with a warning.
 func WithNamespace(ns string) Option {
-	if ns == "" {
-		panic("handler: empty namespace")
+	return func(c *Config) {
+		if ns == "" {
+			c.refuse("Namespace", `""`, errEmpty)
+		}
+		c.Namespace = ns
 	}
-	return func(o *options) { o.namespace = ns }
 }
 
 // WithKeyField takes the key from a member of the JSON body: a name, or a
@@ -94,13 +100,12 @@ func WithNamespace(ns string) Option {
 // non-empty string of Unicode text, or a number (taken as spelled).
 // Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
-	if field == "" {
-		panic("handler: empty key field")
+	return func(c *Config) {
+		if field == "" {
+			c.refuse("KeyField", `""`, errEmpty)
+		}
+		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = field, nil, "", nil
 	}
-	if err := idem.CheckField(field); err != nil {
-		panic("handler: key " + err.Error())
-	}
-	return func(o *options) { o.key, o.keyName, o.natural = fieldKey(field), "body field "+field, false }
 }
 
 // WithKeyFields takes the key from several members of the JSON body that
@@ -122,26 +127,25 @@ func WithKeyField(field string) Option {
 // another trace id, all the way to the dead-letter queue. Defaults to off
 // (the key comes from the body field DefaultKeyField).
 func WithKeyFields(fields ...string) Option {
-	if len(fields) == 0 {
-		panic("handler: no key fields")
-	}
-	for _, f := range fields {
-		if err := idem.CheckField(f); err != nil {
-			panic("handler: key " + err.Error())
+	fields = slices.Clone(fields)
+	return func(c *Config) {
+		if len(fields) == 0 {
+			c.refuse("KeyFields", "[]", errEmpty)
 		}
+		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", fields, "", nil
 	}
-	name := "body fields " + strings.Join(fields, ",")
-	return func(o *options) { o.key, o.keyName, o.natural = fieldsKey(fields), name, true }
 }
 
 // WithKeyAttribute takes the key from a String or Number message attribute
 // instead of the body. Defaults to off (the key comes from the body field
 // DefaultKeyField).
 func WithKeyAttribute(name string) Option {
-	if name == "" {
-		panic("handler: empty key attribute name")
+	return func(c *Config) {
+		if name == "" {
+			c.refuse("KeyAttribute", `""`, errEmpty)
+		}
+		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", nil, name, nil
 	}
-	return func(o *options) { o.key, o.keyName, o.natural = attributeKey(name), "message attribute "+name, false }
 }
 
 // WithKeyFunc takes the key from a function of the message. Never use the
@@ -151,10 +155,12 @@ func WithKeyAttribute(name string) Option {
 // of several parts, idem.NaturalValue escapes and joins them.
 // Defaults to off (the key comes from the body field DefaultKeyField).
 func WithKeyFunc(f KeyFunc) Option {
-	if f == nil {
-		panic("handler: nil key func")
+	return func(c *Config) {
+		if f == nil {
+			c.refuse("KeyFunc", "", idem.ErrNil)
+		}
+		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", nil, "", f
 	}
-	return func(o *options) { o.key, o.keyName, o.natural = funcKey(f), "key func", false }
 }
 
 // WithKeyless runs records that carry no key without idempotency: each
@@ -166,7 +172,7 @@ func WithKeyFunc(f KeyFunc) Option {
 // is not valid JSON still fails. Defaults to off: a record without a key
 // is a batch item failure, so it reaches the dead-letter queue.
 func WithKeyless() Option {
-	return func(o *options) { o.keyless = true }
+	return func(c *Config) { c.Keyless = true }
 }
 
 // WithFingerprintFields checks only these JSON body fields (names or
@@ -176,34 +182,31 @@ func WithKeyless() Option {
 // RFC 8785 with numbers kept exact) when it has one, else its bytes; with
 // WithKeyFields, to no check.
 func WithFingerprintFields(fields ...string) Option {
-	if len(fields) == 0 {
-		panic("handler: no fingerprint fields")
-	}
-	for _, f := range fields {
-		if f == "" {
-			panic("handler: empty fingerprint field")
+	fields = slices.Clone(fields)
+	return func(c *Config) {
+		if len(fields) == 0 {
+			c.refuse("FingerprintFields", "[]", errEmpty)
 		}
-		if err := idem.CheckField(f); err != nil {
-			panic("handler: fingerprint " + err.Error())
-		}
+		c.FingerprintFields, c.NoFingerprint = fields, false
 	}
-	return func(o *options) { o.fingerprint = fieldsFingerprint(fields) }
 }
 
 // WithoutFingerprint turns the payload check off: a key reused for another
 // payload replays the first payload's result. Defaults to checking the
 // whole body (see WithFingerprintFields).
 func WithoutFingerprint() Option {
-	return func(o *options) { o.fingerprint = noFingerprint }
+	return func(c *Config) { c.NoFingerprint, c.FingerprintFields = true, nil }
 }
 
 // WithConcurrency sets how many records of a batch run at once; n must be
 // at least 1. Defaults to DefaultConcurrency.
 func WithConcurrency(n int) Option {
-	if n < 1 {
-		panic("handler: concurrency must be at least 1")
+	return func(c *Config) {
+		if n < 1 {
+			c.refuse("Concurrency", fmt.Sprint(n), errNotPositive)
+		}
+		c.Concurrency = n
 	}
-	return func(o *options) { o.concurrency = n }
 }
 
 // WithDeadlineReserve sets the deadline guard: a record not yet started
@@ -214,10 +217,16 @@ func WithConcurrency(n int) Option {
 // Zero turns the guard off. Defaults to DefaultDeadlineReserve, capped at
 // half the time the invocation had when the batch began.
 func WithDeadlineReserve(d time.Duration) Option {
-	if d < 0 {
-		panic("handler: negative deadline reserve")
+	return func(c *Config) {
+		switch {
+		case d < 0:
+			c.refuse("DeadlineReserve", d.String(), errors.New("must not be negative (0 turns the guard off)"))
+		case d == 0:
+			c.DeadlineReserve = NoDeadlineReserve
+		default:
+			c.DeadlineReserve = d
+		}
 	}
-	return func(o *options) { o.reserve, o.reserveSet = d, true }
 }
 
 // WithFIFOGroupIsolation narrows what a failure stops on a FIFO queue to
@@ -226,7 +235,7 @@ func WithDeadlineReserve(d time.Duration) Option {
 // Defaults to off: as AWS documents for FIFO, every record after the first
 // failure is reported as a failure.
 func WithFIFOGroupIsolation() Option {
-	return func(o *options) { o.fifoGroupOnly = true }
+	return func(c *Config) { c.FIFOGroupIsolation = true }
 }
 
 // WithIdem sets how each record's key is claimed, extended and completed:
@@ -237,7 +246,15 @@ func WithFIFOGroupIsolation() Option {
 //
 //	handler.WrapSQS(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
 func WithIdem(opts ...idem.Option) Option {
-	return func(o *options) { o.idem = append(o.idem, opts...) }
+	return func(c *Config) {
+		for i, opt := range opts {
+			if opt == nil {
+				c.invalid = append(c.invalid, &idem.ConfigError{Package: "idem", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil})
+				continue
+			}
+			opt(&c.Idem)
+		}
+	}
 }
 
 // WithReplayHook calls f with the stored result of every record that is not
@@ -248,10 +265,12 @@ func WithIdem(opts ...idem.Option) Option {
 // for one key, or one FIFO message group, come one after another, in
 // input order. Defaults to none.
 func WithReplayHook(f ReplayFunc) Option {
-	if f == nil {
-		panic("handler: nil replay hook")
+	return func(c *Config) {
+		if f == nil {
+			c.refuse("OnReplay", "", idem.ErrNil)
+		}
+		c.OnReplay = f
 	}
-	return func(o *options) { o.onReplay = f }
 }
 
 // WithFailureHook calls f for every record reported as a batch item
@@ -261,10 +280,12 @@ func WithReplayHook(f ReplayFunc) Option {
 // same time, so f must be safe for concurrent use. Defaults to none
 // (failures are logged).
 func WithFailureHook(f FailureFunc) Option {
-	if f == nil {
-		panic("handler: nil failure hook")
+	return func(c *Config) {
+		if f == nil {
+			c.refuse("OnFailure", "", idem.ErrNil)
+		}
+		c.OnFailure = f
 	}
-	return func(o *options) { o.onFailure = f }
 }
 
 // WithCache keeps the results of up to maxEntries completed keys, and at
@@ -274,10 +295,15 @@ func WithFailureHook(f FailureFunc) Option {
 // copies, and the payload fingerprint is still checked.
 // Defaults to off.
 func WithCache(maxEntries, maxBytes int) Option {
-	if maxEntries < 1 || maxBytes < 1 {
-		panic("handler: cache sizes must be at least 1")
+	return func(c *Config) {
+		switch {
+		case maxEntries < 1:
+			c.refuse("CacheEntries", fmt.Sprint(maxEntries), errNotPositive)
+		case maxBytes < 1:
+			c.refuse("CacheBytes", fmt.Sprint(maxBytes), errNotPositive)
+		}
+		c.CacheEntries, c.CacheBytes = maxEntries, maxBytes
 	}
-	return func(o *options) { o.cacheEntries, o.cacheBytes = maxEntries, maxBytes }
 }
 
 // WithBackoff sets, through client, the visibility timeout of each record
@@ -287,29 +313,35 @@ func WithCache(maxEntries, maxBytes int) Option {
 // WithQueueURL is given. Defaults to off: the message comes back after the
 // queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {
-	if client == nil {
-		panic("handler: nil SQS client")
+	return func(c *Config) {
+		if client == nil {
+			c.refuse("Backoff", "", idem.ErrNil)
+		}
+		c.Backoff = client
 	}
-	return func(o *options) { o.sqs = client }
 }
 
 // WithQueueURL sets the queue URL WithBackoff uses. Defaults to the URL
 // derived from each record's event source ARN.
 func WithQueueURL(url string) Option {
-	if url == "" {
-		panic("handler: empty queue URL")
+	return func(c *Config) {
+		if url == "" {
+			c.refuse("QueueURL", `""`, errEmpty)
+		}
+		c.QueueURL = url
 	}
-	return func(o *options) { o.queueURL = url }
 }
 
 // WithLogger sets the logger for the per-batch summary and per-record
 // failures. Payloads and results are never logged. Defaults to
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	if l == nil {
-		panic("handler: nil logger")
+	return func(c *Config) {
+		if l == nil {
+			c.refuse("Logger", "", idem.ErrNil)
+		}
+		c.Logger = l
 	}
-	return func(o *options) { o.logger = l }
 }
 
 // WithEMF writes, after each batch, one CloudWatch Embedded Metric Format
@@ -319,11 +351,13 @@ func WithLogger(l *slog.Logger) Option {
 // the runtime runs invocations at once (Lambda Managed Instances), so w
 // need not be safe for concurrent use. Defaults to off.
 func WithEMF(w io.Writer, ns string) Option {
-	if w == nil {
-		panic("handler: nil EMF writer")
+	return func(c *Config) {
+		switch {
+		case w == nil:
+			c.refuse("EMF", "", idem.ErrNil)
+		case ns == "":
+			c.refuse("EMFNamespace", `""`, errEmpty)
+		}
+		c.EMF, c.EMFNamespace = w, ns
 	}
-	if ns == "" {
-		panic("handler: empty EMF namespace")
-	}
-	return func(o *options) { o.emf, o.emfNamespace = w, ns }
 }

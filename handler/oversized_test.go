@@ -24,7 +24,7 @@ func TestResultTooLarge(t *testing.T) {
 	t.Run("runs once", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		b.store = memstore.New(memstore.WithMaxResultBytes(4))
+		b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
 		h := b.wrap(nil, handler.WithCache(100, 1<<20))
 
 		wantIDs(t, b.invoke(h, msg("m1", "k1")))
@@ -73,7 +73,7 @@ func TestResultTooLarge(t *testing.T) {
 	t.Run("copies in the batch", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		b.store = memstore.New(memstore.WithMaxResultBytes(4))
+		b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
 		// The copy shares the execution's fresh result, which it has at
 		// hand although it could not be stored.
 		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), msg("b", "k1")))

@@ -170,7 +170,7 @@ var errOrder = errors.New("FIFO order broken")
 
 // check runs the batch and returns what broke, if anything.
 func (p *propBatch) check() error {
-	store := memstore.New()
+	store := must(memstore.New())
 	now := time.Now()
 	for k, be := range p.keys {
 		key, _ := idem.ClientKey(ns, k)

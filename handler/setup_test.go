@@ -39,7 +39,7 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	return &bundle{t: t, store: memstore.New(), logs: &syncBuffer{},
+	return &bundle{t: t, store: must(memstore.New()), logs: &syncBuffer{},
 		replays: map[string]string{}, failures: map[string]error{}}
 }
 
@@ -84,7 +84,7 @@ func (b *bundle) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-func newStore() *memstore.Store { return memstore.New() }
+func newStore() *memstore.Store { return must(memstore.New()) }
 
 // invoke runs h on msgs with a deadline a minute away and returns the
 // reported message ids. The handler must not return an error.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -552,7 +553,7 @@ func TestReplayHookFailure(t *testing.T) {
 // namespace: the handler works, and a warning says so.
 func TestNamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
-	store := memstore.New()
+	store := must(memstore.New())
 	var logs bytes.Buffer
 	calls := 0
 	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
@@ -583,29 +584,61 @@ func TestNamespaceOutsideLambda(t *testing.T) {
 	}
 }
 
-func TestWiringPanics(t *testing.T) {
+func TestWiringErrors(t *testing.T) {
 	t.Parallel()
-	store := memstore.New()
+	store := must(memstore.New())
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
-	cases := map[string]func(){
-		"nil store":        func() { handler.WrapSQS(nil, fn, handler.WithNamespace(ns)) },
-		"nil func":         func() { handler.WrapSQS(store, nil, handler.WithNamespace(ns)) },
-		"zero concurrency": func() { handler.WithConcurrency(0) },
-		"empty key field":  func() { handler.WithKeyField("") },
-		"bad key field":    func() { handler.WithKeyField("request..id") },
-		"bad fp field":     func() { handler.WithFingerprintFields("prompt", `a\x`) },
-		"nil backoff":      func() { handler.WithBackoff(nil) },
-		"cache size":       func() { handler.WithCache(0, 1) },
-	}
-	for name, f := range cases {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				p := recover()
-				if s, ok := p.(string); !ok || len(s) < 9 || s[:9] != "handler: " {
-					t.Errorf("panic %v, want a \"handler: \" message", p)
-				}
-			}()
-			f()
+	for _, tc := range []struct {
+		name, field string
+		store       idem.Store
+		fn          handler.Func
+		opt         handler.Option
+	}{
+		{"nil store", "store", nil, fn, nil},
+		{"nil func", "fn", store, nil, nil},
+		{"zero concurrency", "Concurrency", store, fn, handler.WithConcurrency(0)},
+		{"empty key field", "KeyField", store, fn, handler.WithKeyField("")},
+		{"bad key field", "KeyField", store, fn, handler.WithKeyField("request..id")},
+		{"bad fp field", "FingerprintFields", store, fn, handler.WithFingerprintFields("prompt", `a\x`)},
+		{"nil backoff", "Backoff", store, fn, handler.WithBackoff(nil)},
+		{"cache size", "CacheEntries", store, fn, handler.WithCache(0, 1)},
+		{"negative deadline reserve", "DeadlineReserve", store, fn, handler.WithDeadlineReserve(-time.Second)},
+		{"nil key func", "KeyFunc", store, fn, handler.WithKeyFunc(nil)},
+		{"nil replay hook", "OnReplay", store, fn, handler.WithReplayHook(nil)},
+		{"EMF without a namespace", "EMFNamespace", store, fn, handler.WithEMF(io.Discard, "")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := []handler.Option{handler.WithNamespace(ns)}
+			if tc.opt != nil {
+				opts = append(opts, tc.opt)
+			}
+			_, err := handler.New(tc.store, tc.fn, opts...)
+			if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "handler" || bad.Field != tc.field {
+				t.Errorf("err %v, want an *idem.ConfigError naming handler's %s", err, tc.field)
+			}
 		})
+	}
+}
+
+// A Config says where the key comes from once: two sources are refused,
+// by name; a With* option replaces the source an earlier one set.
+func TestConfigKeySources(t *testing.T) {
+	t.Parallel()
+	c := handler.Config{KeyField: "id", KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}
+	if bad, ok := errors.AsType[*idem.ConfigError](c.Validate()); !ok || bad.Field != "KeyFunc" {
+		t.Errorf("KeyField and KeyFunc: %v, want an *idem.ConfigError naming KeyFunc", c.Validate())
+	}
+	if err := (handler.Config{}).Validate(); err != nil {
+		t.Errorf("the zero Config: %v, want it valid", err)
+	}
+	if err := (handler.Config{DeadlineReserve: handler.NoDeadlineReserve, Concurrency: 3}).Validate(); err != nil {
+		t.Errorf("the guard off: %v", err)
+	}
+	c = handler.Config{}
+	for _, opt := range []handler.Option{handler.WithKeyField("id"), handler.WithKeyAttribute("key")} {
+		opt(&c)
+	}
+	if c.KeyField != "" || c.KeyAttribute != "key" || c.Validate() != nil {
+		t.Errorf("WithKeyField then WithKeyAttribute: %+v, %v; want the attribute alone", c, c.Validate())
 	}
 }

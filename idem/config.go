@@ -1,6 +1,7 @@
 package idem
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -165,23 +166,32 @@ func WithoutCompression() Option { return func(cfg *Config) { cfg.CompressAbove 
 func WithMaxDecodedBytes(n int) Option { return func(cfg *Config) { cfg.MaxDecodedBytes = n } }
 
 // NewConfig applies opts to the zero Config and returns it with its
-// defaults filled in. Like Do, it panics on a nil option or a setting that
-// cannot be safe, with a message naming it: settings are fixed when a
-// program is wired, so a bad one is a programmer's error found at start.
-func NewConfig(opts ...Option) Config {
+// defaults filled in, or a *ConfigError naming the first setting that
+// cannot be safe (or a nil option): settings are fixed when a program is
+// wired, so a bad one is found at start, before the first request.
+func NewConfig(opts ...Option) (Config, error) {
 	var c Config
 	for i, opt := range opts {
 		if opt == nil {
-			panic(fmt.Sprintf("idem: option %d is nil", i))
+			return Config{}, &ConfigError{Package: "idem", Field: fmt.Sprintf("options[%d]", i), Err: ErrNil}
 		}
 		opt(&c)
 	}
 	return c.resolve()
 }
 
-// resolve fills in the defaults and panics on a setting that cannot be
-// safe. It is the one place defaults are written and values checked.
-func (c Config) resolve() Config {
+// Validate reports the first setting of c that cannot be safe, as a
+// *ConfigError naming its field, or nil. Zero fields take their defaults
+// and are valid. Do, NewConfig and the SQS handler's New call it.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and returns a *ConfigError for a setting
+// that cannot be safe. It is the one place defaults are written and values
+// checked.
+func (c Config) resolve() (Config, error) {
 	if c.Clock == nil {
 		c.Clock = SystemClock
 	}
@@ -200,25 +210,28 @@ func (c Config) resolve() Config {
 	if c.OffloadAbove == 0 {
 		c.OffloadAbove = DefaultOffloadAbove
 	}
+	bad := func(field string, value any, reason string) (Config, error) {
+		return Config{}, &ConfigError{Package: "idem", Field: field, Value: fmt.Sprint(value), Err: errors.New(reason)}
+	}
 	switch {
 	case c.Lease < 0:
-		panic(fmt.Sprintf("idem: Lease %s is negative", c.Lease))
+		return bad("Lease", c.Lease, "must not be negative")
 	case c.LeaseMargin < 0:
-		panic(fmt.Sprintf("idem: LeaseMargin %s is negative", c.LeaseMargin))
+		return bad("LeaseMargin", c.LeaseMargin, "must not be negative")
 	case c.Expiry < 0:
-		panic(fmt.Sprintf("idem: Expiry %s is negative", c.Expiry))
+		return bad("Expiry", c.Expiry, "must not be negative")
 	case c.MaxDecodedBytes < 0:
-		panic(fmt.Sprintf("idem: MaxDecodedBytes %d is negative", c.MaxDecodedBytes))
+		return bad("MaxDecodedBytes", c.MaxDecodedBytes, "must not be negative")
 	case c.OffloadAbove < 0:
-		panic(fmt.Sprintf("idem: OffloadAbove %d is negative", c.OffloadAbove))
+		return bad("OffloadAbove", c.OffloadAbove, "must not be negative")
 	case c.Heartbeat < 0:
-		panic(fmt.Sprintf("idem: Heartbeat %s is negative", c.Heartbeat))
+		return bad("Heartbeat", c.Heartbeat, "must not be negative")
 	case c.Lease > 0 && c.Expiry < c.Lease:
-		panic(fmt.Sprintf("idem: Expiry %s is shorter than Lease %s: the record could expire, and another worker claim the key, while the work still runs", c.Expiry, c.Lease))
+		return bad("Expiry", c.Expiry, fmt.Sprintf("must be at least Lease %s: the record could expire, and another worker claim the key, while the work still runs", c.Lease))
 	case c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat > c.Lease/2:
-		panic(fmt.Sprintf("idem: Heartbeat %s is more than half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Heartbeat, c.Lease))
+		return bad("Heartbeat", c.Heartbeat, fmt.Sprintf("must be at most half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Lease))
 	}
-	return c
+	return c, nil
 }
 
 // leaseFor is the lease of a claim made at now under a context with the

@@ -100,7 +100,10 @@ type Result struct {
 // the check. A fingerprint of Fingerprint's form is stored in 22 bytes
 // (StoredFingerprint) and compared with SameFingerprint.
 //
-// Errors are *Error values naming the key. When fn succeeded, the Outcome
+// Errors are *Error values naming the key. A nil s or fn, or a setting
+// that cannot be safe (Config.Validate), fails the call before anything is
+// sent, with an *Error for op "claim" wrapping a *ConfigError that names
+// it. When fn succeeded, the Outcome
 // says what became of its result, from the completion's own answer:
 // Executed (stored), Superseded (refused because another claim owns the
 // key; Result.Holder says whether that claim has completed it) or
@@ -132,7 +135,11 @@ type Result struct {
 // the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
 // own deadline, else DefaultSettleTimeout after fn returned.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
-	return NewConfig(opts...).Do(ctx, s, key, fingerprint, fn)
+	c, err := NewConfig(opts...)
+	if err != nil {
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: err}
+	}
+	return c.Do(ctx, s, key, fingerprint, fn)
 }
 
 // Do is the package's Do with the settings of c, which may be a Config
@@ -143,12 +150,15 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 // store its result, and, when the completion fails, settle what is left.
 func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
 	if s == nil {
-		panic("idem: nil store")
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "store", Err: ErrNil}}
 	}
 	if fn == nil {
-		panic("idem: nil func")
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "fn", Err: ErrNil}}
 	}
-	c = c.resolve()
+	c, err := c.resolve()
+	if err != nil {
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: err}
+	}
 	if key == "" {
 		return Result{}, &Error{Op: OpClaim, Err: ErrNoKey}
 	}

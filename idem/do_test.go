@@ -20,7 +20,7 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	s := &setup{store: memstore.New()}
+	s := &setup{store: must(memstore.New())}
 	t0 := time.Now().Truncate(time.Second)
 	s.now.Store(&t0)
 	return s
@@ -156,7 +156,7 @@ func TestDoReleasesWhenTheContextIsCancelled(t *testing.T) {
 func TestDoResultTooLarge(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	s.store = memstore.New(memstore.WithMaxResultBytes(8))
+	s.store = must(memstore.New(memstore.WithMaxResultBytes(8)))
 	var calls, written atomic.Int32
 	work := func(ctx context.Context) ([]byte, error) {
 		calls.Add(1)
@@ -220,7 +220,7 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			mem := memstore.New(memstore.WithMaxResultBytes(1))
+			mem := must(memstore.New(memstore.WithMaxResultBytes(1)))
 			r, err := idem.Do(context.Background(), omitFails{mem, c.err}, "k#big", "", answer("big"))
 			if !errors.Is(err, idem.ErrResultTooLarge) || !errors.Is(err, c.err) {
 				t.Fatalf("err %v, want idem.ErrResultTooLarge and %v", err, c.err)
@@ -317,17 +317,28 @@ func TestDoWiringErrors(t *testing.T) {
 	if _, err := s.do(context.Background(), "", "", answer("x")); !errors.Is(err, idem.ErrNoKey) {
 		t.Fatalf("empty key: err %v, want idem.ErrNoKey", err)
 	}
-	for name, call := range map[string]func(){
-		"nil store": func() { _, _ = idem.Do(context.Background(), nil, "k", "", answer("x")) },
-		"nil func":  func() { _, _ = idem.Do(context.Background(), s.store, "k", "", nil) },
+	for _, c := range []struct {
+		field string
+		call  func() error
+	}{
+		{"store", func() error { _, err := idem.Do(context.Background(), nil, "k", "", answer("x")); return err }},
+		{"fn", func() error { _, err := idem.Do(context.Background(), s.store, "k", "", nil); return err }},
+		{"Heartbeat", func() error {
+			_, err := idem.Do(context.Background(), s.store, "k", "", answer("x"), idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))
+			return err
+		}},
+		{"options[0]", func() error { _, err := idem.Do(context.Background(), s.store, "k", "", answer("x"), nil); return err }},
 	} {
-		func() {
-			defer func() {
-				if p, _ := recover().(string); p == "" || p[:5] != "idem:" {
-					t.Errorf("%s: panic %q, want one prefixed idem:", name, p)
-				}
-			}()
-			call()
-		}()
+		err := c.call()
+		bad, ok := errors.AsType[*idem.ConfigError](err)
+		if !ok || bad.Package != "idem" || bad.Field != c.field {
+			t.Errorf("%s: err %v, want an *idem.ConfigError naming it", c.field, err)
+		}
+		if e, ok := errors.AsType[*idem.Error](err); !ok || e.Op != "claim" {
+			t.Errorf("%s: err %v, want an *idem.Error for op claim", c.field, err)
+		}
+	}
+	if _, ok := idemtest.MustGet(t, s.store, "k"); ok {
+		t.Error("a call with a bad setting wrote a record")
 	}
 }

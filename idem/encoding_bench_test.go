@@ -47,7 +47,7 @@ func BenchmarkGzipLevels(b *testing.B) {
 
 // BenchmarkEncode is what Do adds to a completion: the result's gzip.
 func BenchmarkEncode(b *testing.B) {
-	c := NewConfig()
+	c, _ := NewConfig()
 	for _, kb := range benchSizes {
 		src := opticksAt(b, kb<<10)
 		b.Run(fmt.Sprintf("%dKiB", kb), func(b *testing.B) {
@@ -65,7 +65,7 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkDecode is what Do adds to a replay: the stored result's
 // decompression, checked.
 func BenchmarkDecode(b *testing.B) {
-	c := NewConfig()
+	c, _ := NewConfig()
 	for _, kb := range benchSizes {
 		src := opticksAt(b, kb<<10)
 		stored, enc := c.encode(src)

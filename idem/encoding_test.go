@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,12 +124,10 @@ func TestCompressionSettings(t *testing.T) {
 	}
 	s.replayed(t, "k#cap", prose, idem.WithMaxDecodedBytes(1<<10))
 
-	defer func() {
-		if p, _ := recover().(string); !strings.HasPrefix(p, "idem: MaxDecodedBytes") {
-			t.Errorf("panic %q, want one naming MaxDecodedBytes", p)
-		}
-	}()
-	idem.NewConfig(idem.WithMaxDecodedBytes(-1))
+	_, err := idem.NewConfig(idem.WithMaxDecodedBytes(-1))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Field != "MaxDecodedBytes" {
+		t.Errorf("err %v, want an *idem.ConfigError naming MaxDecodedBytes", err)
+	}
 }
 
 // The store's size limit applies to the stored bytes: a result over it
@@ -139,7 +136,7 @@ func TestCompressionSettings(t *testing.T) {
 func TestDoSizeLimitCountsStoredBytes(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	s.store = memstore.New(memstore.WithMaxResultBytes(2 << 10))
+	s.store = must(memstore.New(memstore.WithMaxResultBytes(2 << 10)))
 	prose := idemtest.Prose(4 << 10)
 	if rec := s.stored(t, "k#fits", prose); rec.Encoding != idem.EncodingGzip || rec.OmittedBytes != 0 {
 		t.Fatalf("4 KiB of prose under a 2 KiB limit: record %+v, want it stored gzipped", rec)

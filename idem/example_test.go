@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log"
 	"time"
 
 	"github.com/idemq/idemq/idem"
@@ -33,7 +34,10 @@ func ExampleNaturalKey() {
 }
 
 func ExampleDo() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	calls := 0
 	generate := func(context.Context) ([]byte, error) {
 		calls++
@@ -55,7 +59,10 @@ func ExampleDo() {
 // A long result is stored gzipped, with its encoding beside it, and
 // replayed as the work returned it.
 func ExampleDo_compressed() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	answer := bytes.Repeat([]byte("Light consists of rays differently refrangible. "), 100) // 4,800 bytes
 	key, _ := idem.ClientKey("summariser", "request-44")
 	for range 2 {
@@ -69,7 +76,10 @@ func ExampleDo_compressed() {
 }
 
 func ExampleDo_inProgress() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("summariser", "request-43")
 	// Another worker holds the key: it claimed it and is still working.
 	_, _ = store.Claim(context.Background(), idem.ClaimRequest{
@@ -89,13 +99,16 @@ func ExampleDo_inProgress() {
 }
 
 func ExampleDo_payloadMismatch() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("mailer", "welcome-7")
 	a, _ := idem.JSONFingerprint([]byte(`{"to":"ada@example.com"}`))
 	b, _ := idem.JSONFingerprint([]byte(`{"to":"bob@example.com"}`))
 	send := func(context.Context) ([]byte, error) { return []byte("sent"), nil }
 	_, _ = idem.Do(context.Background(), store, key, a, send)
-	_, err := idem.Do(context.Background(), store, key, b, send)
+	_, err = idem.Do(context.Background(), store, key, b, send)
 	fmt.Println(err)
 	// Output: idem: claim key "mailer#welcome-7": payload does not match the record's
 }

@@ -3,7 +3,6 @@ package idem_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,13 +16,10 @@ import (
 // worker claim the key, while its work still runs: refused at wiring.
 func TestExpiryShorterThanLeaseIsRefused(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		p, _ := recover().(string)
-		if !strings.HasPrefix(p, "idem: Expiry") {
-			t.Errorf("panic %q, want one naming Expiry", p)
-		}
-	}()
-	idem.NewConfig(idem.WithExpiry(time.Second), idem.WithLease(time.Minute))
+	_, err := idem.NewConfig(idem.WithExpiry(time.Second), idem.WithLease(time.Minute))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "idem" || bad.Field != "Expiry" {
+		t.Errorf("err %v, want an *idem.ConfigError naming Expiry", err)
+	}
 }
 
 // A heartbeat renews the record's expiry with its lease: work that runs
@@ -133,7 +129,7 @@ func TestSettleDeadline(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				spy := &settleSpy{Store: memstore.New()}
+				spy := &settleSpy{Store: must(memstore.New())}
 				ctx, cancel := tc.ctx()
 				defer cancel()
 				var returned time.Time
@@ -180,7 +176,7 @@ func (s *blockingExtend) Extend(ctx context.Context, _ idem.Extension) error {
 // for: an extension under way does not hold up the completion.
 func TestHeartbeatStopCancelsAnExtension(t *testing.T) {
 	t.Parallel()
-	store := &blockingExtend{Store: memstore.New(), started: make(chan struct{})}
+	store := &blockingExtend{Store: must(memstore.New()), started: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
 		_, err := idem.Do(context.Background(), store, "k#beat", "", func(context.Context) ([]byte, error) {
@@ -207,7 +203,7 @@ func TestHeartbeatStopCancelsAnExtension(t *testing.T) {
 func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 	t.Parallel()
 	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
-	r, err := idem.Do(context.Background(), memstore.New(), "k#clock", "", answer("done"),
+	r, err := idem.Do(context.Background(), must(memstore.New()), "k#clock", "", answer("done"),
 		idem.WithClock(idem.ClockFunc(func() time.Time { return past })))
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("Do under a clock in 2001: %v, %v; want executed", r.Outcome, err)
@@ -219,7 +215,7 @@ func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 // the work.
 func TestWithoutResult(t *testing.T) {
 	t.Parallel()
-	store := memstore.New(memstore.WithMaxResultBytes(1024))
+	store := must(memstore.New(memstore.WithMaxResultBytes(1024)))
 	big := make([]byte, 1<<20)
 	for i := range big {
 		big[i] = byte(i * 7)

@@ -38,7 +38,7 @@ func (b *slowPut) Put(ctx context.Context, name string, data []byte) error {
 // take the key over and run the work again.
 func TestHeartbeatCoversTheOffload(t *testing.T) {
 	t.Parallel()
-	store := &countExtends{Store: memstore.New()}
+	store := &countExtends{Store: must(memstore.New())}
 	blobs := &slowPut{memBlobs: newMemBlobs(), started: make(chan struct{}), release: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {

@@ -366,7 +366,12 @@ func checkClaim(c *config, getenv func(string) string) []error {
 const queueExample = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
 
 // effectiveExpiry is the record expiry the handler will use: IDEMQ_RECORD_EXPIRY,
-// or the library's default.
+// or the library's default. (A negative expiry, which the library
+// refuses as the handler is wired, is returned as it is.)
 func (c config) effectiveExpiry() time.Duration {
-	return idem.NewConfig(idem.WithExpiry(c.expiry)).Expiry
+	claims, err := idem.NewConfig(idem.WithExpiry(c.expiry))
+	if err != nil {
+		return c.expiry
+	}
+	return claims.Expiry
 }

@@ -39,7 +39,7 @@ func TestLoadConfig(t *testing.T) {
 		if err != nil || c.compressAbove != want {
 			t.Errorf("%s=%q: compressAbove %d, %v; want %d", envCompress, v, c.compressAbove, err, want)
 		}
-		if cfg := idem.NewConfig(idem.WithCompressAbove(c.compressAbove)); want == -1 && cfg.CompressAbove != -1 {
+		if cfg, err := idem.NewConfig(idem.WithCompressAbove(c.compressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
 			t.Errorf("%s=off does not turn compression off: %+v", envCompress, cfg)
 		}
 	}
@@ -86,7 +86,7 @@ func TestLoadConfig(t *testing.T) {
 	if err != nil || c.blobBucket != "results" || c.blobPrefix != defaultBlobPrefix || c.offloadAbove != 0 || c.s3Endpoint != "" {
 		t.Errorf("bucket config %+v, %v", c, err)
 	}
-	if cfg := idem.NewConfig(idem.WithOffloadAbove(c.offloadAbove)); cfg.OffloadAbove != idem.DefaultOffloadAbove {
+	if cfg, err := idem.NewConfig(idem.WithOffloadAbove(c.offloadAbove)); err != nil || cfg.OffloadAbove != idem.DefaultOffloadAbove {
 		t.Errorf("%s unset: OffloadAbove %d, want idem's default %d", envOffloadAbove, cfg.OffloadAbove, idem.DefaultOffloadAbove)
 	}
 	c, err = loadConfig(env(envTable, "idem", envProviderURL, "http://127.0.0.1:1", envBlobBucket, "results",

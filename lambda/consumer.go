@@ -87,9 +87,8 @@ func checkConsumer(c *config, getenv func(string) string) []error {
 }
 
 // newConsumer wires consumer mode: the consumer of cfg's queue, through
-// client, around h. Like handler.WrapSQS, consumer.New panics on a setting
-// it refuses; newHandler's caller reports that as a configuration error.
-func newConsumer(cfg config, client *sqs.Client, h handler.Handler, logger *slog.Logger) *consumer.Consumer {
+// client, around h. consumer.New's error names a setting it refuses.
+func newConsumer(cfg config, client *sqs.Client, h handler.Handler, logger *slog.Logger) (*consumer.Consumer, error) {
 	cc := cfg.consumer
 	opts := []consumer.Option{consumer.WithLogger(logger), consumer.WithMaxRunTime(cc.maxRunTime),
 		consumer.WithMaxBatches(cc.maxBatches), consumer.WithGracePeriod(cc.grace), consumer.WithVisibilityTimeout(cc.visibility)}

@@ -54,7 +54,8 @@
 //
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
-// the function at start-up with the library's message.
+// the function at start-up with the library's message, after the name of
+// the variable that set it.
 //
 // With the postgres store the worker only checks, at start-up, that
 // IDEMQ_TABLE exists with the store's shape (pgstore.Store.Check, a read of
@@ -76,7 +77,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -170,24 +170,12 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 
 // wire is newHandler with consumer mode: with a consumer queue URL it
 // also wires the consumer, through the SQS client the back-off uses.
-func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (p program, err error) {
+// The library refuses a setting that cannot be safe with an
+// *idem.ConfigError naming it; settingError names the variable that set it.
+func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
 		return program{}, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
-	// The library refuses unsafe settings by panicking as it is wired:
-	// report that as a configuration error.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("bad configuration: %v", r)
-			switch {
-			case strings.HasPrefix(fmt.Sprint(r), "idem: "):
-				err = fmt.Errorf("%w (%s, %s and %s set idem's Expiry, Lease and Heartbeat)", err, envRecordExpiry, envLease, envHeartbeat)
-			case strings.HasPrefix(fmt.Sprint(r), "consumer: "):
-				err = fmt.Errorf("%w (%s, %s, %s and %s set the consumer's)", err, envConsumerMaxRunTime, envConsumerBatches, envConsumerGrace, envConsumerVisibility)
-			}
-			p = program{}
-		}
-	}()
 	warnings(cfg, logger)
 	opts := []handler.Option{handler.WithLogger(logger)}
 	if cfg.keyField != "" {
@@ -212,7 +200,10 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 			return program{}, err
 		}
 	}
-	var store idem.Store
+	var (
+		store idem.Store
+		err   error
+	)
 	switch cfg.store {
 	case "postgres":
 		pc, err := pgPoolConfig(cfg.storeURL, conns)
@@ -223,7 +214,11 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		if err != nil {
 			return program{}, storeURLError(cfg.storeURL, err)
 		}
-		pg := pgstore.New(pool, cfg.table)
+		pg, err := pgstore.New(pool, cfg.table)
+		if err != nil {
+			pool.Close()
+			return program{}, settingError(err)
+		}
 		// Only a look at the catalog: creating the table needs DDL rights
 		// and takes locks, which is a migration's business, not every
 		// cold start's.
@@ -246,17 +241,25 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		if cfg.table != "" {
 			ropts = append(ropts, redisstore.WithPrefix(cfg.table+":"))
 		}
-		store = redisstore.New(redis.NewClient(opts), ropts...)
+		client := redis.NewClient(opts)
+		if store, err = redisstore.New(client, ropts...); err != nil {
+			_ = client.Close()
+			return program{}, settingError(err)
+		}
 	case "memory":
 		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
-		store = memstore.New()
+		if store, err = memstore.New(); err != nil {
+			return program{}, settingError(err)
+		}
 	default:
 		client := dynamodb.NewFromConfig(awsCfg, dynamostore.KeepConnections(conns), func(o *dynamodb.Options) {
 			if cfg.endpoint != "" {
 				o.BaseEndpoint = aws.String(cfg.endpoint)
 			}
 		})
-		store = dynamostore.New(client, cfg.table)
+		if store, err = dynamostore.New(client, cfg.table); err != nil {
+			return program{}, settingError(err)
+		}
 	}
 
 	if cfg.namespace != "" {
@@ -273,7 +276,11 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 				o.UsePathStyle = true // a local server has no per-bucket host names
 			}
 		})
-		opts = append(opts, handler.WithIdem(idem.WithBlobs(s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)), idem.WithOffloadAbove(cfg.offloadAbove)))
+		blobs, err := s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)
+		if err != nil {
+			return program{}, settingError(err)
+		}
+		opts = append(opts, handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove)))
 	}
 	var sqsClient *sqs.Client
 	if cfg.backoff || consuming {
@@ -302,9 +309,15 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
 	w := &worker{provider: newProvider(cfg.providerURL, apiKey, conns)}
-	p.handler = handler.WrapSQS(store, w.handle, opts...)
+	var p program
+	if p.handler, err = handler.New(store, w.handle, opts...); err != nil {
+		return program{}, settingError(err)
+	}
 	if consuming {
-		p.consumer, p.healthAddr = newConsumer(cfg, sqsClient, p.handler, logger), cfg.consumer.healthAddr
+		if p.consumer, err = newConsumer(cfg, sqsClient, p.handler, logger); err != nil {
+			return program{}, settingError(err)
+		}
+		p.healthAddr = cfg.consumer.healthAddr
 	}
 	return p, nil
 }

@@ -68,7 +68,7 @@ func TestRIE(t *testing.T) {
 		checkScenario(t, url, f)
 
 		// The completion is the record's stored result.
-		rec, ok, err := dynamostore.New(client, table).Get(context.Background(), idem.Key(functionName+"#order-1"))
+		rec, ok, err := must(dynamostore.New(client, table)).Get(context.Background(), idem.Key(functionName+"#order-1"))
 		if err != nil || !ok || rec.Status != idem.StatusCompleted || !bytes.Contains(rec.Result, []byte(`"content":"echo: summarise order 1"`)) {
 			t.Errorf("record for order-1: %+v, %v, %v", rec, ok, err)
 		}
@@ -82,7 +82,7 @@ func TestRIE(t *testing.T) {
 			Credentials:  credentials.NewStaticCredentialsProvider("idemqrie", "idemqrie", ""),
 		})
 		table := dynamotest.NewTable(t, client)
-		holdKey(t, dynamostore.New(client, table), "order-busy", `{"idempotency_key": "order-busy", "model": "test-model", "prompt": "busy order"}`, time.Minute)
+		holdKey(t, must(dynamostore.New(client, table)), "order-busy", `{"idempotency_key": "order-busy", "model": "test-model", "prompt": "busy order"}`, time.Minute)
 		sqs := newFakeSQS(t)
 		const queueURL = "http://sqs.us-east-1.localhost:9324/000000000000/idemq-jobs"
 		f := newFakeProvider(t)

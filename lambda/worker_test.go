@@ -114,12 +114,12 @@ func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	t.Parallel()
 	cfg := config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", lease: 4 * time.Second, heartbeat: 4 * time.Second}
 	_, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "idem: Heartbeat 4s is more than half of Lease 4s") || !strings.Contains(err.Error(), envHeartbeat) {
+	if err == nil || !strings.Contains(err.Error(), envHeartbeat+": idem: Heartbeat 4s: must be at most half of Lease 4s") {
 		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, envHeartbeat)
 	}
 	cfg = config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", expiry: time.Minute, lease: 2 * time.Minute}
 	_, err = newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "idem: Expiry 1m0s is shorter than Lease 2m0s") || !strings.Contains(err.Error(), envRecordExpiry) {
+	if err == nil || !strings.Contains(err.Error(), envRecordExpiry+": idem: Expiry 1m0s: must be at least Lease 2m0s") {
 		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, envRecordExpiry)
 	}
 }

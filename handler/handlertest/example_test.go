@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"time"
 
@@ -20,7 +21,11 @@ import (
 func Example() {
 	var calls handlertest.Calls
 	work := calls.Func(handlertest.BodyField("idempotency_key"), nil)
-	h := handler.WrapSQS(memstore.New(), work,
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, work,
 		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
@@ -48,7 +53,11 @@ func ExampleWithFIFO() {
 		}
 		return []byte("done"), nil
 	})
-	h := handler.WrapSQS(memstore.New(), work,
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, work,
 		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))

@@ -97,7 +97,7 @@ func TestFIFODrainKeepsOrder(t *testing.T) {
 			if isolation {
 				opts = append(opts, handler.WithFIFOGroupIsolation())
 			}
-			h := handler.WrapSQS(memstore.New(), work, opts...)
+			h := handler.WrapSQS(must(memstore.New()), work, opts...)
 			q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 			for _, m := range []struct{ group, key string }{
 				{"A", "a1"}, {"B", "b1"}, {"A", "a2"}, {"B", "b2"}, {"A", "a3"}, {"A", "a1"}, // a1 re-sent

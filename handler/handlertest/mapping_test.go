@@ -76,7 +76,7 @@ func TestCallsCatchANaiveHandler(t *testing.T) {
 
 	// The same messages through WrapSQS: once.
 	var once handlertest.Calls
-	h := handler.WrapSQS(memstore.New(), once.Func(handlertest.BodyField("idempotency_key"), nil),
+	h := handler.WrapSQS(must(memstore.New()), once.Func(handlertest.BodyField("idempotency_key"), nil),
 		handler.WithNamespace("t"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	q = handlertest.NewQueue()
 	q.Send(`{"idempotency_key":"k1"}`)

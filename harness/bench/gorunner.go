@@ -14,8 +14,8 @@ import (
 
 // goImpl makes the handler of a Go implementation: records in table
 // through api, work done by work, concurrency records at once, a local
-// cache of cacheEntries keys (0: none).
-type goImpl func(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) Handler
+// cache of cacheEntries keys (0: none); or the error of its wiring.
+type goImpl func(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) (Handler, error)
 
 // goRunner runs trials in this process. Its clients live as long as it
 // does, as they would in a warm container.
@@ -59,8 +59,8 @@ func (c *clients) get(n int) *dynamodb.Client {
 // FloorRunner returns the raw-SDK floor (floorHandler), plain or fenced,
 // at concurrency records at once (0: the batch size).
 func FloorRunner(id string, fenced bool, concurrency int, endpoint string) Runner {
-	return newGoRunner(id, func(api *dynamodb.Client, table string, work handler.Func, n, _ int) Handler {
-		return floorHandler(api, table, work, n, fenced)
+	return newGoRunner(id, func(api *dynamodb.Client, table string, work handler.Func, n, _ int) (Handler, error) {
+		return floorHandler(api, table, work, n, fenced), nil
 	}, concurrency, endpoint)
 }
 
@@ -82,7 +82,10 @@ func (r *goRunner) Run(ctx context.Context, t Trial) (Sample, error) {
 		cacheEntries = max(1000, t.Records())
 	}
 	var calls atomic.Int64
-	h := r.impl(r.clients.get(n), t.Table, model(t.Model, &calls), n, cacheEntries)
+	h, err := r.impl(r.clients.get(n), t.Table, model(t.Model, &calls), n, cacheEntries)
+	if err != nil {
+		return Sample{}, fmt.Errorf("%s: %w", r.id, err)
+	}
 	switch t.Prep {
 	case PrepComplete:
 		if _, err := runBatches(ctx, h, t.PrepBatches, nil); err != nil {
@@ -153,7 +156,10 @@ func (r *goRunner) hold(ctx context.Context, t Trial) (release func(), err error
 			return nil, ctx.Err()
 		}
 	}
-	other := r.impl(r.others.get(len(ev.Records)), t.Table, work, len(ev.Records), 0)
+	other, err := r.impl(r.others.get(len(ev.Records)), t.Table, work, len(ev.Records), 0)
+	if err != nil {
+		return nil, err
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := runBatches(ctx, other, []events.SQSEvent{ev}, nil)

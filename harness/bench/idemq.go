@@ -14,14 +14,14 @@ import (
 // than its records need, so the bound never evicts.
 const cacheBytes = 64 << 20
 
-// idemqHandler is idemq as a user wires it: handler.WrapSQS over the
+// idemqHandler is idemq as a user wires it: handler.New over the
 // DynamoDB store, with its defaults (the key from the body's
 // idempotency_key, the whole body as the payload fingerprint, one summary
 // log line per batch) except the namespace (outside Lambda there is no
 // function name), the concurrency, and a local cache of cacheEntries keys
 // when that is not 0. The log line is formatted and discarded, so its cost
 // counts.
-func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) Handler {
+func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) (Handler, error) {
 	opts := []handler.Option{
 		handler.WithNamespace("bench"),
 		handler.WithConcurrency(concurrency),
@@ -30,5 +30,9 @@ func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurr
 	if cacheEntries > 0 {
 		opts = append(opts, handler.WithCache(cacheEntries, cacheBytes))
 	}
-	return handler.WrapSQS(dynamostore.New(api, table), work, opts...)
+	store, err := dynamostore.New(api, table)
+	if err != nil {
+		return nil, err
+	}
+	return handler.New(store, work, opts...)
 }

@@ -59,7 +59,7 @@ func microBench(s Scenario, size int) func(*testing.B) {
 	return func(b *testing.B) {
 		t := NewTrial(s, "00000000", size, size, 0)
 		ev := t.Batches[0]
-		store := &swapStore{Store: memstore.New()}
+		store := &swapStore{Store: newMemstore(b)}
 		var calls atomic.Int64
 		opts := []handler.Option{handler.WithNamespace("bench"),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
@@ -81,7 +81,7 @@ func microBench(s Scenario, size int) func(*testing.B) {
 		n := 0
 		for b.Loop() {
 			if fresh {
-				store.Store = memstore.New()
+				store.Store = newMemstore(b)
 			}
 			resp, err := h(ctx, ev)
 			if err != nil || len(resp.BatchItemFailures) > 0 {
@@ -115,4 +115,13 @@ type MicroResult struct {
 	NsPerRecord     float64
 	AllocsPerRecord float64
 	BytesPerRecord  float64
+}
+
+// newMemstore returns an empty in-memory store.
+func newMemstore(b *testing.B) *memstore.Store {
+	s, err := memstore.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

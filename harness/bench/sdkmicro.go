@@ -85,7 +85,10 @@ func sdkBench(impl string, size int) func(*testing.B) {
 		case SDKFenced:
 			h = floorHandler(client, "bench", work, handler.DefaultConcurrency, true)
 		default:
-			h = idemqHandler(client, "bench", work, handler.DefaultConcurrency, 0)
+			var err error
+			if h, err = idemqHandler(client, "bench", work, handler.DefaultConcurrency, 0); err != nil {
+				b.Fatal(err)
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()

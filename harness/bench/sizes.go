@@ -368,7 +368,11 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 	so := sideOptions[side]
 	opts := so.opts
 	if so.blobs {
-		opts = append(opts[:len(opts):len(opts)], idem.WithBlobs(s3blob.New(s.s3, s.bucket, prefix)))
+		blobs, err := s3blob.New(s.s3, s.bucket, prefix)
+		if err != nil {
+			return err
+		}
+		opts = append(opts[:len(opts):len(opts)], idem.WithBlobs(blobs))
 	}
 	answer := func(msg events.SQSMessage) ([]byte, error) {
 		i, err := answerIndex(msg.Body)
@@ -394,7 +398,11 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 		return nil
 	}
 	logs := &errorLog{}
-	h := handler.WrapSQS(dynamostore.New(s.ddbClient(), first.Table), work,
+	store, err := dynamostore.New(s.ddbClient(), first.Table)
+	if err != nil {
+		return err
+	}
+	h := handler.WrapSQS(store, work,
 		handler.WithNamespace("bench"),
 		handler.WithConcurrency(s.cfg.BatchSize),
 		handler.WithLogger(slog.New(logs)),
@@ -411,7 +419,6 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 		return Sample{Records: t.Records(), Wall: wall, Requests: u.Requests, Retries: u.Retries,
 			WriteUnits: u.WriteUnits, ReadUnits: u.ReadUnits, Failures: failures, Executions: int(calls.Load())}, s3u.Requests, err
 	}
-	var err error
 	if m.First, m.S3First, err = phase(first); err != nil {
 		return err
 	}

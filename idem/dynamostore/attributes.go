@@ -56,7 +56,7 @@ var defaultAttributes = Attributes{
 // is not "id" or whose items must match other code's. Empty fields keep
 // their defaults. Defaults to Powertools' names (see Attributes).
 func WithAttributes(a Attributes) Option {
-	return func(o *options) { o.attrs = a }
+	return func(c *Config) { c.Attributes = a }
 }
 
 // fields lists the names with their field names and defaults.
@@ -100,7 +100,11 @@ func (a Attributes) validate(sortKey string) error {
 	}
 	for _, f := range fields {
 		if other, dup := seen[*f.name]; dup {
-			return fmt.Errorf("attributes %s and %s are both named %q", other, f.field, *f.name)
+			field := "Attributes." + f.field
+			if f.field == "the sort key" {
+				field = "SortKey"
+			}
+			return configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other))
 		}
 		seen[*f.name] = f.field
 	}

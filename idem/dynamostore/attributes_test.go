@@ -74,7 +74,7 @@ func TestCustomAttributes(t *testing.T) {
 		Result: "result", Fingerprint: "payload_hash", Owner: "claim_token",
 		OmittedBytes: "too_big_bytes", Encoding: "packing",
 	}
-	store := dynamostore.New(client, table, dynamostore.WithAttributes(attrs))
+	store := must(dynamostore.New(client, table, dynamostore.WithAttributes(attrs)))
 	if store.Attributes() != attrs {
 		t.Fatalf("attributes %+v, want %+v", store.Attributes(), attrs)
 	}
@@ -139,25 +139,26 @@ func TestCustomAttributes(t *testing.T) {
 	}
 }
 
-func TestNewPanics(t *testing.T) {
+func TestNewRefusesBadSettings(t *testing.T) {
 	t.Parallel()
 	client := &fakeAPI{}
-	for name, f := range map[string]func(){
-		"nil client":  func() { dynamostore.New(nil, "t") },
-		"empty table": func() { dynamostore.New(client, "") },
-		"clashing names": func() {
-			dynamostore.New(client, "t", dynamostore.WithAttributes(dynamostore.Attributes{Owner: "status"}))
-		},
-		"typed nil": func() { dynamostore.New((*dynamodb.Client)(nil), "t") },
+	for _, tc := range []struct {
+		name, field string
+		opts        []dynamostore.Option
+		client      dynamostore.API
+		table       string
+	}{
+		{"nil client", "client", nil, nil, "t"},
+		{"empty table", "table", nil, client, ""},
+		{"clashing names", "Attributes.Owner", []dynamostore.Option{dynamostore.WithAttributes(dynamostore.Attributes{Owner: "status"})}, client, "t"},
+		{"typed nil", "client", nil, (*dynamodb.Client)(nil), "t"},
+		{"nil option", "options[0]", []dynamostore.Option{nil}, client, "t"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				p, _ := recover().(string)
-				if len(p) < len("dynamostore: ") || p[:len("dynamostore: ")] != "dynamostore: " {
-					t.Fatalf("panic %q, want one prefixed \"dynamostore: \"", p)
-				}
-			}()
-			f()
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := dynamostore.New(tc.client, tc.table, tc.opts...)
+			if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "dynamostore" || bad.Field != tc.field || s != nil {
+				t.Fatalf("%v, %v; want no store and an *idem.ConfigError naming %s", s, err, tc.field)
+			}
 		})
 	}
 }

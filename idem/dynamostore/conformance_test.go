@@ -15,7 +15,7 @@ var _ idemtest.Getter = (*dynamostore.Store)(nil)
 func TestConformance(t *testing.T) {
 	client := dynamotest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {
-		return dynamostore.New(client, dynamotest.NewTable(t, client))
+		return must(dynamostore.New(client, dynamotest.NewTable(t, client)))
 	})
 }
 
@@ -25,8 +25,8 @@ func TestConformanceSortKey(t *testing.T) {
 	client := dynamotest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {
 		table := dynamotest.NewTable(t, client, dynamotest.WithKeyAttribute("pk"), dynamotest.WithSortKeyAttribute("sk"))
-		return dynamostore.New(client, table,
+		return must(dynamostore.New(client, table,
 			dynamostore.WithAttributes(dynamostore.Attributes{Key: "pk"}),
-			dynamostore.WithSortKey("sk", "idempotency#worker"))
+			dynamostore.WithSortKey("sk", "idempotency#worker")))
 	})
 }

@@ -19,12 +19,12 @@ import (
 // handshake) and closes it after its answer. The option changes the SDK's
 // own client (the default, or one already built with
 // awshttp.NewBuildableClient); a client of another type is left as it is.
-// It panics if n is less than 1.
+// With n below 1 it leaves the client as it is.
 func KeepConnections(n int) func(*dynamodb.Options) {
-	if n < 1 {
-		panic("dynamostore: KeepConnections needs at least 1 connection")
-	}
 	return func(o *dynamodb.Options) {
+		if n < 1 {
+			return
+		}
 		var b *awshttp.BuildableClient
 		switch c := o.HTTPClient.(type) {
 		case nil:

@@ -63,12 +63,12 @@ func TestKeepConnections(t *testing.T) {
 			t.Errorf("HTTPClient replaced: %T", o.HTTPClient)
 		}
 	})
-	t.Run("panics below 1", func(t *testing.T) {
-		defer func() {
-			if recover() == nil {
-				t.Error("KeepConnections(0) did not panic")
-			}
-		}()
-		dynamostore.KeepConnections(0)
+	t.Run("leaves the client below 1", func(t *testing.T) {
+		custom := awshttp.NewBuildableClient()
+		o := dynamodb.Options{HTTPClient: custom}
+		dynamostore.KeepConnections(0)(&o)
+		if o.HTTPClient != custom {
+			t.Errorf("KeepConnections(0) replaced the client: %T", o.HTTPClient)
+		}
 	})
 }

@@ -115,7 +115,7 @@ func BenchmarkResultCost(b *testing.B) {
 		}{{"raw", []idem.Option{idem.WithoutCompression()}}, {"gzip", nil}} {
 			b.Run(name+"/"+mode.name, func(b *testing.B) {
 				api := &capacityAPI{API: client}
-				store := dynamostore.New(api, table)
+				store := must(dynamostore.New(api, table))
 				ctx := context.Background()
 				var i int
 				var rec idem.Record

@@ -4,7 +4,7 @@
 //	cfg, err := config.LoadDefaultConfig(ctx)
 //	...
 //	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(100)) // requests at once
-//	store := dynamostore.New(client, "idempotency")
+//	store, err := dynamostore.New(client, "idempotency")
 //	res, err := idem.Do(ctx, store, key, fingerprint, work)
 //
 // # Table
@@ -33,7 +33,7 @@
 // and a static value in the partition key (Powertools' sort_key_attr and
 // static_pk_value):
 //
-//	store := dynamostore.New(client, "app", dynamostore.WithSortKey("sk", "idempotency#worker"))
+//	store, err := dynamostore.New(client, "app", dynamostore.WithSortKey("sk", "idempotency#worker"))
 //
 // Create it with on-demand billing and turn on TTL on "expiration" so old
 // records are swept. TTL deletes "within a few days" of expiry, and the

@@ -88,7 +88,7 @@ func TestThrottling(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+op, func(t *testing.T) {
-				err := run(dynamostore.New(&fakeAPI{err: cause}, "t"))
+				err := run(must(dynamostore.New(&fakeAPI{err: cause}, "t")))
 				if !errors.Is(err, dynamostore.ErrThrottled) {
 					t.Fatalf("err %v, want dynamostore.ErrThrottled", err)
 				}
@@ -105,7 +105,7 @@ func TestOtherErrors(t *testing.T) {
 	cause := &types.ResourceNotFoundException{Message: aws.String("Cannot do operations on a non-existent table")}
 	for op, run := range ops {
 		t.Run(op, func(t *testing.T) {
-			err := run(dynamostore.New(&fakeAPI{err: cause}, "t"))
+			err := run(must(dynamostore.New(&fakeAPI{err: cause}, "t")))
 			if err == nil || errors.Is(err, dynamostore.ErrThrottled) || errors.Is(err, idem.ErrLeaseLost) || errors.Is(err, idem.ErrResultTooLarge) {
 				t.Fatalf("err %v, want DynamoDB's error only", err)
 			}

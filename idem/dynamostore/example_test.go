@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"log/slog"
 	"os"
 	"testing"
@@ -77,7 +78,11 @@ func Example() {
 	}
 	defer drop()
 
-	h := handler.WrapSQS(dynamostore.New(client, table), func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	store, err := dynamostore.New(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		fmt.Println("calling the provider for", msg.MessageId)
 		return []byte("summary"), nil
 	}, handler.WithNamespace("summariser"), handler.WithLogger(slog.New(slog.DiscardHandler)))
@@ -103,7 +108,10 @@ func Example_lambda() {
 		panic(err)
 	}
 	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
-	store := dynamostore.New(client, os.Getenv("IDEMQ_TABLE"))
+	store, err := dynamostore.New(client, os.Getenv("IDEMQ_TABLE"))
+	if err != nil {
+		log.Fatal(err)
+	}
 	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		return []byte("done"), nil
 	}))
@@ -145,7 +153,11 @@ func ExampleStage() {
 		}})
 		return []byte("placed"), err
 	}
-	h := handler.WrapSQS(dynamostore.New(client, table), work,
+	store, err := dynamostore.New(client, table)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := handler.WrapSQS(store, work,
 		handler.WithNamespace("orders"), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	msg := events.SQSMessage{MessageId: "msg-1", Body: `{"idempotency_key":"order-4471"}`}
 	for range 2 { // the message and its redelivery

@@ -19,7 +19,7 @@ func TestRaceAcrossClients(t *testing.T) {
 	const workers = 50
 	c1, c2 := dynamotest.Client(t), dynamotest.Client(t)
 	table := dynamotest.NewTable(t, c1)
-	stores := []*dynamostore.Store{dynamostore.New(c1, table), dynamostore.New(c2, table)}
+	stores := []*dynamostore.Store{must(dynamostore.New(c1, table)), must(dynamostore.New(c2, table))}
 	now := time.Now()
 
 	claims := make([]idem.Claim, workers)

@@ -41,7 +41,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 	t.Parallel()
 	client := dynamotest.Client(t)
 	b := setup(t)
-	store := dynamostore.New(lostAnswerAPI{client}, b.table)
+	store := must(dynamostore.New(lostAnswerAPI{client}, b.table))
 	r, err := idem.Do(context.Background(), store, "retry#plain", "", func(context.Context) ([]byte, error) {
 		return []byte("answer"), nil
 	})

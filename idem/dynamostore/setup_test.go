@@ -35,7 +35,7 @@ func setup(t *testing.T, opts ...dynamostore.Option) *bundle {
 		client: client,
 		api:    api,
 		table:  table,
-		store:  dynamostore.New(api, table, opts...),
+		store:  must(dynamostore.New(api, table, opts...)),
 		now:    time.Now().Truncate(time.Second),
 	}
 }

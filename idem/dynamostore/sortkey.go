@@ -11,11 +11,9 @@ package dynamostore
 // Every record then lives under one partition key value. DynamoDB
 // documents 1,000 writes a second per partition, and splits a busy
 // partition by sort key ranges only as traffic grows; a table of its own
-// (the default) spreads records from the start. New panics if sortKey or
-// partitionValue is empty, or sortKey names another attribute.
+// (the default) spreads records from the start. It sets Config.SortKey
+// and Config.PartitionValue: New refuses one without the other, or a sort
+// key that names another attribute.
 func WithSortKey(sortKey, partitionValue string) Option {
-	if sortKey == "" || partitionValue == "" {
-		panic("dynamostore: WithSortKey needs a sort key attribute and a partition key value")
-	}
-	return func(o *options) { o.sortKey, o.partitionValue = sortKey, partitionValue }
+	return func(c *Config) { c.SortKey, c.PartitionValue = sortKey, partitionValue }
 }

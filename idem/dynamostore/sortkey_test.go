@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,7 +22,7 @@ func TestSortKeyItemLayout(t *testing.T) {
 	client := dynamotest.Client(t)
 	table := dynamotest.NewTable(t, client, dynamotest.WithSortKeyAttribute("sk"))
 	api := &countingAPI{API: client}
-	store := dynamostore.New(api, table, dynamostore.WithSortKey("sk", "idempotency#fn"))
+	store := must(dynamostore.New(api, table, dynamostore.WithSortKey("sk", "idempotency#fn")))
 	ctx := context.Background()
 	work := func(context.Context) ([]byte, error) { return []byte("r"), nil }
 	if _, err := idem.Do(ctx, store, "order#1", "", work); err != nil {
@@ -49,10 +50,17 @@ func TestSortKeyItemLayout(t *testing.T) {
 }
 
 func TestSortKeyClash(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Fatal("a sort key named as the status attribute did not panic")
+	for _, tc := range []struct {
+		field string
+		opt   dynamostore.Option
+	}{
+		{"SortKey", dynamostore.WithSortKey("status", "x")},
+		{"SortKey", dynamostore.WithSortKey("", "x")},
+		{"PartitionValue", dynamostore.WithSortKey("sk", "")},
+	} {
+		_, err := dynamostore.New(&countingAPI{}, "t", tc.opt)
+		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "dynamostore" || bad.Field != tc.field {
+			t.Errorf("err %v, want an *idem.ConfigError naming %s", err, tc.field)
 		}
-	}()
-	dynamostore.New(&countingAPI{}, "t", dynamostore.WithSortKey("status", "x"))
+	}
 }

@@ -37,28 +37,24 @@ type Store struct {
 	sortKey, partitionValue string
 }
 
-// Option configures a Store.
-type Option func(*options)
-
-type options struct {
-	attrs                   Attributes
-	sortKey, partitionValue string
-}
-
-// New returns a Store keeping records in table through client. It panics if
-// client is nil, table is empty, or the attribute names clash.
-func New(client API, table string, opts ...Option) *Store {
+// New returns a Store keeping records in table through client, or an
+// *idem.ConfigError naming the bad setting: a nil client, an empty table
+// name, a nil option, or a Config that Validate refuses.
+func New(client API, table string, opts ...Option) (*Store, error) {
 	if client == nil {
-		panic("dynamostore: nil client")
+		return nil, configError("client", "", idem.ErrNil)
 	}
 	if c, ok := client.(*dynamodb.Client); ok && c == nil {
-		panic("dynamostore: nil client")
+		return nil, configError("client", "", idem.ErrNil)
 	}
 	if table == "" {
-		panic("dynamostore: empty table name")
+		return nil, configError("table", `""`, errEmpty)
 	}
-	o := resolve(opts)
-	return &Store{api: client, table: table, attrs: o.attrs, maxItemBytes: MaxItemBytes, sortKey: o.sortKey, partitionValue: o.partitionValue}
+	c, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: MaxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue}, nil
 }
 
 // Table returns the name of the table the store writes to.

@@ -38,16 +38,20 @@ const tableWait = 2 * time.Minute
 // too), on-demand billing, and TTL on the expiry attribute so that expired
 // records are deleted. It waits until the table is ACTIVE. A table that
 // already exists is not changed: CreateTable then checks it as CheckTable
-// does. It panics on options New refuses.
+// does. Options New refuses are refused here too, with the same
+// *idem.ConfigError, before any request.
 func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Option) error {
-	o := resolve(opts)
-	defs := []types.AttributeDefinition{{AttributeName: aws.String(o.attrs.Key), AttributeType: types.ScalarAttributeTypeS}}
-	schema := []types.KeySchemaElement{{AttributeName: aws.String(o.attrs.Key), KeyType: types.KeyTypeHash}}
-	if o.sortKey != "" {
-		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(o.sortKey), AttributeType: types.ScalarAttributeTypeS})
-		schema = append(schema, types.KeySchemaElement{AttributeName: aws.String(o.sortKey), KeyType: types.KeyTypeRange})
+	o, err := resolve(opts)
+	if err != nil {
+		return err
 	}
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+	defs := []types.AttributeDefinition{{AttributeName: aws.String(o.Attributes.Key), AttributeType: types.ScalarAttributeTypeS}}
+	schema := []types.KeySchemaElement{{AttributeName: aws.String(o.Attributes.Key), KeyType: types.KeyTypeHash}}
+	if o.SortKey != "" {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(o.SortKey), AttributeType: types.ScalarAttributeTypeS})
+		schema = append(schema, types.KeySchemaElement{AttributeName: aws.String(o.SortKey), KeyType: types.KeyTypeRange})
+	}
+	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
 		AttributeDefinitions: defs,
 		KeySchema:            schema,
@@ -67,11 +71,11 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 	if _, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(table),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(o.attrs.Expiry),
+			AttributeName: aws.String(o.Attributes.Expiry),
 			Enabled:       aws.Bool(true),
 		},
 	}); err != nil {
-		return fmt.Errorf("dynamostore: turn on TTL on %s.%s: %w", table, o.attrs.Expiry, err)
+		return fmt.Errorf("dynamostore: turn on TTL on %s.%s: %w", table, o.Attributes.Expiry, err)
 	}
 	return nil
 }
@@ -80,17 +84,21 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 // its key schema, and TTL on (or being turned on for) the expiry
 // attribute. A difference is ErrTableMismatch, saying what differs; a
 // missing table is the SDK's *types.ResourceNotFoundException. A worker
-// can call it at start-up to fail early rather than on every record. It
-// panics on options New refuses.
+// can call it at start-up to fail early rather than on every record.
+// Options New refuses are refused here too, with the same
+// *idem.ConfigError, before any request.
 func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Option) error {
-	o := resolve(opts)
+	o, err := resolve(opts)
+	if err != nil {
+		return err
+	}
 	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if err != nil {
 		return fmt.Errorf("dynamostore: describe table %s: %w", table, err)
 	}
-	want := map[types.KeyType]string{types.KeyTypeHash: o.attrs.Key}
-	if o.sortKey != "" {
-		want[types.KeyTypeRange] = o.sortKey
+	want := map[types.KeyType]string{types.KeyTypeHash: o.Attributes.Key}
+	if o.SortKey != "" {
+		want[types.KeyTypeRange] = o.SortKey
 	}
 	got := map[types.KeyType]string{}
 	for _, k := range out.Table.KeySchema {
@@ -114,27 +122,14 @@ func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Opti
 	}
 	d := ttl.TimeToLiveDescription
 	on := d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling)
-	if !on || aws.ToString(d.AttributeName) != o.attrs.Expiry {
+	if !on || aws.ToString(d.AttributeName) != o.Attributes.Expiry {
 		var status, attr string
 		if d != nil {
 			status, attr = string(d.TimeToLiveStatus), aws.ToString(d.AttributeName)
 		}
-		return fmt.Errorf("%w: %s's TTL is %q on %q, want it on %q: expired records would never be deleted", ErrTableMismatch, table, status, attr, o.attrs.Expiry)
+		return fmt.Errorf("%w: %s's TTL is %q on %q, want it on %q: expired records would never be deleted", ErrTableMismatch, table, status, attr, o.Attributes.Expiry)
 	}
 	return nil
-}
-
-// resolve applies opts as New does.
-func resolve(opts []Option) options {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	o.attrs = o.attrs.withDefaults()
-	if err := o.attrs.validate(o.sortKey); err != nil {
-		panic("dynamostore: " + err.Error())
-	}
-	return o
 }
 
 // waitActive polls until the table is ACTIVE.

@@ -57,10 +57,10 @@ func TestCreateTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := dynamostore.New(client, table, tc.opts...).Attributes().Expiry; aws.ToString(ttl.TimeToLiveDescription.AttributeName) != want {
+			if want := must(dynamostore.New(client, table, tc.opts...)).Attributes().Expiry; aws.ToString(ttl.TimeToLiveDescription.AttributeName) != want {
 				t.Errorf("TTL on %q, want %q", aws.ToString(ttl.TimeToLiveDescription.AttributeName), want)
 			}
-			store := dynamostore.New(client, table, tc.opts...)
+			store := must(dynamostore.New(client, table, tc.opts...))
 			now := time.Now()
 			c, err := store.Claim(ctx, idem.ClaimRequest{Key: "t#1", Owner: "o", Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
 			if err != nil || !c.Claimed {

@@ -59,7 +59,7 @@ func (a *tokenAPI) TransactWriteItems(_ context.Context, in *dynamodb.TransactWr
 func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
 	t.Parallel()
 	api := &tokenAPI{}
-	store := dynamostore.New(api, "t")
+	store := must(dynamostore.New(api, "t"))
 	side := sideWrite()
 	res, err := idem.Do(context.Background(), store, "ns#k", "", func(ctx context.Context) ([]byte, error) {
 		return []byte("result"), idem.Stage(ctx, side)
@@ -96,7 +96,7 @@ func TestOmittedCompletionHasItsOwnToken(t *testing.T) {
 func TestStagedWriteTooLarge(t *testing.T) {
 	t.Parallel()
 	api := &countingAPI{API: okAPI{}}
-	store := dynamostore.New(api, "t")
+	store := must(dynamostore.New(api, "t"))
 	big := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("side"), Item: map[string]types.AttributeValue{
 		"id":   &types.AttributeValueMemberS{Value: "s"},
 		"body": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"text": &types.AttributeValueMemberS{Value: string(make([]byte, dynamostore.MaxItemBytes))}}},
@@ -150,7 +150,7 @@ func (a *optsAPI) TransactWriteItems(_ context.Context, _ *dynamodb.TransactWrit
 func TestCompletionPersists(t *testing.T) {
 	t.Parallel()
 	api := &optsAPI{}
-	store := dynamostore.New(api, "t")
+	store := must(dynamostore.New(api, "t"))
 	side := sideWrite()
 	for _, c := range []idem.Completion{
 		{Key: "ns#1", Owner: "o", ExpiresAt: time.Now().Add(time.Hour)},

@@ -3,6 +3,7 @@ package memstore_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
@@ -11,7 +12,10 @@ import (
 // The in-memory store keeps DynamoDB's semantics for one process: a demo,
 // an example, a fast test. A second call with the same key replays.
 func Example() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("mailer", "welcome-7")
 	send := func(context.Context) ([]byte, error) {
 		fmt.Println("sending the welcome mail")
@@ -33,7 +37,10 @@ func Example() {
 // A result over the store's limit settles the key without it, so the work
 // does not run again.
 func ExampleWithMaxResultBytes() {
-	store := memstore.New(memstore.WithMaxResultBytes(4))
+	store, err := memstore.New(memstore.WithMaxResultBytes(4))
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("report", "q3")
 	big := func(context.Context) ([]byte, error) { return []byte("a long report"), nil }
 	r, err := idem.Do(context.Background(), store, key, "", big)
@@ -48,9 +55,12 @@ func ExampleWithMaxResultBytes() {
 // A write staged with the work is committed with its result, or not at
 // all; Value reads it back.
 func ExampleWrite() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	key, _ := idem.ClientKey("mailer", "welcome-8")
-	_, err := idem.Do(context.Background(), store, key, "", func(ctx context.Context) ([]byte, error) {
+	_, err = idem.Do(context.Background(), store, key, "", func(ctx context.Context) ([]byte, error) {
 		err := idem.Stage(ctx, memstore.Write(func(tx *memstore.Tx) error {
 			tx.Put("welcome-8/sent", []byte("yes"))
 			return nil

@@ -30,28 +30,58 @@ type Store struct {
 	maxResult int
 }
 
-// Option configures a Store.
-type Option func(*Store)
-
-// WithMaxResultBytes sets the largest result Complete accepts, counted as
-// stored (compressed, when idem.Do compressed it); a larger one fails with
-// idem.ErrResultTooLarge (and idem.Do then completes the record without
-// it). Defaults to DefaultMaxResultBytes. New panics if n is not positive.
-func WithMaxResultBytes(n int) Option {
-	return func(s *Store) { s.maxResult = n }
+// Config is a Store's settings. The zero value takes every default.
+type Config struct {
+	// MaxResultBytes is the largest result Complete accepts, counted as
+	// stored (compressed, when idem.Do compressed it); a larger one fails
+	// with idem.ErrResultTooLarge (and idem.Do then completes the record
+	// without it). Defaults to DefaultMaxResultBytes.
+	MaxResultBytes int
 }
 
-// New returns an empty Store. It panics if the result limit is not
-// positive.
-func New(opts ...Option) *Store {
-	s := &Store{records: make(map[idem.Key]idem.Record), data: make(map[string][]byte), maxResult: DefaultMaxResultBytes}
-	for _, opt := range opts {
-		opt(s)
+// Option changes a Config.
+type Option func(*Config)
+
+// WithMaxResultBytes sets Config.MaxResultBytes.
+func WithMaxResultBytes(n int) Option {
+	return func(c *Config) { c.MaxResultBytes = n }
+}
+
+// Validate reports a setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and checks c.
+func (c Config) resolve() (Config, error) {
+	if c.MaxResultBytes == 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
 	}
-	if s.maxResult <= 0 {
-		panic("memstore: WithMaxResultBytes must be positive")
+	if c.MaxResultBytes < 0 {
+		return Config{}, &idem.ConfigError{Package: "memstore", Field: "MaxResultBytes", Value: fmt.Sprint(c.MaxResultBytes), Err: errors.New("must be positive")}
 	}
-	return s
+	return c, nil
+}
+
+// New returns an empty Store, or an *idem.ConfigError naming a nil option
+// or a setting that cannot work. It returns an error like every store's
+// New, although only a bad option can make it fail, so that one shape
+// serves every store (a test swaps one for another in one line).
+func New(opts ...Option) (*Store, error) {
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, &idem.ConfigError{Package: "memstore", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil}
+		}
+		opt(&c)
+	}
+	c, err := c.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Store{records: make(map[idem.Key]idem.Record), data: make(map[string][]byte), maxResult: c.MaxResultBytes}, nil
 }
 
 // Claim implements idem.Store.

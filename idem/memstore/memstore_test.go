@@ -3,7 +3,6 @@ package memstore_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,30 +15,36 @@ import (
 var _ idemtest.Getter = (*memstore.Store)(nil)
 
 func TestConformance(t *testing.T) {
-	idemtest.Run(t, func(*testing.T) idem.Store { return memstore.New() })
+	idemtest.Run(t, func(*testing.T) idem.Store { return must(memstore.New()) })
 }
 
-// A result limit that is not positive is refused when the store is made,
-// as pgstore and redisstore refuse theirs.
-func TestWithMaxResultBytesRefusesNonPositive(t *testing.T) {
+// A negative result limit is refused when the store is made, as pgstore
+// and redisstore refuse theirs, naming the setting; 0 takes the default.
+func TestWithMaxResultBytesRefusesNegative(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{0, -1} {
-		func() {
-			defer func() {
-				p := recover()
-				if msg, _ := p.(string); !strings.HasPrefix(msg, "memstore: WithMaxResultBytes") {
-					t.Errorf("WithMaxResultBytes(%d): panic %v, want one naming memstore: WithMaxResultBytes", n, p)
-				}
-			}()
-			memstore.New(memstore.WithMaxResultBytes(n))
-		}()
+	_, err := memstore.New(memstore.WithMaxResultBytes(-1))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "memstore" || bad.Field != "MaxResultBytes" {
+		t.Errorf("WithMaxResultBytes(-1): err %v, want an *idem.ConfigError naming memstore's MaxResultBytes", err)
+	}
+	if _, err := memstore.New(nil); err == nil {
+		t.Error("a nil option: no error")
+	}
+	s, err := memstore.New(memstore.WithMaxResultBytes(0))
+	if err != nil {
+		t.Fatalf("WithMaxResultBytes(0): %v, want the default", err)
+	}
+	key := idem.Key("k#default")
+	if _, err := idem.Do(context.Background(), s, key, "", func(context.Context) ([]byte, error) {
+		return make([]byte, memstore.DefaultMaxResultBytes), nil
+	}, idem.WithoutCompression()); err != nil {
+		t.Errorf("a result of DefaultMaxResultBytes under WithMaxResultBytes(0): %v", err)
 	}
 }
 
 // claimed returns a store with key "k" claimed by owner "o".
 func claimed(t *testing.T) (*memstore.Store, time.Time) {
 	t.Helper()
-	s := memstore.New()
+	s := must(memstore.New())
 	now := time.Now()
 	c, err := s.Claim(context.Background(), idem.ClaimRequest{
 		Key: "k", Owner: "o", Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
@@ -141,7 +146,7 @@ func TestStagedWritesCommit(t *testing.T) {
 // released with nothing written, and the next call runs the work again.
 func TestStagedWriteFailsDo(t *testing.T) {
 	t.Parallel()
-	s := memstore.New()
+	s := must(memstore.New())
 	calls := 0
 	fail := true
 	work := func(ctx context.Context) ([]byte, error) {

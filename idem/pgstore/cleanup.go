@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -16,10 +18,11 @@ import (
 // Pass the workers' clock (time.Now() where they use the system clock):
 // the store has none (see the package doc). A record is deleted only once
 // it has expired by now, so a clock behind the workers' deletes late,
-// never early. It panics if limit is not positive.
+// never early. A limit that is not positive is an *idem.ConfigError
+// naming it, and nothing is sent.
 func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
 	if limit <= 0 {
-		panic("pgstore: DeleteExpired limit must be positive")
+		return 0, configError("limit", fmt.Sprint(limit), errors.New("must be positive"))
 	}
 	tag, err := s.db.Exec(ctx, s.sql.deleteExpired, now.Unix(), limit)
 	if err != nil {

@@ -15,6 +15,6 @@ var _ idemtest.Getter = (*pgstore.Store)(nil)
 func TestConformance(t *testing.T) {
 	pool := pgtest.Pool(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {
-		return pgstore.New(pool, pgtest.NewTable(t, pool))
+		return must(pgstore.New(pool, pgtest.NewTable(t, pool)))
 	})
 }

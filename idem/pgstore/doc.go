@@ -4,7 +4,7 @@
 //	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
 //	...
 //	if err := pgstore.CreateTable(ctx, pool, "idempotency"); err != nil { ... }
-//	store := pgstore.New(pool, "idempotency")
+//	store, err := pgstore.New(pool, "idempotency")
 //	res, err := idem.Do(ctx, store, key, fingerprint, work)
 //
 // # Table

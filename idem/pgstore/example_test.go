@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"testing"
 
@@ -39,7 +40,10 @@ func Example() {
 		return
 	}
 	defer pool.Exec(ctx, "DROP TABLE "+table)
-	store := pgstore.New(pool, table)
+	store, err := pgstore.New(pool, table)
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	work := func(context.Context) ([]byte, error) {
 		fmt.Println("calling the provider")
@@ -78,7 +82,10 @@ func ExampleStage() {
 		return
 	}
 	defer pool.Exec(ctx, "DROP TABLE "+orders)
-	store := pgstore.New(pool, table)
+	store, err := pgstore.New(pool, table)
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	work := func(ctx context.Context) ([]byte, error) {
 		err := pgstore.Stage(ctx, func(ctx context.Context, tx pgx.Tx) error {

@@ -29,7 +29,7 @@ func TestUnreachableServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	idemtest.Unreachable(t, pgstore.New(pool, "idempotency"))
+	idemtest.Unreachable(t, must(pgstore.New(pool, "idempotency")))
 }
 
 // A claim or a completion whose answer is lost with its connection was
@@ -61,7 +61,7 @@ func TestLostAnswers(t *testing.T) {
 	if err := pool.Ping(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	idemtest.LostAnswers(t, pgstore.New(pool, b.table), b.store, p.DropNextReply)
+	idemtest.LostAnswers(t, must(pgstore.New(pool, b.table)), b.store, p.DropNextReply)
 	if p.Dropped() != 2 {
 		t.Fatalf("the proxy cut %d connections, want 2", p.Dropped())
 	}
@@ -105,7 +105,7 @@ func TestWrongShapeTable(t *testing.T) {
 			if err := pgstore.CreateTable(ctx, pool, table); !errors.Is(err, pgstore.ErrTableShape) {
 				t.Fatalf("CreateTable over it: %v, want pgstore.ErrTableShape", err)
 			}
-			store := pgstore.New(pool, table)
+			store := must(pgstore.New(pool, table))
 			if err := store.Check(ctx); !errors.Is(err, pgstore.ErrTableShape) {
 				t.Fatalf("Check: %v, want pgstore.ErrTableShape", err)
 			}
@@ -122,7 +122,7 @@ func TestWrongShapeTable(t *testing.T) {
 			}
 		})
 	}
-	if err := pgstore.New(pool, pgtest.TableName()).Check(ctx); !errors.Is(err, pgstore.ErrTableShape) {
+	if err := must(pgstore.New(pool, pgtest.TableName())).Check(ctx); !errors.Is(err, pgstore.ErrTableShape) {
 		t.Fatalf("Check of a missing table: %v, want pgstore.ErrTableShape", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func TestRacingClaimsLearnTheWinnerInOneStatement(t *testing.T) {
 	t.Parallel()
 	pool, statements := countingPool(t)
-	store := pgstore.New(pool, pgtest.NewTable(t, pool))
+	store := must(pgstore.New(pool, pgtest.NewTable(t, pool)))
 	statements.take()
 	const rounds, racers = 20, pgtest.MaxConns
 	now := time.Now()

@@ -21,7 +21,7 @@ import (
 func TestRoundTrips(t *testing.T) {
 	t.Parallel()
 	pool, statements := countingPool(t)
-	store := pgstore.New(pool, pgtest.NewTable(t, pool))
+	store := must(pgstore.New(pool, pgtest.NewTable(t, pool)))
 	got := idemtest.RoundTrips(t, store, statements.take)
 	if want := (idemtest.Trips{NewKey: 2, Duplicate: 1, DuplicateInProgress: 1}); got != want {
 		t.Errorf("statements %+v, want %+v", got, want)

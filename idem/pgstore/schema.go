@@ -101,10 +101,11 @@ type Execer interface {
 // was. A table made by an earlier version, with the store's shape but for
 // the columns added since (data_encoding), gets them: an ALTER TABLE …
 // ADD COLUMN of a nullable column, which changes no row and takes the
-// table's lock for a moment.
+// table's lock for a moment. An empty table name is an *idem.ConfigError,
+// and nothing is sent.
 func CreateTable(ctx context.Context, db Execer, table string) error {
 	if table == "" {
-		panic("pgstore: empty table name")
+		return configError("table", `""`, errEmptyTable)
 	}
 	if _, err := db.Exec(ctx, createSQL(table)+"\n"+indexSQL(table)); err != nil {
 		var pg *pgconn.PgError

@@ -26,7 +26,7 @@ func setup(t *testing.T, opts ...pgstore.Option) *bundle {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	table := pgtest.NewTable(t, pool)
-	return &bundle{pool: pool, table: table, store: pgstore.New(pool, table, opts...), now: time.Now().Truncate(time.Second)}
+	return &bundle{pool: pool, table: table, store: must(pgstore.New(pool, table, opts...)), now: time.Now().Truncate(time.Second)}
 }
 
 // counter is a pgx tracer that counts the statements a pool sends: one

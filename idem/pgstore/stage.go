@@ -21,14 +21,15 @@ type stagedWrite struct{ fn Write }
 
 // Stage stages w to be committed with the result of the work running
 // under ctx (an idem.Func run by idem.Do on a pgstore Store). It fails
-// outside such a Func, or after it returned. It panics if w is nil.
+// outside such a Func, or after it returned. A nil w is an
+// *idem.ConfigError, and nothing is staged.
 //
 // A write may run more than once (a completion whose connection failed
 // before COMMIT is sent again), but commits at most once, and only with
 // the completion.
 func Stage(ctx context.Context, w Write) error {
 	if w == nil {
-		panic("pgstore: nil staged write")
+		return configError("w", "", idem.ErrNil)
 	}
 	return idem.Stage(ctx, stagedWrite{fn: w})
 }

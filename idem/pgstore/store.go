@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -45,45 +47,80 @@ type Store struct {
 	sql       statements
 }
 
-// Option configures a Store.
-type Option func(*options)
-
-type options struct {
-	maxResult int
+// Config is a Store's settings, besides the pool and the table that New
+// takes. The zero value takes every default.
+type Config struct {
+	// MaxResultBytes is the largest result Complete accepts, counted as
+	// stored (compressed, when idem.Do compressed it); a larger one fails
+	// with idem.ErrResultTooLarge before anything is sent (and idem.Do
+	// then completes the record without it). Defaults to
+	// DefaultMaxResultBytes.
+	MaxResultBytes int
 }
 
-// WithMaxResultBytes sets the largest result Complete accepts, counted as
-// stored (compressed, when idem.Do compressed it); a larger one fails with
-// idem.ErrResultTooLarge before anything is sent (and idem.Do then
-// completes the record without it). Defaults to DefaultMaxResultBytes.
+// Option changes a Config.
+type Option func(*Config)
+
+// WithMaxResultBytes sets Config.MaxResultBytes.
 func WithMaxResultBytes(n int) Option {
-	return func(o *options) { o.maxResult = n }
+	return func(c *Config) { c.MaxResultBytes = n }
 }
+
+// Validate reports a setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and checks c.
+func (c Config) resolve() (Config, error) {
+	if c.MaxResultBytes == 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if c.MaxResultBytes < 0 {
+		return Config{}, configError("MaxResultBytes", fmt.Sprint(c.MaxResultBytes), errors.New("must be positive"))
+	}
+	return c, nil
+}
+
+// configError is an *idem.ConfigError of this package.
+func configError(field, value string, err error) error {
+	return &idem.ConfigError{Package: "pgstore", Field: field, Value: value, Err: err}
+}
+
+// errEmptyTable is what a ConfigError says of an empty table name.
+var errEmptyTable = errors.New("must not be empty")
 
 // New returns a Store keeping records in table (a name, or schema.name)
 // through db, usually a *pgxpool.Pool. It sends nothing: create the table
 // with CreateTable, or with the DDL that Schema returns, and check one made
-// by other means with Check. New panics if db is nil, table is empty or
-// the result limit is not positive.
-func New(db DB, table string, opts ...Option) *Store {
+// by other means with Check. It returns an *idem.ConfigError naming the
+// bad setting for a nil db, an empty table name, a nil option or a Config
+// that Validate refuses.
+func New(db DB, table string, opts ...Option) (*Store, error) {
 	if db == nil {
-		panic("pgstore: nil db")
+		return nil, configError("db", "", idem.ErrNil)
 	}
 	if p, ok := db.(*pgxpool.Pool); ok && p == nil {
-		panic("pgstore: nil db")
+		return nil, configError("db", "", idem.ErrNil)
 	}
 	if table == "" {
-		panic("pgstore: empty table name")
+		return nil, configError("table", `""`, errEmptyTable)
 	}
-	o := options{maxResult: DefaultMaxResultBytes}
-	for _, opt := range opts {
-		opt(&o)
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
+		}
+		opt(&c)
 	}
-	if o.maxResult <= 0 {
-		panic("pgstore: WithMaxResultBytes must be positive")
+	c, err := c.resolve()
+	if err != nil {
+		return nil, err
 	}
 	quoted := quoteTable(table)
-	return &Store{db: db, table: quoted, name: table, maxResult: o.maxResult, sql: newStatements(quoted)}
+	return &Store{db: db, table: quoted, name: table, maxResult: c.MaxResultBytes, sql: newStatements(quoted)}, nil
 }
 
 // Table returns the table name as given to New.

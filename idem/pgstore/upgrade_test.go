@@ -65,7 +65,7 @@ func TestTableOfAnEarlierVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	store := pgstore.New(pool, table)
+	store := must(pgstore.New(pool, table))
 	err := store.Check(ctx)
 	if !errors.Is(err, pgstore.ErrTableShape) {
 		t.Fatalf("Check: %v, want pgstore.ErrTableShape", err)

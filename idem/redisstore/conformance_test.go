@@ -15,6 +15,6 @@ var _ idemtest.Getter = (*redisstore.Store)(nil)
 func TestConformance(t *testing.T) {
 	client := redistest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {
-		return redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
+		return must(redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t))))
 	})
 }

@@ -3,7 +3,7 @@
 //
 //	opts, err := redis.ParseURL(os.Getenv("REDIS_URL"))
 //	...
-//	store := redisstore.New(redis.NewClient(opts)) // or a *redis.ClusterClient
+//	store, err := redisstore.New(redis.NewClient(opts)) // or a *redis.ClusterClient
 //	res, err := idem.Do(ctx, store, key, fingerprint, work)
 //
 // # Keys

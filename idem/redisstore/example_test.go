@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"testing"
 
@@ -33,7 +34,10 @@ func Example() {
 	}
 	client := redis.NewClient(opts)
 	defer client.Close()
-	store := redisstore.New(client, redisstore.WithPrefix("example:"+idem.NewOwner()+":"))
+	store, err := redisstore.New(client, redisstore.WithPrefix("example:"+idem.NewOwner()+":"))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	work := func(context.Context) ([]byte, error) {
 		fmt.Println("calling the provider")
@@ -50,7 +54,10 @@ func Example() {
 }
 
 func ExampleStore_Key() {
-	store := redisstore.New(redis.NewClient(&redis.Options{}), redisstore.WithPrefix("orders:idem:"))
+	store, err := redisstore.New(redis.NewClient(&redis.Options{}), redisstore.WithPrefix("orders:idem:"))
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(store.Key("order#1"))
 	// Output:
 	// orders:idem:order#1

@@ -21,7 +21,7 @@ func TestUnreachableServer(t *testing.T) {
 	addr := netfault.ClosedAddr(t)
 	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: 2 * time.Second})
 	defer client.Close()
-	idemtest.Unreachable(t, redisstore.New(client))
+	idemtest.Unreachable(t, must(redisstore.New(client)))
 }
 
 // A claim or a completion whose answer is lost with its connection was
@@ -33,7 +33,7 @@ func TestLostAnswers(t *testing.T) {
 	b := setup(t)
 	p := netfault.New(t, serverAddr(t))
 	client := newClient(t, p.Addr(), func(o *redis.Options) { o.PoolSize = 1 })
-	cut := redisstore.New(client, redisstore.WithPrefix(b.store.Key("")))
+	cut := must(redisstore.New(client, redisstore.WithPrefix(b.store.Key(""))))
 	// Load the scripts first, so that each write is one exchange.
 	idemtest.RoundTrips(t, cut, func() int64 { return 0 })
 	idemtest.LostAnswers(t, cut, b.store, p.DropNextReply)

@@ -18,7 +18,7 @@ func TestRoundTrips(t *testing.T) {
 	commands := &counter{}
 	client := newClient(t, "", nil)
 	client.AddHook(commands)
-	store := redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
+	store := must(redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t))))
 	got := idemtest.RoundTrips(t, store, commands.take)
 	if want := (idemtest.Trips{NewKey: 2, Duplicate: 1, DuplicateInProgress: 1}); got != want {
 		t.Errorf("commands %+v, want %+v", got, want)

@@ -26,7 +26,7 @@ func setup(t *testing.T, opts ...redisstore.Option) *bundle {
 	t.Parallel()
 	client := redistest.Client(t)
 	opts = append([]redisstore.Option{redisstore.WithPrefix(redistest.Prefix(t))}, opts...)
-	return &bundle{client: client, store: redisstore.New(client, opts...), now: time.Now().Truncate(time.Second)}
+	return &bundle{client: client, store: must(redisstore.New(client, opts...)), now: time.Now().Truncate(time.Second)}
 }
 
 // counter is a go-redis hook that counts the commands a client sends:

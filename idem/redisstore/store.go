@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -39,36 +41,77 @@ type Store struct {
 	maxResult int
 }
 
-// Option configures a Store.
-type Option func(*Store)
+// Config is a Store's settings, besides the client that New takes. The
+// zero value takes every default.
+type Config struct {
+	// Prefix is the prefix of the store's Redis keys: a record of key k
+	// is kept at Prefix+k. Defaults to DefaultPrefix.
+	Prefix string
+	// MaxResultBytes is the largest result Complete accepts, counted as
+	// stored (compressed, when idem.Do compressed it); a larger one fails
+	// with idem.ErrResultTooLarge before anything is sent (and idem.Do
+	// then completes the record without it). Defaults to
+	// DefaultMaxResultBytes.
+	MaxResultBytes int
+}
 
-// WithPrefix sets the prefix of the store's Redis keys: a record of key k
-// is kept at prefix+k. Defaults to DefaultPrefix.
-func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
+// Option changes a Config.
+type Option func(*Config)
 
-// WithMaxResultBytes sets the largest result Complete accepts, counted as
-// stored (compressed, when idem.Do compressed it); a larger one fails with
-// idem.ErrResultTooLarge before anything is sent (and idem.Do then
-// completes the record without it). Defaults to DefaultMaxResultBytes.
-func WithMaxResultBytes(n int) Option { return func(s *Store) { s.maxResult = n } }
+// WithPrefix sets Config.Prefix.
+func WithPrefix(p string) Option { return func(c *Config) { c.Prefix = p } }
+
+// WithMaxResultBytes sets Config.MaxResultBytes.
+func WithMaxResultBytes(n int) Option { return func(c *Config) { c.MaxResultBytes = n } }
+
+// Validate reports a setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and checks c.
+func (c Config) resolve() (Config, error) {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.MaxResultBytes == 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if c.MaxResultBytes < 0 {
+		return Config{}, configError("MaxResultBytes", fmt.Sprint(c.MaxResultBytes), errors.New("must be positive"))
+	}
+	return c, nil
+}
+
+// configError is an *idem.ConfigError of this package.
+func configError(field, value string, err error) error {
+	return &idem.ConfigError{Package: "redisstore", Field: field, Value: value, Err: err}
+}
 
 // New returns a Store keeping records in Redis through client. It sends
-// nothing. It panics if client is nil or the result limit is not positive.
-func New(client Client, opts ...Option) *Store {
+// nothing. It returns an *idem.ConfigError naming the bad setting for a
+// nil client, a nil option or a Config that Validate refuses.
+func New(client Client, opts ...Option) (*Store, error) {
 	if client == nil {
-		panic("redisstore: nil client")
+		return nil, configError("client", "", idem.ErrNil)
 	}
 	if c, ok := client.(*redis.Client); ok && c == nil {
-		panic("redisstore: nil client")
+		return nil, configError("client", "", idem.ErrNil)
 	}
-	s := &Store{client: client, prefix: DefaultPrefix, maxResult: DefaultMaxResultBytes}
-	for _, opt := range opts {
-		opt(s)
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
+		}
+		opt(&c)
 	}
-	if s.maxResult <= 0 {
-		panic("redisstore: WithMaxResultBytes must be positive")
+	c, err := c.resolve()
+	if err != nil {
+		return nil, err
 	}
-	return s
+	return &Store{client: client, prefix: c.Prefix, maxResult: c.MaxResultBytes}, nil
 }
 
 // Key returns the Redis key that holds the record of key.

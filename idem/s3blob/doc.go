@@ -2,7 +2,7 @@
 // over a bucket, for Config.Blobs (idem.WithBlobs). It is the only package
 // of idemq that imports the S3 SDK.
 //
-//	blobs := s3blob.New(s3.NewFromConfig(cfg), "my-results", "idem/")
+//	blobs, err := s3blob.New(s3.NewFromConfig(cfg), "my-results", "idem/")
 //	h := handler.WrapSQS(store, work, handler.WithIdem(idem.WithBlobs(blobs)))
 //
 // Objects are written once under names unique to an execution and never

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -70,7 +69,7 @@ func TestGetReadsAtMostTheSize(t *testing.T) {
 	putRaw(t, client, name, "p/big", data)
 	for _, hide := range []bool{false, true} {
 		c := &countReads{Client: client, hideLength: hide}
-		b := s3blob.New(c, name, "p/")
+		b := must(s3blob.New(c, name, "p/"))
 		got, err := b.Get(t.Context(), "big", 1000)
 		if !errors.Is(err, idem.ErrBlobTooLarge) || errors.Is(err, idem.ErrBlobMissing) || got != nil {
 			t.Fatalf("hide length %v: Get of %d bytes as 1000 = %d bytes, %v; want ErrBlobTooLarge", hide, len(data), len(got), err)
@@ -97,7 +96,7 @@ func TestMaxBytes(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
 	c := &countReads{Client: client}
-	b := s3blob.New(c, name, "", s3blob.WithMaxBytes(1024))
+	b := must(s3blob.New(c, name, "", s3blob.WithMaxBytes(1024)))
 	if err := b.Put(t.Context(), "over", make([]byte, 1025)); !errors.Is(err, idem.ErrResultTooLarge) {
 		t.Fatalf("Put of 1025 bytes under a 1024 maximum = %v; want ErrResultTooLarge", err)
 	}
@@ -118,12 +117,18 @@ func TestMaxBytes(t *testing.T) {
 
 func TestNewRefusesABadMaximum(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if r := recover(); r == nil || !strings.HasPrefix(r.(string), "s3blob: ") {
-			t.Fatalf("panic %v; want one prefixed s3blob:", r)
+	_, err := s3blob.New(s3.New(s3.Options{}), "b", "", s3blob.WithMaxBytes(-1))
+	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "s3blob" || bad.Field != "MaxBytes" {
+		t.Fatalf("WithMaxBytes(-1): err %v; want an *idem.ConfigError naming s3blob's MaxBytes", err)
+	}
+	for name, f := range map[string]func() error{
+		"client": func() error { _, err := s3blob.New(nil, "b", ""); return err },
+		"bucket": func() error { _, err := s3blob.New(s3.New(s3.Options{}), "", ""); return err },
+	} {
+		if bad, ok := errors.AsType[*idem.ConfigError](f()); !ok || bad.Field != name {
+			t.Errorf("%s: err %v; want an *idem.ConfigError naming it", name, f())
 		}
-	}()
-	s3blob.New(s3.New(s3.Options{}), "b", "", s3blob.WithMaxBytes(0))
+	}
 }
 
 // Through Do: an object replaced by a longer one fails the replay with
@@ -133,8 +138,8 @@ func TestNewRefusesABadMaximum(t *testing.T) {
 func TestDoReplayOfALongerObject(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
-	store := memstore.New()
-	opts := []idem.Option{idem.WithBlobs(s3blob.New(client, name, "idem/", s3blob.WithMaxBytes(1<<20))), idem.WithoutCompression()}
+	store := must(memstore.New())
+	opts := []idem.Option{idem.WithBlobs(must(s3blob.New(client, name, "idem/", s3blob.WithMaxBytes(1<<20)))), idem.WithoutCompression()}
 	value := make([]byte, 64<<10)
 	_, _ = rand.Read(value)
 	work := func(context.Context) ([]byte, error) { return value, nil }

@@ -37,37 +37,72 @@ type Blobs struct {
 
 var _ idem.Blobs = (*Blobs)(nil)
 
-// Option changes a Blobs made by New.
-type Option func(*Blobs)
+// Config is a Blobs' settings, besides the client, bucket and prefix
+// that New takes. The zero value takes every default.
+type Config struct {
+	// MaxBytes is the longest object Blobs puts or reads, in bytes: Put
+	// refuses longer data with an error wrapping idem.ErrResultTooLarge
+	// (so Do completes the key without the result rather than run the
+	// work again), and Get reads no more, failing with
+	// idem.ErrBlobTooLarge. Defaults to DefaultMaxBytes.
+	MaxBytes int
+}
 
-// WithMaxBytes sets the longest object Blobs puts or reads, in bytes: Put
-// refuses longer data with an error wrapping idem.ErrResultTooLarge (so Do
-// completes the key without the result rather than run the work again),
-// and Get reads no more, failing with idem.ErrBlobTooLarge. Defaults to
-// DefaultMaxBytes.
-func WithMaxBytes(n int) Option { return func(b *Blobs) { b.maxBytes = n } }
+// Option changes a Config.
+type Option func(*Config)
+
+// WithMaxBytes sets Config.MaxBytes.
+func WithMaxBytes(n int) Option { return func(c *Config) { c.MaxBytes = n } }
+
+// Validate reports a setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in the defaults and checks c.
+func (c Config) resolve() (Config, error) {
+	if c.MaxBytes == 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxBytes < 0 {
+		return Config{}, configError("MaxBytes", fmt.Sprint(c.MaxBytes), errors.New("must be positive"))
+	}
+	return c, nil
+}
+
+// configError is an *idem.ConfigError of this package.
+func configError(field, value string, err error) error {
+	return &idem.ConfigError{Package: "s3blob", Field: field, Value: value, Err: err}
+}
 
 // New returns the Blobs keeping objects in bucket under prefix (which may
-// be empty). It panics on a nil client or option, an empty bucket name or
-// a maximum size that is not positive.
-func New(client API, bucket, prefix string, opts ...Option) *Blobs {
+// be empty). It returns an *idem.ConfigError naming the bad setting for a
+// nil client or option, an empty bucket name or a Config that Validate
+// refuses.
+func New(client API, bucket, prefix string, opts ...Option) (*Blobs, error) {
 	if client == nil {
-		panic("s3blob: nil client")
+		return nil, configError("client", "", idem.ErrNil)
+	}
+	if c, ok := client.(*s3.Client); ok && c == nil {
+		return nil, configError("client", "", idem.ErrNil)
 	}
 	if bucket == "" {
-		panic("s3blob: empty bucket name")
+		return nil, configError("bucket", `""`, errors.New("must not be empty"))
 	}
-	b := &Blobs{client: client, bucket: bucket, prefix: prefix, maxBytes: DefaultMaxBytes}
+	var c Config
 	for i, opt := range opts {
 		if opt == nil {
-			panic(fmt.Sprintf("s3blob: option %d is nil", i))
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
 		}
-		opt(b)
+		opt(&c)
 	}
-	if b.maxBytes <= 0 {
-		panic(fmt.Sprintf("s3blob: WithMaxBytes(%d): want a positive size", b.maxBytes))
+	c, err := c.resolve()
+	if err != nil {
+		return nil, err
 	}
-	return b
+	return &Blobs{client: client, bucket: bucket, prefix: prefix, maxBytes: c.MaxBytes}, nil
 }
 
 // Put stores data as the object prefix+name. Putting it again (a retry

@@ -64,7 +64,7 @@ func unavailable(t *testing.T, why string) {
 func TestPutGet(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
-	b := s3blob.New(client, name, "results/")
+	b := must(s3blob.New(client, name, "results/"))
 	data := make([]byte, 100<<10)
 	_, _ = rand.Read(data)
 	if err := b.Put(t.Context(), "k/1", data); err != nil {
@@ -84,7 +84,7 @@ func TestPutGet(t *testing.T) {
 func TestGetMissing(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
-	_, err := s3blob.New(client, name, "").Get(t.Context(), "absent", 10)
+	_, err := must(s3blob.New(client, name, "")).Get(t.Context(), "absent", 10)
 	if !errors.Is(err, idem.ErrBlobMissing) {
 		t.Fatalf("Get of a missing object = %v; want ErrBlobMissing", err)
 	}
@@ -110,7 +110,7 @@ func TestPutRetriedAfterALostAnswer(t *testing.T) {
 	client, name := bucket(t)
 	lossy := &loseAnswers{Client: client}
 	lossy.lose.Store(1)
-	b := s3blob.New(lossy, name, "")
+	b := must(s3blob.New(lossy, name, ""))
 	data := []byte(strings.Repeat("x", 10_000))
 	if err := b.Put(t.Context(), "n", data); err == nil {
 		t.Fatal("the lost answer was not reported")
@@ -130,8 +130,8 @@ func TestDoWithS3(t *testing.T) {
 	client, name := bucket(t)
 	lossy := &loseAnswers{Client: client}
 	lossy.lose.Store(1)
-	store := memstore.New()
-	opts := []idem.Option{idem.WithBlobs(s3blob.New(lossy, name, "idem/"))}
+	store := must(memstore.New())
+	opts := []idem.Option{idem.WithBlobs(must(s3blob.New(lossy, name, "idem/")))}
 	big := make([]byte, 64<<10)
 	_, _ = rand.Read(big)
 	work := func(context.Context) ([]byte, error) { return big, nil }

@@ -24,7 +24,7 @@ import (
 // alarm that never goes off.
 func TestMetricsAreTheHandlers(t *testing.T) {
 	var emf bytes.Buffer
-	h := handler.WrapSQS(memstore.New(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("provider: 429") },
+	h := handler.WrapSQS(must(memstore.New()), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("provider: 429") },
 		handler.WithNamespace("idemq"), handler.WithEMF(&emf, idemqcdk.MetricNamespace), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	if _, err := h(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{
 		MessageId: "m1", Body: `{"idempotency_key":"k1"}`, EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q",

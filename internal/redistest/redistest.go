@@ -5,7 +5,7 @@
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()
 //		client := redistest.Client(t)
-//		store := redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
+//		store, err := redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
 //		...
 //	}
 //

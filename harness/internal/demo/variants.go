@@ -168,5 +168,9 @@ func (s SlowStore) Extend(ctx context.Context, e idem.Extension) error {
 
 // NewIdemq returns the idemq variant on an in-memory store with latency.
 func NewIdemq(latency, lease time.Duration) *Idemq {
-	return &Idemq{Store: SlowStore{Store: memstore.New(), Latency: latency}, Lease: lease}
+	store, err := memstore.New()
+	if err != nil {
+		panic(err) // no options: memstore.New cannot fail
+	}
+	return &Idemq{Store: SlowStore{Store: store, Latency: latency}, Lease: lease}
 }

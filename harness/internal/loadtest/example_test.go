@@ -40,7 +40,11 @@ func Example() {
 	defer provider.Close()
 
 	// The function under test.
-	store := &loadtest.FaultStore{Store: memstore.New(), Latency: time.Millisecond, Errors: 0.1, LostAnswers: 0.1, Ops: []string{"claim"}}
+	mem, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
+	store := &loadtest.FaultStore{Store: mem, Latency: time.Millisecond, Errors: 0.1, LostAnswers: 0.1, Ops: []string{"claim"}}
 	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		var body struct{ Prompt string }
 		if err := jsonUnmarshal(msg.Body, &body); err != nil {

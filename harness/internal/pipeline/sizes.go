@@ -128,7 +128,11 @@ func (r *runner) startBlobs(ctx context.Context) error {
 	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		return fmt.Errorf("pipeline: create the result bucket on %s: %w", r.parts.S3, err)
 	}
-	r.blob = &blobRun{client: client, bucket: bucket, blobs: s3blob.New(client, bucket, blobPrefix)}
+	blobs, err := s3blob.New(client, bucket, blobPrefix)
+	if err != nil {
+		return err
+	}
+	r.blob = &blobRun{client: client, bucket: bucket, blobs: blobs}
 	r.cleanups = append(r.cleanups, func() { r.blob.empty(context.Background()) })
 	return nil
 }

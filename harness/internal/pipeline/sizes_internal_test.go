@@ -36,7 +36,11 @@ func (b *lostBlobs) Get(_ context.Context, name string, _ int) ([]byte, error) {
 func TestReplayFailures(t *testing.T) {
 	var out bytes.Buffer
 	blobs := &lostBlobs{m: map[string][]byte{}}
-	h := handler.WrapSQS(memstore.New(), func(context.Context, events.SQSMessage) ([]byte, error) {
+	store, err := memstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte(strings.Repeat("a long answer ", 2000)), nil
 	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithNamespace("t"),
 		handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(1)))

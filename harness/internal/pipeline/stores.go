@@ -89,9 +89,13 @@ func (r *runner) startDynamoDB(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	r.cleanups = append(r.cleanups, proxy.Close)
+	records, err := dynamostore.New(dynamo, table)
+	if err != nil {
+		return storeRun{}, err
+	}
 	return storeRun{
 		env:     []string{"IDEMQ_TABLE=" + table, "IDEMQ_DYNAMODB_ENDPOINT=" + proxy.URL},
-		records: dynamostore.New(dynamo, table),
+		records: records,
 		counts:  proxy.Counts,
 	}, nil
 }
@@ -119,9 +123,13 @@ func (r *runner) startPostgres(ctx context.Context) (storeRun, error) {
 	if err != nil {
 		return storeRun{}, err
 	}
+	records, err := pgstore.New(pool, table)
+	if err != nil {
+		return storeRun{}, err
+	}
 	return storeRun{
 		env:     []string{"IDEMQ_STORE=postgres", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + table},
-		records: pgstore.New(pool, table),
+		records: records,
 		counts:  counts,
 	}, nil
 }
@@ -154,9 +162,13 @@ func (r *runner) startRedis(ctx context.Context) (storeRun, error) {
 	if err != nil {
 		return storeRun{}, err
 	}
+	records, err := redisstore.New(client, redisstore.WithPrefix(prefix+":"))
+	if err != nil {
+		return storeRun{}, err
+	}
 	return storeRun{
 		env:     []string{"IDEMQ_STORE=redis", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + prefix},
-		records: redisstore.New(client, redisstore.WithPrefix(prefix+":")),
+		records: records,
 		counts:  counts,
 	}, nil
 }

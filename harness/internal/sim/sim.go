@@ -63,9 +63,13 @@ func Run(seed uint64, cfg Config) (Stats, error) {
 }
 
 func newWorld(seed uint64, cfg Config) *world {
+	store, err := memstore.New()
+	if err != nil {
+		panic(err) // no options: memstore.New cannot fail
+	}
 	w := &world{
 		cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), store: memstore.New(),
+		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), store: store,
 		keyOf: map[idem.Key]string{}, byOwner: map[string]*exec{}, calls: map[string]int{},
 		allowances: map[string][]*exec{}, completedBy: map[string]*exec{}, dead: map[string]bool{},
 	}

@@ -1,0 +1,322 @@
+package handler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Config is how a Handler turns a batch into claims and a response. Every
+// setting is declared, defaulted and checked here, once: New applies the
+// options over the zero Config, Validate refuses a setting that cannot be
+// safe, and the zero value takes every default. The With* options set its
+// fields and never fail; a bad value they were given is reported by
+// Validate, naming the field. A Config made whole is passed as an option
+// of its own:
+//
+//	h, err := handler.New(store, fn, func(c *handler.Config) { *c = cfg })
+type Config struct {
+	// Namespace is the namespace every key starts with, so functions that
+	// share a table never share a key. Keep it stable: a new namespace
+	// makes every earlier record unreachable. Defaults to the Lambda
+	// function's name (lambdacontext.FunctionName); outside Lambda, where
+	// that is empty, to the program's name, with a warning.
+	Namespace string
+
+	// KeyField, KeyFields, KeyAttribute and KeyFunc are where a record's
+	// key comes from; at most one may be set (see WithKeyField,
+	// WithKeyFields, WithKeyAttribute and WithKeyFunc). With none set the
+	// key is the body field DefaultKeyField.
+
+	// KeyField is a member of the JSON body that holds the key: a name, or
+	// a dotted path (see WithKeyField). Defaults to DefaultKeyField when
+	// no other key source is set.
+	KeyField string
+	// KeyFields are members of the JSON body that together make the key
+	// (see WithKeyFields). Defaults to none.
+	KeyFields []string
+	// KeyAttribute is a String or Number message attribute that holds the
+	// key (see WithKeyAttribute). Defaults to none.
+	KeyAttribute string
+	// KeyFunc returns the key of a message (see WithKeyFunc). Defaults to
+	// none.
+	KeyFunc KeyFunc
+	// Keyless runs records that carry no key without idempotency (see
+	// WithKeyless). Defaults to false: such a record is a batch item
+	// failure.
+	Keyless bool
+
+	// FingerprintFields are the JSON body fields checked against the
+	// stored record (see WithFingerprintFields). Defaults to the whole
+	// body; with KeyFields, to no check.
+	FingerprintFields []string
+	// NoFingerprint turns the payload check off (see WithoutFingerprint);
+	// it cannot be set with FingerprintFields. Defaults to false.
+	NoFingerprint bool
+
+	// Concurrency is how many records of a batch run at once, at least 1.
+	// Defaults to DefaultConcurrency.
+	Concurrency int
+	// DeadlineReserve is the deadline guard (see WithDeadlineReserve): a
+	// record not yet started when less than it is left before the
+	// invocation's deadline is reported as a failure without starting. A
+	// negative value turns the guard off (WithDeadlineReserve(0) sets
+	// NoDeadlineReserve). Defaults to DefaultDeadlineReserve, capped at
+	// half the time the invocation had when the batch began.
+	DeadlineReserve time.Duration
+	// FIFOGroupIsolation narrows what a failure stops on a FIFO queue to
+	// the failed record's message group (see WithFIFOGroupIsolation).
+	// Defaults to false: every record after the first failure fails.
+	FIFOGroupIsolation bool
+
+	// Idem is how each record's key is claimed, extended and completed:
+	// the lease, the record expiry, the heartbeat, the clock, compression
+	// and blobs, declared, defaulted and checked by idem.Config. Its clock
+	// also times the deadline guard and the back-off. Defaults to
+	// idem.Config's defaults.
+	Idem idem.Config
+
+	// OnReplay is called with the stored result of every record that is
+	// not executed because its key was done before (see WithReplayHook).
+	// Defaults to none.
+	OnReplay ReplayFunc
+	// OnFailure is called for every record reported as a batch item
+	// failure (see WithFailureHook). Defaults to none: failures are
+	// logged.
+	OnFailure FailureFunc
+
+	// CacheEntries and CacheBytes bound the in-memory cache of completed
+	// results (see WithCache): both positive, or both 0. Default to 0:
+	// off.
+	CacheEntries, CacheBytes int
+
+	// Backoff is the SQS client that sets the visibility timeout of each
+	// record found in progress on another worker (see WithBackoff).
+	// Defaults to nil: off.
+	Backoff VisibilityChanger
+	// QueueURL is the queue URL the back-off uses. Defaults to the URL
+	// derived from each record's event source ARN.
+	QueueURL string
+
+	// Logger receives the per-batch summary and per-record failures.
+	// Defaults to slog.Default().
+	Logger *slog.Logger
+	// EMF is where one CloudWatch Embedded Metric Format line is written
+	// after each batch, under the CloudWatch namespace EMFNamespace (see
+	// WithEMF); both or neither must be set. Defaults to nil: off.
+	EMF          io.Writer
+	EMFNamespace string
+
+	// invalid holds what the With* options were given that no field can
+	// hold (WithConcurrency(0) would read as the default): Validate
+	// reports the first.
+	invalid []error
+}
+
+// NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
+// guard off; any negative value does.
+const NoDeadlineReserve time.Duration = -1
+
+// errEmpty and errNotPositive say what is wrong with a setting.
+var (
+	errEmpty       = errors.New("must not be empty")
+	errNotPositive = errors.New("must be at least 1")
+)
+
+// configError is an *idem.ConfigError of this package.
+func configError(field, value string, err error) *idem.ConfigError {
+	return &idem.ConfigError{Package: "handler", Field: field, Value: value, Err: err}
+}
+
+// refuse records, for Validate, a value an option was given that its
+// field cannot hold.
+func (c *Config) refuse(field, value string, err error) {
+	c.invalid = append(c.invalid, configError(field, value, err))
+}
+
+// Validate reports the first setting of c that cannot be safe, as an
+// *idem.ConfigError naming its field (an idem.Config field's error names
+// package "idem"), or nil. New calls it.
+func (c Config) Validate() error {
+	if len(c.invalid) > 0 {
+		return c.invalid[0]
+	}
+	sources := []struct {
+		field string
+		set   bool
+	}{
+		{"KeyField", c.KeyField != ""},
+		{"KeyFields", len(c.KeyFields) > 0},
+		{"KeyAttribute", c.KeyAttribute != ""},
+		{"KeyFunc", c.KeyFunc != nil},
+	}
+	first := ""
+	for _, s := range sources {
+		if !s.set {
+			continue
+		}
+		if first != "" {
+			return configError(s.field, "", fmt.Errorf("is set with %s: a key has one source", first))
+		}
+		first = s.field
+	}
+	if err := idem.CheckField(c.KeyField); c.KeyField != "" && err != nil {
+		return configError("KeyField", fmt.Sprintf("%q", c.KeyField), err)
+	}
+	for _, f := range c.KeyFields {
+		if err := idem.CheckField(f); err != nil {
+			return configError("KeyFields", fmt.Sprintf("%q", f), err)
+		}
+	}
+	for _, f := range c.FingerprintFields {
+		if err := idem.CheckField(f); err != nil {
+			return configError("FingerprintFields", fmt.Sprintf("%q", f), err)
+		}
+	}
+	switch {
+	case c.NoFingerprint && len(c.FingerprintFields) > 0:
+		return configError("NoFingerprint", "true", errors.New("is set with FingerprintFields: the payload is checked or not"))
+	case c.Concurrency < 0:
+		return configError("Concurrency", fmt.Sprint(c.Concurrency), errNotPositive)
+	case c.CacheEntries < 0 || (c.CacheEntries == 0 && c.CacheBytes != 0):
+		return configError("CacheEntries", fmt.Sprint(c.CacheEntries), errors.New("must be at least 1 with CacheBytes"))
+	case c.CacheBytes < 0 || (c.CacheBytes == 0 && c.CacheEntries != 0):
+		return configError("CacheBytes", fmt.Sprint(c.CacheBytes), errors.New("must be at least 1 with CacheEntries"))
+	case c.EMF != nil && c.EMFNamespace == "":
+		return configError("EMFNamespace", `""`, errors.New("must be set with EMF"))
+	case c.EMF == nil && c.EMFNamespace != "":
+		return configError("EMF", "", errors.New("is nil, with EMFNamespace set"))
+	}
+	return c.Idem.Validate()
+}
+
+// New returns a Lambda handler that runs fn for each record of an SQS
+// batch at most once per idempotency key, claiming the key in store first,
+// and reports the records that must come back as batch item failures:
+//
+//	h, err := handler.New(store, fn)
+//	if err != nil {
+//		return err
+//	}
+//	lambda.Start(h)
+//
+// With no options the key is the body's "idempotency_key" field, namespaced
+// by the function's name, and the whole body is the payload fingerprint.
+//
+// Outside Lambda, without WithNamespace, the namespace is the program's
+// name (its executable's base name, like "handler.test"), with a warning
+// logged: fine for tests and local runs, not for a table that other
+// programs share. New returns an *idem.ConfigError naming the setting if
+// store, fn or an option is nil, if a setting cannot be safe
+// (Config.Validate), or if there is no namespace to be had. The handler
+// returns an error only when a failed record has no message id (Lambda
+// could not be told which one failed, so the whole batch must come back);
+// store errors fail the records they touch.
+func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
+	switch {
+	case store == nil:
+		return nil, configError("store", "", idem.ErrNil)
+	case fn == nil:
+		return nil, configError("fn", "", idem.ErrNil)
+	}
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
+		}
+		opt(&c)
+	}
+	o, err := c.resolve()
+	if err != nil {
+		return nil, err
+	}
+	w := &wrapper{store: store, fn: fn, o: o}
+	if o.cacheEntries > 0 {
+		w.cache = newCache(o.cacheEntries, o.cacheBytes)
+	}
+	return w.handle, nil
+}
+
+// resolve validates c and turns it into the options a batch reads, with
+// every default filled in. It is the one place defaults are written.
+func (c Config) resolve() (options, error) {
+	if err := c.Validate(); err != nil {
+		return options{}, err
+	}
+	o := options{
+		namespace:     c.Namespace,
+		keyless:       c.Keyless,
+		concurrency:   c.Concurrency,
+		fifoGroupOnly: c.FIFOGroupIsolation,
+		onReplay:      c.OnReplay,
+		onFailure:     c.OnFailure,
+		cacheEntries:  c.CacheEntries,
+		cacheBytes:    c.CacheBytes,
+		sqs:           c.Backoff,
+		queueURL:      c.QueueURL,
+		logger:        c.Logger,
+		emf:           c.EMF,
+		emfNamespace:  c.EMFNamespace,
+	}
+	switch {
+	case len(c.KeyFields) > 0:
+		o.key, o.keyName, o.natural = fieldsKey(c.KeyFields), "body fields "+strings.Join(c.KeyFields, ","), true
+	case c.KeyAttribute != "":
+		o.key, o.keyName = attributeKey(c.KeyAttribute), "message attribute "+c.KeyAttribute
+	case c.KeyFunc != nil:
+		o.key, o.keyName = funcKey(c.KeyFunc), "key func"
+	default:
+		field := c.KeyField
+		if field == "" {
+			field = DefaultKeyField
+		}
+		o.key, o.keyName = fieldKey(field), "body field "+field
+	}
+	switch {
+	case c.NoFingerprint:
+		o.fingerprint = noFingerprint
+	case len(c.FingerprintFields) > 0:
+		o.fingerprint = fieldsFingerprint(c.FingerprintFields)
+	case o.natural:
+		o.fingerprint = noFingerprint // see WithKeyFields
+	default:
+		o.fingerprint = bodyFingerprint
+	}
+	if o.concurrency == 0 {
+		o.concurrency = DefaultConcurrency
+	}
+	switch {
+	case c.DeadlineReserve < 0:
+		o.reserve, o.reserveSet = 0, true
+	case c.DeadlineReserve > 0:
+		o.reserve, o.reserveSet = c.DeadlineReserve, true
+	}
+	claims := c.Idem
+	var err error
+	if o.claims, err = idem.NewConfig(func(ic *idem.Config) { *ic = claims }); err != nil {
+		return options{}, err
+	}
+	if o.logger == nil {
+		o.logger = slog.Default()
+	}
+	if o.namespace == "" {
+		o.namespace = lambdacontext.FunctionName
+	}
+	if o.namespace == "" {
+		// Outside Lambda (a test, a local run): the program's name stands
+		// in for the function's, as stable as the binary's name.
+		if o.namespace = programName(); o.namespace == "" {
+			return options{}, configError("Namespace", `""`, errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name"))
+		}
+		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
+			"Programs sharing a table must each pass handler.WithNamespace", "namespace", o.namespace)
+	}
+	return o, nil
+}
