@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/idemq/idemq/queue"
 )
 
 // Defaults of Config's fields.
 const (
-	// DefaultBatchSize is how many messages one receive asks for: 10, the
-	// most SQS hands out at once and the SQS event source's default.
-	DefaultBatchSize = 10
 	// DefaultMaxBatches is how many batches run at once: 4, so at most
-	// 40 messages are in flight with DefaultBatchSize.
+	// 40 messages are in flight with queue.DefaultBatchSize.
 	DefaultMaxBatches = 4
 	// DefaultWaitTime is the long poll of each receive: 20 s, the most SQS
 	// allows.
@@ -42,11 +41,11 @@ const (
 	DefaultUnhealthyAfter = 3
 )
 
-// Limits SQS places on the settings.
+// Limits SQS places on the settings (its longest visibility timeout is
+// queue.MaxVisibility).
 const (
-	MaxBatchSize  = 10
-	MaxWaitTime   = 20 * time.Second
-	MaxVisibility = 12 * time.Hour
+	MaxBatchSize = 10
+	MaxWaitTime  = 20 * time.Second
 	// MinVisibility is the shortest visibility timeout the consumer can
 	// keep extending: it extends every half of it, in whole seconds.
 	MinVisibility = 2 * time.Second
@@ -57,7 +56,7 @@ const (
 // options over the zero Config); the zero value takes every default.
 type Config struct {
 	// BatchSize is how many messages one receive asks for (1 to 10).
-	// Defaults to DefaultBatchSize.
+	// Defaults to queue.DefaultBatchSize, the most SQS hands out at once.
 	BatchSize int
 	// MaxBatches is how many batches run at once; with BatchSize it bounds
 	// the messages in flight. A receive is only made when a batch may
@@ -146,7 +145,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l }
 // when Start reads it).
 func (c Config) resolve() Config {
 	if c.BatchSize == 0 {
-		c.BatchSize = DefaultBatchSize
+		c.BatchSize = queue.DefaultBatchSize
 	}
 	if c.MaxBatches == 0 {
 		c.MaxBatches = DefaultMaxBatches
@@ -188,8 +187,8 @@ func (c Config) resolve() Config {
 		}
 	}
 	switch {
-	case c.MaxRunTime < 0 || c.MaxRunTime > MaxVisibility:
-		panic(fmt.Sprintf("consumer: MaxRunTime %s is outside (0s, %s]", c.MaxRunTime, MaxVisibility))
+	case c.MaxRunTime < 0 || c.MaxRunTime > queue.MaxVisibility:
+		panic(fmt.Sprintf("consumer: MaxRunTime %s is outside (0s, %s]", c.MaxRunTime, queue.MaxVisibility))
 	case c.GracePeriod < 0:
 		panic(fmt.Sprintf("consumer: GracePeriod %s is negative", c.GracePeriod))
 	case c.DeleteTimeout < 0:
@@ -206,10 +205,10 @@ func (c Config) resolve() Config {
 // run time it must be extended through.
 func checkVisibility(v, runTime time.Duration) error {
 	switch {
-	case v < MinVisibility || v > MaxVisibility || v%time.Second != 0:
-		return fmt.Errorf("consumer: VisibilityTimeout %s is not whole seconds in %s..%s", v, MinVisibility, MaxVisibility)
-	case runTime+v > MaxVisibility:
-		return fmt.Errorf("consumer: MaxRunTime %s plus VisibilityTimeout %s is more than %s, the longest SQS keeps a received message hidden", runTime, v, MaxVisibility)
+	case v < MinVisibility || v > queue.MaxVisibility || v%time.Second != 0:
+		return fmt.Errorf("consumer: VisibilityTimeout %s is not whole seconds in %s..%s", v, MinVisibility, queue.MaxVisibility)
+	case runTime+v > queue.MaxVisibility:
+		return fmt.Errorf("consumer: MaxRunTime %s plus VisibilityTimeout %s is more than %s, the longest SQS keeps a received message hidden", runTime, v, queue.MaxVisibility)
 	}
 	return nil
 }

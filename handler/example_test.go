@@ -13,7 +13,9 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/queue"
 )
 
 // summarise stands for a model call: billed every time it runs.
@@ -94,7 +96,7 @@ func ExampleWrapSQS_inProgress() {
 // record expiry sized for the queue and a heartbeat for calls that may
 // outlast the lease.
 func ExampleWithIdem() {
-	life, err := handler.RecordLifetime(handler.QueueSettings{
+	life, err := queue.RecordLifetime(queue.Settings{
 		Retention:           4 * 24 * time.Hour, // SQS's default
 		VisibilityTimeout:   12 * time.Minute,   // 6 × a 2-minute function timeout
 		MaxReceives:         5,
@@ -122,16 +124,16 @@ func ExampleWithIdem() {
 // with the dead-letter queue's retention given, a redrive from it as late
 // as it keeps the message.
 func ExampleRecordLifetime() {
-	q := handler.QueueSettings{
+	q := queue.Settings{
 		Retention:         4 * 24 * time.Hour, // SQS's default
 		VisibilityTimeout: 30 * time.Second,
 		MaxReceives:       5,
 	}
-	life, err := handler.RecordLifetime(q)
+	life, err := queue.RecordLifetime(q)
 	fmt.Println(life, err)
 
 	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
-	life, err = handler.RecordLifetime(q)
+	life, err = queue.RecordLifetime(q)
 	fmt.Println(life, err)
 	// Output:
 	// 120h4m0s <nil>
@@ -182,7 +184,7 @@ func ExampleKeyFromContext() {
 func ExampleWithKeyFields() {
 	var calls handlertest.Calls
 	docVersion := func(msg events.SQSMessage) string {
-		obj, _ := idem.ParseJSONObject(msg.Body)
+		obj, _ := idemjson.Parse(msg.Body)
 		v, _ := obj.NaturalValue("document_id", "version")
 		return v
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // Defaults used when an option is not given.
@@ -90,14 +91,14 @@ func WithNamespace(ns string) Option {
 
 // WithKeyField takes the key from a member of the JSON body: a name, or a
 // dotted path into nested objects ("request.id"); a dot that is part of a
-// name is written `\.` (see idem.CheckField). Its value must be a
+// name is written `\.` (see idemjson.CheckField). Its value must be a
 // non-empty string of Unicode text, or a number (taken as spelled).
 // Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
 	if field == "" {
 		panic("handler: empty key field")
 	}
-	if err := idem.CheckField(field); err != nil {
+	if err := idemjson.CheckField(field); err != nil {
 		panic("handler: key " + err.Error())
 	}
 	return func(o *options) { o.key, o.keyName, o.natural = fieldKey(field), "body field "+field, false }
@@ -112,7 +113,7 @@ func WithKeyField(field string) Option {
 // does not matter. A value counts by what it says, not how it is spelled:
 // a string's characters, a number's exact value (9, 9.0 and "9" are one
 // key; 9007199254740993 and 9007199254740992 are two), true or false, an
-// object's or an array's canonical JSON (idem.JSONObject.NaturalValue). A
+// object's or an array's canonical JSON (idemjson.Object.NaturalValue). A
 // field that is absent, null or empty is idem.ErrNoKey.
 //
 // With a key of fields the payload is not checked unless
@@ -126,7 +127,7 @@ func WithKeyFields(fields ...string) Option {
 		panic("handler: no key fields")
 	}
 	for _, f := range fields {
-		if err := idem.CheckField(f); err != nil {
+		if err := idemjson.CheckField(f); err != nil {
 			panic("handler: key " + err.Error())
 		}
 	}
@@ -172,7 +173,7 @@ func WithKeyless() Option {
 // WithFingerprintFields checks only these JSON body fields (names or
 // dotted paths, as in WithKeyField) against the stored record, so fields
 // that change between re-sends (a trace id, a timestamp) do not count.
-// Defaults to the whole body, in canonical JSON form (idem.JSONFingerprint:
+// Defaults to the whole body, in canonical JSON form (idemjson.Fingerprint:
 // RFC 8785 with numbers kept exact) when it has one, else its bytes; with
 // WithKeyFields, to no check.
 func WithFingerprintFields(fields ...string) Option {
@@ -183,7 +184,7 @@ func WithFingerprintFields(fields ...string) Option {
 		if f == "" {
 			panic("handler: empty fingerprint field")
 		}
-		if err := idem.CheckField(f); err != nil {
+		if err := idemjson.CheckField(f); err != nil {
 			panic("handler: fingerprint " + err.Error())
 		}
 	}
@@ -283,7 +284,7 @@ func WithCache(maxEntries, maxBytes int) Option {
 // WithBackoff sets, through client, the visibility timeout of each record
 // found in progress on another worker to about the time its lease has
 // left, so the message comes back when a retry can succeed. The queue URL
-// is derived from the record's event source ARN (see QueueURL) unless
+// is derived from the record's event source ARN (see queueURLFromARN) unless
 // WithQueueURL is given. Defaults to off: the message comes back after the
 // queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {

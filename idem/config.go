@@ -15,8 +15,8 @@ const (
 	// DefaultExpiry is how long a record lives: 40 days, enough for SQS's
 	// longest retention (14 days) with a dead-letter queue as long, from
 	// which a message is redriven once as late as it can be
-	// (handler.RecordLifetime gives 35 days for that queue at 5 receives
-	// of 12 minutes). Size it for your queue with handler.RecordLifetime.
+	// (queue.RecordLifetime gives 35 days for that queue at 5 receives
+	// of 12 minutes). Size it for your queue with queue.RecordLifetime.
 	DefaultExpiry = 40 * 24 * time.Hour
 	// DefaultSettleTimeout is how long Do may take to settle a claim after
 	// the work returns when its context has no deadline (see

@@ -40,7 +40,7 @@
 // Replayed with Result.Omitted and no value.
 //
 // Records must outlive every redelivery of their message: size
-// Config.Expiry from the queue's settings (handler.RecordLifetime).
+// Config.Expiry from the queue's settings (queue.RecordLifetime).
 //
 // Settings live in Config, declared, defaulted and checked in one place;
 // Do takes them as Options, and the SQS handler passes them on unchanged.

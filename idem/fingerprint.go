@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// fingerprintPrefix begins every fingerprint Fingerprint, JSONFingerprint
-// and JSONObject.Hash make: "sha256:" and the digest's 64 lowercase hex
-// digits, 71 bytes.
+// fingerprintPrefix begins every fingerprint Fingerprint (and idemjson)
+// makes: "sha256:" and the digest's 64 lowercase hex digits, 71 bytes.
 const fingerprintPrefix = "sha256:"
 
 // storedFingerprintBytes is how much of a SHA-256 digest a stored

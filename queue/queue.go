@@ -1,4 +1,4 @@
-package handler
+package queue
 
 import (
 	"bytes"
@@ -20,13 +20,17 @@ const (
 	MaxBatchingWindow = 300 * time.Second
 )
 
+// DefaultBatchSize is the SQS event source mapping's default batch size,
+// which is also the most messages one SQS receive hands out: 10.
+const DefaultBatchSize = 10
+
 // ErrInvalidSettings reports queue settings that no record lifetime can
 // cover, or a record expiry shorter than the lifetime they need.
-var ErrInvalidSettings = errors.New("handler: invalid queue settings")
+var ErrInvalidSettings = errors.New("queue: invalid settings")
 
-// QueueSettings are the queue and event source values that bound how long
+// Settings are the queue and event source values that bound how long
 // one message can keep coming back.
-type QueueSettings struct {
+type Settings struct {
 	// Retention is the queue's message retention period (SQS: 60 s to
 	// 14 days; AWS's default is 4 days).
 	Retention time.Duration
@@ -51,7 +55,7 @@ type QueueSettings struct {
 
 // Validate reports the first setting outside what SQS and Lambda accept,
 // naming it.
-func (q QueueSettings) Validate() error {
+func (q Settings) Validate() error {
 	switch {
 	case q.Retention < MinRetention || q.Retention > MaxRetention:
 		return fmt.Errorf("%w: retention %s is outside %s..%s", ErrInvalidSettings, q.Retention, MinRetention, MaxRetention)
@@ -72,7 +76,7 @@ func (q QueueSettings) Validate() error {
 // retention + max receives × (visibility timeout + batching window). It
 // leaves a redrive from the dead-letter queue out (see RedriveLifetime)
 // and does not validate the settings.
-func (q QueueSettings) MessageLifetime() time.Duration {
+func (q Settings) MessageLifetime() time.Duration {
 	return q.Retention + time.Duration(q.MaxReceives)*(q.VisibilityTimeout+q.BatchingWindow)
 }
 
@@ -93,7 +97,7 @@ func (q QueueSettings) MessageLifetime() time.Duration {
 // again goes back to the dead-letter queue, and each further redrive can
 // add as much again: only the first is covered. It does not validate the
 // settings.
-func (q QueueSettings) RedriveLifetime() time.Duration {
+func (q Settings) RedriveLifetime() time.Duration {
 	life := q.MessageLifetime()
 	switch {
 	case q.DeadLetterRetention == 0:
@@ -117,7 +121,7 @@ func (q QueueSettings) RedriveLifetime() time.Duration {
 // lifetime 120h4m; with a standard dead-letter queue keeping messages
 // 14 days, the redrive lifetime is 432h2m30s and the record lifetime
 // 540h4m.
-func RecordLifetime(q QueueSettings) (time.Duration, error) {
+func RecordLifetime(q Settings) (time.Duration, error) {
 	if err := q.Validate(); err != nil {
 		return 0, err
 	}
@@ -130,7 +134,7 @@ func RecordLifetime(q QueueSettings) (time.Duration, error) {
 // these settings need (RedriveLifetime: MessageLifetime, plus a redrive
 // from the dead-letter queue when DeadLetterRetention is set), saying by
 // how much.
-func CheckExpiry(q QueueSettings, expiry time.Duration) error {
+func CheckExpiry(q Settings, expiry time.Duration) error {
 	if err := q.Validate(); err != nil {
 		return err
 	}
@@ -156,10 +160,10 @@ func CheckExpiry(q QueueSettings, expiry time.Duration) error {
 // a claim that holds it for held after the message's receive (the batching
 // window plus the claim's lease, when the worker that made it crashed):
 // the receives at each visibility timeout up to held, each spending one of
-// the message's MaxReceives. With the in-progress back-off (WithBackoff)
+// the message's MaxReceives. With the in-progress back-off (handler.WithBackoff)
 // the first of them holds the message until the lease ends, up to
 // MaxVisibility at a time, so it spends one receive per 12 h held instead.
-func (q QueueSettings) InProgressReceives(held time.Duration, backoff bool) int {
+func (q Settings) InProgressReceives(held time.Duration, backoff bool) int {
 	if q.VisibilityTimeout <= 0 || held < q.VisibilityTimeout {
 		return 0
 	}
@@ -181,7 +185,7 @@ func (q QueueSettings) InProgressReceives(held time.Duration, backoff bool) int 
 // lease is the claim's (idem.Config.Lease; by default the invocation's
 // time left plus idem.DefaultLeaseMargin, so at most the function's
 // timeout plus that margin).
-func CheckLease(q QueueSettings, lease time.Duration, backoff bool) error {
+func CheckLease(q Settings, lease time.Duration, backoff bool) error {
 	if err := q.Validate(); err != nil {
 		return err
 	}
@@ -204,8 +208,8 @@ func CheckLease(q QueueSettings, lease time.Duration, backoff bool) error {
 	return nil
 }
 
-// queueSettingsJSON is the JSON form of QueueSettings.
-type queueSettingsJSON struct {
+// settingsJSON is the JSON form of Settings.
+type settingsJSON struct {
 	Retention           string `json:"retention"`
 	VisibilityTimeout   string `json:"visibilityTimeout"`
 	MaxReceives         int    `json:"maxReceives"`
@@ -221,8 +225,8 @@ type queueSettingsJSON struct {
 // so that a deployment can hand its queue's settings to a worker, which
 // checks its record expiry and lease against them (the CDK stack's
 // IDEMQ_QUEUE).
-func (q QueueSettings) MarshalJSON() ([]byte, error) {
-	return json.Marshal(queueSettingsJSON{
+func (q Settings) MarshalJSON() ([]byte, error) {
+	return json.Marshal(settingsJSON{
 		Retention:           q.Retention.String(),
 		VisibilityTimeout:   q.VisibilityTimeout.String(),
 		MaxReceives:         q.MaxReceives,
@@ -235,17 +239,17 @@ func (q QueueSettings) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes. A field left out is zero; a
 // field it does not know, or a duration that does not parse, is an error.
 // It does not validate the settings (Validate does).
-func (q *QueueSettings) UnmarshalJSON(b []byte) error {
-	var j queueSettingsJSON
+func (q *Settings) UnmarshalJSON(b []byte) error {
+	var j settingsJSON
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&j); err != nil {
-		return fmt.Errorf("handler: queue settings: %w", err)
+		return fmt.Errorf("queue: settings: %w", err)
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return errors.New("handler: queue settings: more than one JSON value")
+		return errors.New("queue: settings: more than one JSON value")
 	}
-	var out QueueSettings
+	var out Settings
 	for _, f := range []struct {
 		name, v string
 		d       *time.Duration
@@ -260,7 +264,7 @@ func (q *QueueSettings) UnmarshalJSON(b []byte) error {
 		}
 		var err error
 		if *f.d, err = time.ParseDuration(f.v); err != nil {
-			return fmt.Errorf("handler: queue settings: %s %q is not a Go duration", f.name, f.v)
+			return fmt.Errorf("queue: settings: %s %q is not a Go duration", f.name, f.v)
 		}
 	}
 	out.MaxReceives, out.FIFO = j.MaxReceives, j.FIFO
