@@ -57,7 +57,7 @@ const (
 // default.
 type Config struct {
 	// Clock tells the time leases and expiry are computed from. Defaults
-	// to SystemClock.
+	// to the wall clock (time.Now).
 	Clock Clock
 	// Lease is how long a claim holds the key before another worker may
 	// take it over. It must cover the work, or a second worker may run it
@@ -183,7 +183,7 @@ func NewConfig(opts ...Option) Config {
 // safe. It is the one place defaults are written and values checked.
 func (c Config) resolve() Config {
 	if c.Clock == nil {
-		c.Clock = SystemClock
+		c.Clock = systemClock
 	}
 	if c.LeaseMargin == 0 {
 		c.LeaseMargin = DefaultLeaseMargin

@@ -98,7 +98,7 @@ type Result struct {
 // fingerprint identifies the payload; a call whose fingerprint differs from
 // the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
 // the check. A fingerprint of Fingerprint's form is stored in 22 bytes
-// (StoredFingerprint) and compared with SameFingerprint.
+// (StoredFingerprint) and compared through it.
 //
 // Errors are *Error values naming the key. When fn succeeded, the Outcome
 // says what became of its result, from the completion's own answer:
@@ -166,7 +166,7 @@ func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn
 	}
 	if !claim.Claimed {
 		rec := claim.Record
-		if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
+		if fingerprint != "" && rec.Fingerprint != "" && !sameFingerprint(rec.Fingerprint, fingerprint) {
 			return Result{}, &Error{Op: "claim", Key: key, Err: ErrPayloadMismatch}
 		}
 		switch rec.Status {
