@@ -58,7 +58,7 @@
 // expiry, heartbeat, clock) are idem.Config's, passed on with WithIdem.
 // Each is defaulted and checked in one place, and one that cannot be safe
 // panics when the handler is wired. Size the record expiry for the queue
-// with RecordLifetime, giving it the dead-letter queue's retention so that
+// with queue.RecordLifetime, giving it the dead-letter queue's retention so that
 // a redrive from it replays rather than runs the work again.
 //
 // On a FIFO queue (an event source ARN ending in ".fifo") the records of

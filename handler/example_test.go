@@ -119,27 +119,6 @@ func ExampleWithIdem() {
 	// batch item failures: 0 <nil>
 }
 
-// A record must outlive every redelivery of its message: retention + max
-// receives × (visibility timeout + batching window), plus a margin; and,
-// with the dead-letter queue's retention given, a redrive from it as late
-// as it keeps the message.
-func ExampleRecordLifetime() {
-	q := queue.Settings{
-		Retention:         4 * 24 * time.Hour, // SQS's default
-		VisibilityTimeout: 30 * time.Second,
-		MaxReceives:       5,
-	}
-	life, err := queue.RecordLifetime(q)
-	fmt.Println(life, err)
-
-	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
-	life, err = queue.RecordLifetime(q)
-	fmt.Println(life, err)
-	// Output:
-	// 120h4m0s <nil>
-	// 540h4m0s <nil>
-}
-
 // A function of two steps — a billed model call, then an email — keeps
 // the first step's result under a key made from its record's key, so when
 // the email fails and the message comes back, the model is not paid for
