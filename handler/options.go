@@ -284,7 +284,8 @@ func WithCache(maxEntries, maxBytes int) Option {
 // WithBackoff sets, through client, the visibility timeout of each record
 // found in progress on another worker to about the time its lease has
 // left, so the message comes back when a retry can succeed. The queue URL
-// is derived from the record's event source ARN (see queueURLFromARN) unless
+// is derived from the record's event source ARN (arn:aws:sqs:REGION:ACCOUNT:NAME
+// gives https://sqs.REGION.amazonaws.com/ACCOUNT/NAME) unless
 // WithQueueURL is given. Defaults to off: the message comes back after the
 // queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {
