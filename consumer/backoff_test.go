@@ -10,6 +10,7 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // A message the handler gives back (its key in progress elsewhere) keeps
@@ -21,7 +22,7 @@ func TestBackedOffMessageIsNotExtended(t *testing.T) {
 	q := newFakeSQS(2 * time.Second)
 	// Another worker holds "busy" for a minute.
 	key, _ := idem.ClientKey("consumer-test", "busy")
-	fp, _ := idem.JSONFingerprint([]byte(body("busy")))
+	fp, _ := idemjson.Fingerprint([]byte(body("busy")))
 	now := time.Now()
 	if c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Fingerprint: fp,
 		Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {

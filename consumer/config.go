@@ -6,15 +6,13 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
 )
 
 // Defaults of Config's fields.
 const (
-	// DefaultBatchSize is how many messages one receive asks for: 10, the
-	// most SQS hands out at once and the SQS event source's default.
-	DefaultBatchSize = 10
 	// DefaultMaxBatches is how many batches run at once: 4, so at most
-	// 40 messages are in flight with DefaultBatchSize.
+	// 40 messages are in flight with queue.DefaultBatchSize.
 	DefaultMaxBatches = 4
 	// DefaultWaitTime is the long poll of each receive: 20 s, the most SQS
 	// allows.
@@ -44,11 +42,11 @@ const (
 	DefaultUnhealthyAfter = 3
 )
 
-// Limits SQS places on the settings.
+// Limits SQS places on the settings (its longest visibility timeout is
+// queue.MaxVisibility).
 const (
-	MaxBatchSize  = 10
-	MaxWaitTime   = 20 * time.Second
-	MaxVisibility = 12 * time.Hour
+	MaxBatchSize = 10
+	MaxWaitTime  = 20 * time.Second
 	// MinVisibility is the shortest visibility timeout the consumer can
 	// keep extending: it extends every half of it, in whole seconds.
 	MinVisibility = 2 * time.Second
@@ -60,7 +58,7 @@ const (
 // work); the zero value takes every default.
 type Config struct {
 	// BatchSize is how many messages one receive asks for (1 to 10).
-	// Defaults to DefaultBatchSize.
+	// Defaults to queue.DefaultBatchSize, the most SQS hands out at once.
 	BatchSize int
 	// MaxBatches is how many batches run at once; with BatchSize it bounds
 	// the messages in flight. A receive is only made when a batch may
@@ -157,7 +155,7 @@ func (c Config) Validate() error {
 // written and values checked.
 func (c Config) resolve() (Config, error) {
 	if c.BatchSize == 0 {
-		c.BatchSize = DefaultBatchSize
+		c.BatchSize = queue.DefaultBatchSize
 	}
 	if c.MaxBatches == 0 {
 		c.MaxBatches = DefaultMaxBatches
@@ -196,8 +194,8 @@ func (c Config) resolve() (Config, error) {
 		return bad("MaxBatches", c.MaxBatches, "must be at least 1")
 	case c.WaitTime < 0 || c.WaitTime > MaxWaitTime || c.WaitTime%time.Second != 0:
 		return bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", MaxWaitTime)
-	case c.MaxRunTime < 0 || c.MaxRunTime > MaxVisibility:
-		return bad("MaxRunTime", c.MaxRunTime, "must be in (0s, %s]", MaxVisibility)
+	case c.MaxRunTime < 0 || c.MaxRunTime > queue.MaxVisibility:
+		return bad("MaxRunTime", c.MaxRunTime, "must be in (0s, %s]", queue.MaxVisibility)
 	case c.VisibilityTimeout != 0:
 		if err := checkVisibility(c.VisibilityTimeout, c.MaxRunTime); err != nil {
 			return Config{}, err
@@ -227,10 +225,10 @@ func configError(field, value string, err error) error {
 // run time it must be extended through.
 func checkVisibility(v, runTime time.Duration) error {
 	switch {
-	case v < MinVisibility || v > MaxVisibility || v%time.Second != 0:
-		return configError("VisibilityTimeout", v.String(), fmt.Errorf("must be whole seconds in %s..%s", MinVisibility, MaxVisibility))
-	case runTime+v > MaxVisibility:
-		return configError("VisibilityTimeout", v.String(), fmt.Errorf("plus MaxRunTime %s must be at most %s, the longest SQS keeps a received message hidden", runTime, MaxVisibility))
+	case v < MinVisibility || v > queue.MaxVisibility || v%time.Second != 0:
+		return configError("VisibilityTimeout", v.String(), fmt.Errorf("must be whole seconds in %s..%s", MinVisibility, queue.MaxVisibility))
+	case runTime+v > queue.MaxVisibility:
+		return configError("VisibilityTimeout", v.String(), fmt.Errorf("plus MaxRunTime %s must be at most %s, the longest SQS keeps a received message hidden", runTime, queue.MaxVisibility))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/idemq/idemq/queue"
 )
 
 // VisibilityChanger is the part of the SQS client WithBackoff calls.
@@ -25,11 +26,11 @@ var domains = map[string]string{
 	"aws-cn":     "amazonaws.com.cn",
 }
 
-// QueueURL derives a queue's URL from its ARN:
+// queueURLFromARN derives a queue's URL from its ARN:
 // arn:aws:sqs:REGION:ACCOUNT:NAME becomes
 // https://sqs.REGION.amazonaws.com/ACCOUNT/NAME. Partitions other than aws,
 // aws-us-gov and aws-cn are an error: give WithQueueURL instead.
-func QueueURL(arn string) (string, error) {
+func queueURLFromARN(arn string) (string, error) {
 	parts := strings.Split(arn, ":")
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" {
 		return "", fmt.Errorf("handler: %q is not an SQS queue ARN", arn)
@@ -47,7 +48,7 @@ func QueueURL(arn string) (string, error) {
 func visibilityFor(leaseUntil, now time.Time) int32 {
 	left := leaseUntil.Sub(now)
 	secs := int64((left+time.Second-1)/time.Second) + 1
-	return int32(min(max(secs, 1), int64(MaxVisibility/time.Second)))
+	return int32(min(max(secs, 1), int64(queue.MaxVisibility/time.Second)))
 }
 
 // backoff sets the visibility of the message of a record found in
@@ -62,7 +63,7 @@ func (b *batch) backoff(rec *record, f fate) fate {
 	url := b.opts.queueURL
 	if url == "" {
 		var err error
-		if url, err = QueueURL(rec.msg.EventSourceARN); err != nil {
+		if url, err = queueURLFromARN(rec.msg.EventSourceARN); err != nil {
 			b.opts.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", rec.msg.MessageId, "err", err)
 			return f
 		}

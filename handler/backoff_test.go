@@ -100,9 +100,9 @@ func TestQueueURL(t *testing.T) {
 		{"", "", false},
 	}
 	for _, c := range cases {
-		got, err := handler.QueueURL(c.arn)
+		got, err := handler.QueueURLFromARN(c.arn)
 		if got != c.want || (err == nil) != c.ok {
-			t.Errorf("QueueURL(%q) = %q, %v; want %q, ok %v", c.arn, got, err, c.want, c.ok)
+			t.Errorf("queueURLFromARN(%q) = %q, %v; want %q, ok %v", c.arn, got, err, c.want, c.ok)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // Config is how a Handler turns a batch into claims and a response. Every
@@ -167,16 +168,16 @@ func (c Config) Validate() error {
 		}
 		first = s.field
 	}
-	if err := idem.CheckField(c.KeyField); c.KeyField != "" && err != nil {
+	if err := idemjson.CheckField(c.KeyField); c.KeyField != "" && err != nil {
 		return configError("KeyField", fmt.Sprintf("%q", c.KeyField), err)
 	}
 	for _, f := range c.KeyFields {
-		if err := idem.CheckField(f); err != nil {
+		if err := idemjson.CheckField(f); err != nil {
 			return configError("KeyFields", fmt.Sprintf("%q", f), err)
 		}
 	}
 	for _, f := range c.FingerprintFields {
-		if err := idem.CheckField(f); err != nil {
+		if err := idemjson.CheckField(f); err != nil {
 			return configError("FingerprintFields", fmt.Sprintf("%q", f), err)
 		}
 	}

@@ -81,7 +81,7 @@
 // Config.Idem (WithIdem). Each is defaulted and checked in one place, and
 // one that cannot be safe is refused when the handler is wired: New returns
 // an *idem.ConfigError naming it, and WrapSQS panics with that error. Size the record expiry for the queue
-// with RecordLifetime, giving it the dead-letter queue's retention so that
+// with queue.RecordLifetime, giving it the dead-letter queue's retention so that
 // a redrive from it replays rather than runs the work again.
 //
 // On a FIFO queue (an event source ARN ending in ".fifo") the records of

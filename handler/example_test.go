@@ -14,7 +14,9 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/queue"
 )
 
 // summarise stands for a model call: billed every time it runs.
@@ -131,7 +133,7 @@ func ExampleWrapSQS_inProgress() {
 // record expiry sized for the queue and a heartbeat for calls that may
 // outlast the lease.
 func ExampleWithIdem() {
-	life, err := handler.RecordLifetime(handler.QueueSettings{
+	life, err := queue.RecordLifetime(queue.Settings{
 		Retention:           4 * 24 * time.Hour, // SQS's default
 		VisibilityTimeout:   12 * time.Minute,   // 6 × a 2-minute function timeout
 		MaxReceives:         5,
@@ -156,27 +158,6 @@ func ExampleWithIdem() {
 	// generating for msg-1
 	// record expiry: 541h15m0s
 	// batch item failures: 0 <nil>
-}
-
-// A record must outlive every redelivery of its message: retention + max
-// receives × (visibility timeout + batching window), plus a margin; and,
-// with the dead-letter queue's retention given, a redrive from it as late
-// as it keeps the message.
-func ExampleRecordLifetime() {
-	q := handler.QueueSettings{
-		Retention:         4 * 24 * time.Hour, // SQS's default
-		VisibilityTimeout: 30 * time.Second,
-		MaxReceives:       5,
-	}
-	life, err := handler.RecordLifetime(q)
-	fmt.Println(life, err)
-
-	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
-	life, err = handler.RecordLifetime(q)
-	fmt.Println(life, err)
-	// Output:
-	// 120h4m0s <nil>
-	// 540h4m0s <nil>
 }
 
 // A function of two steps — a billed model call, then an email — keeps
@@ -226,7 +207,7 @@ func ExampleKeyFromContext() {
 func ExampleWithKeyFields() {
 	var calls handlertest.Calls
 	docVersion := func(msg events.SQSMessage) string {
-		obj, _ := idem.ParseJSONObject(msg.Body)
+		obj, _ := idemjson.Parse(msg.Body)
 		v, _ := obj.NaturalValue("document_id", "version")
 		return v
 	}

@@ -9,26 +9,27 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // body is a record's message with its body decoded at most once, for the
 // key (WithKeyField) and a fields fingerprint (WithFingerprintFields)
 // alike. The whole-body fingerprint (the default) canonicalizes the raw
-// body itself (idem.JSONFingerprint: RFC 8785 with numbers kept exact,
+// body itself (idemjson.Fingerprint: RFC 8785 with numbers kept exact,
 // duplicate member names refused), so that its value never depends on this
 // decode.
 type body struct {
 	msg    *events.SQSMessage
-	obj    idem.JSONObject
+	obj    idemjson.Object
 	err    error
 	parsed bool
 }
 
 // object decodes the body as a JSON object, once.
-func (b *body) object() (idem.JSONObject, error) {
+func (b *body) object() (idemjson.Object, error) {
 	if !b.parsed {
 		b.parsed = true
-		if b.obj, b.err = idem.ParseJSONObject(b.msg.Body); b.err != nil {
+		if b.obj, b.err = idemjson.Parse(b.msg.Body); b.err != nil {
 			b.err = fmt.Errorf("%w: %w", ErrBadBody, b.err)
 		}
 	}
@@ -53,7 +54,7 @@ func fieldKey(field string) keySource {
 		case nil:
 			// A dot separates names: a member named "request.id" is not
 			// the field request.id. Say so rather than run keyless.
-			if lit := idem.EscapeField(field); lit != field {
+			if lit := idemjson.EscapeField(field); lit != field {
 				if _, ok := obj.Field(lit); ok {
 					return "", fmt.Errorf("%w: body field %q is absent or null; a dot separates names (write %q for the member named %q)", ErrBadKey, field, lit, field)
 				}
@@ -71,7 +72,7 @@ func fieldKey(field string) keySource {
 		case json.Number:
 			return v.String(), nil
 		default:
-			return "", fmt.Errorf("%w: body field %q is %s", ErrBadKey, field, idem.JSONKind(v))
+			return "", fmt.Errorf("%w: body field %q is %s", ErrBadKey, field, idemjson.Kind(v))
 		}
 	}
 }
@@ -127,7 +128,7 @@ func funcKey(f KeyFunc) keySource {
 // has one, else its bytes (a body that is not JSON, or holds a string that
 // is not Unicode text: its bytes tell it apart from every other).
 func bodyFingerprint(b *body) (string, error) {
-	if fp, err := idem.JSONFingerprint([]byte(b.msg.Body)); err == nil {
+	if fp, err := idemjson.Fingerprint([]byte(b.msg.Body)); err == nil {
 		return fp, nil
 	}
 	return idem.Fingerprint([]byte(b.msg.Body)), nil

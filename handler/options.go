@@ -96,7 +96,7 @@ func WithNamespace(ns string) Option {
 
 // WithKeyField takes the key from a member of the JSON body: a name, or a
 // dotted path into nested objects ("request.id"); a dot that is part of a
-// name is written `\.` (see idem.CheckField). Its value must be a
+// name is written `\.` (see idemjson.CheckField). Its value must be a
 // non-empty string of Unicode text, or a number (taken as spelled).
 // Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
@@ -117,7 +117,7 @@ func WithKeyField(field string) Option {
 // does not matter. A value counts by what it says, not how it is spelled:
 // a string's characters, a number's exact value (9, 9.0 and "9" are one
 // key; 9007199254740993 and 9007199254740992 are two), true or false, an
-// object's or an array's canonical JSON (idem.JSONObject.NaturalValue). A
+// object's or an array's canonical JSON (idemjson.Object.NaturalValue). A
 // field that is absent, null or empty is idem.ErrNoKey.
 //
 // With a key of fields the payload is not checked unless
@@ -178,7 +178,7 @@ func WithKeyless() Option {
 // WithFingerprintFields checks only these JSON body fields (names or
 // dotted paths, as in WithKeyField) against the stored record, so fields
 // that change between re-sends (a trace id, a timestamp) do not count.
-// Defaults to the whole body, in canonical JSON form (idem.JSONFingerprint:
+// Defaults to the whole body, in canonical JSON form (idemjson.Fingerprint:
 // RFC 8785 with numbers kept exact) when it has one, else its bytes; with
 // WithKeyFields, to no check.
 func WithFingerprintFields(fields ...string) Option {

@@ -14,5 +14,5 @@ type ClockFunc func() time.Time
 // Now calls f.
 func (f ClockFunc) Now() time.Time { return f() }
 
-// SystemClock is the wall clock.
-var SystemClock Clock = ClockFunc(time.Now)
+// systemClock is the wall clock.
+var systemClock Clock = ClockFunc(time.Now)

@@ -16,8 +16,8 @@ const (
 	// DefaultExpiry is how long a record lives: 40 days, enough for SQS's
 	// longest retention (14 days) with a dead-letter queue as long, from
 	// which a message is redriven once as late as it can be
-	// (handler.RecordLifetime gives 35 days for that queue at 5 receives
-	// of 12 minutes). Size it for your queue with handler.RecordLifetime.
+	// (queue.RecordLifetime gives 35 days for that queue at 5 receives
+	// of 12 minutes). Size it for your queue with queue.RecordLifetime.
 	DefaultExpiry = 40 * 24 * time.Hour
 	// DefaultSettleTimeout is how long Do may take to settle a claim after
 	// the work returns when its context has no deadline (see
@@ -58,7 +58,7 @@ const (
 // default.
 type Config struct {
 	// Clock tells the time leases and expiry are computed from. Defaults
-	// to SystemClock.
+	// to the wall clock (time.Now).
 	Clock Clock
 	// Lease is how long a claim holds the key before another worker may
 	// take it over. It must cover the work, or a second worker may run it
@@ -193,7 +193,7 @@ func (c Config) Validate() error {
 // checked.
 func (c Config) resolve() (Config, error) {
 	if c.Clock == nil {
-		c.Clock = SystemClock
+		c.Clock = systemClock
 	}
 	if c.LeaseMargin == 0 {
 		c.LeaseMargin = DefaultLeaseMargin

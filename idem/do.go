@@ -225,7 +225,7 @@ func (a *attempt) claim(ctx context.Context, fingerprint string) (Claim, error) 
 // answerFromHolder is the outcome of a claim that found the key held:
 // Replayed from a completed record, InProgress from a live claim.
 func (a *attempt) answerFromHolder(ctx context.Context, rec Record, fingerprint string) (Result, error) {
-	if fingerprint != "" && rec.Fingerprint != "" && !SameFingerprint(rec.Fingerprint, fingerprint) {
+	if fingerprint != "" && rec.Fingerprint != "" && !sameFingerprint(rec.Fingerprint, fingerprint) {
 		return Result{}, &Error{Op: OpClaim, Key: a.key, Err: ErrPayloadMismatch}
 	}
 	switch rec.Status {

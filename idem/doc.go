@@ -40,14 +40,48 @@
 // Replayed with Result.Omitted and no value.
 //
 // Records must outlive every redelivery of their message: size
-// Config.Expiry from the queue's settings (handler.RecordLifetime).
+// Config.Expiry from the queue's settings (queue.RecordLifetime).
 //
 // Settings live in Config, declared, defaulted and checked in one place;
 // Do takes them as Options, and the SQS handler passes them on unchanged.
 //
-// This package holds the model and imports no AWS package. Stores live in
-// idem/dynamostore (DynamoDB), idem/pgstore (PostgreSQL),
+// This package holds the model and imports no AWS package. Keys come from
+// ClientKey and NaturalKey here, or from a JSON body's fields with
+// idem/idemjson (which also makes payload fingerprints of JSON). Stores live
+// in idem/dynamostore (DynamoDB), idem/pgstore (PostgreSQL),
 // idem/redisstore (Redis) and idem/memstore (memory); idem/idemtest is the
 // conformance suite every one of them passes. The SQS Lambda wrapper is
-// package handler.
+// package handler; the queue settings records are sized from are package
+// queue.
+//
+// # Writing a store
+//
+// A store implements Store: four methods, each one atomic step the store
+// evaluates itself (a conditional write, a transaction, a script), never a
+// read followed by a write. It has no clock: each request carries the time
+// it is judged at. It passes the conformance suite:
+//
+//	func TestConformance(t *testing.T) {
+//		idemtest.Run(t, func(t *testing.T) idem.Store { return mystore.New(...) })
+//	}
+//
+// The helpers every store uses, so that every store judges and answers
+// alike, are in one file (storehelpers.go):
+//
+//   - Record.Claimable: whether a claim at a time may replace a record
+//     (expired, or IN_PROGRESS with its lease passed).
+//   - ExpirySeconds: an expiry as the epoch seconds a store keeps, rounded
+//     up so a record never expires early.
+//   - LeaseLost: the error a write fenced by an owner returns when it finds
+//     another owner's record, or none (a *LeaseLostError, ErrLeaseLost).
+//   - NewOwner: the owner token a claim is made with, for tools and tests
+//     that call Claim themselves (Do makes its own).
+//   - StoredFingerprint: the short form Do writes a fingerprint in (22
+//     bytes); a store keeps Record.Fingerprint as it is given.
+//
+// A store also keeps Record.Encoding beside the result, returns
+// ErrResultTooLarge for a result it cannot keep (leaving the record as it
+// was), commits the writes staged with Stage (Completion.Writes) in the
+// completion's atomic step or fails with ErrUnsupportedWrite. Errors
+// specific to the store's database stay inside the store.
 package idem

@@ -8,24 +8,9 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
 )
-
-func ExampleJSONKey() {
-	body := []byte(`{"model":"m1","prompt":"Summarise document 4471","trace_id":"a1"}`)
-	resent := []byte(`{"trace_id":"b2", "prompt":"Summarise document 4471", "model":"m1"}`)
-	k1, _ := idem.JSONKey("summariser", body, "model", "prompt")
-	k2, _ := idem.JSONKey("summariser", resent, "model", "prompt")
-	fmt.Println(k1 == k2)
-	fmt.Println(string(k1)[:len("summariser#json(model,prompt):sha256:")])
-
-	_, err := idem.JSONKey("summariser", []byte(`{"model":"m1"}`), "model", "prompt")
-	fmt.Println(err)
-	// Output:
-	// true
-	// summariser#json(model,prompt):sha256:
-	// idem: no idempotency key: field "prompt" is absent or null
-}
 
 func ExampleNaturalKey() {
 	k, _ := idem.NaturalKey("summariser", "document", "4471", "version", "9")
@@ -104,8 +89,8 @@ func ExampleDo_payloadMismatch() {
 		log.Fatal(err)
 	}
 	key, _ := idem.ClientKey("mailer", "welcome-7")
-	a, _ := idem.JSONFingerprint([]byte(`{"to":"ada@example.com"}`))
-	b, _ := idem.JSONFingerprint([]byte(`{"to":"bob@example.com"}`))
+	a, _ := idemjson.Fingerprint([]byte(`{"to":"ada@example.com"}`))
+	b, _ := idemjson.Fingerprint([]byte(`{"to":"bob@example.com"}`))
 	send := func(context.Context) ([]byte, error) { return []byte("sent"), nil }
 	_, _ = idem.Do(context.Background(), store, key, a, send)
 	_, err = idem.Do(context.Background(), store, key, b, send)

@@ -13,13 +13,6 @@ type LeaseLostError struct {
 	Owner  string // the owner whose write was fenced off
 }
 
-// LeaseLost returns a *LeaseLostError for what a write fenced by owner
-// found: the record's status and owner, status "" when there was none.
-// Stores use it so that every store says it alike.
-func LeaseLost(status Status, holder, owner string) error {
-	return &LeaseLostError{Status: status, Holder: holder, Owner: owner}
-}
-
 // Superseded reports whether another claim owns the record: the key has
 // an owner, and it is not the caller.
 func (e *LeaseLostError) Superseded() bool { return e.Status != "" && e.Holder != e.Owner }

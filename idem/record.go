@@ -37,7 +37,7 @@ type Record struct {
 	// Fingerprint identifies the payload the record was written for; empty
 	// means the payload is not checked. Do stores it short
 	// (StoredFingerprint); a record written before holds the long form.
-	// Compare with SameFingerprint.
+	// Do compares the two forms alike.
 	Fingerprint string
 	// Owner is the token of the claim that wrote the record.
 	Owner string
@@ -54,14 +54,4 @@ func (r *Record) Claimable(now time.Time) bool {
 		return true
 	}
 	return r.Status == StatusInProgress && !r.LeaseUntil.IsZero() && r.LeaseUntil.UnixMilli() < now.UnixMilli()
-}
-
-// ExpirySeconds converts an expiry to the epoch seconds a store keeps,
-// rounding up so a record never expires early.
-func ExpirySeconds(t time.Time) int64 {
-	s := t.Unix()
-	if t.Nanosecond() != 0 {
-		s++
-	}
-	return s
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
@@ -37,7 +37,7 @@ const (
 	envConcurrency  = "IDEMQ_CONCURRENCY"             // records of a batch at once; default handler.DefaultConcurrency
 	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; needs IDEMQ_LEASE; default off
 	envCompress     = "IDEMQ_COMPRESS_ABOVE"          // bytes above which results are stored gzipped, or "off"; default idem.DefaultCompressAbove
-	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (handler.QueueSettings); the expiry and lease are checked against them; default unchecked
+	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (queue.Settings); the expiry and lease are checked against them; default unchecked
 	envBlobBucket   = "IDEMQ_BLOB_BUCKET"             // S3 bucket for results above IDEMQ_OFFLOAD_ABOVE; unset: no offload
 	envBlobPrefix   = "IDEMQ_BLOB_PREFIX"             // object key prefix in IDEMQ_BLOB_BUCKET; default defaultBlobPrefix
 	envOffloadAbove = "IDEMQ_OFFLOAD_ABOVE"           // stored size in bytes above which results go to the bucket; default idem.DefaultOffloadAbove
@@ -81,7 +81,7 @@ type config struct {
 	consumer consumerConfig
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
-	queue handler.QueueSettings
+	queue queue.Settings
 }
 
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
@@ -317,12 +317,12 @@ func checkStoreURL(s string, schemes ...string) error {
 //     invocation can run, and the library would silently make the beat
 //     at most half of it.
 //   - No expiry can be shorter than SQS's shortest retention
-//     (handler.MinRetention): no queue's message would find its record.
+//     (queue.MinRetention): no queue's message would find its record.
 //   - With the queue's settings, the expiry (the library's default when
-//     unset) must cover the message lifetime (handler.CheckExpiry without
+//     unset) must cover the message lifetime (queue.CheckExpiry without
 //     the dead-letter queue: a shorter one runs redelivered work again;
 //     shorter only than a redrive needs, startup warns), and a lease must
-//     let a crashed worker's message be retried (handler.CheckLease).
+//     let a crashed worker's message be retried (queue.CheckLease).
 func checkClaim(c *config, getenv func(string) string) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -331,10 +331,10 @@ func checkClaim(c *config, getenv func(string) string) []error {
 			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
 			envHeartbeat, c.heartbeat, envLease, idem.DefaultLeaseMargin, envLease, envHeartbeat)
 	}
-	if c.expiry > 0 && c.expiry < handler.MinRetention {
+	if c.expiry > 0 && c.expiry < queue.MinRetention {
 		bad("%s=%s is shorter than any SQS queue keeps a message (%s): every redelivery would find its record gone and run the work again; "+
-			"size it with handler.RecordLifetime (the CDK stack does), or leave it unset for the library's %s",
-			envRecordExpiry, c.expiry, handler.MinRetention, idem.DefaultExpiry)
+			"size it with queue.RecordLifetime (the CDK stack does), or leave it unset for the library's %s",
+			envRecordExpiry, c.expiry, queue.MinRetention, idem.DefaultExpiry)
 	}
 	v := getenv(envQueue)
 	if v == "" {
@@ -345,17 +345,17 @@ func checkClaim(c *config, getenv func(string) string) []error {
 		return errs
 	}
 	if err := c.queue.Validate(); err != nil {
-		c.queue = handler.QueueSettings{}
+		c.queue = queue.Settings{}
 		bad("%s: %v", envQueue, err)
 		return errs
 	}
 	inQueue := c.queue
 	inQueue.DeadLetterRetention = 0
-	if err := handler.CheckExpiry(inQueue, c.effectiveExpiry()); err != nil {
+	if err := queue.CheckExpiry(inQueue, c.effectiveExpiry()); err != nil {
 		bad("%s=%s against %s: %v", envRecordExpiry, c.effectiveExpiry(), envQueue, err)
 	}
 	if c.lease > 0 {
-		if err := handler.CheckLease(c.queue, c.lease, c.backoff); err != nil {
+		if err := queue.CheckLease(c.queue, c.lease, c.backoff); err != nil {
 			bad("%s=%s against %s: %v", envLease, c.lease, envQueue, err)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
 )
 
 func env(kv ...string) func(string) string {
@@ -170,7 +170,7 @@ func TestLoadConfigClaim(t *testing.T) {
 	with := func(kv ...string) func(string) string { return env(append(slices.Clone(base), kv...)...) }
 
 	c, err := loadConfig(with(envQueue, stackQueue, envRecordExpiry, "541h15m0s"))
-	want := handler.QueueSettings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
+	want := queue.Settings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
 	if err != nil || c.queue != want {
 		t.Errorf("the stack's IDEMQ_QUEUE: %+v, %v; want %+v", c.queue, err, want)
 	}

@@ -9,7 +9,7 @@
 // with its password hidden, or not at all):
 //
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
-//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration, at least 60s (default idem.DefaultExpiry; size it with handler.RecordLifetime, the dead-letter queue included)
+//	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration, at least 60s (default idem.DefaultExpiry; size it with queue.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the records' time left plus 10s, the invocation's plus 7.5s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
@@ -31,7 +31,7 @@
 //	IDEMQ_BLOB_PREFIX              object key prefix in the bucket (default idemq/; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 6000; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
-//	IDEMQ_QUEUE                    the queue's settings as JSON (handler.QueueSettings), to check the expiry and lease against (default: unchecked)
+//	IDEMQ_QUEUE                    the queue's settings as JSON (queue.Settings), to check the expiry and lease against (default: unchecked)
 //
 // Every pool is sized for the requests that can be under way at once,
 // AWS_LAMBDA_MAX_CONCURRENCY × IDEMQ_CONCURRENCY: the idle connections of
@@ -98,6 +98,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/s3blob"
+	"github.com/idemq/idemq/queue"
 )
 
 func main() {
@@ -335,7 +336,7 @@ func warnings(cfg config, logger *slog.Logger) {
 	if cfg.queue.Retention == 0 {
 		return
 	}
-	if err := handler.CheckExpiry(cfg.queue, cfg.effectiveExpiry()); err != nil {
+	if err := queue.CheckExpiry(cfg.queue, cfg.effectiveExpiry()); err != nil {
 		logger.Warn("idemq worker: "+envRecordExpiry+" does not cover a redrive from the dead-letter queue: a message redriven late may run its work again",
 			"err", err.Error())
 	}

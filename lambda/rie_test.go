@@ -25,6 +25,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/internal/dynamotest"
 	"github.com/idemq/idemq/internal/rie"
 )
@@ -168,7 +169,7 @@ func holdKey(t *testing.T, store idem.Store, key, body string, lease time.Durati
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := idem.JSONFingerprint([]byte(body))
+	fp, err := idemjson.Fingerprint([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

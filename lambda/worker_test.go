@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/internal/pgtest"
 	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/queue"
 )
 
 // The worker wired by newHandler, in process, with each store it takes:
@@ -129,7 +129,7 @@ func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 // that covers the queue but not a redrive from its dead-letter queue.
 func TestStartupWarnings(t *testing.T) {
 	t.Parallel()
-	queue := handler.QueueSettings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
+	queue := queue.Settings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
 	for _, tt := range []struct {
 		name string
 		cfg  config

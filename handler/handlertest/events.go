@@ -41,9 +41,6 @@ func FIFOMessage(id, body, group string) events.SQSMessage {
 	return m
 }
 
-// Group returns a message's group ("" when it has none).
-func Group(msg events.SQSMessage) string { return msg.Attributes[groupAttribute] }
-
 // JSONMessage returns Message(id, body) with body encoded as JSON. It
 // panics if v cannot be encoded.
 func JSONMessage(id string, v any) events.SQSMessage {

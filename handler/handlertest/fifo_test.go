@@ -34,8 +34,8 @@ func TestFIFOQueueOrder(t *testing.T) {
 		}
 		var ids []string
 		for _, m := range msgs {
-			if m.EventSourceARN != handlertest.FIFOEventSourceARN || handlertest.Group(m) == "" {
-				t.Errorf("%s: ARN %s, group %q: not a FIFO message", m.MessageId, m.EventSourceARN, handlertest.Group(m))
+			if m.EventSourceARN != handlertest.FIFOEventSourceARN || m.Attributes["MessageGroupId"] == "" {
+				t.Errorf("%s: ARN %s, group %q: not a FIFO message", m.MessageId, m.EventSourceARN, m.Attributes["MessageGroupId"])
 			}
 			ids = append(ids, m.MessageId)
 		}

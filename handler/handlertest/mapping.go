@@ -5,18 +5,15 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/idemq/idemq/queue"
 )
 
 // Handler is what Drain invokes: a Lambda handler for SQS events with
 // partial batch responses, such as handler.WrapSQS returns.
 type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error)
 
-// DefaultBatchSize is Drain's batch size when it is given 0: the SQS event
-// source's default.
-const DefaultBatchSize = 10
-
 // Drain feeds q's messages to h in batches of up to batchSize (0:
-// DefaultBatchSize), as Lambda's SQS event source mapping with
+// queue.DefaultBatchSize, the SQS event source's default), as Lambda's SQS event source mapping with
 // ReportBatchItemFailures does: the records the response lists come back
 // after the visibility timeout, the others are deleted, and an error or a
 // malformed response brings back the whole batch. It returns when every
@@ -24,7 +21,7 @@ const DefaultBatchSize = 10
 // with ctx's error.
 func Drain(ctx context.Context, q *Queue, h Handler, batchSize int) error {
 	if batchSize <= 0 {
-		batchSize = DefaultBatchSize
+		batchSize = queue.DefaultBatchSize
 	}
 	for {
 		if n, _ := q.Pending(ctx); n == 0 {

@@ -25,7 +25,7 @@
 // every key with it), the provider URL must be one the worker can use, and
 // WorkerProps.Environment takes no IDEMQ_ variable, so none bypasses the
 // checks. The record
-// expiry is handler.RecordLifetime of the queue's settings, the dead-letter
+// expiry is queue.RecordLifetime of the queue's settings, the dead-letter
 // queue's retention included, the function the runtime uses too, and is
 // passed to the function as IDEMQ_RECORD_EXPIRY.
 //

@@ -34,7 +34,7 @@ const (
 	// WorkerProps.Environment.
 	EnvProviderAPIKey = "IDEMQ_PROVIDER_API_KEY"
 	// EnvQueue holds the queue's settings, the dead-letter queue's
-	// retention included, as JSON (handler.QueueSettings' MarshalJSON):
+	// retention included, as JSON (queue.Settings' MarshalJSON):
 	// the worker checks its record expiry and lease against them at
 	// start-up.
 	EnvQueue = "IDEMQ_QUEUE"

@@ -20,7 +20,6 @@ const (
 	DefaultMemoryMB    = 256
 	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
 	DefaultMaxReceives = 5                  // AWS's recommended minimum
-	DefaultBatchSize   = 10
 	// DefaultMaxConcurrency caps the invocations the event source runs at
 	// once. A model provider limits requests a minute, and a request over
 	// the limit is a record failed (a 429), retried a visibility timeout
@@ -76,7 +75,7 @@ type WorkerProps struct {
 
 	// BatchSize is the most messages one invocation receives: 1 to 10 on a
 	// FIFO queue; 1 to 10,000 on a standard queue, where more than 10 needs
-	// a BatchingWindow of at least 1 s. Defaults to DefaultBatchSize.
+	// a BatchingWindow of at least 1 s. Defaults to queue.DefaultBatchSize (10).
 	BatchSize int
 	// BatchingWindow is how long the event source gathers messages before
 	// invoking the function (MaximumBatchingWindowInSeconds), whole
@@ -99,18 +98,18 @@ type WorkerProps struct {
 	CapacityProvider *CapacityProvider
 
 	// RecordExpiry is how long an idempotency record lives. It must be at
-	// least the message lifetime (handler.QueueSettings.MessageLifetime);
+	// least the message lifetime (queue.Settings.MessageLifetime);
 	// shorter than a redrive from the dead-letter queue needs
-	// (handler.QueueSettings.RedriveLifetime, with DLQRetention) it
+	// (queue.Settings.RedriveLifetime, with DLQRetention) it
 	// deploys with a warning: a message redriven more than RecordExpiry
 	// less the message lifetime after it was sent may run its work again.
-	// Defaults to handler.RecordLifetime of the queue's settings, the
+	// Defaults to queue.RecordLifetime of the queue's settings, the
 	// dead-letter queue's retention included, so a redrive at any time
 	// while the dead-letter queue keeps the message is answered from its
 	// record.
 	RecordExpiry time.Duration
 	// KeyField is the JSON field of the message body holding the
-	// idempotency key (a field as idem.CheckField takes it), passed as
+	// idempotency key (a field as idemjson.CheckField takes it), passed as
 	// IDEMQ_KEY_FIELD. Like Namespace, it must stay the same while records
 	// live. Defaults to handler.DefaultKeyField, "idempotency_key".
 	KeyField string

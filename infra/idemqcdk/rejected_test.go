@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/queue"
 )
 
 // TestRejectedSettings checks that settings which cannot work fail the
@@ -21,7 +21,7 @@ func TestRejectedSettings(t *testing.T) {
 		context map[string]any
 		field   string // the WorkerProps field at fault
 		names   string // the context key the message must name
-		idem    bool   // the cause is idem's (errors.Is handler.ErrInvalidSettings)
+		idem    bool   // the cause is idem's (errors.Is queue.ErrInvalidSettings)
 	}{
 		{"visibility shorter than the function timeout",
 			map[string]any{"idemq:functionTimeout": "60s", "idemq:visibilityTimeout": "30s"},
@@ -197,8 +197,8 @@ func TestRejectedSettings(t *testing.T) {
 			if !strings.Contains(err.Error(), c.names) {
 				t.Errorf("the message does not name %s: %v", c.names, err)
 			}
-			if got := errors.Is(err, handler.ErrInvalidSettings); got != c.idem {
-				t.Errorf("errors.Is(err, handler.ErrInvalidSettings) = %v, want %v", got, c.idem)
+			if got := errors.Is(err, queue.ErrInvalidSettings); got != c.idem {
+				t.Errorf("errors.Is(err, queue.ErrInvalidSettings) = %v, want %v", got, c.idem)
 			}
 			t.Log(err)
 		})

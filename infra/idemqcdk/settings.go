@@ -9,6 +9,8 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/queue"
 )
 
 // Limits Lambda places on the function and its SQS event source.
@@ -34,8 +36,8 @@ type SettingError struct {
 	Field string
 	// Msg says what is wrong and which value to change.
 	Msg string
-	// Err is the cause, if any: for RecordExpiry, handler.CheckExpiry's error,
-	// which wraps handler.ErrInvalidSettings.
+	// Err is the cause, if any: for RecordExpiry, queue.CheckExpiry's error,
+	// which wraps queue.ErrInvalidSettings.
 	Err error
 }
 
@@ -77,8 +79,8 @@ type settings struct {
 
 // queue is the queue's settings, its dead-letter queue's retention
 // included, for handler's record lifetime arithmetic.
-func (s settings) queue() handler.QueueSettings {
-	return handler.QueueSettings{
+func (s settings) queue() queue.Settings {
+	return queue.Settings{
 		Retention:           s.retention,
 		VisibilityTimeout:   s.visibility,
 		MaxReceives:         s.maxReceives,
@@ -111,7 +113,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		memoryMB:    or(p.MemoryMB, DefaultMemoryMB),
 		retention:   or(p.Retention, DefaultRetention),
 		maxReceives: or(p.MaxReceives, DefaultMaxReceives),
-		batchSize:   or(p.BatchSize, DefaultBatchSize),
+		batchSize:   or(p.BatchSize, queue.DefaultBatchSize),
 		window:      p.BatchingWindow,
 		concurrency: or(p.MaxConcurrency, DefaultMaxConcurrency),
 		fifo:        p.FIFO,
@@ -128,12 +130,12 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, MaxTimeout)
 	case s.memoryMB < MinMemoryMB || s.memoryMB > MaxMemoryMB:
 		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, MinMemoryMB, MaxMemoryMB)
-	case !inSeconds(s.retention, handler.MinRetention, handler.MaxRetention):
-		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, handler.MinRetention, handler.MaxRetention)
-	case s.maxReceives < handler.MinMaxReceives || s.maxReceives > handler.MaxMaxReceives:
-		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, handler.MinMaxReceives, handler.MaxMaxReceives)
-	case !inSeconds(s.window, 0, handler.MaxBatchingWindow):
-		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, handler.MaxBatchingWindow)
+	case !inSeconds(s.retention, queue.MinRetention, queue.MaxRetention):
+		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, queue.MinRetention, queue.MaxRetention)
+	case s.maxReceives < queue.MinMaxReceives || s.maxReceives > queue.MaxMaxReceives:
+		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, queue.MinMaxReceives, queue.MaxMaxReceives)
+	case !inSeconds(s.window, 0, queue.MaxBatchingWindow):
+		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, queue.MaxBatchingWindow)
 	case s.fifo && s.window > 0:
 		return s, bad("BatchingWindow", "%s %s is not allowed on a FIFO queue (%s): Lambda takes no batching window from FIFO queues; leave %s unset",
 			label("BatchingWindow"), s.window, label("FIFO"), label("BatchingWindow"))
@@ -142,9 +144,9 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			label("BatchSize"), s.batchSize, MaxFIFOBatchSize, label("FIFO"), label("BatchSize"))
 	case s.batchSize < 1 || s.batchSize > MaxBatchSize:
 		return s, bad("BatchSize", "%s %d must be from 1 to %d", label("BatchSize"), s.batchSize, MaxBatchSize)
-	case s.batchSize > DefaultBatchSize && s.window < time.Second:
+	case s.batchSize > queue.DefaultBatchSize && s.window < time.Second:
 		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
-			label("BatchSize"), s.batchSize, DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), DefaultBatchSize)
+			label("BatchSize"), s.batchSize, queue.DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), queue.DefaultBatchSize)
 	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
 		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (no cap: idemq:maxConcurrency 0, or WorkerProps.MaxConcurrency NoMaxConcurrency)",
 			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
@@ -163,8 +165,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 
 	s.visibility = or(p.VisibilityTimeout, guidance)
 	switch {
-	case !inSeconds(s.visibility, time.Second, handler.MaxVisibility):
-		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, handler.MaxVisibility)
+	case !inSeconds(s.visibility, time.Second, queue.MaxVisibility):
+		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, queue.MaxVisibility)
 	case s.visibility < s.timeout:
 		return s, bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects; raise %s (left unset it is 6 × %s + %s = %s) or lower %s",
 			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout,
@@ -184,7 +186,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			label("Retention"), s.retention, stay, DLQRetention, deadLetterExpiryAge(stay), label("Retention")))
 	}
 	if p.RecordExpiry == 0 {
-		life, err := handler.RecordLifetime(s.queue())
+		life, err := queue.RecordLifetime(s.queue())
 		if err != nil { // unreachable: the settings were checked above
 			return s, &SettingError{Field: "RecordExpiry", Msg: "cannot size the record expiry", Err: err}
 		}
@@ -195,15 +197,15 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		// than a redrive from the dead-letter queue needs: deployed, with
 		// a warning saying which redrives run the work again.
 		s.expiry = p.RecordExpiry
-		life, _ := handler.RecordLifetime(s.queue())
+		life, _ := queue.RecordLifetime(s.queue())
 		inQueue := s.queue()
 		inQueue.DeadLetterRetention = 0
-		if err := handler.CheckExpiry(inQueue, s.expiry); err != nil {
+		if err := queue.CheckExpiry(inQueue, s.expiry); err != nil {
 			return s, &SettingError{Field: "RecordExpiry",
 				Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
 				Err: err}
 		}
-		if err := handler.CheckExpiry(s.queue(), s.expiry); err != nil {
+		if err := queue.CheckExpiry(s.queue(), s.expiry); err != nil {
 			s.warnings = append(s.warnings, fmt.Sprintf(
 				"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
 					"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
@@ -228,7 +230,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		return s, bad("Namespace", "%s %q has leading or trailing white space; set it without", label("Namespace"), ns)
 	}
 	s.keyField = or(p.KeyField, handler.DefaultKeyField)
-	if err := idem.CheckField(s.keyField); err != nil {
+	if err := idemjson.CheckField(s.keyField); err != nil {
 		return s, &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is not a field the worker can read", label("KeyField"), s.keyField), Err: err}
 	}
 
@@ -252,7 +254,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 
 // checkCrashRetry rejects settings under which a message whose worker
 // crashed (or lost the answer) mid-call ends in the dead-letter queue with
-// its work undone: handler.CheckLease's rule, for the lease the function
+// its work undone: queue.CheckLease's rule, for the lease the function
 // has (the invocation's time left plus idem.DefaultLeaseMargin), with
 // messages naming the settings. The crashed worker's claim holds the key
 // until its lease ends, up to window + timeout + idem.DefaultLeaseMargin
@@ -260,7 +262,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 // and spends one of the message's receives: one every visibility timeout
 // without back-off, one in all with it (the back-off holds the message
 // until the lease ends: the lease is far under 12 h).
-// handler.QueueSettings.InProgressReceives counts them. At least one
+// queue.Settings.InProgressReceives counts them. At least one
 // receive must be left after that, and the message must still be retained
 // when it comes.
 func (s settings) checkCrashRetry(label func(field string) string) error {

@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
 )
 
 // TestCrashRetryIsCheckLease checks that synth's crash-retry check is
-// handler.CheckLease's rule for the function's default lease (the
+// queue.CheckLease's rule for the function's default lease (the
 // invocation's time left plus idem.DefaultLeaseMargin), over a grid of
 // settings: the worker applies CheckLease to an IDEMQ_LEASE it is given,
 // and the two must not disagree.
@@ -23,9 +23,9 @@ func TestCrashRetryIsCheckLease(t *testing.T) {
 						for _, backoff := range []bool{false, true} {
 							s := settings{timeout: timeout, visibility: visibility, window: window, maxReceives: receives, retention: retention, backoff: backoff}
 							synth := s.checkCrashRetry(fieldName)
-							lib := handler.CheckLease(s.queue(), timeout+idem.DefaultLeaseMargin, backoff)
+							lib := queue.CheckLease(s.queue(), timeout+idem.DefaultLeaseMargin, backoff)
 							if (synth == nil) != (lib == nil) {
-								t.Errorf("%+v: checkCrashRetry %v, handler.CheckLease %v", s, synth, lib)
+								t.Errorf("%+v: checkCrashRetry %v, queue.CheckLease %v", s, synth, lib)
 							}
 							checked++
 							if synth != nil {

@@ -11,12 +11,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/queue"
 )
 
 // Defaults of an ESM.
 const (
-	// DefaultBatchSize is Lambda's default batch size for SQS.
-	DefaultBatchSize = 10
 	// DefaultTimeout is the function timeout the ESM gives each invocation.
 	DefaultTimeout = 30 * time.Second
 	// DefaultPollWait is how long one receive waits for a first message.
@@ -51,7 +50,8 @@ type ESM struct {
 	Source Source
 	// Instances are the function's instances, one poller each. Required.
 	Instances []Invoker
-	// BatchSize is the largest batch. Defaults to DefaultBatchSize.
+	// BatchSize is the largest batch. Defaults to queue.DefaultBatchSize,
+	// Lambda's default batch size for SQS.
 	BatchSize int
 	// BatchingWindow is how long a poller keeps receiving to fill a batch.
 	// Defaults to 0: a batch is what one receive returns.
@@ -140,7 +140,7 @@ func (r *run) setDefaults() {
 	e := r.esm
 	r.size, r.wait, r.limit, r.keyOf = e.BatchSize, e.PollWait, e.Timeout, e.Key
 	if r.size <= 0 {
-		r.size = DefaultBatchSize
+		r.size = queue.DefaultBatchSize
 	}
 	if r.wait <= 0 {
 		r.wait = DefaultPollWait

@@ -1,4 +1,4 @@
-package idem
+package idemjson
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// A field names a value in a JSON object for JSONKey, JSONFingerprint and
-// JSONObject: a member name, or a path of member names separated by dots
+// A field names a value in a JSON object for Key, Fingerprint and
+// Object: a member name, or a path of member names separated by dots
 // ("document.id" is the member "id" of the member "document"). A dot or a
 // backslash that is part of a name is escaped with a backslash: `order\.id`
 // is the member named "order.id" (see EscapeField). A dot always separates

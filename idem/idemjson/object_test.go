@@ -1,4 +1,4 @@
-package idem_test
+package idemjson_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 func TestParseJSONObject(t *testing.T) {
@@ -20,7 +21,7 @@ func TestParseJSONObject(t *testing.T) {
 		``:                "not valid JSON",
 		`not json at all`: "not valid JSON",
 	} {
-		if _, err := idem.ParseJSONObject([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := idemjson.Parse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseJSONObject(%q) = %v, want an error saying %q", body, err, want)
 		}
 	}
@@ -28,7 +29,7 @@ func TestParseJSONObject(t *testing.T) {
 
 func TestJSONObjectField(t *testing.T) {
 	t.Parallel()
-	obj, err := idem.ParseJSONObject([]byte(`{"id":"a","n":1.50,"doc":{"id":7,"v":null},"doc.id":"exact","none":null,"list":[1]}`))
+	obj, err := idemjson.Parse([]byte(`{"id":"a","n":1.50,"doc":{"id":7,"v":null},"doc.id":"exact","none":null,"list":[1]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestJSONObjectField(t *testing.T) {
 			t.Errorf("Field(%q) = %v, %v; want %v, %v", path, got, ok, want, want != nil)
 		}
 	}
-	nested, _ := idem.ParseJSONObject([]byte(`{"doc":{"id":7}}`))
+	nested, _ := idemjson.Parse([]byte(`{"doc":{"id":7}}`))
 	if v, ok := nested.Field("doc.id"); !ok || v != json.Number("7") {
 		t.Errorf(`Field("doc.id") = %v, %v; want 7 through the path`, v, ok)
 	}
@@ -59,7 +60,7 @@ func TestJSONObjectField(t *testing.T) {
 func TestJSONObjectHash(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"prompt":"hi","model":"m","n":1e2,"extra":true}`)
-	obj, err := idem.ParseJSONObject(body)
+	obj, err := idemjson.Parse(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,11 @@ func TestJSONObjectHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := idem.JSONFingerprint(body, "model", "prompt")
+	want, err := idemjson.Fingerprint(body, "model", "prompt")
 	if err != nil || got != want {
 		t.Errorf("Hash = %s, JSONFingerprint = %s, %v", got, want, err)
 	}
-	same, _ := idem.ParseJSONObject([]byte(`{ "model" : "m", "prompt" : "hi", "n": 100 }`))
+	same, _ := idemjson.Parse([]byte(`{ "model" : "m", "prompt" : "hi", "n": 100 }`))
 	if h, _ := same.Hash("model", "prompt"); h != got {
 		t.Errorf("Hash of the same fields, reordered and spaced = %s, want %s", h, got)
 	}
@@ -86,21 +87,21 @@ func TestJSONObjectHash(t *testing.T) {
 func TestCheckField(t *testing.T) {
 	t.Parallel()
 	for _, f := range []string{"id", "doc.id", `order\.id`, `a\\b`, `a\\.b`, "é.😀"} {
-		if err := idem.CheckField(f); err != nil {
+		if err := idemjson.CheckField(f); err != nil {
 			t.Errorf("CheckField(%q) = %v", f, err)
 		}
 	}
 	for _, f := range []string{"", ".", "a.", ".a", "a..b", `a\`, `a\b`, `a\\\`, "\xff"} {
-		if err := idem.CheckField(f); err == nil {
+		if err := idemjson.CheckField(f); err == nil {
 			t.Errorf("CheckField(%q): no error", f)
 		}
-		if _, err := idem.JSONKey("fn", []byte(`{"a":1}`), "a", f); !errors.Is(err, idem.ErrNoKey) {
+		if _, err := idemjson.Key("fn", []byte(`{"a":1}`), "a", f); !errors.Is(err, idem.ErrNoKey) {
 			t.Errorf("JSONKey with field %q: %v, want ErrNoKey", f, err)
 		}
 	}
-	obj, _ := idem.ParseJSONObject(`{"a.b":{"c\\d":1},"x\\":{"y":2}}`)
+	obj, _ := idemjson.Parse(`{"a.b":{"c\\d":1},"x\\":{"y":2}}`)
 	for name, path := range map[string][]string{"1": {"a.b", `c\d`}, "2": {`x\`, "y"}} {
-		field := idem.EscapeField(path[0]) + "." + idem.EscapeField(path[1])
+		field := idemjson.EscapeField(path[0]) + "." + idemjson.EscapeField(path[1])
 		if v, ok := obj.Field(field); !ok || v != json.Number(name) {
 			t.Errorf("Field(%q) = %v, %v; want %s", field, v, ok, name)
 		}
@@ -112,12 +113,12 @@ func TestCheckField(t *testing.T) {
 func TestJSONObjectKey(t *testing.T) {
 	t.Parallel()
 	body := `{"doc":{"id":4471},"model.name":"m"}`
-	obj, err := idem.ParseJSONObject(body)
+	obj, err := idemjson.Parse(body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, errA := obj.Key("fn", `model\.name`, "doc.id")
-	b, errB := idem.JSONKey("fn", []byte(body), "doc.id", `model\.name`)
+	b, errB := idemjson.Key("fn", []byte(body), "doc.id", `model\.name`)
 	if errA != nil || errB != nil || a != b || !strings.HasPrefix(string(a), `fn#json(doc.id,model\.name):sha256:`) {
 		t.Errorf("keys %s, %s (%v, %v); want one key", a, b, errA, errB)
 	}

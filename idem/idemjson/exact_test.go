@@ -1,10 +1,11 @@
-package idem_test
+package idemjson_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // hashes returns what every key and fingerprint path makes of a body whose
@@ -14,22 +15,22 @@ func hashes(t *testing.T, lit string) ([4]string, error) {
 	t.Helper()
 	body := []byte(`{"n":` + lit + `}`)
 	var out [4]string
-	k, err := idem.JSONKey("fn", body, "n")
+	k, err := idemjson.Key("fn", body, "n")
 	if err != nil {
 		return out, err
 	}
 	out[0] = string(k)
-	obj, err := idem.ParseJSONObject(body)
+	obj, err := idemjson.Parse(body)
 	if err != nil {
 		return out, err
 	}
 	if out[1], err = obj.Hash("n"); err != nil {
 		return out, err
 	}
-	if out[2], err = idem.JSONFingerprint(body, "n"); err != nil {
+	if out[2], err = idemjson.Fingerprint(body, "n"); err != nil {
 		return out, err
 	}
-	out[3], err = idem.JSONFingerprint(body)
+	out[3], err = idemjson.Fingerprint(body)
 	return out, err
 }
 
@@ -91,19 +92,19 @@ func TestNumbersAreExact(t *testing.T) {
 func TestKeysOfOrdinaryBodiesStay(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"model":"m1","prompt":"Résume \"ceci\"\n\u0007 😀 \u2028","n":[1.5,1e21,1e-7,0.1,123456789,-0,100,1E2,5e-324,1.7976931348623157e308,9007199254740992],"doc":{"id":4471,"z":null,"a":true,"é":false,"\ud83d\ude00":1,"\uffff":2}}`)
-	fp, err := idem.JSONFingerprint(body)
+	fp, err := idemjson.Fingerprint(body)
 	if want := "sha256:99e3612fa0639b64a542953a3ed88bebcb6ef2844a4ea4fc767be462f2148704"; err != nil || fp != want {
 		t.Errorf("whole-body fingerprint %s, %v; want %s", fp, err, want)
 	}
-	k, err := idem.JSONKey("fn", body, "doc", "model", "n", "prompt")
+	k, err := idemjson.Key("fn", body, "doc", "model", "n", "prompt")
 	if want := "fn#json(doc,model,n,prompt):sha256:99e3612fa0639b64a542953a3ed88bebcb6ef2844a4ea4fc767be462f2148704"; err != nil || string(k) != want {
 		t.Errorf("key %s, %v; want %s", k, err, want)
 	}
-	k, err = idem.JSONKey("fn", body, "doc.id")
+	k, err = idemjson.Key("fn", body, "doc.id")
 	if want := "fn#json(doc.id):sha256:5986c91ebdc64f70540752036bbcf862ef2fe205d53ec75e2ccd14ae93a04673"; err != nil || string(k) != want {
 		t.Errorf("nested key %s, %v; want %s", k, err, want)
 	}
-	fp, err = idem.JSONFingerprint(body, "n", "prompt")
+	fp, err = idemjson.Fingerprint(body, "n", "prompt")
 	if want := "sha256:11d29a130d3c6aadca1bd56fbcb7553fb51efd8095dfb2aa698b83d38b32153a"; err != nil || fp != want {
 		t.Errorf("fields fingerprint %s, %v; want %s", fp, err, want)
 	}
@@ -116,28 +117,28 @@ func TestStringsAreExact(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{`"\ud800"`, `"\udc00"`, `"a\ud83d"`, `"\ude00b"`, `"\ud800\ud800"`, "\"\xff\"", "\"\xed\xa0\x80\""} {
 		body := []byte(`{"s":` + s + `,"ok":"x"}`)
-		if k, err := idem.JSONKey("fn", body, "s"); !errors.Is(err, idem.ErrNoKey) {
+		if k, err := idemjson.Key("fn", body, "s"); !errors.Is(err, idem.ErrNoKey) {
 			t.Errorf("JSONKey of %s = %s, %v; want ErrNoKey", s, k, err)
 		}
-		if fp, err := idem.JSONFingerprint(body, "s"); err == nil {
+		if fp, err := idemjson.Fingerprint(body, "s"); err == nil {
 			t.Errorf("JSONFingerprint of field %s = %s; want an error", s, fp)
 		}
-		if fp, err := idem.JSONFingerprint(body); err == nil {
+		if fp, err := idemjson.Fingerprint(body); err == nil {
 			t.Errorf("JSONFingerprint of %s = %s; want an error", body, fp)
 		}
 		// Elsewhere in the body it is no concern of the key's.
-		if _, err := idem.JSONKey("fn", body, "ok"); err != nil {
+		if _, err := idemjson.Key("fn", body, "ok"); err != nil {
 			t.Errorf("JSONKey of another field beside %s: %v", s, err)
 		}
 	}
 	// A member name is a string too.
-	if k, err := idem.JSONKey("fn", []byte(`{"o":{"\ud800":1}}`), "o"); !errors.Is(err, idem.ErrNoKey) {
+	if k, err := idemjson.Key("fn", []byte(`{"o":{"\ud800":1}}`), "o"); !errors.Is(err, idem.ErrNoKey) {
 		t.Errorf("JSONKey of an object with a lone surrogate member name = %s, %v; want ErrNoKey", k, err)
 	}
 	// A pair of escapes is one character, the same as written out.
-	a, errA := idem.JSONKey("fn", []byte(`{"s":"\ud83d\ude00"}`), "s")
-	b, errB := idem.JSONKey("fn", []byte(`{"s":"😀"}`), "s")
-	c, errC := idem.JSONKey("fn", []byte(`{"s":"\ufffd"}`), "s")
+	a, errA := idemjson.Key("fn", []byte(`{"s":"\ud83d\ude00"}`), "s")
+	b, errB := idemjson.Key("fn", []byte(`{"s":"😀"}`), "s")
+	c, errC := idemjson.Key("fn", []byte(`{"s":"\ufffd"}`), "s")
 	if errA != nil || errB != nil || errC != nil || a != b || a == c {
 		t.Errorf("keys %s %s %s (%v %v %v); want the first two equal, the third different", a, b, c, errA, errB, errC)
 	}
@@ -147,19 +148,19 @@ func TestStringsAreExact(t *testing.T) {
 // a body cannot steer itself onto another key by adding one.
 func TestDottedMemberIsNotAPath(t *testing.T) {
 	t.Parallel()
-	k1, err := idem.JSONKey("fn", []byte(`{"document":{"id":1}}`), "document.id")
+	k1, err := idemjson.Key("fn", []byte(`{"document":{"id":1}}`), "document.id")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, _ := idem.JSONKey("fn", []byte(`{"document":{"id":2}}`), "document.id")
-	steered, err := idem.JSONKey("fn", []byte(`{"document":{"id":2},"document.id":1}`), "document.id")
+	k2, _ := idemjson.Key("fn", []byte(`{"document":{"id":2}}`), "document.id")
+	steered, err := idemjson.Key("fn", []byte(`{"document":{"id":2},"document.id":1}`), "document.id")
 	if err != nil || steered == k1 || steered != k2 {
 		t.Errorf("document 2 with a member \"document.id\": 1 has key %s, %v; want document 2's %s, not document 1's", steered, err, k2)
 	}
-	if k, err := idem.JSONKey("fn", []byte(`{"document.id":1}`), "document.id"); !errors.Is(err, idem.ErrNoKey) {
+	if k, err := idemjson.Key("fn", []byte(`{"document.id":1}`), "document.id"); !errors.Is(err, idem.ErrNoKey) {
 		t.Errorf("a member \"document.id\" alone gives key %s, %v; want ErrNoKey (the path is absent)", k, err)
 	}
-	obj, _ := idem.ParseJSONObject(`{"a":{"b":{"c":1}},"a.b":{"c":2},"a.b.c":3}`)
+	obj, _ := idemjson.Parse(`{"a":{"b":{"c":1}},"a.b":{"c":2},"a.b.c":3}`)
 	if v, _ := obj.Field("a.b.c"); v == nil || v.(interface{ String() string }).String() != "1" {
 		t.Errorf(`Field("a.b.c") = %v, want 1 through the path`, v)
 	}
@@ -170,8 +171,8 @@ func TestDottedMemberIsNotAPath(t *testing.T) {
 func TestFieldOrderDoesNotMatter(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"model":"m1","prompt":"hi","n":1}`)
-	a, errA := idem.JSONKey("fn", body, "model", "prompt", "n")
-	b, errB := idem.JSONKey("fn", body, "prompt", "n", "model", "n")
+	a, errA := idemjson.Key("fn", body, "model", "prompt", "n")
+	b, errB := idemjson.Key("fn", body, "prompt", "n", "model", "n")
 	if errA != nil || errB != nil || a != b {
 		t.Errorf("keys %s, %s (%v, %v); want one key", a, b, errA, errB)
 	}

@@ -1,4 +1,4 @@
-package handler_test
+package queue_test
 
 import (
 	"encoding/json"
@@ -6,22 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/queue"
 )
 
 const day = 24 * time.Hour
 
 func TestRecordLifetime(t *testing.T) {
 	t.Parallel()
-	aws := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
-	withDLQ := func(q handler.QueueSettings, retention time.Duration, fifo bool) handler.QueueSettings {
+	aws := queue.Settings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
+	withDLQ := func(q queue.Settings, retention time.Duration, fifo bool) queue.Settings {
 		q.DeadLetterRetention, q.FIFO = retention, fifo
 		return q
 	}
-	longest := handler.QueueSettings{Retention: 14 * day, VisibilityTimeout: 6 * time.Minute, MaxReceives: 5, BatchingWindow: 20 * time.Second}
+	longest := queue.Settings{Retention: 14 * day, VisibilityTimeout: 6 * time.Minute, MaxReceives: 5, BatchingWindow: 20 * time.Second}
 	tests := []struct {
 		name    string
-		q       handler.QueueSettings
+		q       queue.Settings
 		life    time.Duration // message lifetime
 		redrive time.Duration // lifetime with one redrive from the dead-letter queue
 		want    time.Duration
@@ -30,7 +30,7 @@ func TestRecordLifetime(t *testing.T) {
 			96*time.Hour + 150*time.Second, 96*time.Hour + 150*time.Second, 120*time.Hour + 4*time.Minute},
 		{"longest retention, window", longest,
 			14*day + 5*(6*time.Minute+20*time.Second), 14*day + 5*(6*time.Minute+20*time.Second), 420*time.Hour + 40*time.Minute},
-		{"short queue gets an hour of margin", handler.QueueSettings{Retention: time.Minute, VisibilityTimeout: time.Second, MaxReceives: 1},
+		{"short queue gets an hour of margin", queue.Settings{Retention: time.Minute, VisibilityTimeout: time.Second, MaxReceives: 1},
 			61 * time.Second, 61 * time.Second, 62 * time.Minute},
 		// A standard dead-letter queue keeps a message 14 days from when it
 		// was sent; the redriven copy is new and lives 96h2m30s again:
@@ -58,7 +58,7 @@ func TestRecordLifetime(t *testing.T) {
 			if got := tt.q.RedriveLifetime(); got != tt.redrive {
 				t.Fatalf("redrive lifetime %s, want %s", got, tt.redrive)
 			}
-			got, err := handler.RecordLifetime(tt.q)
+			got, err := queue.RecordLifetime(tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestRecordLifetime(t *testing.T) {
 			if got != want || got < tt.redrive+time.Hour || got%time.Minute != 0 {
 				t.Fatalf("record lifetime %s: want %s, at least an hour over %s, whole minutes", got, want, tt.redrive)
 			}
-			if err := handler.CheckExpiry(tt.q, got); err != nil {
+			if err := queue.CheckExpiry(tt.q, got); err != nil {
 				t.Fatalf("the computed lifetime fails its own check: %v", err)
 			}
 		})
@@ -78,30 +78,30 @@ func TestRecordLifetime(t *testing.T) {
 
 func TestRecordLifetimeRejects(t *testing.T) {
 	t.Parallel()
-	ok := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
+	ok := queue.Settings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
 	tests := []struct {
 		name string
-		edit func(*handler.QueueSettings)
+		edit func(*queue.Settings)
 	}{
-		{"retention too short", func(q *handler.QueueSettings) { q.Retention = 59 * time.Second }},
-		{"retention too long", func(q *handler.QueueSettings) { q.Retention = 14*day + time.Second }},
-		{"no visibility", func(q *handler.QueueSettings) { q.VisibilityTimeout = 0 }},
-		{"visibility over 12h", func(q *handler.QueueSettings) { q.VisibilityTimeout = 12*time.Hour + time.Second }},
-		{"no receives", func(q *handler.QueueSettings) { q.MaxReceives = 0 }},
-		{"too many receives", func(q *handler.QueueSettings) { q.MaxReceives = 1001 }},
-		{"negative window", func(q *handler.QueueSettings) { q.BatchingWindow = -time.Second }},
-		{"window over 300s", func(q *handler.QueueSettings) { q.BatchingWindow = 301 * time.Second }},
-		{"dead-letter retention too short", func(q *handler.QueueSettings) { q.DeadLetterRetention = 59 * time.Second }},
-		{"dead-letter retention too long", func(q *handler.QueueSettings) { q.DeadLetterRetention = 14*day + time.Second }},
-		{"negative dead-letter retention", func(q *handler.QueueSettings) { q.DeadLetterRetention = -time.Second }},
+		{"retention too short", func(q *queue.Settings) { q.Retention = 59 * time.Second }},
+		{"retention too long", func(q *queue.Settings) { q.Retention = 14*day + time.Second }},
+		{"no visibility", func(q *queue.Settings) { q.VisibilityTimeout = 0 }},
+		{"visibility over 12h", func(q *queue.Settings) { q.VisibilityTimeout = 12*time.Hour + time.Second }},
+		{"no receives", func(q *queue.Settings) { q.MaxReceives = 0 }},
+		{"too many receives", func(q *queue.Settings) { q.MaxReceives = 1001 }},
+		{"negative window", func(q *queue.Settings) { q.BatchingWindow = -time.Second }},
+		{"window over 300s", func(q *queue.Settings) { q.BatchingWindow = 301 * time.Second }},
+		{"dead-letter retention too short", func(q *queue.Settings) { q.DeadLetterRetention = 59 * time.Second }},
+		{"dead-letter retention too long", func(q *queue.Settings) { q.DeadLetterRetention = 14*day + time.Second }},
+		{"negative dead-letter retention", func(q *queue.Settings) { q.DeadLetterRetention = -time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			q := ok
 			tt.edit(&q)
-			if _, err := handler.RecordLifetime(q); !errors.Is(err, handler.ErrInvalidSettings) {
-				t.Fatalf("err %v, want handler.ErrInvalidSettings", err)
+			if _, err := queue.RecordLifetime(q); !errors.Is(err, queue.ErrInvalidSettings) {
+				t.Fatalf("err %v, want queue.ErrInvalidSettings", err)
 			}
 		})
 	}
@@ -109,11 +109,11 @@ func TestRecordLifetimeRejects(t *testing.T) {
 
 func TestCheckExpiry(t *testing.T) {
 	t.Parallel()
-	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
-	if err := handler.CheckExpiry(q, time.Hour); !errors.Is(err, handler.ErrInvalidSettings) {
-		t.Fatalf("a one-hour expiry for a four-day queue: err %v, want handler.ErrInvalidSettings", err)
+	q := queue.Settings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
+	if err := queue.CheckExpiry(q, time.Hour); !errors.Is(err, queue.ErrInvalidSettings) {
+		t.Fatalf("a one-hour expiry for a four-day queue: err %v, want queue.ErrInvalidSettings", err)
 	}
-	if err := handler.CheckExpiry(q, q.MessageLifetime()); err != nil {
+	if err := queue.CheckExpiry(q, q.MessageLifetime()); err != nil {
 		t.Fatalf("an expiry equal to the lifetime: %v", err)
 	}
 	// With the dead-letter queue counted, the message lifetime is not
@@ -121,10 +121,10 @@ func TestCheckExpiry(t *testing.T) {
 	// find the record gone.
 	for _, fifo := range []bool{false, true} {
 		q.DeadLetterRetention, q.FIFO = 14*day, fifo
-		if err := handler.CheckExpiry(q, q.MessageLifetime()); !errors.Is(err, handler.ErrInvalidSettings) {
-			t.Errorf("FIFO %v: an expiry of the message lifetime with a 14-day dead-letter queue: err %v, want handler.ErrInvalidSettings", fifo, err)
+		if err := queue.CheckExpiry(q, q.MessageLifetime()); !errors.Is(err, queue.ErrInvalidSettings) {
+			t.Errorf("FIFO %v: an expiry of the message lifetime with a 14-day dead-letter queue: err %v, want queue.ErrInvalidSettings", fifo, err)
 		}
-		if err := handler.CheckExpiry(q, q.RedriveLifetime()); err != nil {
+		if err := queue.CheckExpiry(q, q.RedriveLifetime()); err != nil {
 			t.Errorf("FIFO %v: an expiry equal to the redrive lifetime: %v", fifo, err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestCheckExpiry(t *testing.T) {
 // from its claim or completion, which come later).
 func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
 	t.Parallel()
-	for _, q := range []handler.QueueSettings{
+	for _, q := range []queue.Settings{
 		{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 14 * day},
 		{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 14 * day, FIFO: true},
 		{Retention: 14 * day, VisibilityTimeout: time.Hour, MaxReceives: 10, BatchingWindow: 5 * time.Minute, DeadLetterRetention: 14 * day},
@@ -152,7 +152,7 @@ func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
 		}
 		redriven := max(gone, moved)
 		lastDelivery := redriven + inQueue // the redriven copy is a new message
-		life, err := handler.RecordLifetime(q)
+		life, err := queue.RecordLifetime(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
 
 func TestInProgressReceives(t *testing.T) {
 	t.Parallel()
-	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 10 * time.Minute, MaxReceives: 5}
+	q := queue.Settings{Retention: 4 * day, VisibilityTimeout: 10 * time.Minute, MaxReceives: 5}
 	for _, tt := range []struct {
 		held    time.Duration
 		backoff bool
@@ -185,10 +185,10 @@ func TestInProgressReceives(t *testing.T) {
 
 func TestCheckLease(t *testing.T) {
 	t.Parallel()
-	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: 30 * time.Second}
+	q := queue.Settings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: 30 * time.Second}
 	for _, tt := range []struct {
 		name    string
-		q       handler.QueueSettings
+		q       queue.Settings
 		lease   time.Duration
 		backoff bool
 		ok      bool
@@ -198,16 +198,16 @@ func TestCheckLease(t *testing.T) {
 		{"an hour without back-off: 5 receives in progress", q, time.Hour, false, false},
 		{"35 minutes without back-off: 2 in progress, one retry", q, 35 * time.Minute, false, true},
 		{"longer than the retention", q, 4 * day, true, false},
-		{"a retry after the retention", handler.QueueSettings{Retention: 10 * time.Minute, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5}, 6 * time.Minute, true, false},
-		{"invalid settings", handler.QueueSettings{}, time.Minute, true, false},
+		{"a retry after the retention", queue.Settings{Retention: 10 * time.Minute, VisibilityTimeout: 5 * time.Minute, MaxReceives: 5}, 6 * time.Minute, true, false},
+		{"invalid settings", queue.Settings{}, time.Minute, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := handler.CheckLease(tt.q, tt.lease, tt.backoff)
+			err := queue.CheckLease(tt.q, tt.lease, tt.backoff)
 			if (err == nil) != tt.ok {
 				t.Fatalf("CheckLease: %v, want ok = %v", err, tt.ok)
 			}
-			if err != nil && !errors.Is(err, handler.ErrInvalidSettings) {
+			if err != nil && !errors.Is(err, queue.ErrInvalidSettings) {
 				t.Errorf("%v is not ErrInvalidSettings", err)
 			}
 		})
@@ -216,7 +216,7 @@ func TestCheckLease(t *testing.T) {
 
 func TestQueueSettingsJSON(t *testing.T) {
 	t.Parallel()
-	q := handler.QueueSettings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: time.Second, DeadLetterRetention: 14 * day, FIFO: true}
+	q := queue.Settings{Retention: 4 * day, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, BatchingWindow: time.Second, DeadLetterRetention: 14 * day, FIFO: true}
 	b, err := json.Marshal(q)
 	if err != nil {
 		t.Fatal(err)
@@ -225,13 +225,13 @@ func TestQueueSettingsJSON(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("Marshal: %s, want %s", b, want)
 	}
-	var back handler.QueueSettings
+	var back queue.Settings
 	if err := json.Unmarshal(b, &back); err != nil || back != q {
 		t.Errorf("Unmarshal: %+v, %v; want %+v", back, err, q)
 	}
-	var partial handler.QueueSettings
+	var partial queue.Settings
 	if err := json.Unmarshal([]byte(`{"retention":"1h","visibilityTimeout":"30s","maxReceives":3}`), &partial); err != nil ||
-		partial != (handler.QueueSettings{Retention: time.Hour, VisibilityTimeout: 30 * time.Second, MaxReceives: 3}) {
+		partial != (queue.Settings{Retention: time.Hour, VisibilityTimeout: 30 * time.Second, MaxReceives: 3}) {
 		t.Errorf("Unmarshal of the required fields: %+v, %v", partial, err)
 	}
 	for _, bad := range []string{
@@ -241,7 +241,7 @@ func TestQueueSettingsJSON(t *testing.T) {
 		`{"retention":"96h"} {}`,
 		`[]`,
 	} {
-		var q handler.QueueSettings
+		var q queue.Settings
 		if err := json.Unmarshal([]byte(bad), &q); err == nil {
 			t.Errorf("Unmarshal(%s): no error", bad)
 		}

@@ -1,9 +1,9 @@
-package idem_test
+package idemjson_test
 
 import (
 	"testing"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // benchBodies are a message as the benchmarks send it and a larger one
@@ -25,7 +25,7 @@ func BenchmarkJSONFingerprint(b *testing.B) {
 			body := []byte(bb.body)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := idem.JSONFingerprint(body); err != nil {
+				if _, err := idemjson.Fingerprint(body); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -39,7 +39,7 @@ func BenchmarkKeyField(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				obj, err := idem.ParseJSONObject(bb.body)
+				obj, err := idemjson.Parse(bb.body)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func BenchmarkJSONKey(b *testing.B) {
 			body := []byte(bb.body)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := idem.JSONKey("fn", body, fields[bb.name]...); err != nil {
+				if _, err := idemjson.Key("fn", body, fields[bb.name]...); err != nil {
 					b.Fatal(err)
 				}
 			}

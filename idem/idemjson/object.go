@@ -1,4 +1,4 @@
-package idem
+package idemjson
 
 import (
 	"encoding/json"
@@ -7,39 +7,41 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/idemq/idemq/idem"
 )
 
-// JSONObject is a JSON object body decoded once, so its key and its
+// Object is a JSON object body decoded once, so its key and its
 // fingerprint are read from one decode. Members are string, json.Number
 // (spelled as sent), bool, nil, []any or map[string]any values. Strings are
 // kept exact: one with a lone surrogate escape ("\ud800") or bytes that are
 // not UTF-8 is not valid UTF-8 (encoding/json would read U+FFFD), and the
 // key rules refuse it where it is hashed. Of a member name that appears
 // twice in one object the last counts, as in encoding/json.
-type JSONObject struct {
+type Object struct {
 	members map[string]any
 }
 
-// ParseJSONObject decodes body, which must be exactly one JSON object. It
+// Parse decodes body, which must be exactly one JSON object. It
 // takes a string (an SQS message's body, read without a copy) or bytes.
-func ParseJSONObject[B string | []byte](body B) (JSONObject, error) {
+func Parse[B string | []byte](body B) (Object, error) {
 	d := decoder{s: string(body)}
 	doc, err := d.decode()
 	if err != nil {
-		return JSONObject{}, fmt.Errorf("body is not valid JSON: %w", err)
+		return Object{}, fmt.Errorf("body is not valid JSON: %w", err)
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return JSONObject{}, fmt.Errorf("body is not a JSON object but %s", JSONKind(doc))
+		return Object{}, fmt.Errorf("body is not a JSON object but %s", Kind(doc))
 	}
-	return JSONObject{members: m}, nil
+	return Object{members: m}, nil
 }
 
 // Field returns the value field names: a member name, or a dotted path
 // through nested objects ("document.id"), with `\.` for a dot that is part
 // of a name (see CheckField). ok is false when the value is absent or null,
 // or field is not well formed.
-func (o JSONObject) Field(field string) (v any, ok bool) {
+func (o Object) Field(field string) (v any, ok bool) {
 	v = lookup(o.members, field)
 	return v, v != nil
 }
@@ -51,8 +53,8 @@ func (o JSONObject) Field(field string) (v any, ok bool) {
 // do: 9007199254740993 and 9007199254740992 are two numbers. The fields' order and
 // repeats do not matter. A field that is absent or null, not well formed,
 // or whose value holds a string that is not Unicode text is an error. It is
-// what JSONKey and JSONFingerprint hash.
-func (o JSONObject) Hash(fields ...string) (string, error) {
+// what Key and Fingerprint hash.
+func (o Object) Hash(fields ...string) (string, error) {
 	sorted, err := sortFields(fields)
 	if err != nil {
 		return "", err
@@ -60,20 +62,20 @@ func (o JSONObject) Hash(fields ...string) (string, error) {
 	return o.hash(sorted)
 }
 
-// Key makes the key JSONKey makes of this object, from the same fields.
-func (o JSONObject) Key(namespace string, fields ...string) (Key, error) {
+// Key makes the key Key makes of this object, from the same fields.
+func (o Object) Key(namespace string, fields ...string) (idem.Key, error) {
 	if namespace == "" {
 		return "", errNoNamespace
 	}
 	sorted, err := sortFields(fields)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+		return "", fmt.Errorf("%w: %w", idem.ErrNoKey, err)
 	}
 	sum, err := o.hash(sorted)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+		return "", fmt.Errorf("%w: %w", idem.ErrNoKey, err)
 	}
-	return join(namespace, "json("+strings.Join(sorted, ",")+"):"+sum), nil
+	return idem.ClientKey(namespace, "json("+strings.Join(sorted, ",")+"):"+sum)
 }
 
 // NaturalValue makes the value of a natural key from the named fields:
@@ -86,26 +88,26 @@ func (o JSONObject) Key(namespace string, fields ...string) (Key, error) {
 // canonical form (so 9, 9.0, 9e0 and "9" are one text, and 9007199254740993
 // is not 9007199254740992), true or false, or an object's or an array's
 // canonical JSON. A field that is absent or null, or holds a string that is
-// empty or not Unicode text, is ErrNoKey. Fields are as in Hash (see
+// empty or not Unicode text, is idem.ErrNoKey. Fields are as in Hash (see
 // CheckField).
-func (o JSONObject) NaturalValue(fields ...string) (string, error) {
+func (o Object) NaturalValue(fields ...string) (string, error) {
 	sorted, err := sortFields(fields)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+		return "", fmt.Errorf("%w: %w", idem.ErrNoKey, err)
 	}
 	parts := make([]string, 0, 2*len(sorted))
 	for _, f := range sorted {
 		v := lookup(o.members, f)
 		if v == nil {
-			return "", fmt.Errorf("%w: %w", ErrNoKey, o.absent(f))
+			return "", fmt.Errorf("%w: %w", idem.ErrNoKey, o.absent(f))
 		}
 		text, err := naturalText(v)
 		if err != nil {
-			return "", fmt.Errorf("%w: field %q: %w", ErrNoKey, f, err)
+			return "", fmt.Errorf("%w: field %q: %w", idem.ErrNoKey, f, err)
 		}
 		parts = append(parts, f, text)
 	}
-	return NaturalValue(parts...)
+	return idem.NaturalValue(parts...)
 }
 
 // naturalText is a value's text in a natural key.
@@ -143,7 +145,7 @@ func sortFields(fields []string) ([]string, error) {
 }
 
 // hash hashes sorted, well-formed fields.
-func (o JSONObject) hash(fields []string) (string, error) {
+func (o Object) hash(fields []string) (string, error) {
 	buf := make([]byte, 0, 256)
 	buf = append(buf, '{')
 	for i, f := range fields {
@@ -161,12 +163,12 @@ func (o JSONObject) hash(fields []string) (string, error) {
 			return "", fmt.Errorf("field %q: %w", f, err)
 		}
 	}
-	return Fingerprint(append(buf, '}')), nil
+	return idem.Fingerprint(append(buf, '}')), nil
 }
 
 // absent says that field has no value, and how to name a member whose
 // name is the field's text, when the object has one.
-func (o JSONObject) absent(field string) error {
+func (o Object) absent(field string) error {
 	if lit := EscapeField(field); lit != field && lookup(o.members, lit) != nil {
 		return fmt.Errorf("field %q is absent or null (a dot separates names: write %q for the member named %q)", field, lit, field)
 	}
@@ -185,8 +187,8 @@ func canonicalJSON(body []byte) ([]byte, error) {
 	return appendCanonical(make([]byte, 0, len(body)), v)
 }
 
-// JSONKind names the JSON type of a decoded value, for error messages.
-func JSONKind(v any) string {
+// Kind names the JSON type of a decoded value, for error messages.
+func Kind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

@@ -1,0 +1,4 @@
+package handler
+
+// QueueURLFromARN exports queueURLFromARN to handler_test.
+var QueueURLFromARN = queueURLFromARN

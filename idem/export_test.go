@@ -1,0 +1,4 @@
+package idem
+
+// SameFingerprint exports sameFingerprint to idem_test.
+var SameFingerprint = sameFingerprint

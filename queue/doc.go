@@ -1,0 +1,19 @@
+// Package queue is the arithmetic of an SQS queue's settings: how long a
+// message can keep being delivered, and so how long its idempotency record
+// must be kept (RecordLifetime), whether a record expiry covers it
+// (CheckExpiry), and whether a message whose worker crashed holding its
+// claim can still be retried (CheckLease).
+//
+// A deployment describes its queue and event source mapping once, as a
+// Settings, and every part that sizes something from them reads it: the
+// CDK stack (infra/idemqcdk) sizes the table's expiry and hands the
+// settings to the worker as JSON (the IDEMQ_QUEUE variable); the worker
+// (lambda/) checks its expiry and lease against them; the handler caps its
+// in-progress back-off at MaxVisibility.
+//
+// Settings are checked against the limits SQS and Lambda place on them
+// (MinRetention, MaxVisibility, ...); settings no record lifetime can
+// cover are ErrInvalidSettings.
+//
+// The package imports nothing but the standard library.
+package queue

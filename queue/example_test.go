@@ -1,0 +1,47 @@
+package queue_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/idemq/idemq/queue"
+)
+
+// A record must outlive every redelivery of its message: retention + max
+// receives × (visibility timeout + batching window), plus a margin; and,
+// with the dead-letter queue's retention given, a redrive from it as late
+// as it keeps the message.
+func ExampleRecordLifetime() {
+	q := queue.Settings{
+		Retention:         4 * 24 * time.Hour, // SQS's default
+		VisibilityTimeout: 30 * time.Second,
+		MaxReceives:       5,
+	}
+	life, err := queue.RecordLifetime(q)
+	fmt.Println(life, err)
+
+	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
+	life, err = queue.RecordLifetime(q)
+	fmt.Println(life, err)
+	// Output:
+	// 120h4m0s <nil>
+	// 540h4m0s <nil>
+}
+
+// The message lifetime and the lifetime with one redrive from a standard
+// dead-letter queue that keeps messages 14 days; an expiry of one day
+// covers neither.
+func ExampleSettings_RedriveLifetime() {
+	q := queue.Settings{
+		Retention:           4 * 24 * time.Hour,
+		VisibilityTimeout:   30 * time.Second,
+		MaxReceives:         5,
+		DeadLetterRetention: 14 * 24 * time.Hour,
+	}
+	fmt.Println(q.MessageLifetime(), q.RedriveLifetime())
+	fmt.Println(errors.Is(queue.CheckExpiry(q, 24*time.Hour), queue.ErrInvalidSettings))
+	// Output:
+	// 96h2m30s 432h2m30s
+	// true
+}
