@@ -28,7 +28,7 @@ var forbidden = []string{
 
 // required is what the user's graph must hold, so that the test sees the
 // graph of a module that really imports the store.
-var required = []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb"}
+var needed = []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb"}
 
 // TestUserModuleGraph tidies a throwaway module importing handler and
 // idem/dynamostore, with replace directives pointing at the working tree's
@@ -44,15 +44,20 @@ func TestUserModuleGraph(t *testing.T) {
 	var goMod, main strings.Builder
 	goMod.WriteString("module example.com/user\n\ngo 1.26.0\n\n")
 	main.WriteString("package main\n\nimport (\n")
-	modules := map[string]string{} // module path → directory in the working tree
+	required := map[string]bool{} // module paths the imports need
 	for _, pkg := range imports {
-		path, modDir := enclosingModule(t, root, filepath.Join(root, filepath.FromSlash(pkg)))
-		modules[path] = modDir
+		path, _ := enclosingModule(t, root, filepath.Join(root, filepath.FromSlash(pkg)))
+		required[path] = true
 		main.WriteString("\t_ \"" + repo.Module + "/" + pkg + "\"\n")
 	}
 	main.WriteString(")\n\nfunc main() {}\n")
-	for path, modDir := range modules {
+	for path := range required {
 		goMod.WriteString("require " + path + " v0.0.0-00010101000000-000000000000\n")
+	}
+	// Every module of the repository comes from the working tree, as all of
+	// them would come from one release: go mod tidy reads the go.mod of the
+	// modules the stores' tests import too.
+	for path, modDir := range repoModules(t, root) {
 		goMod.WriteString("replace " + path + " => " + modDir + "\n")
 	}
 	write(t, filepath.Join(dir, "go.mod"), goMod.String())
@@ -68,7 +73,7 @@ func TestUserModuleGraph(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range required {
+	for _, want := range needed {
 		if !strings.Contains(graph, " "+want+"@") {
 			t.Errorf("the user's module graph lacks %s, which dynamostore needs:\n%s", want, graph)
 		}
@@ -96,6 +101,30 @@ func enclosingModule(t *testing.T, root, dir string) (path, modDir string) {
 			t.Fatalf("no go.mod holds %s", dir)
 		}
 	}
+}
+
+// repoModules returns every module of the repository under root: its
+// path → its directory.
+func repoModules(t *testing.T, root string) map[string]string {
+	t.Helper()
+	modules := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "go.mod" {
+			modPath, modDir := enclosingModule(t, root, filepath.Dir(path))
+			modules[modPath] = modDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return modules
 }
 
 func write(t *testing.T, name, text string) {
