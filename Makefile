@@ -31,7 +31,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # root, ./... names the root module's packages only, so the targets name
 # every module's.
 MODULES := . idem/dynamostore idem/pgstore idem/redisstore idem/s3blob lambda internal/dynamotest internal/pgtest internal/redistest
-PACKAGES := $(patsubst %,./%/...,$(MODULES))
+PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
