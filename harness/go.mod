@@ -13,7 +13,15 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.116.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
+	github.com/gowebpki/jcs v1.0.2
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	gonum.org/v1/plot v0.17.0
@@ -38,7 +46,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/s3shared v1.20.12 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/gowebpki/jcs v1.0.2 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
@@ -49,4 +56,16 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 )
 
-replace github.com/idemq/idemq => ../
+// The workspace (go.work) builds the repository's modules from the
+// working tree; these replacements do the same outside it (GOWORK=off,
+// go mod tidy). A module that imports this one ignores them.
+replace (
+	github.com/idemq/idemq => ../
+	github.com/idemq/idemq/idem/dynamostore => ../idem/dynamostore
+	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
+	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore
+	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
+	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
+	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
+	github.com/idemq/idemq/internal/redistest => ../internal/redistest
+)

@@ -12,8 +12,9 @@ import (
 	"github.com/idemq/idemq/infra/idemqcdk"
 )
 
-// moduleDir is the repository's root module, which holds lambda/: cdk.json
-// builds this app into bin/ and runs it from the repository root.
+// moduleDir is the repository's root, which holds lambda/ (a module of its
+// own, built from the working tree through go.work): cdk.json builds this
+// app into bin/ and runs it from the repository root.
 const moduleDir = "."
 
 func main() {

@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# release-check.sh VERSION [BASE]: may the root module be released as VERSION?
+# release-check.sh VERSION [BASE]: may the repository's modules be released
+# as VERSION?
 #
-# Compares the exported API of the module at HEAD with BASE (default: the
-# newest tag v*; none: a first release) using apidiff, and checks what the
-# stability promise in CHANGELOG.md says:
-#   - an incompatible change needs a new major version (at v0: a new minor);
-#   - a compatible addition needs at least a new minor;
-#   - CHANGELOG.md has a section "## [VERSION]".
-# Prints apidiff's report. Exits 1 when VERSION is not allowed.
+# The repository's modules are released together (as river's are): every
+# module of the workspace but harness/ is tagged VERSION at one commit, the
+# root as VERSION, a nested module as its directory/VERSION (Go finds the
+# version of github.com/idemq/idemq/idem/dynamostore in the tag
+# idem/dynamostore/vX.Y.Z), and every module requires the repository's
+# other modules at VERSION. For each module the script
+#   - compares its exported API at HEAD with BASE (default: the module's
+#     newest tag, DIR/v* or, for the root, v*; for a module carved out of
+#     the root since, the root's newest tag, package by package; none: its
+#     first release) using apidiff, and, for the modules the stability
+#     promise in CHANGELOG.md covers, checks that
+#       - an incompatible change comes with a new major version (at v0: a
+#         new minor);
+#       - a compatible addition comes with at least a new minor;
+#   - checks that its go.mod requires the repository's modules at VERSION
+#     (printing the go mod edit commands that do it when not);
+# checks that CHANGELOG.md has a section "## [VERSION]", and prints the
+# tags the release needs. Exits 1 when VERSION is not allowed.
 # APIDIFF names the apidiff binary (make release-check installs it).
 set -euo pipefail
 
@@ -15,7 +27,13 @@ version=${1:?usage: release-check.sh VERSION [BASE]}
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 apidiff=${APIDIFF:-apidiff}
-module=$(go list -m)
+# Modules never tagged: the proofs and the benchmark import the library,
+# nothing imports them.
+unreleased=" harness "
+# Modules whose API the stability promise does not cover (CHANGELOG.md):
+# their API changes are shown, not ruled on. So are the modules under
+# internal/ (the test helpers that import a driver).
+uncovered=" lambda infra "
 
 if [[ ! $version =~ ^v([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
 	echo "release-check: $version is not a version vMAJOR.MINOR.PATCH" >&2
@@ -28,44 +46,125 @@ if ! grep -qE "^## \[${version//./\\.}\]" CHANGELOG.md; then
 	exit 1
 fi
 
-base=${2:-$(git describe --tags --abbrev=0 --match 'v*' 2>/dev/null || true)}
-if [[ -z $base ]]; then
-	echo "release-check: no earlier release: $version is the first"
-	exit 0
-fi
+# The modules: every go.mod in the repository (go.work lists the same
+# ones; make modules-check checks it), as "dir path" pairs, the root's dir
+# being ".".
+modules=()
+while read -r gomod; do
+	dir=$(dirname "$gomod")
+	[[ $unreleased == *" $dir "* ]] && continue
+	modules+=("$dir $(cd "$dir" && GOWORK=off go list -m)")
+done < <(git ls-files '*go.mod' ':!:**/node_modules/**' | sort)
+paths=()
+for m in "${modules[@]}"; do paths+=("${m#* }"); done
 
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add --quiet --detach "$tmp/old" "$base"
 quiet() { grep -v '^Ignoring internal package' >&2 || true; }
-(cd "$tmp/old" && "$apidiff" -m -w "$tmp/old.api" "$module") 2> >(quiet)
-"$apidiff" -m -w "$tmp/new.api" "$module" 2> >(quiet)
-report=$("$apidiff" -m "$tmp/old.api" "$tmp/new.api")
-echo "API of $module, $base → $version:"
-echo "${report:-  no change}"
 
-incompatible=false compatible=false
-if grep -q '^Incompatible changes:' <<<"$report"; then incompatible=true; fi
-if grep -q '^Compatible changes:' <<<"$report"; then compatible=true; fi
+failed=false
+tags=()
+edits=()
+for m in "${modules[@]}"; do
+	dir=${m%% *} path=${m#* }
+	prefix=""
+	[[ $dir != . ]] && prefix="$dir/"
+	tags+=("$prefix$version")
 
-if [[ ! $base =~ ^v([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
-	echo "release-check: compared with $base (not a release): no version rule applied"
-	exit 0
+	# Its requirements of the repository's modules must be VERSION.
+	while read -r req ver; do
+		for p in "${paths[@]}"; do
+			if [[ $req == "$p" && $ver != "$version" ]]; then
+				edits+=("go mod edit -require=$req@$version $dir/go.mod")
+			fi
+		done
+	done < <(awk '/^require \(/ { block = 1; next } block && /^\)/ { block = 0; next } block { print $1, $2; next } /^require / { print $2, $3 }' "$dir/go.mod")
+
+	# Its last release: its own newest tag; for a module carved out of the
+	# root, the root's, whose module held its packages then.
+	base=${2:-$(git describe --tags --abbrev=0 --match "${prefix}v*" 2>/dev/null || true)}
+	oldprefix=$prefix
+	if [[ -z $base && -n $prefix ]]; then
+		base=$(git describe --tags --abbrev=0 --match 'v*' 2>/dev/null || true)
+		oldprefix=""
+	fi
+	if [[ -z $base ]]; then
+		echo "$path: no earlier release: $version is its first"
+		continue
+	fi
+	rm -rf "$tmp/old" && git worktree prune
+	git worktree add --quiet --detach "$tmp/old" "$base"
+	if [[ -f $tmp/old/$dir/go.mod ]]; then
+		(cd "$tmp/old/$dir" && GOWORK=off "$apidiff" -m -w "$tmp/old.api" "$path") 2>&1 | quiet
+		(cd "$dir" && GOWORK=off "$apidiff" -m -w "$tmp/new.api" "$path") 2>&1 | quiet
+		report=$("$apidiff" -m "$tmp/old.api" "$tmp/new.api" 2> >(quiet))
+	elif [[ -d $tmp/old/$dir ]]; then
+		# A module now, packages of the root module at base: compare them
+		# one by one.
+		echo "$path: its packages were the root module's at $base"
+		report=""
+		for pkg in $(cd "$dir" && GOWORK=off go list ./... | grep -v '/internal/'); do
+			rel=${pkg#"$path"}
+			if [[ -d $tmp/old/$dir$rel ]]; then
+				(cd "$tmp/old" && GOWORK=off "$apidiff" -w "$tmp/old.api" "$pkg") 2>&1 | quiet
+			else
+				: >"$tmp/old.api"
+			fi
+			(cd "$dir" && GOWORK=off "$apidiff" -w "$tmp/new.api" "$pkg") 2>&1 | quiet
+			if [[ -s $tmp/old.api ]]; then
+				one=$("$apidiff" "$tmp/old.api" "$tmp/new.api")
+			else
+				one="Compatible changes:
+- package added"
+			fi
+			[[ -n $one ]] && report+="$pkg:"$'\n'"$one"$'\n'
+		done
+	else
+		echo "$path: new since $base: $version is its first release"
+		git worktree remove --force "$tmp/old"
+		continue
+	fi
+	git worktree remove --force "$tmp/old"
+	echo "API of $path, $base → $version:"
+	echo "${report:-  no change}"
+	if [[ $uncovered == *" $dir "* || $dir == internal/* ]]; then
+		echo "  (not covered by the stability promise: no version rule applied)"
+		continue
+	fi
+
+	incompatible=false compatible=false
+	if grep -q '^Incompatible changes:' <<<"$report"; then incompatible=true; fi
+	if grep -q '^Compatible changes:' <<<"$report"; then compatible=true; fi
+	if [[ ! ${base#"$oldprefix"} =~ ^v([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
+		echo "$path: compared with $base (not a release): no version rule applied"
+		continue
+	fi
+	old=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}")
+	major_up=$((new[0] > old[0]))
+	minor_up=$((new[0] == old[0] && new[1] > old[1]))
+	patch_up=$((new[0] == old[0] && new[1] == old[1] && new[2] > old[2]))
+	if ((!major_up && !minor_up && !patch_up)); then
+		echo "release-check: $path: $version does not come after $base" >&2
+		failed=true
+	elif $incompatible && ((!major_up)) && ! ((old[0] == 0 && minor_up)); then
+		echo "release-check: $path: incompatible changes need a new major version (at v0, a new minor): $version after $base" >&2
+		failed=true
+	elif $compatible && ((patch_up)); then
+		echo "release-check: $path: API additions need a new minor version: $version after $base" >&2
+		failed=true
+	else
+		echo "$path: $version may follow $base"
+	fi
+done
+
+if ((${#edits[@]})); then
+	echo "release-check: the release's go.mod files must require the repository's modules at $version; commit the result of:" >&2
+	printf '  %s\n' "${edits[@]}" >&2
+	failed=true
 fi
-old=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}")
-major_up=$((new[0] > old[0]))
-minor_up=$((new[0] == old[0] && new[1] > old[1]))
-patch_up=$((new[0] == old[0] && new[1] == old[1] && new[2] > old[2]))
-if ((!major_up && !minor_up && !patch_up)); then
-	echo "release-check: $version does not come after $base" >&2
+if $failed; then
 	exit 1
 fi
-if $incompatible && ((!major_up)) && ! ((old[0] == 0 && minor_up)); then
-	echo "release-check: incompatible changes need a new major version (at v0, a new minor): $version after $base" >&2
-	exit 1
-fi
-if $compatible && ((patch_up)); then
-	echo "release-check: API additions need a new minor version: $version after $base" >&2
-	exit 1
-fi
-echo "release-check: $version may follow $base"
+echo "release-check: $version may be released; tag the commit, then push the tags:"
+printf '  git tag %s\n' "${tags[@]}"
+echo "  git push origin ${tags[*]}"

@@ -126,3 +126,68 @@ func TestReleaseCheck(t *testing.T) {
 		}
 	})
 }
+
+// newModules is a throwaway repository holding two modules released
+// together as v0.1.0: the root example.com/m and the nested example.com/m/sub,
+// which requires the root.
+func newModules(t *testing.T) *module {
+	m := newModule(t)
+	if err := os.Mkdir(filepath.Join(m.dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m v0.1.0\n\nreplace example.com/m => ../\n")
+	m.write("sub/sub.go", "package sub\n\nimport \"example.com/m\"\n\n// S is the API.\nfunc S() { m.A() }\n")
+	m.write("go.work", "go 1.26\n\nuse (\n\t.\n\t./sub\n)\n")
+	m.git("add", "-A")
+	m.git("commit", "-q", "-m", "sub")
+	m.git("tag", "-f", "v0.1.0")
+	m.git("tag", "sub/v0.1.0")
+	return m
+}
+
+// changeSub commits a new sub/sub.go, sub/go.mod requiring the root at
+// requires, and a changelog with a section for version.
+func (m *module) changeSub(code, requires, version string) {
+	m.write("sub/sub.go", "package sub\n\nimport \"example.com/m\"\n\n"+code)
+	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m "+requires+"\n\nreplace example.com/m => ../\n")
+	m.write("CHANGELOG.md", "# Changelog\n\n## ["+version+"]\n\n## [v0.1.0]\n")
+	m.git("add", "-A")
+	m.git("commit", "-q", "--allow-empty", "-m", "change sub")
+}
+
+// The nested module's API is checked against its own tag, its go.mod must
+// require the root at the version released, and every module's tag is
+// printed.
+func TestReleaseCheckModules(t *testing.T) {
+	t.Parallel()
+	t.Run("a break in the nested module", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S(int) { m.A() }\n", "v0.1.1", "v0.1.1")
+		if ok, out := m.check("v0.1.1"); ok || !strings.Contains(out, "example.com/m/sub: incompatible changes") {
+			t.Errorf("allowed %v for a break in sub at a patch release:\n%s", ok, out)
+		}
+	})
+	t.Run("a requirement of another version", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S() { m.A() }\n", "v0.1.0", "v0.1.1")
+		if ok, out := m.check("v0.1.1"); ok || !strings.Contains(out, "go mod edit -require=example.com/m@v0.1.1 sub/go.mod") {
+			t.Errorf("allowed %v with sub requiring the root at v0.1.0:\n%s", ok, out)
+		}
+	})
+	t.Run("allowed", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S() { m.A() }\n\n// T is new.\nfunc T() {}\n", "v0.2.0", "v0.2.0")
+		ok, out := m.check("v0.2.0")
+		if !ok {
+			t.Fatalf("refused:\n%s", out)
+		}
+		for _, tag := range []string{"git tag v0.2.0\n", "git tag sub/v0.2.0\n"} {
+			if !strings.Contains(out, tag) {
+				t.Errorf("output lacks %q:\n%s", tag, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,25 @@
+module github.com/idemq/idemq/internal/pgtest
+
+go 1.26.0
+
+require (
+	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
+	github.com/jackc/pgx/v5 v5.13.0
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
+
+// The workspace (go.work) builds the repository's modules from the
+// working tree; these replacements do the same outside it (GOWORK=off,
+// go mod tidy). A module that imports this one ignores them.
+replace (
+	github.com/idemq/idemq => ../..
+	github.com/idemq/idemq/idem/pgstore => ../../idem/pgstore
+)
