@@ -54,6 +54,28 @@
 // package handler; the queue settings records are sized from are package
 // queue.
 //
+// # Words
+//
+// The packages' comments use these words so (package handler adds those of
+// a batch: copy, leader, adopt, fate):
+//
+//   - claim: the one conditional write that takes a key for one worker
+//     (IN_PROGRESS, with a lease and an owner token), or finds the record
+//     that holds it.
+//   - lease: how long a claim is its worker's own; once it passes, another
+//     claim may take the key over. The heartbeat extends it.
+//   - owner: the token a claim writes; every later write of that claim is
+//     fenced by it.
+//   - settle: complete a claim (store the result, COMPLETED) or release it
+//     (delete it, so a retry may claim again). A key is settled when its
+//     record is COMPLETED.
+//   - take over: claim a key whose lease has passed or whose record has
+//     expired (Result.TookOver).
+//   - superseded: the work ran, but its lease had passed and another claim
+//     owns the key, so its completion was refused (Superseded).
+//   - replay: hand a later call the stored result instead of running the
+//     work (Replayed).
+//
 // # Writing a store
 //
 // A store implements Store: four methods, each one atomic step the store

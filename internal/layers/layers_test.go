@@ -1,0 +1,94 @@
+// Package layers checks the library's architecture as its imports show
+// it: every import goes down a layer, never back up.
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/idemq/idemq"
+
+// layers ranks the library's packages, lowest first: a package may import
+// only packages of a lower layer (and the standard library, and its own
+// drivers). A package of the repository with no rank here (lambda, the
+// harness, infra, internal helpers) is no library package: no library
+// package may import it.
+var layers = map[string]int{
+	// The model and the deployment arithmetic: no package of ours below.
+	"idem":  0,
+	"queue": 0,
+	// Built on the model: keys from JSON, the stores, the conformance suite.
+	"idem/idemjson":    1,
+	"idem/memstore":    1,
+	"idem/dynamostore": 1,
+	"idem/pgstore":     1,
+	"idem/redisstore":  1,
+	"idem/s3blob":      1,
+	"idem/idemtest":    2,
+	// A batch of SQS records into claims, and what runs batches.
+	"handler":             3,
+	"handler/handlertest": 4,
+	"consumer":            4,
+}
+
+// The library's modules, whose packages (tests left out) are checked.
+var patterns = []string{"./...", "./idem/dynamostore/...", "./idem/pgstore/...", "./idem/redisstore/...", "./idem/s3blob/..."}
+
+func TestImportsGoDown(t *testing.T) {
+	t.Parallel()
+	args := append([]string{"list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`}, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr(err))
+	}
+	checked := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		from, ok := ours(fields[0])
+		if !ok {
+			continue
+		}
+		rank, library := layers[from]
+		if !library {
+			continue // lambda, internal helpers: they may import anything
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			to, ok := ours(imp)
+			if !ok {
+				continue
+			}
+			toRank, toLibrary := layers[to]
+			switch {
+			case !toLibrary:
+				t.Errorf("%s imports %s, which is no library package", from, to)
+			case toRank >= rank:
+				t.Errorf("%s (layer %d) imports %s (layer %d): an arrow back up or across", from, rank, to, toRank)
+			}
+		}
+	}
+	if checked < len(layers) {
+		t.Errorf("checked %d library packages; want all %d of the layers table (did one move?)", checked, len(layers))
+	}
+}
+
+// ours returns the path of an import inside the module, without the
+// module's prefix.
+func ours(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, module+"/")
+	return rest, ok
+}
+
+func stderr(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}
