@@ -47,7 +47,7 @@ func adoption(fp, leaderFP string, leader fate, fromCache bool) (fate, bool) {
 // handOver gives a replayed result to the replay hook: the one place the
 // hook is called. A panic is the caller's settleRecovering's to recover.
 func (b *batch) handOver(rec *record, f fate) fate {
-	hook := b.opts.onReplay
+	hook := b.settings.onReplay
 	if f = withNothingToReplay(f, hook != nil); hook == nil || !f.acked() {
 		return f
 	}

@@ -57,25 +57,25 @@ func visibilityFor(leaseUntil, now time.Time) int32 {
 // message then comes back after the queue's visibility timeout, as without
 // back-off.
 func (b *batch) backoff(rec *record, f fate) fate {
-	if f.work != workInProgress || b.opts.sqs == nil || f.leaseUntil.IsZero() || rec.msg.ReceiptHandle == "" {
+	if f.work != workInProgress || b.settings.backoff == nil || f.leaseUntil.IsZero() || rec.msg.ReceiptHandle == "" {
 		return f
 	}
-	url := b.opts.queueURL
+	url := b.settings.queueURL
 	if url == "" {
 		var err error
 		if url, err = queueURLFromARN(rec.msg.EventSourceARN); err != nil {
-			b.opts.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", rec.msg.MessageId, "err", err)
+			b.settings.logger.WarnContext(b.ctx, "idemq: no back-off", "message_id", rec.msg.MessageId, "err", err)
 			return f
 		}
 	}
 	secs := visibilityFor(f.leaseUntil, b.now())
-	_, err := b.opts.sqs.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
+	_, err := b.settings.backoff.ChangeMessageVisibility(b.ctx, &sqs.ChangeMessageVisibilityInput{
 		QueueUrl:          aws.String(url),
 		ReceiptHandle:     aws.String(rec.msg.ReceiptHandle),
 		VisibilityTimeout: secs,
 	})
 	if err != nil {
-		b.opts.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", rec.msg.MessageId, "err", err)
+		b.settings.logger.WarnContext(b.ctx, "idemq: back-off failed", "message_id", rec.msg.MessageId, "err", err)
 		return f
 	}
 	f.backedOff = true

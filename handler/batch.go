@@ -26,11 +26,11 @@ func (r *record) group() string { return r.msg.Attributes[groupAttribute] }
 
 // batch is one invocation's records and what the wrapper shares with them.
 type batch struct {
-	ctx     context.Context
-	w       *wrapper
-	opts    *options
-	records []record
-	fifo    bool
+	ctx      context.Context
+	w        *wrapper
+	settings *settings
+	records  []record
+	fifo     bool
 	// gate keeps a FIFO batch in order around its failures, while it runs
 	// and when it responds; nil on a standard queue.
 	gate *fifoGate
@@ -50,10 +50,10 @@ type batch struct {
 }
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
-	b := &batch{ctx: ctx, w: w, opts: &w.o, records: make([]record, len(records))}
+	b := &batch{ctx: ctx, w: w, settings: &w.settings, records: make([]record, len(records))}
 	b.deadline, b.hasDeadline = ctx.Deadline()
-	b.reserve = b.opts.reserve
-	if b.hasDeadline && !b.opts.reserveSet {
+	b.reserve = b.settings.reserve
+	if b.hasDeadline && !b.settings.reserveSet {
 		b.reserve = min(DefaultDeadlineReserve, b.deadline.Sub(b.now())/2)
 	}
 	b.recCtx, b.cancel = ctx, func() {}
@@ -65,13 +65,13 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
 	if b.fifo {
-		b.gate = newFIFOGate(b.opts.fifoGroupOnly)
+		b.gate = newFIFOGate(b.settings.fifoGroupOnly)
 	}
 	b.prepare(records)
 	return b
 }
 
-func (b *batch) now() time.Time { return b.opts.claims.Clock.Now() }
+func (b *batch) now() time.Time { return b.settings.claims.Clock.Now() }
 
 // settleCtx is the context a record's claim is made and settled under:
 // the records' context, with the batch's settle deadline.
@@ -93,17 +93,17 @@ func (b *batch) prepare(messages []events.SQSMessage) {
 		rec := &b.records[i]
 		rec.msg = &messages[i]
 		bd = body{msg: rec.msg}
-		raw, err := b.opts.key(&bd)
+		raw, err := b.settings.key(&bd)
 		if err != nil {
-			if b.opts.keyless && errors.Is(err, idem.ErrNoKey) {
+			if b.settings.keyless && errors.Is(err, idem.ErrNoKey) {
 				rec.keyless = true
 				continue
 			}
 			b.assign(i, decide(attempt{stage: stageKey, err: err}))
 			continue
 		}
-		if rec.key, err = idem.ClientKey(b.opts.namespace, raw); err == nil {
-			rec.fp, err = b.opts.fingerprint(&bd)
+		if rec.key, err = idem.ClientKey(b.settings.namespace, raw); err == nil {
+			rec.fp, err = b.settings.fingerprint(&bd)
 		}
 		if err != nil {
 			b.assign(i, decide(attempt{stage: stageKey, err: err}))

@@ -234,24 +234,49 @@ func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 		}
 		opt(&c)
 	}
-	o, err := c.resolve()
+	set, err := c.resolve()
 	if err != nil {
 		return nil, err
 	}
-	w := &wrapper{store: store, fn: fn, o: o}
-	if o.cacheEntries > 0 {
-		w.cache = newCache(o.cacheEntries, o.cacheBytes)
+	w := &wrapper{store: store, fn: fn, settings: set}
+	if set.cacheEntries > 0 {
+		w.cache = newCache(set.cacheEntries, set.cacheBytes)
 	}
 	return w.handle, nil
 }
 
+// settings is a Config resolved by New: what a batch reads, every default
+// filled in.
+type settings struct {
+	namespace     string
+	keyName       string // for logs: where the key comes from
+	key           keySource
+	keyOfFields   bool // the key is made of body fields (WithKeyFields)
+	fingerprint   fingerprinter
+	keyless       bool
+	concurrency   int
+	reserve       time.Duration
+	reserveSet    bool
+	fifoGroupOnly bool
+	claims        idem.Config // Config.Idem, resolved once by New
+	onReplay      ReplayFunc
+	onFailure     FailureFunc
+	cacheEntries  int
+	cacheBytes    int
+	backoff       VisibilityChanger
+	queueURL      string
+	logger        *slog.Logger
+	emf           io.Writer
+	emfNamespace  string
+}
+
 // resolve validates c and turns it into the options a batch reads, with
 // every default filled in. It is the one place defaults are written.
-func (c Config) resolve() (options, error) {
+func (c Config) resolve() (settings, error) {
 	if err := c.Validate(); err != nil {
-		return options{}, err
+		return settings{}, err
 	}
-	o := options{
+	set := settings{
 		namespace:     c.Namespace,
 		keyless:       c.Keyless,
 		concurrency:   c.Concurrency,
@@ -260,7 +285,7 @@ func (c Config) resolve() (options, error) {
 		onFailure:     c.OnFailure,
 		cacheEntries:  c.CacheEntries,
 		cacheBytes:    c.CacheBytes,
-		sqs:           c.Backoff,
+		backoff:       c.Backoff,
 		queueURL:      c.QueueURL,
 		logger:        c.Logger,
 		emf:           c.EMF,
@@ -268,56 +293,56 @@ func (c Config) resolve() (options, error) {
 	}
 	switch {
 	case len(c.KeyFields) > 0:
-		o.key, o.keyName, o.natural = fieldsKey(c.KeyFields), "body fields "+strings.Join(c.KeyFields, ","), true
+		set.key, set.keyName, set.keyOfFields = fieldsKey(c.KeyFields), "body fields "+strings.Join(c.KeyFields, ","), true
 	case c.KeyAttribute != "":
-		o.key, o.keyName = attributeKey(c.KeyAttribute), "message attribute "+c.KeyAttribute
+		set.key, set.keyName = attributeKey(c.KeyAttribute), "message attribute "+c.KeyAttribute
 	case c.KeyFunc != nil:
-		o.key, o.keyName = funcKey(c.KeyFunc), "key func"
+		set.key, set.keyName = funcKey(c.KeyFunc), "key func"
 	default:
 		field := c.KeyField
 		if field == "" {
 			field = DefaultKeyField
 		}
-		o.key, o.keyName = fieldKey(field), "body field "+field
+		set.key, set.keyName = fieldKey(field), "body field "+field
 	}
 	switch {
 	case c.NoFingerprint:
-		o.fingerprint = noFingerprint
+		set.fingerprint = noFingerprint
 	case len(c.FingerprintFields) > 0:
-		o.fingerprint = fieldsFingerprint(c.FingerprintFields)
-	case o.natural:
-		o.fingerprint = noFingerprint // see WithKeyFields
+		set.fingerprint = fieldsFingerprint(c.FingerprintFields)
+	case set.keyOfFields:
+		set.fingerprint = noFingerprint // see WithKeyFields
 	default:
-		o.fingerprint = bodyFingerprint
+		set.fingerprint = bodyFingerprint
 	}
-	if o.concurrency == 0 {
-		o.concurrency = DefaultConcurrency
+	if set.concurrency == 0 {
+		set.concurrency = DefaultConcurrency
 	}
 	switch {
 	case c.DeadlineReserve < 0:
-		o.reserve, o.reserveSet = 0, true
+		set.reserve, set.reserveSet = 0, true
 	case c.DeadlineReserve > 0:
-		o.reserve, o.reserveSet = c.DeadlineReserve, true
+		set.reserve, set.reserveSet = c.DeadlineReserve, true
 	}
 	claims := c.Idem
 	var err error
-	if o.claims, err = idem.NewConfig(func(ic *idem.Config) { *ic = claims }); err != nil {
-		return options{}, err
+	if set.claims, err = idem.NewConfig(func(ic *idem.Config) { *ic = claims }); err != nil {
+		return settings{}, err
 	}
-	if o.logger == nil {
-		o.logger = slog.Default()
+	if set.logger == nil {
+		set.logger = slog.Default()
 	}
-	if o.namespace == "" {
-		o.namespace = lambdacontext.FunctionName
+	if set.namespace == "" {
+		set.namespace = lambdacontext.FunctionName
 	}
-	if o.namespace == "" {
+	if set.namespace == "" {
 		// Outside Lambda (a test, a local run): the program's name stands
 		// in for the function's, as stable as the binary's name.
-		if o.namespace = programName(); o.namespace == "" {
-			return options{}, configError("Namespace", `""`, errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name"))
+		if set.namespace = programName(); set.namespace == "" {
+			return settings{}, configError("Namespace", `""`, errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name"))
 		}
-		o.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
-			"Programs sharing a table must each pass handler.WithNamespace", "namespace", o.namespace)
+		set.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
+			"Programs sharing a table must each pass handler.WithNamespace", "namespace", set.namespace)
 	}
-	return o, nil
+	return set, nil
 }

@@ -64,7 +64,7 @@ func (fs *flights) finish(key idem.Key, f *flight, leaderFate fate) {
 // which the store then decides. A record whose own deadline comes first
 // is not started (ErrDeadline).
 func (b *batch) awaitFlight(rec *record, f *flight) (fate, bool) {
-	b.opts.logger.DebugContext(b.ctx, "idemq: key in flight in another batch of this process; waiting for its outcome",
+	b.settings.logger.DebugContext(b.ctx, "idemq: key in flight in another batch of this process; waiting for its outcome",
 		"message_id", rec.msg.MessageId, "key", string(rec.key))
 	select {
 	case <-f.done:

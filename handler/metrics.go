@@ -95,12 +95,12 @@ func (c *counts) add(f *fate) {
 // summarize logs the batch's summary line and writes its EMF line.
 func (b *batch) summarize(reported int) {
 	c := b.count(reported)
-	attrs := []slog.Attr{slog.String("namespace", b.opts.namespace), slog.Bool("fifo", b.fifo)}
+	attrs := []slog.Attr{slog.String("namespace", b.settings.namespace), slog.Bool("fifo", b.fifo)}
 	for _, n := range c.named() {
 		attrs = append(attrs, slog.Int(n.attr, n.n))
 	}
-	b.opts.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
-	if b.opts.emf != nil {
+	b.settings.logger.LogAttrs(b.ctx, slog.LevelInfo, "idemq: batch", attrs...)
+	if b.settings.emf != nil {
 		b.writeEMF(c)
 	}
 }
@@ -113,7 +113,7 @@ func (b *batch) writeEMF(c counts) {
 		Unit string `json:"Unit"`
 	}
 	var metrics []metric
-	doc := map[string]any{"Service": b.opts.namespace}
+	doc := map[string]any{"Service": b.settings.namespace}
 	for _, n := range c.named() {
 		metrics = append(metrics, metric{Name: n.metric, Unit: "Count"})
 		doc[n.metric] = n.n
@@ -121,7 +121,7 @@ func (b *batch) writeEMF(c counts) {
 	doc["_aws"] = map[string]any{
 		"Timestamp": b.now().UnixMilli(),
 		"CloudWatchMetrics": []map[string]any{{
-			"Namespace":  b.opts.emfNamespace,
+			"Namespace":  b.settings.emfNamespace,
 			"Dimensions": [][]string{{"Service"}},
 			"Metrics":    metrics,
 		}},
@@ -129,10 +129,10 @@ func (b *batch) writeEMF(c counts) {
 	line, err := json.Marshal(doc)
 	if err == nil {
 		b.w.emfMu.Lock()
-		_, err = b.opts.emf.Write(append(line, '\n'))
+		_, err = b.settings.emf.Write(append(line, '\n'))
 		b.w.emfMu.Unlock()
 	}
 	if err != nil {
-		b.opts.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
+		b.settings.logger.WarnContext(b.ctx, "idemq: EMF line not written", "err", err)
 	}
 }

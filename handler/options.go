@@ -55,31 +55,6 @@ type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) 
 // after the batch, in input order. err is a *RecordError naming the message.
 type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
 
-// options is a Config resolved by New: what a batch reads, every default
-// filled in.
-type options struct {
-	namespace     string
-	keyName       string // for logs: where the key comes from
-	key           keySource
-	natural       bool // the key is made of body fields (WithKeyFields)
-	fingerprint   fingerprinter
-	keyless       bool
-	concurrency   int
-	reserve       time.Duration
-	reserveSet    bool
-	fifoGroupOnly bool
-	claims        idem.Config // Config.Idem, resolved once by New
-	onReplay      ReplayFunc
-	onFailure     FailureFunc
-	cacheEntries  int
-	cacheBytes    int
-	sqs           VisibilityChanger
-	queueURL      string
-	logger        *slog.Logger
-	emf           io.Writer
-	emfNamespace  string
-}
-
 // WithNamespace sets the namespace every key starts with, so functions that
 // share a table never share a key. Keep it stable: a new namespace makes
 // every earlier record unreachable. Defaults to the Lambda function's name
@@ -165,7 +140,7 @@ func WithKeyFunc(f KeyFunc) Option {
 
 // WithKeyless runs records that carry no key without idempotency: each
 // delivery runs the function, as a plain batch processor would, with the
-// partial batch response, lanes, FIFO order and hooks of the rest. Such
+// partial batch response, sequences, FIFO order and hooks of the rest. Such
 // records are counted as keyless in the batch's summary line (and EMF
 // metric Keyless) and logged one by one at debug level only, so a queue
 // whose messages mostly carry no key does not flood the log. A body that
@@ -259,7 +234,7 @@ func WithIdem(opts ...idem.Option) Option {
 
 // WithReplayHook calls f with the stored result of every record that is not
 // executed because its key was done before. Like the function, f runs in
-// the records' lanes: calls for different records may run at the same
+// the records' sequences: calls for different records may run at the same
 // time (up to WithConcurrency, in each of the invocations the runtime runs
 // at once), so f must be safe for concurrent use; within a batch, calls
 // for one key, or one FIFO message group, come one after another, in

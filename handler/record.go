@@ -42,16 +42,16 @@ func (b *batch) claimOrAdopt(rec *record) (f fate) {
 // returns. A panic is the caller's settleRecovering's to recover.
 func (b *batch) claimAndRun(rec *record) fate {
 	msg := *rec.msg
-	res, err := b.opts.claims.Do(b.settleCtx(), b.w.store, rec.key, rec.fp, func(ctx context.Context) ([]byte, error) {
+	res, err := b.settings.claims.Do(b.settleCtx(), b.w.store, rec.key, rec.fp, func(ctx context.Context) ([]byte, error) {
 		return b.w.fn(withKey(ctx, rec.key), msg)
 	})
 	f := decide(attempt{stage: stageClaimed, res: res, err: err})
 	switch {
 	case res.Outcome == idem.Superseded:
-		b.opts.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
+		b.settings.logger.WarnContext(b.ctx, "idemq: result not stored: the lease was taken over",
 			"message_id", rec.msg.MessageId, "key", string(rec.key), "holder", string(res.Holder), "err", err)
 	case f.acked() && f.work == workExecuted && f.omitted:
-		b.opts.logger.ErrorContext(b.ctx, "idemq: result not stored: too large; the key is completed without it",
+		b.settings.logger.ErrorContext(b.ctx, "idemq: result not stored: too large; the key is completed without it",
 			"message_id", rec.msg.MessageId, "key", string(rec.key), "result_bytes", len(res.Value), "err", err)
 	}
 	if f.acked() && !f.superseded && (f.work == workExecuted || f.work == workReplayed) {
@@ -66,8 +66,8 @@ func (b *batch) claimAndRun(rec *record) fate {
 // runKeyless runs the function without a claim (WithKeyless). A panic is
 // the caller's settleRecovering's to recover.
 func (b *batch) runKeyless(rec *record) fate {
-	b.opts.logger.DebugContext(b.ctx, "idemq: record has no key; running it without idempotency",
-		"message_id", rec.msg.MessageId, "key_from", b.opts.keyName)
+	b.settings.logger.DebugContext(b.ctx, "idemq: record has no key; running it without idempotency",
+		"message_id", rec.msg.MessageId, "key_from", b.settings.keyName)
 	value, err := b.w.fn(b.recCtx, *rec.msg)
 	return decide(attempt{stage: stageKeyless, res: idem.Result{Outcome: idem.Executed, Value: value}, err: err})
 }

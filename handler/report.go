@@ -46,7 +46,7 @@ func (b *batch) respond() (events.SQSEventResponse, error) {
 	}
 	b.summarize(len(resp.BatchItemFailures))
 	if noID != nil {
-		b.opts.logger.ErrorContext(b.ctx, noID.Error())
+		b.settings.logger.ErrorContext(b.ctx, noID.Error())
 		return events.SQSEventResponse{}, noID
 	}
 	return resp, nil
@@ -61,11 +61,11 @@ func (b *batch) reportFailure(rec *record) {
 	if errors.Is(cause, ErrInProgress) {
 		level, attrs = slog.LevelInfo, append(attrs, slog.Time("lease_until", rec.fate.leaseUntil))
 	}
-	b.opts.logger.LogAttrs(b.ctx, level, "idemq: record comes back", append(attrs, slog.Any("err", err))...)
-	if hook := b.opts.onFailure; hook != nil {
+	b.settings.logger.LogAttrs(b.ctx, level, "idemq: record comes back", append(attrs, slog.Any("err", err))...)
+	if hook := b.settings.onFailure; hook != nil {
 		defer func() {
 			if p := recover(); p != nil {
-				b.opts.logger.ErrorContext(b.ctx, "idemq: panic in failure hook", "message_id", rec.msg.MessageId, "panic", fmt.Sprint(p))
+				b.settings.logger.ErrorContext(b.ctx, "idemq: panic in failure hook", "message_id", rec.msg.MessageId, "panic", fmt.Sprint(p))
 			}
 		}()
 		hook(b.ctx, *rec.msg, err)

@@ -90,7 +90,7 @@ func (b *batch) sequences() [][]int {
 func (b *batch) runSequences(sequences [][]int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(b.opts.concurrency, len(sequences)) {
+	for range min(b.settings.concurrency, len(sequences)) {
 		wg.Go(func() {
 			for {
 				n := int(next.Add(1) - 1)
@@ -153,7 +153,7 @@ func (b *batch) settleRecovering(i int, step func() fate) {
 			return
 		}
 		b.assign(i, decide(attempt{stage: stageCrashed, err: ErrNoOutcome}))
-		b.opts.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
+		b.settings.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
 			"message_id", rec.msg.MessageId, "key", string(rec.key))
 	}()
 	f := b.backoff(rec, step())
@@ -164,7 +164,7 @@ func (b *batch) settleRecovering(i int, step func() fate) {
 // panicked logs a recovered panic with its stack and returns it as an
 // error.
 func (b *batch) panicked(rec *record, p any) error {
-	b.opts.logger.ErrorContext(b.ctx, "idemq: panic in record",
+	b.settings.logger.ErrorContext(b.ctx, "idemq: panic in record",
 		"message_id", rec.msg.MessageId, "key", string(rec.key), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 	return fmt.Errorf("%w: %v", ErrPanic, p)
 }

@@ -57,10 +57,10 @@ func programName() string {
 // share is read-only after New, safe for concurrent use, or guarded
 // here.
 type wrapper struct {
-	store idem.Store
-	fn    Func
-	o     options
-	cache *cache // nil: off; locks itself
+	store    idem.Store
+	fn       Func
+	settings settings
+	cache    *cache // nil: off; locks itself
 	// flights are the keys batches are settling now, so that a batch
 	// running at the same time takes their outcome; they lock themselves.
 	flights flights
