@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // settleFaults is a store whose completions fail and whose releases can be
@@ -72,8 +73,8 @@ func TestAckOnlyOnProof(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			store := &settleFaults{Store: b.store, completeErr: tc.completeErr, loseRelease: tc.loseRelease}
-			wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1"), msg("m2", "k1")), "m1", "m2")
-			if err := b.failure("m1"); err.Op != "complete" {
+			handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k1")), "m1", "m2")
+			if err := b.Failure("m1"); err.Op != "complete" {
 				t.Errorf("m1 failed at %q (%v), want complete", err.Op, err)
 			}
 			if tc.loseRelease && store.releaseFirst != nil {
@@ -84,11 +85,11 @@ func TestAckOnlyOnProof(t *testing.T) {
 			}
 			// The key is free again: the redelivery runs the work.
 			store.completeErr = nil
-			wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
+			handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1")))
 			if rec, ok := idemtest.MustGet(t, b.store, key("k1")); !ok || rec.Status != idem.StatusCompleted {
 				t.Errorf("after the redelivery: %+v, %v; want COMPLETED", rec, ok)
 			}
-			if n := b.callCount("m1"); n != 2 {
+			if n := b.CallCount("m1"); n != 2 {
 				t.Errorf("m1 ran %d times, want 2 (once unstored, once stored)", n)
 			}
 		})
@@ -124,23 +125,23 @@ func TestSuperseded(t *testing.T) {
 				}
 				return []byte("ours"), nil
 			}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Minute)))
-			got := b.invoke(h, msg("m1", "k1"), msg("m2", "k1"))
+			got := b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k1"))
 			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			if rec.Owner != "other" {
 				t.Errorf("record %+v, want the other owner's, untouched", rec)
 			}
 			if !completed {
-				wantIDs(t, got, "m1", "m2")
-				if err := b.failure("m1"); !errors.Is(err, idem.ErrLeaseLost) {
+				handlerbundle.WantIDs(t, got, "m1", "m2")
+				if err := b.Failure("m1"); !errors.Is(err, idem.ErrLeaseLost) {
 					t.Errorf("m1: %v, want idem.ErrLeaseLost", err)
 				}
 				return
 			}
-			wantIDs(t, got)
-			if got := b.replays["m2"]; got != "ours" {
+			handlerbundle.WantIDs(t, got)
+			if got := b.Replays()["m2"]; got != "ours" {
 				t.Errorf("the copy was replayed %q, want the fresh result", got)
 			}
-			b.wantSummary(map[string]int{"executed": 1, "replayed": 1, "superseded": 1})
+			b.WantSummary(map[string]int{"executed": 1, "replayed": 1, "superseded": 1})
 		})
 	}
 }
@@ -166,11 +167,11 @@ func TestSettleInsideTheReserve(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	spy := &deadlineSpy{Store: b.store}
-	h := b.wrapStore(spy, nil, handler.WithDeadlineReserve(8*time.Second))
+	h := b.WrapStore(spy, nil, handler.WithDeadlineReserve(8*time.Second))
 	deadline := time.Now().Add(time.Minute)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k1")}}); err != nil {
+	if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("m1", "k1")}}); err != nil {
 		t.Fatal(err)
 	}
 	if want := deadline.Add(-2 * time.Second); !spy.deadline.Equal(want) {

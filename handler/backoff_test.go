@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // fakeSQS records ChangeMessageVisibility calls.
@@ -36,7 +37,7 @@ func TestBackoffInProgress(t *testing.T) {
 	client := &fakeSQS{}
 	h := b.wrap(nil, handler.WithBackoff(client), handler.WithIdem(idem.WithClock(clock)))
 
-	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k1")), "m1", "m3")
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k1")), "m1", "m3")
 	if len(client.calls) != 2 {
 		t.Fatalf("%d visibility changes, want 2 (one per in-progress message)", len(client.calls))
 	}
@@ -53,7 +54,7 @@ func TestBackoffInProgress(t *testing.T) {
 	if !seen["rh-m1"] || !seen["rh-m3"] {
 		t.Errorf("receipt handles %v, want rh-m1 and rh-m3", seen)
 	}
-	b.wantSummary(map[string]int{"in_progress": 2, "backed_off": 2})
+	b.WantSummary(map[string]int{"in_progress": 2, "backed_off": 2})
 }
 
 func TestBackoffQueueURLOptionAndFailure(t *testing.T) {
@@ -66,18 +67,18 @@ func TestBackoffQueueURLOptionAndFailure(t *testing.T) {
 
 	// The back-off fails: the record is still reported, nothing else
 	// changes.
-	wantIDs(t, b.invoke(h, msg("m1", "k1")), "m1")
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")), "m1")
 	if len(client.calls) != 1 || *client.calls[0].QueueUrl != "http://127.0.0.1:9324/000000000000/jobs" {
 		t.Errorf("calls %+v", client.calls)
 	}
-	b.wantSummary(map[string]int{"in_progress": 1, "backed_off": 0})
+	b.WantSummary(map[string]int{"in_progress": 1, "backed_off": 0})
 }
 
 func TestNoBackoffForOtherFailures(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	client := &fakeSQS{}
-	wantIDs(t, b.invoke(b.wrap(failOn("m1"), handler.WithBackoff(client)), msg("m1", "k1")), "m1")
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(handlerbundle.FailOn("m1"), handler.WithBackoff(client)), handlerbundle.Msg("m1", "k1")), "m1")
 	if len(client.calls) != 0 {
 		t.Errorf("a failed (not in-progress) record was backed off: %+v", client.calls)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // Each invocation keeps its own deadline guard: one invocation too close
@@ -37,19 +38,19 @@ func TestConcurrentInvocationsKeepTheirDeadlines(t *testing.T) {
 		<-started
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // under the 30 s reserve
 		defer cancel()
-		late, lateErr = h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("late-1", "kl1"), msg("late-2", "kl2")}})
+		late, lateErr = h(ctx, events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("late-1", "kl1"), handlerbundle.Msg("late-2", "kl2")}})
 	})
-	wantIDs(t, b.invoke(h, msg("roomy-1", "kr1"), msg("roomy-2", "kr2")))
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("roomy-1", "kr1"), handlerbundle.Msg("roomy-2", "kr2")))
 	wg.Wait()
 	if lateErr != nil {
 		t.Fatal(lateErr)
 	}
-	wantIDs(t, ids(late), "late-1", "late-2")
+	handlerbundle.WantIDs(t, handlerbundle.IDs(late), "late-1", "late-2")
 	for _, id := range []string{"late-1", "late-2"} {
-		if err := b.failure(id); !errors.Is(err, handler.ErrDeadline) {
+		if err := b.Failure(id); !errors.Is(err, handler.ErrDeadline) {
 			t.Errorf("%s: %v, want ErrDeadline", id, err)
 		}
-		if n := b.callCount(id); n != 0 {
+		if n := b.CallCount(id); n != 0 {
 			t.Errorf("%s ran %d times past its invocation's guard", id, n)
 		}
 	}
@@ -58,7 +59,7 @@ func TestConcurrentInvocationsKeepTheirDeadlines(t *testing.T) {
 // waitLogged waits until the bundle's logs hold a line with msg, or stop
 // is closed.
 func (b *bundle) waitLogged(msg string, stop <-chan struct{}) {
-	for len(b.logged(msg)) == 0 {
+	for len(b.Logged(msg)) == 0 {
 		select {
 		case <-stop:
 			return
@@ -77,15 +78,15 @@ const waitingLine = "idemq: key in flight in another batch of this process; wait
 func (b *bundle) overlap(h handler.Handler, release chan struct{}, firstID string, first, second []events.SQSMessage) (firstFailed, secondFailed []string) {
 	secondDone := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { firstFailed = b.invoke(h, first...) })
+	wg.Go(func() { firstFailed = b.Invoke(h, first...) })
 	wg.Go(func() {
 		b.waitLogged(waitingLine, secondDone)
 		close(release)
 	})
-	for b.callCount(firstID) < 1 {
+	for b.CallCount(firstID) < 1 {
 		time.Sleep(time.Millisecond)
 	}
-	secondFailed = b.invoke(h, second...)
+	secondFailed = b.Invoke(h, second...)
 	close(secondDone)
 	wg.Wait()
 	return firstFailed, secondFailed
@@ -100,19 +101,19 @@ func TestConcurrentInvocationsShareAKeyInFlight(t *testing.T) {
 	b := setup(t)
 	store := &countingStore{Store: b.store}
 	release := make(chan struct{})
-	h := b.wrapStore(store, func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+	h := b.WrapStore(store, func(_ context.Context, m events.SQSMessage) ([]byte, error) {
 		<-release
 		return []byte("result:" + m.MessageId), nil
 	})
 	// Once the first batch runs the key, the second meets it.
 	first, second := b.overlap(h, release, "a1",
-		[]events.SQSMessage{msg("a1", "shared"), msg("a2", "own-a")}, []events.SQSMessage{msg("b1", "shared")})
-	wantIDs(t, first)
-	wantIDs(t, second)
-	if got, _ := b.replayed("b1"); got != "result:a1" {
+		[]events.SQSMessage{handlerbundle.Msg("a1", "shared"), handlerbundle.Msg("a2", "own-a")}, []events.SQSMessage{handlerbundle.Msg("b1", "shared")})
+	handlerbundle.WantIDs(t, first)
+	handlerbundle.WantIDs(t, second)
+	if got, _ := b.Replayed("b1"); got != "result:a1" {
 		t.Errorf("b1 replayed %q, want a1's result", got)
 	}
-	if n := b.callCount("a1") + b.callCount("b1"); n != 1 {
+	if n := b.CallCount("a1") + b.CallCount("b1"); n != 1 {
 		t.Errorf("the shared key ran %d times, want 1", n)
 	}
 	if n := store.claimCount(); n != 2 { // shared (once) and own-a
@@ -133,11 +134,11 @@ func TestConcurrentInvocationsRetryAFailedFlight(t *testing.T) {
 		}
 		return []byte("result:" + m.MessageId), nil
 	})
-	first, second := b.overlap(h, release, "a1", []events.SQSMessage{msg("a1", "shared")}, []events.SQSMessage{msg("b1", "shared")})
-	wantIDs(t, first, "a1")
-	wantIDs(t, second)
-	if b.callCount("b1") != 1 {
-		t.Errorf("b1 ran %d times, want 1 (after a1 failed)", b.callCount("b1"))
+	first, second := b.overlap(h, release, "a1", []events.SQSMessage{handlerbundle.Msg("a1", "shared")}, []events.SQSMessage{handlerbundle.Msg("b1", "shared")})
+	handlerbundle.WantIDs(t, first, "a1")
+	handlerbundle.WantIDs(t, second)
+	if b.CallCount("b1") != 1 {
+		t.Errorf("b1 ran %d times, want 1 (after a1 failed)", b.CallCount("b1"))
 	}
 }
 
@@ -153,13 +154,13 @@ func TestConcurrentInvocationsShareAnOmittedResultInFlight(t *testing.T) {
 		<-release
 		return []byte("result:" + m.MessageId), nil
 	})
-	first, second := b.overlap(h, release, "a1", []events.SQSMessage{msg("a1", "shared")}, []events.SQSMessage{msg("b1", "shared")})
-	wantIDs(t, first)
-	wantIDs(t, second)
-	if got, ok := b.replayed("b1"); !ok || got != "result:a1" {
+	first, second := b.overlap(h, release, "a1", []events.SQSMessage{handlerbundle.Msg("a1", "shared")}, []events.SQSMessage{handlerbundle.Msg("b1", "shared")})
+	handlerbundle.WantIDs(t, first)
+	handlerbundle.WantIDs(t, second)
+	if got, ok := b.Replayed("b1"); !ok || got != "result:a1" {
 		t.Errorf("b1 replayed %q (%v), want a1's fresh result", got, ok)
 	}
-	if n := b.callCount("a1") + b.callCount("b1"); n != 1 {
+	if n := b.CallCount("a1") + b.CallCount("b1"); n != 1 {
 		t.Errorf("the shared key ran %d times, want 1", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // A function that ends its goroutine with runtime.Goexit (as t.FailNow
@@ -46,19 +47,19 @@ func TestGoexitFailsClosed(t *testing.T) {
 			h := b.wrap(exitOn, opts...)
 			var msgs []events.SQSMessage
 			for _, id := range []string{"m1", "m2", "m3"} {
-				m := msg(id, "k"+id[1:])
+				m := handlerbundle.Msg(id, "k"+id[1:])
 				if tc.fifo {
-					m = fifoMsg(id, "k"+id[1:], "g1")
+					m = handlerbundle.FIFOMsg(id, "k"+id[1:], "g1")
 				}
 				msgs = append(msgs, m)
 			}
-			msgs = append(msgs, msg("m4", "k1")) // a copy of the exited record's key
+			msgs = append(msgs, handlerbundle.Msg("m4", "k1")) // a copy of the exited record's key
 			if tc.fifo {
-				msgs[3] = fifoMsg("m4", "k1", "g2")
+				msgs[3] = handlerbundle.FIFOMsg("m4", "k1", "g2")
 			}
-			got := b.invoke(h, msgs...)
+			got := b.Invoke(h, msgs...)
 
-			if err := b.failure("m1"); !errors.Is(err, handler.ErrNoOutcome) {
+			if err := b.Failure("m1"); !errors.Is(err, handler.ErrNoOutcome) {
 				t.Errorf("m1: failure %v, want ErrNoOutcome", err)
 			}
 			if !contains(got, "m1") || !contains(got, "m4") {
@@ -67,15 +68,15 @@ func TestGoexitFailsClosed(t *testing.T) {
 			// Records that ran and succeeded may be acknowledged; records
 			// that did not run must come back.
 			for _, id := range []string{"m2", "m3"} {
-				if b.callCount(id) == 0 && !contains(got, id) {
+				if b.CallCount(id) == 0 && !contains(got, id) {
 					t.Errorf("%s never ran and was acknowledged (reported %v)", id, got)
 				}
 			}
 			if tc.fifo && (!contains(got, "m2") || !contains(got, "m3")) {
 				t.Errorf("FIFO: reported %v, want every record after m1", got)
 			}
-			if tc.concurrency == 1 && !tc.fifo && (b.callCount("m2") != 0 || !contains(got, "m2")) {
-				t.Errorf("one at a time: m2 ran %d times, reported %v: the exited goroutine's next records must come back", b.callCount("m2"), got)
+			if tc.concurrency == 1 && !tc.fifo && (b.CallCount("m2") != 0 || !contains(got, "m2")) {
+				t.Errorf("one at a time: m2 ran %d times, reported %v: the exited goroutine's next records must come back", b.CallCount("m2"), got)
 			}
 			// An exit is taken for a crash: the claim is left to its lease,
 			// never completed, so a delivery after the lease runs the work.
@@ -102,24 +103,24 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 	t.Run("replay hook", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1")))
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1")))
 		h := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-			handler.WithNamespace(ns),
+			handler.WithNamespace(handlerbundle.Namespace),
 			handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { panic("hook") }),
 			handler.WithFailureHook(func(_ context.Context, m events.SQSMessage, err error) {
 				if !errors.Is(err, handler.ErrPanic) {
 					t.Errorf("%s: failure %v, want ErrPanic", m.MessageId, err)
 				}
 			}))
-		wantIDs(t, b.invoke(h, msg("m2", "k1"), msg("m3", "k1")), "m2", "m3")
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m2", "k1"), handlerbundle.Msg("m3", "k1")), "m2", "m3")
 	})
 	t.Run("failure hook", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		h := handler.WrapSQS(b.store, failOn("m1"), handler.WithNamespace(ns), handler.WithLogger(b.logger()),
+		h := handler.WrapSQS(b.store, handlerbundle.FailOn("m1"), handler.WithNamespace(handlerbundle.Namespace), handler.WithLogger(b.Logger()),
 			handler.WithFailureHook(func(context.Context, events.SQSMessage, error) { panic("hook") }))
-		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")), "m1")
-		if len(b.logged("idemq: panic in failure hook")) != 1 {
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1")
+		if len(b.Logged("idemq: panic in failure hook")) != 1 {
 			t.Error("the failure hook's panic was not logged")
 		}
 	})
@@ -136,13 +137,13 @@ func TestUnsafeSettingsAreRefused(t *testing.T) {
 		pkg, field string
 		want       string
 	}{
-		{"heartbeat at the lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))},
+		{"heartbeat at the lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))},
 			"idem", "Heartbeat", "idem: Heartbeat 1m0s: must be at most half of Lease 1m0s"},
-		{"heartbeat over half the lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second))},
+		{"heartbeat over half the lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second))},
 			"idem", "Heartbeat", "idem: Heartbeat 31s: must be at most half"},
-		{"negative lease", []handler.Option{handler.WithNamespace(ns), handler.WithIdem(idem.WithLease(-time.Second))},
+		{"negative lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(-time.Second))},
 			"idem", "Lease", "idem: Lease -1s: must not be negative"},
-		{"nil option", []handler.Option{handler.WithNamespace(ns), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
+		{"nil option", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
 		{"nil idem option", []handler.Option{handler.WithIdem(nil)}, "idem", "options[0]", "idem: options[0]: is nil"},
 		{"empty namespace", []handler.Option{handler.WithNamespace("")}, "handler", "Namespace", `handler: Namespace "": must not be empty`},
 	} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // In a synctest bubble, every goroutine the handler starts (workers, FIFO
@@ -40,10 +41,10 @@ func TestNoGoroutineOutlivesTheCall(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			for _, arn := range []string{standardARN, fifoARN} {
+			for _, arn := range []string{handlerbundle.StandardARN, handlerbundle.FIFOARN} {
 				var msgs []events.SQSMessage
 				for i, k := range []string{"a", "p", "e", "held", "a", "b"} {
-					m := msg(fmt.Sprintf("%s-%d", k, i), k) // "p" panics, "e" fails, "held" is in progress
+					m := handlerbundle.Msg(fmt.Sprintf("%s-%d", k, i), k) // "p" panics, "e" fails, "held" is in progress
 					m.EventSourceARN = arn
 					m.Attributes = map[string]string{"MessageGroupId": []string{"g1", "g2"}[i%2]}
 					msgs = append(msgs, m)

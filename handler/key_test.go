@@ -7,6 +7,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // A key field that is not Unicode text (a lone surrogate escape) fails
@@ -16,15 +17,15 @@ func TestKeyFieldLoneSurrogate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := b.wrap(nil, handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
-	m1, m2 := msg("m1", ""), msg("m2", "")
+	m1, m2 := handlerbundle.Msg("m1", ""), handlerbundle.Msg("m2", "")
 	m1.Body = `{"idempotency_key":"a\ud800","prompt":"p"}`
 	m2.Body = `{"idempotency_key":"a\udc00","prompt":"p"}`
-	wantIDs(t, b.invoke(h, m1, m2, msg("m3", "k3")), "m1", "m2")
+	handlerbundle.WantIDs(t, b.Invoke(h, m1, m2, handlerbundle.Msg("m3", "k3")), "m1", "m2")
 	for _, id := range []string{"m1", "m2"} {
-		if err := b.failure(id); !errors.Is(err, handler.ErrBadKey) || err.Op != "key" {
+		if err := b.Failure(id); !errors.Is(err, handler.ErrBadKey) || err.Op != "key" {
 			t.Errorf("%s failure = %v, want ErrBadKey", id, err)
 		}
-		if b.callCount(id) != 0 {
+		if b.CallCount(id) != 0 {
 			t.Errorf("%s ran", id)
 		}
 	}
@@ -36,13 +37,13 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := b.wrap(nil, handler.WithKeyField("request.id"), handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
-	first := msg("m1", "")
+	first := handlerbundle.Msg("m1", "")
 	first.Body = `{"request":{"id":"r-1"},"prompt":"p"}`
-	other := msg("m2", "")
+	other := handlerbundle.Msg("m2", "")
 	other.Body = `{"request":{"id":"r-2"},"request.id":"r-1","prompt":"p"}`
-	wantIDs(t, b.invoke(h, first))
-	wantIDs(t, b.invoke(h, other))
-	if _, ok := b.replayed("m2"); ok || b.callCount("m2") != 1 {
+	handlerbundle.WantIDs(t, b.Invoke(h, first))
+	handlerbundle.WantIDs(t, b.Invoke(h, other))
+	if _, ok := b.Replayed("m2"); ok || b.CallCount("m2") != 1 {
 		t.Errorf("request r-2 was answered with r-1's result")
 	}
 	if _, ok := idemtest.MustGet(t, b.store, key("r-2")); !ok {
@@ -51,14 +52,14 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	// A member with the dotted name alone is not the key: with the path
 	// absent the record fails (naming the escape), rather than running
 	// keyless on a key the function does not read.
-	literal := msg("m3", "")
+	literal := handlerbundle.Msg("m3", "")
 	literal.Body = `{"request.id":"r-3","prompt":"p"}`
-	wantIDs(t, b.invoke(h, literal), "m3")
-	if err := b.failure("m3"); !errors.Is(err, handler.ErrBadKey) {
+	handlerbundle.WantIDs(t, b.Invoke(h, literal), "m3")
+	if err := b.Failure("m3"); !errors.Is(err, handler.ErrBadKey) {
 		t.Errorf("m3 failure = %v, want ErrBadKey", err)
 	}
 	// Escaped, the dot is part of the name.
-	wantIDs(t, b.invoke(b.wrap(nil, handler.WithKeyField(`request\.id`)), literal))
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handler.WithKeyField(`request\.id`)), literal))
 	if _, ok := idemtest.MustGet(t, b.store, key("r-3")); !ok {
 		t.Errorf(`no record for r-3 through the field request\.id`)
 	}
@@ -76,12 +77,12 @@ func TestFingerprintNumbersAreExact(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			h := b.wrap(nil, opts...)
-			m1, m2 := msg("m1", ""), msg("m2", "")
+			m1, m2 := handlerbundle.Msg("m1", ""), handlerbundle.Msg("m2", "")
 			m1.Body = `{"idempotency_key":"k1","id":9007199254740993}`
 			m2.Body = `{"idempotency_key":"k1","id":9007199254740992}`
-			wantIDs(t, b.invoke(h, m1))
-			wantIDs(t, b.invoke(h, m2), "m2")
-			if err := b.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+			handlerbundle.WantIDs(t, b.Invoke(h, m1))
+			handlerbundle.WantIDs(t, b.Invoke(h, m2), "m2")
+			if err := b.Failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
 				t.Errorf("m2 failure = %v, want ErrPayloadMismatch", err)
 			}
 		})

@@ -10,10 +10,11 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 func bodyMsg(id, body string) events.SQSMessage {
-	m := msg(id, "")
+	m := handlerbundle.Msg(id, "")
 	m.Body = body
 	return m
 }
@@ -26,22 +27,22 @@ func TestKeyFields(t *testing.T) {
 	b := setup(t)
 	h := b.wrap(nil, handler.WithKeyFields("version", "document.id"))
 	first := bodyMsg("m1", `{"document":{"id":4471},"version":9,"trace":"a"}`)
-	wantIDs(t, b.invoke(h, first,
+	handlerbundle.WantIDs(t, b.Invoke(h, first,
 		bodyMsg("m2", `{"version":"9","document":{"id":4471.0},"trace":"b"}`), // the same request
 		bodyMsg("m3", `{"document":{"id":9007199254740993},"version":9}`),
 		bodyMsg("m4", `{"document":{"id":9007199254740992},"version":9}`),
 		bodyMsg("m5", `{"document":{"id":4471}}`), // no version
 	), "m5")
-	if got := b.replays["m2"]; got != "result:m1" {
+	if got := b.Replays()["m2"]; got != "result:m1" {
 		t.Errorf("m2 replayed %q, want m1's result", got)
 	}
-	if b.callCount("m3") != 1 || b.callCount("m4") != 1 {
-		t.Errorf("2^53+1 and 2^53 ran %d and %d times, want once each", b.callCount("m3"), b.callCount("m4"))
+	if b.CallCount("m3") != 1 || b.CallCount("m4") != 1 {
+		t.Errorf("2^53+1 and 2^53 ran %d and %d times, want once each", b.CallCount("m3"), b.CallCount("m4"))
 	}
-	if err := b.failure("m5"); !errors.Is(err, idem.ErrNoKey) {
+	if err := b.Failure("m5"); !errors.Is(err, idem.ErrNoKey) {
 		t.Errorf("m5: %v, want idem.ErrNoKey", err)
 	}
-	k, _ := idem.ClientKey(ns, "document.id:4471:version:9")
+	k, _ := idem.ClientKey(handlerbundle.Namespace, "document.id:4471:version:9")
 	if rec, ok := idemtest.MustGet(t, b.store, k); !ok || rec.Status != idem.StatusCompleted {
 		t.Errorf("no COMPLETED record under %s: %+v", k, rec)
 	}
@@ -50,11 +51,11 @@ func TestKeyFields(t *testing.T) {
 	// payload mismatch.
 	b2 := setup(t)
 	h2 := b2.wrap(nil, handler.WithKeyFields("document_id"), handler.WithFingerprintFields("prompt"))
-	wantIDs(t, b2.invoke(h2,
+	handlerbundle.WantIDs(t, b2.Invoke(h2,
 		bodyMsg("m1", `{"document_id":1,"prompt":"summarise"}`),
 		bodyMsg("m2", `{"document_id":1,"prompt":"translate"}`),
 	), "m2")
-	if err := b2.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+	if err := b2.Failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
 		t.Errorf("m2: %v, want idem.ErrPayloadMismatch", err)
 	}
 }
@@ -63,7 +64,7 @@ func TestKeyFieldsWiring(t *testing.T) {
 	t.Parallel()
 	for name, fields := range map[string][]string{"none": nil, "empty": {""}, "stray escape": {`a\`}} {
 		_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-			handler.WithNamespace(ns), handler.WithKeyFields(fields...))
+			handler.WithNamespace(handlerbundle.Namespace), handler.WithKeyFields(fields...))
 		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "handler" || bad.Field != "KeyFields" {
 			t.Errorf("%s: err %v, want an *idem.ConfigError naming KeyFields", name, err)
 		}

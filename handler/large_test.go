@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // SQS takes bodies of up to 1 MiB (1,048,576 bytes): such a message is
@@ -30,12 +31,12 @@ func TestMebibyteMessages(t *testing.T) {
 			if len(first.Body) != 1<<20 {
 				t.Fatalf("body of %d bytes, want 1 MiB", len(first.Body))
 			}
-			wantIDs(t, b.invoke(h, first))
-			wantIDs(t, b.invoke(h, dup))
-			if b.callCount("m1") != 1 || b.callCount("m2") != 0 || b.replays["m2"] != "result:m1" {
-				t.Errorf("calls m1 %d m2 %d, m2 replayed %q: want one call, then a replay", b.callCount("m1"), b.callCount("m2"), b.replays["m2"])
+			handlerbundle.WantIDs(t, b.Invoke(h, first))
+			handlerbundle.WantIDs(t, b.Invoke(h, dup))
+			if b.CallCount("m1") != 1 || b.CallCount("m2") != 0 || b.Replays()["m2"] != "result:m1" {
+				t.Errorf("calls m1 %d m2 %d, m2 replayed %q: want one call, then a replay", b.CallCount("m1"), b.CallCount("m2"), b.Replays()["m2"])
 			}
-			if logs := b.logs.Bytes(); strings.Contains(string(logs), "lorem ipsum") || len(logs) > 64<<10 {
+			if logs := b.Logs.Bytes(); strings.Contains(string(logs), "lorem ipsum") || len(logs) > 64<<10 {
 				t.Errorf("the log holds the body (%d bytes of log)", len(logs))
 			}
 		})
@@ -44,6 +45,6 @@ func TestMebibyteMessages(t *testing.T) {
 	// with the whole-body fingerprint.
 	b := setup(t)
 	h := b.wrap(nil)
-	wantIDs(t, b.invoke(h, bodyMsg("m1", body("k1", "lorem ipsum "))))
-	wantIDs(t, b.invoke(h, bodyMsg("m2", body("k1", "dolor sit a "))), "m2")
+	handlerbundle.WantIDs(t, b.Invoke(h, bodyMsg("m1", body("k1", "lorem ipsum "))))
+	handlerbundle.WantIDs(t, b.Invoke(h, bodyMsg("m2", body("k1", "dolor sit a "))), "m2")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 func TestEMFLine(t *testing.T) {
@@ -14,10 +15,10 @@ func TestEMFLine(t *testing.T) {
 	b := setup(t)
 	now := time.Now()
 	holdKey(t, b.store, key("k3"), now, now.Add(time.Hour))
-	var out syncBuffer
-	h := b.wrap(failOn("m2"), handler.WithEMF(&out, "idemq"))
+	var out handlerbundle.SyncBuffer
+	h := b.wrap(handlerbundle.FailOn("m2"), handler.WithEMF(&out, "idemq"))
 
-	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3"), msg("m4", "k1")), "m2", "m3")
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3"), handlerbundle.Msg("m4", "k1")), "m2", "m3")
 	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
 	if len(lines) != 1 {
 		t.Fatalf("%d EMF lines, want 1 per batch", len(lines))
@@ -38,7 +39,7 @@ func TestEMFLine(t *testing.T) {
 		t.Fatalf("EMF line %s: %v", lines[0], err)
 	}
 	cw := doc.AWS.CloudWatchMetrics
-	if len(cw) != 1 || cw[0].Namespace != "idemq" || len(cw[0].Dimensions) != 1 || cw[0].Dimensions[0][0] != "Service" || doc.Service != ns {
+	if len(cw) != 1 || cw[0].Namespace != "idemq" || len(cw[0].Dimensions) != 1 || cw[0].Dimensions[0][0] != "Service" || doc.Service != handlerbundle.Namespace {
 		t.Errorf("EMF metadata %+v, service %q", doc.AWS, doc.Service)
 	}
 	names := map[string]bool{}
@@ -58,11 +59,11 @@ func TestEMFLine(t *testing.T) {
 func TestPayloadsAreNotLogged(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	secret := msg("m1", "k1")
+	secret := handlerbundle.Msg("m1", "k1")
 	secret.Body = `{"idempotency_key":"k1","prompt":"TOP-SECRET-PROMPT"}`
-	wantIDs(t, b.invoke(b.wrap(failOn("m1")), secret), "m1")
-	wantIDs(t, b.invoke(b.wrap(nil), secret))
-	if bytes.Contains(b.logs.Bytes(), []byte("TOP-SECRET")) || bytes.Contains(b.logs.Bytes(), []byte("result:m1")) {
-		t.Errorf("a payload or result reached the log:\n%s", b.logs.Bytes())
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(handlerbundle.FailOn("m1")), secret), "m1")
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), secret))
+	if bytes.Contains(b.Logs.Bytes(), []byte("TOP-SECRET")) || bytes.Contains(b.Logs.Bytes(), []byte("result:m1")) {
+		t.Errorf("a payload or result reached the log:\n%s", b.Logs.Bytes())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 const omittedLog = "idemq: result not stored: too large; the key is completed without it"
@@ -27,13 +28,13 @@ func TestResultTooLarge(t *testing.T) {
 		b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
 		h := b.wrap(nil, handler.WithCache(100, 1<<20))
 
-		wantIDs(t, b.invoke(h, msg("m1", "k1")))
-		b.wantSummary(map[string]int{"executed": 1, "result_omitted": 1, "failed": 0, "batch_item_failures": 0})
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
+		b.WantSummary(map[string]int{"executed": 1, "result_omitted": 1, "failed": 0, "batch_item_failures": 0})
 		rec, ok := idemtest.MustGet(t, b.store, key("k1"))
 		if !ok || rec.Status != idem.StatusCompleted || rec.OmittedBytes != len("result:m1") || rec.Result != nil {
 			t.Fatalf("record %+v, %v; want COMPLETED without the result", rec, ok)
 		}
-		lines := b.logged(omittedLog)
+		lines := b.Logged(omittedLog)
 		if len(lines) != 1 {
 			t.Fatalf("%d lines %q, want 1", len(lines), omittedLog)
 		}
@@ -47,13 +48,13 @@ func TestResultTooLarge(t *testing.T) {
 		// handed nil for a result. The record fails, towards the
 		// dead-letter queue; it is not in the cache either.
 		for _, id := range []string{"m1", "m2", "m1"} {
-			wantIDs(t, b.invoke(h, msg(id, "k1")), id)
-			if err := b.failure(id); !errors.Is(err, idem.ErrResultTooLarge) || err.Op != "replay" || err.Key != key("k1") {
+			handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg(id, "k1")), id)
+			if err := b.Failure(id); !errors.Is(err, idem.ErrResultTooLarge) || err.Op != "replay" || err.Key != key("k1") {
 				t.Errorf("failure of %s = %v, want ErrResultTooLarge at replay", id, err)
 			}
-			b.wantSummary(map[string]int{"failed": 1, "cache_hits": 0, "result_omitted": 0, "batch_item_failures": 1})
+			b.WantSummary(map[string]int{"failed": 1, "cache_hits": 0, "result_omitted": 0, "batch_item_failures": 1})
 		}
-		if _, ok := b.replayed("m2"); ok {
+		if _, ok := b.Replayed("m2"); ok {
 			t.Error("the replay hook was called with no result")
 		}
 
@@ -62,11 +63,11 @@ func TestResultTooLarge(t *testing.T) {
 		plain := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) {
 			t.Error("the function ran for a completed key")
 			return nil, nil
-		}, handler.WithNamespace(ns), handler.WithLogger(slog.New(slog.NewJSONHandler(b.logs, nil))))
-		wantIDs(t, b.invoke(plain, msg("m3", "k1")))
-		b.wantSummary(map[string]int{"replayed": 1, "failed": 0, "batch_item_failures": 0})
+		}, handler.WithNamespace(handlerbundle.Namespace), handler.WithLogger(slog.New(slog.NewJSONHandler(b.Logs, nil))))
+		handlerbundle.WantIDs(t, b.Invoke(plain, handlerbundle.Msg("m3", "k1")))
+		b.WantSummary(map[string]int{"replayed": 1, "failed": 0, "batch_item_failures": 0})
 
-		if n := b.totalCalls(); n != 1 {
+		if n := b.TotalCalls(); n != 1 {
 			t.Errorf("the function ran %d times over 5 deliveries, want once", n)
 		}
 	})
@@ -76,10 +77,10 @@ func TestResultTooLarge(t *testing.T) {
 		b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
 		// The copy shares the execution's fresh result, which it has at
 		// hand although it could not be stored.
-		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), msg("b", "k1")))
-		if got, _ := b.replayed("b"); got != "result:a" || b.totalCalls() != 1 {
-			t.Errorf("copy replayed %q after %d runs, want result:a after 1", got, b.totalCalls())
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("a", "k1"), handlerbundle.Msg("b", "k1")))
+		if got, _ := b.Replayed("b"); got != "result:a" || b.TotalCalls() != 1 {
+			t.Errorf("copy replayed %q after %d runs, want result:a after 1", got, b.TotalCalls())
 		}
-		b.wantSummary(map[string]int{"executed": 1, "replayed": 1, "result_omitted": 1, "batch_item_failures": 0})
+		b.WantSummary(map[string]int{"executed": 1, "replayed": 1, "result_omitted": 1, "batch_item_failures": 0})
 	})
 }

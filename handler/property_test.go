@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 var (
@@ -90,7 +91,7 @@ func genBatch(seed uint64) *propBatch {
 func (p *propBatch) event() events.SQSEvent {
 	var ev events.SQSEvent
 	for _, r := range p.recs {
-		m := msg(r.id, r.key)
+		m := handlerbundle.Msg(r.id, r.key)
 		switch r.bad {
 		case "not JSON":
 			m.Body = `{"idempotency_key":`
@@ -98,8 +99,8 @@ func (p *propBatch) event() events.SQSEvent {
 			m.Body = `{"prompt":"p"}`
 		}
 		if p.fifo {
-			m = fifoMsg(r.id, r.key, r.group)
-			m.Body = msg(r.id, r.key).Body
+			m = handlerbundle.FIFOMsg(r.id, r.key, r.group)
+			m.Body = handlerbundle.Msg(r.id, r.key).Body
 			if r.bad != "" {
 				m.Body = map[string]string{"not JSON": `{"idempotency_key":`, "no key": `{"prompt":"p"}`}[r.bad]
 			}
@@ -173,7 +174,7 @@ func (p *propBatch) check() error {
 	store := must(memstore.New())
 	now := time.Now()
 	for k, be := range p.keys {
-		key, _ := idem.ClientKey(ns, k)
+		key, _ := idem.ClientKey(handlerbundle.Namespace, k)
 		switch be {
 		case stored:
 			owner := idem.NewOwner()
@@ -216,7 +217,7 @@ func (p *propBatch) check() error {
 		return []byte("result:" + k), nil
 	}
 	opts := []handler.Option{
-		handler.WithNamespace(ns),
+		handler.WithNamespace(handlerbundle.Namespace),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		handler.WithReplayHook(func(_ context.Context, m events.SQSMessage, result []byte) error {
 			replayMu.Lock()

@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 func TestExecutedThenReplayed(t *testing.T) {
@@ -28,8 +29,8 @@ func TestExecutedThenReplayed(t *testing.T) {
 	b := setup(t)
 	h := b.wrap(nil)
 
-	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")))
-	b.wantSummary(map[string]int{"records": 2, "executed": 2, "replayed": 0, "batch_item_failures": 0})
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")))
+	b.WantSummary(map[string]int{"records": 2, "executed": 2, "replayed": 0, "batch_item_failures": 0})
 	rec, ok := idemtest.MustGet(t, b.store, key("k1"))
 	if !ok || rec.Status != idem.StatusCompleted || string(rec.Result) != "result:m1" {
 		t.Fatalf("record for k1 = %+v, %v; want COMPLETED with result:m1", rec, ok)
@@ -37,14 +38,14 @@ func TestExecutedThenReplayed(t *testing.T) {
 
 	// A re-send of k1 with a new message id: not run, the stored result
 	// goes to the replay hook.
-	wantIDs(t, b.invoke(h, msg("m3", "k1")))
-	if n := b.callCount("m3"); n != 0 {
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m3", "k1")))
+	if n := b.CallCount("m3"); n != 0 {
 		t.Errorf("function ran %d times for the duplicate", n)
 	}
-	if got, ok := b.replayed("m3"); !ok || got != "result:m1" {
+	if got, ok := b.Replayed("m3"); !ok || got != "result:m1" {
 		t.Errorf("replay hook got %q, %v; want result:m1", got, ok)
 	}
-	b.wantSummary(map[string]int{"records": 1, "executed": 0, "replayed": 1})
+	b.WantSummary(map[string]int{"records": 1, "executed": 0, "replayed": 1})
 }
 
 func TestInProgressIsReported(t *testing.T) {
@@ -53,14 +54,14 @@ func TestInProgressIsReported(t *testing.T) {
 	now := time.Now()
 	holdKey(t, b.store, key("k1"), now, now.Add(time.Hour))
 
-	wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1"), msg("m2", "k2")), "m1")
-	if n := b.callCount("m1"); n != 0 {
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1")
+	if n := b.CallCount("m1"); n != 0 {
 		t.Errorf("function ran for a key held by another worker")
 	}
-	if err := b.failure("m1"); !errors.Is(err, handler.ErrInProgress) || err.Key != key("k1") {
+	if err := b.Failure("m1"); !errors.Is(err, handler.ErrInProgress) || err.Key != key("k1") {
 		t.Errorf("failure = %v, want ErrInProgress for k1", err)
 	}
-	b.wantSummary(map[string]int{"executed": 1, "in_progress": 1, "batch_item_failures": 1})
+	b.WantSummary(map[string]int{"executed": 1, "in_progress": 1, "batch_item_failures": 1})
 }
 
 func TestTakeOverAfterLeasePassed(t *testing.T) {
@@ -69,8 +70,8 @@ func TestTakeOverAfterLeasePassed(t *testing.T) {
 	now := time.Now()
 	holdKey(t, b.store, key("k1"), now.Add(-time.Hour), now.Add(-time.Minute)) // a crashed worker's claim
 
-	wantIDs(t, b.invoke(b.wrap(nil), msg("m1", "k1")))
-	b.wantSummary(map[string]int{"executed": 1, "took_over": 1})
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1")))
+	b.WantSummary(map[string]int{"executed": 1, "took_over": 1})
 }
 
 func TestFunctionErrorReleasesForRetry(t *testing.T) {
@@ -86,8 +87,8 @@ func TestFunctionErrorReleasesForRetry(t *testing.T) {
 		return []byte("ok"), nil
 	})
 
-	wantIDs(t, b.invoke(h, msg("m1", "k1")), "m1")
-	if err := b.failure("m1"); !errors.Is(err, boom) || err.Op != "run" {
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")), "m1")
+	if err := b.Failure("m1"); !errors.Is(err, boom) || err.Op != "run" {
 		t.Errorf("failure = %v, want the function's error", err)
 	}
 	if _, ok := idemtest.MustGet(t, b.store, key("k1")); ok {
@@ -95,11 +96,11 @@ func TestFunctionErrorReleasesForRetry(t *testing.T) {
 	}
 
 	fail.Store(false) // the queue delivers it again
-	wantIDs(t, b.invoke(h, msg("m1", "k1")))
-	if n := b.callCount("m1"); n != 2 {
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
+	if n := b.CallCount("m1"); n != 2 {
 		t.Errorf("function ran %d times, want 2 (failure, retry)", n)
 	}
-	b.wantSummary(map[string]int{"executed": 1, "failed": 0})
+	b.WantSummary(map[string]int{"executed": 1, "failed": 0})
 }
 
 func TestPanicIsRecoveredPerRecord(t *testing.T) {
@@ -112,14 +113,14 @@ func TestPanicIsRecoveredPerRecord(t *testing.T) {
 		return []byte("ok"), nil
 	})
 
-	wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m2")
-	if err := b.failure("m2"); !errors.Is(err, handler.ErrPanic) {
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m2")
+	if err := b.Failure("m2"); !errors.Is(err, handler.ErrPanic) {
 		t.Errorf("failure = %v, want ErrPanic", err)
 	}
 	if _, ok := idemtest.MustGet(t, b.store, key("k2")); ok {
 		t.Error("the panicked record's claim was not released")
 	}
-	b.wantSummary(map[string]int{"executed": 2, "failed": 1})
+	b.WantSummary(map[string]int{"executed": 2, "failed": 1})
 }
 
 func TestRecordsWithoutAKey(t *testing.T) {
@@ -141,13 +142,13 @@ func TestRecordsWithoutAKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			m := msg("bad", "")
+			m := handlerbundle.Msg("bad", "")
 			m.Body = c.body
-			wantIDs(t, b.invoke(b.wrap(nil), m, msg("good", "k1")), "bad")
-			if err := b.failure("bad"); !errors.Is(err, c.want) || err.Op != "key" {
+			handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), m, handlerbundle.Msg("good", "k1")), "bad")
+			if err := b.Failure("bad"); !errors.Is(err, c.want) || err.Op != "key" {
 				t.Errorf("failure = %v, want %v", err, c.want)
 			}
-			if b.callCount("bad") != 0 || b.store.Len() != 1 {
+			if b.CallCount("bad") != 0 || b.store.Len() != 1 {
 				t.Errorf("the key-less record ran or was stored")
 			}
 		})
@@ -157,9 +158,9 @@ func TestRecordsWithoutAKey(t *testing.T) {
 func TestNumberKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	m := msg("m1", "")
+	m := handlerbundle.Msg("m1", "")
 	m.Body = `{"idempotency_key":4471}`
-	wantIDs(t, b.invoke(b.wrap(nil), m))
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), m))
 	if _, ok := idemtest.MustGet(t, b.store, key("4471")); !ok {
 		t.Error("no record for the number key 4471")
 	}
@@ -169,29 +170,29 @@ func TestKeylessOptIn(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := b.wrap(nil, handler.WithKeyless())
-	noKey := msg("m1", "")
+	noKey := handlerbundle.Msg("m1", "")
 	noKey.Body = `{"prompt":"p"}`
-	notJSON := msg("m2", "")
+	notJSON := handlerbundle.Msg("m2", "")
 	notJSON.Body = `not json`
 
-	wantIDs(t, b.invoke(h, noKey, notJSON), "m2") // bad JSON still fails
-	wantIDs(t, b.invoke(h, noKey))
-	if n := b.callCount("m1"); n != 2 {
+	handlerbundle.WantIDs(t, b.Invoke(h, noKey, notJSON), "m2") // bad JSON still fails
+	handlerbundle.WantIDs(t, b.Invoke(h, noKey))
+	if n := b.CallCount("m1"); n != 2 {
 		t.Errorf("key-less record ran %d times, want once per delivery (2)", n)
 	}
 	if b.store.Len() != 0 {
 		t.Error("a key-less record was stored")
 	}
-	b.wantSummary(map[string]int{"keyless": 1, "executed": 0})
-	if n := strings.Count(string(b.logs.Bytes()), `"level":"WARN"`); n != 1 { // m2's failure only
-		t.Errorf("%d warnings logged, want 1 (a key-less record is counted, logged at debug):\n%s", n, string(b.logs.Bytes()))
+	b.WantSummary(map[string]int{"keyless": 1, "executed": 0})
+	if n := strings.Count(string(b.Logs.Bytes()), `"level":"WARN"`); n != 1 { // m2's failure only
+		t.Errorf("%d warnings logged, want 1 (a key-less record is counted, logged at debug):\n%s", n, string(b.Logs.Bytes()))
 	}
 }
 
 func TestKeySources(t *testing.T) {
 	t.Parallel()
 	str := func(s string) *string { return &s }
-	m := msg("m1", "ignored")
+	m := handlerbundle.Msg("m1", "ignored")
 	m.Body = `{"request":{"id":"r-9"},"prompt":"p"}`
 	m.MessageAttributes = map[string]events.SQSMessageAttribute{
 		"IdempotencyKey": {DataType: "String", StringValue: str("attr-7")},
@@ -209,7 +210,7 @@ func TestKeySources(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			wantIDs(t, b.invoke(b.wrap(nil, c.opt), m))
+			handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, c.opt), m))
 			if _, ok := idemtest.MustGet(t, b.store, c.want); !ok {
 				t.Errorf("no record for %s", c.want)
 			}
@@ -228,22 +229,22 @@ func TestKeySources(t *testing.T) {
 			}
 			return "", nil // no key: keyless
 		}))
-		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m1", "m2")
-		if err := b.failure("m1"); !errors.Is(err, bad) || err.Op != "key" {
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m1", "m2")
+		if err := b.Failure("m1"); !errors.Is(err, bad) || err.Op != "key" {
 			t.Errorf("m1 failure = %v, want the key func's error", err)
 		}
-		if err := b.failure("m2"); !errors.Is(err, handler.ErrPanic) {
+		if err := b.Failure("m2"); !errors.Is(err, handler.ErrPanic) {
 			t.Errorf("m2 failure = %v, want ErrPanic", err)
 		}
-		if b.callCount("m3") != 1 {
+		if b.CallCount("m3") != 1 {
 			t.Error("the key-less record did not run")
 		}
 	})
 	t.Run("absent attribute", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		wantIDs(t, b.invoke(b.wrap(nil, handler.WithKeyAttribute("Other")), m), "m1")
-		if err := b.failure("m1"); !errors.Is(err, idem.ErrNoKey) {
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handler.WithKeyAttribute("Other")), m), "m1")
+		if err := b.Failure("m1"); !errors.Is(err, idem.ErrNoKey) {
 			t.Errorf("failure = %v, want ErrNoKey", err)
 		}
 	})
@@ -253,36 +254,36 @@ func TestPayloadMismatch(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := b.wrap(nil)
-	wantIDs(t, b.invoke(h, msg("m1", "k1")))
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 
-	other := msg("m2", "k1")
+	other := handlerbundle.Msg("m2", "k1")
 	other.Body = `{"idempotency_key":"k1","prompt":"another prompt"}`
-	wantIDs(t, b.invoke(h, other), "m2")
-	if err := b.failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
+	handlerbundle.WantIDs(t, b.Invoke(h, other), "m2")
+	if err := b.Failure("m2"); !errors.Is(err, idem.ErrPayloadMismatch) {
 		t.Errorf("failure = %v, want ErrPayloadMismatch", err)
 	}
 
 	// Re-encoded, the same payload matches: the fingerprint is canonical.
-	same := msg("m3", "k1")
+	same := handlerbundle.Msg("m3", "k1")
 	same.Body = "{ \"prompt\": \"p\",\n \"idempotency_key\": \"k1\" }"
-	wantIDs(t, b.invoke(h, same))
+	handlerbundle.WantIDs(t, b.Invoke(h, same))
 
 	// Only the named fields count with WithFingerprintFields.
 	b2 := setup(t)
 	h2 := b2.wrap(nil, handler.WithFingerprintFields("prompt"))
-	wantIDs(t, b2.invoke(h2, msg("m1", "k1")))
-	traced := msg("m2", "k1")
+	handlerbundle.WantIDs(t, b2.Invoke(h2, handlerbundle.Msg("m1", "k1")))
+	traced := handlerbundle.Msg("m2", "k1")
 	traced.Body = `{"idempotency_key":"k1","prompt":"p","trace_id":"t-2"}`
-	wantIDs(t, b2.invoke(h2, traced))
-	if _, ok := b2.replayed("m2"); !ok {
+	handlerbundle.WantIDs(t, b2.Invoke(h2, traced))
+	if _, ok := b2.Replayed("m2"); !ok {
 		t.Error("a re-send with a new trace id was not replayed")
 	}
 
 	// WithoutFingerprint replays whatever the payload.
 	b3 := setup(t)
 	h3 := b3.wrap(nil, handler.WithoutFingerprint())
-	wantIDs(t, b3.invoke(h3, msg("m1", "k1"), other))
-	if _, ok := b3.replayed("m2"); !ok {
+	handlerbundle.WantIDs(t, b3.Invoke(h3, handlerbundle.Msg("m1", "k1"), other))
+	if _, ok := b3.Replayed("m2"); !ok {
 		t.Error("without a fingerprint, the copy was not replayed")
 	}
 }
@@ -293,14 +294,14 @@ func TestStoreUnreachable(t *testing.T) {
 	down := errors.New("dial tcp: connection refused")
 	store := &countingStore{Store: b.store, claimErr: down}
 
-	wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1"), msg("m2", "k2")), "m1", "m2")
-	if err := b.failure("m2"); !errors.Is(err, down) || err.Op != "claim" {
+	handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1", "m2")
+	if err := b.Failure("m2"); !errors.Is(err, down) || err.Op != "claim" {
 		t.Errorf("failure = %v, want the store's error", err)
 	}
-	if b.totalCalls() != 0 {
+	if b.TotalCalls() != 0 {
 		t.Error("the function ran without a claim")
 	}
-	b.wantSummary(map[string]int{"failed": 2, "batch_item_failures": 2})
+	b.WantSummary(map[string]int{"failed": 2, "batch_item_failures": 2})
 }
 
 func TestResultNotStored(t *testing.T) {
@@ -312,8 +313,8 @@ func TestResultNotStored(t *testing.T) {
 		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusCompleted, "another", "this")}
 		// Another worker took the key over and completed it: this
 		// delivery is acknowledged (see also ack_test.go).
-		wantIDs(t, b.invoke(b.wrapStore(store, nil), msg("m1", "k1")))
-		b.wantSummary(map[string]int{"executed": 1, "superseded": 1})
+		handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1")))
+		b.WantSummary(map[string]int{"executed": 1, "superseded": 1})
 	})
 }
 
@@ -323,27 +324,27 @@ func TestInBatchDuplicates(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		h := b.wrap(nil)
-		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("b", "k2"), msg("c", "k1"), msg("d", "k1")))
-		if n := b.callCount("a") + b.callCount("c") + b.callCount("d"); n != 1 {
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("a", "k1"), handlerbundle.Msg("b", "k2"), handlerbundle.Msg("c", "k1"), handlerbundle.Msg("d", "k1")))
+		if n := b.CallCount("a") + b.CallCount("c") + b.CallCount("d"); n != 1 {
 			t.Errorf("key k1 ran %d times, want 1", n)
 		}
 		for _, id := range []string{"c", "d"} {
-			if got, _ := b.replayed(id); got != "result:a" {
+			if got, _ := b.Replayed(id); got != "result:a" {
 				t.Errorf("copy %s got %q, want result:a", id, got)
 			}
 		}
-		b.wantSummary(map[string]int{"executed": 2, "replayed": 2})
+		b.WantSummary(map[string]int{"executed": 2, "replayed": 2})
 	})
 	t.Run("failure fails every copy", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		boom := errors.New("boom")
 		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) { return nil, boom })
-		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("b", "k1")), "a", "b")
-		if b.totalCalls() != 1 {
-			t.Errorf("ran %d times, want 1", b.totalCalls())
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("a", "k1"), handlerbundle.Msg("b", "k1")), "a", "b")
+		if b.TotalCalls() != 1 {
+			t.Errorf("ran %d times, want 1", b.TotalCalls())
 		}
-		if err := b.failure("b"); !errors.Is(err, boom) {
+		if err := b.Failure("b"); !errors.Is(err, boom) {
 			t.Errorf("copy's failure = %v, want the function's error", err)
 		}
 	})
@@ -352,18 +353,18 @@ func TestInBatchDuplicates(t *testing.T) {
 		b := setup(t)
 		now := time.Now()
 		holdKey(t, b.store, key("k1"), now, now.Add(time.Hour))
-		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), msg("b", "k2"), msg("c", "k1")), "a", "c")
-		if err := b.failure("c"); !errors.Is(err, handler.ErrInProgress) {
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("a", "k1"), handlerbundle.Msg("b", "k2"), handlerbundle.Msg("c", "k1")), "a", "c")
+		if err := b.Failure("c"); !errors.Is(err, handler.ErrInProgress) {
 			t.Errorf("copy's failure = %v, want ErrInProgress", err)
 		}
 	})
 	t.Run("other payload", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		other := msg("b", "k1")
+		other := handlerbundle.Msg("b", "k1")
 		other.Body = `{"idempotency_key":"k1","prompt":"different"}`
-		wantIDs(t, b.invoke(b.wrap(nil), msg("a", "k1"), other), "b")
-		if err := b.failure("b"); !errors.Is(err, idem.ErrPayloadMismatch) {
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("a", "k1"), other), "b")
+		if err := b.Failure("b"); !errors.Is(err, idem.ErrPayloadMismatch) {
 			t.Errorf("failure = %v, want ErrPayloadMismatch", err)
 		}
 	})
@@ -371,7 +372,7 @@ func TestInBatchDuplicates(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("x") })
-		wantIDs(t, b.invoke(h, msg("a", "k1"), msg("a", "k1")), "a") // reported once
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("a", "k1"), handlerbundle.Msg("a", "k1")), "a") // reported once
 	})
 }
 
@@ -382,14 +383,14 @@ func TestDeadlineGuard(t *testing.T) {
 		b := setup(t)
 		h := b.wrap(nil, handler.WithDeadlineReserve(2*time.Minute))
 		// invoke gives a minute: under the reserve.
-		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2")), "m1", "m2")
-		if err := b.failure("m1"); !errors.Is(err, handler.ErrDeadline) {
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1", "m2")
+		if err := b.Failure("m1"); !errors.Is(err, handler.ErrDeadline) {
 			t.Errorf("failure = %v, want ErrDeadline", err)
 		}
-		if b.totalCalls() != 0 || b.store.Len() != 0 {
+		if b.TotalCalls() != 0 || b.store.Len() != 0 {
 			t.Error("a record started")
 		}
-		b.wantSummary(map[string]int{"skipped": 2})
+		b.WantSummary(map[string]int{"skipped": 2})
 	})
 	t.Run("stops mid-batch", func(t *testing.T) {
 		t.Parallel()
@@ -399,8 +400,8 @@ func TestDeadlineGuard(t *testing.T) {
 			clock.Advance(10 * time.Minute) // a slow record
 			return []byte("ok"), nil
 		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
-		wantIDs(t, b.invoke(h, msg("m1", "k1"), msg("m2", "k2"), msg("m3", "k3")), "m2", "m3")
-		b.wantSummary(map[string]int{"executed": 1, "skipped": 2})
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m2", "m3")
+		b.WantSummary(map[string]int{"executed": 1, "skipped": 2})
 	})
 	t.Run("records get a context that ends before the deadline", func(t *testing.T) {
 		t.Parallel()
@@ -413,7 +414,7 @@ func TestDeadlineGuard(t *testing.T) {
 		}, handler.WithDeadlineReserve(10*time.Second))
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		defer cancel()
-		if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k1")}}); err != nil {
+		if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("m1", "k1")}}); err != nil {
 			t.Fatal(err)
 		}
 		if want := deadline.Add(-5 * time.Second); !got.Equal(want) {
@@ -435,7 +436,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 			lease = rec.LeaseUntil
 			return nil, nil
 		}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Hour)))
-		wantIDs(t, b.invoke(h, msg("m1", "k1")))
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 		if want := start.Add(time.Hour); !lease.Equal(want) {
 			t.Errorf("lease until %v, want %v", lease, want)
 		}
@@ -454,7 +455,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 			}
 			return nil, ctx.Err()
 		}, handler.WithIdem(idem.WithHeartbeat(time.Millisecond)))
-		wantIDs(t, b.invoke(h, msg("m1", "k1")))
+		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 	})
 }
 
@@ -476,14 +477,14 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	}, handler.WithConcurrency(3))
 	var msgs []events.SQSMessage
 	for i := range 40 {
-		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), fmt.Sprintf("k%d", i)))
+		msgs = append(msgs, handlerbundle.Msg(fmt.Sprintf("m%d", i), fmt.Sprintf("k%d", i)))
 	}
-	wantIDs(t, b.invoke(h, msgs...))
+	handlerbundle.WantIDs(t, b.Invoke(h, msgs...))
 	if m := most.Load(); m > 3 {
 		t.Errorf("%d records ran at once, want at most 3", m)
 	}
-	if b.totalCalls() != 40 {
-		t.Errorf("ran %d records, want 40", b.totalCalls())
+	if b.TotalCalls() != 40 {
+		t.Errorf("ran %d records, want 40", b.TotalCalls())
 	}
 }
 
@@ -500,25 +501,25 @@ func TestFailuresInInputOrder(t *testing.T) {
 	var want []string
 	for i := range 30 {
 		id := string(rune('A' + i))
-		msgs = append(msgs, msg(id, id))
+		msgs = append(msgs, handlerbundle.Msg(id, id))
 		if id[0]%2 == 1 {
 			want = append(want, id)
 		}
 	}
-	wantIDs(t, b.invoke(h, msgs...), want...)
+	handlerbundle.WantIDs(t, b.Invoke(h, msgs...), want...)
 }
 
 func TestFailedRecordWithoutMessageID(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	m := msg("", "")
+	m := handlerbundle.Msg("", "")
 	m.Body = `{}`
-	resp, err := b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m, msg("m2", "k2")}})
+	resp, err := b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m, handlerbundle.Msg("m2", "k2")}})
 	if err == nil {
 		t.Fatalf("no error for a failed record without a message id (response %v)", resp)
 	}
 	// A succeeded record without a message id needs no report.
-	resp, err = b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("", "k3")}})
+	resp, err = b.wrap(nil)(context.Background(), events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("", "k3")}})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Errorf("got %v, %v; want an empty response", resp, err)
 	}
@@ -527,18 +528,18 @@ func TestFailedRecordWithoutMessageID(t *testing.T) {
 func TestEmptyBatch(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	wantIDs(t, b.invoke(b.wrap(nil)))
-	b.wantSummary(map[string]int{"records": 0})
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil)))
+	b.WantSummary(map[string]int{"records": 0})
 }
 
 func TestReplayHookFailure(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := b.wrap(nil)
-	wantIDs(t, b.invoke(h, msg("m1", "k1")))
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 	hookErr := errors.New("reply queue down")
 	failing := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-		handler.WithNamespace(ns),
+		handler.WithNamespace(handlerbundle.Namespace),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return hookErr }),
 		handler.WithFailureHook(func(_ context.Context, _ events.SQSMessage, err error) {
@@ -546,7 +547,7 @@ func TestReplayHookFailure(t *testing.T) {
 				t.Errorf("failure = %v, want the hook's error", err)
 			}
 		}))
-	wantIDs(t, b.invoke(failing, msg("m2", "k1")), "m2")
+	handlerbundle.WantIDs(t, b.Invoke(failing, handlerbundle.Msg("m2", "k1")), "m2")
 }
 
 // Outside Lambda, without WithNamespace, the program's name is the
@@ -608,7 +609,7 @@ func TestWiringErrors(t *testing.T) {
 		{"EMF without a namespace", "EMFNamespace", store, fn, handler.WithEMF(io.Discard, "")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := []handler.Option{handler.WithNamespace(ns)}
+			opts := []handler.Option{handler.WithNamespace(handlerbundle.Namespace)}
 			if tc.opt != nil {
 				opts = append(opts, tc.opt)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // invocations is how many batches one process runs at once in these tests,
@@ -71,7 +72,7 @@ type sim struct {
 	rng   *rand.Rand
 	h     handler.Handler
 	emf   *bytes.Buffer // written by every invocation; not safe for concurrent writers on purpose
-	logs  *syncBuffer
+	logs  *handlerbundle.SyncBuffer
 
 	msgs    map[string]events.SQSMessage
 	keyOf   map[string]string   // message id → key
@@ -90,14 +91,14 @@ type sim struct {
 // their first execution.
 func newSim(t *testing.T, store idem.Store, fifo bool, failEvery int) *sim {
 	s := &sim{t: t, store: store, fifo: fifo, rng: rand.New(rand.NewPCG(22, uint64(len(t.Name())))),
-		emf: &bytes.Buffer{}, logs: &syncBuffer{},
+		emf: &bytes.Buffer{}, logs: &handlerbundle.SyncBuffer{},
 		msgs: map[string]events.SQSMessage{}, keyOf: map[string]string{}, order: map[string][]string{},
 		running: map[string]int{}, started: map[string]int{}, done: map[string]int{}}
 	for i := range 60 {
 		id, k, g := fmt.Sprintf("m%02d", i), fmt.Sprintf("k%02d", s.rng.IntN(24)), fmt.Sprintf("g%d", i%6)
-		m := msg(id, k)
+		m := handlerbundle.Msg(id, k)
 		if fifo {
-			m = fifoMsg(id, k, g)
+			m = handlerbundle.FIFOMsg(id, k, g)
 		}
 		s.msgs[id], s.keyOf[id] = m, k
 		s.order[g] = append(s.order[g], id)
@@ -131,7 +132,7 @@ func newSim(t *testing.T, store idem.Store, fifo bool, failEvery int) *sim {
 		s.done[k]++
 		return []byte("result of " + k), nil
 	}
-	s.h = handler.WrapSQS(store, fn, handler.WithNamespace(ns), handler.WithConcurrency(4),
+	s.h = handler.WrapSQS(store, fn, handler.WithNamespace(handlerbundle.Namespace), handler.WithConcurrency(4),
 		handler.WithCache(1000, 1<<20), handler.WithEMF(s.emf, "idemq-test"),
 		handler.WithLogger(slog.New(slog.NewJSONHandler(s.logs, nil))))
 	return s
@@ -328,7 +329,7 @@ func (s *sim) settle(acked map[string]bool) {
 	s.t.Helper()
 	now := time.Now()
 	for id := range acked {
-		k, err := idem.ClientKey(ns, s.keyOf[id])
+		k, err := idem.ClientKey(handlerbundle.Namespace, s.keyOf[id])
 		if err != nil {
 			s.t.Fatal(err)
 		}
