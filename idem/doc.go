@@ -98,6 +98,8 @@
 //     another owner's record, or none (a *LeaseLostError, ErrLeaseLost).
 //   - NewOwner: the owner token a claim is made with, for tools and tests
 //     that call Claim themselves (Do makes its own).
+//   - ByteLimit: a size setting resolved as every store reads it (0: the
+//     default; negative: a *ConfigError naming the field).
 //   - StoredFingerprint: the short form Do writes a fingerprint in (22
 //     bytes); a store keeps Record.Fingerprint as it is given.
 //

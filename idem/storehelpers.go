@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -75,4 +77,18 @@ func StoredFingerprint(fp string) string {
 // same payload.
 func sameFingerprint(a, b string) bool {
 	return a == b || StoredFingerprint(a) == StoredFingerprint(b)
+}
+
+// ByteLimit resolves a store's size setting n (a result's or an object's
+// most bytes): 0 takes def, and a negative n is refused with a
+// *ConfigError of package pkg naming field. Every store reads its limits
+// through it, so a zero limit means the default everywhere.
+func ByteLimit(pkg, field string, n, def int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0:
+		return 0, &ConfigError{Package: pkg, Field: field, Value: fmt.Sprint(n), Err: errors.New("must be positive")}
+	}
+	return n, nil
 }

@@ -56,11 +56,9 @@ func (c Config) Validate() error {
 
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
-	if c.MaxResultBytes == 0 {
-		c.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if c.MaxResultBytes < 0 {
-		return Config{}, &idem.ConfigError{Package: "memstore", Field: "MaxResultBytes", Value: fmt.Sprint(c.MaxResultBytes), Err: errors.New("must be positive")}
+	var err error
+	if c.MaxResultBytes, err = idem.ByteLimit("memstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -75,11 +75,9 @@ func (c Config) Validate() error {
 
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
-	if c.MaxResultBytes == 0 {
-		c.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if c.MaxResultBytes < 0 {
-		return Config{}, configError("MaxResultBytes", fmt.Sprint(c.MaxResultBytes), errors.New("must be positive"))
+	var err error
+	if c.MaxResultBytes, err = idem.ByteLimit("pgstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

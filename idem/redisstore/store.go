@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -76,11 +75,9 @@ func (c Config) resolve() (Config, error) {
 	if c.Prefix == "" {
 		c.Prefix = DefaultPrefix
 	}
-	if c.MaxResultBytes == 0 {
-		c.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if c.MaxResultBytes < 0 {
-		return Config{}, configError("MaxResultBytes", fmt.Sprint(c.MaxResultBytes), errors.New("must be positive"))
+	var err error
+	if c.MaxResultBytes, err = idem.ByteLimit("redisstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

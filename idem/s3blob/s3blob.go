@@ -63,11 +63,9 @@ func (c Config) Validate() error {
 
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
-	if c.MaxBytes == 0 {
-		c.MaxBytes = DefaultMaxBytes
-	}
-	if c.MaxBytes < 0 {
-		return Config{}, configError("MaxBytes", fmt.Sprint(c.MaxBytes), errors.New("must be positive"))
+	var err error
+	if c.MaxBytes, err = idem.ByteLimit("s3blob", "MaxBytes", c.MaxBytes, DefaultMaxBytes); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
