@@ -8,14 +8,14 @@ import (
 
 // adopt gives record rec the fate of its key's leader: the record that
 // settled the key earlier in the batch (rec is a copy), the local cache's
-// entry (fromCache), or the record of another batch of this process whose
+// entry (from is fromCache), or the record of another batch of this process whose
 // flight rec waited for. It is the one place a leader's result is taken:
 // one fingerprint comparison, one policy for an omitted result, one call
 // of the replay hook. It returns false when the leader settled nothing to
 // take (it failed, was not started, or ended without an outcome): the
 // caller decides what then becomes of rec.
-func (b *batch) adopt(rec *record, leaderFP string, leader fate, fromCache bool) (fate, bool) {
-	f, ok := adoption(rec.fp, leaderFP, leader, fromCache)
+func (b *batch) adopt(rec *record, leaderFP string, leader fate, from source) (fate, bool) {
+	f, ok := adoption(rec.fp, leaderFP, leader, from)
 	if ok && f.work == workReplayed {
 		f = b.handOver(rec, f)
 	}
@@ -24,10 +24,11 @@ func (b *batch) adopt(rec *record, leaderFP string, leader fate, fromCache bool)
 
 // adoption is adopt's decision, before the replay hook: a record with
 // fingerprint fp takes leader's settled key as a replay, or its key found
-// in progress as in progress; a record whose payload differs fails with
+// in progress as in progress; a replay is counted by from, fromCache or
+// fromLeader; a record whose payload differs fails with
 // idem.ErrPayloadMismatch. A keyless leader settled no key: it is not
 // adopted.
-func adoption(fp, leaderFP string, leader fate, fromCache bool) (fate, bool) {
+func adoption(fp, leaderFP string, leader fate, from source) (fate, bool) {
 	switch {
 	case fp != "" && leaderFP != "" && fp != leaderFP:
 		return retried(idem.OpClaim, idem.ErrPayloadMismatch), true
@@ -37,7 +38,7 @@ func adoption(fp, leaderFP string, leader fate, fromCache bool) (fate, bool) {
 		// not stored), none when it replayed. handOver decides what a copy
 		// with nothing to replay becomes.
 		return fate{verdict: acknowledge, work: workReplayed, value: leader.value, expiresAt: leader.expiresAt,
-			omitted: leader.omitted, cached: fromCache}, true
+			omitted: leader.omitted, from: from}, true
 	case leader.work == workInProgress:
 		return fate{verdict: retry, op: leader.op, reason: leader.reason, work: workInProgress, leaseUntil: leader.leaseUntil}, true
 	}

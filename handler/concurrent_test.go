@@ -119,6 +119,12 @@ func TestConcurrentInvocationsShareAKeyInFlight(t *testing.T) {
 	if n := store.claimCount(); n != 2 { // shared (once) and own-a
 		t.Errorf("%d claims, want 2: the waiting batch must not claim", n)
 	}
+	// The waiting batch counts b1 as a copy: no store request answered it.
+	for _, line := range b.Logged("idemq: batch") {
+		if line["records"] == 1.0 && (line["copies"] != 1.0 || line["stored_replays"] != 0.0 || line["provider_calls_avoided"] != 1.0) {
+			t.Errorf("the waiting batch's summary %v; want b1 counted as a copy", line)
+		}
+	}
 }
 
 // When the batch running the key fails it, the waiting batch claims the

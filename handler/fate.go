@@ -39,6 +39,16 @@ const (
 	workKeyless                // ran without a claim (WithKeyless)
 )
 
+// source is where a replayed record's result came from, as the counts
+// class it: each source is its own count, so a dashboard can stack them.
+type source uint8
+
+const (
+	fromStore  source = iota // the key's completed record, answered to the claim
+	fromCache                // the local cache (WithCache): no store request
+	fromLeader               // a copy's leader: earlier in the batch, or another batch of this process (flights)
+)
+
 // fate is the decision about one record: acknowledge, retry or skip, with
 // its reason and the facts the batch's counts are made of. Its zero value
 // is "retry: no outcome": a record is acknowledged only when a fate
@@ -56,11 +66,11 @@ type fate struct {
 	// message's visibility is set to bring it back then (WithBackoff).
 	leaseUntil time.Time
 
-	cached     bool // replayed from the local cache (WithCache)
-	tookOver   bool // claimed over a passed lease or an expired record
-	omitted    bool // the result was too large to store; the key was completed without it
-	superseded bool // ran, and another claim, which completed the key, owns it
-	backedOff  bool // in progress; the message's visibility was changed
+	from       source // for workReplayed: where the result came from
+	tookOver   bool   // claimed over a passed lease or an expired record
+	omitted    bool   // the result was too large to store; the key was completed without it
+	superseded bool   // ran, and another claim, which completed the key, owns it
+	backedOff  bool   // in progress; the message's visibility was changed
 }
 
 // acked reports whether the record's message may be deleted.

@@ -95,10 +95,10 @@ func TestDecideClaimFailsClosed(t *testing.T) {
 func TestAdoption(t *testing.T) {
 	t.Parallel()
 	done := claimed(idem.Result{Outcome: idem.Executed, Value: []byte("v")}, nil)
-	if f, ok := adoption("a", "b", done, false); !ok || f.acked() || !errors.Is(f.reason, idem.ErrPayloadMismatch) {
+	if f, ok := adoption("a", "b", done, fromLeader); !ok || f.acked() || !errors.Is(f.reason, idem.ErrPayloadMismatch) {
 		t.Errorf("another payload: %+v %v", f, ok)
 	}
-	if f, ok := adoption("a", "a", done, true); !ok || !f.acked() || f.work != workReplayed || string(f.value) != "v" || !f.cached || f.tookOver {
+	if f, ok := adoption("a", "a", done, fromCache); !ok || !f.acked() || f.work != workReplayed || string(f.value) != "v" || f.from != fromCache || f.tookOver {
 		t.Errorf("a settled leader: %+v %v", f, ok)
 	}
 	for name, leader := range map[string]fate{
@@ -107,15 +107,15 @@ func TestAdoption(t *testing.T) {
 		"skipped": decide(attempt{stage: stageNotStarted, err: ErrDeadline}),
 		"keyless": decide(attempt{stage: stageKeyless}),
 	} {
-		if f, ok := adoption("a", "a", leader, false); ok {
+		if f, ok := adoption("a", "a", leader, fromLeader); ok {
 			t.Errorf("%s leader adopted: %+v", name, f)
 		}
 	}
 	busy := claimed(idem.Result{Outcome: idem.InProgress}, nil)
-	if f, ok := adoption("", "a", busy, false); !ok || f.acked() || f.work != workInProgress || !errors.Is(f.reason, ErrInProgress) {
+	if f, ok := adoption("", "a", busy, fromLeader); !ok || f.acked() || f.work != workInProgress || !errors.Is(f.reason, ErrInProgress) {
 		t.Errorf("an in-progress leader: %+v %v", f, ok)
 	}
-	nothing, _ := adoption("a", "a", claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false)
+	nothing, _ := adoption("a", "a", claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), fromLeader)
 	if f := withNothingToReplay(nothing, true); f.acked() || !errors.Is(f.reason, idem.ErrResultTooLarge) {
 		t.Errorf("nothing to replay to a hook: %+v", f)
 	}

@@ -71,5 +71,5 @@ func (b *batch) awaitFlight(rec *record, f *flight) (fate, bool) {
 	case <-b.recCtx.Done():
 		return decide(attempt{stage: stageNotStarted, err: ErrDeadline}), true
 	}
-	return b.adopt(rec, f.fp, f.leaderFate, false)
+	return b.adopt(rec, f.fp, f.leaderFate, fromLeader)
 }

@@ -9,20 +9,33 @@ import (
 // written as CloudWatch metrics. Every record is in exactly one of
 // executed, replayed, keyless, in progress, failed and skipped; a record
 // reported because an earlier FIFO record failed keeps its own count.
+// Executed and Replayed split again into classes that add up to them, so
+// a dashboard can stack the classes without counting a record twice:
+//
+//	Records  = Executed + Replayed + Keyless + InProgress + Failed + Skipped
+//	Executed = Fresh + TookOver
+//	Replayed = StoredReplays + Copies + CacheHits = ProviderCallsAvoided
 type counts struct {
 	Records       int
 	Executed      int // claimed and ran; result stored (or another claim owns the key: Superseded)
-	Replayed      int // done before: stored, cached or an in-batch copy's result
-	CacheHits     int // replayed from the local cache
-	Keyless       int // ran without idempotency
-	InProgress    int // another worker holds the key
-	Failed        int // key, store, function, panic or hook failure
-	Skipped       int // not started: deadline guard or FIFO
+	Fresh         int // executed on a key no live claim held: nothing, or an expired record
 	TookOver      int // executed over a passed lease or an expired record
-	ResultOmitted int // executed; the result was too large to store
-	Superseded    int // executed and acknowledged: the lease had passed and another claim had completed the key
-	BackedOff     int // in progress; visibility changed
-	Reported      int // batch item failures in the response
+	Replayed      int // done before: stored, cached or an in-batch copy's result
+	StoredReplays int // replayed: the stored result, answered to the claim
+	Copies        int // replayed: a copy of a key its leader settled, in the batch or in another batch of this process
+	CacheHits     int // replayed: from the local cache, without a store request
+	// ProviderCallsAvoided is every record answered without running the
+	// function (a replay, a copy or a cache hit): each a call the
+	// duplicate would have cost without idempotency.
+	ProviderCallsAvoided int
+	Keyless              int // ran without idempotency
+	InProgress           int // another worker holds the key: the message comes back
+	BackedOff            int // in progress; visibility changed
+	Failed               int // key, store, function, panic or hook failure
+	Skipped              int // not started: deadline guard or FIFO
+	ResultOmitted        int // executed; the result was too large to store
+	Superseded           int // executed and acknowledged: the lease had passed and another claim had completed the key
+	Reported             int // batch item failures in the response
 }
 
 // namedCount is a count with its metric and log attribute names.
@@ -36,16 +49,20 @@ func (c counts) named() []namedCount {
 	return []namedCount{
 		{"Records", "records", c.Records},
 		{"Executed", "executed", c.Executed},
+		{"Fresh", "fresh", c.Fresh},
+		{"TookOver", "took_over", c.TookOver},
 		{"Replayed", "replayed", c.Replayed},
+		{"StoredReplays", "stored_replays", c.StoredReplays},
+		{"Copies", "copies", c.Copies},
 		{"CacheHits", "cache_hits", c.CacheHits},
+		{"ProviderCallsAvoided", "provider_calls_avoided", c.ProviderCallsAvoided},
 		{"Keyless", "keyless", c.Keyless},
 		{"InProgress", "in_progress", c.InProgress},
+		{"BackedOff", "backed_off", c.BackedOff},
 		{"Failed", "failed", c.Failed},
 		{"Skipped", "skipped", c.Skipped},
-		{"TookOver", "took_over", c.TookOver},
 		{"ResultOmitted", "result_omitted", c.ResultOmitted},
 		{"Superseded", "superseded", c.Superseded},
-		{"BackedOff", "backed_off", c.BackedOff},
 		{"BatchItemFailures", "batch_item_failures", c.Reported},
 	}
 }
@@ -59,13 +76,20 @@ func (b *batch) count(reported int) counts {
 	return c
 }
 
-// add counts one record's fate: by what was done, else by its verdict.
+// add counts one record's fate: by what was done, else by its verdict;
+// an execution by whether it took a key over, a replay by where its
+// result came from.
 func (c *counts) add(f *fate) {
 	switch {
 	case f.work == workKeyless:
 		c.Keyless++
 	case f.work == workExecuted:
 		c.Executed++
+		if f.tookOver {
+			c.TookOver++
+		} else {
+			c.Fresh++
+		}
 		if f.superseded {
 			c.Superseded++
 		}
@@ -74,21 +98,24 @@ func (c *counts) add(f *fate) {
 		}
 	case f.work == workReplayed:
 		c.Replayed++
+		c.ProviderCallsAvoided++
+		switch f.from {
+		case fromCache:
+			c.CacheHits++
+		case fromLeader:
+			c.Copies++
+		default:
+			c.StoredReplays++
+		}
 	case f.work == workInProgress:
 		c.InProgress++
+		if f.backedOff {
+			c.BackedOff++
+		}
 	case f.verdict == skip:
 		c.Skipped++
 	default:
 		c.Failed++
-	}
-	if f.cached {
-		c.CacheHits++
-	}
-	if f.tookOver {
-		c.TookOver++
-	}
-	if f.backedOff {
-		c.BackedOff++
 	}
 }
 

@@ -33,35 +33,35 @@ func claimed(res idem.Result, err error) fate {
 // outcomeTable is every situation a record can be in and its fate, in the
 // order docs/outcomes.md lists them.
 var outcomeTable = []outcomeRow{
-	{"nothing, or an expired record", "runs; its result is stored", acknowledge, "", []string{"executed"}, "",
+	{"nothing (no record, or one its store has deleted)", "runs; its result is stored", acknowledge, "", []string{"executed", "fresh"}, "",
 		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }},
-	{"a claim whose lease passed (its worker crashed)", "runs; its result is stored", acknowledge, "", []string{"executed", "took_over"}, "",
+	{"a claim whose lease passed (its worker crashed), or an expired record still in the store", "runs; its result is stored", acknowledge, "", []string{"executed", "took_over"}, "",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil)
 		}},
-	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed"}, "",
+	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed", "stored_replays", "provider_calls_avoided"}, "",
 		func() fate { return claimed(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
-	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits"}, "; no store request",
+	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits", "provider_calls_avoided"}, "; no store request",
 		func() fate {
-			f, _ := adoption("fp", "fp", fate{verdict: acknowledge, work: workReplayed, value: []byte("r")}, true)
+			f, _ := adoption("fp", "fp", fate{verdict: acknowledge, work: workReplayed, value: []byte("r")}, fromCache)
 			return f
 		}},
-	{"a copy of a key settled earlier in the batch, or by another batch of this process meanwhile", "does not run; the leader's result goes to the replay hook", acknowledge, "", []string{"replayed"}, "; one claim and one execution for all copies",
+	{"a copy of a key settled earlier in the batch, or by another batch of this process meanwhile", "does not run; the leader's result goes to the replay hook", acknowledge, "", []string{"replayed", "copies", "provider_calls_avoided"}, "; one claim and one execution for all copies",
 		func() fate {
-			f, _ := adoption("fp", "fp", claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil), false)
+			f, _ := adoption("fp", "fp", claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil), fromLeader)
 			return f
 		}},
-	{"nothing, but the result is too large to store, even gzipped", "runs; the key is completed without the result", acknowledge, ", with an error logged", []string{"executed", "result_omitted"}, "",
+	{"nothing, but the result is too large to store, even gzipped", "runs; the key is completed without the result", acknowledge, ", with an error logged", []string{"executed", "fresh", "result_omitted"}, "",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
 		}},
-	{"a copy, in the batch, of a result too large to store", "does not run; the fresh result, still in memory, goes to the replay hook", acknowledge, "", []string{"replayed"}, "",
+	{"a copy, in the batch, of a result too large to store", "does not run; the fresh result, still in memory, goes to the replay hook", acknowledge, "", []string{"replayed", "copies", "provider_calls_avoided"}, "",
 		func() fate {
 			leader := claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
-			f, _ := adoption("fp", "fp", leader, false)
+			f, _ := adoption("fp", "fp", leader, fromLeader)
 			return withNothingToReplay(f, true)
 		}},
-	{"COMPLETED without its result (too large), no replay hook", "does not run", acknowledge, "", []string{"replayed"}, "",
+	{"COMPLETED without its result (too large), no replay hook", "does not run", acknowledge, "", []string{"replayed", "stored_replays", "provider_calls_avoided"}, "",
 		func() fate {
 			return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false)
 		}},
@@ -79,7 +79,7 @@ var outcomeTable = []outcomeRow{
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
 		}},
-	{"the function ran past its lease; another worker took the key over and completed it", "ran; the completion is refused, with a warning", acknowledge, "", []string{"executed", "superseded"}, "",
+	{"the function ran past its lease; another worker took the key over and completed it", "ran; the completion is refused, with a warning", acknowledge, "", []string{"executed", "fresh", "superseded"}, "",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusCompleted}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
 		}},
@@ -107,7 +107,7 @@ var outcomeTable = []outcomeRow{
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrDeadline}) }},
 	{"not started: FIFO, after a failure earlier in the batch (with `WithFIFOGroupIsolation`, in its message group)", "does not run", skip, " (`ErrFIFOBlocked`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }},
-	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed"}, " (its own count)",
+	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed", "fresh"}, " (its own count)",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO()
 		}},
@@ -128,7 +128,10 @@ proven settled — completed by this execution, replayed from a completed
 record, or refused because another claim has completed it
 ([the acknowledgement rule](protocol.md#the-acknowledgement-rule)); anything
 else, foreseen or not, comes back. The counts are the batch's summary line's
-(and, with ` + "`WithEMF`" + `, its CloudWatch metrics').
+(and, with ` + "`WithEMF`" + `, its CloudWatch metrics'): each record is ` + "`executed`" + `
+(` + "`fresh`" + ` or ` + "`took_over`" + `), ` + "`replayed`" + ` (` + "`stored_replays`" + `, ` + "`copies`" + ` or
+` + "`cache_hits`" + `; each a ` + "`provider_calls_avoided`" + `), ` + "`keyless`" + `, ` + "`in_progress`" + `,
+` + "`failed`" + ` or ` + "`skipped`" + ` ([the counts](handler.md#what-it-counts)).
 
 | found for the key, or what happened | the function | reported to Lambda | counted as |
 |---|---|---|---|

@@ -63,3 +63,20 @@ func TestOutcomesDoc(t *testing.T) {
 		t.Errorf("%s is stale: run go generate ./handler", outcomesPath)
 	}
 }
+
+// Every situation of the outcome table puts its record in exactly one of
+// the classes a dashboard stacks, and the totals are their sums: Executed
+// is Fresh + TookOver, Replayed is StoredReplays + Copies + CacheHits, and
+// each replayed record is a provider call avoided.
+func TestOutcomesFallInOneClass(t *testing.T) {
+	t.Parallel()
+	for _, r := range outcomeTable {
+		f := r.fate()
+		var c counts
+		c.add(&f)
+		classes := c.Fresh + c.TookOver + c.StoredReplays + c.Copies + c.CacheHits + c.Keyless + c.InProgress + c.Failed + c.Skipped
+		if classes != 1 || c.Executed != c.Fresh+c.TookOver || c.Replayed != c.StoredReplays+c.Copies+c.CacheHits || c.ProviderCallsAvoided != c.Replayed {
+			t.Errorf("%q: counted as %+v", r.situation, c)
+		}
+	}
+}

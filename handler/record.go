@@ -19,7 +19,7 @@ func (b *batch) claimOrAdopt(rec *record) (f fate) {
 	}
 	if e, ok := b.w.cache.get(rec.key, b.now()); ok {
 		cached := fate{verdict: acknowledge, work: workReplayed, value: e.value, expiresAt: e.expiresAt}
-		f, _ := b.adopt(rec, e.fingerprint, cached, true)
+		f, _ := b.adopt(rec, e.fingerprint, cached, fromCache)
 		return f
 	}
 	for {
@@ -76,7 +76,7 @@ func (b *batch) runKeyless(rec *record) fate {
 // batch: one claim, one execution, the same result for every copy. A copy
 // of a leader that failed comes back too, for the same reason.
 func (b *batch) settleCopy(rec, leader *record) fate {
-	if f, ok := b.adopt(rec, leader.fp, leader.fate, false); ok {
+	if f, ok := b.adopt(rec, leader.fp, leader.fate, fromLeader); ok {
 		return f
 	}
 	return retried(leader.fate.cause())
