@@ -3,14 +3,21 @@ package idemqcdk
 import (
 	"fmt"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
+// dailyRange is how far back the dashboard's per-day widgets look,
+// whatever the dashboard's time range (an ISO 8601 duration).
+const dailyRange = "-P14D"
+
 // newDashboard is a CloudWatch dashboard of w, for the key namespace ns:
 // the alarms' states; the records by outcome (the handler's EMF counts);
+// the records per day stacked by class (emfClasses) and the provider
+// calls avoided per day against the function's runs;
 // the queue's messages and its oldest one's age; the dead letters and the
 // oldest one's age against the expiry alarm's threshold; the function's
 // invocations, errors, throttles and concurrency; its duration against
@@ -29,6 +36,14 @@ func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) 
 	var records []awscloudwatch.IMetric
 	for _, name := range emfMetrics {
 		records = append(records, emfMetric(name, ns, sum))
+	}
+	day := awscdk.Duration_Days(jsii.Number(1))
+	daily := func(name, label string) awscloudwatch.IMetric {
+		return emfMetric(name, ns, &awscloudwatch.MetricOptions{Period: day, Statistic: jsii.String("Sum"), Label: jsii.String(label)})
+	}
+	var classes []awscloudwatch.IMetric
+	for _, c := range emfClasses {
+		classes = append(classes, daily(c.name, c.label))
 	}
 	var alarms []interfacesawscloudwatch.IAlarmRef
 	for _, a := range w.Alarms() {
@@ -50,6 +65,19 @@ func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) 
 			Title: jsii.String("Queue: messages waiting and in flight; the oldest's age (s, right)"),
 			Left:  metrics(w.Queue.MetricApproximateNumberOfMessagesVisible(maximum), w.Queue.MetricApproximateNumberOfMessagesNotVisible(maximum)),
 			Right: metrics(w.Queue.MetricApproximateAgeOfOldestMessage(maximum)), Width: jsii.Number(12), Height: jsii.Number(6),
+		}),
+	)
+	d.AddWidgets(
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Records per day by class, stacked (the top is every record)"),
+			Left:  &classes, Stacked: jsii.Bool(true), Period: day, Start: jsii.String(dailyRange),
+			Width: jsii.Number(12), Height: jsii.Number(6),
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Provider calls avoided per day (duplicates answered without running the function), and the function's runs"),
+			Left: metrics(daily(emfAvoided, "provider calls avoided (replays, copies, cache hits)"),
+				daily("Executed", "function runs (fresh executions and take-overs)")),
+			Period: day, Start: jsii.String(dailyRange), Width: jsii.Number(12), Height: jsii.Number(6),
 		}),
 	)
 	d.AddWidgets(

@@ -18,7 +18,32 @@ const MetricNamespace = "idemq"
 // BatchItemFailures is how many the batch response reported.
 var emfMetrics = []string{"Records", "Executed", "Replayed", "InProgress", "Failed", "Skipped", "BatchItemFailures"}
 
-// emfMetric is one of the handler's counts for the key namespace ns.
+// emfClass is one class of the handler's counts and the dashboard's label
+// for it.
+type emfClass struct{ name, label string }
+
+// emfClasses are the classes of the handler's counts that add up to its
+// Records without counting a record twice (see handler/metrics.go:
+// Executed is Fresh + TookOver, Replayed is StoredReplays + Copies +
+// CacheHits), in the order the dashboard stacks them. Keyless, off in the
+// reference worker, is left out.
+var emfClasses = []emfClass{
+	{"Fresh", "fresh executions"},
+	{"TookOver", "take-overs (a passed lease or an expired record)"},
+	{"StoredReplays", "replays of a stored result"},
+	{"Copies", "copies (in a batch, or in flight in the process)"},
+	{"CacheHits", "local cache hits"},
+	{"InProgress", "in-progress retries"},
+	{"Failed", "failed"},
+	{"Skipped", "skipped"},
+}
+
+// emfAvoided is the handler's count of records answered without running
+// the function: each a provider call the duplicate would have cost.
+const emfAvoided = "ProviderCallsAvoided"
+
+// emfMetric is one of the handler's counts for the key namespace ns, with
+// opts' period, statistic and label.
 func emfMetric(name, ns string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 		Namespace:     jsii.String(MetricNamespace),
@@ -26,5 +51,6 @@ func emfMetric(name, ns string, opts *awscloudwatch.MetricOptions) awscloudwatch
 		DimensionsMap: &map[string]*string{"Service": jsii.String(ns)},
 		Period:        opts.Period,
 		Statistic:     opts.Statistic,
+		Label:         opts.Label,
 	})
 }

@@ -222,6 +222,7 @@ var templateChecks = []templateCheck{
 	{"dashboard: the alarms, the records by outcome, the queues, the function, its duration against the timeout", func(tb testing.TB, tpl assertions.Template, id ids) {
 		wantDashboard(tb, tpl, id)
 	}},
+	{"dashboard: records per day stacked by class, provider calls avoided per day", wantDailyWidgets},
 	{"secret: none unless idemq:providerApiKeySecret is set, no KMS grant, and no API key in plain text", func(tb testing.TB, tpl assertions.Template, id ids) {
 		if grants := secretsManagerGrants(tpl); len(grants) != 0 {
 			tb.Errorf("identity policies allow, with no secret set:\n\t%s", strings.Join(grants, "\n\t"))
