@@ -78,10 +78,11 @@ func TestDocsMatchTheCode(t *testing.T) {
 		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, DefaultDeadlineReserve, rows["WithIdem"])
 	}
 
-	// Every count the summary line logs is named.
+	// Every count the summary line logs has a row in the counts table,
+	// with its metric's name.
 	for _, n := range (counts{}).named() {
-		if !strings.Contains(doc, "`"+n.attr+"`") {
-			t.Errorf("docs/handler.md does not name the count %q", n.attr)
+		if row := "| `" + n.attr + "` | `" + n.metric + "` |"; !strings.Contains(doc, row) {
+			t.Errorf("docs/handler.md's counts table has no row %q", row)
 		}
 	}
 }

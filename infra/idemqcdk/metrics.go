@@ -12,9 +12,9 @@ import (
 // namespace and keep their own metrics.
 const MetricNamespace = "idemq"
 
-// emfMetrics are the handler's counts the dashboard shows (see
-// handler/metrics.go): every record is Executed, Replayed, InProgress,
-// Failed or Skipped (or Keyless, off in the reference worker);
+// emfMetrics are the handler's counts the dashboard's records by outcome
+// shows (see handler/metrics.go): every record is Executed, Replayed,
+// InProgress, Failed or Skipped (or Keyless, off in the reference worker);
 // BatchItemFailures is how many the batch response reported.
 var emfMetrics = []string{"Records", "Executed", "Replayed", "InProgress", "Failed", "Skipped", "BatchItemFailures"}
 

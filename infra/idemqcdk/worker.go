@@ -34,8 +34,9 @@ type Worker struct {
 	// The alarms, which have no action; NewStack gives each the SNS topic
 	// of idemq:alarmTopicArn. See newAlarms.
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
-	// Dashboard shows the alarms, the records by outcome, the queues and
-	// the function. See newDashboard.
+	// Dashboard shows the alarms, the records by outcome, the records per
+	// day by class and the provider calls avoided per day, the queues and
+	// the function. See newDashboard and docs/operate.md.
 	Dashboard awscloudwatch.Dashboard
 	// RedrivePolicy is a managed policy, attached to nothing, allowing
 	// exactly a redrive of the dead-letter queue into the queue
