@@ -8,8 +8,8 @@ import (
 
 // adopt gives record rec the fate of its key's leader: the record that
 // settled the key earlier in the batch (rec is a copy), the local cache's
-// entry (from is fromCache), or the record of another batch of this process whose
-// flight rec waited for. It is the one place a leader's result is taken:
+// entry (from is fromCache), or the record of another batch of this
+// process whose flight rec waited for. It is the one place a leader's result is taken:
 // one fingerprint comparison, one policy for an omitted result, one call
 // of the replay hook. It returns false when the leader settled nothing to
 // take (it failed, was not started, or ended without an outcome): the
@@ -24,8 +24,8 @@ func (b *batch) adopt(rec *record, leaderFP string, leader fate, from source) (f
 
 // adoption is adopt's decision, before the replay hook: a record with
 // fingerprint fp takes leader's settled key as a replay, or its key found
-// in progress as in progress; a replay is counted by from, fromCache or
-// fromLeader; a record whose payload differs fails with
+// in progress as in progress, a replay classed by from (fromCache or
+// fromLeader); a record whose payload differs fails with
 // idem.ErrPayloadMismatch. A keyless leader settled no key: it is not
 // adopted.
 func adoption(fp, leaderFP string, leader fate, from source) (fate, bool) {

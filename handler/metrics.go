@@ -18,7 +18,7 @@ import (
 type counts struct {
 	Records       int
 	Executed      int // claimed and ran; result stored (or another claim owns the key: Superseded)
-	Fresh         int // executed on a key no live claim held: nothing, or an expired record
+	Fresh         int // executed on a key that had no record
 	TookOver      int // executed over a passed lease or an expired record
 	Replayed      int // done before: stored, cached or an in-batch copy's result
 	StoredReplays int // replayed: the stored result, answered to the claim
