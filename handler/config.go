@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -291,20 +290,7 @@ func (c Config) resolve() (settings, error) {
 		emf:           c.EMF,
 		emfNamespace:  c.EMFNamespace,
 	}
-	switch {
-	case len(c.KeyFields) > 0:
-		set.key, set.keyName, set.keyOfFields = fieldsKey(c.KeyFields), "body fields "+strings.Join(c.KeyFields, ","), true
-	case c.KeyAttribute != "":
-		set.key, set.keyName = attributeKey(c.KeyAttribute), "message attribute "+c.KeyAttribute
-	case c.KeyFunc != nil:
-		set.key, set.keyName = funcKey(c.KeyFunc), "key func"
-	default:
-		field := c.KeyField
-		if field == "" {
-			field = DefaultKeyField
-		}
-		set.key, set.keyName = fieldKey(field), "body field "+field
-	}
+	set.key, set.keyName, set.keyOfFields = c.keySource()
 	switch {
 	case c.NoFingerprint:
 		set.fingerprint = noFingerprint

@@ -19,6 +19,7 @@ import (
 // IDEMQ_PROVIDER_API_KEY_SECRET when given a secret, and IDEMQ_BLOB_BUCKET
 // and IDEMQ_BLOB_PREFIX with its result bucket.
 const (
+	envMode         = "IDEMQ_MODE"                    // "dispatch" (lambda/dispatch.go); unset: the worker
 	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
 	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
@@ -79,6 +80,9 @@ type config struct {
 	// consumer is consumer mode's settings (lambda/consumer.go); its
 	// queueURL is "" in Lambda mode.
 	consumer consumerConfig
+	// dispatch is dispatch mode's settings (lambda/dispatch.go); its
+	// function is "" outside it.
+	dispatch dispatchConfig
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue queue.Settings
@@ -87,6 +91,13 @@ type config struct {
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
 // every bad or missing variable at once.
 func loadConfig(getenv func(string) string) (config, error) {
+	switch mode := getenv(envMode); mode {
+	case "":
+	case modeDispatch:
+		return loadDispatch(getenv) // lambda/dispatch.go
+	default:
+		return config{}, fmt.Errorf("%s=%q: want %s, or unset for the worker", envMode, mode, modeDispatch)
+	}
 	c := config{
 		store:        strings.ToLower(getenv(envStore)),
 		storeURL:     getenv(envStoreURL),

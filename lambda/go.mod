@@ -8,10 +8,12 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.18
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
+	github.com/aws/aws-sdk-go-v2/service/lambda v1.117.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.116.0
 	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.50.12
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/durable v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
@@ -56,6 +58,7 @@ require (
 // go mod tidy). A module that imports this one ignores them.
 replace (
 	github.com/idemq/idemq => ..
+	github.com/idemq/idemq/durable => ../durable
 	github.com/idemq/idemq/idem/dynamostore => ../idem/dynamostore
 	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
 	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore

@@ -52,6 +52,20 @@
 //	IDEMQ_CONSUMER_VISIBILITY      visibility timeout of each receive and extension, whole seconds (default: the queue's)
 //	IDEMQ_HEALTH_ADDR              host:port serving GET /healthz, 200 while the consumer receives (default: none)
 //
+// Set IDEMQ_MODE=dispatch and the same binary, in either mode, is a
+// dispatcher to a Lambda durable function instead (package durable; see
+// docs/dispatcher.md): it keeps no records and calls no provider, but
+// starts one durable execution per key, named after it, and acknowledges
+// a message only when Lambda accepted its start or holds its execution. It
+// reads IDEMQ_KEY_FIELD, IDEMQ_CONCURRENCY, the consumer's variables and:
+//
+//	IDEMQ_MODE                     dispatch; unset: the worker above
+//	IDEMQ_DURABLE_FUNCTION         the durable function's name or ARN with its version or alias, like summarise:prod (required; needs lambda:InvokeFunction on it)
+//	IDEMQ_DURABLE_NAME_PREFIX      put before every key to make its execution name (default none)
+//	IDEMQ_LAMBDA_ENDPOINT          Lambda endpoint, for a local fake (optional)
+//
+// The worker's store, provider and back-off variables are refused in it.
+//
 // The worker only maps these onto handler and idem options: their defaults
 // and their checks are the library's. A setting the library refuses stops
 // the function at start-up with the library's message, after the name of
@@ -174,6 +188,9 @@ func newHandler(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ..
 // The library refuses a setting that cannot be safe with an
 // *idem.ConfigError naming it; settingError names the variable that set it.
 func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
+	if cfg.dispatch.function != "" {
+		return wireDispatch(ctx, cfg, logger, awsOpts...) // lambda/dispatch.go
+	}
 	if cfg.namespace == "" && lambdacontext.FunctionName == "" {
 		return program{}, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}

@@ -29,6 +29,9 @@ var settingVars = map[[2]string]string{
 	{"pgstore", "table"}:              envTable,
 	{"redisstore", "Prefix"}:          envTable,
 	{"s3blob", "bucket"}:              envBlobBucket,
+	{"durable", "function"}:           envDurableFunction,
+	{"durable", "NamePrefix"}:         envDurablePrefix,
+	{"durable", "Concurrency"}:        envConcurrency,
 }
 
 // settingError reports err, a library's refusal of a setting, as a

@@ -41,3 +41,11 @@ func ExampleParse() {
 	// 4471
 	// amount:12.5:order.id:4471
 }
+
+// Canonical writes a document so that its encoding does not matter.
+func ExampleCanonical() {
+	a, _ := idemjson.Canonical([]byte(`{ "b": 1.50, "a": "\u0068i" }`))
+	b, _ := idemjson.Canonical([]byte(`{"a":"hi","b":1.5}`))
+	fmt.Println(string(a), string(a) == string(b))
+	// Output: {"a":"hi","b":1.5} true
+}

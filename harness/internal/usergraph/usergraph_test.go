@@ -23,6 +23,7 @@ var forbidden = []string{
 	"github.com/redis/go-redis",
 	"github.com/aws/aws-sdk-go-v2/service/s3",
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
+	"github.com/aws/aws-sdk-go-v2/service/lambda",
 	"github.com/gowebpki/jcs",
 }
 

@@ -1,0 +1,46 @@
+// Package durable starts one AWS Lambda durable execution per idempotency
+// key, for each message of an SQS queue: a dispatcher, the regular
+// function AWS's guidance puts between a queue and a durable function
+// (https://docs.aws.amazon.com/lambda/latest/dg/durable-execution-idempotency.html).
+//
+// An event source mapping does not deduplicate: every delivery of a
+// message, every retry and every re-sent copy would start a new durable
+// execution. The Dispatcher instead invokes the durable function with an
+// execution name made from the message's key (the key a handler.Handler
+// with the same key options reads: handler.KeyReader), and Lambda starts
+// at most one execution per name. It keeps no store: the execution name is
+// AWS's idempotency guard.
+//
+// For each record, Dispatch reads the key, maps it to a name
+// (ExecutionName), and invokes the function asynchronously (InvocationType
+// Event) with DurableExecutionName set and the body, in canonical JSON
+// form, as the payload. Lambda answers:
+//
+//	Lambda's answer                                       record
+//	a new execution (202 and its ARN)                     acknowledged
+//	the execution of that name, same payload, running     acknowledged (AWS: "idempotent start")
+//	  or closed (succeeded, failed, stopped, timed out)
+//	DurableExecutionAlreadyStartedException (409):        not acknowledged: ErrKeyReused, logged as an
+//	  the name is taken by another payload                error; it reaches the dead-letter queue
+//	2xx without a durable execution ARN                   not acknowledged: ErrNotDurable
+//	throttling, a server error, a lost answer, anything   not acknowledged: the queue delivers it again
+//	  else
+//	no key, a bad key, a body that is not JSON            not acknowledged, nothing invoked
+//
+// A record is acknowledged only when Lambda accepted its start or named
+// the execution that already holds it with the same payload; every other
+// path ends as a batch item failure. A start whose answer was lost is safe
+// to repeat (the SDK's own retry, or the next delivery): the name finds the
+// execution it made.
+//
+// The guard lasts as long as Lambda keeps the execution: while it runs,
+// then for the function's retention period (DurableConfig
+// RetentionPeriodInDays, 1 to 90 days, 14 by default) after it closes. A
+// delivery after that starts a new execution. Size the retention to cover
+// a message's whole lifetime (queue.RecordLifetime: the queue's retention,
+// up to 14 days, plus the dead-letter queue's for a redrive).
+//
+// Handle is a Lambda handler with partial batch responses (lambda.Start(d.Handle);
+// the event source mapping needs ReportBatchItemFailures), and has the
+// shape of handler.Handler, so a consumer.Consumer can run it off Lambda.
+package durable
