@@ -12,6 +12,9 @@ require (
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
