@@ -353,4 +353,3 @@ func TestRedriveNoAndFailed(t *testing.T) {
 		t.Errorf("redrive without --dlq: exit %d, want %d", r.code, exitUsage)
 	}
 }
-
