@@ -63,18 +63,18 @@ func runRedrive(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 
 // redrive is runRedrive once its flags are read.
 func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to string, perSecond int, every time.Duration) int {
-	source, err := queueOf(ctx, client, dlq)
+	source, err := dlqOf(ctx, client, dlq)
 	if err != nil {
 		return e.fail(name, fmt.Errorf("--dlq %s: %w", dlq, err))
 	}
 	in := &sqs.StartMessageMoveTaskInput{SourceArn: aws.String(source.arn)}
 	dest := "the queue each message came from"
 	if to != "" {
-		q, err := queueOf(ctx, client, to)
+		arn, err := arnOf(ctx, client, to)
 		if err != nil {
-			return e.fail(name, fmt.Errorf("--to %s: %w", to, err))
+			return e.fail(name, fmt.Errorf("--to %s: %w (pass its ARN, which needs no read of the queue)", to, err))
 		}
-		in.DestinationArn, dest = aws.String(q.arn), q.arn
+		in.DestinationArn, dest = aws.String(arn), arn
 	}
 	rate := "as fast as SQS moves them"
 	if perSecond > 0 {
@@ -85,7 +85,11 @@ func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to s
 	if e.json {
 		out = e.stderr
 	}
-	fmt.Fprintf(out, "redrive: %d message(s) in %s (about; SQS counts are approximate)\n", source.messages, source.arn)
+	count := fmt.Sprintf("%d message(s)", source.messages)
+	if source.messages < 0 {
+		count = "messages (how many is unknown: pass the queue's URL to read its count)"
+	}
+	fmt.Fprintf(out, "redrive: %s in %s (about; SQS counts are approximate)\n", count, source.arn)
 	fmt.Fprintf(out, "Each goes to %s, %s, with a new message id; a key whose work was done replays its result.\n", dest, rate)
 	if !confirm(&e.settings, e.stdin, out, "Start the move?") {
 		fmt.Fprintln(out, "nothing changed")
@@ -142,27 +146,50 @@ type progress struct {
 	FailureReason string `json:"failure_reason,omitempty"`
 }
 
-// queue is a queue redrive names: its ARN and how many messages it holds.
+// queue is the dead-letter queue: its ARN and about how many messages
+// it holds (-1: unknown).
 type queue struct {
 	arn      string
 	messages int
 }
 
-// queueOf reads the ARN and the message count of a queue given by URL
-// or ARN.
-func queueOf(ctx context.Context, client sqsAPI, urlOrARN string) (queue, error) {
-	url := urlOrARN
+// dlqOf reads the dead-letter queue's ARN and message count, given its
+// URL (one GetQueueAttributes, which the stack's RedrivePolicy allows), or
+// takes its ARN as it is and reads its count if it may (GetQueueUrl is
+// not in that policy).
+func dlqOf(ctx context.Context, client sqsAPI, urlOrARN string) (queue, error) {
 	if strings.HasPrefix(urlOrARN, "arn:") {
 		parts := strings.Split(urlOrARN, ":")
 		if len(parts) != 6 || parts[2] != "sqs" {
-			return queue{}, errors.New("not an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)")
+			return queue{}, errNotQueueARN
 		}
-		out, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(parts[5]), QueueOwnerAWSAccountId: aws.String(parts[4])})
-		if err != nil {
-			return queue{}, err
+		q := queue{arn: urlOrARN, messages: -1}
+		if out, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(parts[5]), QueueOwnerAWSAccountId: aws.String(parts[4])}); err == nil {
+			if read, err := attributes(ctx, client, aws.ToString(out.QueueUrl)); err == nil {
+				q.messages = read.messages
+			}
 		}
-		url = aws.ToString(out.QueueUrl)
+		return q, nil
 	}
+	return attributes(ctx, client, urlOrARN)
+}
+
+// arnOf is the ARN of a queue given by ARN (as it is) or URL (read).
+func arnOf(ctx context.Context, client sqsAPI, urlOrARN string) (string, error) {
+	if strings.HasPrefix(urlOrARN, "arn:") {
+		if parts := strings.Split(urlOrARN, ":"); len(parts) != 6 || parts[2] != "sqs" {
+			return "", errNotQueueARN
+		}
+		return urlOrARN, nil
+	}
+	q, err := attributes(ctx, client, urlOrARN)
+	return q.arn, err
+}
+
+var errNotQueueARN = errors.New("not an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)")
+
+// attributes reads a queue's ARN and message count.
+func attributes(ctx context.Context, client sqsAPI, url string) (queue, error) {
 	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl:       aws.String(url),
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameApproximateNumberOfMessages},

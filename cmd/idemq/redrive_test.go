@@ -218,7 +218,7 @@ func newQueues(t *testing.T) queues {
 	t.Helper()
 	client := sqstest.Client(t)
 	q := queues{client: client, source: sqstest.NewQueue(t, client, sqstest.Queue{}), dlq: sqstest.NewQueue(t, client, sqstest.Queue{})}
-	q.sourceARN, q.dARN = arnOf(t, client, q.source), arnOf(t, client, q.dlq)
+	q.sourceARN, q.dARN = queueARN(t, client, q.source), queueARN(t, client, q.dlq)
 	policy := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"5"}`, q.dARN)
 	if _, err := client.SetQueueAttributes(context.Background(), &sqs.SetQueueAttributesInput{QueueUrl: aws.String(q.source), Attributes: map[string]string{"RedrivePolicy": policy}}); err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func newQueues(t *testing.T) queues {
 	return q
 }
 
-func arnOf(t *testing.T, client *sqs.Client, url string) string {
+func queueARN(t *testing.T, client *sqs.Client, url string) string {
 	t.Helper()
 	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
 	if err != nil {
@@ -300,15 +300,15 @@ func sameStart(a, b startRequest) bool {
 	return a.SourceArn == b.SourceArn && a.DestinationArn == b.DestinationArn && aws.ToInt32(a.MaxNumberOfMessagesPerSecond) == aws.ToInt32(b.MaxNumberOfMessagesPerSecond)
 }
 
-// --to and --max-per-second reach the task; the dead-letter queue may be
-// named by its ARN.
+// --to and --max-per-second reach the task; the queues may be named by
+// their ARNs (the stack's outputs).
 func TestRedriveTo(t *testing.T) {
 	t.Parallel()
 	m, endpoint := newMoveServer(t)
 	q := newQueues(t)
 	other := sqstest.NewQueue(t, q.client, sqstest.Queue{})
 	b := redriveEnv(endpoint)
-	r := b.run(t, nil, "redrive", "--dlq", q.dARN, "--to", other, "--max-per-second", "7", "--every", "1ms", "--yes", "--json")
+	r := b.run(t, nil, "redrive", "--dlq", q.dARN, "--to", queueARN(t, q.client, other), "--max-per-second", "7", "--every", "1ms", "--yes", "--json")
 	if r.code != exitOK {
 		t.Fatalf("redrive --to: exit %d", r.code)
 	}
@@ -324,7 +324,7 @@ func TestRedriveTo(t *testing.T) {
 	if got := bodies(t, q.client, other); !slices.Equal(got, allThree) {
 		t.Errorf("the --to queue holds %q, want %q", got, allThree)
 	}
-	if want := []startRequest{{SourceArn: q.dARN, DestinationArn: arnOf(t, q.client, other), MaxNumberOfMessagesPerSecond: aws.Int32(7)}}; !slices.EqualFunc(m.starts, want, sameStart) {
+	if want := []startRequest{{SourceArn: q.dARN, DestinationArn: queueARN(t, q.client, other), MaxNumberOfMessagesPerSecond: aws.Int32(7)}}; !slices.EqualFunc(m.starts, want, sameStart) {
 		t.Errorf("StartMessageMoveTask requests %+v, want %+v", m.starts, want)
 	}
 }
