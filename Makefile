@@ -111,6 +111,10 @@ release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against th
 	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
 	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
 
+.PHONY: idemq
+idemq: ## Build the operator's command as bin/idemq (docs/cli.md).
+	go -C cmd/idemq build -trimpath -o $(BIN)/idemq .
+
 # --- lambda/: the reference worker --------------------------------------------
 LAMBDA_ARCHS := arm64 amd64
 

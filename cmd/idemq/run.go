@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "usage: idemq %s %s\n\n%s.\n\nflags (each store setting defaults to its IDEMQ_* variable):\n", args[0], sub.usage, sub.help)
 		fs.PrintDefaults()
 	}
-	e.register(fs, getenv)
+	e.register(fs)
 	return sub.run(ctx, e, fs, args[1:])
 }
 
@@ -93,8 +93,8 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 		fs.Usage()
 		return nil, false
 	}
-	if e.bad != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), e.bad)
+	if err := e.fromEnv(fs, e.getenv); err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
 		return nil, false
 	}
 	return pos, true

@@ -35,34 +35,59 @@ type settings struct {
 	blobBucket, blobPrefix, sqsEndpoint         string
 	expiry                                      time.Duration
 	raw, yes, json                              bool
-	// bad is a variable that could not be read, reported before the
-	// command runs.
-	bad error
 }
 
-// register adds the settings' flags to fs, each defaulting to its
-// variable read through getenv.
-func (s *settings) register(fs *flag.FlagSet, getenv func(string) string) {
-	fs.StringVar(&s.store, "store", getenv(envStore), "the store: dynamodb, postgres or redis (env "+envStore+"; default dynamodb)")
-	fs.StringVar(&s.table, "table", getenv(envTable), "the table of records; the key prefix on Redis (env "+envTable+")")
-	fs.StringVar(&s.storeURL, "store-url", getenv(envStoreURL), "the postgres:// or redis:// URL of the store (env "+envStoreURL+")")
-	fs.StringVar(&s.endpoint, "dynamodb-endpoint", getenv(envEndpoint), "DynamoDB endpoint URL, for DynamoDB Local (env "+envEndpoint+")")
-	fs.StringVar(&s.namespace, "namespace", getenv(envNamespace), "the key namespace the worker puts before each key (env "+envNamespace+")")
-	fs.StringVar(&s.blobBucket, "blob-bucket", getenv(envBlobBucket), "the S3 bucket of offloaded results, to name their objects (env "+envBlobBucket+")")
-	fs.StringVar(&s.blobPrefix, "blob-prefix", getenv(envBlobPrefix), "the object key prefix in the bucket (env "+envBlobPrefix+"; default "+defaultBlobPrefix+")")
-	fs.StringVar(&s.sqsEndpoint, "sqs-endpoint", getenv(envSQSEndpoint), "SQS endpoint URL, for a local SQS server (env "+envSQSEndpoint+")")
-	s.expiry = idem.DefaultExpiry
-	if v := getenv(envRecordExpiry); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			s.expiry = d
-		} else {
-			s.bad = fmt.Errorf("%s=%q: want a positive Go duration, like 960h", envRecordExpiry, v)
-		}
-	}
-	fs.DurationVar(&s.expiry, "record-expiry", s.expiry, "how long the worker's records live, to date them for --older-than (env "+envRecordExpiry+")")
+// register adds the settings' flags to fs. A flag left unset takes its
+// variable (fromEnv); the help never shows a variable's value, which may
+// hold the store's password.
+func (s *settings) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.store, "store", "", "the store: dynamodb, postgres or redis (env "+envStore+"; default dynamodb)")
+	fs.StringVar(&s.table, "table", "", "the table of records; the key prefix on Redis (env "+envTable+")")
+	fs.StringVar(&s.storeURL, "store-url", "", "the postgres:// or redis:// URL of the store (env "+envStoreURL+")")
+	fs.StringVar(&s.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, for DynamoDB Local (env "+envEndpoint+")")
+	fs.StringVar(&s.namespace, "namespace", "", "the key namespace the worker puts before each key (env "+envNamespace+")")
+	fs.StringVar(&s.blobBucket, "blob-bucket", "", "the S3 bucket of offloaded results, to name their objects (env "+envBlobBucket+")")
+	fs.StringVar(&s.blobPrefix, "blob-prefix", "", "the object key prefix in the bucket (env "+envBlobPrefix+"; default "+defaultBlobPrefix+")")
+	fs.StringVar(&s.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL, for a local SQS server (env "+envSQSEndpoint+")")
+	fs.DurationVar(&s.expiry, "record-expiry", 0, "how long the worker's records live, to date them for --older-than (env "+envRecordExpiry+"; default idem.DefaultExpiry, 960h)")
 	fs.BoolVar(&s.raw, "raw", false, "KEY is a stored key (namespace#key) as it is")
 	fs.BoolVar(&s.yes, "yes", false, "do not ask before changing anything")
 	fs.BoolVar(&s.json, "json", false, "print JSON, one object per record or change, for scripts")
+}
+
+// fromEnv fills each setting whose flag fs did not set from its
+// variable, read through getenv, and the record expiry's default.
+func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, v := range []struct {
+		flag, env string
+		value     *string
+	}{
+		{"store", envStore, &s.store}, {"table", envTable, &s.table}, {"store-url", envStoreURL, &s.storeURL},
+		{"dynamodb-endpoint", envEndpoint, &s.endpoint}, {"namespace", envNamespace, &s.namespace},
+		{"blob-bucket", envBlobBucket, &s.blobBucket}, {"blob-prefix", envBlobPrefix, &s.blobPrefix},
+		{"sqs-endpoint", envSQSEndpoint, &s.sqsEndpoint},
+	} {
+		if !set[v.flag] {
+			*v.value = getenv(v.env)
+		}
+	}
+	if set["record-expiry"] {
+		if s.expiry <= 0 {
+			return fmt.Errorf("--record-expiry %s: want a positive duration", s.expiry)
+		}
+		return nil
+	}
+	s.expiry = idem.DefaultExpiry
+	if v := getenv(envRecordExpiry); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s=%q: want a positive Go duration, like 960h", envRecordExpiry, v)
+		}
+		s.expiry = d
+	}
+	return nil
 }
 
 // key is the stored key of the key an operator typed: the namespace put
