@@ -30,7 +30,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # per driver, the worker and the test helpers that import a driver. From the
 # root, ./... names the root module's packages only, so the targets name
 # every module's.
-MODULES := . idem/dynamostore idem/pgstore idem/redisstore idem/s3blob durable lambda internal/dynamotest internal/pgtest internal/redistest
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob durable lambda internal/dynamotest internal/pgtest internal/redistest
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test
@@ -110,6 +110,10 @@ $(APIDIFF):
 release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against the last tag (or BASE), the version bump it needs, the CHANGELOG section.
 	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
 	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
+
+.PHONY: idemq
+idemq: ## Build the operator's command as bin/idemq (docs/cli.md).
+	go -C cmd/idemq build -trimpath -o $(BIN)/idemq .
 
 # --- lambda/: the reference worker --------------------------------------------
 LAMBDA_ARCHS := arm64 amd64

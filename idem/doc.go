@@ -108,4 +108,10 @@
 // was), commits the writes staged with Stage (Completion.Writes) in the
 // completion's atomic step or fails with ErrUnsupportedWrite. Errors
 // specific to the store's database stay inside the store.
+//
+// A store that operators inspect also implements Admin (Get, a paged
+// List, a Delete fenced by the record as read), which the idemq command
+// (cmd/idemq) uses and Do never calls; ListRequest.Selects and
+// Deletion.Matches are the tests its List and Delete make, and
+// idemtest.Run checks them on every store that has them.
 package idem

@@ -47,6 +47,14 @@ func (f *fakeAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dyna
 	return nil, f.fail("GetItem")
 }
 
+func (f *fakeAPI) Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return nil, f.fail("Scan")
+}
+
+func (f *fakeAPI) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return nil, f.fail("Query")
+}
+
 // ops runs each store operation once against store.
 var ops = map[string]func(s *dynamostore.Store) error{
 	"claim": func(s *dynamostore.Store) error {
@@ -68,6 +76,9 @@ var ops = map[string]func(s *dynamostore.Store) error{
 	"get": func(s *dynamostore.Store) error {
 		_, _, err := s.Get(context.Background(), "k#1")
 		return err
+	},
+	"delete": func(s *dynamostore.Store) error {
+		return s.Delete(context.Background(), idem.Deletion{Key: "k#1", Status: idem.StatusInProgress, Owner: "o"})
 	},
 }
 

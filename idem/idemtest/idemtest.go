@@ -22,7 +22,7 @@ const Contenders = 64
 // Run runs the conformance suite against stores made by newStore.
 func Run(t *testing.T, newStore func(t *testing.T) idem.Store) {
 	t.Helper()
-	for _, c := range slices.Concat(cases, encodingCases) {
+	for _, c := range slices.Concat(cases, encodingCases, adminCases) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			c.run(t, &bundle{store: newStore(t), now: base()})

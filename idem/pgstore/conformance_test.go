@@ -12,6 +12,9 @@ import (
 // Every store reads a record the same way.
 var _ idemtest.Getter = (*pgstore.Store)(nil)
 
+// Every store serves the idemq command (idem.Admin).
+var _ idem.Admin = (*pgstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	pool := pgtest.Pool(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {

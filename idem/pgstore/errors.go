@@ -47,7 +47,7 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var pg *pgconn.PgError
 	var cause error
 	switch {
-	case errors.Is(err, idem.ErrLeaseLost):
+	case errors.Is(err, idem.ErrLeaseLost), errors.Is(err, idem.ErrRecordChanged):
 		cause = err
 	case errors.As(err, &pg) && shapeCodes[pg.Code], typeMismatch(err):
 		cause = fmt.Errorf("%w: table %s: %w (create it with pgstore.CreateTable, or check it with Store.Check)", ErrTableShape, s.name, err)

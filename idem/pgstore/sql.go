@@ -8,6 +8,7 @@ import "fmt"
 // caller's clock (see the package doc).
 type statements struct {
 	claim, complete, release, extend, get, deleteExpired string
+	list, delete                                         string
 }
 
 // columns are a record's columns in the order record scans them.
@@ -20,6 +21,10 @@ func newStatements(t string) statements {
 		release:  fenced(t, fmt.Sprintf(releaseSQL, t), ""),
 		extend:   fenced(t, fmt.Sprintf(extendSQL, t), ""),
 		get:      fmt.Sprintf("SELECT "+columns+" FROM %s WHERE id = $1", t),
+		list:     fmt.Sprintf(listSQL, t),
+		delete: fmt.Sprintf(`WITH w AS (%s RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner, o.in_progress_expiration FROM (VALUES (1)) AS one LEFT JOIN %s AS o ON o.id = $1`,
+			fmt.Sprintf(deleteSQL, t), t),
 		// The inner select picks a bounded batch of the oldest expired
 		// rows, skipping rows a claim has locked; the outer delete checks
 		// the expiry again under the lock.
@@ -88,6 +93,20 @@ const completeSQL = `UPDATE %s SET status = 'COMPLETED', data = $3, result_omitt
 
 // releaseSQL deletes the record if owner $2 holds it INPROGRESS.
 const releaseSQL = `DELETE FROM %s WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
+
+// listSQL is a page of records (idem.Admin's List), keyset-paged by
+// id: $1 the last id of the page before ("" for the first), $2 the status
+// ("" for both), $3 the lease's end (ms, or NULL), $4 the expiry (s, or
+// NULL), $5 the page's size plus one, to tell whether another follows.
+const listSQL = `SELECT ` + columns + ` FROM %s WHERE id > $1
+	AND ($2 = '' OR status = $2)
+	AND ($3::bigint IS NULL OR (status = 'INPROGRESS' AND in_progress_expiration < $3))
+	AND ($4::bigint IS NULL OR expiration < $4)
+	ORDER BY id LIMIT $5`
+
+// deleteSQL deletes the record (idem.Admin's Delete) if it still has the
+// status $2, the owner $3 and the lease $4 (ms, or NULL: none) read.
+const deleteSQL = `DELETE FROM %s WHERE id = $1 AND status = $2 AND owner = $3 AND in_progress_expiration IS NOT DISTINCT FROM $4`
 
 // extendSQL moves the lease to $3 (ms, or NULL: none) and the expiry to
 // $4 (s, or NULL: as it is) if owner $2 holds the record INPROGRESS.

@@ -12,6 +12,9 @@ import (
 // Every store reads a record the same way.
 var _ idemtest.Getter = (*redisstore.Store)(nil)
 
+// Every store serves the idemq command (idem.Admin).
+var _ idem.Admin = (*redisstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	client := redistest.Client(t)
 	idemtest.Run(t, func(t *testing.T) idem.Store {

@@ -14,6 +14,9 @@ import (
 type Client interface {
 	redis.Scripter
 	HGetAll(ctx context.Context, key string) *redis.MapStringStringCmd
+	// Scan serves List (idem.Admin), an operator's listing; Do never
+	// calls it.
+	Scan(ctx context.Context, cursor uint64, match string, count int64) *redis.ScanCmd
 }
 
 var (
