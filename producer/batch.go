@@ -113,13 +113,13 @@ func (p *Producer) sendBatch(ctx context.Context, pending []int, preps []prepare
 			for _, i := range pending {
 				last[i] = err
 			}
-			if ctx.Err() != nil {
-				break
-			}
-			continue
+		} else {
+			pending = p.settle(pending, res, out, last)
 		}
-		pending = p.settle(pending, res, out, last)
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			for _, i := range pending {
+				last[i] = errors.Join(last[i], err)
+			}
 			break
 		}
 	}

@@ -49,12 +49,13 @@ type Config struct {
 	GroupID string
 	// MaxMessageBytes is the largest body sent: the queue's
 	// MaximumMessageSize. A larger one is refused with ErrTooLarge before
-	// anything is sent. Defaults to queue.MaxMessageBytes (1 MiB, SQS's
-	// largest); set it to 262,144 for a queue left at the old limit.
+	// anything is sent. Defaults to MaxBatchBytes, itself 1 MiB by
+	// default (SQS's largest); set it to 262,144 for a queue left at the
+	// old limit.
 	MaxMessageBytes int
 	// MaxBatchBytes is the most body bytes one SendMessageBatch carries
-	// (SQS's limit on a batch's total payload). Defaults to
-	// queue.MaxMessageBytes.
+	// (SQS's limit on a batch's total payload), at least MaxMessageBytes.
+	// Defaults to queue.MaxMessageBytes.
 	MaxBatchBytes int
 	// MaxAttempts is how many times one message is sent at most while its
 	// answer is lost (a timeout, a connection cut, a 5xx, a throttle).
@@ -131,11 +132,11 @@ func (c Config) resolve() (Config, error) {
 			return Config{}, configError("KeyFields", fmt.Sprintf("%q", f), err)
 		}
 	}
-	if c.MaxMessageBytes == 0 {
-		c.MaxMessageBytes = queue.MaxMessageBytes
-	}
 	if c.MaxBatchBytes == 0 {
 		c.MaxBatchBytes = queue.MaxMessageBytes
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = c.MaxBatchBytes
 	}
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = DefaultMaxAttempts

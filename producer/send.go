@@ -60,7 +60,8 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 			s.Err = fmt.Errorf("%w: %w", ErrRejected, err)
 			return s, s.Err
 		}
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			last = errors.Join(last, err)
 			break
 		}
 	}

@@ -128,3 +128,9 @@ func run(t *testing.T, bodies []string, opts ...handler.Option) (keys []idem.Key
 	}
 	return keys, int(n.Load())
 }
+
+type (
+	sqsSendMessageInput  = sqs.SendMessageInput
+	sqsSendMessageOutput = sqs.SendMessageOutput
+	sqsOption            = func(*sqs.Options)
+)
