@@ -29,8 +29,8 @@ type lossProxy struct {
 	url       string // the proxy's
 	forwardTo string // the server's
 	mu        sync.Mutex
-	lose   func(op string) bool
-	lost   int
+	lose      func(op string) bool
+	lost      int
 }
 
 func newLossProxy(t *testing.T, target string, lose func(op string) bool) *lossProxy {
