@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -30,6 +31,18 @@ func TestLostAnswerResent(t *testing.T) {
 	}
 	if _, n := run(t, bodies); n != 1 {
 		t.Errorf("the handler ran %d times over the two copies, want 1", n)
+	}
+}
+
+// TestAttemptTimeout: an answer that never comes ends with the attempt's
+// timeout, and the message is sent again.
+func TestAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	fake := &fakeSQS{hangNext: 1}
+	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0), producer.WithAttemptTimeout(time.Millisecond)))
+	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
+	if err != nil || sent.Attempts != 2 || len(fake.taken()) != 2 {
+		t.Errorf("err %v, sent %+v, %d taken: want 2 attempts", err, sent, len(fake.taken()))
 	}
 }
 

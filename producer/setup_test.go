@@ -42,6 +42,7 @@ type fakeSQS struct {
 	inputs   []*sqs.SendMessageInput
 	batches  []*sqs.SendMessageBatchInput
 	loseNext int // answers to lose (after taking the request)
+	hangNext int // answers to hold until the attempt's context ends (after taking the request)
 	// failEntry fails a batch entry (not taking it): sender says whose
 	// fault. It sees each entry of each call.
 	failEntry func(call int, body string) (fail, sender bool)
@@ -57,6 +58,13 @@ func (f *fakeSQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, _ .
 	}
 	f.inputs = append(f.inputs, in)
 	f.bodies = append(f.bodies, aws.ToString(in.MessageBody))
+	if f.hangNext > 0 {
+		f.hangNext--
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return nil, ctx.Err()
+	}
 	if f.loseNext > 0 {
 		f.loseNext--
 		return nil, errLost
