@@ -26,6 +26,11 @@ const (
 	MaxBatchingWindow = 300 * time.Second
 )
 
+// MaxMessageBytes is the largest message SQS takes (1 MiB: body and
+// attributes, on a queue whose MaximumMessageSize allows it), and the
+// largest total payload of one SendMessageBatch.
+const MaxMessageBytes = 1 << 20
+
 // DefaultBatchSize is the SQS event source mapping's default batch size,
 // which is also the most messages one SQS receive hands out: 10.
 const DefaultBatchSize = 10

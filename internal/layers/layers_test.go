@@ -33,6 +33,8 @@ var layers = map[string]int{
 	"handler":             3,
 	"handler/handlertest": 4,
 	"consumer":            4,
+	// What sends the requests the handler keys on.
+	"producer": 4,
 }
 
 // The library's modules, whose packages (tests left out) are checked.

@@ -55,8 +55,8 @@ func Example() {
 
 	queue := handlertest.NewQueue(handlertest.WithVisibility(200*time.Millisecond), handlertest.WithMaxReceives(50))
 	go func() {
-		_, _ = loadtest.Send(ctx, reqs, faults, 5*time.Millisecond, func(_ context.Context, body string) error {
-			queue.Send(body)
+		_, _ = loadtest.Send(ctx, reqs, faults, 5*time.Millisecond, func(_ context.Context, r loadtest.Request) error {
+			queue.Send(r.Body())
 			return nil
 		})
 	}()

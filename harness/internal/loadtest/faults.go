@@ -35,6 +35,13 @@ const (
 	// ProducerResend: the producer sends the same request again under a new
 	// message id. Picked per key; the producer applies it (SendWorkload).
 	ProducerResend Fault = "producer-resend"
+	// ProducerLostAnswer: the queue takes the producer's send and the
+	// answer is lost (the connection cut after the request went out), so
+	// the producer (package producer) sends the same message, with the
+	// same key, again. Picked per key, for its first send; applied by
+	// whoever stands between the producer and the queue
+	// (internal/pipeline's send proxy).
+	ProducerLostAnswer Fault = "producer-lost-answer"
 )
 
 // Faults says how often each fault hits: Rates[f] is the fraction of

@@ -20,6 +20,14 @@ func (r Request) Body() string {
 	return string(raw)
 }
 
+// Payload returns the request without its key, {"model", "prompt"}: what
+// a producer that puts the key in the body (package producer) is given.
+// With the key put first it is Body.
+func (r Request) Payload() string {
+	raw, _ := json.Marshal(map[string]string{"model": "test-model", "prompt": r.Prompt})
+	return string(raw)
+}
+
 // Workload returns n requests with keys req-0000, req-0001, ... and a
 // prompt of their own each, so a Provider's count per prompt is a count
 // per key.
@@ -32,13 +40,13 @@ func Workload(n int) []Request {
 	return out
 }
 
-// Send is the producer: it sends every request's body with send, then
-// sends again, under new message ids, the requests fault ProducerResend
-// picks, gap apart, while the first copies are being worked on. It
-// returns how many it re-sent.
-func Send(ctx context.Context, reqs []Request, f Faults, gap time.Duration, send func(ctx context.Context, body string) error) (resent int, err error) {
+// Send is the producer: it sends every request with send, then sends
+// again, under new message ids, the requests fault ProducerResend picks,
+// gap apart, while the first copies are being worked on. It returns how
+// many it re-sent.
+func Send(ctx context.Context, reqs []Request, f Faults, gap time.Duration, send func(ctx context.Context, r Request) error) (resent int, err error) {
 	for _, r := range reqs {
-		if err := send(ctx, r.Body()); err != nil {
+		if err := send(ctx, r); err != nil {
 			return 0, fmt.Errorf("handlertest: send %s: %w", r.Key, err)
 		}
 	}
@@ -51,7 +59,7 @@ func Send(ctx context.Context, reqs []Request, f Faults, gap time.Duration, send
 		case <-ctx.Done():
 			return resent, ctx.Err()
 		}
-		if err := send(ctx, r.Body()); err != nil {
+		if err := send(ctx, r); err != nil {
 			return resent, fmt.Errorf("handlertest: re-send %s: %w", r.Key, err)
 		}
 		resent++

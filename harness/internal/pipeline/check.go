@@ -50,8 +50,12 @@ func (r *runner) trace(key string) string {
 //   - every message without a key in the dead-letter queue;
 //   - on FIFO, per-group order (checkOrder) and re-sends under the first
 //     deduplication id dropped by the queue;
-//   - with back-off, what checkBackoff says.
+//   - with back-off, what checkBackoff says;
+//   - every send whose answer was lost sent again by the producer.
 func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]bool) error {
+	if rep.SendRetries < rep.LostSendAnswers {
+		rep.violate("the producer re-sent %d times after %d lost answers", rep.SendRetries, rep.LostSendAnswers)
+	}
 	records := make(map[string]idem.Record, len(r.reqs))
 	rep.Records = map[string]int{}
 	for _, q := range r.reqs {

@@ -76,6 +76,10 @@ func AllFaults(seed uint64) loadtest.Faults {
 		loadtest.CrashDuringCall: 0.03,
 		loadtest.BrokerDuplicate: 0.1,
 		loadtest.ProducerResend:  0.1,
+		// Every lost answer is re-sent by the producer: on a standard
+		// queue a second message with the same key, on a FIFO queue one
+		// the queue drops (same deduplication id).
+		loadtest.ProducerLostAnswer: 0.05,
 	}}
 }
 
@@ -136,6 +140,7 @@ func FIFOFaults(seed uint64) loadtest.Faults {
 	f := AllFaults(seed)
 	delete(f.Rates, loadtest.BrokerDuplicate)
 	f.Rates[loadtest.CrashDuringCall] = 0.05 // so a few dozen keys see one
+	f.Rates[loadtest.ProducerLostAnswer] = 0.1
 	return f
 }
 

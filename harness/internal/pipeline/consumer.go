@@ -237,7 +237,11 @@ func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
 	r.cleanups = append(r.cleanups, c.proxy.Close)
 	// The runner's own requests (sends, queue depth, dead letters) pass
 	// through the proxy's producer port, which notes the ids sent.
-	if r.queue, err = CreateQueue(ctx, NewSQSClient(c.proxy.Listen(producer)), "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
+	producerPort := c.proxy.Listen(producerProc)
+	if r.queue, err = CreateQueue(ctx, NewSQSClient(producerPort), "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
+		return nil, err
+	}
+	if err := r.startProducer(producerPort); err != nil {
 		return nil, err
 	}
 	r.provider = loadtest.NewProvider(
@@ -273,7 +277,7 @@ func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
 				return
 			}
 		}
-		send := r.queue.Send
+		send := r.send
 		if cfg.FIFO {
 			send = r.sendFIFO
 		}

@@ -44,6 +44,9 @@ func testConsumer(t *testing.T, parts pipeline.Parts) {
 		if c.Deleted == 0 || c.DeletesChecked < c.Deleted {
 			t.Errorf("FIFO %v: %d deleted, %d deletes checked against their record", cfg.FIFO, c.Deleted, c.DeletesChecked)
 		}
+		if rep.LostSendAnswers == 0 {
+			t.Errorf("FIFO %v: no send answer lost: the producer's re-send was not exercised", cfg.FIFO)
+		}
 		if rep.Resent == 0 || rep.ESM.Deliveries[loadtest.CauseCrash] == 0 {
 			t.Errorf("FIFO %v: %d re-sent, deliveries %v: want re-sends and deliveries after a kill", cfg.FIFO, rep.Resent, rep.ESM.Deliveries)
 		}

@@ -125,7 +125,10 @@ func testDefaults(t *testing.T, parts pipeline.Parts) {
 // (DynamoDB throttles and answers 500; PostgreSQL's and Redis's
 // connections are cut). The provider must be billed once per key, every
 // key must end COMPLETED with the answer it was billed for, and only the
-// keyless messages may reach the dead-letter queue.
+// keyless messages may reach the dead-letter queue. The producer (package
+// producer) loses the answer to some sends after the queue took them and
+// sends them again: the key is then twice on the queue, and still called
+// once.
 func testStandard(t *testing.T, parts pipeline.Parts, b pipeline.Backend) {
 	cfg := pipeline.Small(1)
 	cfg.Backend = b
@@ -148,6 +151,9 @@ func testStandard(t *testing.T, parts pipeline.Parts, b pipeline.Backend) {
 	}
 	if refused, lost := rep.StoreFaulted(); refused == 0 || lost == 0 {
 		t.Errorf("store requests %v: want refused (throttled) ones and lost answers", rep.Store)
+	}
+	if rep.LostSendAnswers == 0 {
+		t.Errorf("no send answer lost: the producer's re-send was not exercised")
 	}
 }
 
@@ -176,6 +182,9 @@ func testFIFO(t *testing.T, parts pipeline.Parts) {
 	}
 	if rep.Resent == 0 || rep.DedupDropped != rep.Resent {
 		t.Errorf("%d re-sent, %d dropped as duplicates by the queue: want every re-send under the first id dropped", rep.Resent, rep.DedupDropped)
+	}
+	if rep.LostSendAnswers == 0 {
+		t.Errorf("no send answer lost: the producer's re-send under the same deduplication id was not exercised")
 	}
 	if rep.OrderChecked != rep.Keys {
 		t.Errorf("order checked for %d keys of %d", rep.OrderChecked, rep.Keys)

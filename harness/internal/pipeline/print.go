@@ -27,6 +27,8 @@ func (rep *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "%s%s%s: %d keys (+%d without a key), %d re-sent by the producer%s, in %s\n",
 		rep.Variant, store, queue, rep.Keys, rep.Poison, rep.Resent, dropped, rep.Elapsed.Round(1e7))
+	fmt.Fprintf(&b, "  producer: %d answers lost after the queue took the send, %d sends retried with the same key\n",
+		rep.LostSendAnswers, rep.SendRetries)
 	fmt.Fprintf(&b, "  deliveries %d:", rep.ESM.TotalDeliveries())
 	for _, c := range loadtest.Causes {
 		fmt.Fprintf(&b, " %s %d;", c, rep.ESM.Deliveries[c])

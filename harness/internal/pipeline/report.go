@@ -11,15 +11,20 @@ import (
 
 // Report is what one run did, and what it broke.
 type Report struct {
-	Variant  Variant
-	Keys     int
-	Poison   int
-	Resent   int
-	Elapsed  time.Duration
-	ESM      loadtest.Stats
-	Worker   WorkerCounts   // executed, replayed, in progress, took over ... as the function counted
-	Calls    map[string]int // provider calls per key
-	Restarts int            // instances started again after a crash
+	Variant Variant
+	Keys    int
+	Poison  int
+	Resent  int
+	// SendRetries are the producer's re-sends (package producer's) of a
+	// message whose answer was lost, and LostSendAnswers the answers the
+	// send proxy cut after the queue took the message (fault
+	// ProducerLostAnswer): each must have been re-sent.
+	SendRetries, LostSendAnswers int
+	Elapsed                      time.Duration
+	ESM                          loadtest.Stats
+	Worker                       WorkerCounts   // executed, replayed, in progress, took over ... as the function counted
+	Calls                        map[string]int // provider calls per key
+	Restarts                     int            // instances started again after a crash
 	// Errors are the first few errors invocations failed with.
 	Errors []string
 	// CrashedCalls counts the calls an instance was killed in (fault
@@ -69,6 +74,10 @@ type DeadLetter struct {
 func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, elapsed time.Duration) (*Report, error) {
 	rep := &Report{Variant: r.cfg.Variant, Keys: len(r.reqs), Poison: r.cfg.Poison, Resent: resent, Elapsed: elapsed, ESM: stats,
 		FIFO: r.cfg.FIFO}
+	r.mu.Lock()
+	rep.SendRetries = r.sendAttempts - len(r.reqs) - resent
+	r.mu.Unlock()
+	rep.LostSendAnswers = r.sendProxy.Lost()
 	if r.cfg.FIFO {
 		rep.Groups = r.cfg.Groups
 		r.mu.Lock()

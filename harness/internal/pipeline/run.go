@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/producer"
 )
 
 // Namespace is the key namespace the workers use (IDEMQ_NAMESPACE).
@@ -55,6 +56,11 @@ type runner struct {
 	// first deduplication id that the queue dropped (and did not).
 	firstID                 map[string]string
 	dedupDropped, dedupKept int
+	// The producer (package producer), the proxy that loses its answers,
+	// and the requests it made for the keys' messages.
+	producer     *producer.Producer
+	sendProxy    *SendProxy
+	sendAttempts int
 
 	cleanups []func()
 }
@@ -95,6 +101,9 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 	var err error
 	sqsClient := NewSQSClient(r.parts.SQS)
 	if r.queue, err = CreateQueue(ctx, sqsClient, "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
+		return nil, err
+	}
+	if err := r.startProducer(r.parts.SQS); err != nil {
 		return nil, err
 	}
 	if cfg.Backoff {
@@ -141,7 +150,7 @@ func (r *runner) run(ctx context.Context) (*Report, error) {
 				return
 			}
 		}
-		send := r.queue.Send
+		send := r.send
 		if cfg.FIFO {
 			send = r.sendFIFO
 		}
@@ -171,36 +180,6 @@ func (r *runner) sendPoison(ctx context.Context, i int) error {
 	}
 	id := fmt.Sprintf("poison-%d", i)
 	_, err := r.queue.SendFIFO(ctx, body, id, id)
-	return err
-}
-
-// sendFIFO is the FIFO producer: each key in its message group, the first
-// send with deduplication id KEY#1. A re-send is sent twice: with KEY#1,
-// which the queue drops (within its 5-minute deduplication window: FIFO's
-// own guard against a re-send), then with KEY#2, as a producer re-sending
-// after that window or deriving a new id per attempt does: only the claim
-// can catch that one. loadtest.Send calls it from one goroutine.
-func (r *runner) sendFIFO(ctx context.Context, body string) error {
-	key := bodyKey(body)
-	group := r.groupOf[key]
-	first, resend := r.firstID[key]
-	if !resend {
-		id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
-		r.firstID[key] = id
-		return err
-	}
-	id, err := r.queue.SendFIFO(ctx, body, group, key+"#1")
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	if id == first {
-		r.dedupDropped++
-	} else {
-		r.dedupKept++
-	}
-	r.mu.Unlock()
-	_, err = r.queue.SendFIFO(ctx, body, group, key+"#2")
 	return err
 }
 

@@ -111,9 +111,9 @@ func (p *SQSFaultProxy) Waiting() int {
 	return len(p.copies)
 }
 
-// producer is the port name whose requests pass untouched (but for the
+// producerProc is the port name whose requests pass untouched (but for the
 // sent hook).
-const producer = "producer"
+const producerProc = "producer"
 
 func (p *SQSFaultProxy) serve(proc string, w http.ResponseWriter, r *http.Request) {
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
@@ -123,7 +123,7 @@ func (p *SQSFaultProxy) serve(proc string, w http.ResponseWriter, r *http.Reques
 		return
 	}
 	switch {
-	case proc == producer && op == "SendMessage":
+	case proc == producerProc && op == "SendMessage":
 		status, out, hdr := p.forward(r, body)
 		var a struct {
 			MessageID string `json:"MessageId"`
@@ -132,7 +132,7 @@ func (p *SQSFaultProxy) serve(proc string, w http.ResponseWriter, r *http.Reques
 			p.hooks.sent(a.MessageID)
 		}
 		reply(w, status, hdr, out)
-	case proc == producer:
+	case proc == producerProc:
 		p.pass(w, r, body)
 	case op == "ReceiveMessage":
 		p.receive(proc, w, r, body)

@@ -1,0 +1,49 @@
+// Package producer sends requests to an SQS queue with their idempotency
+// key in the body, where package handler reads it, so that every copy of
+// a request (a re-send after a lost answer, a producer's retry, a
+// redrive) is one request to the handler: a duplicate message, never a
+// duplicate execution.
+//
+//	p, err := producer.New(sqs.NewFromConfig(cfg), queueURL)
+//	if err != nil {
+//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//	}
+//	sent, err := p.Send(ctx, producer.Message{Key: "order-1042", Body: []byte(`{"prompt":"summarise"}`)})
+//	// sends {"idempotency_key":"order-1042","prompt":"summarise"}
+//
+// The key is made where the work is decided, once, and sent with every
+// copy. Send puts it at Config.KeyField (handler.DefaultKeyField unless
+// set; a dotted path as handler.WithKeyField takes it), or, with
+// Config.KeyFields, builds it from the body as handler.WithKeyFields
+// does. Either way the body sent is read back with the handler's own
+// rules (handler.FieldKey, handler.FieldsKey), so Sent.Key is the key the
+// handler will claim (as idem.ClientKey(namespace, Sent.Key)); a body
+// that already holds another key is refused (ErrKeyMismatch).
+//
+// # A lost answer
+//
+// An attempt that gets no answer (a timeout, a connection cut after the
+// request went out, a server error, a throttle) may or may not have put
+// the message on the queue. Send sends it again, the same body with the
+// same key, up to Config.MaxAttempts times with a back-off, while the
+// context lasts. On a standard queue the request may then be there twice,
+// under two message ids: the handler keys on the body, so the second
+// copy replays the first's result instead of running the work again. On
+// a FIFO queue every attempt carries the same MessageDeduplicationId
+// (DeduplicationID of the key), so within the queue's 5-minute
+// deduplication window the queue keeps one copy; after it, the handler
+// still catches the second. An error wrapping ErrUnconfirmed says no
+// answer came back: the message may be on the queue, and sending it again
+// later with the same key is safe. ErrRejected says SQS refused it.
+//
+// # Batches
+//
+// SendBatch splits its messages into SendMessageBatch calls of at most 10
+// entries and Config.MaxBatchBytes bytes (1 MiB), and reports each
+// message's outcome (Sent.Err, a *MessageError naming it). A message
+// above Config.MaxMessageBytes fails alone, before anything is sent; of a
+// batch SQS partly failed only the failed entries are sent again.
+//
+// Program errors are *idem.ConfigError values from New; the package reads
+// no environment variables. See docs/producer.md.
+package producer

@@ -1,0 +1,51 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// SQSAPI is what the producer calls; *sqs.Client satisfies it.
+type SQSAPI interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
+}
+
+// Producer sends requests to one queue, each with its idempotency key in
+// its body. It is safe for concurrent use.
+type Producer struct {
+	client   SQSAPI
+	queueURL string
+	fifo     bool
+	cfg      Config
+}
+
+// New returns a Producer that sends to queueURL through client; a URL
+// ending in ".fifo" is a FIFO queue's. A bad setting is an
+// *idem.ConfigError naming it.
+func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
+	switch {
+	case client == nil:
+		return nil, configError("client", "", idem.ErrNil)
+	case queueURL == "":
+		return nil, configError("queueURL", `""`, errors.New("must not be empty"))
+	}
+	var cfg Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
+		}
+		opt(&cfg)
+	}
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg}, nil
+}
