@@ -16,7 +16,7 @@
 // set; a dotted path as handler.WithKeyField takes it), or, with
 // Config.KeyFields, builds it from the body as handler.WithKeyFields
 // does. Either way the body sent is read back with the handler's own
-// rules (handler.FieldKey, handler.FieldsKey), so Sent.Key is the key the
+// rules (handler.KeyReader), so Sent.Key is the key the
 // handler will claim (as idem.ClientKey(namespace, Sent.Key)); a body
 // that already holds another key is refused (ErrKeyMismatch).
 //

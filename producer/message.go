@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 )
@@ -58,7 +59,7 @@ type prepared struct {
 // prepare puts the key in the body (or builds it from the body's fields),
 // checks the body's size and picks the group and deduplication ids. The
 // key is read back from the body sent with the handler's own rules
-// (handler.FieldKey, handler.FieldsKey), so the producer and the handler
+// (handler.KeyReader), so the producer and the handler
 // cannot disagree on it.
 func (p *Producer) prepare(m Message) (prepared, error) {
 	var pm prepared
@@ -92,7 +93,7 @@ func (p *Producer) prepare(m Message) (prepared, error) {
 
 // fieldsKey builds the key from the body's key fields.
 func (p *Producer) fieldsKey(text, want string) (key, body string, err error) {
-	key, err = handler.FieldsKey(text, p.cfg.KeyFields...)
+	key, err = p.readKey(text)
 	if err != nil {
 		return "", "", err
 	}
@@ -105,7 +106,7 @@ func (p *Producer) fieldsKey(text, want string) (key, body string, err error) {
 // fieldKey puts want in the body's key field, unless the body holds it
 // already.
 func (p *Producer) fieldKey(text, want string) (key, body string, err error) {
-	have, err := handler.FieldKey(text, p.cfg.KeyField)
+	have, err := p.readKey(text)
 	switch {
 	case err == nil && (want == "" || want == have):
 		return have, text, nil
@@ -123,8 +124,14 @@ func (p *Producer) fieldKey(text, want string) (key, body string, err error) {
 		return want, "", fmt.Errorf("%w: cannot put the key in %s: %w", ErrBadMessage, p.cfg.keyName(), err)
 	}
 	// Fail closed: send only a body the handler reads this key from.
-	if got, err := handler.FieldKey(body, p.cfg.KeyField); err != nil || got != want {
+	if got, err := p.readKey(body); err != nil || got != want {
 		return want, "", fmt.Errorf("%w: the handler would read %q (%v) from %s, not %q", ErrBadMessage, got, err, p.cfg.keyName(), want)
 	}
 	return want, body, nil
+}
+
+// readKey reads the key from a body as the handler does (handler.KeyReader
+// with the producer's key settings).
+func (p *Producer) readKey(text string) (string, error) {
+	return p.keyOf(events.SQSMessage{Body: text})
 }

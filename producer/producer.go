@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 )
 
@@ -24,6 +25,8 @@ type Producer struct {
 	queueURL string
 	fifo     bool
 	cfg      Config
+	// keyOf reads a body's key with the handler's rules.
+	keyOf handler.KeyFunc
 }
 
 // New returns a Producer that sends to queueURL through client; a URL
@@ -47,5 +50,9 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg}, nil
+	keyOf, err := handler.KeyReader(handler.Config{KeyField: cfg.KeyField, KeyFields: cfg.KeyFields})
+	if err != nil {
+		return nil, err
+	}
+	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, keyOf: keyOf}, nil
 }
