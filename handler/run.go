@@ -118,14 +118,16 @@ func (b *batch) runSequence(sequence []int) {
 		rec := &b.records[i]
 		switch {
 		case rec.fate.decided(): // found by prepare
+			b.traceSettled(i)
 		case b.gate.blocks(i, rec.group()):
 			b.assign(i, decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}))
+			b.traceSettled(i)
 		default:
 			if j, ok := leaders[rec.key]; ok && !rec.keyless {
-				b.settleRecovering(i, func() fate { return b.settleCopy(rec, &b.records[j]) })
+				b.settleRecovering(i, true, func() fate { return b.settleCopy(rec, &b.records[j]) })
 				break
 			}
-			b.settleRecovering(i, func() fate { return b.claimOrAdopt(rec) })
+			b.settleRecovering(i, false, func() fate { return b.claimOrAdopt(rec) })
 			if !rec.keyless && rec.fate.verdict != skip {
 				leaders[rec.key] = i
 			}
@@ -140,21 +142,29 @@ func (b *batch) runSequence(sequence []int) {
 // back-off of a record found in progress, so that however step ends the
 // record has a fate: a panic nobody else recovered fails it with ErrPanic,
 // and a goroutine exit (runtime.Goexit) with ErrNoOutcome before the exit
-// goes on.
-func (b *batch) settleRecovering(i int, step func() fate) {
+// goes on. With tracing on, the record's span covers step and ends with
+// the fate, however step ends; copy says the record is a copy of a key
+// settled earlier in the batch.
+func (b *batch) settleRecovering(i int, copy bool, step func() fate) {
 	rec := &b.records[i]
+	var endSpan func(RecordEnd)
+	if b.settings.tracer != nil {
+		endSpan = b.startRecordSpan(i)
+	}
 	returned := false
 	defer func() {
-		if returned {
-			return
-		}
-		if p := recover(); p != nil {
+		switch p := recover(); {
+		case returned:
+		case p != nil:
 			b.assign(i, decide(attempt{stage: stageCrashed, err: b.panicked(rec, p)}))
-			return
+		default:
+			b.assign(i, decide(attempt{stage: stageCrashed, err: ErrNoOutcome}))
+			b.settings.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
+				"message_id", rec.msg.MessageId, "key", string(rec.key))
 		}
-		b.assign(i, decide(attempt{stage: stageCrashed, err: ErrNoOutcome}))
-		b.settings.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
-			"message_id", rec.msg.MessageId, "key", string(rec.key))
+		if endSpan != nil {
+			endSpan(outcomeOf(&rec.fate, copy))
+		}
 	}()
 	f := b.backoff(rec, step())
 	returned = true
