@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idemqotel"
@@ -74,7 +77,30 @@ func newTracing(ctx context.Context, getenv func(string) string) (*tracing, erro
 			return nil, fmt.Errorf("%s: the resource: %w", envTracing, err)
 		}
 	}
-	return &tracing{tp: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))}, nil
+	return &tracing{tp: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res),
+		sdktrace.WithIDGenerator(xrayIDs{}))}, nil
+}
+
+// xrayIDs makes trace ids X-Ray takes as its own: the first 4 bytes the
+// time in epoch seconds, the other 12 random (X-Ray reads a trace id's
+// time from them, and refuses one too old); span ids are random.
+type xrayIDs struct{}
+
+func (xrayIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+	var tid trace.TraceID
+	binary.BigEndian.PutUint32(tid[:4], uint32(time.Now().Unix()))
+	_, _ = rand.Read(tid[4:]) // crypto/rand.Read never fails (Go 1.24+)
+	return tid, newSpanID()
+}
+
+func (xrayIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID { return newSpanID() }
+
+func newSpanID() trace.SpanID {
+	var sid trace.SpanID
+	for !sid.IsValid() {
+		_, _ = rand.Read(sid[:])
+	}
+	return sid
 }
 
 // option is the handler option that traces with t: with the invocation's

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -132,5 +133,20 @@ func TestTracingFlushFailureChangesNothing(t *testing.T) {
 		{MessageId: "m1", Body: `{"idempotency_key":"k1"}`}, {MessageId: "m2", Body: `{"idempotency_key":"k2"}`}}})
 	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "m2" {
 		t.Errorf("flushing handler returned %v, %v; want m2 reported, as without tracing", resp, err)
+	}
+}
+
+// TestXRayTraceIDs checks that the worker's trace ids start with the time
+// in epoch seconds, as X-Ray's do, and that its ids are valid.
+func TestXRayTraceIDs(t *testing.T) {
+	t.Parallel()
+	before := time.Now().Unix()
+	tid, sid := xrayIDs{}.NewIDs(context.Background())
+	after := time.Now().Unix()
+	if at := int64(binary.BigEndian.Uint32(tid[:4])); at < before || at > after {
+		t.Errorf("trace id %s starts with %d, want the time, %d to %d", tid, at, before, after)
+	}
+	if !tid.IsValid() || !sid.IsValid() || !(xrayIDs{}).NewSpanID(context.Background(), tid).IsValid() {
+		t.Errorf("ids %s %s: want valid ones", tid, sid)
 	}
 }
