@@ -312,7 +312,7 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	}
 	var tr *tracing
 	if cfg.tracing != "" {
-		if tr, err = newTracing(ctx, os.Getenv); err != nil {
+		if tr, err = newTracing(os.Getenv); err != nil {
 			return program{}, err
 		}
 		opts = append(opts, tr.option(cfg.tracing))

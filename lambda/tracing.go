@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -22,16 +21,17 @@ import (
 )
 
 // envTracing turns tracing on: "otel" sends OpenTelemetry spans (package
-// idemqotel) over OTLP/HTTP to the collector of the ADOT Lambda layer on
-// localhost:4318, or to OTEL_EXPORTER_OTLP_ENDPOINT; "xray" does too, and
+// idemqotel) over OTLP/HTTP, JSON-encoded, to the collector of the ADOT
+// Lambda layer on localhost:4318, or to OTEL_EXPORTER_OTLP_ENDPOINT;
+// "xray" does too, and
 // makes each batch's span a child of the invocation's X-Ray trace (the
 // function's active tracing must be on: without it Lambda's trace header
 // says "not sampled" and nothing is recorded). Unset or "off": no tracing.
 const envTracing = "IDEMQ_TRACING"
 
-// defaultOTLPEndpoint is where the ADOT Lambda layer's collector listens
-// for OTLP over HTTP.
-const defaultOTLPEndpoint = "localhost:4318"
+// defaultOTLPEndpoint is where the ADOT Lambda layer's collector takes
+// OTLP traces over HTTP.
+const defaultOTLPEndpoint = "http://localhost:4318/v1/traces"
 
 // checkTracing reads IDEMQ_TRACING into c.
 func checkTracing(c *config, getenv func(string) string) []error {
@@ -46,7 +46,7 @@ func checkTracing(c *config, getenv func(string) string) []error {
 }
 
 // tracing is the worker's tracer provider: idemqotel's spans, batched and
-// sent over OTLP/HTTP, flushed after each batch so none is lost when
+// sent over OTLP/HTTP (otlpJSON), flushed after each batch so none is lost when
 // Lambda freezes the function between invocations.
 type tracing struct {
 	tp *sdktrace.TracerProvider
@@ -54,20 +54,22 @@ type tracing struct {
 
 // newTracing makes the worker's tracing for IDEMQ_TRACING (set). Spans go
 // to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT
-// with /v1/traces, else the ADOT layer's collector, in plain HTTP on the
-// loopback; the exporter reads its other OTEL_EXPORTER_OTLP_* variables
-// (headers, timeout) itself.
-func newTracing(ctx context.Context, getenv func(string) string) (*tracing, error) {
-	var opts []otlptracehttp.Option
+// with /v1/traces, else the ADOT layer's collector on the loopback, with
+// the headers of OTEL_EXPORTER_OTLP_TRACES_HEADERS, else
+// OTEL_EXPORTER_OTLP_HEADERS, in OTLP's JSON encoding (otlpJSON).
+func newTracing(getenv func(string) string) (*tracing, error) {
+	endpoint := defaultOTLPEndpoint
 	switch traces, base := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); {
 	case traces != "":
-		opts = append(opts, otlptracehttp.WithEndpointURL(traces))
+		endpoint = traces
 	case base != "":
-		opts = append(opts, otlptracehttp.WithEndpointURL(strings.TrimSuffix(base, "/")+"/v1/traces"))
-	default:
-		opts = append(opts, otlptracehttp.WithEndpoint(defaultOTLPEndpoint), otlptracehttp.WithInsecure())
+		endpoint = strings.TrimSuffix(base, "/") + "/v1/traces"
 	}
-	exporter, err := otlptracehttp.New(ctx, opts...)
+	headers := getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+	if headers == "" {
+		headers = getenv("OTEL_EXPORTER_OTLP_HEADERS")
+	}
+	exporter, err := newOTLPJSON(endpoint, headers)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the OTLP exporter: %w", envTracing, err)
 	}

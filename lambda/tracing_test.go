@@ -47,13 +47,13 @@ func newOTLPServer(t *testing.T, path string) *otlpServer {
 	s := &otlpServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if r.Method != http.MethodPost || r.URL.Path != path || r.Header.Get("Content-Type") != "application/x-protobuf" {
-			t.Errorf("collector got %s %s (%s), want a POST of protobuf to %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"), path)
+		if r.Method != http.MethodPost || r.URL.Path != path || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("collector got %s %s (%s), want a POST of JSON to %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"), path)
 		}
 		s.mu.Lock()
 		s.exports = append(s.exports, body)
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Header().Set("Content-Type", "application/json")
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -81,7 +81,7 @@ func TestTracingSendsEachBatchsSpans(t *testing.T) {
 				path = tc.suffix
 			}
 			collector := newOTLPServer(t, path)
-			tr, err := newTracing(context.Background(), env(tc.variable, collector.URL+tc.suffix))
+			tr, err := newTracing(env(tc.variable, collector.URL+tc.suffix))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestTracingSendsEachBatchsSpans(t *testing.T) {
 // cannot be reached loses the spans, not the batch's answer.
 func TestTracingFlushFailureChangesNothing(t *testing.T) {
 	t.Parallel()
-	tr, err := newTracing(context.Background(), env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1"))
+	tr, err := newTracing(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1"))
 	if err != nil {
 		t.Fatal(err)
 	}
