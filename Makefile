@@ -30,7 +30,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # per driver, the worker and the test helpers that import a driver. From the
 # root, ./... names the root module's packages only, so the targets name
 # every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob durable lambda internal/dynamotest internal/pgtest internal/redistest
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test
@@ -236,7 +236,7 @@ bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq a
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
-bench-go: ## The handler's in-memory and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+bench-go: ## The handler's in-memory (tracing off and on too) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go -C harness test -run '^$$' -bench 'Handler|SDK' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt

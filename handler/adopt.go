@@ -52,7 +52,7 @@ func (b *batch) handOver(rec *record, f fate) fate {
 	if f = withNothingToReplay(f, hook != nil); hook == nil || !f.acked() {
 		return f
 	}
-	if err := hook(withKey(b.recCtx, rec.key), *rec.msg, f.value); err != nil {
+	if err := hook(withKey(b.recordCtx(rec), rec.key), *rec.msg, f.value); err != nil {
 		return retried(idem.OpReplay, fmt.Errorf("%w: %w", ErrReplayHook, err))
 	}
 	return f

@@ -19,6 +19,10 @@ type record struct {
 	fp      string
 	keyless bool // has no key and runs without a claim (WithKeyless)
 	fate    fate // written by batch.assign only; zero: no outcome, so it comes back
+
+	// ctx is the context of the record's span (Config.Tracer); nil when
+	// tracing is off.
+	ctx context.Context
 }
 
 // group is the record's FIFO message group ("" on a standard queue).
@@ -42,6 +46,11 @@ type batch struct {
 	// before the invocation's deadline.
 	recCtx context.Context
 	cancel context.CancelFunc
+	// queueURL and endBatch are the batch's tracing (Config.Tracer):
+	// the queue's URL, and the function that ends the batch's span; nil
+	// when tracing is off.
+	queueURL string
+	endBatch func(BatchEnd)
 	// settleBy is when a record's claim must be settled (completed or
 	// released) even after recCtx ended: a quarter of the reserve before
 	// the invocation's deadline, so the response still goes out. Zero: no
@@ -51,6 +60,11 @@ type batch struct {
 
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
 	b := &batch{ctx: ctx, w: w, settings: &w.settings, records: make([]record, len(records))}
+	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
+	if w.settings.tracer != nil {
+		ctx, b.endBatch, b.queueURL = startBatchSpan(ctx, &w.settings, records, b.fifo)
+		b.ctx = ctx
+	}
 	b.deadline, b.hasDeadline = ctx.Deadline()
 	b.reserve = b.settings.reserve
 	if b.hasDeadline && !b.settings.reserveSet {
@@ -63,7 +77,6 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	if b.hasDeadline {
 		b.settleBy = b.deadline.Add(-b.reserve / 4)
 	}
-	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
 	if b.fifo {
 		b.gate = newFIFOGate(b.settings.fifoGroupOnly)
 	}
@@ -73,13 +86,13 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 
 func (b *batch) now() time.Time { return b.settings.claims.Clock.Now() }
 
-// settleCtx is the context a record's claim is made and settled under:
-// the records' context, with the batch's settle deadline.
-func (b *batch) settleCtx() context.Context {
+// settleCtx is the context rec's claim is made and settled under: the
+// record's context, with the batch's settle deadline.
+func (b *batch) settleCtx(rec *record) context.Context {
 	if b.settleBy.IsZero() {
-		return b.recCtx
+		return b.recordCtx(rec)
 	}
-	return idem.WithSettleDeadline(b.recCtx, b.settleBy)
+	return idem.WithSettleDeadline(b.recordCtx(rec), b.settleBy)
 }
 
 // assign sets record i's fate: the one place a fate is written.

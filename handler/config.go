@@ -114,6 +114,10 @@ type Config struct {
 	EMF          io.Writer
 	EMFNamespace string
 
+	// Tracer is told of each batch, record and store call (see Tracer and
+	// WithTracer). Defaults to nil: off.
+	Tracer Tracer
+
 	// invalid holds what the With* options were given that no field can
 	// hold (WithConcurrency(0) would read as the default): Validate
 	// reports the first.
@@ -237,6 +241,9 @@ func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if set.tracer != nil {
+		store = tracedStore{store: store, tracer: set.tracer}
+	}
 	w := &wrapper{store: store, fn: fn, settings: set}
 	if set.cacheEntries > 0 {
 		w.cache = newCache(set.cacheEntries, set.cacheBytes)
@@ -267,6 +274,7 @@ type settings struct {
 	logger        *slog.Logger
 	emf           io.Writer
 	emfNamespace  string
+	tracer        Tracer // nil: off
 }
 
 // resolve validates c and turns it into the options a batch reads, with
@@ -289,6 +297,7 @@ func (c Config) resolve() (settings, error) {
 		logger:        c.Logger,
 		emf:           c.EMF,
 		emfNamespace:  c.EMFNamespace,
+		tracer:        c.Tracer,
 	}
 	set.key, set.keyName, set.keyOfFields = c.keySource()
 	switch {

@@ -94,7 +94,9 @@
 // that cannot be reached fails the records, not the invocation), except
 // when a failed record has no message id, which no partial response can
 // name. Each batch logs one summary line with log/slog; WithEMF adds
-// CloudWatch metrics. Payloads and results are never logged.
+// CloudWatch metrics, and WithTracer spans for each batch, record and store
+// call (idemqotel.WithTracing: OpenTelemetry). Payloads and results are
+// never logged.
 //
 // The package reads no environment variable: the reference worker in
 // lambda/ does, and passes options.

@@ -42,7 +42,7 @@ func (b *batch) claimOrAdopt(rec *record) (f fate) {
 // returns. A panic is the caller's settleRecovering's to recover.
 func (b *batch) claimAndRun(rec *record) fate {
 	msg := *rec.msg
-	res, err := b.settings.claims.Do(b.settleCtx(), b.w.store, rec.key, rec.fp, func(ctx context.Context) ([]byte, error) {
+	res, err := b.settings.claims.Do(b.settleCtx(rec), b.w.store, rec.key, rec.fp, func(ctx context.Context) ([]byte, error) {
 		return b.w.fn(withKey(ctx, rec.key), msg)
 	})
 	f := decide(attempt{stage: stageClaimed, res: res, err: err})
@@ -68,7 +68,7 @@ func (b *batch) claimAndRun(rec *record) fate {
 func (b *batch) runKeyless(rec *record) fate {
 	b.settings.logger.DebugContext(b.ctx, "idemq: record has no key; running it without idempotency",
 		"message_id", rec.msg.MessageId, "key_from", b.settings.keyName)
-	value, err := b.w.fn(b.recCtx, *rec.msg)
+	value, err := b.w.fn(b.recordCtx(rec), *rec.msg)
 	return decide(attempt{stage: stageKeyless, res: idem.Result{Outcome: idem.Executed, Value: value}, err: err})
 }
 

@@ -118,8 +118,10 @@ func (b *batch) runSequence(sequence []int) {
 		rec := &b.records[i]
 		switch {
 		case rec.fate.decided(): // found by prepare
+			b.traceSettled(i)
 		case b.gate.blocks(i, rec.group()):
 			b.assign(i, decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}))
+			b.traceSettled(i)
 		default:
 			if j, ok := leaders[rec.key]; ok && !rec.keyless {
 				b.settleRecovering(i, func() fate { return b.settleCopy(rec, &b.records[j]) })
@@ -140,21 +142,28 @@ func (b *batch) runSequence(sequence []int) {
 // back-off of a record found in progress, so that however step ends the
 // record has a fate: a panic nobody else recovered fails it with ErrPanic,
 // and a goroutine exit (runtime.Goexit) with ErrNoOutcome before the exit
-// goes on.
+// goes on. With tracing on, the record's span covers step and ends with
+// the fate, however step ends.
 func (b *batch) settleRecovering(i int, step func() fate) {
 	rec := &b.records[i]
+	var endSpan func(RecordEnd)
+	if b.settings.tracer != nil {
+		endSpan = b.startRecordSpan(i)
+	}
 	returned := false
 	defer func() {
-		if returned {
-			return
-		}
-		if p := recover(); p != nil {
+		switch p := recover(); {
+		case returned:
+		case p != nil:
 			b.assign(i, decide(attempt{stage: stageCrashed, err: b.panicked(rec, p)}))
-			return
+		default:
+			b.assign(i, decide(attempt{stage: stageCrashed, err: ErrNoOutcome}))
+			b.settings.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
+				"message_id", rec.msg.MessageId, "key", string(rec.key))
 		}
-		b.assign(i, decide(attempt{stage: stageCrashed, err: ErrNoOutcome}))
-		b.settings.logger.ErrorContext(b.ctx, "idemq: record's goroutine exited without an outcome (runtime.Goexit?); it comes back",
-			"message_id", rec.msg.MessageId, "key", string(rec.key))
+		if endSpan != nil {
+			endSpan(outcomeOf(&rec.fate))
+		}
 	}()
 	f := b.backoff(rec, step())
 	returned = true

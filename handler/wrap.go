@@ -71,5 +71,9 @@ type wrapper struct {
 func (w *wrapper) handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
 	b := newBatch(ctx, w, event.Records)
 	b.run()
-	return b.respond()
+	resp, err := b.respond()
+	if b.endBatch != nil {
+		b.endBatch(BatchEnd{Failures: len(resp.BatchItemFailures), Err: err})
+	}
+	return resp, err
 }

@@ -19,11 +19,13 @@ require (
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
+	go.opentelemetry.io/otel/sdk v1.47.0
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -45,10 +47,18 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/internal/presigned-url v1.14.12 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/s3shared v1.20.12 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/image v0.45.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
@@ -65,6 +75,7 @@ replace (
 	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
 	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore
 	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
+	github.com/idemq/idemq/idemqotel => ../idemqotel
 	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
 	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
 	github.com/idemq/idemq/internal/redistest => ../internal/redistest

@@ -83,6 +83,7 @@ type config struct {
 	// dispatch is dispatch mode's settings (lambda/dispatch.go); its
 	// function is "" outside it.
 	dispatch dispatchConfig
+	tracing  string // IDEMQ_TRACING: "otel" or "xray"; "": off (lambda/tracing.go)
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue queue.Settings
@@ -115,6 +116,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	errs := checkStore(&c)
 	errs = append(errs, checkBlobs(&c, getenv)...)
 	errs = append(errs, checkConsumer(&c, getenv)...)
+	errs = append(errs, checkTracing(&c, getenv)...)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {

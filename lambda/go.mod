@@ -18,11 +18,16 @@ require (
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
+	go.opentelemetry.io/collector/pdata v1.71.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
 )
 
 require (
@@ -44,13 +49,29 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/hashicorp/go-version v1.9.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
+	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/collector/featuregate v1.71.0 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/grpc v1.85.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 // The workspace (go.work) builds the repository's modules from the
@@ -63,6 +84,7 @@ replace (
 	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
 	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore
 	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
+	github.com/idemq/idemq/idemqotel => ../idemqotel
 	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
 	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
 	github.com/idemq/idemq/internal/redistest => ../internal/redistest

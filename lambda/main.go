@@ -32,6 +32,7 @@
 //	IDEMQ_OFFLOAD_ABOVE            stored size in bytes (after compression) above which a result goes to the bucket (default 6000; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_S3_ENDPOINT              S3 endpoint, path-style, for a local S3 server (optional; only with IDEMQ_BLOB_BUCKET)
 //	IDEMQ_QUEUE                    the queue's settings as JSON (queue.Settings), to check the expiry and lease against (default: unchecked)
+//	IDEMQ_TRACING                  otel: OpenTelemetry spans over OTLP/HTTP to the ADOT layer's collector (localhost:4318, or OTEL_EXPORTER_OTLP_ENDPOINT); xray: the same, each batch under the invocation's X-Ray trace (needs active tracing); default off (docs/tracing.md)
 //
 // Every pool is sized for the requests that can be under way at once,
 // AWS_LAMBDA_MAX_CONCURRENCY × IDEMQ_CONCURRENCY: the idle connections of
@@ -326,10 +327,20 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	if cfg.emfNamespace != "" {
 		opts = append(opts, handler.WithEMF(os.Stdout, cfg.emfNamespace))
 	}
+	var tr *tracing
+	if cfg.tracing != "" {
+		if tr, err = newTracing(os.Getenv); err != nil {
+			return program{}, err
+		}
+		opts = append(opts, tr.option(cfg.tracing))
+	}
 	w := &worker{provider: newProvider(cfg.providerURL, apiKey, conns)}
 	var p program
 	if p.handler, err = handler.New(store, w.handle, opts...); err != nil {
 		return program{}, settingError(err)
+	}
+	if tr != nil {
+		p.handler = tr.flushing(p.handler)
 	}
 	if consuming {
 		if p.consumer, err = newConsumer(cfg, sqsClient, p.handler, logger); err != nil {

@@ -10,9 +10,9 @@ import (
 )
 
 // The benchmark families ParseGoBench reads.
-var goBenchFamilies = []string{"Handler", "SDK"}
+var goBenchFamilies = []string{"Handler", "SDK", "Tracing"}
 
-// ParseGoBench reads `go test -bench 'Handler|SDK' ./bench` output (what
+// ParseGoBench reads `go test -bench 'Handler|SDK|Tracing' ./bench` output (what
 // `make bench-go` writes to results/bench-go.txt, in the format benchstat
 // reads) and returns each BenchmarkHandler and BenchmarkSDK
 // sub-benchmark's median ns/record, allocs/record and B/record over its

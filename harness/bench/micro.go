@@ -108,8 +108,9 @@ func reportPerRecord(b *testing.B, before, after *runtime.MemStats, records int)
 // a `go test -bench` run.
 type MicroResult struct {
 	// Family is the benchmark it ran under: "Handler" (BenchmarkHandler,
-	// Micros) or "SDK" (BenchmarkSDK, SDKMicros). Empty in runs made
-	// before there were two: "Handler".
+	// Micros), "SDK" (BenchmarkSDK, SDKMicros) or "Tracing"
+	// (BenchmarkTracing, TracingMicros). Empty in runs made before there
+	// were two: "Handler".
 	Family          string `json:",omitempty"`
 	Name            string
 	NsPerRecord     float64

@@ -26,6 +26,15 @@ func BenchmarkSDK(b *testing.B) {
 	}
 }
 
+// BenchmarkTracing is first delivery without I/O with tracing off, with
+// a no-op handler.Tracer and with OpenTelemetry (bench.TracingMicros);
+// `make bench-go` runs it with BenchmarkHandler.
+func BenchmarkTracing(b *testing.B) {
+	for _, m := range bench.TracingMicros() {
+		b.Run(m.Name, m.Bench)
+	}
+}
+
 // TestMicros runs every micro-benchmark once, so they cannot rot between
 // benchmark runs, and reads their output as `make bench` does.
 func TestMicros(t *testing.T) {
@@ -41,7 +50,7 @@ func TestMicros(t *testing.T) {
 	for _, fam := range []struct {
 		name   string
 		micros []bench.Micro
-	}{{"Handler", bench.Micros()}, {"SDK", bench.SDKMicros()}} {
+	}{{"Handler", bench.Micros()}, {"SDK", bench.SDKMicros()}, {"Tracing", bench.TracingMicros()}} {
 		for _, m := range fam.micros {
 			r := testing.Benchmark(m.Bench)
 			if r.N == 0 {
@@ -65,14 +74,14 @@ func TestMicros(t *testing.T) {
 			t.Errorf("%s/%s: %+v, want every metric above zero, from:\n%s", r.Family, r.Name, r, out.String())
 		}
 	}
-	if families["Handler"] != len(bench.Micros()) || families["SDK"] != len(bench.SDKMicros()) {
-		t.Errorf("results by family %v, want %d Handler and %d SDK", families, len(bench.Micros()), len(bench.SDKMicros()))
+	if families["Handler"] != len(bench.Micros()) || families["SDK"] != len(bench.SDKMicros()) || families["Tracing"] != len(bench.TracingMicros()) {
+		t.Errorf("results by family %v, want %d Handler, %d SDK and %d Tracing", families, len(bench.Micros()), len(bench.SDKMicros()), len(bench.TracingMicros()))
 	}
 	var md strings.Builder
 	if err := bench.Report(&md, &bench.Results{Runs: 1, Records: 10, DefaultConcurrency: 100, Micro: res}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"#### The handler without I/O", "#### Through the SDK, without a server", "| 1000 | "} {
+	for _, want := range []string{"#### The handler without I/O", "#### Through the SDK, without a server", "#### Tracing off and on", "| 1000 | "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("the report has no %q:\n%s", want, md.String())
 		}

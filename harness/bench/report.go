@@ -249,6 +249,7 @@ func microTable(b *strings.Builder, r *Results) {
 	}
 	b.WriteString("\n")
 	sdkTable(b, r)
+	tracingTable(b, r)
 }
 
 // sdkTable reports the SDK micro-benchmarks (SDKMicros), a row per batch
@@ -296,6 +297,53 @@ func sdkTable(b *strings.Builder, r *Results) {
 		fmt.Fprintf(b, "| %d | %.0f | %.0f | %.0f | %+.0f | %.0f / %.0f / %.0f |\n", size,
 			w.floor.NsPerRecord, w.fenced.NsPerRecord, w.idemq.NsPerRecord, w.idemq.NsPerRecord-w.fenced.NsPerRecord,
 			w.floor.AllocsPerRecord, w.fenced.AllocsPerRecord, w.idemq.AllocsPerRecord)
+	}
+	b.WriteString("\n")
+}
+
+// tracingTable reports the tracing micro-benchmarks (TracingMicros), a
+// row per batch size; nothing when the run has none.
+func tracingTable(b *strings.Builder, r *Results) {
+	type row struct{ off, noop, otel MicroResult }
+	rows := map[int]*row{}
+	var sizes []int
+	for _, m := range r.Micro {
+		if m.Family != "Tracing" {
+			continue
+		}
+		tr, n, ok := strings.Cut(m.Name, "/batch=")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			continue
+		}
+		if rows[size] == nil {
+			rows[size] = &row{}
+			sizes = append(sizes, size)
+		}
+		switch tr {
+		case TracingOff:
+			rows[size].off = m
+		case TracingNoop:
+			rows[size].noop = m
+		case TracingOTel:
+			rows[size].otel = m
+		}
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	slices.Sort(sizes)
+	b.WriteString("#### Tracing off and on (`go test -bench Tracing ./bench`)\n\n")
+	b.WriteString("First delivery over the in-memory store, as above, with `handler.Config.Tracer` nil (off, the default), " +
+		"a Tracer that does nothing (the hook's own cost) and `idemqotel` over the OpenTelemetry SDK, every span sampled " +
+		"and dropped unexported (docs/tracing.md).\n\n")
+	b.WriteString("| batch | off, ns per record | no-op tracer | OpenTelemetry | allocations per record: off / no-op / OpenTelemetry |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|\n")
+	for _, size := range sizes {
+		w := rows[size]
+		fmt.Fprintf(b, "| %d | %.0f | %.0f | %.0f | %.1f / %.1f / %.1f |\n", size,
+			w.off.NsPerRecord, w.noop.NsPerRecord, w.otel.NsPerRecord,
+			w.off.AllocsPerRecord, w.noop.AllocsPerRecord, w.otel.AllocsPerRecord)
 	}
 	b.WriteString("\n")
 }

@@ -1,0 +1,32 @@
+module github.com/idemq/idemq/idemqotel
+
+go 1.26.0
+
+require (
+	github.com/aws/aws-lambda-go v1.55.1
+	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
+)
+
+require (
+	github.com/aws/aws-sdk-go-v2 v1.48.0 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
+	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0 // indirect
+	github.com/aws/smithy-go v1.28.9 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
+
+// The workspace (go.work) builds the repository's modules from the
+// working tree; these replacements do the same outside it (GOWORK=off,
+// go mod tidy). A module that imports this one ignores them.
+replace github.com/idemq/idemq => ../

@@ -1,0 +1,264 @@
+package idemqotel
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+)
+
+// ScopeName is the instrumentation scope of the spans: the name the
+// tracer is made with.
+const ScopeName = "github.com/idemq/idemq/idemqotel"
+
+// The attributes of idemq's own, beside the messaging conventions'.
+const (
+	// OutcomeKey is a record span's outcome (handler.RecordOutcome):
+	// executed, replayed, copy, cache_hit, in_progress, failed, skipped
+	// or keyless.
+	OutcomeKey = attribute.Key("idemq.outcome")
+	// TookOverKey is set on a record span whose claim took over a passed
+	// lease or an expired record.
+	TookOverKey = attribute.Key("idemq.took_over")
+	// RetryReasonKey is why a record that did not fail comes back: in
+	// progress elsewhere, or not started (the deadline guard, FIFO).
+	RetryReasonKey = attribute.Key("idemq.retry_reason")
+	// KeyKey is the record's idempotency key, namespace included, on
+	// record and store call spans: only with WithKeys.
+	KeyKey = attribute.Key("idemq.key")
+	// ClaimAnswerKey is what a claim found: "claimed", "COMPLETED" or
+	// "INPROGRESS" (idem.Claim.String).
+	ClaimAnswerKey = attribute.Key("idemq.claim.answer")
+	// BatchItemFailuresKey is the number of batch item failures in a
+	// batch's response.
+	BatchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
+)
+
+// Config is how a Tracer makes its spans. The zero value takes every
+// default.
+type Config struct {
+	// Propagator reads a message's trace context from its message
+	// attributes. Defaults to propagation.TraceContext{}: the W3C
+	// traceparent and tracestate attributes. The AWSTraceHeader system
+	// attribute (X-Ray) is read when the propagator finds nothing.
+	Propagator propagation.TextMapPropagator
+	// MessageParent makes each record's span a child of its message's
+	// trace context, continuing the producer's trace, with a link to the
+	// batch's span; a message without one gets a child of the batch's
+	// span. Defaults to false: a record's span is a child of the batch's
+	// span, linked to its message's context.
+	MessageParent bool
+	// Keys puts each record's idempotency key on its span and on its
+	// store calls' spans (KeyKey), and leaves it in the errors the spans
+	// describe. Defaults to false: keys can carry what a user sent, so
+	// they are left out and cut out of error descriptions.
+	Keys bool
+	// LambdaTraceHeader makes a batch whose context carries no span a
+	// child of the invocation's X-Ray trace header, which aws-lambda-go
+	// puts in the context (Lambda's active tracing; see ContextWithXRay).
+	// With active tracing off the header says "not sampled", and a
+	// parent-based sampler (the SDK's default) then records nothing.
+	// Defaults to false.
+	LambdaTraceHeader bool
+
+	invalid error // what an option was given that Validate reports
+}
+
+// Option changes a Config.
+type Option func(*Config)
+
+// WithPropagator sets Config.Propagator.
+func WithPropagator(p propagation.TextMapPropagator) Option {
+	return func(c *Config) {
+		if p == nil {
+			c.invalid = configError("Propagator", "", idem.ErrNil)
+		}
+		c.Propagator = p
+	}
+}
+
+// WithMessageParent sets Config.MessageParent: each record's span
+// continues its message's trace.
+func WithMessageParent() Option { return func(c *Config) { c.MessageParent = true } }
+
+// WithKeys sets Config.Keys: idempotency keys go on the spans.
+func WithKeys() Option { return func(c *Config) { c.Keys = true } }
+
+// WithLambdaTraceHeader sets Config.LambdaTraceHeader: a batch continues
+// the invocation's X-Ray trace.
+func WithLambdaTraceHeader() Option { return func(c *Config) { c.LambdaTraceHeader = true } }
+
+// Validate reports a setting of c that cannot work, as an
+// *idem.ConfigError naming its field, or nil.
+func (c Config) Validate() error { return c.invalid }
+
+func configError(field, value string, err error) *idem.ConfigError {
+	return &idem.ConfigError{Package: "idemqotel", Field: field, Value: value, Err: err}
+}
+
+// Tracer is handler.Tracer with OpenTelemetry: a span for each batch, each
+// record and each store call (see the package documentation).
+type Tracer struct {
+	tracer trace.Tracer
+	cfg    Config
+}
+
+var _ handler.Tracer = (*Tracer)(nil)
+
+// New returns a Tracer making its spans with tp's tracer (named
+// ScopeName); a nil tp is the global one, otel.GetTracerProvider(). It
+// returns an *idem.ConfigError if an option is nil or a setting cannot
+// work (Config.Validate).
+func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
+	var c Config
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
+		}
+		opt(&c)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.Propagator == nil {
+		c.Propagator = propagation.TraceContext{}
+	}
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	return &Tracer{tracer: tp.Tracer(ScopeName), cfg: c}, nil
+}
+
+// WithTracing is the handler option that turns tracing on: New(tp,
+// opts...) as the handler's Tracer. If New fails (a nil option), the
+// handler's New fails with an *idem.ConfigError naming its field Tracer
+// (and WrapSQS panics with it); call New first to see New's own error.
+//
+//	handler.WrapSQS(store, fn, idemqotel.WithTracing(tp))
+func WithTracing(tp trace.TracerProvider, opts ...Option) handler.Option {
+	t, err := New(tp, opts...)
+	if err != nil {
+		return handler.WithTracer(nil)
+	}
+	return handler.WithTracer(t)
+}
+
+// messaging are the attributes every span of a message or batch carries.
+func messaging(queueURL string) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		semconv.MessagingSystemAWSSQS,
+		semconv.MessagingOperationName("process"),
+		semconv.MessagingOperationTypeProcess,
+	}
+	if queueURL != "" {
+		attrs = append(attrs, semconv.AWSSQSQueueURL(queueURL), semconv.MessagingDestinationName(queueName(queueURL)))
+	}
+	return attrs
+}
+
+// queueName is the last segment of a queue URL.
+func queueName(url string) string { return url[strings.LastIndexByte(url, '/')+1:] }
+
+// StartBatch starts the batch's span, "process {queue name}" (kind
+// Consumer), with a link to each message's trace context.
+func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.Context, func(handler.BatchEnd)) {
+	if t.cfg.LambdaTraceHeader && !trace.SpanContextFromContext(ctx).IsValid() {
+		if h, ok := ctx.Value("x-amzn-trace-id").(string); ok { // set by aws-lambda-go
+			ctx = ContextWithXRay(ctx, h)
+		}
+	}
+	attrs := append(messaging(b.QueueURL), semconv.MessagingBatchMessageCount(len(b.Records)))
+	var links []trace.Link
+	for i := range b.Records {
+		if sc, ok := MessageContext(&b.Records[i], t.cfg.Propagator); ok {
+			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{semconv.MessagingMessageID(b.Records[i].MessageId)}})
+		}
+	}
+	name := "process"
+	if b.QueueURL != "" {
+		name += " " + queueName(b.QueueURL)
+	}
+	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	return ctx, func(e handler.BatchEnd) {
+		span.SetAttributes(BatchItemFailuresKey.Int(e.Failures))
+		if e.Err != nil {
+			span.SetStatus(codes.Error, e.Err.Error())
+		}
+		span.End()
+	}
+}
+
+// StartRecord starts a record's span, "idemq record" (kind Internal): a
+// child of the batch's span linked to the message's trace context, or,
+// with MessageParent, the other way round.
+func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (context.Context, func(handler.RecordEnd)) {
+	attrs := append(messaging(r.QueueURL), semconv.MessagingMessageID(r.Message.MessageId))
+	if t.cfg.Keys && r.Key != "" {
+		attrs = append(attrs, KeyKey.String(string(r.Key)))
+	}
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+	if sc, ok := MessageContext(r.Message, t.cfg.Propagator); ok {
+		if t.cfg.MessageParent {
+			batch := trace.SpanContextFromContext(ctx)
+			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: batch}))
+		} else {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+		}
+	}
+	ctx, span := t.tracer.Start(ctx, "idemq record", append(opts, trace.WithAttributes(attrs...))...)
+	return ctx, func(e handler.RecordEnd) {
+		span.SetAttributes(OutcomeKey.String(string(e.Outcome)))
+		if e.TookOver {
+			span.SetAttributes(TookOverKey.Bool(true))
+		}
+		if e.Err != nil {
+			if why := t.describe(e.Err, r.Key); e.Outcome == handler.RecordFailed {
+				span.SetStatus(codes.Error, why)
+			} else {
+				span.SetAttributes(RetryReasonKey.String(why))
+			}
+		}
+		span.End()
+	}
+}
+
+// StartStoreCall starts a store call's span, "idemq claim", "idemq
+// complete", "idemq release" or "idemq extend" (kind Internal), a child
+// of the record's span.
+func (t *Tracer) StartStoreCall(ctx context.Context, c handler.StoreCallStart) (context.Context, func(handler.StoreCallEnd)) {
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+	if t.cfg.Keys && c.Key != "" {
+		opts = append(opts, trace.WithAttributes(KeyKey.String(string(c.Key))))
+	}
+	ctx, span := t.tracer.Start(ctx, "idemq "+string(c.Op), opts...)
+	return ctx, func(e handler.StoreCallEnd) {
+		if e.Claim != "" {
+			span.SetAttributes(ClaimAnswerKey.String(e.Claim))
+		}
+		if e.Err != nil {
+			span.SetStatus(codes.Error, t.describe(e.Err, c.Key))
+		}
+		span.End()
+	}
+}
+
+// describe is err's text for a span: without Keys, with key cut out
+// (idem's errors name the key they are about).
+func (t *Tracer) describe(err error, key idem.Key) string {
+	s := err.Error()
+	if t.cfg.Keys || key == "" {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, strconv.Quote(string(key)), `"…"`), string(key), "…")
+}
