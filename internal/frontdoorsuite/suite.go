@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,6 +26,10 @@ import (
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 )
+
+// quiet takes the logs of the front door and the worker: the tests
+// check what they answer.
+var quiet = slog.New(slog.DiscardHandler)
 
 // Namespace is the worker's namespace in every test.
 const Namespace = "summarise"
@@ -114,7 +119,7 @@ func newBundle(t *testing.T, store frontdoor.Store, opts ...frontdoor.Option) *b
 	t.Helper()
 	b := &bundle{t: t, store: store, queue: &Queue{}}
 	var err error
-	if b.front, err = frontdoor.New(store, b.queue, append([]frontdoor.Option{frontdoor.WithNamespace(Namespace)}, opts...)...); err != nil {
+	if b.front, err = frontdoor.New(store, b.queue, append([]frontdoor.Option{frontdoor.WithNamespace(Namespace), frontdoor.WithLogger(quiet)}, opts...)...); err != nil {
 		t.Fatal(err)
 	}
 	// The provider: counts its calls per key, answers with the prompt.
@@ -130,7 +135,7 @@ func newBundle(t *testing.T, store frontdoor.Store, opts ...frontdoor.Option) *b
 		n.(*atomic.Int64).Add(1)
 		return json.Marshal(map[string]string{"summary": "of " + req.Prompt})
 	}
-	if b.work, err = handler.New(store, provider, handler.WithNamespace(Namespace)); err != nil {
+	if b.work, err = handler.New(store, provider, handler.WithNamespace(Namespace), handler.WithLogger(quiet)); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -312,7 +317,7 @@ func status(t *testing.T, store frontdoor.Store) {
 		close(started)
 		<-release
 		return []byte("slow summary"), nil
-	}, handler.WithNamespace(Namespace))
+	}, handler.WithNamespace(Namespace), handler.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
