@@ -79,6 +79,8 @@ type config struct {
 	// consumer is consumer mode's settings (lambda/consumer.go); its
 	// queueURL is "" in Lambda mode.
 	consumer consumerConfig
+	// frontDoor is front-door mode's settings (lambda/frontdoor.go).
+	frontDoor frontDoorConfig
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue queue.Settings
@@ -104,6 +106,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	errs := checkStore(&c)
 	errs = append(errs, checkBlobs(&c, getenv)...)
 	errs = append(errs, checkConsumer(&c, getenv)...)
+	errs = append(errs, checkFrontDoor(&c, getenv)...) // after the consumer: the two modes exclude each other
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
@@ -161,6 +164,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	errs = append(errs, checkClaim(&c, getenv)...) // after the back-off: the lease's check depends on it
 	switch {
+	case c.providerURL == "" && c.frontDoor.on: // the front door calls no provider
 	case c.providerURL == "":
 		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
 	default:

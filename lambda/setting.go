@@ -29,6 +29,10 @@ var settingVars = map[[2]string]string{
 	{"pgstore", "table"}:              envTable,
 	{"redisstore", "Prefix"}:          envTable,
 	{"s3blob", "bucket"}:              envBlobBucket,
+	{"frontdoor", "Namespace"}:        envNamespace,
+	{"frontdoor", "KeyField"}:         envKeyField,
+	{"frontdoor", "Path"}:             envFrontPath,
+	{"frontdoor", "MaxBodyBytes"}:     envFrontMaxBody,
 }
 
 // settingError reports err, a library's refusal of a setting, as a

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idem"
+)
+
+// The variables of front-door mode: with IDEMQ_MODE=frontdoor the function
+// serves the HTTP front door (package frontdoor) behind a Lambda function
+// URL or an API Gateway HTTP API (payload 2.0) instead of consuming the
+// queue: it enqueues each POSTed request once per Idempotency-Key on
+// IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
+// worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
+// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD,
+// IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
+// IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
+// worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
+// needed.
+const (
+	envMode            = "IDEMQ_MODE"                     // "worker" (default) or "frontdoor"
+	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
+	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
+	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
+	modeWorker         = "worker"
+	modeFrontDoor      = "frontdoor"
+	frontDoorModeUsage = envMode + "=" + modeFrontDoor
+)
+
+// frontDoorConfig is front-door mode's part of the configuration.
+type frontDoorConfig struct {
+	on           bool
+	queueURL     string
+	path         string // "": the library's default
+	maxBodyBytes int    // 0: the library's default
+}
+
+// checkFrontDoor reads front-door mode's variables into c. Without
+// IDEMQ_MODE=frontdoor any of the others is a mistake, not a setting.
+func checkFrontDoor(c *config, getenv func(string) string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	fc := &c.frontDoor
+	switch mode := strings.ToLower(getenv(envMode)); mode {
+	case "", modeWorker:
+	case modeFrontDoor:
+		fc.on = true
+	default:
+		bad("%s=%q: want %s (the default) or %s", envMode, mode, modeWorker, modeFrontDoor)
+	}
+	fc.queueURL, fc.path = getenv(envFrontQueueURL), getenv(envFrontPath)
+	maxBody := getenv(envFrontMaxBody)
+	if !fc.on {
+		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}} {
+			if v.value != "" {
+				bad("%s is set but %s is not: it is a setting of front-door mode", v.name, frontDoorModeUsage)
+			}
+		}
+		return errs
+	}
+	if fc.queueURL == "" {
+		bad("%s is required with %s: the URL of the worker's queue", envFrontQueueURL, frontDoorModeUsage)
+	} else if err := checkURL(fc.queueURL); err != nil {
+		bad("%s: %v", showVar(envFrontQueueURL, fc.queueURL), err)
+	}
+	if c.namespace == "" {
+		bad("%s is required with %s: the worker's namespace, under which the front door reads its records", envNamespace, frontDoorModeUsage)
+	}
+	if c.consumer.queueURL != "" {
+		bad("%s and %s are both set: a function is a front door or a consumer", envConsumerQueueURL, frontDoorModeUsage)
+	}
+	if maxBody != "" {
+		var err error
+		if fc.maxBodyBytes, err = strconv.Atoi(maxBody); err != nil || fc.maxBodyBytes < 1 {
+			bad("%s=%q: want a size in bytes of at least 1", envFrontMaxBody, maxBody)
+		}
+	}
+	return errs
+}
+
+// newFrontDoor wires front-door mode: the front door over store (the
+// worker's), reading offloaded results from blobs (nil: none), sending
+// through an SQS client of awsCfg. frontdoor.New's error names a setting
+// it refuses.
+func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
+	fs, ok := store.(frontdoor.Store)
+	if !ok { // not reached: every store of the worker reads records
+		return nil, fmt.Errorf("the %s store cannot read records (Get): it cannot serve a front door", cfg.store)
+	}
+	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		o.HTTPClient = keepConnections(o.HTTPClient, conns)
+		if cfg.sqsEndpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
+		}
+	})
+	opts := []frontdoor.Option{frontdoor.WithNamespace(cfg.namespace), frontdoor.WithLogger(logger),
+		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
+		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
+	return frontdoor.New(fs, sqsEnqueuer{client: client, queueURL: cfg.frontDoor.queueURL}, opts...)
+}
+
+// sqsSender is the SQS call the front door makes; *sqs.Client has it.
+type sqsSender interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+// sqsEnqueuer sends each request to the worker's queue. On a FIFO queue
+// (its URL ends in .fifo) the key's SHA-256 is the message group and the
+// deduplication id, so SQS drops a re-send within its 5-minute window.
+type sqsEnqueuer struct {
+	client   sqsSender
+	queueURL string
+}
+
+// Enqueue sends body.
+func (e sqsEnqueuer) Enqueue(ctx context.Context, key string, body []byte) error {
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(e.queueURL), MessageBody: aws.String(string(body))}
+	if strings.HasSuffix(e.queueURL, ".fifo") {
+		// Any key, as 64 hex digits: within the ids' 128 characters.
+		sum := sha256.Sum256([]byte(key))
+		id := hex.EncodeToString(sum[:])
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(id), aws.String(id)
+	}
+	_, err := e.client.SendMessage(ctx, in)
+	return err
+}
