@@ -4,12 +4,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -33,6 +40,7 @@ const (
 	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
 	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
 	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
+	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
 	modeWorker         = "worker"
 	modeFrontDoor      = "frontdoor"
 	frontDoorModeUsage = envMode + "=" + modeFrontDoor
@@ -44,6 +52,7 @@ type frontDoorConfig struct {
 	queueURL     string
 	path         string // "": the library's default
 	maxBodyBytes int    // 0: the library's default
+	addr         string // "": serve Lambda
 }
 
 // checkFrontDoor reads front-door mode's variables into c. Without
@@ -59,10 +68,10 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 	default:
 		bad("%s=%q: want %s (the default) or %s", envMode, mode, modeWorker, modeFrontDoor)
 	}
-	fc.queueURL, fc.path = getenv(envFrontQueueURL), getenv(envFrontPath)
+	fc.queueURL, fc.path, fc.addr = getenv(envFrontQueueURL), getenv(envFrontPath), getenv(envFrontAddr)
 	maxBody := getenv(envFrontMaxBody)
 	if !fc.on {
-		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}} {
+		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}, {envFrontAddr, fc.addr}} {
 			if v.value != "" {
 				bad("%s is set but %s is not: it is a setting of front-door mode", v.name, frontDoorModeUsage)
 			}
@@ -79,6 +88,11 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 	}
 	if c.consumer.queueURL != "" {
 		bad("%s and %s are both set: a function is a front door or a consumer", envConsumerQueueURL, frontDoorModeUsage)
+	}
+	if fc.addr != "" {
+		if _, _, err := net.SplitHostPort(fc.addr); err != nil {
+			bad("%s=%q: want host:port, like 127.0.0.1:8080", envFrontAddr, fc.addr)
+		}
 	}
 	if maxBody != "" {
 		var err error
@@ -108,6 +122,32 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Bl
 		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
 	return frontdoor.New(fs, sqsEnqueuer{client: client, queueURL: cfg.frontDoor.queueURL}, opts...)
+}
+
+// serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
+// or, with no addr, Lambda's function URL events.
+func serveFrontDoor(h http.Handler, addr string) error {
+	if addr == "" {
+		lambda.Start(functionURLHandler(h))
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", envFrontAddr, addr, err)
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // sqsSender is the SQS call the front door makes; *sqs.Client has it.

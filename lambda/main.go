@@ -51,6 +51,7 @@
 //	IDEMQ_FRONTDOOR_QUEUE_URL      the worker's queue, to send requests to (required in front-door mode, with IDEMQ_NAMESPACE)
 //	IDEMQ_FRONTDOOR_PATH           where requests are posted (default /requests; each status at /requests/{key})
 //	IDEMQ_FRONTDOOR_MAX_BODY_BYTES largest request body taken (default 261120)
+//	IDEMQ_FRONTDOOR_ADDR           host:port: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers; default: Lambda)
 //
 // Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
 // long-running consumer of that queue (package consumer) with the same
@@ -133,7 +134,10 @@ func main() {
 		os.Exit(1)
 	}
 	if p.frontDoor != nil {
-		lambda.Start(functionURLHandler(p.frontDoor))
+		if err := serveFrontDoor(p.frontDoor, p.frontDoorAddr); err != nil {
+			fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if p.consumer == nil {
@@ -152,7 +156,10 @@ type program struct {
 	handler    handler.Handler
 	consumer   *consumer.Consumer // nil: Lambda mode
 	healthAddr string
-	frontDoor  http.Handler // front-door mode (lambda/frontdoor.go): served instead of handler
+	// frontDoor is front-door mode's handler (lambda/frontdoor.go),
+	// served instead of handler, on frontDoorAddr if set.
+	frontDoor     http.Handler
+	frontDoorAddr string
 }
 
 // startup reads the configuration through getenv and wires the handler.
@@ -307,7 +314,7 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		if err != nil {
 			return program{}, settingError(err)
 		}
-		return program{frontDoor: fd}, nil
+		return program{frontDoor: fd, frontDoorAddr: cfg.frontDoor.addr}, nil
 	}
 	var sqsClient *sqs.Client
 	if cfg.backoff || consuming {
