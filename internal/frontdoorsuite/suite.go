@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) frontdoor.Store) {
 	t.Run("payload mismatch", func(t *testing.T) { t.Parallel(); payloadMismatch(t, newStore(t)) })
 	t.Run("status", func(t *testing.T) { t.Parallel(); status(t, newStore(t)) })
 	t.Run("bad requests", func(t *testing.T) { t.Parallel(); badRequests(t, newStore(t)) })
+	t.Run("in progress", func(t *testing.T) { t.Parallel(); inProgress(t, newStore(t)) })
 	t.Run("lost HTTP answer", func(t *testing.T) { t.Parallel(); lostAnswer(t, newStore(t)) })
 	t.Run("lost enqueue answer", func(t *testing.T) { t.Parallel(); lostEnqueueAnswer(t, newStore(t)) })
 }
@@ -261,6 +262,7 @@ func concurrentPosts(t *testing.T, store frontdoor.Store) {
 		if accepted == 0 {
 			t.Errorf("%s: no client was answered 202", key)
 		}
+		t.Logf("%s: %d clients answered 202, %d answered 409", key, accepted, clients-accepted)
 		if n := b.queue.Count(key); n != 1 {
 			t.Errorf("%s: enqueued %d times, want 1", key, n)
 		}
@@ -413,6 +415,45 @@ func badRequests(t *testing.T, store frontdoor.Store) {
 		if n := b.providerCalls(key); n != 1 {
 			t.Errorf("%s: the provider ran %d times, want 1", key, n)
 		}
+	}
+}
+
+// inProgress: a POST while the first of its key still enqueues is 409
+// with Retry-After, and enqueues nothing; once the first is done, the
+// retry is answered its 202. The status meanwhile is "accepting".
+func inProgress(t *testing.T, store frontdoor.Store) {
+	b := newBundle(t, store)
+	entered, release := make(chan struct{}), make(chan struct{})
+	slow, err := frontdoor.New(store, frontdoor.EnqueuerFunc(func(ctx context.Context, key string, body []byte) error {
+		close(entered)
+		<-release
+		return b.queue.Enqueue(ctx, key, body)
+	}), frontdoor.WithNamespace(Namespace), frontdoor.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan *http.Response, 1)
+	go func() {
+		r := httptest.NewRequest(http.MethodPost, frontdoor.DefaultPath, strings.NewReader(`{"prompt":"slow"}`))
+		r.Header.Set(frontdoor.HeaderKey, `"ip-1"`)
+		w := httptest.NewRecorder()
+		slow.ServeHTTP(w, r)
+		first <- w.Result()
+	}()
+	<-entered
+	resp := b.post("ip-1", `{"prompt":"slow"}`)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("409 without Retry-After")
+	}
+	wantStatus(t, "while the first enqueues", resp, http.StatusConflict)
+	wantState(t, "status while the first enqueues", b.get("ip-1"), frontdoor.StateAccepting)
+	close(release)
+	want := wantStatus(t, "the first", <-first, http.StatusAccepted)
+	if got := wantStatus(t, "the retry", b.post("ip-1", `{"prompt":"slow"}`), http.StatusAccepted); got != want {
+		t.Errorf("retry answered %s, want %s", got, want)
+	}
+	if n := b.queue.Count("ip-1"); n != 1 {
+		t.Errorf("enqueued %d times, want 1", n)
 	}
 }
 
