@@ -31,7 +31,7 @@
 //	POST, new key                            202 Accepted, Location: the status URL, body Accepted
 //	POST, same key and body (a retry)        202, the same answer, not enqueued again
 //	POST, same key, another body             422 Unprocessable Content
-//	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1
+//	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1 (another body: 422)
 //	POST, no Idempotency-Key                 400 (unless Config.KeyOptional)
 //	POST, malformed key or body              400; 413 over Config.MaxBodyBytes; 415 not JSON
 //	POST, the enqueue failed                 503, Retry-After: 1 (the key is released)
