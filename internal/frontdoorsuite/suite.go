@@ -419,7 +419,7 @@ func badRequests(t *testing.T, store frontdoor.Store) {
 }
 
 // inProgress: a POST while the first of its key still enqueues is 409
-// with Retry-After, and enqueues nothing; once the first is done, the
+// with Retry-After (422 with another body), and enqueues nothing; once the first is done, the
 // retry is answered its 202. The status meanwhile is "accepting".
 func inProgress(t *testing.T, store frontdoor.Store) {
 	b := newBundle(t, store)
@@ -447,6 +447,7 @@ func inProgress(t *testing.T, store frontdoor.Store) {
 	}
 	wantStatus(t, "while the first enqueues", resp, http.StatusConflict)
 	wantState(t, "status while the first enqueues", b.get("ip-1"), frontdoor.StateAccepting)
+	wantStatus(t, "another body while the first enqueues", b.post("ip-1", `{"prompt":"other"}`), http.StatusUnprocessableEntity)
 	close(release)
 	want := wantStatus(t, "the first", <-first, http.StatusAccepted)
 	if got := wantStatus(t, "the retry", b.post("ip-1", `{"prompt":"slow"}`), http.StatusAccepted); got != want {
