@@ -19,7 +19,7 @@ import (
 // IDEMQ_PROVIDER_API_KEY_SECRET when given a secret, and IDEMQ_BLOB_BUCKET
 // and IDEMQ_BLOB_PREFIX with its result bucket.
 const (
-	envMode         = "IDEMQ_MODE"                    // "dispatch" (lambda/dispatch.go); unset: the worker
+	envMode         = "IDEMQ_MODE"                    // "worker" (the default), "frontdoor" (lambda/frontdoor.go) or "dispatch" (lambda/dispatch.go)
 	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
 	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
@@ -84,6 +84,8 @@ type config struct {
 	// function is "" outside it.
 	dispatch dispatchConfig
 	tracing  string // IDEMQ_TRACING: "otel" or "xray"; "": off (lambda/tracing.go)
+	// frontDoor is front-door mode's settings (lambda/frontdoor.go).
+	frontDoor frontDoorConfig
 	// queue is the queue's settings from IDEMQ_QUEUE; its zero value
 	// (Retention 0, which no queue has) means none were given.
 	queue queue.Settings
@@ -92,12 +94,12 @@ type config struct {
 // loadConfig reads the configuration through getenv (os.Getenv), reporting
 // every bad or missing variable at once.
 func loadConfig(getenv func(string) string) (config, error) {
-	switch mode := getenv(envMode); mode {
-	case "":
+	switch mode := strings.ToLower(getenv(envMode)); mode {
+	case "", modeWorker, modeFrontDoor: // front-door mode is read with the worker's (checkFrontDoor)
 	case modeDispatch:
 		return loadDispatch(getenv) // lambda/dispatch.go
 	default:
-		return config{}, fmt.Errorf("%s=%q: want %s, or unset for the worker", envMode, mode, modeDispatch)
+		return config{}, fmt.Errorf("%s=%q: want %s (the default), %s or %s", envMode, mode, modeWorker, modeFrontDoor, modeDispatch)
 	}
 	c := config{
 		store:        strings.ToLower(getenv(envStore)),
@@ -117,6 +119,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	errs = append(errs, checkBlobs(&c, getenv)...)
 	errs = append(errs, checkConsumer(&c, getenv)...)
 	errs = append(errs, checkTracing(&c, getenv)...)
+	errs = append(errs, checkFrontDoor(&c, getenv)...) // after the consumer: the two modes exclude each other
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
@@ -174,6 +177,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	errs = append(errs, checkClaim(&c, getenv)...) // after the back-off: the lease's check depends on it
 	switch {
+	case c.providerURL == "" && c.frontDoor.on: // the front door calls no provider
 	case c.providerURL == "":
 		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
 	default:

@@ -42,6 +42,18 @@
 // IDEMQ_CONSUMER_MAX_BATCHES × min(IDEMQ_CONCURRENCY, 10). See
 // docs/worker.md.
 //
+// Set IDEMQ_MODE=frontdoor and the function serves the HTTP front door
+// (package frontdoor) behind a Lambda function URL or an API Gateway HTTP
+// API: it enqueues each request posted with an Idempotency-Key once, and
+// answers its status from the worker's records (docs/frontdoor.md;
+// lambda/frontdoor.go lists its variables).
+//
+//	IDEMQ_MODE                     worker (default) or frontdoor
+//	IDEMQ_FRONTDOOR_QUEUE_URL      the worker's queue, to send requests to (required in front-door mode, with IDEMQ_NAMESPACE)
+//	IDEMQ_FRONTDOOR_PATH           where requests are posted (default /requests; each status at /requests/{key})
+//	IDEMQ_FRONTDOOR_MAX_BODY_BYTES largest request body taken (default 261120)
+//	IDEMQ_FRONTDOOR_ADDR           host:port: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers; default: Lambda)
+//
 // Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
 // long-running consumer of that queue (package consumer) with the same
 // store, options and code, until SIGTERM or SIGINT:
@@ -91,6 +103,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -135,6 +148,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
+	if p.frontDoor != nil {
+		if err := serveFrontDoor(p.frontDoor, p.frontDoorAddr); err != nil {
+			fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if p.consumer == nil {
 		lambda.Start(p.handler)
 		return
@@ -151,6 +171,10 @@ type program struct {
 	handler    handler.Handler
 	consumer   *consumer.Consumer // nil: Lambda mode
 	healthAddr string
+	// frontDoor is front-door mode's handler (lambda/frontdoor.go),
+	// served instead of handler, on frontDoorAddr if set.
+	frontDoor     http.Handler
+	frontDoorAddr string
 }
 
 // startup reads the configuration through getenv and wires the handler.
@@ -206,14 +230,14 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	}
 	var awsCfg aws.Config
 	consuming := cfg.consumer.queueURL != ""
-	if cfg.store == "dynamodb" || cfg.backoff || consuming || cfg.apiKeySecret != "" || cfg.blobBucket != "" {
+	if cfg.store == "dynamodb" || cfg.backoff || consuming || cfg.apiKeySecret != "" || cfg.blobBucket != "" || cfg.frontDoor.on {
 		var err error
 		if awsCfg, err = awsconfig.LoadDefaultConfig(ctx, awsOpts...); err != nil {
 			return program{}, fmt.Errorf("AWS configuration: %w", err)
 		}
 	}
 	apiKey := cfg.apiKey
-	if cfg.apiKeySecret != "" {
+	if cfg.apiKeySecret != "" && !cfg.frontDoor.on {
 		var err error
 		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.apiKeySecret); err != nil {
 			return program{}, err
@@ -286,6 +310,7 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 	}
 	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat),
 		idem.WithCompressAbove(cfg.compressAbove)))
+	var blobs idem.Blobs // nil: none
 	if cfg.blobBucket != "" {
 		client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 			// Every record of a batch may put or get its result at once.
@@ -295,11 +320,19 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 				o.UsePathStyle = true // a local server has no per-bucket host names
 			}
 		})
-		blobs, err := s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)
+		s3b, err := s3blob.New(client, cfg.blobBucket, cfg.blobPrefix)
 		if err != nil {
 			return program{}, settingError(err)
 		}
+		blobs = s3b
 		opts = append(opts, handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove)))
+	}
+	if cfg.frontDoor.on {
+		fd, err := newFrontDoor(cfg, awsCfg, store, blobs, conns, logger)
+		if err != nil {
+			return program{}, settingError(err)
+		}
+		return program{frontDoor: fd, frontDoorAddr: cfg.frontDoor.addr}, nil
 	}
 	var sqsClient *sqs.Client
 	if cfg.backoff || consuming {

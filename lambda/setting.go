@@ -32,6 +32,10 @@ var settingVars = map[[2]string]string{
 	{"durable", "function"}:           envDurableFunction,
 	{"durable", "NamePrefix"}:         envDurablePrefix,
 	{"durable", "Concurrency"}:        envConcurrency,
+	{"frontdoor", "Namespace"}:        envNamespace,
+	{"frontdoor", "KeyField"}:         envKeyField,
+	{"frontdoor", "Path"}:             envFrontPath,
+	{"frontdoor", "MaxBodyBytes"}:     envFrontMaxBody,
 }
 
 // settingError reports err, a library's refusal of a setting, as a

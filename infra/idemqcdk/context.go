@@ -40,6 +40,8 @@ var contextKeys = map[string]string{
 	"BlobPrefix":           "idemq:blobPrefix",
 	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
 	"ProviderURL":          "idemq:providerUrl",
+	"FrontDoor":            "idemq:frontDoor",
+	"FrontDoorPublic":      "idemq:frontDoorPublic",
 	// pollers.go, capacity.go
 	"Pollers.Minimum":                   "idemq:minPollers",
 	"Pollers.Maximum":                   "idemq:maxPollers",
@@ -125,6 +127,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 		r.err = checkBlobPrefix("", contextLabel)
 	}
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
+	p.FrontDoor = r.boolean("FrontDoor")
+	p.FrontDoorPublic = r.boolean("FrontDoorPublic")
 	p.Pollers = r.pollers()
 	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)

@@ -177,6 +177,20 @@ type WorkerProps struct {
 	// the function may then use the key for kms:Decrypt, through Secrets
 	// Manager in the secret's region only. Defaults to nil: no API key.
 	ProviderAPIKeySecret awssecretsmanager.ISecret
+	// FrontDoor adds an HTTP front door (Worker.FrontDoor): a second
+	// function from Code in front-door mode, behind a Lambda function URL,
+	// that sends each request posted with an Idempotency-Key to the queue
+	// once and answers its status from the table (docs/frontdoor.md). It
+	// may send to the queue, claim and read records, and read results in
+	// the bucket. KeyField must then be a member name, not a path.
+	// Defaults to false: no front door.
+	FrontDoor bool
+	// FrontDoorPublic makes the front door's function URL AuthType NONE,
+	// with a synth warning: anyone who finds it may post requests and read
+	// results. Only with FrontDoor. Defaults to false: AWS_IAM, so only
+	// callers with lambda:InvokeFunctionUrl on the function, signing with
+	// SigV4, get through.
+	FrontDoorPublic bool
 	// Environment holds further variables for the function. A name that
 	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one

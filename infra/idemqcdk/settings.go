@@ -249,6 +249,9 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 			return s, err
 		}
 	}
+	if err := checkFrontDoor(p, s, label); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 

@@ -29,7 +29,9 @@ type StackProps struct {
 // key=value), with the URLs of the queue and the dead-letter queue, the
 // table's name, the function's name and ARN, and the result bucket's name
 // (unless idemq:blobs is false) as outputs.
-// idemq:providerUrl is required. With
+// idemq:providerUrl is required. With idemq:frontDoor true, the worker's
+// HTTP front door is added (FrontDoor) and its function URL is an output
+// too. With
 // idemq:providerApiKeySecret set, the function reads the provider's API key
 // from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
 // decrypt it with that KMS key; with idemq:alarmTopicArn set, every alarm
@@ -91,6 +93,11 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 		{"FunctionArn", "The worker function's ARN.", w.Function.FunctionArn()},
 	} {
 		awscdk.NewCfnOutput(stack, jsii.String(o.id), &awscdk.CfnOutputProps{Value: o.value, Description: jsii.String(o.description)})
+	}
+	if w.FrontDoor != nil {
+		awscdk.NewCfnOutput(stack, jsii.String("FrontDoorUrl"), &awscdk.CfnOutputProps{
+			Value: w.FrontDoor.URL.Url(), Description: jsii.String("POST requests to <url>requests with an Idempotency-Key; GET <url>requests/{key} (docs/frontdoor.md)."),
+		})
 	}
 	if w.Bucket != nil {
 		awscdk.NewCfnOutput(stack, jsii.String("BlobBucketName"), &awscdk.CfnOutputProps{

@@ -56,6 +56,8 @@ type Worker struct {
 	BlobPrefix string
 	// RecordExpiry is the record expiry given to the function.
 	RecordExpiry time.Duration
+	// FrontDoor is the HTTP front door; nil without WorkerProps.FrontDoor.
+	FrontDoor *FrontDoor
 }
 
 // NewWorker adds a Worker to scope. It panics if props.Code is nil or a
@@ -126,6 +128,9 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	newAlarms(c, w, s, p.Namespace)
 	w.RedrivePolicy = newRedrivePolicy(c, w.DeadLetterQueue, w.Queue)
 	w.Dashboard = newDashboard(c, w, s, p.Namespace)
+	if p.FrontDoor {
+		w.FrontDoor = newFrontDoor(c, w, p, s)
+	}
 	return w
 }
 

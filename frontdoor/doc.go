@@ -1,0 +1,59 @@
+// Package frontdoor is an HTTP front door for an idemq worker: it takes a
+// request with an Idempotency-Key (the IETF draft "The Idempotency-Key
+// HTTP Header Field"), puts it on the worker's queue once per key, and
+// answers the request's status and result by key from the worker's
+// records, in the same store.
+//
+//	fd, err := frontdoor.New(store, enqueuer, frontdoor.WithNamespace("summarise"))
+//	if err != nil {
+//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//	}
+//	http.ListenAndServe(":8080", fd)
+//
+// A POST to Config.Path (/requests) with a JSON object body and an
+// Idempotency-Key is enqueued through idem.Do on a record of the front
+// door's own (Config.AcceptNamespace: the worker's namespace and
+// "#front"), whose stored result is the 202 answer: a repeat of the
+// request is answered the same 202 without enqueuing, a POST while the
+// first is still enqueuing gets 409, and one with the same key and
+// another body 422 (the record holds the body's fingerprint, of its
+// canonical JSON, so white space and member order do not count). The
+// message is the body with the key added at Config.KeyField, where the
+// worker's handler reads it (handler.DefaultKeyField), so the worker
+// claims the same key and runs the request once, however often it is
+// delivered.
+//
+// A GET of Config.Path/{key} reads the worker's record for the key
+// (its namespace, Config.Namespace, and the key, as the handler makes it
+// with idem.ClientKey), then the front door's:
+//
+//	request                                  answer
+//	POST, new key                            202 Accepted, Location: the status URL, body Accepted
+//	POST, same key and body (a retry)        202, the same answer, not enqueued again
+//	POST, same key, another body             422 Unprocessable Content
+//	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1 (another body: 422)
+//	POST, no Idempotency-Key                 400 (unless Config.KeyOptional)
+//	POST, malformed key or body              400; 413 over Config.MaxBodyBytes; 415 not JSON
+//	POST, the enqueue failed                 503, Retry-After: 1 (the key is released)
+//	GET, the worker completed it             200, the result (application/json when it is JSON)
+//	GET, completed, result too large         204, Idemq-Result-Omitted: its size
+//	GET, a worker runs it                    202 {"status":"in_progress"}
+//	GET, accepted, not started               202 {"status":"queued"}
+//	GET, being enqueued                      202 {"status":"accepting"}
+//	GET, unknown or expired key              404
+//	store unreachable                        503, Retry-After: 1
+//
+// Errors are RFC 9457 problems (application/problem+json).
+//
+// Exactly once, and where it stops: the front door enqueues a key once
+// while its record stands. An enqueue whose answer was lost (the queue
+// took the message, the front door saw an error) releases the key and is
+// answered 503; the client's retry enqueues it again, and the worker's
+// handler runs the two messages once. A 202 whose answer was lost is
+// replayed to the client's retry. Neither makes a second provider call.
+// A request the worker gave up on (its message in the dead-letter queue)
+// stays "queued" until its record expires (Config.Idem.Expiry).
+//
+// The front door reads results through idem.Config.StoredResult: set
+// Config.Idem.Blobs to the worker's blob store for results it offloads.
+package frontdoor

@@ -1,0 +1,135 @@
+package idemqcdk
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// The variables of the worker's front-door mode (lambda/frontdoor.go).
+const (
+	// EnvMode is "frontdoor" on the front door's function; unset on the
+	// worker's.
+	EnvMode = "IDEMQ_MODE"
+	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
+	// requests to: the Worker's queue.
+	EnvFrontDoorQueueURL = "IDEMQ_FRONTDOOR_QUEUE_URL"
+)
+
+// frontDoorTimeout is the front door's function timeout: a request is a
+// claim, a send and a completion, or one or two reads.
+const frontDoorTimeout = 30
+
+// frontDoorMemoryMB is the front door's memory: it holds one request
+// body (at most 255 KiB) and one result at a time per invocation.
+const frontDoorMemoryMB = 256
+
+// The front door's permissions, each on one resource, listed as the
+// worker's are (access.go).
+var (
+	// frontTableActions are the front door's calls on the record table:
+	// PutItem, UpdateItem and DeleteItem claim, complete and release its
+	// own records; GetItem reads the worker's and its own for a status.
+	frontTableActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	// sendActions put a request on the worker's queue.
+	sendActions = []string{"sqs:SendMessage"}
+	// frontBlobActions read a result the worker offloaded.
+	frontBlobActions = []string{"s3:GetObject"}
+)
+
+// FrontDoor is a Worker's HTTP front door (WorkerProps.FrontDoor): a
+// second function from the worker's code in front-door mode
+// (EnvMode=frontdoor), behind a Lambda function URL. It takes POST
+// /requests with an Idempotency-Key, sends each key's request to the
+// Worker's queue once, and answers GET /requests/{key} from the Worker's
+// records (docs/frontdoor.md).
+type FrontDoor struct {
+	// Construct is the scope holding the parts.
+	Construct constructs.Construct
+	Function  awslambda.Function
+	Role      awsiam.Role
+	Logs      awslogs.LogGroup
+	// URL is the function URL: AWS_IAM unless WorkerProps.FrontDoorPublic.
+	URL awslambda.FunctionUrl
+}
+
+// checkFrontDoor refuses the settings a front door cannot serve: a key
+// field it cannot put the key in (a path into the body, where it puts the
+// key at the top). Without a front door it checks nothing.
+func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error {
+	if !p.FrontDoor {
+		if p.FrontDoorPublic {
+			return &SettingError{Field: "FrontDoorPublic", Msg: fmt.Sprintf("%s is set without %s: there is no front door to open", label("FrontDoorPublic"), label("FrontDoor"))}
+		}
+		return nil
+	}
+	if strings.ContainsAny(s.keyField, `.\`) {
+		return &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is a path into the body: with %s it must be a member name, where the front door puts the key",
+			label("KeyField"), s.keyField, label("FrontDoor"))}
+	}
+	return nil
+}
+
+// newFrontDoor adds w's front door to scope: its function, with its own
+// role and log group, from code, and the function URL.
+func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s settings) *FrontDoor {
+	c := constructs.NewConstruct(scope, jsii.String("FrontDoor"))
+	fd := &FrontDoor{Construct: c}
+	env := map[string]*string{
+		EnvMode:              jsii.String("frontdoor"),
+		EnvFrontDoorQueueURL: w.Queue.QueueUrl(),
+		EnvTable:             w.Table.TableName(),
+		EnvRecordExpiry:      jsii.String(s.expiry.String()),
+		EnvNamespace:         jsii.String(p.Namespace),
+		EnvKeyField:          jsii.String(s.keyField),
+	}
+	if w.Bucket != nil {
+		env[EnvBlobBucket] = w.Bucket.BucketName()
+		env[EnvBlobPrefix] = jsii.String(w.BlobPrefix)
+	}
+	fd.Logs = awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
+	fd.Role = awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("idemq front door: sends to the worker's queue, claims and reads records, reads results, nothing else."),
+	})
+	fd.Function = awslambda.NewFunction(c, jsii.String("Function"), &awslambda.FunctionProps{
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         p.Code,
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(frontDoorTimeout)),
+		MemorySize:   jsii.Number(frontDoorMemoryMB),
+		Role:         fd.Role,
+		LogGroup:     fd.Logs,
+		Environment:  &env,
+	})
+	add := func(sid string, actions []string, resource *string) {
+		fd.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid: jsii.String(sid), Actions: jsii.Strings(actions...), Resources: &[]*string{resource},
+		}))
+	}
+	add("RecordTable", frontTableActions, w.Table.TableArn())
+	add("SendToQueue", sendActions, w.Queue.QueueArn())
+	add("WriteLogs", logActions, fd.Logs.LogGroupArn())
+	if w.Bucket != nil {
+		add("ReadResultBlobs", frontBlobActions, w.Bucket.ArnForObjects(jsii.String(w.BlobPrefix+"*")))
+	}
+	// AWS_IAM: only callers signed with SigV4 whose policy allows
+	// lambda:InvokeFunctionUrl on this function get through. NONE would
+	// let anyone on the internet enqueue model requests (each a billed
+	// generation) and read any result whose key they guess.
+	auth := awslambda.FunctionUrlAuthType_AWS_IAM
+	if p.FrontDoorPublic {
+		auth = awslambda.FunctionUrlAuthType_NONE
+		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
+			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key"), nil)
+	}
+	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
+	return fd
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/producer"
+)
+
+// The variables of front-door mode: with IDEMQ_MODE=frontdoor the function
+// serves the HTTP front door (package frontdoor) behind a Lambda function
+// URL or an API Gateway HTTP API (payload 2.0) instead of consuming the
+// queue: it enqueues each POSTed request once per Idempotency-Key on
+// IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
+// worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
+// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD,
+// IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
+// IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
+// worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
+// needed.
+const (
+	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
+	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
+	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
+	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
+	modeWorker         = "worker"
+	modeFrontDoor      = "frontdoor"
+	frontDoorModeUsage = envMode + "=" + modeFrontDoor
+)
+
+// frontDoorConfig is front-door mode's part of the configuration.
+type frontDoorConfig struct {
+	on           bool
+	queueURL     string
+	path         string // "": the library's default
+	maxBodyBytes int    // 0: the library's default
+	addr         string // "": serve Lambda
+}
+
+// checkFrontDoor reads front-door mode's variables into c. Without
+// IDEMQ_MODE=frontdoor any of the others is a mistake, not a setting.
+func checkFrontDoor(c *config, getenv func(string) string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	fc := &c.frontDoor
+	fc.on = strings.ToLower(getenv(envMode)) == modeFrontDoor // loadConfig refused other modes
+
+	fc.queueURL, fc.path, fc.addr = getenv(envFrontQueueURL), getenv(envFrontPath), getenv(envFrontAddr)
+	maxBody := getenv(envFrontMaxBody)
+	if !fc.on {
+		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}, {envFrontAddr, fc.addr}} {
+			if v.value != "" {
+				bad("%s is set but %s is not: it is a setting of front-door mode", v.name, frontDoorModeUsage)
+			}
+		}
+		return errs
+	}
+	if fc.queueURL == "" {
+		bad("%s is required with %s: the URL of the worker's queue", envFrontQueueURL, frontDoorModeUsage)
+	} else if err := checkURL(fc.queueURL); err != nil {
+		bad("%s: %v", showVar(envFrontQueueURL, fc.queueURL), err)
+	}
+	if c.namespace == "" {
+		bad("%s is required with %s: the worker's namespace, under which the front door reads its records", envNamespace, frontDoorModeUsage)
+	}
+	if c.consumer.queueURL != "" {
+		bad("%s and %s are both set: a function is a front door or a consumer", envConsumerQueueURL, frontDoorModeUsage)
+	}
+	if fc.addr != "" {
+		if _, _, err := net.SplitHostPort(fc.addr); err != nil {
+			bad("%s=%q: want host:port, like 127.0.0.1:8080", envFrontAddr, fc.addr)
+		}
+	}
+	if maxBody != "" {
+		var err error
+		if fc.maxBodyBytes, err = strconv.Atoi(maxBody); err != nil || fc.maxBodyBytes < 1 {
+			bad("%s=%q: want a size in bytes of at least 1", envFrontMaxBody, maxBody)
+		}
+	}
+	return errs
+}
+
+// newFrontDoor wires front-door mode: the front door over store (the
+// worker's), reading offloaded results from blobs (nil: none), sending
+// through an SQS client of awsCfg. frontdoor.New's error names a setting
+// it refuses.
+func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
+	fs, ok := store.(frontdoor.Store)
+	if !ok { // not reached: every store of the worker reads records
+		return nil, fmt.Errorf("the %s store cannot read records (Get): it cannot serve a front door", cfg.store)
+	}
+	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		o.HTTPClient = keepConnections(o.HTTPClient, conns)
+		if cfg.sqsEndpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
+		}
+	})
+	opts := []frontdoor.Option{frontdoor.WithNamespace(cfg.namespace), frontdoor.WithLogger(logger),
+		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
+		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
+	enqueue, err := newEnqueuer(client, cfg.frontDoor.queueURL, cfg.keyField)
+	if err != nil {
+		return nil, err
+	}
+	return frontdoor.New(fs, enqueue, opts...)
+}
+
+// serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
+// or, with no addr, Lambda's function URL events.
+func serveFrontDoor(h http.Handler, addr string) error {
+	if addr == "" {
+		lambda.Start(functionURLHandler(h))
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", envFrontAddr, addr, err)
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newEnqueuer sends each request to the worker's queue through the
+// producer (package producer): a send whose answer was lost is sent again
+// with the same key, and the key is where the worker reads it (keyField).
+// On a FIFO queue (its URL ends in .fifo) the key's SHA-256 is the message
+// group, so requests are not held behind each other, and the producer
+// sets the deduplication id from the key, so SQS drops a re-send within
+// its 5-minute window.
+func newEnqueuer(client producer.SQSAPI, queueURL, keyField string) (frontdoor.Enqueuer, error) {
+	p, err := producer.New(client, queueURL, producer.WithKeyField(keyField))
+	if err != nil {
+		return nil, err
+	}
+	fifo := strings.HasSuffix(queueURL, ".fifo")
+	return frontdoor.EnqueuerFunc(func(ctx context.Context, key string, body []byte) error {
+		m := producer.Message{Key: key, Body: body}
+		if fifo {
+			sum := sha256.Sum256([]byte(key)) // any key, as 64 hex digits: within the group id's 128 characters
+			m.GroupID = hex.EncodeToString(sum[:])
+		}
+		_, err := p.Send(ctx, m)
+		return err
+	}), nil
+}
