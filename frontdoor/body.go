@@ -34,12 +34,13 @@ func jsonContent(contentType string) bool {
 	return err == nil && (mt == "application/json" || (len(mt) > 5 && mt[len(mt)-5:] == "+json"))
 }
 
-// message is the body the worker receives: body, a JSON object, with the
-// key at field. It also returns the request's fingerprint: that of body's
-// canonical form (idemjson.Fingerprint), so white space and member order
-// do not make another request. A body that is not an I-JSON object, or
-// that holds field with another value than key, is an error.
-func message(body []byte, field, key string) (msg []byte, fingerprint string, err error) {
+// message is the body the worker receives: body, a JSON object, with
+// stored (the key the request is kept under: storedKey) at field. It also
+// returns the request's fingerprint: that of body's canonical form
+// (idemjson.Fingerprint), so white space and member order do not make
+// another request. A body that is not an I-JSON object, or that holds
+// field with another value than key (the client's), is an error.
+func message(body []byte, field, key, stored string) (msg []byte, fingerprint string, err error) {
 	fingerprint, err = idemjson.Fingerprint(body)
 	if err != nil {
 		return nil, "", err
@@ -52,10 +53,14 @@ func message(body []byte, field, key string) (msg []byte, fingerprint string, er
 		if s, isString := v.(string); !isString || s != key {
 			return nil, "", fmt.Errorf("the body's %q is not the Idempotency-Key %q: leave it out, or send the same", field, key)
 		}
-		return body, fingerprint, nil
+		if stored == key {
+			return body, fingerprint, nil
+		}
+		msg, err = rekey(body, field, stored)
+		return msg, fingerprint, err
 	}
 	member, _ := json.Marshal(field)
-	value, _ := json.Marshal(key)
+	value, _ := json.Marshal(stored)
 	open := bytes.IndexByte(body, '{') // the object's own: only white space can come before it
 	rest := bytes.TrimLeft(body[open+1:], " \t\r\n")
 	msg = make([]byte, 0, len(body)+len(member)+len(value)+2)

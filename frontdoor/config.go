@@ -73,9 +73,20 @@ type Config struct {
 	// to read a result the worker offloaded, and MaxDecodedBytes bounds a
 	// compressed result read. Defaults to idem.Config's defaults.
 	Idem idem.Config
-	// Logger receives the errors answered with a 5xx. Defaults to
-	// slog.Default().
+	// Logger receives the errors answered with a 5xx, and the callers
+	// refused for want of a scope. Defaults to slog.Default().
 	Logger *slog.Logger
+	// Scope names each request's caller, whose keys are kept apart from
+	// every other caller's: the key a request is stored and enqueued
+	// under, and its result read by, is the scope and the client's key as
+	// one natural key value (idem.NaturalValue), and a request whose
+	// scope it cannot tell is refused with 403, enqueuing and reading
+	// nothing. The client sees its own key only, in answers and status
+	// URLs. Set it whenever more than one caller can reach the front
+	// door. Defaults to nil: no scope, one key space shared by every
+	// caller, so a caller that posts or reads another's key is answered
+	// the other's request (its 202, its result).
+	Scope ScopeFunc
 }
 
 // Option changes a Config.
@@ -116,6 +127,9 @@ func WithIdem(opts ...idem.Option) Option {
 
 // WithLogger sets Config.Logger.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
+
+// WithScope sets Config.Scope: each caller's keys are its own.
+func WithScope(f ScopeFunc) Option { return func(c *Config) { c.Scope = f } }
 
 // Validate reports the first setting of c that cannot be safe, as an
 // *idem.ConfigError naming its field (an idem.Config field's error names

@@ -28,6 +28,7 @@
 // with idem.ClientKey), then the front door's:
 //
 //	request                                  answer
+//	any, Config.Scope names no caller        403 Forbidden; nothing enqueued or read
 //	POST, new key                            202 Accepted, Location: the status URL, body Accepted
 //	POST, same key and body (a retry)        202, the same answer, not enqueued again
 //	POST, same key, another body             422 Unprocessable Content
@@ -44,6 +45,16 @@
 //	store unreachable                        503, Retry-After: 1
 //
 // Errors are RFC 9457 problems (application/problem+json).
+//
+// Whose key is it: set Config.Scope (WithScope) to a function naming each
+// request's caller, and every caller's keys are its own. The front door
+// keeps, enqueues and reads a request under idem.NaturalValue(scope, key)
+// (escaped, then joined, so scopes and keys cannot run into each other):
+// its own record, the key in the queued body, and so the worker's record.
+// Another caller's POST of the same key is another request; its GET, 404.
+// The client sees its own key only. Without Config.Scope every caller
+// shares one key space: a caller that posts or reads another's key is
+// answered the other's request.
 //
 // Exactly once, and where it stops: the front door enqueues a key once
 // while its record stands. An enqueue whose answer was lost (the queue

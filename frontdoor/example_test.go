@@ -53,3 +53,48 @@ func Example() {
 	// queued: [{"idempotency_key":"req-7","prompt":"a long text"}]
 	// GET 200  {"summary":"short"}
 }
+
+// Each caller's keys are its own: here the caller is named by a header
+// an authenticating proxy would set. Two callers post one key; each is
+// its own request, and one cannot read the other's.
+func ExampleWithScope() {
+	store, _ := memstore.New()
+	var queue []string
+	enqueue := frontdoor.EnqueuerFunc(func(_ context.Context, _ string, body []byte) error {
+		queue = append(queue, string(body))
+		return nil
+	})
+	byTenant := func(r *http.Request) (string, error) {
+		if tenant := r.Header.Get("X-Tenant"); tenant != "" {
+			return tenant, nil
+		}
+		return "", frontdoor.ErrNoScope
+	}
+	fd, err := frontdoor.New(store, enqueue, frontdoor.WithNamespace("summarise"), frontdoor.WithScope(byTenant),
+		frontdoor.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		panic(err)
+	}
+	do := func(tenant, method, path, body string) {
+		r := httptest.NewRequest(method, path, strings.NewReader(body))
+		r.Header.Set("Idempotency-Key", `"req-7"`)
+		if tenant != "" {
+			r.Header.Set("X-Tenant", tenant)
+		}
+		w := httptest.NewRecorder()
+		fd.ServeHTTP(w, r)
+		fmt.Println(tenant, method, w.Code)
+	}
+	do("acme", http.MethodPost, "/requests", `{"prompt":"a long text"}`)
+	do("globex", http.MethodGet, "/requests/req-7", "")
+	do("globex", http.MethodPost, "/requests", `{"prompt":"a long text"}`)
+	do("", http.MethodPost, "/requests", `{"prompt":"a long text"}`)
+	fmt.Println(strings.Join(queue, "\n"))
+	// Output:
+	// acme POST 202
+	// globex GET 404
+	// globex POST 202
+	//  POST 403
+	// {"idempotency_key":"acme:req-7","prompt":"a long text"}
+	// {"idempotency_key":"globex:req-7","prompt":"a long text"}
+}

@@ -35,31 +35,36 @@ type StatusBody struct {
 // one (its result, or in progress), else from the front door's own (the
 // request is accepted and waits on the queue), else 404.
 func (fd *frontDoor) status(w http.ResponseWriter, r *http.Request) {
+	scope, ok := fd.callerScope(w, r)
+	if !ok {
+		return
+	}
 	key := r.PathValue("key")
 	if key == "" || len(key) > MaxKeyBytes {
 		problem(w, http.StatusNotFound, "No such request", "")
 		return
 	}
 	now := fd.c.Idem.Clock.Now()
-	workerKey, _ := idem.ClientKey(fd.c.Namespace, key) // cannot fail: both are set
+	stored := storedKey(scope, key)
+	workerKey, _ := idem.ClientKey(fd.c.Namespace, stored) // cannot fail: both are set
 	rec, ok, err := fd.store.Get(r.Context(), workerKey)
 	if err != nil {
-		fd.storeError(w, key, err)
+		fd.storeError(w, stored, err)
 		return
 	}
 	if ok && live(rec, now) {
 		switch rec.Status {
 		case idem.StatusCompleted:
-			fd.result(w, r, key, rec)
+			fd.result(w, r, stored, rec)
 			return
 		case idem.StatusInProgress:
 			fd.state(w, key, StateInProgress)
 			return
 		}
 	}
-	frontKey, _ := idem.ClientKey(fd.c.AcceptNamespace, key)
+	frontKey, _ := idem.ClientKey(fd.c.AcceptNamespace, stored)
 	if rec, ok, err = fd.store.Get(r.Context(), frontKey); err != nil {
-		fd.storeError(w, key, err)
+		fd.storeError(w, stored, err)
 		return
 	}
 	if ok && live(rec, now) {
@@ -76,8 +81,9 @@ func (fd *frontDoor) status(w http.ResponseWriter, r *http.Request) {
 }
 
 // result answers the worker's result: 200 with it, or 204 when it was
-// too large to store.
-func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, key string, rec idem.Record) {
+// too large to store. stored is the key it is kept under (storedKey), for
+// the log.
+func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, stored string, rec idem.Record) {
 	if rec.OmittedBytes > 0 {
 		w.Header().Set(HeaderOmitted, strconv.Itoa(rec.OmittedBytes))
 		w.WriteHeader(http.StatusNoContent)
@@ -85,7 +91,7 @@ func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, key string, 
 	}
 	value, err := fd.c.Idem.StoredResult(r.Context(), rec)
 	if err != nil {
-		fd.storeError(w, key, err)
+		fd.storeError(w, stored, err)
 		return
 	}
 	contentType := "application/octet-stream"

@@ -26,6 +26,10 @@ type Accepted struct {
 // request once per key through idem.Do on the front door's own record,
 // whose result is the 202 answer.
 func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
+	scope, ok := fd.callerScope(w, r)
+	if !ok {
+		return
+	}
 	if !jsonContent(r.Header.Get("Content-Type")) {
 		problem(w, http.StatusUnsupportedMediaType, "Body must be JSON", "send a JSON object with Content-Type application/json")
 		return
@@ -51,12 +55,13 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Body could not be read", err.Error())
 		return
 	}
-	msg, fingerprint, err := message(body, fd.c.KeyField, key)
+	stored := storedKey(scope, key)
+	msg, fingerprint, err := message(body, fd.c.KeyField, key, stored)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
 		return
 	}
-	frontKey, err := idem.ClientKey(fd.c.AcceptNamespace, key)
+	frontKey, err := idem.ClientKey(fd.c.AcceptNamespace, stored)
 	if err != nil { // not reached: the namespace and the key are not empty
 		problem(w, http.StatusBadRequest, "Idempotency-Key is malformed", err.Error())
 		return
@@ -66,7 +71,7 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 	res, err := fd.c.Idem.Do(r.Context(), fd.store, frontKey, fingerprint, func(ctx context.Context) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(ctx, fd.c.EnqueueTimeout)
 		defer cancel()
-		if enqueueErr = fd.q.Enqueue(ctx, key, msg); enqueueErr != nil {
+		if enqueueErr = fd.q.Enqueue(ctx, stored, msg); enqueueErr != nil {
 			return nil, enqueueErr
 		}
 		return answer, nil
@@ -83,14 +88,14 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		// The message was sent: the request is accepted. Its record was
 		// not stored (or another claim's was), so a retry may enqueue it
 		// again, which the worker runs once.
-		fd.c.Logger.Warn("idemq frontdoor: enqueued, but the key's record was not stored", "key", key, "outcome", res.Outcome.String(), "err", err.Error())
+		fd.c.Logger.Warn("idemq frontdoor: enqueued, but the key's record was not stored", "key", stored, "outcome", res.Outcome.String(), "err", err.Error())
 		fd.accepted(w, key, res.Value)
 	case enqueueErr != nil:
-		fd.c.Logger.Error("idemq frontdoor: enqueue failed", "key", key, "err", err.Error())
+		fd.c.Logger.Error("idemq frontdoor: enqueue failed", "key", stored, "err", err.Error())
 		retryAfter(w)
 		problem(w, http.StatusServiceUnavailable, "Request could not be queued", "retry with the same Idempotency-Key")
 	default:
-		fd.storeError(w, key, err)
+		fd.storeError(w, stored, err)
 	}
 }
 
@@ -104,7 +109,8 @@ func (fd *frontDoor) accepted(w http.ResponseWriter, key string, answer []byte) 
 }
 
 // storeError answers a failure of the store (or of a read of what it
-// holds): 500 for a record that cannot be read, else 503, to retry.
+// holds): 500 for a record that cannot be read, else 503, to retry. key is
+// the key the request is kept under (storedKey), for the log.
 func (fd *frontDoor) storeError(w http.ResponseWriter, key string, err error) {
 	if err == nil { // not reached: every outcome without an error is answered above
 		err = errors.New("no outcome")

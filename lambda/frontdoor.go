@@ -35,12 +35,18 @@ import (
 // IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
 // IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
 // worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
-// needed.
+// needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
+// Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
+// request without one (403); none (the default with IDEMQ_FRONTDOOR_ADDR)
+// shares one key space among every caller.
 const (
 	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
 	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
 	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
 	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
+	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM caller's keys its own; default on Lambda) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
+	scopeIAM           = "iam"
+	scopeNone          = "none"
 	modeWorker         = "worker"
 	modeFrontDoor      = "frontdoor"
 	frontDoorModeUsage = envMode + "=" + modeFrontDoor
@@ -53,6 +59,7 @@ type frontDoorConfig struct {
 	path         string // "": the library's default
 	maxBodyBytes int    // 0: the library's default
 	addr         string // "": serve Lambda
+	scope        string // scopeIAM: each IAM caller's keys are its own (iamScope); scopeNone: one key space
 }
 
 // checkFrontDoor reads front-door mode's variables into c. Without
@@ -64,9 +71,9 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 	fc.on = strings.ToLower(getenv(envMode)) == modeFrontDoor // loadConfig refused other modes
 
 	fc.queueURL, fc.path, fc.addr = getenv(envFrontQueueURL), getenv(envFrontPath), getenv(envFrontAddr)
-	maxBody := getenv(envFrontMaxBody)
+	maxBody, scope := getenv(envFrontMaxBody), getenv(envFrontScope)
 	if !fc.on {
-		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}, {envFrontAddr, fc.addr}} {
+		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}, {envFrontAddr, fc.addr}, {envFrontScope, scope}} {
 			if v.value != "" {
 				bad("%s is set but %s is not: it is a setting of front-door mode", v.name, frontDoorModeUsage)
 			}
@@ -88,6 +95,18 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 		if _, _, err := net.SplitHostPort(fc.addr); err != nil {
 			bad("%s=%q: want host:port, like 127.0.0.1:8080", envFrontAddr, fc.addr)
 		}
+	}
+	// Whose key is it: on Lambda the IAM caller's, unless told there is
+	// none (AuthType NONE); off Lambda no request carries an IAM caller.
+	switch fc.scope = strings.ToLower(scope); {
+	case fc.scope == "" && fc.addr == "":
+		fc.scope = scopeIAM
+	case fc.scope == "":
+		fc.scope = scopeNone
+	case fc.scope == scopeIAM && fc.addr != "":
+		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, scopeIAM, envFrontAddr, envFrontScope, scopeNone)
+	case fc.scope != scopeIAM && fc.scope != scopeNone:
+		bad("%s=%q: want %s (each IAM caller's keys its own) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeNone)
 	}
 	if maxBody != "" {
 		var err error
@@ -116,6 +135,9 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Bl
 	opts := []frontdoor.Option{frontdoor.WithNamespace(cfg.namespace), frontdoor.WithLogger(logger),
 		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
+	if cfg.frontDoor.scope == scopeIAM {
+		opts = append(opts, frontdoor.WithScope(iamScope))
+	}
 	enqueue, err := newEnqueuer(client, cfg.frontDoor.queueURL, cfg.keyField)
 	if err != nil {
 		return nil, err

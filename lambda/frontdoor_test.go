@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/producer"
 )
@@ -25,9 +27,17 @@ func TestLoadConfigFrontDoor(t *testing.T) {
 	const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
 	c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL,
 		envFrontPath, "/v1/jobs", envFrontMaxBody, "1000"))
-	want := frontDoorConfig{on: true, queueURL: queueURL, path: "/v1/jobs", maxBodyBytes: 1000}
+	want := frontDoorConfig{on: true, queueURL: queueURL, path: "/v1/jobs", maxBodyBytes: 1000, scope: scopeIAM}
 	if err != nil || c.frontDoor != want {
 		t.Errorf("front-door mode without a provider: %+v, %v; want %+v", c.frontDoor, err, want)
+	}
+	// Off Lambda no request has an IAM caller: one key space, unless
+	// told otherwise, which is refused below.
+	for _, tc := range []struct{ addr, scope, want string }{{"", "", scopeIAM}, {"127.0.0.1:8080", "", scopeNone}, {"", "NONE", scopeNone}, {"", "iam", scopeIAM}} {
+		c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL, envFrontAddr, tc.addr, envFrontScope, tc.scope))
+		if err != nil || c.frontDoor.scope != tc.want {
+			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", envFrontAddr, tc.addr, envFrontScope, tc.scope, c.frontDoor.scope, err, tc.want)
+		}
 	}
 	if c, err := loadConfig(env(envTable, "t", envProviderURL, "http://p", envMode, "worker")); err != nil || c.frontDoor.on {
 		t.Errorf("worker mode: %+v, %v", c.frontDoor, err)
@@ -46,6 +56,10 @@ func TestLoadConfigFrontDoor(t *testing.T) {
 		{"front-door settings in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontQueueURL, queueURL, envFrontPath, "/x", envFrontMaxBody, "9"),
 			[]string{envFrontQueueURL, envFrontPath, envFrontMaxBody, envMode}},
 		{"worker mode still needs a provider", env(envTable, "t"), []string{envProviderURL}},
+		{"bad scope", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "account"), []string{envFrontScope}},
+		{"IAM scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam", envFrontAddr, "127.0.0.1:8080"),
+			[]string{envFrontScope, envFrontAddr}},
+		{"scope in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontScope, "none"), []string{envFrontScope, envMode}},
 	} {
 		_, err := loadConfig(tc.env)
 		if err == nil {
@@ -96,7 +110,11 @@ func (f *sendSQS) sent() []string {
 // The worker in front-door mode, wired from its environment (the memory
 // store, a fake SQS), served through the function URL adapter: a POST is
 // sent to the queue once, with the key in the body, and its status read
-// back.
+// back. Keys are the IAM caller's (IDEMQ_FRONTDOOR_SCOPE=iam, the
+// default): another role posting the same key and body is another
+// request, sent again, under its own key; it reads its own status, and a
+// third caller's read is 404; a request without an IAM caller is 403 and
+// sends nothing.
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
@@ -110,25 +128,94 @@ func TestFrontDoorMode(t *testing.T) {
 		t.Fatalf("program %+v: want a front door only", p)
 	}
 	serve := functionURLHandler(p.frontDoor)
-	call := func(method, path, body string) events.LambdaFunctionURLResponse {
-		resp, err := serve(context.Background(), events.LambdaFunctionURLRequest{RawPath: path, Body: body,
+	// A session of role "writer" (each call its own session name, as
+	// renewed credentials have), of role "reader", and no IAM caller.
+	session := 0
+	writer := func() *iamCaller {
+		session++
+		return &iamCaller{AccountID: "123456789012", CallerID: "AROAWRITER:s", UserID: "AROAWRITER:s",
+			UserARN: "arn:aws:sts::123456789012:assumed-role/writer/session-" + strconv.Itoa(session)}
+	}
+	reader := &iamCaller{AccountID: "123456789012", UserARN: "arn:aws:sts::123456789012:assumed-role/reader/r1"}
+	other := &iamCaller{AccountID: "210987654321", UserARN: "arn:aws:iam::210987654321:user/someone"}
+	call := func(caller *iamCaller, method, path, body string) events.LambdaFunctionURLResponse {
+		ev := events.LambdaFunctionURLRequest{RawPath: path, Body: body,
 			Headers:        map[string]string{"idempotency-key": `"fd-1"`, "content-type": "application/json"},
-			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}})
+			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}}
+		if caller != nil {
+			ev.RequestContext.Authorizer = &events.LambdaFunctionURLRequestContextAuthorizerDescription{IAM: caller}
+		}
+		resp, err := serve(context.Background(), ev)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return resp
 	}
 	for range 2 {
-		if resp := call("POST", "/requests", `{"prompt":"p"}`); resp.StatusCode != http.StatusAccepted || resp.Headers["Location"] != "/requests/fd-1" {
+		if resp := call(writer(), "POST", "/requests", `{"prompt":"p"}`); resp.StatusCode != http.StatusAccepted || resp.Headers["Location"] != "/requests/fd-1" {
 			t.Fatalf("POST: %+v", resp)
 		}
 	}
-	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != `{"idempotency_key":"fd-1","prompt":"p"}` {
-		t.Errorf("sent %q, want one message with the key", sent)
+	const writerKey = `arn%3Aaws%3Asts%3A%3A123456789012%3Aassumed-role/writer:fd-1` // idem.NaturalValue(principal, key)
+	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != `{"idempotency_key":"`+writerKey+`","prompt":"p"}` {
+		t.Errorf("sent %q, want one message with the writer's key", sent)
 	}
-	if resp := call("GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
-		t.Errorf("GET: %+v", resp)
+	if resp := call(reader, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the reader's GET of the writer's key: %+v, want 404", resp)
+	}
+	if resp := call(reader, "POST", "/requests", `{"prompt":"p"}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("the reader's POST of the same key: %+v", resp)
+	}
+	if sent := sqsServer.sent(); len(sent) != 2 || !strings.Contains(sent[1], `assumed-role/reader:fd-1"`) {
+		t.Errorf("sent %q, want a second message, with the reader's key", sent)
+	}
+	for _, caller := range []*iamCaller{writer(), reader} {
+		if resp := call(caller, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
+			t.Errorf("GET by %s: %+v", caller.UserARN, resp)
+		}
+	}
+	if resp := call(other, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another account's GET: %+v, want 404", resp)
+	}
+	for _, method := range []string{"POST", "GET"} {
+		path := map[string]string{"POST": "/requests", "GET": "/requests/fd-1"}[method]
+		if resp := call(nil, method, path, `{"prompt":"p"}`); resp.StatusCode != http.StatusForbidden || resp.Headers["Content-Type"] != "application/problem+json" {
+			t.Errorf("%s without an IAM caller: %+v, want 403", method, resp)
+		}
+	}
+	if sent := sqsServer.sent(); len(sent) != 2 {
+		t.Errorf("sent %d messages, want 2", len(sent))
+	}
+}
+
+// The scope is the principal: a user, the root, a federated user as
+// Lambda names them; an assumed role without its session name; an ARN
+// that names no principal is no scope.
+func TestPrincipalOf(t *testing.T) {
+	t.Parallel()
+	for arn, want := range map[string]string{
+		"arn:aws:iam::123456789012:user/team/alice":                 "arn:aws:iam::123456789012:user/team/alice",
+		"arn:aws:iam::123456789012:root":                            "arn:aws:iam::123456789012:root",
+		"arn:aws:sts::123456789012:federated-user/bob":              "arn:aws:sts::123456789012:federated-user/bob",
+		"arn:aws:sts::123456789012:assumed-role/writer/botocore-17": "arn:aws:sts::123456789012:assumed-role/writer",
+		"arn:aws-cn:sts::123456789012:assumed-role/writer/i-0abc/x": "arn:aws-cn:sts::123456789012:assumed-role/writer",
+		"arn:aws:sts::123456789012:assumed-role/writer":             "arn:aws:sts::123456789012:assumed-role/writer",
+		"":                         "",
+		"AROAWRITER:session":       "",
+		"arn:aws:s3:::bucket/key":  "",
+		"arn:aws:iam:::user/alice": "",
+		"arn:aws:sts::123456789012:assumed-role//session": "",
+	} {
+		got, err := principalOf(arn)
+		if want == "" {
+			if !errors.Is(err, frontdoor.ErrNoScope) {
+				t.Errorf("principalOf(%q) = %q, %v; want ErrNoScope", arn, got, err)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("principalOf(%q) = %q, %v; want %q", arn, got, err, want)
+		}
 	}
 }
 

@@ -32,7 +32,8 @@ func functionURLHandler(h http.Handler) func(context.Context, events.LambdaFunct
 	}
 }
 
-// functionURLRequest makes the request an event carries.
+// functionURLRequest makes the request an event carries; its context
+// carries the event's IAM caller, if any (iamCallerOf).
 func functionURLRequest(ctx context.Context, ev events.LambdaFunctionURLRequest) (*http.Request, error) {
 	body := []byte(ev.Body)
 	if ev.IsBase64Encoded {
@@ -50,7 +51,7 @@ func functionURLRequest(ctx context.Context, ev events.LambdaFunctionURLRequest)
 		return nil, fmt.Errorf("the path is not valid: %v", err)
 	}
 	u.RawQuery = ev.RawQueryString
-	r, err := http.NewRequestWithContext(ctx, ev.RequestContext.HTTP.Method, u.String(), bytes.NewReader(body))
+	r, err := http.NewRequestWithContext(withIAMCaller(ctx, ev), ev.RequestContext.HTTP.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

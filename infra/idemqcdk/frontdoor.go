@@ -20,6 +20,11 @@ const (
 	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
 	// requests to: the Worker's queue.
 	EnvFrontDoorQueueURL = "IDEMQ_FRONTDOOR_QUEUE_URL"
+	// EnvFrontDoorScope says whose key is it: unset (each IAM caller's
+	// keys are its own) behind an AWS_IAM URL, "none" (one key space
+	// shared by every caller) behind a public one, which carries no
+	// caller.
+	EnvFrontDoorScope = "IDEMQ_FRONTDOOR_SCOPE"
 )
 
 // frontDoorTimeout is the front door's function timeout: a request is a
@@ -124,11 +129,14 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	// lambda:InvokeFunctionUrl on this function get through. NONE would
 	// let anyone on the internet enqueue model requests (each a billed
 	// generation) and read any result whose key they guess.
+	// Each IAM caller's keys are its own; a public URL names no caller,
+	// and its callers share one key space.
 	auth := awslambda.FunctionUrlAuthType_AWS_IAM
 	if p.FrontDoorPublic {
 		auth = awslambda.FunctionUrlAuthType_NONE
+		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String("none"), nil)
 		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
-			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key"), nil)
+			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space)"), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
 	return fd

@@ -42,7 +42,7 @@ func TestFrontDoor(t *testing.T) {
 				"Environment": obj{"Variables": obj{
 					"IDEMQ_MODE": "frontdoor", "IDEMQ_FRONTDOOR_QUEUE_URL": ref(queue), "IDEMQ_TABLE": ref(table),
 					"IDEMQ_NAMESPACE": "idemq", "IDEMQ_KEY_FIELD": "idempotency_key", "IDEMQ_BLOB_BUCKET": ref(bucket),
-					"IDEMQ_PROVIDER_URL": assertions.Match_Absent(),
+					"IDEMQ_PROVIDER_URL": assertions.Match_Absent(), "IDEMQ_FRONTDOOR_SCOPE": assertions.Match_Absent(),
 				}},
 			})
 		})
@@ -84,6 +84,13 @@ func TestFrontDoor(t *testing.T) {
 		tpl := synth(t, map[string]any{"idemq:frontDoor": true, "idemq:frontDoorPublic": true})
 		check(t, "AuthType NONE", func() {
 			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Url"), obj{"AuthType": "NONE"})
+		})
+		// No IAM caller to scope keys by: the function is told so, or it
+		// would refuse every request.
+		check(t, "one key space", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{"IDEMQ_MODE": "frontdoor", "IDEMQ_FRONTDOOR_SCOPE": "none"}},
+			})
 		})
 	})
 	t.Run("refused", func(t *testing.T) {

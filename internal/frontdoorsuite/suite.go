@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
 // quiet takes the logs of the front door and the worker: the tests
@@ -44,6 +46,8 @@ func Run(t *testing.T, newStore func(t *testing.T) frontdoor.Store) {
 	t.Run("in progress", func(t *testing.T) { t.Parallel(); inProgress(t, newStore(t)) })
 	t.Run("lost HTTP answer", func(t *testing.T) { t.Parallel(); lostAnswer(t, newStore(t)) })
 	t.Run("lost enqueue answer", func(t *testing.T) { t.Parallel(); lostEnqueueAnswer(t, newStore(t)) })
+	t.Run("scoped callers", func(t *testing.T) { t.Parallel(); scopedCallers(t, newStore(t)) })
+	t.Run("unscoped callers share keys", func(t *testing.T) { t.Parallel(); unscopedCallers(t, newStore(t)) })
 }
 
 // Queue is a fake queue that records what is enqueued; Fail makes the
@@ -151,21 +155,54 @@ func (b *bundle) providerCalls(key string) int64 {
 }
 
 // post posts body with key ("" for none) and returns the answer.
-func (b *bundle) post(key, body string) *http.Response {
+func (b *bundle) post(key, body string) *http.Response { return b.postAs("", key, body) }
+
+// get reads the status of key.
+func (b *bundle) get(key string) *http.Response { return b.getAs("", key) }
+
+// CallerHeader names the caller of a request in the scoped tests
+// (HeaderScope); the tests send it where a deployment would have an
+// authenticated identity.
+const CallerHeader = "X-Test-Caller"
+
+// HeaderScope is the scope func of the scoped tests: the caller named in
+// CallerHeader; "-" names none (""), and no header is ErrNoScope.
+func HeaderScope(r *http.Request) (string, error) {
+	switch caller := r.Header.Get(CallerHeader); caller {
+	case "":
+		return "", fmt.Errorf("%w: no %s", frontdoor.ErrNoScope, CallerHeader)
+	case "-":
+		return "", nil
+	default:
+		return caller, nil
+	}
+}
+
+// postAs posts body with key ("" for none) as caller ("" for no
+// CallerHeader) and returns the answer.
+func (b *bundle) postAs(caller, key, body string) *http.Response {
 	r := httptest.NewRequest(http.MethodPost, frontdoor.DefaultPath, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		r.Header.Set(frontdoor.HeaderKey, `"`+key+`"`)
+	}
+	if caller != "" {
+		r.Header.Set(CallerHeader, caller)
 	}
 	w := httptest.NewRecorder()
 	b.front.ServeHTTP(w, r)
 	return w.Result()
 }
 
-// get reads the status of key.
-func (b *bundle) get(key string) *http.Response {
+// getAs reads the status of key (escaped as a path segment) as caller
+// ("" for no CallerHeader).
+func (b *bundle) getAs(caller, key string) *http.Response {
+	r := httptest.NewRequest(http.MethodGet, frontdoor.DefaultPath+"/"+url.PathEscape(key), nil)
+	if caller != "" {
+		r.Header.Set(CallerHeader, caller)
+	}
 	w := httptest.NewRecorder()
-	b.front.ServeHTTP(w, httptest.NewRequest(http.MethodGet, frontdoor.DefaultPath+"/"+key, nil))
+	b.front.ServeHTTP(w, r)
 	return w.Result()
 }
 
@@ -540,4 +577,112 @@ func lostEnqueueAnswer(t *testing.T, store frontdoor.Store) {
 	if n := b.queue.Count("lq-2"); n != 1 {
 		t.Errorf("lq-2: enqueued %d times, want 1", n)
 	}
+}
+
+// scopedCallers: with a scope, each caller's keys are its own. Two
+// callers posting one key with one body make two requests, two messages
+// and two provider calls, each keyed (front record, queued body, worker
+// record) by the caller's scope and the key; each reads its own result,
+// and a third caller reads 404. A scope that joins differently ("a:b"
+// and "c", "a" and "b:c") is another key. A caller whose scope cannot be
+// told is refused with 403 and enqueues and reads nothing.
+func scopedCallers(t *testing.T, store frontdoor.Store) {
+	b := newBundle(t, store, frontdoor.WithScope(HeaderScope))
+	scoped := func(scope, key string) string {
+		v, err := idem.NaturalValue(scope, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	alice := wantStatus(t, "alice posts", b.postAs("alice", "sc-1", `{"prompt":"same"}`), http.StatusAccepted)
+	wantStatus(t, "bob reads alice's key", b.getAs("bob", "sc-1"), http.StatusNotFound)
+	resp := b.postAs("bob", "sc-1", `{"prompt":"same"}`)
+	if loc := resp.Header.Get("Location"); loc != frontdoor.DefaultPath+"/sc-1" {
+		t.Errorf("bob's Location %q, want the client's key, %s/sc-1", loc, frontdoor.DefaultPath)
+	}
+	if bob := wantStatus(t, "bob posts alice's key and body", resp, http.StatusAccepted); bob != alice {
+		t.Errorf("bob answered %s, want the same 202 body as alice's (the client's key only): %s", bob, alice)
+	}
+	wantStatus(t, "alice retries", b.postAs("alice", "sc-1", `{"prompt":"same"}`), http.StatusAccepted)
+	// Another body under a key another caller holds is no mismatch.
+	wantStatus(t, "alice posts sc-2", b.postAs("alice", "sc-2", `{"prompt":"alice's"}`), http.StatusAccepted)
+	wantStatus(t, "bob posts sc-2, another body", b.postAs("bob", "sc-2", `{"prompt":"bob's"}`), http.StatusAccepted)
+	// The client's own key in the body is replaced by the stored one.
+	wantStatus(t, "alice posts sc-3, the key in the body", b.postAs("alice", "sc-3", `{"idempotency_key":"sc-3","prompt":"in body"}`), http.StatusAccepted)
+	// Scopes and keys are escaped before they are joined.
+	wantStatus(t, "a:b posts c", b.postAs("a:b", "c", `{"prompt":"ab c"}`), http.StatusAccepted)
+	wantStatus(t, "a reads b:c", b.getAs("a", "b:c"), http.StatusNotFound)
+	wantStatus(t, "a posts b:c", b.postAs("a", "b:c", `{"prompt":"a bc"}`), http.StatusAccepted)
+
+	// Refused: no caller, or a scope func that names none.
+	for _, caller := range []string{"", "-"} {
+		resp := b.postAs(caller, "sc-1", `{"prompt":"same"}`)
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("caller %q: Content-Type %q, want a problem", caller, ct)
+		}
+		wantStatus(t, fmt.Sprintf("caller %q posts", caller), resp, http.StatusForbidden)
+		wantStatus(t, fmt.Sprintf("caller %q reads", caller), b.getAs(caller, "sc-1"), http.StatusForbidden)
+	}
+
+	want := map[string]string{ // stored key → prompt
+		scoped("alice", "sc-1"): "same", scoped("bob", "sc-1"): "same",
+		scoped("alice", "sc-2"): "alice's", scoped("bob", "sc-2"): "bob's",
+		scoped("alice", "sc-3"): "in body",
+		scoped("a:b", "c"):      "ab c", scoped("a", "b:c"): "a bc",
+	}
+	msgs := b.queue.Messages()
+	if len(msgs) != len(want) {
+		t.Errorf("enqueued %d messages, want %d: %v", len(msgs), len(want), msgs)
+	}
+	for _, m := range msgs {
+		var body struct {
+			Key    string `json:"idempotency_key"`
+			Prompt string `json:"prompt"`
+		}
+		if err := json.Unmarshal([]byte(m.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if prompt, ok := want[m.Key]; !ok || body.Key != m.Key || body.Prompt != prompt {
+			t.Errorf("enqueued under %q the body %s: want a stored key of %v, in the body's idempotency_key", m.Key, m.Body, want)
+		}
+		if n := b.queue.Count(m.Key); n != 1 {
+			t.Errorf("%s: enqueued %d times, want 1", m.Key, n)
+		}
+	}
+	b.deliver()
+	for stored := range want {
+		if n := b.providerCalls(stored); n != 1 {
+			t.Errorf("%s: the provider ran %d times, want 1", stored, n)
+		}
+	}
+	for _, read := range []struct{ caller, key, prompt string }{
+		{"alice", "sc-1", "same"}, {"bob", "sc-1", "same"},
+		{"alice", "sc-2", "alice's"}, {"bob", "sc-2", "bob's"},
+		{"alice", "sc-3", "in body"}, {"a:b", "c", "ab c"}, {"a", "b:c", "a bc"},
+	} {
+		if body := wantStatus(t, read.caller+" reads "+read.key, b.getAs(read.caller, read.key), http.StatusOK); body != `{"summary":"of `+read.prompt+`"}` {
+			t.Errorf("%s reads %s: %s, want the summary of %q", read.caller, read.key, body, read.prompt)
+		}
+	}
+	for _, key := range []string{"sc-1", "sc-2", "sc-3"} {
+		wantStatus(t, "carol reads "+key, b.getAs("carol", key), http.StatusNotFound)
+	}
+	wantStatus(t, "a reads c", b.getAs("a", "c"), http.StatusNotFound)
+}
+
+// unscopedCallers: without a scope every caller shares one key space, as
+// Config.Scope says: a second caller's post of a key is the first's
+// request (answered its 202, not enqueued), and the second reads the
+// first's result.
+func unscopedCallers(t *testing.T, store frontdoor.Store) {
+	b := newBundle(t, store)
+	wantStatus(t, "alice posts", b.postAs("alice", "us-1", `{"prompt":"p"}`), http.StatusAccepted)
+	wantStatus(t, "bob posts another body", b.postAs("bob", "us-1", `{"prompt":"q"}`), http.StatusUnprocessableEntity)
+	wantStatus(t, "bob posts the same", b.postAs("bob", "us-1", `{"prompt":"p"}`), http.StatusAccepted)
+	if msgs := b.queue.Messages(); len(msgs) != 1 || msgs[0].Key != "us-1" {
+		t.Errorf("enqueued %v, want one message under the client's key", msgs)
+	}
+	b.deliver()
+	wantStatus(t, "bob reads alice's result", b.getAs("bob", "us-1"), http.StatusOK)
 }
