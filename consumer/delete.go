@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/idemq/idemq/internal/retry"
 )
 
 // delete deletes the acknowledged records, up to 10 a call, retrying
@@ -75,7 +76,7 @@ func (c *Consumer) deleteChunk(ctx context.Context, records []events.SQSMessage)
 		if len(pending) == 0 {
 			return deleted, notDeleted
 		}
-		if !sleep(ctx, bo.wait()) {
+		if !retry.Sleep(ctx, bo.Wait()) {
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/idemq/idemq/internal/retry"
 )
 
 // queueAttempts is how many times Start asks for the queue's attributes.
@@ -62,7 +63,7 @@ func (c *Consumer) queueAttributes(ctx context.Context) (map[string]string, erro
 			break
 		}
 		c.cfg.Logger.WarnContext(ctx, "idemq consumer: reading the queue's attributes failed; retrying", "queue_url", c.queueURL, "attempt", attempt, "err", err.Error())
-		if !sleep(ctx, bo.wait()) {
+		if !retry.Sleep(ctx, bo.Wait()) {
 			err = ctx.Err()
 			break
 		}

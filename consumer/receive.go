@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/idemq/idemq/internal/retry"
 )
 
 // receiveLoop receives batches until ctx ends, each only when one of
@@ -48,12 +49,12 @@ func (c *Consumer) receiveLoop(ctx context.Context) {
 			<-slots
 			n := c.stats.receiveFailed()
 			c.cfg.Logger.WarnContext(ctx, "idemq consumer: receive failed; retrying", "queue_url", c.queueURL, "failures_in_a_row", n, "err", err.Error())
-			if !sleep(ctx, bo.wait()) {
+			if !retry.Sleep(ctx, bo.Wait()) {
 				return
 			}
 			continue
 		}
-		bo.reset()
+		bo.Reset()
 		c.stats.receivedBatch(len(out.Messages))
 		if len(out.Messages) == 0 {
 			<-slots

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/idemq/idemq/internal/retry"
 )
 
 // giveBackTimeout bounds the call that gives back a batch received while
@@ -60,7 +61,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 		bo := c.newBackoff()
 		warned := false
 		for len(entries) > 0 {
-			if !sleep(ctx, time.Until(next)) {
+			if !retry.Sleep(ctx, time.Until(next)) {
 				return
 			}
 			at := time.Now()
@@ -71,7 +72,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 			if ok {
 				e.count++
 				c.stats.extensions.Add(1)
-				bo.reset()
+				bo.Reset()
 				expiry, warned = at.Add(vis), false
 				next = expiry.Add(-vis / 2)
 				continue
@@ -81,7 +82,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 				c.cfg.Logger.Error("idemq consumer: visibility not extended in time: messages whose work still runs may be received again (their claims keep the work from running twice)",
 					"messages", len(entries))
 			}
-			next = time.Now().Add(bo.wait())
+			next = time.Now().Add(bo.Wait())
 		}
 	}()
 	return e

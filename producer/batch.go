@@ -79,7 +79,7 @@ func (p *Producer) sendBatch(ctx context.Context, pending []int, preps []prepare
 	b := p.newBackoff()
 	for attempt := 0; len(pending) > 0 && attempt < p.cfg.MaxAttempts; attempt++ {
 		if attempt > 0 {
-			if err := sleep(ctx, b.wait()); err != nil {
+			if err := sleep(ctx, b.Wait()); err != nil {
 				for _, i := range pending {
 					last[i] = errors.Join(last[i], err)
 				}

@@ -39,7 +39,7 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 	var last error
 	for s.Attempts < p.cfg.MaxAttempts {
 		if s.Attempts > 0 {
-			if err := sleep(ctx, b.wait()); err != nil {
+			if err := sleep(ctx, b.Wait()); err != nil {
 				last = errors.Join(last, err)
 				break
 			}
