@@ -252,38 +252,38 @@ func microTable(b *strings.Builder, r *Results) {
 	tracingTable(b, r)
 }
 
-// sdkTable reports the SDK micro-benchmarks (SDKMicros), a row per batch
-// size; nothing when the run has none.
-func sdkTable(b *strings.Builder, r *Results) {
-	type row struct{ floor, fenced, idemq MicroResult }
-	rows := map[int]*row{}
-	var sizes []int
+// microRows gathers the micro-benchmarks of family named
+// "<impl>/batch=<n>" into a row per batch size, ascending, with a column
+// per impl in the order given (a zero MicroResult where one is missing).
+func microRows(r *Results, family string, impls ...string) (sizes []int, rows map[int][]MicroResult) {
+	rows = map[int][]MicroResult{}
 	for _, m := range r.Micro {
-		if m.Family != "SDK" {
+		if m.Family != family {
 			continue
 		}
 		impl, n, ok := strings.Cut(m.Name, "/batch=")
 		size, err := strconv.Atoi(n)
-		if !ok || err != nil {
+		col := slices.Index(impls, impl)
+		if !ok || err != nil || col < 0 {
 			continue
 		}
 		if rows[size] == nil {
-			rows[size] = &row{}
+			rows[size] = make([]MicroResult, len(impls))
 			sizes = append(sizes, size)
 		}
-		switch impl {
-		case SDKFloor:
-			rows[size].floor = m
-		case SDKFenced:
-			rows[size].fenced = m
-		case SDKIdemq:
-			rows[size].idemq = m
-		}
+		rows[size][col] = m
 	}
+	slices.Sort(sizes)
+	return sizes, rows
+}
+
+// sdkTable reports the SDK micro-benchmarks (SDKMicros), a row per batch
+// size; nothing when the run has none.
+func sdkTable(b *strings.Builder, r *Results) {
+	sizes, rows := microRows(r, "SDK", SDKFloor, SDKFenced, SDKIdemq)
 	if len(sizes) == 0 {
 		return
 	}
-	slices.Sort(sizes)
 	b.WriteString("#### Through the SDK, without a server (`go test -bench SDK ./bench`)\n\n")
 	fmt.Fprintf(b, "First delivery, %d records at once, through one DynamoDB client whose HTTP transport answers every request "+
 		"at once with an empty success: what a record's two requests cost the client up to the wire (serialization, "+
@@ -293,10 +293,10 @@ func sdkTable(b *strings.Builder, r *Results) {
 	b.WriteString("| batch | raw-SDK floor, ns per record | fenced floor, ns per record | idemq, ns per record | idemq − fenced floor, ns | allocations per record: floor / fenced / idemq |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
 	for _, size := range sizes {
-		w := rows[size]
+		floor, fenced, idemq := rows[size][0], rows[size][1], rows[size][2]
 		fmt.Fprintf(b, "| %d | %.0f | %.0f | %.0f | %+.0f | %.0f / %.0f / %.0f |\n", size,
-			w.floor.NsPerRecord, w.fenced.NsPerRecord, w.idemq.NsPerRecord, w.idemq.NsPerRecord-w.fenced.NsPerRecord,
-			w.floor.AllocsPerRecord, w.fenced.AllocsPerRecord, w.idemq.AllocsPerRecord)
+			floor.NsPerRecord, fenced.NsPerRecord, idemq.NsPerRecord, idemq.NsPerRecord-fenced.NsPerRecord,
+			floor.AllocsPerRecord, fenced.AllocsPerRecord, idemq.AllocsPerRecord)
 	}
 	b.WriteString("\n")
 }
@@ -304,35 +304,10 @@ func sdkTable(b *strings.Builder, r *Results) {
 // tracingTable reports the tracing micro-benchmarks (TracingMicros), a
 // row per batch size; nothing when the run has none.
 func tracingTable(b *strings.Builder, r *Results) {
-	type row struct{ off, noop, otel MicroResult }
-	rows := map[int]*row{}
-	var sizes []int
-	for _, m := range r.Micro {
-		if m.Family != "Tracing" {
-			continue
-		}
-		tr, n, ok := strings.Cut(m.Name, "/batch=")
-		size, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			continue
-		}
-		if rows[size] == nil {
-			rows[size] = &row{}
-			sizes = append(sizes, size)
-		}
-		switch tr {
-		case TracingOff:
-			rows[size].off = m
-		case TracingNoop:
-			rows[size].noop = m
-		case TracingOTel:
-			rows[size].otel = m
-		}
-	}
+	sizes, rows := microRows(r, "Tracing", TracingOff, TracingNoop, TracingOTel)
 	if len(sizes) == 0 {
 		return
 	}
-	slices.Sort(sizes)
 	b.WriteString("#### Tracing off and on (`go test -bench Tracing ./bench`)\n\n")
 	b.WriteString("First delivery over the in-memory store, as above, with `handler.Config.Tracer` nil (off, the default), " +
 		"a Tracer that does nothing (the hook's own cost) and `idemqotel` over the OpenTelemetry SDK, every span sampled " +
@@ -340,10 +315,10 @@ func tracingTable(b *strings.Builder, r *Results) {
 	b.WriteString("| batch | off, ns per record | no-op tracer | OpenTelemetry | allocations per record: off / no-op / OpenTelemetry |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|\n")
 	for _, size := range sizes {
-		w := rows[size]
+		off, noop, otel := rows[size][0], rows[size][1], rows[size][2]
 		fmt.Fprintf(b, "| %d | %.0f | %.0f | %.0f | %.1f / %.1f / %.1f |\n", size,
-			w.off.NsPerRecord, w.noop.NsPerRecord, w.otel.NsPerRecord,
-			w.off.AllocsPerRecord, w.noop.AllocsPerRecord, w.otel.AllocsPerRecord)
+			off.NsPerRecord, noop.NsPerRecord, otel.NsPerRecord,
+			off.AllocsPerRecord, noop.AllocsPerRecord, otel.AllocsPerRecord)
 	}
 	b.WriteString("\n")
 }
