@@ -8,24 +8,12 @@ import (
 
 // runInspect shows one record.
 func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int {
-	pos, ok := e.parse(fs, args, 1)
+	kr, code, ok := e.readKey(ctx, fs, args)
 	if !ok {
-		return exitUsage
+		return code
 	}
-	key, err := e.key(pos[0])
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
-		return exitUsage
-	}
-	st, closeStore, ok := e.open(ctx, fs.Name())
-	if !ok {
-		return exitUsage
-	}
-	defer closeStore()
-	rec, found, err := st.Get(ctx, key)
-	if err != nil {
-		return e.fail(fs.Name(), err)
-	}
+	defer kr.close()
+	key, rec, found := kr.key, kr.rec, kr.found
 	if !found {
 		fmt.Fprintf(e.stderr, "%s: no record for key %q: the key was never claimed, or its record expired and was deleted, or was released\n", fs.Name(), string(key))
 		return exitFailed

@@ -28,24 +28,12 @@ type verdict struct {
 // is and reported.
 func (e *env) remove(ctx context.Context, fs *flag.FlagSet, args []string, verb string, judge func(rec idem.Record, now time.Time, force bool) verdict) int {
 	force := fs.Bool("force", false, "delete even a claim whose lease is live (see what it means in the prompt)")
-	pos, ok := e.parse(fs, args, 1)
+	kr, code, ok := e.readKey(ctx, fs, args)
 	if !ok {
-		return exitUsage
+		return code
 	}
-	key, err := e.key(pos[0])
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
-		return exitUsage
-	}
-	st, closeStore, ok := e.open(ctx, fs.Name())
-	if !ok {
-		return exitUsage
-	}
-	defer closeStore()
-	rec, found, err := st.Get(ctx, key)
-	if err != nil {
-		return e.fail(fs.Name(), err)
-	}
+	defer kr.close()
+	st, key, rec, found := kr.st, kr.key, kr.rec, kr.found
 	if !found {
 		fmt.Fprintf(e.stderr, "%s: no record for key %q: nothing to %s\n", fs.Name(), string(key), verb)
 		return exitFailed

@@ -132,3 +132,39 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun idemq COMMAND -h for a command's flags. See docs/cli.md.")
 }
+
+// keyRecord is what a command on one key read: the store, the key and
+// the key's record (found false: none).
+type keyRecord struct {
+	st    idem.Admin
+	key   idem.Key
+	rec   idem.Record
+	found bool
+	close func()
+}
+
+// readKey parses the command's KEY argument, opens the store and reads
+// the key's record. When it cannot it says why on stderr and returns
+// ok false with the code to exit with; otherwise the caller calls
+// kr.close.
+func (e *env) readKey(ctx context.Context, fs *flag.FlagSet, args []string) (kr keyRecord, code int, ok bool) {
+	pos, ok := e.parse(fs, args, 1)
+	if !ok {
+		return kr, exitUsage, false
+	}
+	key, err := e.key(pos[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		return kr, exitUsage, false
+	}
+	st, closeStore, ok := e.open(ctx, fs.Name())
+	if !ok {
+		return kr, exitUsage, false
+	}
+	rec, found, err := st.Get(ctx, key)
+	if err != nil {
+		closeStore()
+		return kr, e.fail(fs.Name(), err), false
+	}
+	return keyRecord{st: st, key: key, rec: rec, found: found, close: closeStore}, exitOK, true
+}
