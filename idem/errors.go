@@ -42,6 +42,9 @@ const (
 	OpRelease  Op = "release"  // freeing the claim (Store.Release)
 	OpExtend   Op = "extend"   // renewing the lease (Store.Extend)
 	OpGet      Op = "get"      // reading a record (a store's Get)
+	OpList     Op = "list"     // listing records (Admin.List)
+	OpDelete   Op = "delete"   // deleting a record as it was read (Admin.Delete)
+	OpCleanup  Op = "cleanup"  // deleting expired records (a store's own sweep)
 )
 
 // Error says which operation on which key failed. Err is the cause: a

@@ -38,7 +38,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	}
 	start, err := s.decodeCursor(req.Cursor)
 	if err != nil {
-		return idem.ListPage{}, &idem.Error{Op: "list", Err: err}
+		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: err}
 	}
 	filter, names, values := s.listFilter(req)
 	var page idem.ListPage
@@ -55,7 +55,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
 			})
 			if err != nil {
-				return idem.ListPage{}, s.fail("list", "", err)
+				return idem.ListPage{}, s.fail(idem.OpList, "", err)
 			}
 			items, last = out.Items, out.LastEvaluatedKey
 		} else {
@@ -65,14 +65,14 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
 			})
 			if err != nil {
-				return idem.ListPage{}, s.fail("list", "", err)
+				return idem.ListPage{}, s.fail(idem.OpList, "", err)
 			}
 			items, last = out.Items, out.LastEvaluatedKey
 		}
 		for _, item := range items {
 			rec, err := s.record(item)
 			if err != nil {
-				return idem.ListPage{}, &idem.Error{Op: "list", Key: rec.Key, Err: err}
+				return idem.ListPage{}, &idem.Error{Op: idem.OpList, Key: rec.Key, Err: err}
 			}
 			if !req.Selects(rec) {
 				continue
@@ -165,7 +165,7 @@ func (s *Store) decodeCursor(cursor string) (map[string]types.AttributeValue, er
 // record's status, owner and lease being those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: "delete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
 	}
 	cond := []string{phStatus + " = :status"}
 	values := map[string]types.AttributeValue{":status": str(string(d.Status))}
@@ -200,9 +200,9 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 				changed.Status = "unknown" // a record, whatever it holds
 			}
 		}
-		return &idem.Error{Op: "delete", Key: d.Key, Err: changed}
+		return &idem.Error{Op: idem.OpDelete, Key: d.Key, Err: changed}
 	case err != nil:
-		return s.fail("delete", d.Key, err)
+		return s.fail(idem.OpDelete, d.Key, err)
 	}
 	return nil
 }

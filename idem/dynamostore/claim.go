@@ -27,10 +27,10 @@ const claimCondition = "attribute_not_exists(" + phKey + ")" +
 // request and no read.
 func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
 	if req.Key == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Err: idem.ErrNoKey}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrNoKey}
 	}
 	if req.Owner == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Key: req.Key, Err: errors.New("dynamostore: empty owner")}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: req.Key, Err: errors.New("dynamostore: empty owner")}
 	}
 	out, err := s.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                aws.String(s.table),
@@ -50,7 +50,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		if errors.As(err, &failed) {
 			return s.held(req, failed.Item)
 		}
-		return idem.Claim{}, s.fail("claim", req.Key, err)
+		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, err)
 	}
 	c := idem.Claim{Claimed: true}
 	if len(out.Attributes) > 0 {
@@ -71,12 +71,12 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 func (s *Store) held(req idem.ClaimRequest, item map[string]types.AttributeValue) (idem.Claim, error) {
 	key := req.Key
 	if len(item) == 0 {
-		return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: errors.New(
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: key, Err: errors.New(
 			"dynamostore: the claim's condition failed but no record came back (ReturnValuesOnConditionCheckFailure ignored?)")}
 	}
 	rec, err := s.record(item)
 	if err != nil {
-		return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: err}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: key, Err: err}
 	}
 	switch {
 	case rec.Status == idem.StatusInProgress && rec.Owner == req.Owner:
@@ -84,5 +84,5 @@ func (s *Store) held(req idem.ClaimRequest, item map[string]types.AttributeValue
 	case rec.Status == idem.StatusCompleted, rec.Status == idem.StatusInProgress:
 		return idem.Claim{Record: rec}, nil
 	}
-	return idem.Claim{}, &idem.Error{Op: "claim", Key: key, Err: fmt.Errorf("dynamostore: the record has an unknown status %q", rec.Status)}
+	return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: key, Err: fmt.Errorf("dynamostore: the record has an unknown status %q", rec.Status)}
 }

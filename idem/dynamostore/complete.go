@@ -47,14 +47,14 @@ const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :
 // attribute and no result.
 func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
-		return &idem.Error{Op: "complete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpComplete, Err: idem.ErrNoKey}
 	}
 	writes, err := transactWrites(c.Writes)
 	if err != nil {
-		return &idem.Error{Op: "complete", Key: c.Key, Err: err}
+		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: err}
 	}
 	if err := s.checkSize(c); err != nil {
-		return &idem.Error{Op: "complete", Key: c.Key, Err: err}
+		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: err}
 	}
 	u := s.completeUpdate(c)
 	if len(writes) == 0 {
@@ -149,7 +149,7 @@ func (s *Store) completeFailed(c idem.Completion, err error) error {
 			return nil
 		}
 	}
-	return s.writeFailed("complete", c.Key, c.Owner, err)
+	return s.writeFailed(idem.OpComplete, c.Key, c.Owner, err)
 }
 
 // completedBy reports whether rec is c, already applied.

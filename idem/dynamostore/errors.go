@@ -39,7 +39,7 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	switch {
 	case throttled(err):
 		cause = fmt.Errorf("%w: %w", ErrThrottled, err)
-	case op == "complete" && itemTooLarge(err):
+	case op == idem.OpComplete && itemTooLarge(err):
 		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
 	default:
 		cause = fmt.Errorf("dynamostore: %w", err)

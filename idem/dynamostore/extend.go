@@ -19,7 +19,7 @@ import (
 func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	key, owner := e.Key, e.Owner
 	if key == "" {
-		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpExtend, Err: idem.ErrNoKey}
 	}
 	values := ownedValues(owner)
 	names := []string{phLease, phOwner, phStatus}
@@ -51,7 +51,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		return s.writeFailed("extend", key, owner, err)
+		return s.writeFailed(idem.OpExtend, key, owner, err)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // operators: Do never reads before it claims.
 func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool, err error) {
 	if key == "" {
-		return idem.Record{}, false, &idem.Error{Op: "get", Err: idem.ErrNoKey}
+		return idem.Record{}, false, &idem.Error{Op: idem.OpGet, Err: idem.ErrNoKey}
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
@@ -22,14 +22,14 @@ func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return idem.Record{}, false, s.fail("get", key, err)
+		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
 	}
 	if len(out.Item) == 0 {
 		return idem.Record{}, false, nil
 	}
 	rec, err = s.record(out.Item)
 	if err != nil {
-		return rec, true, &idem.Error{Op: "get", Key: key, Err: err}
+		return rec, true, &idem.Error{Op: idem.OpGet, Key: key, Err: err}
 	}
 	return rec, true, nil
 }

@@ -14,7 +14,7 @@ import (
 // owner still holding the record IN_PROGRESS (idem.ErrLeaseLost if not).
 func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	if key == "" {
-		return &idem.Error{Op: "release", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpRelease, Err: idem.ErrNoKey}
 	}
 	_, err := s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                           aws.String(s.table),
@@ -25,7 +25,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
-		return s.writeFailed("release", key, owner, err)
+		return s.writeFailed(idem.OpRelease, key, owner, err)
 	}
 	return nil
 }

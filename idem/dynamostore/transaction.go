@@ -46,14 +46,14 @@ func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
 func (s *Store) transactionFailed(c idem.Completion, err error) error {
 	var cancelled *types.TransactionCanceledException
 	if !errors.As(err, &cancelled) {
-		return s.writeFailed("complete", c.Key, c.Owner, err)
+		return s.writeFailed(idem.OpComplete, c.Key, c.Owner, err)
 	}
 	reasons := cancelled.CancellationReasons
 	if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
 		if rec, _ := s.record(reasons[0].Item); len(reasons[0].Item) > 0 && s.completedBy(rec, c) {
 			return nil // the transaction was applied before, its staged writes with it
 		}
-		return s.leaseLost("complete", c.Key, c.Owner, reasons[0].Item)
+		return s.leaseLost(idem.OpComplete, c.Key, c.Owner, reasons[0].Item)
 	}
 	var (
 		parts     []string
@@ -90,7 +90,7 @@ func (s *Store) transactionFailed(c idem.Completion, err error) error {
 	default:
 		cause = fmt.Errorf("dynamostore: %s: %w", why, err)
 	}
-	return &idem.Error{Op: "complete", Key: c.Key, Err: cause}
+	return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: cause}
 }
 
 // throttlingReasons are the cancellation reason codes that mean the

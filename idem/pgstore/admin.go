@@ -45,7 +45,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 		return rows.Err()
 	})
 	if err != nil {
-		return idem.ListPage{}, s.fail("list", "", err)
+		return idem.ListPage{}, s.fail(idem.OpList, "", err)
 	}
 	return page, nil
 }
@@ -54,7 +54,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 // record's status, owner and lease being those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: "delete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
 	}
 	var lease *int64
 	if !d.LeaseUntil.IsZero() {
@@ -83,7 +83,7 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 		return changed
 	})
 	if err != nil {
-		return s.fail("delete", d.Key, err)
+		return s.fail(idem.OpDelete, d.Key, err)
 	}
 	return nil
 }

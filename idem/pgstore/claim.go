@@ -21,10 +21,10 @@ const claimRaces = 3
 // Claimed.
 func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
 	if req.Key == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Err: idem.ErrNoKey}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrNoKey}
 	}
 	if req.Owner == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Key: req.Key, Err: errors.New("pgstore: empty owner")}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: req.Key, Err: errors.New("pgstore: empty owner")}
 	}
 	for range claimRaces {
 		var c idem.Claim
@@ -35,13 +35,13 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 			return err
 		})
 		if err != nil {
-			return idem.Claim{}, s.fail("claim", req.Key, err)
+			return idem.Claim{}, s.fail(idem.OpClaim, req.Key, err)
 		}
 		if !raced {
 			return c, nil
 		}
 	}
-	return idem.Claim{}, &idem.Error{Op: "claim", Key: req.Key, Err: fmt.Errorf(
+	return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: req.Key, Err: fmt.Errorf(
 		"pgstore: %d claims in a row met a concurrent claim whose record was already claimable (are the workers' clocks far apart?)", claimRaces)}
 }
 

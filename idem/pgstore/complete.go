@@ -34,11 +34,11 @@ import (
 // was.
 func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
-		return &idem.Error{Op: "complete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpComplete, Err: idem.ErrNoKey}
 	}
 	writes, err := stagedWrites(c.Writes)
 	if err != nil {
-		return &idem.Error{Op: "complete", Key: c.Key, Err: err}
+		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: err}
 	}
 	var data []byte
 	var omitted *int64
@@ -47,7 +47,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		omitted = nullable(int64(c.OmittedBytes))
 	} else {
 		if len(c.Result) > s.maxResult {
-			return &idem.Error{Op: "complete", Key: c.Key, Err: fmt.Errorf(
+			return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: fmt.Errorf(
 				"%w: %d bytes, the store's limit is %d", idem.ErrResultTooLarge, len(c.Result), s.maxResult)}
 		}
 		data = c.Result
@@ -77,7 +77,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		return nil
 	}
 	if err != nil {
-		return s.fail("complete", c.Key, err)
+		return s.fail(idem.OpComplete, c.Key, err)
 	}
 	return nil
 }

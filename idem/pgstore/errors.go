@@ -51,7 +51,7 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 		cause = err
 	case errors.As(err, &pg) && shapeCodes[pg.Code], typeMismatch(err):
 		cause = fmt.Errorf("%w: table %s: %w (create it with pgstore.CreateTable, or check it with Store.Check)", ErrTableShape, s.name, err)
-	case op == "complete" && errors.As(err, &pg) && pg.Code == "54000": // program_limit_exceeded
+	case op == idem.OpComplete && errors.As(err, &pg) && pg.Code == "54000": // program_limit_exceeded
 		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
 	case strings.HasPrefix(err.Error(), "pgstore: "):
 		cause = err

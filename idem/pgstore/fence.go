@@ -11,9 +11,9 @@ import (
 // still holding the record INPROGRESS (idem.ErrLeaseLost if not).
 func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	if key == "" {
-		return &idem.Error{Op: "release", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpRelease, Err: idem.ErrNoKey}
 	}
-	return s.fenced(ctx, "release", s.sql.release, key, owner)
+	return s.fenced(ctx, idem.OpRelease, s.sql.release, key, owner)
 }
 
 // Extend implements idem.Store with one UPDATE of the lease and the expiry
@@ -23,7 +23,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 // the expiry as it is.
 func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	if e.Key == "" {
-		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpExtend, Err: idem.ErrNoKey}
 	}
 	var lease, expiry *int64
 	if !e.LeaseUntil.IsZero() {
@@ -32,7 +32,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	if !e.ExpiresAt.IsZero() {
 		expiry = nullable(idem.ExpirySeconds(e.ExpiresAt))
 	}
-	return s.fenced(ctx, "extend", s.sql.extend, e.Key, e.Owner, lease, expiry)
+	return s.fenced(ctx, idem.OpExtend, s.sql.extend, e.Key, e.Owner, lease, expiry)
 }
 
 // fenced runs a write made by the fenced function. It is sent again only

@@ -18,7 +18,7 @@ func (s *Store) Get(ctx context.Context, key idem.Key) (idem.Record, bool, error
 		return idem.Record{}, false, nil
 	}
 	if err != nil {
-		return idem.Record{}, false, s.fail("get", key, err)
+		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
 	}
 	return rec, true, nil
 }

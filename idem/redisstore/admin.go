@@ -64,18 +64,18 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	}
 	switch s.client.(type) {
 	case *redis.ClusterClient, *redis.Ring:
-		return idem.ListPage{}, &idem.Error{Op: "list", Err: fmt.Errorf("%w: a %T spreads them over several", ErrOneServer, s.client)}
+		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: fmt.Errorf("%w: a %T spreads them over several", ErrOneServer, s.client)}
 	}
 	cursor, skip, err := parseCursor(req.Cursor)
 	if err != nil {
-		return idem.ListPage{}, &idem.Error{Op: "list", Err: err}
+		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: err}
 	}
 	pattern := globEscaper.Replace(s.prefix) + "*"
 	var page idem.ListPage
 	for {
 		found, next, err := s.client.Scan(ctx, cursor, pattern, int64(max(limit, scanCount))).Result()
 		if err != nil {
-			return idem.ListPage{}, s.fail("list", "", err)
+			return idem.ListPage{}, s.fail(idem.OpList, "", err)
 		}
 		keys := unique(found)
 		if skip < len(keys) {
@@ -109,17 +109,17 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 func (s *Store) getAll(ctx context.Context, keys []string) ([]*idem.Record, error) {
 	reply, err := getAllScript.Run(ctx, s.client, keys).Slice()
 	if err != nil {
-		return nil, s.fail("list", "", err)
+		return nil, s.fail(idem.OpList, "", err)
 	}
 	recs := make([]*idem.Record, len(keys))
 	for i, r := range reply {
 		key := idem.Key(strings.TrimPrefix(keys[i], s.prefix))
 		if r == "WRONGTYPE" {
-			return nil, &idem.Error{Op: "list", Key: key, Err: fmt.Errorf("%w: %s is not a hash", ErrKeySpace, keys[i])}
+			return nil, &idem.Error{Op: idem.OpList, Key: key, Err: fmt.Errorf("%w: %s is not a hash", ErrKeySpace, keys[i])}
 		}
 		rec, err := decodeFields(key, r)
 		if err != nil {
-			return nil, &idem.Error{Op: "list", Key: key, Err: err}
+			return nil, &idem.Error{Op: idem.OpList, Key: key, Err: err}
 		}
 		recs[i] = rec
 	}
@@ -164,7 +164,7 @@ func parseCursor(c string) (cursor uint64, skip int, err error) {
 // if its status, owner and lease are those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: "delete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
 	}
 	lease := ""
 	if !d.LeaseUntil.IsZero() {
@@ -172,7 +172,7 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	}
 	reply, err := deleteScript.Run(ctx, s.client, []string{s.Key(d.Key)}, string(d.Status), d.Owner, lease).Slice()
 	if err != nil {
-		return s.fail("delete", d.Key, err)
+		return s.fail(idem.OpDelete, d.Key, err)
 	}
 	if code, _ := reply[0].(int64); code == 1 {
 		return nil
@@ -188,5 +188,5 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 			}
 		}
 	}
-	return &idem.Error{Op: "delete", Key: d.Key, Err: changed}
+	return &idem.Error{Op: idem.OpDelete, Key: d.Key, Err: changed}
 }

@@ -16,10 +16,10 @@ import (
 // record held by its own owner, which is Claimed.
 func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
 	if req.Key == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Err: idem.ErrNoKey}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrNoKey}
 	}
 	if req.Owner == "" {
-		return idem.Claim{}, &idem.Error{Op: "claim", Key: req.Key, Err: errors.New("redisstore: empty owner")}
+		return idem.Claim{}, &idem.Error{Op: idem.OpClaim, Key: req.Key, Err: errors.New("redisstore: empty owner")}
 	}
 	lease := ""
 	if !req.LeaseUntil.IsZero() {
@@ -28,10 +28,10 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 	reply, err := claimScript.Run(ctx, s.client, []string{s.Key(req.Key)},
 		req.Owner, req.Fingerprint, req.Now.Unix(), req.Now.UnixMilli(), idem.ExpirySeconds(req.ExpiresAt), lease).Slice()
 	if err != nil {
-		return idem.Claim{}, s.fail("claim", req.Key, err)
+		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, err)
 	}
 	if len(reply) != 2 {
-		return idem.Claim{}, s.fail("claim", req.Key, fmt.Errorf("redisstore: the claim script returned %d values", len(reply)))
+		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, fmt.Errorf("redisstore: the claim script returned %d values", len(reply)))
 	}
 	code, _ := reply[0].(int64)
 	rec, err := decodeFields(req.Key, reply[1])
@@ -43,9 +43,9 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 	case code == 2:
 		return idem.Claim{Claimed: true}, nil
 	case err != nil:
-		return idem.Claim{}, s.fail("claim", req.Key, err)
+		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, err)
 	case rec == nil:
-		return idem.Claim{}, s.fail("claim", req.Key, errors.New("redisstore: the claim failed but no record came back"))
+		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, errors.New("redisstore: the claim failed but no record came back"))
 	}
 	return idem.Claim{Record: *rec}, nil
 }

@@ -26,10 +26,10 @@ import (
 // was.
 func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
-		return &idem.Error{Op: "complete", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpComplete, Err: idem.ErrNoKey}
 	}
 	if len(c.Writes) > 0 {
-		return &idem.Error{Op: "complete", Key: c.Key, Err: fmt.Errorf(
+		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: fmt.Errorf(
 			"%w: redisstore commits no staged writes (got %T)", idem.ErrUnsupportedWrite, c.Writes[0])}
 	}
 	omitted := ""
@@ -37,22 +37,22 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.OmittedBytes > 0 {
 		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, idem.EncodingRaw
 	} else if len(data) > s.maxResult {
-		return &idem.Error{Op: "complete", Key: c.Key, Err: fmt.Errorf(
+		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: fmt.Errorf(
 			"%w: %d bytes, the store's limit is %d", idem.ErrResultTooLarge, len(data), s.maxResult)}
 	}
 	if data == nil {
 		data = []byte{}
 	}
-	return s.fenced(ctx, "complete", completeScript, c.Key, c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding)
+	return s.fenced(ctx, idem.OpComplete, completeScript, c.Key, c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding)
 }
 
 // Release implements idem.Store with one script that deletes the record if
 // the owner still holds it INPROGRESS (idem.ErrLeaseLost if not).
 func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	if key == "" {
-		return &idem.Error{Op: "release", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpRelease, Err: idem.ErrNoKey}
 	}
-	return s.fenced(ctx, "release", releaseScript, key, owner)
+	return s.fenced(ctx, idem.OpRelease, releaseScript, key, owner)
 }
 
 // Extend implements idem.Store with one script that moves the lease and
@@ -62,7 +62,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 // expiry as it is.
 func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	if e.Key == "" {
-		return &idem.Error{Op: "extend", Err: idem.ErrNoKey}
+		return &idem.Error{Op: idem.OpExtend, Err: idem.ErrNoKey}
 	}
 	lease, expiry := "", ""
 	if !e.LeaseUntil.IsZero() {
@@ -71,7 +71,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	if !e.ExpiresAt.IsZero() {
 		expiry = fmt.Sprint(idem.ExpirySeconds(e.ExpiresAt))
 	}
-	return s.fenced(ctx, "extend", extendScript, e.Key, e.Owner, lease, expiry)
+	return s.fenced(ctx, idem.OpExtend, extendScript, e.Key, e.Owner, lease, expiry)
 }
 
 // fenced runs a script made with owned and maps its answer.

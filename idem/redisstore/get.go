@@ -12,14 +12,14 @@ import (
 func (s *Store) Get(ctx context.Context, key idem.Key) (idem.Record, bool, error) {
 	h, err := s.client.HGetAll(ctx, s.Key(key)).Result()
 	if err != nil {
-		return idem.Record{}, false, s.fail("get", key, err)
+		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
 	}
 	if len(h) == 0 {
 		return idem.Record{}, false, nil
 	}
 	rec, err := decode(key, h)
 	if err != nil {
-		return idem.Record{}, false, s.fail("get", key, err)
+		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
 	}
 	return rec, true, nil
 }
