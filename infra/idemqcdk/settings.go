@@ -63,7 +63,7 @@ type settings struct {
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
 	fifo, backoff, blobs                           bool
 	tracing                                        Tracing           // TracingOff, TracingOTel or TracingXRay
-	layerArn                                       string            // the collector layer's ARN; "" with tracing off
+	layerArn                                       string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
 	pollers                                        *pollerSettings   // nil: on-demand polling
 	capacity                                       *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
