@@ -35,6 +35,7 @@ var contextKeys = map[string]string{
 	"Namespace":            "idemq:namespace",
 	"DisableBackoff":       "idemq:backoff",
 	"Tracing":              "idemq:tracing",
+	"TracingLayerArn":      "idemq:tracingLayerArn",
 	"DisableBlobs":         "idemq:blobs",
 	"BlobExpiryDays":       "idemq:blobExpiryDays",
 	"BlobPrefix":           "idemq:blobPrefix",
@@ -116,7 +117,8 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
 	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
-	p.Tracing = r.boolean("Tracing")
+	p.Tracing = r.tracing()
+	p.TracingLayerArn = r.str("TracingLayerArn", contextKeys["TracingLayerArn"])
 	p.DisableBlobs = !r.booleanOr("DisableBlobs", true)
 	// 0 or "" here are values given, refused; absent, the defaults.
 	if p.BlobExpiryDays = r.integer("BlobExpiryDays"); p.BlobExpiryDays == 0 && r.get(contextKeys["BlobExpiryDays"]) != nil {
@@ -248,6 +250,29 @@ func (r *contextReader) str(field, key string) string {
 		return v
 	default:
 		r.fail(field, key, v, "a string")
+		return ""
+	}
+}
+
+// tracing reads idemq:tracing: "off", "otel" or "xray" (resolveTracing
+// checks which), or false, which cdk.json files before those values
+// spelt "off" with. true is refused: it meant active tracing alone, with
+// no spans of the worker's, which no value gives now.
+func (r *contextReader) tracing() Tracing {
+	key := contextKeys["Tracing"]
+	switch v := r.get(key).(type) {
+	case nil:
+		return ""
+	case string:
+		return Tracing(v)
+	case bool:
+		if v {
+			r.fail("Tracing", key, v, fmt.Sprintf(`%q (the worker's spans through the collector layer %s), or %q (the same, and Lambda's active tracing, which true turned on)`,
+				TracingOTel, contextKeys["TracingLayerArn"], TracingXRay))
+		}
+		return TracingOff
+	default:
+		r.fail("Tracing", key, v, fmt.Sprintf("%q, %q or %q", TracingOff, TracingOTel, TracingXRay))
 		return ""
 	}
 }

@@ -113,7 +113,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 		Role:         fd.Role,
 		LogGroup:     fd.Logs,
 		Environment:  &env,
+		Tracing:      s.activeTracing(),
 	})
+	s.trace(fd.Function, fd.Role) // traced as the worker is
 	add := func(sid string, actions []string, resource *string) {
 		fd.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid: jsii.String(sid), Actions: jsii.Strings(actions...), Resources: &[]*string{resource},

@@ -11,7 +11,7 @@ import (
 
 // newFunction is the worker function (provided.al2023 on arm64, handler
 // bootstrap) with its own role, which holds no managed policy, and its own
-// log group.
+// log group, traced as s.tracing says.
 func newFunction(scope constructs.Construct, code awslambda.Code, s settings, env map[string]*string) (awslambda.Function, awsiam.Role, awslogs.LogGroup) {
 	logs := awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{
 		Retention: awslogs.RetentionDays_ONE_MONTH,
@@ -20,10 +20,6 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 		Description: jsii.String("idemq worker: its record table, its queue and its log group, nothing else."),
 	})
-	tracing := awslambda.Tracing_DISABLED
-	if s.tracing {
-		tracing = awslambda.Tracing_ACTIVE
-	}
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 		Architecture: awslambda.Architecture_ARM_64(),
@@ -34,8 +30,9 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 		Role:         role,
 		LogGroup:     logs,
 		Environment:  &env,
-		Tracing:      tracing,
+		Tracing:      s.activeTracing(),
 	})
+	s.trace(fn, role)
 	return fn, role, logs
 }
 

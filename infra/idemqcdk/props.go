@@ -161,11 +161,25 @@ type WorkerProps struct {
 	// leading '/', no empty segment, no '*'), not a token. Only with the
 	// bucket. Defaults to DefaultBlobPrefix.
 	BlobPrefix string
-	// Tracing turns on AWS X-Ray active tracing for the function: Lambda
-	// records each invocation and the function may send segments
-	// (xray:PutTraceSegments, xray:PutTelemetryRecords, which X-Ray grants
-	// on no narrower resource than "*"). Defaults to false.
-	Tracing bool
+	// Tracing traces the function (docs/tracing.md): with TracingOTel or
+	// TracingXRay it is given EnvTracing, the collector layer
+	// TracingLayerArn, and may send to X-Ray, where the layer's collector
+	// exports by default (xray:PutTraceSegments, xray:PutTelemetryRecords,
+	// which X-Ray grants on no narrower resource than "*"); TracingXRay
+	// also turns on its active tracing, so Lambda samples invocations and
+	// each batch's span continues the invocation's trace. With FrontDoor,
+	// the front door's function is given the same. Defaults to TracingOff
+	// (also ""): none of it.
+	Tracing Tracing
+	// TracingLayerArn is the ARN of a Lambda layer version holding the
+	// OpenTelemetry collector, AWS's ADOT collector layer for arm64 (the
+	// functions' architecture) in the stack's region:
+	// arn:aws:lambda:REGION:901920570463:layer:aws-otel-collector-arm64-ver-X-Y-Z:N.
+	// Checked at synth for a layer version ARN's shape, and refused if its
+	// name says another architecture (amd64, x86_64); a token (a value
+	// known only at deployment) is passed unchecked. Required with
+	// Tracing on; with it off, checked and unused. Defaults to empty.
+	TracingLayerArn string
 	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
 	// is the model provider's API key. The function may read it (the
 	// secret's GrantRead) and is given its complete ARN as

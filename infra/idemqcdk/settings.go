@@ -61,7 +61,9 @@ func (p *WorkerProps) Check() error {
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
 	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
-	fifo, backoff, tracing, blobs                  bool
+	fifo, backoff, blobs                           bool
+	tracing                                        Tracing           // TracingOff, TracingOTel or TracingXRay
+	layerArn                                       string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
 	pollers                                        *pollerSettings   // nil: on-demand polling
 	capacity                                       *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
@@ -118,7 +120,6 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		concurrency: or(p.MaxConcurrency, DefaultMaxConcurrency),
 		fifo:        p.FIFO,
 		backoff:     !p.DisableBackoff,
-		tracing:     p.Tracing,
 		blobs:       !p.DisableBlobs,
 	}
 	bad := func(field, format string, args ...any) error {
@@ -213,6 +214,9 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		}
 	}
 	if err := s.resolveBlobs(p, label); err != nil {
+		return s, err
+	}
+	if err := s.resolveTracing(p, label); err != nil {
 		return s, err
 	}
 

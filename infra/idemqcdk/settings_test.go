@@ -135,17 +135,6 @@ func TestNoBackoff(t *testing.T) {
 	})
 }
 
-// TestTracing checks that idemq:tracing turns on X-Ray active tracing,
-// with the X-Ray grants Lambda needs and no others added.
-func TestTracing(t *testing.T) {
-	tpl := synth(t, map[string]any{"idemq:tracing": true})
-	check(t, "tracing", func() {
-		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{"TracingConfig": obj{"Mode": "Active"}})
-	})
-	xray := obj{"Effect": "Allow", "Action": arr{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, "Resource": "*"}
-	wantGrants(t, tpl, resourceIDs(t, tpl), true, xray)
-}
-
 // TestFIFO checks that both queues are FIFO queues.
 func TestFIFO(t *testing.T) {
 	tpl := synth(t, map[string]any{"idemq:fifo": true})
