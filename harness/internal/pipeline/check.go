@@ -140,7 +140,23 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 		}
 	}
 	r.checkBackoff(rep)
+	checkClasses(rep)
 	return nil
+}
+
+// checkClasses asserts the function's counts add up as its metrics
+// promise (the dashboard stacks them): executed = fresh + took over;
+// replayed = stored replays + copies + cache hits = provider calls
+// avoided.
+func checkClasses(rep *Report) {
+	w := rep.Worker
+	if w.Executed != w.Fresh+w.TookOver {
+		rep.violate("the function counted %d executed, but %d fresh + %d took over", w.Executed, w.Fresh, w.TookOver)
+	}
+	if parts := w.StoredReplays + w.Copies + w.CacheHits; w.Replayed != parts || w.ProviderCallsAvoided != parts {
+		rep.violate("the function counted %d replayed and %d provider calls avoided, but %d stored replays + %d copies + %d cache hits",
+			w.Replayed, w.ProviderCallsAvoided, w.StoredReplays, w.Copies, w.CacheHits)
+	}
 }
 
 // checkOrder asserts FIFO's order: in each message group, the keys' first

@@ -39,8 +39,8 @@ func (rep *Report) Summary() string {
 		fmt.Fprintf(&b, "    invocation error: %s\n", e)
 	}
 	w := rep.Worker
-	fmt.Fprintf(&b, "  function: executed %d, replayed %d, in-progress retries %d, took over %d, failed %d, skipped %d\n",
-		w.Executed, w.Replayed, w.InProgress, w.TookOver, w.Failed, w.Skipped)
+	fmt.Fprintf(&b, "  function: executed %d (fresh %d, took over %d), replayed %d (stored %d, copies %d, cache hits %d), in-progress retries %d, failed %d, skipped %d\n",
+		w.Executed, w.Fresh, w.TookOver, w.Replayed, w.StoredReplays, w.Copies, w.CacheHits, w.InProgress, w.Failed, w.Skipped)
 	fmt.Fprintf(&b, "  provider calls %d for %d keys: %d duplicate (%d after an instance died with the answer)\n",
 		rep.ProviderCalls, rep.Keys, rep.DuplicateCalls, rep.LostWorkCalls)
 	if bo := rep.Backoff; bo != nil {

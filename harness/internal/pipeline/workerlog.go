@@ -17,6 +17,14 @@ type WorkerCounts struct {
 	Skipped    int `json:"skipped"`
 	TookOver   int `json:"took_over"`
 	BackedOff  int `json:"backed_off"` // in progress, and its visibility changed
+	// The handler's finer classes (handler/metrics.go): Fresh + TookOver
+	// make Executed; StoredReplays + Copies + CacheHits make Replayed,
+	// and ProviderCallsAvoided counts each.
+	Fresh                int `json:"fresh"`
+	StoredReplays        int `json:"stored_replays"`
+	Copies               int `json:"copies"`
+	CacheHits            int `json:"cache_hits"`
+	ProviderCallsAvoided int `json:"provider_calls_avoided"`
 }
 
 // ParseWorkerLog reads the summary lines out of a worker's output; other
@@ -34,14 +42,8 @@ func ParseWorkerLog(out string) WorkerCounts {
 		if json.Unmarshal([]byte(line), &c) != nil {
 			continue
 		}
-		total.Batches++
-		total.Executed += c.Executed
-		total.Replayed += c.Replayed
-		total.InProgress += c.InProgress
-		total.Failed += c.Failed
-		total.Skipped += c.Skipped
-		total.TookOver += c.TookOver
-		total.BackedOff += c.BackedOff
+		c.Batches = 1
+		total.add(c)
 	}
 	return total
 }
@@ -55,4 +57,9 @@ func (c *WorkerCounts) add(o WorkerCounts) {
 	c.Skipped += o.Skipped
 	c.TookOver += o.TookOver
 	c.BackedOff += o.BackedOff
+	c.Fresh += o.Fresh
+	c.StoredReplays += o.StoredReplays
+	c.Copies += o.Copies
+	c.CacheHits += o.CacheHits
+	c.ProviderCallsAvoided += o.ProviderCallsAvoided
 }

@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/idem/memstore"
+)
+
+// ParseWorkerLog reads the handler's own summary lines: the classes the
+// pipeline checks (checkClasses) come out under the names the handler
+// writes, and add up.
+func TestParseWorkerLog(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&out, nil))
+	store, err := memstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte("ok"), nil },
+		handler.WithNamespace("workerlog"), handler.WithLogger(logger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := handlertest.JSONMessage("m-a", map[string]string{"idempotency_key": "a"})
+	b := handlertest.JSONMessage("m-b", map[string]string{"idempotency_key": "b"})
+	// Batch 1: a and b fresh, a copy of a. Batch 2: a replayed from the store.
+	for _, ev := range []events.SQSEvent{handlertest.Event(a, b, handlertest.Duplicate(a)), handlertest.Event(handlertest.Redelivery(a))} {
+		if _, err := h(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ParseWorkerLog(out.String())
+	want := WorkerCounts{Batches: 2, Executed: 2, Fresh: 2, Replayed: 2, Copies: 1, StoredReplays: 1, ProviderCallsAvoided: 2}
+	if got != want {
+		t.Errorf("ParseWorkerLog: %+v\nwant %+v\nfrom:\n%s", got, want, out.String())
+	}
+	rep := &Report{Worker: got}
+	checkClasses(rep)
+	if len(rep.Violations) != 0 {
+		t.Errorf("checkClasses on the handler's own counts: %v", rep.Violations)
+	}
+	rep = &Report{Worker: WorkerCounts{Executed: 3, Fresh: 2}}
+	if checkClasses(rep); len(rep.Violations) == 0 {
+		t.Error("checkClasses passed 3 executed as 2 fresh + 0 took over")
+	}
+}
