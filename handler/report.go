@@ -58,6 +58,9 @@ func (b *batch) reportFailure(rec *record) {
 	op, cause := rec.fate.cause()
 	err := &RecordError{MessageID: rec.msg.MessageId, Key: rec.key, Op: op, Err: cause}
 	level, attrs := slog.LevelWarn, []slog.Attr{slog.String("message_id", rec.msg.MessageId), slog.String("key", string(rec.key))}
+	if op != "" {
+		attrs = append(attrs, slog.String("op", string(op)))
+	}
 	if errors.Is(cause, ErrInProgress) {
 		level, attrs = slog.LevelInfo, append(attrs, slog.Time("lease_until", rec.fate.leaseUntil))
 	}

@@ -2,11 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/idem"
 )
 
 // Report is what one run did, and what it broke.
@@ -40,9 +43,13 @@ type Report struct {
 	// take-over paid again. Up to one per such batch, they are not
 	// violations.
 	LostWorkCalls int
-	Unanswered    int // keys never called and not dead-lettered
-	DeadLetters   []DeadLetter
-	Records       map[string]int // records by status at the end (idemq)
+	// NotStoredCalls are duplicate calls of keys whose result a worker
+	// computed but could not store (the store failed the completion,
+	// after its retries): the next delivery runs the work again.
+	NotStoredCalls int
+	Unanswered     int // keys never called and not dead-lettered
+	DeadLetters    []DeadLetter
+	Records        map[string]int // records by status at the end (idemq)
 
 	// FIFO runs: the message groups, the producer's re-sends with the
 	// first send's deduplication id that the queue dropped (and kept: each
@@ -115,12 +122,16 @@ func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, e
 		rep.DeadLetters = append(rep.DeadLetters, DeadLetter{MessageID: m.MessageId, Key: k, Reason: stats.LastFailure[m.MessageId]})
 	}
 	sort.Slice(rep.DeadLetters, func(i, j int) bool { return rep.DeadLetters[i].MessageID < rep.DeadLetters[j].MessageID })
+	if r.naive == nil {
+		r.notStored = r.notStoredResults()
+	}
 	for _, q := range r.reqs {
 		n := rep.Calls[q.Key]
 		rep.ProviderCalls += n
 		if n > 1 {
 			rep.DuplicateCalls += n - 1
 			rep.LostWorkCalls += min(n-1, r.lostWork[q.Key])
+			rep.NotStoredCalls += min(n-1-min(n-1, r.lostWork[q.Key]), r.notStored[q.Key])
 		}
 		if n == 0 && !deadKeys[q.Key] {
 			rep.Unanswered++
@@ -139,4 +150,44 @@ func (rep *Report) OK() bool { return len(rep.Violations) == 0 }
 
 func (rep *Report) violate(format string, args ...any) {
 	rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
+}
+
+// notStoredResults counts, per key, the records the workers reported
+// because the work ran but its result could not be stored (countNotStored).
+// The next delivery runs the work again: one provider call more per such
+// report, as the simulation allows one after a refused completion.
+func (r *runner) notStoredResults() map[string]int {
+	byRecordKey := make(map[string]string, len(r.reqs))
+	for _, q := range r.reqs {
+		byRecordKey[string(clientKey(q.Key))] = q.Key
+	}
+	out := map[string]int{}
+	for _, in := range r.instances {
+		countNotStored(in.Logs(), byRecordKey, out)
+	}
+	for _, p := range r.consumerProcs() {
+		countNotStored(p.Logs(), byRecordKey, out)
+	}
+	return out
+}
+
+// countNotStored adds to out, per key (byRecordKey maps a record's key to
+// it), the "idemq: record comes back" lines of logs whose op is
+// "complete" or "offload": the work ran, and the store or the bucket
+// failed to keep its result after their own retries.
+func countNotStored(logs string, byRecordKey map[string]string, out map[string]int) {
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, `"idemq: record comes back"`) {
+			continue
+		}
+		var l struct {
+			Key string `json:"key"`
+			Op  string `json:"op"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && (l.Op == string(idem.OpComplete) || l.Op == string(idem.OpOffload)) {
+			if k, ok := byRecordKey[l.Key]; ok {
+				out[k]++
+			}
+		}
+	}
 }

@@ -50,6 +50,7 @@ type runner struct {
 	mu          sync.Mutex
 	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
 	lostWork    map[string]int  // per key, the batches holding it whose instance died during them
+	notStored   map[string]int  // per key, the results computed but not stored (notStoredResults)
 	errs        []string        // the first invocation errors
 
 	// The FIFO producer's: first message id per key, re-sends with the

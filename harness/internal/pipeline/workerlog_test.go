@@ -3,13 +3,17 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 )
 
@@ -50,5 +54,45 @@ func TestParseWorkerLog(t *testing.T) {
 	rep = &Report{Worker: WorkerCounts{Executed: 3, Fresh: 2}}
 	if checkClasses(rep); len(rep.Violations) == 0 {
 		t.Error("checkClasses passed 3 executed as 2 fresh + 0 took over")
+	}
+}
+
+// failingComplete is a store whose completions fail, as a store
+// unreachable after the work is.
+type failingComplete struct{ *memstore.Store }
+
+func (failingComplete) Complete(context.Context, idem.Completion) error {
+	return errors.New("store unreachable")
+}
+
+// countNotStored finds, in the handler's own log, the records whose work
+// ran but whose result was not stored, and only those.
+func TestCountNotStored(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	store, err := memstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := handler.New(failingComplete{store}, func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		if strings.Contains(m.Body, "boom") {
+			return nil, errors.New("the work failed")
+		}
+		return []byte("ok"), nil
+	}, handler.WithNamespace(Namespace), handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := handlertest.Event(
+		handlertest.JSONMessage("m-a", map[string]string{"idempotency_key": "a"}),
+		handlertest.JSONMessage("m-b", map[string]string{"idempotency_key": "b", "prompt": "boom"}),
+	)
+	if _, err := h(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	countNotStored(out.String(), map[string]string{string(clientKey("a")): "a", string(clientKey("b")): "b"}, got)
+	if want := map[string]int{"a": 1}; !maps.Equal(got, want) {
+		t.Errorf("countNotStored: %v, want %v (b's work failed: nothing computed)\n%s", got, want, out.String())
 	}
 }
