@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/queue"
 )
 
@@ -20,15 +20,15 @@ import (
 // and IDEMQ_BLOB_PREFIX with its result bucket.
 const (
 	envMode         = "IDEMQ_MODE"                    // "worker" (the default), "frontdoor" (lambda/frontdoor.go) or "dispatch" (lambda/dispatch.go)
-	envTable        = "IDEMQ_TABLE"                   // DynamoDB table name; required with the dynamodb store
+	envTable        = storeenv.Table                  // the store's table; required with the dynamodb and postgres stores
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
 	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
 	envBackoff      = "IDEMQ_BACKOFF"                 // "false" turns the in-progress back-off through SQS off; default on
 	envProviderURL  = "IDEMQ_PROVIDER_URL"            // OpenAI-compatible base URL; required
 	envLease        = "IDEMQ_LEASE"                   // Go duration; default: from the invocation's deadline
-	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT"       // DynamoDB endpoint URL, for DynamoDB Local
-	envStore        = "IDEMQ_STORE"                   // "dynamodb" (default), "postgres", "redis" or "memory" (local runs)
-	envStoreURL     = "IDEMQ_STORE_URL"               // connection URL of the postgres or redis store
+	envEndpoint     = storeenv.DynamoDBEndpoint       // DynamoDB endpoint URL, for DynamoDB Local
+	envStore        = storeenv.Store                  // "dynamodb" (default), "postgres", "redis" or "memory" (local runs)
+	envStoreURL     = storeenv.StoreURL               // connection URL of the postgres or redis store
 	envNamespace    = "IDEMQ_NAMESPACE"               // key namespace; default the function's name
 	envAPIKey       = "IDEMQ_PROVIDER_API_KEY"        // bearer token for the provider; optional
 	envAPIKeySecret = "IDEMQ_PROVIDER_API_KEY_SECRET" // Secrets Manager secret (name or ARN) holding the bearer token; optional
@@ -39,16 +39,15 @@ const (
 	envHeartbeat    = "IDEMQ_HEARTBEAT"               // Go duration; extend a running record's lease this often; needs IDEMQ_LEASE; default off
 	envCompress     = "IDEMQ_COMPRESS_ABOVE"          // bytes above which results are stored gzipped, or "off"; default idem.DefaultCompressAbove
 	envQueue        = "IDEMQ_QUEUE"                   // the queue's settings as JSON (queue.Settings); the expiry and lease are checked against them; default unchecked
-	envBlobBucket   = "IDEMQ_BLOB_BUCKET"             // S3 bucket for results above IDEMQ_OFFLOAD_ABOVE; unset: no offload
-	envBlobPrefix   = "IDEMQ_BLOB_PREFIX"             // object key prefix in IDEMQ_BLOB_BUCKET; default defaultBlobPrefix
+	envBlobBucket   = storeenv.BlobBucket             // S3 bucket for results above IDEMQ_OFFLOAD_ABOVE; unset: no offload
+	envBlobPrefix   = storeenv.BlobPrefix             // object key prefix in IDEMQ_BLOB_BUCKET; default defaultBlobPrefix
 	envOffloadAbove = "IDEMQ_OFFLOAD_ABOVE"           // stored size in bytes above which results go to the bucket; default idem.DefaultOffloadAbove
-	envS3Endpoint   = "IDEMQ_S3_ENDPOINT"             // S3 endpoint URL (path-style), for a local S3 server
+	envS3Endpoint   = storeenv.S3Endpoint             // S3 endpoint URL (path-style), for a local S3 server
 )
 
 // defaultBlobPrefix is the object key prefix when IDEMQ_BLOB_BUCKET is set
-// and IDEMQ_BLOB_PREFIX is not; the CDK stack's lifecycle rule expires
-// objects under the prefix it passes.
-const defaultBlobPrefix = "idemq/"
+// and IDEMQ_BLOB_PREFIX is not.
+const defaultBlobPrefix = storeenv.DefaultBlobPrefix
 
 // config is the worker's configuration, read from the environment once at
 // start-up.
@@ -101,11 +100,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 	default:
 		return config{}, fmt.Errorf("%s=%q: want %s (the default), %s or %s", envMode, mode, modeWorker, modeFrontDoor, modeDispatch)
 	}
+	st := storeenv.Read(getenv)
 	c := config{
-		store:        strings.ToLower(getenv(envStore)),
-		storeURL:     getenv(envStoreURL),
-		table:        getenv(envTable),
-		endpoint:     getenv(envEndpoint),
+		store:        st.Store,
+		storeURL:     st.URL,
+		table:        st.Table,
+		endpoint:     st.DynamoDBEndpoint,
 		keyField:     getenv(envKeyField),
 		providerURL:  getenv(envProviderURL),
 		apiKey:       getenv(envAPIKey),
@@ -123,7 +123,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.endpoint != "" {
 		if err := checkURL(c.endpoint); err != nil {
-			bad("%s: %v", showVar(envEndpoint, c.endpoint), err)
+			bad("%s: %v", storeenv.ShowVar(envEndpoint, c.endpoint), err)
 		}
 	}
 	var err error
@@ -171,7 +171,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, envBackoff)
 		default:
 			if err := checkURL(v.value); err != nil {
-				bad("%s: %v", showVar(v.name, v.value), err)
+				bad("%s: %v", storeenv.ShowVar(v.name, v.value), err)
 			}
 		}
 	}
@@ -182,7 +182,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		bad("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", envProviderURL)
 	default:
 		if err := checkURL(c.providerURL); err != nil {
-			bad("%s: %v", showVar(envProviderURL, c.providerURL), err)
+			bad("%s: %v", storeenv.ShowVar(envProviderURL, c.providerURL), err)
 		}
 	}
 	if c.apiKey != "" && c.apiKeySecret != "" {
@@ -192,38 +192,20 @@ func loadConfig(getenv func(string) string) (config, error) {
 }
 
 // checkStore defaults and checks the store's variables (IDEMQ_STORE,
-// IDEMQ_STORE_URL, IDEMQ_TABLE) in c.
+// IDEMQ_STORE_URL, IDEMQ_TABLE) in c, as storeenv does.
 func checkStore(c *config) []error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	st := c.storeSettings()
+	err := st.Check()
+	c.store = st.Store
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}
 
-	switch c.store {
-	case "":
-		c.store = "dynamodb"
-		fallthrough
-	case "dynamodb":
-		if c.table == "" {
-			bad("%s is required: the name of the DynamoDB idempotency table", envTable)
-		}
-	case "postgres":
-		if c.table == "" {
-			bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", envTable, envStore)
-		}
-		if err := checkStoreURL(c.storeURL, "postgres", "postgresql"); err != nil {
-			bad("%v; want a postgres:// URL with %s=postgres", err, envStore)
-		}
-	case "redis":
-		if err := checkStoreURL(c.storeURL, "redis", "rediss"); err != nil {
-			bad("%v; want a redis:// or rediss:// URL with %s=redis", err, envStore)
-		}
-	case "memory":
-	default:
-		bad("%s=%q: want dynamodb, postgres, redis or memory", envStore, c.store)
-	}
-	if c.storeURL != "" && c.store != "postgres" && c.store != "redis" {
-		bad("%s is set but %s is %s: only the postgres and redis stores take a URL", envStoreURL, envStore, c.store)
-	}
-	return errs
+// storeSettings are the store's settings in c.
+func (c config) storeSettings() storeenv.Settings {
+	return storeenv.Settings{Store: c.store, Table: c.table, URL: c.storeURL, DynamoDBEndpoint: c.endpoint}
 }
 
 // checkBlobs reads the blob store's variables (IDEMQ_BLOB_BUCKET,
@@ -258,7 +240,7 @@ func checkBlobs(c *config, getenv func(string) string) []error {
 	}
 	if endpoint != "" {
 		if err := checkURL(endpoint); err != nil {
-			bad("%s: %v", showVar(envS3Endpoint, endpoint), err)
+			bad("%s: %v", storeenv.ShowVar(envS3Endpoint, endpoint), err)
 		}
 		c.s3Endpoint = endpoint
 	}
@@ -292,36 +274,6 @@ func checkURL(s string) error {
 		return errors.New("want an absolute http(s) URL")
 	}
 	return nil
-}
-
-// checkStoreURL accepts a URL of one of schemes, as pgx and go-redis read
-// it. Its error names envStoreURL and shows the value with its password
-// hidden, or not at all (showVar): a store URL holds the store's password.
-func checkStoreURL(s string, schemes ...string) error {
-	if s == "" {
-		return fmt.Errorf("%s is required", envStoreURL)
-	}
-	var why string
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		why = "not a valid URL (percent-encode the reserved characters @ : / ? # in the user name and password)"
-	case u.Scheme == "" || u.Host == "" || u.Opaque != "":
-		why = "not a URL with a scheme and a host (a key=value connection string is not taken)"
-	case !slices.Contains(schemes, s[:len(u.Scheme)]):
-		why = fmt.Sprintf("the scheme is %q", s[:len(u.Scheme)])
-		if slices.Contains(schemes, u.Scheme) {
-			why += ", which must be written in lower case"
-		}
-	default:
-		if _, ok := redactURL(s); !ok {
-			why = "an '@' outside the user information (percent-encode @ : / ? # in the user name and password, and an '@' elsewhere as %40)"
-		}
-	}
-	if why == "" {
-		return nil
-	}
-	return fmt.Errorf("%s: %s", showVar(envStoreURL, s), why)
 }
 
 // checkClaim reads IDEMQ_QUEUE into c and checks the claim's settings

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 // The variables of consumer mode: with IDEMQ_CONSUMER_QUEUE_URL set the
@@ -58,7 +59,7 @@ func checkConsumer(c *config, getenv func(string) string) []error {
 		return errs
 	}
 	if err := checkURL(cc.queueURL); err != nil {
-		bad("%s: %v", showVar(envConsumerQueueURL, cc.queueURL), err)
+		bad("%s: %v", storeenv.ShowVar(envConsumerQueueURL, cc.queueURL), err)
 	}
 	var err error
 	for _, d := range []struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 // The variables of dispatch mode (IDEMQ_MODE=dispatch): the worker starts
@@ -77,7 +78,7 @@ func loadDispatch(getenv func(string) string) (config, error) {
 			continue
 		}
 		if err := checkURL(v.value); err != nil {
-			bad("%s: %v", showVar(v.name, v.value), err)
+			bad("%s: %v", storeenv.ShowVar(v.name, v.value), err)
 		}
 	}
 	return c, errors.Join(errs...)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/producer"
 )
 
@@ -83,7 +84,7 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 	if fc.queueURL == "" {
 		bad("%s is required with %s: the URL of the worker's queue", envFrontQueueURL, frontDoorModeUsage)
 	} else if err := checkURL(fc.queueURL); err != nil {
-		bad("%s: %v", showVar(envFrontQueueURL, fc.queueURL), err)
+		bad("%s: %v", storeenv.ShowVar(envFrontQueueURL, fc.queueURL), err)
 	}
 	if c.namespace == "" {
 		bad("%s is required with %s: the worker's namespace, under which the front door reads its records", envNamespace, frontDoorModeUsage)

@@ -16,14 +16,13 @@ require (
 	github.com/idemq/idemq/durable v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/internal/storeenv v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/collector/pdata v1.71.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -53,12 +52,14 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/go-version v1.9.0 // indirect
+	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/collector/featuregate v1.71.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
@@ -88,4 +89,5 @@ replace (
 	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
 	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
 	github.com/idemq/idemq/internal/redistest => ../internal/redistest
+	github.com/idemq/idemq/internal/storeenv => ../internal/storeenv
 )

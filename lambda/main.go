@@ -112,21 +112,16 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/s3blob"
+	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/queue"
 )
 
@@ -195,7 +190,7 @@ func start(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	}
 	p, err := wire(ctx, cfg, logger, awsOpts...)
 	if err != nil {
-		return program{}, redacted{err: err, msg: hideSecrets(err.Error(), cfg.storeURL)}
+		return program{}, storeenv.Redact(err, cfg.storeURL)
 	}
 	return p, nil
 }
@@ -244,65 +239,25 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 			return program{}, err
 		}
 	}
-	var (
-		store idem.Store
-		err   error
-	)
-	switch cfg.store {
-	case "postgres":
-		pc, err := pgPoolConfig(cfg.storeURL, conns)
-		if err != nil {
-			return program{}, storeURLError(cfg.storeURL, err)
-		}
-		pool, err := pgxpool.NewWithConfig(ctx, pc)
-		if err != nil {
-			return program{}, storeURLError(cfg.storeURL, err)
-		}
-		pg, err := pgstore.New(pool, cfg.table)
-		if err != nil {
-			pool.Close()
-			return program{}, settingError(err)
-		}
+	if cfg.store == storeenv.Memory {
+		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
+	}
+	store, closeStore, err := storeenv.Open(ctx, cfg.storeSettings(), storeenv.WithConnections(conns),
+		storeenv.WithAWS(func(context.Context) (aws.Config, error) { return awsCfg, nil }))
+	if err != nil {
+		return program{}, settingError(err)
+	}
+	if pg, ok := store.(*pgstore.Store); ok {
 		// Only a look at the catalog: creating the table needs DDL rights
 		// and takes locks, which is a migration's business, not every
 		// cold start's.
 		if err := pg.Check(ctx); err != nil {
-			pool.Close()
+			closeStore()
 			err = fmt.Errorf("%s=%s on %s: %w", envTable, cfg.table, envStoreURL, err)
 			if errors.Is(err, pgstore.ErrTableShape) {
 				err = fmt.Errorf("%w; %s", err, migrateHint)
 			}
 			return program{}, err
-		}
-		store = pg
-	case "redis":
-		opts, err := redis.ParseURL(cfg.storeURL)
-		if err != nil {
-			return program{}, storeURLError(cfg.storeURL, err)
-		}
-		opts.PoolSize = max(opts.PoolSize, conns)
-		var ropts []redisstore.Option
-		if cfg.table != "" {
-			ropts = append(ropts, redisstore.WithPrefix(cfg.table+":"))
-		}
-		client := redis.NewClient(opts)
-		if store, err = redisstore.New(client, ropts...); err != nil {
-			_ = client.Close()
-			return program{}, settingError(err)
-		}
-	case "memory":
-		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", cfg.store)
-		if store, err = memstore.New(); err != nil {
-			return program{}, settingError(err)
-		}
-	default:
-		client := dynamodb.NewFromConfig(awsCfg, dynamostore.KeepConnections(conns), func(o *dynamodb.Options) {
-			if cfg.endpoint != "" {
-				o.BaseEndpoint = aws.String(cfg.endpoint)
-			}
-		})
-		if store, err = dynamostore.New(client, cfg.table); err != nil {
-			return program{}, settingError(err)
 		}
 	}
 

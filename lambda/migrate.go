@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 // migrateHint says how to create the PostgreSQL table the worker only
@@ -23,24 +23,24 @@ const migrateHint = "the worker does not create or change its table: run the mig
 // with pgstore.CreateTable, and checks its shape. It reads no other
 // variable. Its error never holds the store's password.
 func migrate(ctx context.Context, getenv func(string) string, out io.Writer) error {
-	c := config{store: strings.ToLower(getenv(envStore)), storeURL: getenv(envStoreURL), table: getenv(envTable)}
-	errs := checkStore(&c)
-	if c.store != "postgres" {
+	c, err := storeenv.Load(getenv)
+	errs := []error{err}
+	if c.Store != storeenv.Postgres {
 		errs = append(errs, fmt.Errorf("-migrate creates the PostgreSQL table of records: set %s=postgres (%s is %s; the DynamoDB table is the CDK stack's, Redis and memory need none)",
-			envStore, envStore, c.store))
+			envStore, envStore, c.Store))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("bad configuration:\n%w", err)
 	}
-	pool, err := pgxpool.New(ctx, c.storeURL)
+	pool, err := pgxpool.New(ctx, c.URL)
 	if err != nil {
-		return storeURLError(c.storeURL, err)
+		return storeenv.URLError(c.URL, err)
 	}
 	defer pool.Close()
-	if err := pgstore.CreateTable(ctx, pool, c.table); err != nil {
-		err = fmt.Errorf("%s=%s: %w", envTable, c.table, err)
-		return redacted{err: err, msg: hideSecrets(err.Error(), c.storeURL)}
+	if err := pgstore.CreateTable(ctx, pool, c.Table); err != nil {
+		err = fmt.Errorf("%s=%s: %w", envTable, c.Table, err)
+		return storeenv.Redact(err, c.URL)
 	}
-	_, err = fmt.Fprintf(out, "idemq worker: table %s is ready: it has the store's shape (pgstore.Schema)\n", c.table)
+	_, err = fmt.Fprintf(out, "idemq worker: table %s is ready: it has the store's shape (pgstore.Schema)\n", c.Table)
 	return err
 }

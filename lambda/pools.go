@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
@@ -52,30 +49,6 @@ func (c config) connections() int {
 		return batches * min(records, 10)
 	}
 	return max(c.invocations, 1) * records
-}
-
-// pgPoolConfig parses the postgres store's URL and sizes its pool to conns
-// connections, unless the URL sets pool_max_conns: PostgreSQL's own
-// max_connections (100 by default) is shared by every worker, so an
-// operator who has counted them has the last word. Without either the pool
-// would hold pgxpool's default, max(4, CPUs), and the records of a batch
-// would queue for it.
-func pgPoolConfig(storeURL string, conns int) (*pgxpool.Config, error) {
-	pc, err := pgxpool.ParseConfig(storeURL)
-	if err != nil {
-		return nil, err
-	}
-	u, err := url.Parse(storeURL)
-	if err != nil {
-		return nil, err
-	}
-	if !u.Query().Has("pool_max_conns") {
-		if conns > 1<<31-1 {
-			return nil, fmt.Errorf("%d connections are more than a pool can hold", conns)
-		}
-		pc.MaxConns = int32(conns)
-	}
-	return pc, nil
 }
 
 // keepConnections returns hc keeping up to n idle connections per host,

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 func TestMaxConcurrency(t *testing.T) {
@@ -47,7 +49,7 @@ func TestConnectionsPerInvocationsAndRecords(t *testing.T) {
 
 func TestPostgresPoolSize(t *testing.T) {
 	t.Parallel()
-	pc, err := pgPoolConfig("postgres://idemq@127.0.0.1:5432/idemq", 200)
+	pc, err := storeenv.PostgresPoolConfig("postgres://idemq@127.0.0.1:5432/idemq", 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestPostgresPoolSize(t *testing.T) {
 		t.Errorf("pool of %d connections, want 200 (invocations × records)", pc.MaxConns)
 	}
 	// The operator's bound stands: PostgreSQL's max_connections is shared.
-	if pc, err = pgPoolConfig("postgres://idemq@127.0.0.1:5432/idemq?pool_max_conns=20", 200); err != nil || pc.MaxConns != 20 {
+	if pc, err = storeenv.PostgresPoolConfig("postgres://idemq@127.0.0.1:5432/idemq?pool_max_conns=20", 200); err != nil || pc.MaxConns != 20 {
 		t.Errorf("pool_max_conns=20: %v, %v; want 20", pc.MaxConns, err)
 	}
 }

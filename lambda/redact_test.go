@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -25,7 +27,7 @@ func TestRedactURL(t *testing.T) {
 		{"postgres:u:pw@h", ""},           // opaque
 		{"", ""},
 	} {
-		got, ok := redactURL(c.in)
+		got, ok := storeenv.RedactURL(c.in)
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("redactURL(%q) = %q, %v; want %q", c.in, got, ok, c.want)
 		}

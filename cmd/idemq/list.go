@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
 // listFlags are the flags of list and stuck.
@@ -78,7 +79,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 		return exitUsage
 	}
 	defer closeStore()
-	if e.storeName() == "dynamodb" {
+	if e.store == storeenv.DynamoDB {
 		fmt.Fprintf(e.stderr, "%s: scan: reads the whole table %s, billed by the size of every item it reads\n", fs.Name(), e.table)
 	}
 	page, err := st.List(ctx, req)

@@ -3,30 +3,29 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
-// The environment variables the command reads: the worker's (lambda/
-// config.go reads the same names; the command restates them, as a main
-// package of its own), and the AWS SDK's.
+// The environment variables the command reads: the worker's (the store's
+// are internal/storeenv's, which the worker reads them with; the others
+// lambda/config.go reads under the same names), and the AWS SDK's.
 const (
-	envStore        = "IDEMQ_STORE"             // dynamodb (default), postgres or redis
-	envTable        = "IDEMQ_TABLE"             // DynamoDB or PostgreSQL table; key prefix on Redis
-	envStoreURL     = "IDEMQ_STORE_URL"         // postgres:// or redis:// URL
-	envEndpoint     = "IDEMQ_DYNAMODB_ENDPOINT" // DynamoDB endpoint, for DynamoDB Local
+	envStore        = storeenv.Store            // dynamodb (default), postgres or redis
+	envTable        = storeenv.Table            // DynamoDB or PostgreSQL table; key prefix on Redis
+	envStoreURL     = storeenv.StoreURL         // postgres:// or redis:// URL
+	envEndpoint     = storeenv.DynamoDBEndpoint // DynamoDB endpoint, for DynamoDB Local
 	envNamespace    = "IDEMQ_NAMESPACE"         // key namespace
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"     // how long records live (for --older-than)
-	envBlobBucket   = "IDEMQ_BLOB_BUCKET"       // S3 bucket of offloaded results
-	envBlobPrefix   = "IDEMQ_BLOB_PREFIX"       // object key prefix in the bucket
-	envS3Endpoint   = "IDEMQ_S3_ENDPOINT"       // S3 endpoint (not read: objects are only named)
+	envBlobBucket   = storeenv.BlobBucket       // S3 bucket of offloaded results
+	envBlobPrefix   = storeenv.BlobPrefix       // object key prefix in the bucket
 	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"      // SQS endpoint, for a local SQS server
 )
 
 // defaultBlobPrefix is the worker's IDEMQ_BLOB_PREFIX default.
-const defaultBlobPrefix = "idemq/"
+const defaultBlobPrefix = storeenv.DefaultBlobPrefix
 
 // settings are a command's settings: each variable, overridden by its
 // flag, and the flags every command takes.
@@ -60,15 +59,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, v := range []struct {
-		flag, env string
-		value     *string
-	}{
-		{"store", envStore, &s.store}, {"table", envTable, &s.table}, {"store-url", envStoreURL, &s.storeURL},
-		{"dynamodb-endpoint", envEndpoint, &s.endpoint}, {"namespace", envNamespace, &s.namespace},
-		{"blob-bucket", envBlobBucket, &s.blobBucket}, {"blob-prefix", envBlobPrefix, &s.blobPrefix},
-		{"sqs-endpoint", envSQSEndpoint, &s.sqsEndpoint},
-	} {
+	for _, v := range s.variables() {
 		if !set[v.flag] {
 			*v.value = getenv(v.env)
 		}
@@ -90,6 +81,22 @@ func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	return nil
 }
 
+// variable is a setting that a variable holds and a flag overrides.
+type variable struct {
+	flag, env string
+	value     *string
+}
+
+// variables are the settings a variable holds, each with its flag.
+func (s *settings) variables() []variable {
+	return []variable{
+		{"store", envStore, &s.store}, {"table", envTable, &s.table}, {"store-url", envStoreURL, &s.storeURL},
+		{"dynamodb-endpoint", envEndpoint, &s.endpoint}, {"namespace", envNamespace, &s.namespace},
+		{"blob-bucket", envBlobBucket, &s.blobBucket}, {"blob-prefix", envBlobPrefix, &s.blobPrefix},
+		{"sqs-endpoint", envSQSEndpoint, &s.sqsEndpoint},
+	}
+}
+
 // key is the stored key of the key an operator typed: the namespace put
 // before it as the worker's handler does (idem.ClientKey), or with --raw
 // the key as it is.
@@ -104,12 +111,4 @@ func (s *settings) key(typed string) (idem.Key, error) {
 		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", envNamespace)
 	}
 	return idem.ClientKey(s.namespace, typed)
-}
-
-// storeName is the store, its default filled in.
-func (s *settings) storeName() string {
-	if s.store == "" {
-		return "dynamodb"
-	}
-	return strings.ToLower(s.store)
 }

@@ -3,78 +3,34 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/idem/redisstore"
+	"github.com/idemq/idemq/internal/storeenv"
 )
 
-// openStore connects to the store the settings name, through each
-// store's New (its defaults are the store's), and returns it with the
-// function that closes its connections.
+// openStore connects to the store the settings name, as the worker does
+// (internal/storeenv), and returns it with the function that closes its
+// connections. It fills in s.store's default.
 func openStore(ctx context.Context, s *settings, getenv func(string) string) (idem.Admin, func(), error) {
-	switch s.storeName() {
-	case "dynamodb":
-		if s.table == "" {
-			return nil, nil, fmt.Errorf("%s (or --table) is required: the DynamoDB table of records", envTable)
-		}
-		cfg, err := awsConfig(ctx, getenv)
-		if err != nil {
-			return nil, nil, err
-		}
-		client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-			if s.endpoint != "" {
-				o.BaseEndpoint = aws.String(s.endpoint)
-			}
-		})
-		st, err := dynamostore.New(client, s.table)
-		return st, func() {}, err
-	case "postgres":
-		if s.table == "" || s.storeURL == "" {
-			return nil, nil, fmt.Errorf("%s and %s (or --table and --store-url) are required with the postgres store", envTable, envStoreURL)
-		}
-		pool, err := pgxpool.New(ctx, s.storeURL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: not a postgres:// URL that pgx reads", envStoreURL)
-		}
-		st, err := pgstore.New(pool, s.table)
-		if err != nil {
-			pool.Close()
-			return nil, nil, err
-		}
-		return st, pool.Close, nil
-	case "redis":
-		if s.storeURL == "" {
-			return nil, nil, fmt.Errorf("%s (or --store-url) is required with the redis store", envStoreURL)
-		}
-		opts, err := redis.ParseURL(s.storeURL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: not a redis:// URL", envStoreURL)
-		}
-		client := redis.NewClient(opts)
-		var ropts []redisstore.Option
-		if s.table != "" { // the worker's key prefix (lambda/main.go)
-			ropts = append(ropts, redisstore.WithPrefix(s.table+":"))
-		}
-		st, err := redisstore.New(client, ropts...)
-		if err != nil {
-			_ = client.Close()
-			return nil, nil, err
-		}
-		return st, func() { _ = client.Close() }, nil
-	case "memory":
+	st := storeenv.Settings{Store: s.store, Table: s.table, URL: s.storeURL, DynamoDBEndpoint: s.endpoint}
+	if strings.EqualFold(st.Store, storeenv.Memory) {
 		return nil, nil, fmt.Errorf("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", envStore)
-	default:
-		return nil, nil, fmt.Errorf("%s=%q: want dynamodb, postgres or redis", envStore, s.store)
 	}
+	flags := map[string]string{}
+	for _, v := range s.variables() {
+		flags[v.env] = v.flag
+	}
+	err := st.Check(storeenv.OnlyStores(storeenv.DynamoDB, storeenv.Postgres, storeenv.Redis), storeenv.Flags(flags))
+	s.store = st.Store
+	if err != nil {
+		return nil, nil, err
+	}
+	return storeenv.Open(ctx, st, storeenv.WithAWS(func(ctx context.Context) (aws.Config, error) { return awsConfig(ctx, getenv) }))
 }
 
 // awsConfig is the AWS SDK's default configuration, with the region and

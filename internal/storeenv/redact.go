@@ -1,4 +1,4 @@
-package main
+package storeenv
 
 import (
 	"fmt"
@@ -14,23 +14,23 @@ const hidden = "xxxxx"
 // notShown stands for a whole value that is not printed.
 const notShown = "(value not shown: not a URL whose password can be hidden)"
 
-// showVar returns "NAME=value" for an error message, with value's
-// password and query values hidden (redactURL).
-func showVar(name, value string) string {
-	shown, ok := redactURL(value)
+// ShowVar returns "NAME=value" for an error message, with value's
+// password and query values hidden (RedactURL).
+func ShowVar(name, value string) string {
+	shown, ok := RedactURL(value)
 	if !ok {
 		return name + " " + notShown
 	}
 	return name + "=" + shown
 }
 
-// redactURL returns u with its password and every query value replaced by
+// RedactURL returns u with its password and every query value replaced by
 // xxxxx and its fragment dropped, and true; or "" and false when u is not
 // a URL whose parts are certain: unparseable, without a scheme and a host
 // (a key=value connection string), or with an '@' outside the user
 // information (a password with an unescaped '/', '?' or '#' in it). The
 // scheme is shown as written.
-func redactURL(u string) (string, bool) {
+func RedactURL(u string) (string, bool) {
 	p, err := url.Parse(u)
 	if err != nil || p.Scheme == "" || p.Host == "" || p.Opaque != "" ||
 		strings.Contains(p.Host+p.RawPath+p.Path+p.RawQuery+p.Fragment, "@") ||
@@ -56,11 +56,11 @@ func redactURL(u string) (string, bool) {
 	return u[:len(p.Scheme)] + s[len(p.Scheme):], true
 }
 
-// hideSecrets returns msg with every secret part of the URL u (its
+// HideSecrets returns msg with every secret part of the URL u (its
 // password, query values and fragment, as written, decoded and quoted) and
 // u itself replaced by xxxxx: for an error of a parser that may echo its
 // input.
-func hideSecrets(msg, u string) string {
+func HideSecrets(msg, u string) string {
 	secrets := []string{u}
 	if p, err := url.Parse(u); err == nil {
 		if pw, ok := p.User.Password(); ok {
@@ -87,6 +87,12 @@ func hideSecrets(msg, u string) string {
 	return msg
 }
 
+// Redact returns err with every secret part of the URL u taken out of its
+// message (HideSecrets); errors.Is and errors.As still see err.
+func Redact(err error, u string) error {
+	return redacted{err: err, msg: HideSecrets(err.Error(), u)}
+}
+
 // redacted is an error whose message has the store URL's secrets taken
 // out; errors.Is and errors.As still see its cause.
 type redacted struct {
@@ -97,14 +103,14 @@ type redacted struct {
 func (e redacted) Error() string { return e.msg }
 func (e redacted) Unwrap() error { return e.err }
 
-// storeURLError reports an IDEMQ_STORE_URL that the store's client (pgx,
+// URLError reports an IDEMQ_STORE_URL that the store's client (pgx,
 // go-redis) refused. Their errors may quote the URL, password and all, so
 // the cause is neither wrapped nor shown as it is: only with the URL's
 // secrets hidden, and not at all for a value that is not a URL whose
 // secrets can be told apart.
-func storeURLError(u string, err error) error {
-	if _, ok := redactURL(u); !ok {
-		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", showVar(envStoreURL, u))
+func URLError(u string, err error) error {
+	if _, ok := RedactURL(u); !ok {
+		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", ShowVar(StoreURL, u))
 	}
-	return fmt.Errorf("%s: %s", showVar(envStoreURL, u), hideSecrets(err.Error(), u))
+	return fmt.Errorf("%s: %s", ShowVar(StoreURL, u), HideSecrets(err.Error(), u))
 }
