@@ -3,7 +3,6 @@ package consumer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -72,14 +71,11 @@ func New(client SQS, queueURL string, h handler.Handler, opts ...Option) (*Consu
 	case h == nil:
 		return nil, configError("h", "", idem.ErrNil)
 	}
-	var cfg Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&cfg)
+	cfg, err := idem.ApplyOptions("consumer", opts)
+	if err != nil {
+		return nil, err
 	}
-	cfg, err := cfg.resolve()
+	cfg, err = cfg.resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -58,12 +58,9 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	if err := checkFunction(function); err != nil {
 		return nil, err
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("durable", opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

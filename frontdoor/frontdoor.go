@@ -2,7 +2,6 @@ package frontdoor
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/idemq/idemq/idem"
@@ -52,14 +51,11 @@ func New(store Store, q Enqueuer, opts ...Option) (http.Handler, error) {
 	if q == nil {
 		return nil, configError("enqueuer", "", idem.ErrNil)
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("frontdoor", opts)
+	if err != nil {
+		return nil, err
 	}
-	c, err := c.resolve()
+	c, err = c.resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -230,12 +230,9 @@ func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	case fn == nil:
 		return nil, configError("fn", "", idem.ErrNil)
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("handler", opts)
+	if err != nil {
+		return nil, err
 	}
 	set, err := c.resolve()
 	if err != nil {

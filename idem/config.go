@@ -170,12 +170,9 @@ func WithMaxDecodedBytes(n int) Option { return func(cfg *Config) { cfg.MaxDecod
 // cannot be safe (or a nil option): settings are fixed when a program is
 // wired, so a bad one is found at start, before the first request.
 func NewConfig(opts ...Option) (Config, error) {
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return Config{}, &ConfigError{Package: "idem", Field: fmt.Sprintf("options[%d]", i), Err: ErrNil}
-		}
-		opt(&c)
+	c, err := ApplyOptions("idem", opts)
+	if err != nil {
+		return Config{}, err
 	}
 	return c.resolve()
 }

@@ -1,6 +1,9 @@
 package idem
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ConfigError says which setting of which package is bad: a Config field
 // that cannot be safe, a nil option, or a nil or empty argument of a
@@ -42,3 +45,19 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // ErrNil is what a ConfigError wraps for a nil argument or option: a
 // store, a client, a function or an option that must be given.
 var ErrNil = errors.New("is nil")
+
+// ApplyOptions applies opts, in order, over the zero Config of package
+// pkg: the first step of every New that takes options of the one option
+// shape (type Option func(*Config)). A nil option is a *ConfigError
+// naming it by its index ("options[2]"), wrapping ErrNil.
+func ApplyOptions[C any, O ~func(*C)](pkg string, opts []O) (C, error) {
+	var c C
+	for i, opt := range opts {
+		if opt == nil {
+			var zero C
+			return zero, &ConfigError{Package: pkg, Field: fmt.Sprintf("options[%d]", i), Err: ErrNil}
+		}
+		opt(&c)
+	}
+	return c, nil
+}

@@ -2,7 +2,6 @@ package idemqotel
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -120,12 +119,9 @@ var _ handler.Tracer = (*Tracer)(nil)
 // returns an *idem.ConfigError if an option is nil or a setting cannot
 // work (Config.Validate).
 func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("idemqotel", opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

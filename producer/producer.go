@@ -3,7 +3,6 @@ package producer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -39,14 +38,11 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 	case queueURL == "":
 		return nil, configError("queueURL", `""`, errors.New("must not be empty"))
 	}
-	var cfg Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&cfg)
+	cfg, err := idem.ApplyOptions("producer", opts)
+	if err != nil {
+		return nil, err
 	}
-	cfg, err := cfg.resolve()
+	cfg, err = cfg.resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -58,12 +58,9 @@ func (c Config) resolve() (Config, error) {
 
 // resolve applies opts to the zero Config, as New does, and resolves it.
 func resolve(opts []Option) (Config, error) {
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return Config{}, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("dynamostore", opts)
+	if err != nil {
+		return Config{}, err
 	}
 	return c.resolve()
 }

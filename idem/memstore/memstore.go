@@ -68,14 +68,11 @@ func (c Config) resolve() (Config, error) {
 // New, although only a bad option can make it fail, so that one shape
 // serves every store (a test swaps one for another in one line).
 func New(opts ...Option) (*Store, error) {
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, &idem.ConfigError{Package: "memstore", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil}
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("memstore", opts)
+	if err != nil {
+		return nil, err
 	}
-	c, err := c.resolve()
+	c, err = c.resolve()
 	if err != nil {
 		return nil, err
 	}

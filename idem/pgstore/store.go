@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -106,14 +105,11 @@ func New(db DB, table string, opts ...Option) (*Store, error) {
 	if table == "" {
 		return nil, configError("table", `""`, errEmptyTable)
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("pgstore", opts)
+	if err != nil {
+		return nil, err
 	}
-	c, err := c.resolve()
+	c, err = c.resolve()
 	if err != nil {
 		return nil, err
 	}

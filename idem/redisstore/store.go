@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -100,14 +99,11 @@ func New(client Client, opts ...Option) (*Store, error) {
 	if c, ok := client.(*redis.Client); ok && c == nil {
 		return nil, configError("client", "", idem.ErrNil)
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("redisstore", opts)
+	if err != nil {
+		return nil, err
 	}
-	c, err := c.resolve()
+	c, err = c.resolve()
 	if err != nil {
 		return nil, err
 	}

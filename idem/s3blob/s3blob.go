@@ -89,14 +89,11 @@ func New(client API, bucket, prefix string, opts ...Option) (*Blobs, error) {
 	if bucket == "" {
 		return nil, configError("bucket", `""`, errors.New("must not be empty"))
 	}
-	var c Config
-	for i, opt := range opts {
-		if opt == nil {
-			return nil, configError(fmt.Sprintf("options[%d]", i), "", idem.ErrNil)
-		}
-		opt(&c)
+	c, err := idem.ApplyOptions("s3blob", opts)
+	if err != nil {
+		return nil, err
 	}
-	c, err := c.resolve()
+	c, err = c.resolve()
 	if err != nil {
 		return nil, err
 	}
