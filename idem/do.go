@@ -111,6 +111,17 @@ type Result struct {
 // release answers, the key is not settled). Do returns the fresh Value
 // with each, and an error with the last two.
 //
+// A completion that fails with an error that may be transient (Retryable:
+// a lost connection, a timeout, throttling, left after the store's client
+// retried it) is sent again before Do gives up: 4 attempts in all, after
+// pauses of 25–50 ms, 50–100 ms and 100–200 ms (drawn at random in each
+// range), while the settle deadline (below) leaves room for the pause; the
+// completion's answer is the last attempt's. Sending it again is safe: a
+// store answers a completion it already applied, whose answer was lost,
+// with success. A definitive answer (ErrLeaseLost, ErrResultTooLarge,
+// ErrUnsupportedWrite, an ended context, an error a store marked
+// Permanent) is not sent again.
+//
 // A result longer than Config.CompressAbove is stored gzip-compressed when
 // that makes it smaller, and decompressed when it is replayed: Value is
 // always the result as fn returned it. A stored result that cannot be
@@ -129,7 +140,8 @@ type Result struct {
 // returned), returns Executed with Omitted set, the fresh Value and an
 // error wrapping ErrResultTooLarge, and later calls get Replayed with
 // Omitted set and no Value, without running fn. If that completion fails
-// too, the outcome is NotStored (or Superseded) as above.
+// too (after its own attempts), the outcome is NotStored (or Superseded)
+// as above.
 //
 // The completion or release after fn is sent even when ctx has ended, by
 // the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
@@ -285,7 +297,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 	comp.Result, comp.Encoding, err = a.c.offload(settle, a.key, a.owner, comp.Result, comp.Encoding)
 	stopBeats()
 	if err == nil {
-		err = a.s.Complete(settle, comp)
+		err = a.complete(settle, comp)
 	}
 	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
@@ -293,7 +305,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 		// the key without the result (and with the staged writes).
 		tooLarge = err
 		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
-		err = a.s.Complete(settle, comp)
+		err = a.complete(settle, comp)
 		if err == nil {
 			res.Omitted = true
 			return res, wrap(OpComplete, a.key, tooLarge)

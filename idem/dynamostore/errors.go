@@ -33,7 +33,9 @@ var throttlingCodes = map[string]bool{
 
 // fail wraps an error from DynamoDB in an *idem.Error for op and key,
 // marking throttling with ErrThrottled and, for complete, an oversized
-// item with idem.ErrResultTooLarge. DynamoDB's error stays reachable with errors.As.
+// item with idem.ErrResultTooLarge. Any other ValidationException is
+// marked idem.Permanent: the same request gets it again. DynamoDB's error
+// stays reachable with errors.As.
 func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var cause error
 	switch {
@@ -41,10 +43,18 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 		cause = fmt.Errorf("%w: %w", ErrThrottled, err)
 	case op == idem.OpComplete && itemTooLarge(err):
 		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
+	case invalid(err):
+		cause = idem.Permanent(fmt.Errorf("dynamostore: %w", err))
 	default:
 		cause = fmt.Errorf("dynamostore: %w", err)
 	}
 	return &idem.Error{Op: op, Key: key, Err: cause}
+}
+
+// invalid reports DynamoDB's refusal of a request it cannot run as sent.
+func invalid(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationException"
 }
 
 func throttled(err error) bool {

@@ -153,3 +153,45 @@ func wantWrapped(t *testing.T, err, cause error) {
 		t.Fatalf("err %v: DynamoDB's error is not reachable with errors.As", err)
 	}
 }
+
+// What DynamoDB answers the same completion again is marked so (not
+// idem.Retryable), and idem.Do does not send it again; the rest may be
+// transient.
+func TestRetryableCompletionErrors(t *testing.T) {
+	t.Parallel()
+	cancelled := func(codes ...string) error {
+		reasons := make([]types.CancellationReason, len(codes))
+		for i, c := range codes {
+			reasons[i] = types.CancellationReason{Code: aws.String(c)}
+		}
+		return &types.TransactionCanceledException{CancellationReasons: reasons}
+	}
+	for name, c := range map[string]struct {
+		cause     error
+		retryable bool
+	}{
+		"validation":                 {&smithy.GenericAPIError{Code: "ValidationException", Message: "bad expression"}, false},
+		"a staged write's condition": {cancelled("None", "ConditionalCheckFailed"), false},
+		"a staged write refused":     {cancelled("None", "ValidationError"), false},
+		"a conflict":                 {cancelled("None", "TransactionConflict"), true},
+		"a condition and a conflict": {cancelled("None", "ConditionalCheckFailed", "TransactionConflict"), true},
+		"throttled":                  {cancelled("None", "ThrottlingError"), true},
+		"no reason":                  {cancelled(), true},
+		"another error":              {&types.InternalServerError{Message: aws.String("oops")}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := ops["complete with writes"](must(dynamostore.New(&fakeAPI{err: c.cause}, "t")))
+			if err == nil || idem.Retryable(err) != c.retryable {
+				t.Fatalf("err %v: retryable %v, want %v", err, idem.Retryable(err), c.retryable)
+			}
+			wantWrapped(t, err, c.cause)
+		})
+	}
+	big := types.TransactWriteItem{Put: &types.Put{TableName: aws.String("t"), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberB{Value: make([]byte, dynamostore.MaxItemBytes+1)}}}}
+	err := must(dynamostore.New(&fakeAPI{}, "t")).Complete(context.Background(), idem.Completion{Key: "k#1", Owner: "o", ExpiresAt: time.Now(), Writes: []any{big}})
+	if !errors.Is(err, dynamostore.ErrWriteTooLarge) || idem.Retryable(err) {
+		t.Fatalf("a staged write too large: %v, want dynamostore.ErrWriteTooLarge, not retryable", err)
+	}
+}

@@ -31,8 +31,8 @@ func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
 		}
 		if item.Put != nil {
 			if n := minItemSize(item.Put.Item); n > MaxItemBytes {
-				return nil, fmt.Errorf("%w: staged write %d puts an item of at least %d bytes; a DynamoDB item holds %d",
-					ErrWriteTooLarge, i, n, MaxItemBytes)
+				return nil, idem.Permanent(fmt.Errorf("%w: staged write %d puts an item of at least %d bytes; a DynamoDB item holds %d",
+					ErrWriteTooLarge, i, n, MaxItemBytes))
 			}
 		}
 		items[i] = item
@@ -42,7 +42,9 @@ func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
 
 // transactionFailed maps the error of the transaction that completes c: the
 // record's update failing its condition is idem.ErrLeaseLost; any other
-// cancellation is an error naming each action's reason.
+// cancellation is an error naming each action's reason, marked
+// idem.Permanent when every reason is one the same transaction gets again
+// (a staged write's condition that failed, a write DynamoDB refuses).
 func (s *Store) transactionFailed(c idem.Completion, err error) error {
 	var cancelled *types.TransactionCanceledException
 	if !errors.As(err, &cancelled) {
@@ -56,9 +58,10 @@ func (s *Store) transactionFailed(c idem.Completion, err error) error {
 		return s.leaseLost(idem.OpComplete, c.Key, c.Owner, reasons[0].Item)
 	}
 	var (
-		parts     []string
-		throttled bool
-		tooLarge  bool
+		parts      []string
+		throttled  bool
+		tooLarge   bool
+		definitive = true
 	)
 	for i, r := range reasons {
 		code := aws.ToString(r.Code)
@@ -75,10 +78,11 @@ func (s *Store) transactionFailed(c idem.Completion, err error) error {
 		}
 		parts = append(parts, part)
 		throttled = throttled || throttlingReasons[code]
+		definitive = definitive && definitiveReasons[code]
 		tooLarge = tooLarge || (i == 0 && itemTooLargeMessage(aws.ToString(r.Message)))
 	}
 	if len(parts) == 0 {
-		parts = []string{"no reason given"}
+		parts, definitive = []string{"no reason given"}, false
 	}
 	why := "transaction cancelled: " + strings.Join(parts, "; ")
 	var cause error
@@ -87,10 +91,20 @@ func (s *Store) transactionFailed(c idem.Completion, err error) error {
 		cause = fmt.Errorf("%w: %s: %w", idem.ErrResultTooLarge, why, err)
 	case throttled:
 		cause = fmt.Errorf("%w: %s: %w", ErrThrottled, why, err)
+	case definitive:
+		cause = idem.Permanent(fmt.Errorf("dynamostore: %s: %w", why, err))
 	default:
 		cause = fmt.Errorf("dynamostore: %s: %w", why, err)
 	}
 	return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: cause}
+}
+
+// definitiveReasons are the cancellation reason codes the same transaction
+// gets again: not a conflict with another transaction, nor throttling.
+var definitiveReasons = map[string]bool{
+	"ConditionalCheckFailed":          true,
+	"ValidationError":                 true,
+	"ItemCollectionSizeLimitExceeded": true,
 }
 
 // throttlingReasons are the cancellation reason codes that mean the

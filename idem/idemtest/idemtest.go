@@ -506,6 +506,31 @@ var cases = []testCase{
 			t.Fatalf("retry after a failure: %+v, %v; want executed", r, err)
 		}
 	}},
+	{"DoSendsALostCompletionAgain", func(t *testing.T, b *bundle) {
+		// The first completion is applied and its answer lost; idem.Do
+		// sends it again, and the store must answer success: the result
+		// is stored, nothing is released, the work does not run again.
+		clock := idem.ClockFunc(func() time.Time { return b.now })
+		for key, result := range map[idem.Key][]byte{"t#lostraw": []byte("answer"), "t#lostgzip": Prose(8 << 10)} {
+			s := &loseFirstCompletion{Store: b.store}
+			r, err := idem.Do(context.Background(), s, key, "", func(context.Context) ([]byte, error) {
+				return result, nil
+			}, idem.WithClock(clock))
+			if err != nil || r.Outcome != idem.Executed {
+				t.Fatalf("%s: %+v, %v; want executed", key, r.Outcome, err)
+			}
+			if s.completes != 2 || s.releases != 0 {
+				t.Fatalf("%s: %d completions and %d releases sent, want 2 and none", key, s.completes, s.releases)
+			}
+			r, err = idem.Do(context.Background(), b.store, key, "", func(context.Context) ([]byte, error) {
+				t.Errorf("%s: the work ran again", key)
+				return nil, nil
+			}, idem.WithClock(clock))
+			if err != nil || r.Outcome != idem.Replayed || !bytes.Equal(r.Value, result) {
+				t.Fatalf("%s: next call: %s, %v; want the result replayed", key, r.Outcome, err)
+			}
+		}
+	}},
 	{"DoSettlesTooLargeResult", func(t *testing.T, b *bundle) {
 		clock := idem.ClockFunc(func() time.Time { return b.now })
 		var calls atomic.Int32
@@ -551,4 +576,26 @@ var cases = []testCase{
 			t.Fatalf("the same payload again: %+v, %v; want a replay", r, err)
 		}
 	}},
+}
+
+// loseFirstCompletion is a store whose first completion is applied and its
+// answer lost (an error that may be transient), as when a connection
+// breaks after the server applied it. It counts completions and releases.
+type loseFirstCompletion struct {
+	idem.Store
+	completes, releases int
+}
+
+func (s *loseFirstCompletion) Complete(ctx context.Context, c idem.Completion) error {
+	s.completes++
+	err := s.Store.Complete(ctx, c)
+	if s.completes == 1 && err == nil {
+		return errors.New("idemtest: connection reset after the completion was applied")
+	}
+	return err
+}
+
+func (s *loseFirstCompletion) Release(ctx context.Context, key idem.Key, owner string) error {
+	s.releases++
+	return s.Store.Release(ctx, key, owner)
 }

@@ -37,8 +37,10 @@ var shapeCodes = map[string]bool{
 
 // fail wraps an error in an *idem.Error for op and key. A table of the
 // wrong shape is ErrTableShape; a row too large for PostgreSQL, on
-// complete, idem.ErrResultTooLarge. PostgreSQL's error stays reachable
-// with errors.As (*pgconn.PgError).
+// complete, idem.ErrResultTooLarge. ErrTableShape, and a staged write's
+// error that is not of the connection, are marked idem.Permanent: the same
+// request gets them again. PostgreSQL's error stays reachable with
+// errors.As (*pgconn.PgError).
 func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var ie *idem.Error
 	if errors.As(err, &ie) {
@@ -50,13 +52,16 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	case errors.Is(err, idem.ErrLeaseLost), errors.Is(err, idem.ErrRecordChanged):
 		cause = err
 	case errors.As(err, &pg) && shapeCodes[pg.Code], typeMismatch(err):
-		cause = fmt.Errorf("%w: table %s: %w (create it with pgstore.CreateTable, or check it with Store.Check)", ErrTableShape, s.name, err)
+		cause = idem.Permanent(fmt.Errorf("%w: table %s: %w (create it with pgstore.CreateTable, or check it with Store.Check)", ErrTableShape, s.name, err))
 	case op == idem.OpComplete && errors.As(err, &pg) && pg.Code == "54000": // program_limit_exceeded
 		cause = fmt.Errorf("%w: %w", idem.ErrResultTooLarge, err)
 	case strings.HasPrefix(err.Error(), "pgstore: "):
 		cause = err
 	default:
 		cause = fmt.Errorf("pgstore: %w", err)
+	}
+	if staged := (*stagedError)(nil); errors.As(err, &staged) && !transient(err, true) {
+		cause = idem.Permanent(cause)
 	}
 	return &idem.Error{Op: op, Key: key, Err: cause}
 }

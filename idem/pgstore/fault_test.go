@@ -112,8 +112,8 @@ func TestWrongShapeTable(t *testing.T) {
 			now := time.Now()
 			_, err := store.Claim(ctx, idem.ClaimRequest{Key: "t#shape", Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
 			var ie *idem.Error
-			if !errors.Is(err, pgstore.ErrTableShape) || !errors.As(err, &ie) || ie.Key != "t#shape" {
-				t.Fatalf("claim: %v, want pgstore.ErrTableShape in an *idem.Error", err)
+			if !errors.Is(err, pgstore.ErrTableShape) || !errors.As(err, &ie) || ie.Key != "t#shape" || idem.Retryable(err) {
+				t.Fatalf("claim: %v, want pgstore.ErrTableShape in an *idem.Error, not retryable", err)
 			}
 			var after int
 			_ = pool.QueryRow(ctx, "SELECT count(*) FROM "+quoted).Scan(&after)

@@ -74,8 +74,8 @@ func TestStagedWriteFailureRollsBack(t *testing.T) {
 	err := b.store.Complete(ctx, idem.Completion{Key: "t#fails", Owner: owner, Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour),
 		Writes: stageAll(t, insertInto(ledger, "a"), func(context.Context, pgx.Tx) error { return boom })})
 	var ie *idem.Error
-	if !errors.Is(err, boom) || !errors.As(err, &ie) || ie.Key != "t#fails" {
-		t.Fatalf("err %v, want the write's error in an *idem.Error", err)
+	if !errors.Is(err, boom) || !errors.As(err, &ie) || ie.Key != "t#fails" || idem.Retryable(err) {
+		t.Fatalf("err %v, want the write's error in an *idem.Error, not retryable", err)
 	}
 	if rec, _ := idemtest.MustGet(t, b.store, "t#fails"); rec.Status != idem.StatusInProgress || rec.Owner != owner {
 		t.Fatalf("record %+v, want the owner's claim untouched", rec)

@@ -75,8 +75,8 @@ func TestForeignKeys(t *testing.T) {
 	for _, key := range []idem.Key{"t#string", "t#hash"} {
 		_, err := b.store.Claim(ctx, idemtest.Request(key, idem.NewOwner(), b.now))
 		var ie *idem.Error
-		if !errors.Is(err, redisstore.ErrKeySpace) || !errors.As(err, &ie) || ie.Key != key {
-			t.Fatalf("claim of %s: %v, want redisstore.ErrKeySpace in an *idem.Error", key, err)
+		if !errors.Is(err, redisstore.ErrKeySpace) || !errors.As(err, &ie) || ie.Key != key || idem.Retryable(err) {
+			t.Fatalf("claim of %s: %v, want redisstore.ErrKeySpace in an *idem.Error, not retryable", key, err)
 		}
 		if _, _, err := b.store.Get(ctx, key); key == "t#hash" && !errors.Is(err, redisstore.ErrKeySpace) {
 			t.Fatalf("get of %s: %v, want redisstore.ErrKeySpace", key, err)

@@ -20,7 +20,11 @@
 //   - the network: each Claim, Complete (with and without staged writes),
 //     Release and Extend is answered; or refused, not applied; or applied
 //     with its answer lost, after which the client gives up with an error
-//     or retries the same request and returns what the retry gets;
+//     or retries the same request and returns what the retry gets; a
+//     refused Complete may find the store down for its execution
+//     (Config.Outage), so that idem.Do's own retries of it (whose pauses
+//     yield to the scheduler, through the instance's clock) are refused
+//     too until Do gives up;
 //   - crashes: at any yield (before a request, between a lost answer and
 //     its retry, in the call, after the handler answered) an instance dies;
 //     its goroutines exit at their next yield, its answer is discarded and a
@@ -32,7 +36,8 @@
 //
 //   - a key reaches the provider once, plus once for each execution that
 //     called it and will not store its result, named: it crashed, it
-//     stalled past its lease, or its Complete was refused;
+//     stalled past its lease, or its Complete was refused and idem.Do gave
+//     up on it (released the claim, or got a lost lease);
 //   - no two live, unstalled instances are in the provider call for a key;
 //   - no write by an owner that does not hold the record succeeds;
 //   - a COMPLETED record holds the result of the execution whose Complete

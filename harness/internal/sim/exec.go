@@ -25,6 +25,7 @@ type exec struct {
 	found      *exec // the claim found the key COMPLETED by this execution
 	superseded *exec // held the key when our Complete was applied
 	refused    bool  // our Complete was refused (not applied)
+	down       bool  // the store is down for our Complete and its retries (Config.Outage)
 	// allowance says why the key may reach the provider once more because
 	// of this execution; empty: it may not.
 	allowance string

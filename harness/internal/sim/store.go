@@ -39,9 +39,16 @@ type faultStore struct {
 // its effect; pause, if not nil, comes between a lost answer and the
 // retry.
 func (s *faultStore) send(o op, what string, apply func() error, pause func()) (answer, error) {
+	return s.sendDown(o, what, false, apply, pause)
+}
+
+// sendDown is send, with down: the store is down and the request refused.
+func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, pause func()) (answer, error) {
 	w := s.w
 	a := answered
-	if r := w.rng.Float64(); r < w.cfg.Refuse {
+	if down {
+		a = refused
+	} else if r := w.rng.Float64(); r < w.cfg.Refuse {
 		a = refused
 	} else if r < w.cfg.Refuse+w.cfg.Lose {
 		a = lostRetried
@@ -127,7 +134,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 		o = opCompleteStaged
 	}
 	wk.yield(atRequest)
-	a, err := s.send(o, ex.String()+" completes "+ex.key, func() error {
+	a, err := s.sendDown(o, ex.String()+" completes "+ex.key, ex.down, func() error {
 		before, held := w.get(c.Key)
 		err := w.store.Complete(context.Background(), c)
 		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && before.Encoding == c.Encoding && bytes.Equal(before.Result, c.Result)
@@ -136,6 +143,10 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 			ex.completed = true
 			if ex.staged > 0 {
 				w.stats.Staged++
+			}
+			if ex.refused {
+				w.stats.CompleteRetried++
+				w.logf("%s: its Complete, refused before, was applied when sent again", ex)
 			}
 		}
 		if errors.Is(err, idem.ErrLeaseLost) && held && before.Owner != c.Owner {
@@ -146,20 +157,38 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	}, s.retryPause)
 	switch {
 	case a == refused:
-		ex.refused = true
-		if ex.called {
-			w.allow(ex, "its Complete was refused")
+		if !ex.refused && w.rng.Float64() < w.cfg.Outage {
+			ex.down = true
+			w.logf("%s: the store is down for its Complete", ex)
 		}
+		ex.refused = true
 	case errors.Is(err, idem.ErrLeaseLost):
 		w.stats.FencedOff++
+		if ex.refused {
+			// Not sent again: Do gives up.
+			w.gaveUp(ex)
+		}
 	}
 	return err
+}
+
+// gaveUp notes that idem.Do gave up on ex's refused Complete: the key may
+// reach the provider once more.
+func (w *world) gaveUp(ex *exec) {
+	if ex.called && !ex.completed && ex.allowance == "" {
+		w.stats.CompleteGaveUp++
+		w.allow(ex, "its Complete was refused")
+	}
 }
 
 // Release implements idem.Store.
 func (s *faultStore) Release(_ context.Context, key idem.Key, owner string) error {
 	w, wk := s.w, s.wk
 	ex := w.execOf(owner)
+	if ex.refused {
+		// Do releases after a completion it gave up on.
+		w.gaveUp(ex)
+	}
 	wk.yield(atRequest)
 	a, err := s.send(opRelease, ex.String()+" releases "+ex.key, func() error {
 		before, held := w.get(key)

@@ -49,7 +49,7 @@ func (w *world) newWorker(id int) *worker {
 	opts := []handler.Option{
 		handler.WithNamespace(namespace), handler.WithKeyField("id"), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.DiscardHandler)), handler.WithReplayHook(wk.replayed),
-		handler.WithIdem(idem.WithClock(idem.ClockFunc(wk.now)), idem.WithLease(w.cfg.Lease)),
+		handler.WithIdem(idem.WithClock(clock{wk}), idem.WithLease(w.cfg.Lease)),
 	}
 	if w.beating {
 		// The interval is real time: the ticker only wakes the heartbeat,
@@ -113,6 +113,21 @@ func (b *beat) open() bool {
 	default:
 		return true
 	}
+}
+
+// clock is the instance's idem.Clock: the simulated time, and pauses
+// between the attempts of a completion that yield to the scheduler, as a
+// lost answer's retry does, instead of waiting on a timer.
+type clock struct{ wk *worker }
+
+func (c clock) Now() time.Time { return c.wk.now() }
+
+// Sleep lets the world move on while idem.Do pauses: the scheduler may
+// run other instances, move the clock (never past a live lease) or crash
+// this one.
+func (c clock) Sleep(context.Context, time.Duration) error {
+	c.wk.yield(atRetry)
+	return nil
 }
 
 // now is the instance's clock (idem.WithClock): the simulated time.
