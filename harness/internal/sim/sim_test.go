@@ -50,15 +50,27 @@ func fmtErr(err error) string {
 var foundDefects = []struct {
 	seed uint64
 	what string
+	// path, when set, counts the defect's path in the run: the seed must
+	// still reach it.
+	path func(Stats) int
 }{
 	{128, "issue 19 item 1: a Complete refused, then its Release applied with the answer lost; the retry's ErrLeaseLost, " +
 		"joined into Do's error, made the handler acknowledge a message whose result was never stored"},
+	// Since Do retries a failed completion, seed 128 no longer reaches that
+	// path (its retry stores the result); seed 121 does, with every retry
+	// refused and then the release's answer lost.
+	{121, "issue 19 item 1's path with Do's completion retries: every Complete refused, then the Release applied with " +
+		"the answer lost; the message must come back", func(s Stats) int { return s.RefusedCompleteLostRelease }},
 }
 
 func TestSeedsThatFoundDefects(t *testing.T) {
 	for _, f := range foundDefects {
-		if _, err := Run(f.seed, DefaultConfig()); err != nil {
+		stats, err := Run(f.seed, DefaultConfig())
+		if err != nil {
 			t.Errorf("seed %d, which found %s:\n%v", f.seed, f.what, err)
+		}
+		if f.path != nil && f.path(stats) == 0 {
+			t.Errorf("seed %d no longer reaches the path of %s", f.seed, f.what)
 		}
 	}
 }
