@@ -55,7 +55,7 @@ var foundDefects = []struct {
 	path func(Stats) int
 }{
 	{128, "issue 19 item 1: a Complete refused, then its Release applied with the answer lost; the retry's ErrLeaseLost, " +
-		"joined into Do's error, made the handler acknowledge a message whose result was never stored"},
+		"joined into Do's error, made the handler acknowledge a message whose result was never stored", nil},
 	// Since Do retries a failed completion, seed 128 no longer reaches that
 	// path (its retry stores the result); seed 121 does, with every retry
 	// refused and then the release's answer lost.
