@@ -239,12 +239,6 @@ func anyValue(v attribute.Value) jsonAnyValue {
 	integer := func(n int64) jsonAnyValue { s := strconv.FormatInt(n, 10); return jsonAnyValue{IntValue: &s} }
 	boolean := func(b bool) jsonAnyValue { return jsonAnyValue{BoolValue: &b} }
 	double := func(f float64) jsonAnyValue { return jsonAnyValue{DoubleValue: &f} }
-	array := func(vs []jsonAnyValue) jsonAnyValue {
-		if vs == nil {
-			vs = []jsonAnyValue{}
-		}
-		return jsonAnyValue{ArrayValue: &jsonArrayValue{Values: vs}}
-	}
 	switch v.Type() {
 	case attribute.BOOL:
 		return boolean(v.AsBool())
@@ -255,29 +249,22 @@ func anyValue(v attribute.Value) jsonAnyValue {
 	case attribute.STRING:
 		return str(v.AsString())
 	case attribute.BOOLSLICE:
-		var vs []jsonAnyValue
-		for _, b := range v.AsBoolSlice() {
-			vs = append(vs, boolean(b))
-		}
-		return array(vs)
+		return arrayOf(v.AsBoolSlice(), boolean)
 	case attribute.INT64SLICE:
-		var vs []jsonAnyValue
-		for _, n := range v.AsInt64Slice() {
-			vs = append(vs, integer(n))
-		}
-		return array(vs)
+		return arrayOf(v.AsInt64Slice(), integer)
 	case attribute.FLOAT64SLICE:
-		var vs []jsonAnyValue
-		for _, f := range v.AsFloat64Slice() {
-			vs = append(vs, double(f))
-		}
-		return array(vs)
+		return arrayOf(v.AsFloat64Slice(), double)
 	case attribute.STRINGSLICE:
-		var vs []jsonAnyValue
-		for _, s := range v.AsStringSlice() {
-			vs = append(vs, str(s))
-		}
-		return array(vs)
+		return arrayOf(v.AsStringSlice(), str)
 	}
 	return str(v.String())
+}
+
+// arrayOf is an array value of xs, each made a value by value.
+func arrayOf[T any](xs []T, value func(T) jsonAnyValue) jsonAnyValue {
+	vs := make([]jsonAnyValue, 0, len(xs))
+	for _, x := range xs {
+		vs = append(vs, value(x))
+	}
+	return jsonAnyValue{ArrayValue: &jsonArrayValue{Values: vs}}
 }
