@@ -79,6 +79,9 @@ func TestDeleteFailuresAreRetried(t *testing.T) {
 	id := q.send(body("k"))
 	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler())
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
+	// The consumer counts the delete after SQS answered it: wait for the
+	// count, not only the deletion the fake saw.
+	eventually(t, "the delete counted", func() bool { st := c.Stats(); return st.Deleted+st.NotDeleted > 0 })
 	if st := c.Stats(); st.DeleteErrors != 2 || st.Deleted != 1 || st.NotDeleted != 0 {
 		t.Errorf("stats %+v: want 2 delete errors, then 1 deleted", st)
 	}
@@ -107,6 +110,7 @@ func TestDeleteThatFailsLeavesTheMessageToComeBack(t *testing.T) {
 	if m := q.msg(id); m.deliveries < 2 {
 		t.Errorf("delivered %d times; want it to come back after the failed delete", m.deliveries)
 	}
+	eventually(t, "the delete counted", func() bool { return c.Stats().Deleted > 0 })
 	if st := c.Stats(); st.NotDeleted < 1 || st.Deleted != 1 {
 		t.Errorf("stats %+v: want a message not deleted, then deleted once", st)
 	}

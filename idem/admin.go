@@ -22,7 +22,9 @@ type Admin interface {
 	// page. A page holds at most req.Limit records, and may hold fewer
 	// (none at all) with a Next to go on: only an empty Next ends the
 	// listing. A record written while the pages are read may be listed
-	// or not. On DynamoDB it is a Scan (it reads the whole table, and is
+	// or not; one that stays the whole time is listed at least once (on
+	// Redis, whose SCAN may return a key twice while the server resizes
+	// its table, possibly twice). On DynamoDB it is a Scan (it reads the whole table, and is
 	// billed for every item it reads, selected or not).
 	List(ctx context.Context, req ListRequest) (ListPage, error)
 	// Delete deletes the record of d.Key if it is still the one read:

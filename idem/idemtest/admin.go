@@ -242,8 +242,10 @@ var adminCases = []testCase{
 		}
 		for _, limit := range []int{1, 2, 5, 6} {
 			got := listAll(t, a, idem.ListRequest{Limit: limit}, 12)
-			if keys := keysOf(got); !slices.Equal(keys, want) {
-				t.Errorf("pages of %d: keys %q, want each of %q once", limit, keys, want)
+			// Each at least once (Admin.List: Redis's SCAN may return a
+			// key twice while the server resizes its table), and no other.
+			if keys := slices.Compact(keysOf(got)); !slices.Equal(keys, want) {
+				t.Errorf("pages of %d: keys %q, want each of %q", limit, keysOf(got), want)
 			}
 		}
 		page, err := a.List(context.Background(), idem.ListRequest{Limit: 2})

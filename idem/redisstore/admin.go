@@ -2,8 +2,11 @@ package redisstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -52,9 +55,12 @@ return {0, st[1], st[2], st[3]}
 `)
 
 // List implements idem.Admin with SCAN over the store's prefix (MATCH
-// prefix*), reading the records found with one script per SCAN. The
-// cursor is SCAN's and how many keys of its batch the page before took.
-// As SCAN does, it lists every record that stays the whole time at least
+// prefix*), reading the records found with one script per SCAN. A page
+// cut inside a SCAN batch resumes in that batch after the last key it
+// listed: the cursor is SCAN's cursor of the batch and that key, and a
+// batch is read in key order, so a batch that SCAN returns in another
+// order, or with keys added or gone, is resumed where the page ended. As
+// SCAN does, it lists every record that stays the whole time at least
 // once, and may list one twice. A client of several servers (a
 // *redis.ClusterClient or *redis.Ring) is ErrOneServer.
 func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, error) {
@@ -66,7 +72,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	case *redis.ClusterClient, *redis.Ring:
 		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: fmt.Errorf("%w: a %T spreads them over several", ErrOneServer, s.client)}
 	}
-	cursor, skip, err := parseCursor(req.Cursor)
+	cursor, after, err := parseCursor(req.Cursor)
 	if err != nil {
 		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: err}
 	}
@@ -78,8 +84,12 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 			return idem.ListPage{}, s.fail(idem.OpList, "", err)
 		}
 		keys := unique(found)
-		if skip < len(keys) {
-			recs, err := s.getAll(ctx, keys[skip:])
+		slices.Sort(keys)
+		if after != "" {
+			keys = keys[sort.SearchStrings(keys, after+"\x00"):] // the keys after it
+		}
+		if len(keys) > 0 {
+			recs, err := s.getAll(ctx, keys)
 			if err != nil {
 				return idem.ListPage{}, err
 			}
@@ -88,7 +98,11 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 					continue
 				}
 				if len(page.Records) == limit {
-					page.Next = fmt.Sprintf("%d:%d", cursor, skip+i)
+					last := after // the last key this page read
+					if i > 0 {
+						last = keys[i-1]
+					}
+					page.Next = formatCursor(cursor, last)
 					return page, nil
 				}
 				page.Records = append(page.Records, *rec)
@@ -97,9 +111,9 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 		if next == 0 {
 			return page, nil
 		}
-		cursor, skip = next, 0
+		cursor, after = next, ""
 		if len(page.Records) == limit {
-			page.Next = fmt.Sprintf("%d:0", cursor)
+			page.Next = formatCursor(cursor, "")
 			return page, nil
 		}
 	}
@@ -129,7 +143,7 @@ func (s *Store) getAll(ctx context.Context, keys []string) ([]*idem.Record, erro
 // globEscaper escapes the characters SCAN's MATCH reads as a pattern.
 var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)
 
-// unique drops the keys a SCAN returned twice, keeping the order.
+// unique drops the keys a SCAN returned twice.
 func unique(keys []string) []string {
 	seen := make(map[string]bool, len(keys))
 	out := keys[:0]
@@ -142,22 +156,35 @@ func unique(keys []string) []string {
 	return out
 }
 
-// parseCursor reads a cursor of List; "" is the start.
-func parseCursor(c string) (cursor uint64, skip int, err error) {
-	if c == "" {
-		return 0, 0, nil
+// formatCursor is the cursor of a page that ends in SCAN's batch at
+// cursor after key after ("": at the batch's start): "cursor" or
+// "cursor:" and the key in unpadded base64url.
+func formatCursor(cursor uint64, after string) string {
+	if after == "" {
+		return strconv.FormatUint(cursor, 10)
 	}
-	a, b, ok := strings.Cut(c, ":")
-	if ok {
-		cursor, err = strconv.ParseUint(a, 10, 64)
-		if err == nil {
-			skip, err = strconv.Atoi(b)
+	return strconv.FormatUint(cursor, 10) + ":" + base64.RawURLEncoding.EncodeToString([]byte(after))
+}
+
+// parseCursor reads a cursor of List (formatCursor); "" is the start.
+func parseCursor(c string) (cursor uint64, after string, err error) {
+	if c == "" {
+		return 0, "", nil
+	}
+	a, b, hasKey := strings.Cut(c, ":")
+	cursor, err = strconv.ParseUint(a, 10, 64)
+	if err == nil && hasKey {
+		var k []byte
+		k, err = base64.RawURLEncoding.DecodeString(b)
+		after = string(k)
+		if err == nil && after == "" {
+			err = errors.New("no key")
 		}
 	}
-	if !ok || err != nil || skip < 0 || (cursor == 0 && skip == 0) {
-		return 0, 0, fmt.Errorf("%w: %q", ErrBadCursor, c)
+	if err != nil || (cursor == 0 && after == "") {
+		return 0, "", fmt.Errorf("%w: %q", ErrBadCursor, c)
 	}
-	return cursor, skip, nil
+	return cursor, after, nil
 }
 
 // Delete implements idem.Admin with one script that deletes the record

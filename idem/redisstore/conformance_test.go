@@ -16,7 +16,7 @@ var _ idemtest.Getter = (*redisstore.Store)(nil)
 var _ idem.Admin = (*redisstore.Store)(nil)
 
 func TestConformance(t *testing.T) {
-	client := redistest.Client(t)
+	client := ownDB(t, dbConformance)
 	idemtest.Run(t, func(t *testing.T) idem.Store {
 		return must(redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t))))
 	})

@@ -29,6 +29,23 @@ func setup(t *testing.T, opts ...redisstore.Option) *bundle {
 	return &bundle{client: client, store: must(redisstore.New(client, opts...)), now: time.Now().Truncate(time.Second)}
 }
 
+// Databases of the test server that listings use on their own, so that
+// no other test's keys resize the table they SCAN: a table that shrinks
+// between two pages may make SCAN miss a key of the page's last batch
+// (Store.List), and other packages' tests (the real pipeline) churn
+// database 0.
+const (
+	dbConformance   = 1
+	dbCrossBatches  = 2
+	dbResumeListing = 3
+)
+
+// ownDB is a client of the test server on database db.
+func ownDB(t *testing.T, db int) *redis.Client {
+	t.Helper()
+	return newClient(t, "", func(o *redis.Options) { o.DB = db })
+}
+
 // counter is a go-redis hook that counts the commands a client sends:
 // one round trip each (go-redis's own retries aside).
 type counter struct{ n atomic.Int64 }
