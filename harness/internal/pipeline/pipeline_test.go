@@ -72,6 +72,7 @@ func TestPipeline(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) { testDefaults(t, parts) })
 	t.Run("consumer", func(t *testing.T) { testConsumer(t, parts) })
 	t.Run("mixed", func(t *testing.T) { testMixed(t, parts) })
+	t.Run("frontdoor", func(t *testing.T) { testFrontDoor(t, parts) })
 }
 
 // testMixed runs answers of 1 KB to 2 MiB through a standard queue on

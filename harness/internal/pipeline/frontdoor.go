@@ -1,0 +1,584 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/internal/netfault"
+)
+
+// FrontDoorConfig is a front-door run (RunFrontDoor): the reference
+// worker in front-door mode serving plain HTTP, consumer processes of the
+// same worker draining its queue into the provider, on DynamoDB Local,
+// driven by concurrent HTTP clients through a TCP proxy that loses
+// answers.
+type FrontDoorConfig struct {
+	// Keys is how many requests (Idempotency-Keys) the clients post.
+	Keys int
+	// Posts is how many clients post each key at once.
+	Posts int
+	// LoseEvery picks every LoseEvery-th key (the first included): one
+	// client posts it alone first and the proxy cuts the answer after the
+	// front door accepted and enqueued it; the proxy cuts the answer to a
+	// POST of its burst too. Each client whose answer is cut posts again.
+	LoseEvery int
+	// Reused is the index of the key that is posted once more, after its
+	// burst, with another payload: it must be refused (422) and never run.
+	Reused int
+	// Consumers is how many consumer processes drain the queue.
+	Consumers int
+	// CallTime is the provider's time for a call.
+	CallTime time.Duration
+}
+
+// FrontDoorSmall is the front-door run inside `go test ./...`: 60 keys
+// posted 10 times at once each, every 4th key's first answer lost, 2
+// consumer processes.
+func FrontDoorSmall() FrontDoorConfig {
+	return FrontDoorConfig{Keys: 60, Posts: 10, LoseEvery: 4, Reused: 7, Consumers: 2, CallTime: 50 * time.Millisecond}
+}
+
+// FrontDoorReport is what a front-door run did, and what it broke.
+type FrontDoorReport struct {
+	Keys, Posts int // keys, and clients posting each at once
+	// Answers counts every answer the clients read to a POST by status
+	// (409s and 503s were retried); Lost the answers the proxy cut after
+	// the front door handled the request, Reposted the POSTs the clients
+	// sent again after getting no answer.
+	Answers        map[int]int
+	Lost, Reposted int
+	// Reused is the status the reused key's other payload was answered.
+	Reused int
+	// Polls counts the status reads (GET) by status, until each key's 200.
+	Polls map[int]int
+	// Sends counts the front door's SendMessage requests, Messages those
+	// the queue took; MessagesPerKey the keys by how many messages they
+	// have (want Keys × 1).
+	Sends, Messages int
+	MessagesPerKey  map[int]int
+	ProviderCalls   int
+	Worker          WorkerCounts // the consumers' counts
+	// Left and DeadLettered are the messages in the queue and its
+	// dead-letter queue at the end.
+	Left, DeadLettered int
+	// Errors are the first warnings and errors the processes logged.
+	Errors  []string
+	Elapsed time.Duration
+
+	// Violations lists every broken guarantee; empty for a correct run.
+	Violations []string
+}
+
+func (rep *FrontDoorReport) violate(format string, args ...any) {
+	rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
+}
+
+// Summary returns the report as a few lines, as Report.Summary does.
+func (rep *FrontDoorReport) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "front door (bootstrap, IDEMQ_MODE=frontdoor, plain HTTP) on dynamodb: %d keys, %d clients posting each at once, in %s\n",
+		rep.Keys, rep.Posts, rep.Elapsed.Round(1e7))
+	fmt.Fprintf(&b, "  POST answers %s; %d answers cut by the proxy after the front door handled the request, %d POSTs sent again; the reused key's other payload: %d\n",
+		formatSorted(rep.Answers, "%d ×%d"), rep.Lost, rep.Reposted, rep.Reused)
+	fmt.Fprintf(&b, "  GET %s until each key's 200\n", formatSorted(rep.Polls, "%d ×%d"))
+	fmt.Fprintf(&b, "  queue: %d sends, %d messages taken (keys by messages: %s), %d left, %d dead-lettered\n",
+		rep.Sends, rep.Messages, formatSorted(rep.MessagesPerKey, "%d ×%d"), rep.Left, rep.DeadLettered)
+	w := rep.Worker
+	fmt.Fprintf(&b, "  consumers: executed %d, replayed %d, in-progress retries %d, failed %d; provider calls %d for %d keys\n",
+		w.Executed, w.Replayed, w.InProgress, w.Failed, rep.ProviderCalls, rep.Keys)
+	for _, e := range rep.Errors {
+		fmt.Fprintf(&b, "    logged: %s\n", e)
+	}
+	if len(rep.Violations) == 0 {
+		b.WriteString("  no violation\n")
+	}
+	for _, v := range rep.Violations {
+		fmt.Fprintf(&b, "  VIOLATION: %s\n", v)
+	}
+	return b.String()
+}
+
+// The reference worker's front-door mode (lambda/frontdoor.go).
+const (
+	envMode             = "IDEMQ_MODE"
+	envFrontDoorQueue   = "IDEMQ_FRONTDOOR_QUEUE_URL"
+	envFrontDoorAddr    = "IDEMQ_FRONTDOOR_ADDR"
+	frontDoorPath       = "/requests"
+	frontDoorHeaderKey  = "Idempotency-Key"
+	frontDoorMaxRetries = 200
+)
+
+// fdRun is a front-door run's state.
+type fdRun struct {
+	r    *runner
+	cfg  FrontDoorConfig
+	reqs []loadtest.Request
+	base string // the front door's URL through the proxy that loses answers
+
+	mu       sync.Mutex
+	rep      FrontDoorReport
+	seen     map[string]int // key → POSTs the proxy saw
+	sends    map[string]int // key → messages the queue took
+	accepted map[string][]string
+	results  map[string][]byte // key → the 200 body of its status
+}
+
+// RunFrontDoor runs cfg: it starts the front door and the consumers, posts
+// every key from concurrent clients, reads every key's status until it
+// is 200, waits for the queue to drain, and checks that each key was
+// enqueued once and called once, that each status is the provider's
+// answer for its key, and that the reused key's other payload was refused
+// and never ran.
+func RunFrontDoor(ctx context.Context, parts Parts, cfg FrontDoorConfig, progress io.Writer) (*FrontDoorReport, error) {
+	r := &runner{parts: parts, cfg: Config{Variant: Consumer}, progress: progress, suffix: randomSuffix()}
+	defer r.close()
+	f := &fdRun{r: r, cfg: cfg, reqs: loadtest.Workload(cfg.Keys), seen: map[string]int{}, sends: map[string]int{},
+		accepted: map[string][]string{}, results: map[string][]byte{}}
+	f.rep = FrontDoorReport{Keys: cfg.Keys, Posts: cfg.Posts, Answers: map[int]int{}, Polls: map[int]int{}, MessagesPerKey: map[int]int{}}
+	return f.run(ctx)
+}
+
+func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
+	r, cfg := f.r, f.cfg
+	var err error
+	if r.queue, err = CreateQueue(ctx, NewSQSClient(r.parts.SQS), "idemq-fd-"+r.suffix, 10*time.Second, 5, false); err != nil {
+		return nil, err
+	}
+	counter, err := startProxy(r.parts.SQS, f.countSends)
+	if err != nil {
+		return nil, err
+	}
+	r.cleanups = append(r.cleanups, counter.Close)
+	r.provider = loadtest.NewProvider(loadtest.WithCallTime(cfg.CallTime))
+	r.cleanups = append(r.cleanups, r.provider.Close)
+	if r.store, err = r.startDynamoDB(ctx); err != nil {
+		return nil, err
+	}
+
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	door, err := f.start("frontdoor", envMode+"=frontdoor", envFrontDoorQueue+"="+r.queue.URL,
+		envFrontDoorAddr+"="+addr, envSQSEndpoint+"="+counter.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitServing(ctx, door, addr); err != nil {
+		return nil, err
+	}
+	lose, err := netfault.Start(addr, f.filter)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	r.cleanups = append(r.cleanups, lose.Close)
+	f.base = "http://" + lose.Addr() + frontDoorPath
+	procs := []*ConsumerProc{door}
+	for i := range cfg.Consumers {
+		p, err := f.start(fmt.Sprintf("c%d", i), envConsumerQueueURL+"="+r.queue.URL, envSQSEndpoint+"="+r.parts.SQS,
+			envConsumerGrace+"=1s", envConsumerMaxRunTime+"=30s", envConsumerBatches+"=1")
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
+	}
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	poster := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	reader := &http.Client{Timeout: 30 * time.Second}
+	for i, q := range f.reqs {
+		wg.Go(func() { f.postKey(ctx, poster, i, q) })
+		wg.Go(func() { f.poll(ctx, reader, q.Key) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("pipeline: front-door run: %w; the front door's output:\n%s", err, door.logs.tail(3000))
+	}
+	left, err := f.drained(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.rep.Elapsed = time.Since(start)
+	for _, p := range procs {
+		if !p.Alive() {
+			f.rep.violate("%s exited during the run (%v); its output:\n%s", p.Name, p.err, p.logs.tail(2000))
+		}
+		stopProc(p)
+	}
+	dead, err := r.queue.DeadLetters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.rep.Left, f.rep.DeadLettered = left, len(dead)
+	f.check(procs)
+	return &f.rep, nil
+}
+
+// start starts a process of the worker named name with the run's
+// environment and extra.
+func (f *fdRun) start(name string, extra ...string) (*ConsumerProc, error) {
+	p, err := startConsumerProc(name, f.r.parts.Bootstrap, append(f.r.workerEnv(name), extra...))
+	if err != nil {
+		return nil, err
+	}
+	f.r.cleanups = append(f.r.cleanups, func() { stopProc(p) })
+	return p, nil
+}
+
+// stopProc stops p with SIGTERM and waits for it, killing it after 15 s.
+func stopProc(p *ConsumerProc) {
+	if !p.Alive() {
+		return
+	}
+	p.Term()
+	select {
+	case <-p.Exited():
+	case <-time.After(15 * time.Second):
+		p.Kill()
+		<-p.Exited()
+	}
+}
+
+// freeAddr returns a free 127.0.0.1 port, for the front door to listen on.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("pipeline: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// waitServing waits until the front door answers HTTP on addr.
+func waitServing(ctx context.Context, door *ConsumerProc, addr string) error {
+	c := &http.Client{Timeout: 2 * time.Second}
+	for {
+		resp, err := c.Get("http://" + addr + frontDoorPath + "/not-a-key")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		select {
+		case <-door.Exited():
+			return fmt.Errorf("pipeline: the front door exited (%v); its output:\n%s", door.err, door.logs.tail(3000))
+		case <-ctx.Done():
+			return fmt.Errorf("pipeline: the front door did not serve on %s: %w; its output:\n%s", addr, ctx.Err(), door.logs.tail(3000))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// countSends passes every request to the SQS server on, counting the
+// messages per key that the queue took from the front door.
+func (f *fdRun) countSends(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.") != "SendMessage" {
+		rp.ServeHTTP(w, r)
+		return
+	}
+	var in struct {
+		MessageBody string `json:"MessageBody"`
+	}
+	_ = json.Unmarshal(body, &in)
+	sw := &statusWriter{ResponseWriter: w}
+	rp.ServeHTTP(sw, r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rep.Sends++
+	if sw.status == http.StatusOK {
+		f.rep.Messages++
+		f.sends[bodyKey(in.MessageBody)]++
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// postKeyHeader finds a POST's Idempotency-Key in what a client sends.
+var postKeyHeader = regexp.MustCompile(`^POST [^\r\n]*\r\n(?s:.*?)\r\n(?i:Idempotency-Key): "([^"]+)"\r\n`)
+
+// filter is the proxy's: of each key LoseEvery picks, it loses the answer
+// to the first POST (posted alone) and the third (one of its burst).
+func (f *fdRun) filter(req []byte) netfault.Verdict {
+	m := postKeyHeader.FindSubmatch(req)
+	if m == nil {
+		return netfault.Pass
+	}
+	key := string(m[1])
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen[key]++
+	if n := f.seen[key]; f.picked(key) && (n == 1 || n == 3) {
+		f.rep.Lost++
+		return netfault.LoseAnswer
+	}
+	return netfault.Pass
+}
+
+// picked says whether LoseEvery picks key.
+func (f *fdRun) picked(key string) bool {
+	i := slices.IndexFunc(f.reqs, func(q loadtest.Request) bool { return q.Key == key })
+	return i >= 0 && f.cfg.LoseEvery > 0 && i%f.cfg.LoseEvery == 0
+}
+
+// postKey posts q: alone first if picked, then from Posts clients at once;
+// the reused key then once more with another payload.
+func (f *fdRun) postKey(ctx context.Context, c *http.Client, i int, q loadtest.Request) {
+	body := q.Payload()
+	if f.picked(q.Key) {
+		f.post(ctx, c, q.Key, body, true)
+	}
+	var wg sync.WaitGroup
+	for range f.cfg.Posts {
+		wg.Go(func() { f.post(ctx, c, q.Key, body, true) })
+	}
+	wg.Wait()
+	if i != f.cfg.Reused {
+		return
+	}
+	status := f.post(ctx, c, q.Key, otherPayload(q), false)
+	f.mu.Lock()
+	f.rep.Reused = status
+	f.mu.Unlock()
+}
+
+// otherPayload is the payload the reused key is posted with the second
+// time: another prompt.
+func otherPayload(q loadtest.Request) string {
+	raw, _ := json.Marshal(map[string]string{"model": "test-model", "prompt": "another request under " + q.Key})
+	return string(raw)
+}
+
+// post posts body under key until it is answered with neither 409 nor
+// 503, posting again when no answer came (the proxy cut it): the client
+// that retries with the same key. It returns the last status, and with
+// keep notes it and the answer's body for the check.
+func (f *fdRun) post(ctx context.Context, c *http.Client, key, body string, keep bool) int {
+	status, answer := f.postOnce(ctx, c, key, body)
+	if keep {
+		f.mu.Lock()
+		f.accepted[key] = append(f.accepted[key], fmt.Sprintf("%d %s", status, bytes.TrimSpace(answer)))
+		f.mu.Unlock()
+	}
+	return status
+}
+
+func (f *fdRun) postOnce(ctx context.Context, c *http.Client, key, body string) (int, []byte) {
+	for range frontDoorMaxRetries {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.base, strings.NewReader(body))
+		if err != nil {
+			return 0, []byte(err.Error())
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(frontDoorHeaderKey, `"`+key+`"`)
+		resp, err := c.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, []byte(ctx.Err().Error())
+			}
+			f.mu.Lock()
+			f.rep.Reposted++
+			f.mu.Unlock()
+			continue
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			f.mu.Lock()
+			f.rep.Reposted++
+			f.mu.Unlock()
+			continue
+		}
+		f.mu.Lock()
+		f.rep.Answers[resp.StatusCode]++
+		f.mu.Unlock()
+		if resp.StatusCode != http.StatusConflict && resp.StatusCode != http.StatusServiceUnavailable {
+			return resp.StatusCode, out
+		}
+		// Retry-After says 1 s; a client may come back sooner.
+		select {
+		case <-ctx.Done():
+			return 0, []byte(ctx.Err().Error())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return 0, []byte("no final answer")
+}
+
+// poll reads key's status until it is 200 and keeps that answer.
+func (f *fdRun) poll(ctx context.Context, c *http.Client, key string) {
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.base+"/"+key, nil)
+		if err != nil {
+			return
+		}
+		if resp, err := c.Do(req); err == nil {
+			out, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			f.mu.Lock()
+			f.rep.Polls[resp.StatusCode]++
+			if resp.StatusCode == http.StatusOK && err == nil {
+				f.results[key] = out
+			}
+			f.mu.Unlock()
+			if resp.StatusCode == http.StatusOK && err == nil {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// drained waits until the queue holds nothing twice in a row a second
+// apart (the consumers delete a message after its key is COMPLETED, so
+// after its status reads 200), and returns what it holds then.
+func (f *fdRun) drained(ctx context.Context) (int, error) {
+	for quiet := 0; quiet < 2; {
+		select {
+		case <-ctx.Done():
+			n, _ := f.r.queue.Pending(context.Background())
+			return n, nil // reported: a message left is a violation
+		case <-time.After(time.Second):
+		}
+		n, err := f.r.queue.Pending(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return 0, fmt.Errorf("pipeline: queue depth: %w", err)
+		case err == nil && n == 0:
+			quiet++
+		default:
+			quiet = 0
+		}
+	}
+	return 0, nil
+}
+
+// check fills the report's counts and violations.
+func (f *fdRun) check(procs []*ConsumerProc) {
+	rep := &f.rep
+	for _, p := range procs {
+		if p.Name != "frontdoor" {
+			rep.Worker.add(ParseWorkerLog(p.Logs()))
+		}
+		for line := range strings.Lines(p.Logs()) {
+			if len(rep.Errors) < 5 && (strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`)) {
+				rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %.300s", p.Name, strings.TrimSpace(line)))
+			}
+		}
+	}
+	log := f.r.provider.Log()
+	rep.ProviderCalls = len(log)
+	calls := map[string][]loadtest.Call{} // prompt → calls
+	for _, c := range log {
+		calls[c.Key] = append(calls[c.Key], c)
+	}
+	for i, q := range f.reqs {
+		for _, a := range f.accepted[q.Key] {
+			want := fmt.Sprintf(`%d {"idempotency_key":%q,"status":"queued","status_url":%q}`, http.StatusAccepted, q.Key, frontDoorPath+"/"+q.Key)
+			if a != want {
+				rep.violate("key %s: a POST was answered %s, want %s", q.Key, a, want)
+			}
+		}
+		if n := len(f.accepted[q.Key]); n < f.cfg.Posts {
+			rep.violate("key %s: %d POSTs answered, want at least %d", q.Key, n, f.cfg.Posts)
+		}
+		n := f.sends[q.Key]
+		rep.MessagesPerKey[n]++
+		if n != 1 {
+			rep.violate("key %s: the front door enqueued %d messages, want 1", q.Key, n)
+		}
+		kc := calls[q.Prompt]
+		if len(kc) != 1 {
+			rep.violate("key %s: %d provider calls, want 1", q.Key, len(kc))
+		}
+		got, ok := f.results[q.Key]
+		if !ok {
+			rep.violate("key %s: its status never read 200", q.Key)
+			continue
+		}
+		var res struct {
+			ID      string `json:"id"`
+			Content string `json:"content"`
+		}
+		switch err := json.Unmarshal(got, &res); {
+		case err != nil:
+			rep.violate("key %s: its status is not the worker's completion JSON: %v: %.200s", q.Key, err, got)
+		case len(kc) == 0:
+			rep.violate("key %s: its status reads %.200s, and the provider was never called for it", q.Key, got)
+		case !slices.ContainsFunc(kc, func(c loadtest.Call) bool { return c.Answered && c.ID == res.ID && c.Content == res.Content }):
+			rep.violate("key %s: its status reads completion %s %q, which the provider did not answer for it", q.Key, res.ID, clip(res.Content))
+		}
+		if i == f.cfg.Reused {
+			if other := calls[bodyPrompt(otherPayload(q))]; len(other) != 0 {
+				rep.violate("key %s: the payload refused under the reused key was called %d times", q.Key, len(other))
+			}
+			if rep.Reused != http.StatusUnprocessableEntity {
+				rep.violate("key %s: reused with another payload, answered %d, want 422", q.Key, rep.Reused)
+			}
+		}
+	}
+	if rep.ProviderCalls != len(f.reqs) {
+		rep.violate("%d provider calls for %d keys", rep.ProviderCalls, len(f.reqs))
+	}
+	if rep.Messages != len(f.reqs) {
+		rep.violate("%d messages taken by the queue for %d keys", rep.Messages, len(f.reqs))
+	}
+	for status := range maps.Keys(rep.Polls) {
+		if status != http.StatusOK && status != http.StatusAccepted && status != http.StatusNotFound {
+			rep.violate("a status read was answered %d (%d times)", status, rep.Polls[status])
+		}
+	}
+	if rep.Left != 0 || rep.DeadLettered != 0 {
+		rep.violate("%d messages left in the queue and %d in its dead-letter queue, want none", rep.Left, rep.DeadLettered)
+	}
+	if rep.Lost == 0 || rep.Reposted < rep.Lost {
+		rep.violate("%d answers cut, %d POSTs sent again: want answers cut, each posted again", rep.Lost, rep.Reposted)
+	}
+}
+
+// bodyPrompt is a payload's prompt: the provider's key of its call.
+func bodyPrompt(body string) string {
+	var b struct {
+		Prompt string `json:"prompt"`
+	}
+	_ = json.Unmarshal([]byte(body), &b)
+	return b.Prompt
+}
+
