@@ -581,4 +581,3 @@ func bodyPrompt(body string) string {
 	_ = json.Unmarshal([]byte(body), &b)
 	return b.Prompt
 }
-
