@@ -142,8 +142,10 @@ type fdRun struct {
 // enqueued once and called once, that each status is the provider's
 // answer for its key, and that the reused key's other payload was refused
 // and never ran.
-func RunFrontDoor(ctx context.Context, parts Parts, cfg FrontDoorConfig, progress io.Writer) (*FrontDoorReport, error) {
-	r := &runner{parts: parts, cfg: Config{Variant: Consumer}, progress: progress, suffix: randomSuffix()}
+func RunFrontDoor(ctx context.Context, parts Parts, cfg FrontDoorConfig) (*FrontDoorReport, error) {
+	// Config.Variant Consumer: the processes' environment names their SQS
+	// endpoint here (workerEnv), and the store has no faults.
+	r := &runner{parts: parts, cfg: Config{Variant: Consumer}, suffix: randomSuffix()}
 	defer r.close()
 	f := &fdRun{r: r, cfg: cfg, reqs: loadtest.Workload(cfg.Keys), seen: map[string]int{}, sends: map[string]int{},
 		accepted: map[string][]string{}, results: map[string][]byte{}}

@@ -20,7 +20,7 @@ import (
 func testFrontDoor(t *testing.T, parts pipeline.Parts) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := pipeline.RunFrontDoor(ctx, parts, pipeline.FrontDoorSmall(), logWriter{t})
+	rep, err := pipeline.RunFrontDoor(ctx, parts, pipeline.FrontDoorSmall())
 	if err != nil {
 		t.Fatal(err)
 	}
