@@ -7,14 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 )
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the member of the JSON body the key is put in:
-	// handler.DefaultKeyField, where the worker's handler reads it.
-	DefaultKeyField = "idempotency_key"
+	// DefaultKeyField is the member of the JSON body the key is put in,
+	// where the worker's handler reads it by default.
+	DefaultKeyField = handler.DefaultKeyField
 	// DefaultPath is where requests are posted; each one's status is at
 	// DefaultPath + "/" + its key.
 	DefaultPath = "/requests"

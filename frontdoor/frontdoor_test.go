@@ -25,14 +25,6 @@ import (
 	"github.com/idemq/idemq/internal/frontdoorsuite"
 )
 
-// The key goes where the worker's handler looks for it by default.
-func TestDefaultKeyFieldIsTheHandlers(t *testing.T) {
-	t.Parallel()
-	if frontdoor.DefaultKeyField != handler.DefaultKeyField {
-		t.Errorf("DefaultKeyField %q, handler.DefaultKeyField %q", frontdoor.DefaultKeyField, handler.DefaultKeyField)
-	}
-}
-
 func TestNewRefusesBadSettings(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
