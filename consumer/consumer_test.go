@@ -36,6 +36,9 @@ func TestExecutesOncePerKeyAndDeletes(t *testing.T) {
 			t.Errorf("key %s: started %d, finished %d times; want once", k, s, f)
 		}
 	}
+	// The consumer counts a delete after SQS answered it: wait for the
+	// counts, not only the deletions the fake saw.
+	eventually(t, "every delete counted", func() bool { return c.Stats().Deleted >= 12 })
 	st := c.Stats()
 	if st.Received != 12 || st.Deleted != 12 || st.Acknowledged != 12 || st.NotDeleted != 0 {
 		t.Errorf("stats %+v: want 12 received, acknowledged and deleted", st)
