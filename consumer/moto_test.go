@@ -113,7 +113,7 @@ func TestSQSDuplicatesAcrossConsumers(t *testing.T) {
 	}
 	// The queue is empty once SQS took the last delete; the consumer
 	// counts it after SQS answered: wait for the count.
-	deleted := func() int { return c1.Stats().Deleted + c2.Stats().Deleted }
+	deleted := func() int64 { return c1.Stats().Deleted + c2.Stats().Deleted }
 	eventually(t, "every delete counted", func() bool { return deleted() >= 3*keys })
 	if d := deleted(); d != 3*keys {
 		t.Errorf("deleted %d messages; want %d", d, 3*keys)
