@@ -122,11 +122,7 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 // worker's), reading offloaded results from blobs (nil: none), sending
 // through an SQS client of awsCfg. frontdoor.New's error names a setting
 // it refuses.
-func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
-	fs, ok := store.(frontdoor.Store)
-	if !ok { // not reached: every store of the worker reads records
-		return nil, fmt.Errorf("the %s store cannot read records (Get): it cannot serve a front door", cfg.store)
-	}
+func newFrontDoor(cfg config, awsCfg aws.Config, store frontdoor.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
 	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 		o.HTTPClient = keepConnections(o.HTTPClient, conns)
 		if cfg.sqsEndpoint != "" {
@@ -143,7 +139,7 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store idem.Store, blobs idem.Bl
 	if err != nil {
 		return nil, err
 	}
-	return frontdoor.New(fs, enqueue, opts...)
+	return frontdoor.New(store, enqueue, opts...)
 }
 
 // serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
