@@ -112,12 +112,11 @@ func TestSQSDuplicatesAcrossConsumers(t *testing.T) {
 		}
 	}
 	// The queue is empty once SQS took the last delete; the consumer
-	// counts it after SQS answered: wait for the count.
+	// counts it after SQS answered: wait for the count. A message the
+	// broker handed to both consumers (moto can, as SQS may) is deleted by
+	// each, its second copy replayed: at least one delete per message.
 	deleted := func() int64 { return c1.Stats().Deleted + c2.Stats().Deleted }
 	eventually(t, "every delete counted", func() bool { return deleted() >= 3*keys })
-	if d := deleted(); d != 3*keys {
-		t.Errorf("deleted %d messages; want %d", d, 3*keys)
-	}
 }
 
 // On a FIFO queue each group's messages run in the order they were sent,
