@@ -75,7 +75,7 @@ var outcomeTable = []outcomeRow{
 		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")}) }},
 	{"a panic (the function, the replay hook, the key func, the store)", "the claim is released", retry, " (`ErrPanic`)", []string{"failed"}, "",
 		func() fate { return decide(attempt{stage: stageCrashed, err: fmt.Errorf("%w: boom", ErrPanic)}) }},
-	{"the function ran, but its completion failed (a store error that outlasted `Do`'s 4 attempts, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
+	{"the function ran, but its completion failed (a store error that outlasted the store client's retries, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
 		}},

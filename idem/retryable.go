@@ -14,8 +14,9 @@ import (
 // store marked with Permanent. It is true for any other error: a lost
 // connection, a timeout of the store's client, throttling.
 //
-// Do sends a completion that failed with a Retryable error again (see
-// Do); a store's own client has usually retried it already.
+// Do sends each request once (see Do): a store's client retries what may
+// be transient. Retryable is for a store's author deciding what its
+// client sends again.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
