@@ -115,6 +115,12 @@ func (b *batch) prepare(messages []events.SQSMessage) {
 			b.assign(i, decide(attempt{stage: stageKey, err: err}))
 			continue
 		}
+		if b.w.step != nil {
+			// A step names its work by the key as read, without a
+			// namespace, and checks no payload.
+			rec.key = idem.Key(raw)
+			continue
+		}
 		if rec.key, err = idem.ClientKey(b.settings.namespace, raw); err == nil {
 			rec.fp, err = b.settings.fingerprint(&bd)
 		}
