@@ -71,10 +71,10 @@ type settings struct {
 	// chooses: the messages then suggest no default.
 	existingQueue bool
 	arch          architecture
-	tracing                                        Tracing           // TracingOff, TracingOTel or TracingXRay
-	layerArn                                       string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
-	pollers                                        *pollerSettings   // nil: on-demand polling
-	capacity                                       *capacitySettings // nil: no capacity provider
+	tracing       Tracing           // TracingOff, TracingOTel or TracingXRay
+	layerArn      string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
+	pollers       *pollerSettings   // nil: on-demand polling
+	capacity      *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
 	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
 	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
