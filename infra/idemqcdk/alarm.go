@@ -64,7 +64,9 @@ const alarmPeriod = 5 * time.Minute
 // docs/operate.md says what each means and what to do.
 type Alarms struct {
 	// Construct is the scope holding the alarms.
-	Construct                                                                                                 constructs.Construct
+	Construct constructs.Construct
+
+	// The alarms, each named as its construct id.
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 }
 
