@@ -281,7 +281,7 @@ func (src *source) readFunction(fn awslambda.IFunction, prefix string) (awslambd
 
 // wholeSeconds is d in seconds, which must be whole and known at synth.
 func wholeSeconds(d awscdk.Duration) (float64, error) {
-	if *awscdk.Token_IsUnresolved(d) {
+	if *d.IsUnresolved() {
 		return 0, fmt.Errorf("is a token (a value known only at deployment), which synth cannot check; give a plain duration")
 	}
 	ms := d.ToMilliseconds(&awscdk.TimeConversionOptions{Integral: jsii.Bool(false)})
@@ -292,14 +292,6 @@ func wholeSeconds(d awscdk.Duration) (float64, error) {
 		return 0, fmt.Errorf("%s is not a whole number of seconds", *d.ToHumanString())
 	}
 	return *ms / 1000, nil
-}
-
-// number is v, or nil when v is nil or a token.
-func number(v *float64) *float64 {
-	if v == nil || *awscdk.Token_IsUnresolved(v) {
-		return nil
-	}
-	return v
 }
 
 // duration is d as a time.Duration, or 0 when d is nil; d is whole seconds
