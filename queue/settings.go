@@ -58,6 +58,7 @@ type SettingError struct {
 	Msg string
 }
 
+// Error is ErrInvalidSettings's text and Msg.
 func (e *SettingError) Error() string { return ErrInvalidSettings.Error() + ": " + e.Msg }
 
 // Is reports whether target is ErrInvalidSettings.

@@ -129,6 +129,7 @@ type ResultBucketProps struct {
 // EnvBlobBucket and Prefix as EnvBlobPrefix, and GrantResults (an
 // Attachment does).
 type ResultBucket struct {
+	// Bucket is the bucket.
 	Bucket awss3.Bucket
 	// Prefix is the results' key prefix.
 	Prefix string

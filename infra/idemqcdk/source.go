@@ -27,20 +27,22 @@ const (
 // apply to a queue that sets none, as they do when it is deployed.
 type QueueSettings struct {
 	// RetentionPeriod is the queue's message retention period. Required
-	// for an imported queue.
+	// for an imported queue; defaults to the queue's own for one of the
+	// app.
 	RetentionPeriod awscdk.Duration
 	// VisibilityTimeout is the queue's visibility timeout. Required for an
-	// imported queue.
+	// imported queue; defaults to the queue's own for one of the app.
 	VisibilityTimeout awscdk.Duration
 	// DeadLetterQueue is the queue's redrive policy: the dead-letter queue
 	// and the receives before a message moves there. Required for an
-	// imported queue. idemq needs one: its alarms watch it, and a message
-	// that always fails would otherwise be received until its retention
-	// ends.
+	// imported queue; defaults to the queue's own for one of the app.
+	// idemq needs one: its alarms watch it, and a message that always
+	// fails would otherwise be received until its retention ends.
 	DeadLetterQueue *awssqs.DeadLetterQueue
 	// DeadLetterRetentionPeriod is the dead-letter queue's message
 	// retention period, which sizes the records so that a redrive from it
-	// replays. Required when the dead-letter queue is imported.
+	// replays. Required when the dead-letter queue is imported; defaults
+	// to the dead-letter queue's own for one of the app.
 	DeadLetterRetentionPeriod awscdk.Duration
 }
 
