@@ -189,7 +189,7 @@ deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the
 DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
 
 .PHONY: deploy-local
-deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy (about 25 s warm; a cold CDK compile adds 2.5 min).
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy; then the same for examples/existing-app (about 1 to 2 min warm; a cold CDK compile adds 2.5 min).
 	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
 	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go -C harness test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
 		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
