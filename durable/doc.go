@@ -7,7 +7,7 @@
 // message, every retry and every re-sent copy would start a new durable
 // execution. The Dispatcher instead invokes the durable function with an
 // execution name made from the message's key (the key a handler.Handler
-// with the same key options reads: handler.KeyReader), and Lambda starts
+// with the same request.Identity reads: request.Reader), and Lambda starts
 // at most one execution per name. It keeps no store: the execution name is
 // AWS's idempotency guard.
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // StepFunc settles one record of a batch by a means of its own instead of
@@ -22,7 +23,8 @@ import (
 type StepFunc func(ctx context.Context, msg events.SQSMessage, key string) error
 
 // NewStepHandler returns a Handler that reads each record's key with key
-// and settles the record with step, through the batch machinery of New's
+// (a dispatcher's own request.Reader's, say) and settles the record with
+// step, through the batch machinery of New's
 // handlers, so that a dispatcher answers a batch as they do:
 //
 //   - a record whose key cannot be read (key returns an error or "", or
@@ -54,9 +56,9 @@ type StepFunc func(ctx context.Context, msg events.SQSMessage, key string) error
 // name, else the program's, without a warning: no key depends on it).
 // It returns an *idem.ConfigError naming the setting if key, step or an
 // option is nil, if a setting cannot be safe (Config.Validate), or if a
-// setting only a claim uses is set: a key source (the key is key's),
-// Keyless, FingerprintFields, NoFingerprint, Idem, OnReplay, the cache,
-// Backoff, QueueURL, EMF or Tracer.
+// setting only a claim uses is set: a key source of Config.Request (the
+// key is key's), its FingerprintFields or NoFingerprint, Keyless, Idem,
+// OnReplay, the cache, Backoff, QueueURL, EMF or Tracer.
 func NewStepHandler(key KeyFunc, step StepFunc, opts ...Option) (Handler, error) {
 	switch {
 	case key == nil:
@@ -74,8 +76,11 @@ func NewStepHandler(key KeyFunc, step StepFunc, opts ...Option) (Handler, error)
 	if err := c.claimSettingSet(); err != nil {
 		return nil, err
 	}
-	c.KeyFunc, c.NoFingerprint = key, true
-	c.Namespace = cmp.Or(c.Namespace, lambdacontext.FunctionName, programName(), "idemq")
+	c.Request = request.Identity{
+		Namespace:     cmp.Or(c.Request.Namespace, lambdacontext.FunctionName, programName(), "idemq"),
+		KeyFunc:       key,
+		NoFingerprint: true,
+	}
 	set, err := c.resolve()
 	if err != nil {
 		return nil, err
@@ -91,13 +96,13 @@ func (c *Config) claimSettingSet() error {
 		field string
 		set   bool
 	}{
-		{"KeyField", c.KeyField != ""},
-		{"KeyFields", len(c.KeyFields) > 0},
-		{"KeyAttribute", c.KeyAttribute != ""},
-		{"KeyFunc", c.KeyFunc != nil},
+		{"Request.KeyField", c.Request.KeyField != ""},
+		{"Request.KeyFields", len(c.Request.KeyFields) > 0},
+		{"Request.KeyAttribute", c.Request.KeyAttribute != ""},
+		{"Request.KeyFunc", c.Request.KeyFunc != nil},
 		{"Keyless", c.Keyless},
-		{"FingerprintFields", len(c.FingerprintFields) > 0},
-		{"NoFingerprint", c.NoFingerprint},
+		{"Request.FingerprintFields", len(c.Request.FingerprintFields) > 0},
+		{"Request.NoFingerprint", c.Request.NoFingerprint},
 		{"Idem", !reflect.ValueOf(c.Idem).IsZero()},
 		{"OnReplay", c.OnReplay != nil},
 		{"CacheEntries", c.CacheEntries != 0},

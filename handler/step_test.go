@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // steps records the keys a step handler's step was called with, and fails
@@ -44,10 +45,14 @@ func (s *steps) called() []string {
 	return slices.Sorted(slices.Values(s.keys))
 }
 
-// readKey is the handler's default key reader.
+// readKey reads the default Identity's key, as a dispatcher reads it.
 func readKey(t *testing.T) handler.KeyFunc {
 	t.Helper()
-	return must(handler.KeyReader(handler.Config{}))
+	r := must(request.NewReader(request.Identity{}))
+	return func(m events.SQSMessage) (string, error) {
+		id, err := r.ReadKey(m)
+		return id.Value, err
+	}
 }
 
 // A step handler answers with the handler's decision: a record whose step
@@ -116,13 +121,13 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 		{"key", nil, s.step, nil},
 		{"step", key, nil, nil},
 		{"Concurrency", key, s.step, []handler.Option{handler.WithConcurrency(0)}},
-		{"KeyField", key, s.step, []handler.Option{handler.WithKeyField("id")}},
-		{"KeyFields", key, s.step, []handler.Option{handler.WithKeyFields("a", "b")}},
-		{"KeyAttribute", key, s.step, []handler.Option{handler.WithKeyAttribute("k")}},
-		{"KeyFunc", key, s.step, []handler.Option{handler.WithKeyFunc(key)}},
+		{"Request.KeyField", key, s.step, []handler.Option{handler.WithKeyField("id")}},
+		{"Request.KeyFields", key, s.step, []handler.Option{handler.WithKeyFields("a", "b")}},
+		{"Request.KeyAttribute", key, s.step, []handler.Option{handler.WithKeyAttribute("k")}},
+		{"Request.KeyFunc", key, s.step, []handler.Option{handler.WithKeyFunc(key)}},
 		{"Keyless", key, s.step, []handler.Option{handler.WithKeyless()}},
-		{"FingerprintFields", key, s.step, []handler.Option{handler.WithFingerprintFields("a")}},
-		{"NoFingerprint", key, s.step, []handler.Option{handler.WithoutFingerprint()}},
+		{"Request.FingerprintFields", key, s.step, []handler.Option{handler.WithFingerprintFields("a")}},
+		{"Request.NoFingerprint", key, s.step, []handler.Option{handler.WithoutFingerprint()}},
 		{"Idem", key, s.step, []handler.Option{handler.WithIdem(idem.WithExpiry(idem.DefaultExpiry))}},
 		{"OnReplay", key, s.step, []handler.Option{handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return nil })}},
 		{"CacheEntries", key, s.step, []handler.Option{handler.WithCache(1, 1)}},
