@@ -26,6 +26,7 @@ import (
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/frontdoorsuite"
+	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
 
@@ -343,4 +344,57 @@ func random(n int) []byte {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return b
+}
+
+// sentThenHeld is a Queue whose sends take the message, then wait for
+// release before answering: the front door's claim stays in progress with
+// the message on the queue.
+type sentThenHeld struct {
+	*frontdoorsuite.Queue
+	sent, release chan struct{}
+}
+
+func (q *sentThenHeld) Send(ctx context.Context, m producer.Message) (producer.Sent, error) {
+	s, err := q.Queue.Send(ctx, m)
+	close(q.sent)
+	<-q.release
+	return s, err
+}
+
+// While the front door's claim is still in progress (its send not yet
+// answered, or its process gone after sending), a key the front door put
+// in the message is the worker's key: a status read finds the worker's
+// record by it, and answers its result once the worker ran it. With
+// KeyFields the worker's key is known from the accept record only: the
+// status is "accepting" until the claim completes.
+func TestStatusWhileTheClaimIsHeld(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   request.Identity
+		body string
+		want int
+	}{
+		{request.Identity{Namespace: "w"}, `{"prompt":"p"}`, http.StatusOK},
+		{request.Identity{Namespace: "w", KeyAttribute: "k"}, `{"prompt":"p"}`, http.StatusOK},
+		{request.Identity{Namespace: "w", KeyFields: []string{"doc"}}, `{"doc":"d"}`, http.StatusAccepted},
+	} {
+		store := must(memstore.New())
+		q := &sentThenHeld{Queue: frontdoorsuite.NewQueue(tc.id), sent: make(chan struct{}), release: make(chan struct{})}
+		fd := must(frontdoor.New(store, q, frontdoor.WithRequest(tc.id)))
+		done := make(chan int, 1)
+		go func() { done <- post(fd, "held-1", tc.body).Code }()
+		<-q.sent
+		runWorker(t, store, tc.id, q.Messages()[0].Msg, `{"summary":"s"}`)
+		w := get(fd, "held-1")
+		if w.Code != tc.want {
+			t.Errorf("%s, claim held, worker done: %d %s, want %d", tc.id.Source(), w.Code, w.Body, tc.want)
+		}
+		close(q.release)
+		if code := <-done; code != http.StatusAccepted {
+			t.Errorf("%s: POST %d, want 202", tc.id.Source(), code)
+		}
+		if w := get(fd, "held-1"); w.Code != http.StatusOK {
+			t.Errorf("%s, claim completed: %d %s, want 200", tc.id.Source(), w.Code, w.Body)
+		}
+	}
 }
