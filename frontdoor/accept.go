@@ -50,8 +50,7 @@ func encodeAccept(recordKey idem.Key, answer []byte) []byte {
 // written by a front door before format 1) was written for a request
 // whose key the worker read from the body member idempotency_key, without
 // a scope: its worker's record is idem.ClientKey(namespace, key), as that
-// front door made it. Anything else, or a worker's key outside the
-// worker's namespace, is idem.ErrUnreadableResult.
+// front door made it. Anything else is idem.ErrUnreadableResult.
 func (fd *frontDoor) decodeAccept(value []byte, scope, key string) (acceptRecord, error) {
 	var rec struct {
 		acceptRecord
@@ -72,8 +71,8 @@ func (fd *frontDoor) decodeAccept(value []byte, scope, key string) (acceptRecord
 		ar.RecordKey = k
 	case ar.Format != acceptFormat:
 		return acceptRecord{}, fmt.Errorf("%w: the accept record for %q is of format %d, which this front door does not know", idem.ErrUnreadableResult, key, ar.Format)
-	case len(ar.Answer) == 0 || !ar.RecordKey.InNamespace(fd.c.Request.Namespace):
-		return acceptRecord{}, fmt.Errorf("%w: the accept record for %q names no worker's record in namespace %q", idem.ErrUnreadableResult, key, fd.c.Request.Namespace)
+	case len(ar.Answer) == 0 || ar.RecordKey == "":
+		return acceptRecord{}, fmt.Errorf("%w: the accept record for %q holds no answer or no worker's record key", idem.ErrUnreadableResult, key)
 	}
 	return ar, nil
 }

@@ -225,9 +225,9 @@ func TestAcceptRecordFormat0(t *testing.T) {
 	if w := get(fd, "new-9"); w.Code != http.StatusInternalServerError {
 		t.Errorf("an unknown format: %d %s, want 500", w.Code, w.Body)
 	}
-	keep("elsewhere", `{"format":1,"record_key":"other#elsewhere","answer":{}}`)
-	if w := get(fd, "elsewhere"); w.Code != http.StatusInternalServerError {
-		t.Errorf("a worker's key outside the namespace: %d %s, want 500", w.Code, w.Body)
+	keep("no-key", `{"format":1,"answer":{}}`)
+	if w := get(fd, "no-key"); w.Code != http.StatusInternalServerError {
+		t.Errorf("no worker's record key: %d %s, want 500", w.Code, w.Body)
 	}
 }
 
