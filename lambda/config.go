@@ -198,7 +198,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 // checkKeyFields reads IDEMQ_KEY_FIELDS into c: comma-separated body
 // fields, none empty, and not with IDEMQ_KEY_FIELD (a key has one
-// source). Each field's syntax is idemqrequest.Identity's to check.
+// source). Each field's syntax is request.Identity's to check.
 func checkKeyFields(c *config, getenv func(string) string) []error {
 	v := getenv(envKeyFields)
 	if v == "" {

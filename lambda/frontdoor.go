@@ -34,11 +34,11 @@ import (
 // IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
 // worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
 // under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD
-// or IDEMQ_KEY_FIELDS (the worker's key rule: one idemqrequest.Identity for
-// the front door and its producer, as for the handler), IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
-// IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
-// worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
-// needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
+// or IDEMQ_KEY_FIELDS (the worker's key rule: one request.Identity for the
+// front door and its producer, as for the handler), IDEMQ_RECORD_EXPIRY
+// (how long an accepted key is remembered), IDEMQ_SQS_ENDPOINT and the
+// blob store's variables (to read results the worker offloaded) apply as
+// in worker mode; IDEMQ_PROVIDER_URL is not needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
 // Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
 // request without one (403); none (the default with IDEMQ_FRONTDOOR_ADDR)
 // shares one key space among every caller.
