@@ -33,7 +33,8 @@ var settingVars = map[[2]string]string{
 	{"durable", "NamePrefix"}:         envDurablePrefix,
 	{"durable", "Concurrency"}:        envConcurrency,
 	{"frontdoor", "Namespace"}:        envNamespace,
-	{"frontdoor", "KeyField"}:         envKeyField,
+	{"request", "KeyField"}:           envKeyField,
+	{"request", "KeyFields"}:          envKeyFields,
 	{"frontdoor", "Path"}:             envFrontPath,
 	{"frontdoor", "MaxBodyBytes"}:     envFrontMaxBody,
 }
