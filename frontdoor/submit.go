@@ -61,6 +61,12 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
 		return
 	}
+	if fd.c.CheckBody != nil {
+		if err := fd.c.CheckBody(msg); err != nil {
+			problem(w, http.StatusBadRequest, "Body is not a valid request", err.Error())
+			return
+		}
+	}
 	frontKey, err := idem.ClientKey(fd.c.AcceptNamespace, stored)
 	if err != nil { // not reached: the namespace and the key are not empty
 		problem(w, http.StatusBadRequest, "Idempotency-Key is malformed", err.Error())
