@@ -279,4 +279,3 @@ func float(rng *rand.Rand, f float64) string {
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
-

@@ -74,7 +74,8 @@ func jsonFields(t reflect.Type) (fields, hidden []jsonField, skipped []skippedFi
 	// shallowest depth it is met; one met twice there adds its fields
 	// twice, so that neither copy wins.
 	visited := map[reflect.Type]bool{}
-	count, nextCount := map[reflect.Type]int{}, map[reflect.Type]int{t: 1}
+	var count map[reflect.Type]int
+	nextCount := map[reflect.Type]int{t: 1}
 	next := []level{{typ: t}}
 	for depth := 0; len(next) > 0; depth++ {
 		current := next

@@ -113,6 +113,7 @@ func TestIdentityOfReadsWhatJSONWrites(t *testing.T) {
 
 type (
 	unexportedTag struct {
+		//lint:ignore U1000 the tag on a field encoding/json leaves out is the test
 		id string `idemq:"key"`
 	}
 	dashTag struct {
@@ -142,6 +143,7 @@ type (
 	}
 	twoBad struct {
 		A string `json:"a" idemq:"nope"`
+		//lint:ignore U1000 the tag on a field encoding/json leaves out is the test
 		b string `idemq:"key"`
 	}
 )
