@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -236,7 +237,8 @@ func decodeDetail(err error) error {
 		if te.Field != "" {
 			where = fmt.Sprintf("member %q", te.Field)
 		}
-		return fmt.Errorf("%s: a JSON %s does not decode into %s", where, te.Value, te.Type)
+		kind, _, _ := strings.Cut(te.Value, " ") // "number 300": the kind only, never a payload's value
+		return fmt.Errorf("%s: a JSON %s does not decode into %s", where, kind, te.Type)
 	}
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return fmt.Errorf("not valid JSON at byte %d: %s", se.Offset, se.Error())

@@ -34,6 +34,9 @@ func TestDecode(t *testing.T) {
 		{"an array", anyOf(one.Decode), `[{"id":"a"}]`, nil, "not a JSON object"},
 		{"null", anyOf(one.Decode), ` null`, nil, "not a JSON object"},
 		{"a member of another type", anyOf(one.Decode), `{"id":7}`, nil, `member "id": a JSON number does not decode into string`},
+		{"a number out of range, its value not repeated", anyOf(must(request.NewType[struct {
+			N int8 `json:"n"`
+		}](request.Identity{})).Decode), `{"n":300}`, nil, `member "n": a JSON number does not decode into int8`},
 		{"a nested member of another type", anyOf(sum.Decode), `{"document":{"id":"d","version":"9"}}`, nil, `member "document.version"`},
 		{"the key's member named alike after it", anyOf(one.Decode), `{"id":"a","ID":"b"}`, nil, `member "id" does not decode into its field as it decodes alone`},
 		{"the key's member named alike before it", anyOf(one.Decode), `{"ID":"b","id":"a"}`, oneKey{ID: "a"}, ""},
