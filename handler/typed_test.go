@@ -114,8 +114,9 @@ func TestTypedBadBody(t *testing.T) {
 	} {
 		r := newTypedRun(t)
 		h := must(handler.NewTyped(r.store, r.summarise, r.options()...))
-		failed := r.Invoke(h, typedMsg("m1", tc.body))
-		if !slices.Equal(failed, []string{"m1"}) || len(r.requests) != 0 {
+		// A good record beside it: the batch is not all failures.
+		failed := r.Invoke(h, typedMsg("m1", tc.body), typedMsg("ok", `{"document_id":"doc-9","version":1}`))
+		if !slices.Equal(failed, []string{"m1"}) || len(r.requests) != 1 || r.requests[0].DocumentID != "doc-9" {
 			t.Errorf("%s: failed %v, ran %+v", tc.name, failed, r.requests)
 		}
 		err := r.failures["m1"]
@@ -199,7 +200,7 @@ func TestTypedReplayUnreadable(t *testing.T) {
 		t.Fatal(failed)
 	}
 	h := must(handler.NewTyped(r.store, r.summarise, r.options()...))
-	if failed := r.Invoke(h, typedMsg("m2", body)); !slices.Equal(failed, []string{"m2"}) {
+	if failed := r.Invoke(h, typedMsg("m2", body), typedMsg("ok", `{"document_id":"doc-9","version":1}`)); !slices.Equal(failed, []string{"m2"}) {
 		t.Fatalf("failed %v", failed)
 	}
 	if err := r.failures["m2"]; !errors.Is(err, handler.ErrReplayHook) || !errors.Is(err, idem.ErrUnreadableResult) {
@@ -212,9 +213,14 @@ func TestTypedReplayUnreadable(t *testing.T) {
 func TestTypedResultNotJSON(t *testing.T) {
 	t.Parallel()
 	r := newTypedRun(t)
-	h := must(handler.NewTyped(r.store, func(context.Context, summariseReq) (func(), error) { return func() {}, nil },
-		handler.WithNamespace("summarise"), handler.WithLogger(r.Logger())))
-	if failed := r.Invoke(h, typedMsg("m1", `{"document_id":"doc-1","version":9}`)); !slices.Equal(failed, []string{"m1"}) {
+	h := must(handler.NewTyped(r.store, func(_ context.Context, req summariseReq) (any, error) {
+		if req.DocumentID == "doc-1" {
+			return func() {}, nil
+		}
+		return "text", nil
+	}, handler.WithNamespace("summarise"), handler.WithLogger(r.Logger())))
+	failed := r.Invoke(h, typedMsg("m1", `{"document_id":"doc-1","version":9}`), typedMsg("ok", `{"document_id":"doc-9","version":1}`))
+	if !slices.Equal(failed, []string{"m1"}) {
 		t.Fatalf("failed %v", failed)
 	}
 	if _, ok, _ := r.store.Get(context.Background(), "summarise#document_id:doc-1:version:9"); ok {
