@@ -109,6 +109,10 @@ type Config struct {
 	// or reads another's key is answered the other's request (its 202,
 	// its result).
 	Scope ScopeFunc
+	// CheckBody checks each POST's body as the worker will receive it,
+	// before anything is stored or enqueued; an error refuses it with 400
+	// (see BodyCheck, BodyCheckOf). Defaults to nil: any JSON object.
+	CheckBody BodyCheck
 }
 
 // Option changes a Config.

@@ -83,9 +83,15 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
 		return
 	}
-	id, ok := fd.stamp(w, body, key, scope)
+	stamped, id, ok := fd.stamp(w, body, key, scope)
 	if !ok {
 		return
+	}
+	if fd.c.CheckBody != nil {
+		if err := fd.c.CheckBody([]byte(stamped.Body)); err != nil {
+			problem(w, http.StatusBadRequest, "Body is not a valid request", err.Error())
+			return
+		}
 	}
 	acceptKey, err := fd.acceptKey(scope, key)
 	if err != nil { // not reached: the key and the scope obey the key rule
@@ -134,17 +140,18 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 // will (request.Reader.Stamp): the Idempotency-Key in the body member or
 // the attribute Config.Request names, or, with KeyFields or a KeyFunc,
 // the key the body makes; the caller's scope in request.ScopeAttribute.
-// It returns the request's ID, whose Key is the worker's record, or
-// answers 400 (500 for a KeyFunc's panic) and returns false.
-func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string) (request.ID, bool) {
+// It returns the message as the worker will receive it and the request's
+// ID, whose Key is the worker's record, or answers 400 (500 for a
+// KeyFunc's panic) and returns false.
+func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string) (events.SQSMessage, request.ID, bool) {
 	value := ""
 	if putsKey(fd.c.Request) {
 		value = key
 	}
-	_, id, err := fd.reader.Stamp(events.SQSMessage{Body: string(body)}, value, scope)
+	msg, id, err := fd.reader.Stamp(events.SQSMessage{Body: string(body)}, value, scope)
 	switch {
 	case err == nil:
-		return id, true
+		return msg, id, true
 	case errors.Is(err, request.ErrKeyMismatch):
 		problem(w, http.StatusBadRequest, "Body holds another key", err.Error()+": leave the key out of the body, or send the same as the Idempotency-Key")
 	case errors.Is(err, idem.ErrNoKey):
@@ -159,7 +166,7 @@ func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string
 	default: // the KeyFunc's own refusal of the message
 		problem(w, http.StatusBadRequest, "Body makes no key", "the worker's key func refused it")
 	}
-	return request.ID{}, false
+	return events.SQSMessage{}, request.ID{}, false
 }
 
 // accepted writes the 202 answer from value, the front door's record's
