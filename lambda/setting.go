@@ -34,7 +34,8 @@ var settingVars = map[[2]string]string{
 	{"durable", "function"}:           envDurableFunction,
 	{"durable", "Concurrency"}:        envConcurrency,
 	{"frontdoor", "Namespace"}:        envNamespace,
-	{"frontdoor", "KeyField"}:         envKeyField,
+	{"request", "KeyField"}:           envKeyField,
+	{"request", "KeyFields"}:          envKeyFields,
 	{"frontdoor", "Path"}:             envFrontPath,
 	{"frontdoor", "MaxBodyBytes"}:     envFrontMaxBody,
 }
