@@ -14,7 +14,6 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/internal/storeenv"
-	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // The variables of dispatch mode (IDEMQ_MODE=dispatch): the worker starts
@@ -44,16 +43,17 @@ var notInDispatch = []string{
 }
 
 // loadDispatch reads dispatch mode's configuration, reporting every bad
-// variable at once. The key (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD), the
-// batch's concurrency and consumer mode are read as in the worker's other
-// mode.
+// variable at once. The key (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD,
+// IDEMQ_KEY_FIELDS), the batch's concurrency and consumer mode are read
+// as in the worker's other mode.
 func loadDispatch(getenv func(string) string) (config, error) {
 	c := config{keyField: getenv(envKeyField), namespace: getenv(envNamespace), sqsEndpoint: getenv(envSQSEndpoint), dispatch: dispatchConfig{
 		function: getenv(envDurableFunction), endpoint: getenv(envLambdaEndpoint)}}
 	if n := maxConcurrency(getenv); n > 1 {
 		c.invocations = n
 	}
-	errs := checkConsumer(&c, getenv)
+	errs := checkKeyFields(&c, getenv)
+	errs = append(errs, checkConsumer(&c, getenv)...)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	for _, name := range notInDispatch {
 		if getenv(name) != "" {
@@ -103,8 +103,7 @@ func wireDispatch(ctx context.Context, cfg config, logger *slog.Logger, awsOpts 
 			o.BaseEndpoint = aws.String(cfg.dispatch.endpoint)
 		}
 	})
-	opts := []durable.Option{durable.WithLogger(logger),
-		durable.WithRequest(idemqrequest.Identity{Namespace: cfg.namespace, KeyField: cfg.keyField})}
+	opts := []durable.Option{durable.WithLogger(logger), durable.WithRequest(cfg.identity())}
 	if cfg.concurrency != 0 {
 		opts = append(opts, durable.WithConcurrency(cfg.concurrency))
 	}

@@ -38,6 +38,28 @@ func TestDispatchMode(t *testing.T) {
 	}
 }
 
+// Dispatch mode reads a natural key as the worker does (IDEMQ_KEY_FIELDS)
+// and names the execution after the record key the worker's handler
+// claims for it.
+func TestDispatchModeKeyFields(t *testing.T) {
+	t.Parallel()
+	fake := durabletest.NewServer(t)
+	vars := env(envMode, modeDispatch, envDurableFunction, "summarise:prod", envLambdaEndpoint, fake.URL,
+		envKeyFields, "document_id,version", envNamespace, "docs")
+	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := events.SQSMessage{MessageId: "m1", Body: `{"version":1,"document_id":"doc-1","prompt":"p"}`}
+	if resp, err := p.handler(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("response %+v, %v", resp, err)
+	}
+	want := durable.ExecutionName("docs#document_id:doc-1:version:1")
+	if execs := fake.Executions(); len(execs) != 1 || execs[0].Name != want {
+		t.Errorf("executions %+v, want one named %s", execs, want)
+	}
+}
+
 func TestDispatchConfig(t *testing.T) {
 	t.Parallel()
 	base := []string{envMode, modeDispatch, envDurableFunction, "summarise:prod"}

@@ -72,9 +72,9 @@
 // docs/dispatcher.md): it keeps no records and calls no provider, but
 // starts one durable execution per key, named after it, and acknowledges
 // a message only when Lambda accepted its start or holds its execution. It
-// reads IDEMQ_NAMESPACE and IDEMQ_KEY_FIELD (each execution is named after
-// the record key the worker's handler claims), IDEMQ_CONCURRENCY, the
-// consumer's variables and:
+// reads IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD and IDEMQ_KEY_FIELDS (each
+// execution is named after the record key the worker's handler claims),
+// IDEMQ_CONCURRENCY, the consumer's variables and:
 //
 //	IDEMQ_MODE                     dispatch; unset: the worker above
 //	IDEMQ_DURABLE_FUNCTION         the durable function's name or ARN with its version or alias, like summarise:prod (required; needs lambda:InvokeFunction on it)

@@ -17,7 +17,6 @@ var settingVars = map[[2]string]string{
 	{"idem", "OffloadAbove"}:          envOffloadAbove,
 	{"handler", "Namespace"}:          envNamespace,
 	{"request", "Namespace"}:          envNamespace,
-	{"request", "KeyField"}:           envKeyField,
 	{"handler", "KeyField"}:           envKeyField,
 	{"handler", "Concurrency"}:        envConcurrency,
 	{"handler", "QueueURL"}:           envQueueURL,
