@@ -43,12 +43,14 @@ type sample struct {
 	value string // the key the producer is given; "" when the message makes it
 	body  string // the body as the client sends it
 	scope string // the caller's scope; "" for none
-	attrs map[string]string
+	// handle is the Idempotency-Key a front door client sends with a
+	// request whose key the body makes (the fields and func rules).
+	handle string
 }
 
 func (c sample) String() string {
-	return fmt.Sprintf("seed %d: %s rule, namespace %q, key field %q fields %q attribute %q, value %q, scope %q, body %s, attributes %v",
-		c.seed, c.rule, c.id.Namespace, c.id.KeyField, c.id.KeyFields, c.id.KeyAttribute, c.value, c.scope, c.body, c.attrs)
+	return fmt.Sprintf("seed %d: %s rule, namespace %q, key field %q fields %q attribute %q, value %q, scope %q, handle %q, body %s",
+		c.seed, c.rule, c.id.Namespace, c.id.KeyField, c.id.KeyFields, c.id.KeyAttribute, c.value, c.scope, c.handle, c.body)
 }
 
 // alphabet is what generated names and values are made of: letters,
@@ -57,14 +59,30 @@ func (c sample) String() string {
 // (two bytes, three, and four: a surrogate pair in JSON).
 var alphabet = []rune("abcxyzABC0129-_.:#%/ \"\\'é日😀")
 
+// ascii is alphabet's printable ASCII: what an Idempotency-Key header
+// carries.
+var ascii = []rune("abcxyzABC0129-_.:#%/ \"\\'")
+
 // text is 1 to max characters of alphabet.
-func text(r *rand.Rand, max int) string {
+func text(r *rand.Rand, max int) string { return textOf(r, alphabet, max) }
+
+// textOf is 1 to max characters of chars.
+func textOf(r *rand.Rand, chars []rune, max int) string {
 	n := 1 + r.IntN(max)
 	var b strings.Builder
 	for range n {
-		b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		b.WriteRune(chars[r.IntN(len(chars))])
 	}
 	return b.String()
+}
+
+// keyText is a key value: half the time printable ASCII, which a front
+// door's Idempotency-Key can carry, else any of alphabet.
+func keyText(r *rand.Rand, max int) string {
+	if r.IntN(2) == 0 {
+		return textOf(r, ascii, max)
+	}
+	return text(r, max)
 }
 
 // jsonString spells s as a JSON string, each character at random as
@@ -166,8 +184,8 @@ func object(r *rand.Rand, depth int, given map[string]string) string {
 	return b.String()
 }
 
-// funcKey is the ruleFunc cases' KeyFunc: the body's "ref" member and
-// the attribute "tenant", as a natural value.
+// funcKey is the ruleFunc cases' KeyFunc: the body's "ref" member, as a
+// natural value ("ref:" and the member, escaped).
 func funcKey(m events.SQSMessage) (string, error) {
 	obj, err := idemjson.Parse(m.Body)
 	if err != nil {
@@ -178,11 +196,7 @@ func funcKey(m events.SQSMessage) (string, error) {
 	if !ok || s == "" {
 		return "", fmt.Errorf("%w: no ref", idem.ErrNoKey)
 	}
-	tenant := "none"
-	if a, ok := m.MessageAttributes["tenant"]; ok && a.StringValue != nil {
-		tenant = *a.StringValue
-	}
-	return idem.NaturalValue(tenant, s)
+	return idem.NaturalValue("ref", s)
 }
 
 // generate makes the request of seed.
@@ -193,11 +207,12 @@ func generate(seed uint64) sample {
 	if r.IntN(2) == 0 {
 		c.scope = text(r, 10)
 	}
+	c.handle = textOf(r, ascii, 16)
 	given := map[string]string{}
 	switch c.rule {
 	case ruleField:
 		c.id.KeyField = [...]string{"", "request_id", `a\.b`, "名前"}[r.IntN(4)]
-		c.value = text(r, 20)
+		c.value = keyText(r, 20)
 		name := c.id.KeyField
 		switch name {
 		case "":
@@ -213,7 +228,7 @@ func generate(seed uint64) sample {
 		}
 	case ruleDotted:
 		c.id.KeyField = [...]string{"req.id", "a.b.c"}[r.IntN(2)]
-		c.value = text(r, 20)
+		c.value = keyText(r, 20)
 		if r.IntN(2) == 0 { // the outer object is there, the key is not
 			given[strings.Split(c.id.KeyField, ".")[0]] = object(r, 1, nil)
 		}
@@ -237,13 +252,10 @@ func generate(seed uint64) sample {
 		}
 	case ruleAttribute:
 		c.id.KeyAttribute = [...]string{"key", "idem.key"}[r.IntN(2)]
-		c.value = text(r, 20)
+		c.value = keyText(r, 20)
 	case ruleFunc:
 		c.id.KeyFunc = funcKey
 		given["ref"] = jsonString(r, text(r, 12))
-		if r.IntN(2) == 0 {
-			c.attrs = map[string]string{"tenant": text(r, 6)}
-		}
 	}
 	c.body = object(r, 2, given)
 	return c

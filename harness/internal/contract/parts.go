@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -11,9 +12,31 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
+
+// queueURL is the fake queue's URL.
+const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
+
+// newFrontDoor is the front door a user wires for the worker of id: over
+// the worker's store, sending through a producer over q by the same
+// Identity, every caller in scope ("" for none). It is the one place the
+// test wires the front door.
+func newFrontDoor(st frontdoor.Store, q producer.SQSAPI, id request.Identity, scope string) (http.Handler, error) {
+	p, err := producer.New(q, queueURL, producer.WithRequest(id))
+	if err != nil {
+		return nil, err
+	}
+	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(discard)}
+	if scope != "" {
+		opts = append(opts, frontdoor.WithScope(func(*http.Request) (string, error) { return scope, nil }))
+	}
+	return frontdoor.New(st, p, opts...)
+}
 
 // queue is a fake SQS queue for the producer (producer.SQSAPI): it keeps
 // each message sent, as the event source would deliver it.
