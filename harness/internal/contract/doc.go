@@ -6,5 +6,6 @@
 // user wires it, and every part's key compared. It lives in the harness
 // module because it needs every module at once: the root's parts, the
 // durable dispatcher's module, and the command's key path
-// (internal/recordkey).
+// (internal/recordkey). docs/proof.md says what it checks and what it
+// found.
 package contract
