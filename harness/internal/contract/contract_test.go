@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -28,8 +26,6 @@ var (
 	cases = flag.Int("contract.cases", 1500, "how many random requests the property test sends through every part")
 	first = flag.Uint64("contract.seed", 1, "the first case's seed")
 )
-
-var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // One request, one key, one record: for random bodies, key rules,
 // namespaces and scopes, the record key the producer reports

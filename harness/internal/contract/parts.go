@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 
@@ -18,6 +19,9 @@ import (
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
+
+// discard is a logger that writes nowhere.
+var discard = slog.New(slog.DiscardHandler)
 
 // queueURL is the fake queue's URL.
 const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
