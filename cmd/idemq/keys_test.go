@@ -128,7 +128,7 @@ func TestInspectScopedKey(t *testing.T) {
 func TestRawKeyOfAnotherNamespace(t *testing.T) {
 	eachStore(t, func(t *testing.T, b *bundle) {
 		other := must(idem.ClientKey("other", "doc-1"))
-		b.claimKey(t, other, b.now.Add(-time.Hour), time.Minute)
+		b.claimKey(t, other, b.now.Add(-10*time.Minute), time.Minute)
 		for _, args := range [][]string{{"inspect", "--raw", string(other)}, {"purge", "--raw", string(other), "--yes"}} {
 			if r := b.run(t, nil, args...); r.code != exitUsage || !strings.Contains(r.stderr, "not in namespace") {
 				t.Errorf("%s in namespace %s: exit %d, want %d saying so", strings.Join(args, " "), namespace, r.code, exitUsage)
@@ -152,7 +152,7 @@ func TestListNamespace(t *testing.T) {
 		mine := []idem.Key{key("a"), must(idem.ScopedKey(namespace, "acme", "b")), must(idem.ClientKey(namespace, "document_id:doc-1:version:1"))}
 		others := []idem.Key{must(idem.ClientKey("other", "c")), must(idem.ClientKey(namespace+"2", "d")), must(idem.ScopedKey("other", namespace, "e"))}
 		for _, k := range append(slices.Clone(mine), others...) {
-			b.claimKey(t, k, b.now.Add(-time.Hour), time.Minute) // every lease passed
+			b.claimKey(t, k, b.now.Add(-10*time.Minute), time.Minute) // every lease passed, the records live 50 min more (Redis expires a key at its expiry)
 		}
 		keys := func(r result) []idem.Key {
 			t.Helper()
