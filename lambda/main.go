@@ -72,11 +72,12 @@
 // docs/dispatcher.md): it keeps no records and calls no provider, but
 // starts one durable execution per key, named after it, and acknowledges
 // a message only when Lambda accepted its start or holds its execution. It
-// reads IDEMQ_KEY_FIELD, IDEMQ_CONCURRENCY, the consumer's variables and:
+// reads IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD and IDEMQ_KEY_FIELDS (each
+// execution is named after the record key the worker's handler claims),
+// IDEMQ_CONCURRENCY, the consumer's variables and:
 //
 //	IDEMQ_MODE                     dispatch; unset: the worker above
 //	IDEMQ_DURABLE_FUNCTION         the durable function's name or ARN with its version or alias, like summarise:prod (required; needs lambda:InvokeFunction on it)
-//	IDEMQ_DURABLE_NAME_PREFIX      put before every key to make its execution name (default none)
 //	IDEMQ_LAMBDA_ENDPOINT          Lambda endpoint, for a local fake (optional)
 //
 // The worker's store, provider and back-off variables are refused in it.
