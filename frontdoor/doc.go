@@ -35,6 +35,7 @@
 //	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1 (another body: 422)
 //	POST, no Idempotency-Key                 400 (unless Config.KeyOptional)
 //	POST, malformed key or body              400; 413 over Config.MaxBodyBytes; 415 not JSON
+//	POST, the key "." or ".."                400 (clients remove the dot segment of its status URL)
 //	POST, the enqueue failed                 503, Retry-After: 1 (the key is released)
 //	GET, the worker completed it             200, the result (application/json when it is JSON)
 //	GET, completed, result too large         204, Idemq-Result-Omitted: its size
@@ -43,8 +44,13 @@
 //	GET, being enqueued                      202 {"status":"accepting"}
 //	GET, unknown or expired key              404
 //	store unreachable                        503, Retry-After: 1
+//	another path; another method             404; 405 with Allow
 //
-// Errors are RFC 9457 problems (application/problem+json).
+// Errors are RFC 9457 problems (application/problem+json), the router's
+// 404 and 405 included. Every answer carries Cache-Control: no-store and
+// X-Content-Type-Options: nosniff. A status URL is the key escaped as one
+// path segment (url.PathEscape); paths are routed segment by segment and
+// never cleaned or redirected, so every accepted key's URL reads it back.
 //
 // Whose key is it: set Config.Scope (WithScope) to a function naming each
 // request's caller, and every caller's keys are its own. The front door

@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/idemq/idemq/idem"
 )
@@ -40,10 +41,13 @@ func (f EnqueuerFunc) Enqueue(ctx context.Context, key string, body []byte) erro
 
 // New returns the front door: an http.Handler that takes POST
 // Config.Path with an Idempotency-Key and a JSON object body, enqueues it
-// once per key through q, and answers GET Config.Path/{key} from the
-// records of store (the package documentation has the table). It fails
-// with an *idem.ConfigError for a nil store or q, a nil option, or a
-// setting Config.Validate refuses.
+// once per key through q, and answers GET (and HEAD) Config.Path/{key}
+// from the records of store (the package documentation has the table).
+// Every answer is marked not to be cached or sniffed (Cache-Control:
+// no-store, X-Content-Type-Options: nosniff), and every error is a
+// problem, another path's 404 and another method's 405 included (route.go).
+// It fails with an *idem.ConfigError for a nil store or q, a nil option,
+// or a setting Config.Validate refuses.
 func New(store Store, q Enqueuer, opts ...Option) (http.Handler, error) {
 	if store == nil {
 		return nil, configError("store", "", idem.ErrNil)
@@ -59,11 +63,7 @@ func New(store Store, q Enqueuer, opts ...Option) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	fd := &frontDoor{c: c, store: store, q: q}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+c.Path, fd.submit)
-	mux.HandleFunc("GET "+c.Path+"/{key}", fd.status)
-	return mux, nil
+	return &frontDoor{c: c, store: store, q: q, base: strings.Split(c.Path, "/")}, nil
 }
 
 // frontDoor is what every request of one front door shares; read-only
@@ -72,6 +72,7 @@ type frontDoor struct {
 	c     Config
 	store Store
 	q     Enqueuer
+	base  []string // Config.Path's segments, the first ""
 }
 
 // statusURL is where the status of key is read: Path/{key}, the key

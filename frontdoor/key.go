@@ -14,11 +14,15 @@ const HeaderKey = "Idempotency-Key"
 // errNoKeyHeader is a POST without the header, when one is required.
 var errNoKeyHeader = errors.New("the Idempotency-Key header is required")
 
+// errDotKey is a key whose status URL no client can read.
+var errDotKey = errors.New(`the Idempotency-Key cannot be "." or "..": its status URL would end in a dot segment, which URL clients remove (RFC 3986, section 5.2.4); send another key`)
+
 // requestKey reads the Idempotency-Key header: a Structured Field String
 // (RFC 8941, "…" with \" and \\ escapes), as the draft defines it, or, for
 // clients that send it bare, a run of visible ASCII characters without
 // quotes, backslashes, commas or semicolons. Parameters and lists are
-// refused. ok is false when the header is absent.
+// refused, and so are "." and ".." (dotSegment). ok is false when the
+// header is absent.
 func requestKey(h http.Header) (key string, ok bool, err error) {
 	values := h.Values(HeaderKey)
 	switch len(values) {
@@ -41,9 +45,22 @@ func requestKey(h http.Header) (key string, ok bool, err error) {
 		return "", true, errors.New("the Idempotency-Key is empty")
 	case len(key) > MaxKeyBytes:
 		return "", true, fmt.Errorf("the Idempotency-Key is %d bytes, over %d", len(key), MaxKeyBytes)
+	case dotSegment(key):
+		return "", true, errDotKey
 	}
 	return key, true, nil
 }
+
+// dotSegment reports whether key is "." or "..". Every other key the
+// header can carry (printable ASCII) makes a status URL that clients
+// send as it is: url.PathEscape escapes "/", "?", "#", "%" and the rest a
+// client would read as the URL's structure. But a path segment "." or
+// ".." is removed by every client that resolves a URL (RFC 3986, section
+// 5.2.4: browsers, curl, urllib3, Go's url.ResolveReference), and
+// escaping it does not help: "%2E" is the same unreserved character, and
+// the WHATWG URL standard removes "%2e%2e" too. So these two keys are
+// refused when posted (400) and unknown when read (404).
+func dotSegment(key string) bool { return key == "." || key == ".." }
 
 // sfString parses v, which starts with a quote, as one sf-string and
 // nothing after it.
