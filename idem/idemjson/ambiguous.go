@@ -140,7 +140,7 @@ func (d *decoder) checkObject(n *pathNode, at string) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
-	d.i++ // '{'
+	d.i++                        // '{'
 	first := map[string]string{} // folded name → the first member's name
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
