@@ -93,6 +93,22 @@ modules-check: ## Check that go.work and MODULES name every module and that each
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
 	@for m in $(MODULES) harness infra; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
 
+# The fuzz targets make fuzz explores, one DIR:FuzzName a line (DIR from the
+# root, in any module of go.work). Their seed corpora (DIR/testdata/fuzz/)
+# run in every go test, so make test replays them.
+FUZZ_TARGETS := \
+	idem/idemjson:FuzzBody \
+	idem/idemjson:FuzzDecode \
+	idem/idemjson:FuzzNumber \
+	frontdoor:FuzzRequestKey \
+	harness/internal/rfc8785:FuzzDecode \
+	harness/internal/rfc8785:FuzzNumber
+
+.PHONY: fuzz
+fuzz: ## Explore each fuzz target in turn for FUZZTIME (default 10m; FUZZ=Name to run only those matching): results/fuzz.md.
+	@mkdir -p results
+	FUZZTIME=$(or $(FUZZTIME),10m) scripts/fuzz.sh results/fuzz.md $(if $(FUZZ),$(filter %$(FUZZ),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
+
 .PHONY: tidy
 tidy: ## go mod tidy in every module.
 	for m in $(MODULES) harness infra; do (cd $$m && go mod tidy) || exit 1; done
