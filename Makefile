@@ -101,6 +101,7 @@ FUZZ_TARGETS := \
 	idem/idemjson:FuzzDecode \
 	idem/idemjson:FuzzNumber \
 	frontdoor:FuzzRequestKey \
+	cmd/idemq:FuzzEscape \
 	harness/internal/rfc8785:FuzzDecode \
 	harness/internal/rfc8785:FuzzNumber
 
