@@ -253,7 +253,7 @@ bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq a
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
-bench-go: ## The handler's in-memory (tracing off and on too) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+bench-go: ## The handler's in-memory (tracing off and on too, the consumer's heartbeat off and on) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing|Heartbeat' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt
