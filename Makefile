@@ -32,6 +32,10 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # every module's.
 MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest internal/storeenv
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
+# The CDK apps, modules of their own that test-infra vets, lints and tests:
+# the reference stack (infra/, run by the root's cdk.json) and the example
+# of a team's own app with idemq attached (docs/deploy.md).
+CDK_APPS := infra examples/existing-app
 
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
@@ -81,17 +85,17 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 	cd harness && $(STATICCHECK) ./...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
-# harness/ and infra/; every module is tidy.
+# harness/ and the CDK apps; every module is tidy.
 .PHONY: modules-check
 modules-check: ## Check that go.work and MODULES name every module and that each go.mod is tidy.
-	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
+	@want="$$(printf '%s\n' $(MODULES) harness $(CDK_APPS) | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
 	if [[ "$$want" != "$$onDisk" || "$$want" != "$$inWork" ]]; then \
-		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, infra) differ:"; \
+		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, CDK_APPS) differ:"; \
 		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
-	@for m in $(MODULES) harness infra; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
+	@for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
 
 # The fuzz targets make fuzz explores, one DIR:FuzzName a line (DIR from the
 # root, in any module of go.work). Their seed corpora (DIR/testdata/fuzz/)
@@ -112,7 +116,7 @@ fuzz: ## Explore each fuzz target in turn for FUZZTIME (default 10m; FUZZ=Name t
 
 .PHONY: tidy
 tidy: ## go mod tidy in every module.
-	for m in $(MODULES) harness infra; do (cd $$m && go mod tidy) || exit 1; done
+	for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy) || exit 1; done
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -202,14 +206,14 @@ deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the
 DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
 
 .PHONY: deploy-local
-deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy (about 25 s warm; a cold CDK compile adds 2.5 min).
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy; then the same for examples/existing-app (about 1 to 2 min warm; a cold CDK compile adds 2.5 min).
 	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
 	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go -C harness test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
 		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
 
 .PHONY: test-infra
-test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
-	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...
+test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
+	for m in $(CDK_APPS); do (cd $$m && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...) || exit 1; done
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

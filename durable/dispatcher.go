@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/request"
 )
 
 // Invoker is the Lambda API the Dispatcher calls: Invoke, which
@@ -65,9 +66,13 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	key, err := handler.KeyReader(c.Key)
+	reader, err := request.NewReader(c.Key.Request)
 	if err != nil {
 		return nil, err
+	}
+	key := func(msg events.SQSMessage) (string, error) {
+		id, err := reader.ReadKey(msg)
+		return id.Value, err
 	}
 	d := &Dispatcher{client: client, function: function, key: key, prefix: c.NamePrefix, concurrency: c.Concurrency, logger: c.Logger}
 	if d.concurrency == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/durable/durabletest"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // One execution per key: duplicates of a message in one batch, in later
@@ -271,7 +272,9 @@ func TestNewRefuses(t *testing.T) {
 		{"empty qualifier", "summarise:", "function", nil},
 		{"empty", "", "function", nil},
 		{"keyless", function, "Key.Keyless", []durable.Option{durable.WithKey(handler.WithKeyless())}},
-		{"two key sources", function, "KeyAttribute", []durable.Option{func(c *durable.Config) { c.Key = handler.Config{KeyField: "a", KeyAttribute: "b"} }}},
+		{"two key sources", function, "KeyAttribute", []durable.Option{func(c *durable.Config) {
+			c.Key = handler.Config{Request: request.Identity{KeyField: "a", KeyAttribute: "b"}}
+		}}},
 		{"bad prefix", function, "NamePrefix", []durable.Option{durable.WithNamePrefix("a:b")}},
 		{"long prefix", function, "NamePrefix", []durable.Option{durable.WithNamePrefix("abcdefghijklmnopqrstuvwx")}},
 		{"concurrency", function, "Concurrency", []durable.Option{durable.WithConcurrency(0)}},

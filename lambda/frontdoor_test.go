@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/producer"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 func TestLoadConfigFrontDoor(t *testing.T) {
@@ -331,11 +331,11 @@ func TestEnqueuerFIFO(t *testing.T) {
 	if c.in.MessageDeduplicationId == nil || *c.in.MessageDeduplicationId != producer.DeduplicationID(key) || c.in.MessageGroupId == nil || len(*c.in.MessageGroupId) != 64 {
 		t.Errorf("FIFO input %+v", c.in)
 	}
-	read, err := handler.KeyReader(handler.Config{})
+	read, err := idemqrequest.NewReader(idemqrequest.Identity{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := read(events.SQSMessage{Body: *c.in.MessageBody}); err != nil || got != key {
+	if got, err := read.Read(events.SQSMessage{Body: *c.in.MessageBody}); err != nil || got.Value != key {
 		t.Errorf("the body sent %q holds key %q (%v), want %q", *c.in.MessageBody, got, err, key)
 	}
 	standard, err := newEnqueuer(&c, "https://sqs/1/requests", "")

@@ -7,8 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // SQSAPI is what the producer calls; *sqs.Client satisfies it.
@@ -24,8 +24,8 @@ type Producer struct {
 	queueURL string
 	fifo     bool
 	cfg      Config
-	// keyOf reads a body's key with the handler's rules.
-	keyOf handler.KeyFunc
+	// reader puts the key where the handler reads it, and reads it back.
+	reader *request.Reader
 }
 
 // New returns a Producer that sends to queueURL through client; a URL
@@ -46,9 +46,9 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyOf, err := handler.KeyReader(handler.Config{KeyField: cfg.KeyField, KeyFields: cfg.KeyFields})
+	reader, err := request.NewReader(cfg.Request)
 	if err != nil {
 		return nil, err
 	}
-	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, keyOf: keyOf}, nil
+	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, reader: reader}, nil
 }

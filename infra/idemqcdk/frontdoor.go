@@ -126,7 +126,7 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	})
 	fd.Function = awslambda.NewFunction(c, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: s.arch.lambdaArchitecture(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         p.Code,
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(frontDoorTimeout)),

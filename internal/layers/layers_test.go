@@ -31,6 +31,9 @@ var layers = map[string]int{
 	"idem/redisstore":  1,
 	"idem/s3blob":      1,
 	"idem/idemtest":    2,
+	// Who a request is: its key and fingerprint from a message, for
+	// every part below.
+	"request": 2,
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
