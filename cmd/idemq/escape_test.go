@@ -159,8 +159,8 @@ func TestCommandsEscapeWhatTheyPrint(t *testing.T) {
 			if err := json.Unmarshal([]byte(line), &v); err != nil {
 				t.Fatalf("list --json: %q: %v", line, err)
 			}
-			if false {
-				_ = strconvUnescape
+			if v.KeyEscaped != "" {
+				listed[strconvUnescape(t, v.KeyEscaped)] = true
 			} else {
 				listed[v.Key] = true
 			}
