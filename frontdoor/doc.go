@@ -49,8 +49,10 @@
 // Errors are RFC 9457 problems (application/problem+json), the router's
 // 404 and 405 included. Every answer carries Cache-Control: no-store and
 // X-Content-Type-Options: nosniff. A status URL is the key escaped as one
-// path segment (url.PathEscape); paths are routed segment by segment and
-// never cleaned or redirected, so every accepted key's URL reads it back.
+// path segment (every byte but RFC 3986's unreserved characters
+// percent-encoded); paths are routed segment by segment, each unescaped
+// however it is spelled, never cleaned or redirected, so every accepted
+// key's URL reads it back.
 //
 // Whose key is it: set Config.Scope (WithScope) to a function naming each
 // request's caller, and every caller's keys are its own. The front door

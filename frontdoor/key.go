@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 )
 
@@ -99,5 +98,26 @@ func bareKey(v string) (string, error) {
 	return v, nil
 }
 
-// pathEscape escapes key as one path segment.
-func pathEscape(key string) string { return url.PathEscape(key) }
+// pathEscape escapes key as one path segment, more than url.PathEscape
+// does: every byte but RFC 3986's unreserved characters (letters, digits,
+// "-", ".", "_", "~") is percent-encoded, the sub-delimiters included, so
+// no server, proxy or framework on the way reads a ";" as the start of a
+// path parameter, a "+" as a space (as S3 and form decoders do) or a ","
+// or "=" its own way. The router unescapes a segment whatever its
+// spelling, so a client may send it less escaped.
+func pathEscape(key string) string {
+	var b strings.Builder
+	b.Grow(len(key) * 3)
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+			b.WriteByte(c)
+		default:
+			const hex = "0123456789ABCDEF"
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xF])
+		}
+	}
+	return b.String()
+}

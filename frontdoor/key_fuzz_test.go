@@ -67,6 +67,9 @@ func FuzzRequestKey(f *testing.F) {
 		if routed, isStatus, ok := fd.route(r); !ok || !isStatus || routed != key {
 			t.Fatalf("%q: key %q, status URL %s routes to %q (status %v, matched %v)", value, key, loc, routed, isStatus, ok)
 		}
+		if routed, _, ok := fd.route(httptest.NewRequest(http.MethodGet, fd.c.Path+"/"+url.PathEscape(key), nil)); !ok || routed != key {
+			t.Fatalf("%q: key %q escaped by url.PathEscape routes to %q (matched %v)", value, key, routed, ok)
+		}
 		ref, err := url.Parse(loc)
 		if err != nil {
 			t.Fatalf("%q: status URL %q: %v", value, loc, err)

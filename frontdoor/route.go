@@ -40,8 +40,8 @@ func (fd *frontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // unescaped on its own: ok is false when it does not match; isStatus is
 // true for Config.Path/{key}, with the key unescaped. Nothing is cleaned
 // or redirected: the status URL of every key the front door accepts
-// (statusURL, url.PathEscape of the key) routes back to that key, a "/"
-// in a key included (escaped as %2F).
+// (statusURL: pathEscape of the key) routes back to that key, a "/" in a
+// key included (escaped as %2F), and so does any other escaping of it.
 func (fd *frontDoor) route(r *http.Request) (key string, isStatus, ok bool) {
 	segments := strings.Split(r.URL.EscapedPath(), "/")
 	n := len(fd.base)

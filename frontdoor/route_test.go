@@ -181,6 +181,9 @@ func TestStatusURLsRoundTrip(t *testing.T) {
 			t.Fatalf("POST %q: %d %s", key, w.Code, w.Body)
 		}
 		loc := w.Header().Get("Location")
+		if seg := strings.TrimPrefix(loc, "/requests/"); strings.Trim(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%") != "" {
+			t.Errorf("key %q: Location %q holds more than unreserved characters and escapes", key, loc)
+		}
 		base := must(url.Parse("https://front.example/requests"))
 		if got := base.ResolveReference(must(url.Parse(loc))).EscapedPath(); got != loc {
 			t.Errorf("key %q: Location %q resolves to %q", key, loc, got)
@@ -189,6 +192,11 @@ func TestStatusURLsRoundTrip(t *testing.T) {
 	}
 	rt.runQueued(t)
 	for _, key := range keys {
+		// The status is found however the key is escaped: as the
+		// Location has it, or as url.PathEscape leaves it.
+		if w := rt.serve(http.MethodGet, "/requests/"+url.PathEscape(key), "", ""); w.Code != http.StatusOK {
+			t.Errorf("GET /requests/%s (key %q): %d %s, want its result", url.PathEscape(key), key, w.Code, w.Body)
+		}
 		w := rt.serve(http.MethodGet, locations[key], "", "")
 		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), url.QueryEscape(key)) {
 			t.Errorf("GET %s (key %q): %d %s, want its result", locations[key], key, w.Code, w.Body)
