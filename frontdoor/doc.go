@@ -49,6 +49,7 @@
 //	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1 (another body: 422)
 //	POST, no Idempotency-Key                 400 (unless Config.KeyOptional)
 //	POST, malformed key or body              400; 415 not JSON
+//	POST, the key "." or ".."                400 (clients remove the dot segment of its status URL)
 //	POST, a body that makes no key           400 (KeyFields, KeyFunc), or holds another key
 //	POST, a scope the key rule refuses       400
 //	POST, too large                          413: over Config.MaxBodyBytes, or its message over the queue's size
@@ -62,8 +63,15 @@
 //	GET, a key or scope no POST can have     404, the store not asked
 //	GET, unknown or expired key              404
 //	store unreachable                        503, Retry-After: 1
+//	another path; another method             404; 405 with Allow
 //
-// Errors are RFC 9457 problems (application/problem+json).
+// Errors are RFC 9457 problems (application/problem+json), the router's
+// 404 and 405 included. Every answer carries Cache-Control: no-store and
+// X-Content-Type-Options: nosniff. A status URL is the key escaped as one
+// path segment (every byte but RFC 3986's unreserved characters
+// percent-encoded); paths are routed segment by segment, each unescaped
+// however it is spelled, never cleaned or redirected, so every accepted
+// key's URL reads it back.
 //
 // Whose key is it: set Config.Scope (WithScope) to a function naming each
 // request's caller, and every caller's keys are its own. The request is

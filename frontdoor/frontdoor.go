@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/producer"
@@ -42,10 +43,14 @@ type Queue interface {
 
 // New returns the front door: an http.Handler that takes POST
 // Config.Path with an Idempotency-Key and a JSON object body, enqueues it
-// once per key through q, and answers GET Config.Path/{key} from the
-// records of store (the package documentation has the table). It fails
-// with an *idem.ConfigError for a nil store or q, a nil option, a setting
-// Config.Validate refuses, or a q whose Identity is not Config.Request.
+// once per key through q, and answers GET (and HEAD) Config.Path/{key}
+// from the records of store (the package documentation has the table).
+// Every answer is marked not to be cached or sniffed (Cache-Control:
+// no-store, X-Content-Type-Options: nosniff), and every error is a
+// problem, another path's 404 and another method's 405 included (route.go).
+// It fails with an *idem.ConfigError for a nil store or q, a nil option,
+// a setting Config.Validate refuses, or a q whose Identity is not
+// Config.Request.
 func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
 	if store == nil {
 		return nil, configError("store", "", idem.ErrNil)
@@ -68,11 +73,7 @@ func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
 	if err != nil { // not reached: resolve validated it
 		return nil, err
 	}
-	fd := &frontDoor{c: c, store: store, q: q, reader: reader}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+c.Path, fd.submit)
-	mux.HandleFunc("GET "+c.Path+"/{key}", fd.status)
-	return mux, nil
+	return &frontDoor{c: c, store: store, q: q, reader: reader, base: strings.Split(c.Path, "/")}, nil
 }
 
 // frontDoor is what every request of one front door shares; read-only
@@ -82,6 +83,7 @@ type frontDoor struct {
 	store  Store
 	q      Queue
 	reader *request.Reader // Config.Request's: stamps and names every request
+	base   []string        // Config.Path's segments, the first ""
 }
 
 // statusURL is where the status of key is read: Path/{key}, the key

@@ -40,15 +40,18 @@ import (
 // blob store's variables (to read results the worker offloaded) apply as
 // in worker mode; IDEMQ_PROVIDER_URL is not needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
 // Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
-// request without one (403); none (the default with IDEMQ_FRONTDOOR_ADDR)
-// shares one key space among every caller.
+// request without one (403); iam-session does too, an assumed role's
+// sessions each a caller of their own (iamSessionScope); none (the
+// default with IDEMQ_FRONTDOOR_ADDR) shares one key space among every
+// caller.
 const (
 	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
 	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
 	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
 	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
-	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM caller's keys its own; default on Lambda) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
+	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM principal's keys its own; default on Lambda), iam-session (each role session's) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
 	scopeIAM           = "iam"
+	scopeIAMSession    = "iam-session"
 	scopeNone          = "none"
 	modeWorker         = "worker"
 	modeFrontDoor      = "frontdoor"
@@ -62,7 +65,7 @@ type frontDoorConfig struct {
 	path         string // "": the library's default
 	maxBodyBytes int    // 0: the library's default
 	addr         string // "": serve Lambda
-	scope        string // scopeIAM: each IAM caller's keys are its own (iamScope); scopeNone: one key space
+	scope        string // scopeIAM: each IAM principal's keys are its own (iamScope); scopeIAMSession: each role session's (iamSessionScope); scopeNone: one key space
 }
 
 // checkFrontDoor reads front-door mode's variables into c. Without
@@ -106,10 +109,10 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 		fc.scope = scopeIAM
 	case fc.scope == "":
 		fc.scope = scopeNone
-	case fc.scope == scopeIAM && fc.addr != "":
-		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, scopeIAM, envFrontAddr, envFrontScope, scopeNone)
-	case fc.scope != scopeIAM && fc.scope != scopeNone:
-		bad("%s=%q: want %s (each IAM caller's keys its own) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeNone)
+	case (fc.scope == scopeIAM || fc.scope == scopeIAMSession) && fc.addr != "":
+		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, fc.scope, envFrontAddr, envFrontScope, scopeNone)
+	case fc.scope != scopeIAM && fc.scope != scopeIAMSession && fc.scope != scopeNone:
+		bad("%s=%q: want %s (each IAM principal's keys its own), %s (each role session's) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeIAMSession, scopeNone)
 	}
 	if maxBody != "" {
 		var err error
@@ -135,8 +138,11 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store frontdoor.Store, blobs id
 	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
 		frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
-	if cfg.frontDoor.scope == scopeIAM {
+	switch cfg.frontDoor.scope {
+	case scopeIAM:
 		opts = append(opts, frontdoor.WithScope(iamScope))
+	case scopeIAMSession:
+		opts = append(opts, frontdoor.WithScope(iamSessionScope))
 	}
 	q, err := newFrontDoorQueue(client, cfg.frontDoor.queueURL, id)
 	if err != nil {

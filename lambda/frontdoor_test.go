@@ -34,7 +34,7 @@ func TestLoadConfigFrontDoor(t *testing.T) {
 	}
 	// Off Lambda no request has an IAM caller: one key space, unless
 	// told otherwise, which is refused below.
-	for _, tc := range []struct{ addr, scope, want string }{{"", "", scopeIAM}, {"127.0.0.1:8080", "", scopeNone}, {"", "NONE", scopeNone}, {"", "iam", scopeIAM}} {
+	for _, tc := range []struct{ addr, scope, want string }{{"", "", scopeIAM}, {"127.0.0.1:8080", "", scopeNone}, {"", "NONE", scopeNone}, {"", "iam", scopeIAM}, {"", "IAM-Session", scopeIAMSession}} {
 		c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL, envFrontAddr, tc.addr, envFrontScope, tc.scope))
 		if err != nil || c.frontDoor.scope != tc.want {
 			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", envFrontAddr, tc.addr, envFrontScope, tc.scope, c.frontDoor.scope, err, tc.want)
@@ -59,6 +59,8 @@ func TestLoadConfigFrontDoor(t *testing.T) {
 		{"worker mode still needs a provider", env(envTable, "t"), []string{envProviderURL}},
 		{"bad scope", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "account"), []string{envFrontScope}},
 		{"IAM scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam", envFrontAddr, "127.0.0.1:8080"),
+			[]string{envFrontScope, envFrontAddr}},
+		{"IAM session scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam-session", envFrontAddr, "127.0.0.1:8080"),
 			[]string{envFrontScope, envFrontAddr}},
 		{"scope in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontScope, "none"), []string{envFrontScope, envMode}},
 	} {
@@ -219,7 +221,7 @@ func TestPrincipalOf(t *testing.T) {
 		"arn:aws:iam:::user/alice": "",
 		"arn:aws:sts::123456789012:assumed-role//session": "",
 	} {
-		got, err := principalOf(arn)
+		got, err := principalOf(arn, false)
 		if want == "" {
 			if !errors.Is(err, frontdoor.ErrNoScope) {
 				t.Errorf("principalOf(%q) = %q, %v; want ErrNoScope", arn, got, err)
@@ -228,6 +230,85 @@ func TestPrincipalOf(t *testing.T) {
 		}
 		if err != nil || got != want {
 			t.Errorf("principalOf(%q) = %q, %v; want %q", arn, got, err, want)
+		}
+	}
+}
+
+// With IDEMQ_FRONTDOOR_SCOPE=iam-session each session of a role is a
+// caller of its own: two sessions posting one key and body are two
+// requests, each reads its own status and not the other's; a session's
+// retry under its own name is answered its 202 without another send.
+func TestFrontDoorSessionScope(t *testing.T) {
+	t.Parallel()
+	sqsServer := newSendSQS(t)
+	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise",
+		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL, envFrontScope, "iam-session"),
+		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := functionURLHandler(p.frontDoor)
+	session := func(name string) *iamCaller {
+		return &iamCaller{AccountID: "123456789012", UserARN: "arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Writer_0a1b/" + name}
+	}
+	call := func(caller *iamCaller, method, path string) events.LambdaFunctionURLResponse {
+		ev := events.LambdaFunctionURLRequest{RawPath: path, Body: `{"prompt":"p"}`,
+			Headers:        map[string]string{"idempotency-key": `"fd-1"`, "content-type": "application/json"},
+			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}}
+		ev.RequestContext.Authorizer = &events.LambdaFunctionURLRequestContextAuthorizerDescription{IAM: caller}
+		resp, err := serve(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	alice, bob := session("alice@example.com"), session("bob@example.com")
+	for _, caller := range []*iamCaller{alice, bob, alice} {
+		if resp := call(caller, "POST", "/requests"); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST by %s: %+v", caller.UserARN, resp)
+		}
+	}
+	sent := sqsServer.sent()
+	if len(sent) != 2 || !strings.Contains(sent[0], `assumed-role/AWSReservedSSO_Writer_0a1b/alice@example.com:fd-1"`) ||
+		!strings.Contains(sent[1], `/bob@example.com:fd-1"`) {
+		t.Errorf("sent %q, want one message per session, each under its session's key", sent)
+	}
+	for _, caller := range []*iamCaller{alice, bob} {
+		if resp := call(caller, "GET", "/requests/fd-1"); resp.StatusCode != http.StatusAccepted {
+			t.Errorf("GET by %s: %+v", caller.UserARN, resp)
+		}
+	}
+	if resp := call(session("carol@example.com"), "GET", "/requests/fd-1"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a third session's GET: %+v, want 404", resp)
+	}
+	// An assumed role's ARN without a session names no caller.
+	if resp := call(&iamCaller{UserARN: "arn:aws:sts::123456789012:assumed-role/writer"}, "GET", "/requests/fd-1"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a role without a session: %+v, want 403", resp)
+	}
+}
+
+// With the session, an assumed role's caller is its whole ARN; every
+// other principal is as principalOf names it without.
+func TestPrincipalOfWithSession(t *testing.T) {
+	t.Parallel()
+	for arn, want := range map[string]string{
+		"arn:aws:iam::123456789012:user/team/alice":                       "arn:aws:iam::123456789012:user/team/alice",
+		"arn:aws:sts::123456789012:federated-user/bob":                    "arn:aws:sts::123456789012:federated-user/bob",
+		"arn:aws:sts::123456789012:assumed-role/writer/alice@example.com": "arn:aws:sts::123456789012:assumed-role/writer/alice@example.com",
+		"arn:aws:sts::123456789012:assumed-role/writer":                   "",
+		"arn:aws:sts::123456789012:assumed-role/writer/":                  "",
+		"arn:aws:sts::123456789012:assumed-role//alice":                   "",
+		"arn:aws:s3:::bucket/key":                                         "",
+	} {
+		got, err := principalOf(arn, true)
+		if want == "" {
+			if !errors.Is(err, frontdoor.ErrNoScope) {
+				t.Errorf("principalOf(%q, true) = %q, %v; want ErrNoScope", arn, got, err)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("principalOf(%q, true) = %q, %v; want %q", arn, got, err, want)
 		}
 	}
 }

@@ -54,7 +54,7 @@
 //	IDEMQ_FRONTDOOR_PATH           where requests are posted (default /requests; each status at /requests/{key})
 //	IDEMQ_FRONTDOOR_MAX_BODY_BYTES largest request body read (default 1048576; a body whose message is over the queue's size is refused too)
 //	IDEMQ_FRONTDOOR_ADDR           host:port: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers; default: Lambda)
-//	IDEMQ_FRONTDOOR_SCOPE          iam: each IAM caller's keys are its own, a request without one is 403 (default on Lambda); none: one key space shared by every caller (default with IDEMQ_FRONTDOOR_ADDR)
+//	IDEMQ_FRONTDOOR_SCOPE          iam: each IAM principal's keys are its own, a request without one is 403 (default on Lambda); iam-session: each role session's; none: one key space shared by every caller (default with IDEMQ_FRONTDOOR_ADDR)
 //
 // Set IDEMQ_CONSUMER_QUEUE_URL and the same binary runs off Lambda, as a
 // long-running consumer of that queue (package consumer) with the same

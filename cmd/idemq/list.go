@@ -130,16 +130,16 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 		if v.Expired {
 			expiry = "expired"
 		}
-		result := v.Stored
+		result := escape(v.Stored)
 		if v.Stored != "none" {
-			result = fmt.Sprintf("%s %dB", v.Stored, v.ResultBytes)
+			result = fmt.Sprintf("%s %dB", result, v.ResultBytes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Key, v.Status, v.Owner, lease, expiry, result)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", escape(v.Key), escape(v.Status), escape(v.Owner), lease, expiry, result)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(e.stdout, "%d record(s) of %s at %s\n", len(page.Records), whose, now.UTC().Format(time.RFC3339))
 	if page.Next != "" {
-		fmt.Fprintf(e.stdout, "more: add --cursor %s\n", page.Next)
+		fmt.Fprintf(e.stdout, "more: add --cursor %s\n", escape(page.Next))
 	}
 	return exitOK
 }

@@ -95,7 +95,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 		return nil, false
 	}
 	if err := e.fromEnv(fs, e.getenv); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", fs.Name(), escape(err.Error()))
 		return nil, false
 	}
 	return pos, true
@@ -105,7 +105,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) {
 	st, closeStore, err := openStore(ctx, &e.settings, e.getenv)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(err.Error()))
 		return nil, nil, false
 	}
 	return st, closeStore, true
@@ -114,7 +114,7 @@ func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) 
 // fail prints err for the command name and returns its exit code: a
 // record changed since it was read is exitChanged.
 func (e *env) fail(name string, err error) int {
-	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+	fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(err.Error()))
 	if errors.Is(err, idem.ErrRecordChanged) {
 		return exitChanged
 	}
@@ -156,7 +156,7 @@ func (e *env) readKey(ctx context.Context, fs *flag.FlagSet, args []string) (kr 
 	}
 	key, err := e.recordKey(pos)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", fs.Name(), escape(err.Error()))
 		return kr, exitUsage, false
 	}
 	st, closeStore, ok := e.open(ctx, fs.Name())
