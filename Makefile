@@ -97,6 +97,23 @@ modules-check: ## Check that go.work and MODULES name every module and that each
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
 	@for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
 
+# The fuzz targets make fuzz explores, one DIR:FuzzName a line (DIR from the
+# root, in any module of go.work). Their seed corpora (DIR/testdata/fuzz/)
+# run in every go test, so make test replays them.
+FUZZ_TARGETS := \
+	idem/idemjson:FuzzBody \
+	idem/idemjson:FuzzDecode \
+	idem/idemjson:FuzzNumber \
+	frontdoor:FuzzRequestKey \
+	cmd/idemq:FuzzEscape \
+	harness/internal/rfc8785:FuzzDecode \
+	harness/internal/rfc8785:FuzzNumber
+
+.PHONY: fuzz
+fuzz: ## Explore each fuzz target in turn for FUZZTIME (default 10m; FUZZ=Name to run only those matching): results/fuzz.md.
+	@mkdir -p results
+	FUZZTIME=$(or $(FUZZTIME),10m) scripts/fuzz.sh results/fuzz.md $(if $(FUZZ),$(filter %$(FUZZ),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
+
 .PHONY: tidy
 tidy: ## go mod tidy in every module.
 	for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy) || exit 1; done
@@ -240,7 +257,7 @@ bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq a
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
-bench-go: ## The handler's in-memory (tracing off and on too) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+bench-go: ## The handler's in-memory (tracing off and on too, the consumer's heartbeat off and on) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing|Heartbeat' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,8 +30,7 @@ type Invoker interface {
 type Dispatcher struct {
 	client   Invoker
 	function string
-	key      handler.KeyFunc
-	prefix   string
+	reader   *request.Reader // each record's key, in the namespace
 	// handle is the batch machinery of package handler with the
 	// dispatcher's start as its step (handler.NewStepHandler).
 	handle handler.Handler
@@ -39,8 +39,12 @@ type Dispatcher struct {
 // Start is a record's start that Lambda accepted: the execution its key
 // names, new or already there (Lambda answers both alike).
 type Start struct {
-	Key  string // the record's key, as the handler reads it
-	Name string // the execution name sent: ExecutionName(NamePrefix + Key)
+	// Key is the record key a handler given the same request.Identity
+	// claims for the message: its namespace, its scope if any, and its
+	// key (request.ID.Key).
+	Key idem.Key
+	// Name is the execution name sent: ExecutionName(string(Key)).
+	Name string
 	// ExecutionArn is the durable execution's ARN, as Lambda returned it.
 	ExecutionArn string
 }
@@ -65,23 +69,26 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	reader, err := request.NewReader(c.Key.Request)
+	logger := c.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	id := c.Request
+	if id.Namespace == "" {
+		if id.Namespace, err = defaultNamespace(logger); err != nil {
+			return nil, err
+		}
+	}
+	reader, err := request.NewReader(id)
 	if err != nil {
 		return nil, err
 	}
-	key := func(msg events.SQSMessage) (string, error) {
-		id, err := reader.ReadKey(msg)
-		return id.Value, err
-	}
-	d := &Dispatcher{client: client, function: function, key: key, prefix: c.NamePrefix}
-	batch := []handler.Option{handler.WithConcurrency(cmp.Or(c.Concurrency, DefaultConcurrency))}
-	if c.Logger != nil {
-		batch = append(batch, handler.WithLogger(c.Logger))
-	}
+	d := &Dispatcher{client: client, function: function, reader: reader}
+	batch := []handler.Option{handler.WithConcurrency(cmp.Or(c.Concurrency, DefaultConcurrency)), handler.WithLogger(logger)}
 	if c.NoBatchError {
 		batch = append(batch, handler.WithoutBatchError())
 	}
-	if d.handle, err = handler.NewStepHandler(key, d.step, batch...); err != nil {
+	if d.handle, err = handler.NewStepHandler(reader, d.step, batch...); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -96,25 +103,25 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // (ErrBadPayload), the name is taken by another payload (ErrKeyReused),
 // the function is not durable (ErrNotDurable), or the Lambda client's
 // error (throttling, a lost answer, ...). A panic of the client is the
-// caller's (Handle recovers it: handler.ErrPanic).
+// caller's (Handle recovers it: ErrPanic).
 func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start, error) {
-	key, err := d.key(msg)
+	id, err := d.reader.ReadKey(msg)
 	if err != nil {
 		return Start{}, &RecordError{MessageID: msg.MessageId, Err: err}
 	}
-	s, err := d.start(ctx, msg, key)
+	s, err := d.start(ctx, msg, id)
 	if err != nil {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Key: s.Key, Name: s.Name, Err: err}
+		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
 	}
 	return s, nil
 }
 
 // start invokes the durable function with msg's body under the execution
-// name key makes. An answer that no retry can change (ErrKeyReused,
-// ErrNotDurable, ErrBadPayload) is marked idem.Permanent, so that Handle
-// logs it as an error.
-func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, key string) (Start, error) {
-	s := Start{Key: key, Name: ExecutionName(d.prefix + key)}
+// name id's record key makes. An answer that no retry can change
+// (ErrKeyReused, ErrNotDurable, ErrBadPayload) is marked idem.Permanent,
+// so that Handle logs it as an error.
+func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, id request.ID) (Start, error) {
+	s := Start{Key: id.Key, Name: ExecutionName(string(id.Key))}
 	payload, err := idemjson.Canonical([]byte(msg.Body))
 	if err != nil {
 		return s, idem.Permanent(fmt.Errorf("%w: %w", ErrBadPayload, err))
@@ -140,8 +147,8 @@ func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, key strin
 
 // step is the dispatcher's handler.StepFunc: a record is settled when
 // Lambda accepted its start.
-func (d *Dispatcher) step(ctx context.Context, msg events.SQSMessage, key string) error {
-	s, err := d.start(ctx, msg, key)
+func (d *Dispatcher) step(ctx context.Context, msg events.SQSMessage, id request.ID) error {
+	s, err := d.start(ctx, msg, id)
 	if err != nil {
 		return fmt.Errorf("execution %s: %w", s.Name, err)
 	}
@@ -161,7 +168,7 @@ func (d *Dispatcher) step(ctx context.Context, msg events.SQSMessage, key string
 // starts or is acknowledged (handler.ErrFIFOBlocked); a record not
 // started near the invocation's deadline fails with handler.ErrDeadline;
 // a panic fails its record (handler.ErrPanic). Each failure is a
-// *handler.RecordError (Key is the key as read), logged as the handler
+// *handler.RecordError (Key is the record key), logged as the handler
 // logs it, and the batch's summary line counts started records as
 // dispatched. Handle returns an error when a failed record has no message
 // id, and, unless WithoutBatchError, handler.ErrBatchFailed when no record

@@ -10,8 +10,9 @@ import (
 // Sentinel errors. Dispatch's failure is a *RecordError naming the
 // message, the key and the execution name; Handle's is a
 // *handler.RecordError, whose cause names the execution. Match the cause
-// with errors.Is, against these, handler's (idem.ErrNoKey,
-// handler.ErrBadKey, handler.ErrBadBody, handler.ErrDeadline, ...) or the
+// with errors.Is, against these, the key errors of package request
+// (idem.ErrNoKey, request.ErrBadKey, request.ErrBadBody,
+// request.ErrKeyFuncPanic), handler's (handler.ErrDeadline, ...) or the
 // Lambda SDK's (*types.TooManyRequestsException, ...) with errors.As.
 var (
 	// ErrKeyReused means Lambda refused the start because an execution of
@@ -47,11 +48,11 @@ var (
 // RecordError says which message was not acknowledged and why.
 type RecordError struct {
 	MessageID string
-	// Key is the record's key, "" when none could be read.
+	// Key is the record key (Start.Key), "" when none could be read.
 	Key string
 	// Name is the execution name the key maps to, "" when no key was read.
 	Name string
-	// Err is the cause: a sentinel above, a key error of package handler,
+	// Err is the cause: a sentinel above, a key error of package request,
 	// or the Lambda client's error.
 	Err error
 }

@@ -46,7 +46,7 @@ func (s *scriptedInvoker) Invoke(_ context.Context, in *lambda.InvokeInput, _ ..
 
 // answer is what one side made of a batch: the response, the error's
 // class, and per message the lines "idemq: record comes back" logged for
-// it (level, op), and the summary's counts.
+// it (level, op, key), and the summary's counts.
 type answer struct {
 	listed  []string
 	err     string // "", "ErrBatchFailed" or "other"
@@ -73,7 +73,7 @@ func answerOf(resp events.SQSEventResponse, err error, logs *bytes.Buffer) (answ
 		switch l["msg"] {
 		case "idemq: record comes back":
 			id := fmt.Sprint(l["message_id"])
-			a.back[id] = append(a.back[id], fmt.Sprintf("%v %v", l["level"], l["op"]))
+			a.back[id] = append(a.back[id], fmt.Sprintf("%v %v %v", l["level"], l["op"], l["key"]))
 		case "idemq: batch":
 			a.summary = map[string]float64{}
 			for k, v := range l {
@@ -89,7 +89,8 @@ func answerOf(resp events.SQSEventResponse, err error, logs *bytes.Buffer) (answ
 // The dispatcher answers a batch as the handler does, from the handler's
 // own code: for a FIFO failure, a panic, a record without a key, a batch
 // whose every record failed and a failed record without a message id, the
-// same messages come back, each logged at the same level and stage, the
+// same messages come back, each logged at the same level and stage under
+// the same record key (the Identity's, shared), the
 // invocation returns the same, and the summary lines agree (a start the
 // dispatcher made counted as dispatched where the handler's execution
 // counts as executed).
@@ -128,10 +129,10 @@ func TestAnswersAsTheHandler(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			}
-			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithNamespace("summarise"),
+			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithNamespace(namespace),
 				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil))))
-			inv := &scriptedInvoker{fail: set(tc.fail), panics: set(tc.panics)}
-			d := must(durable.New(inv, function, durable.WithLogger(slog.New(slog.NewJSONHandler(&dLogs, nil)))))
+			inv := &scriptedInvoker{fail: names(tc.fail), panics: names(tc.panics)}
+			d := must(durable.New(inv, function, inNamespace, durable.WithLogger(slog.New(slog.NewJSONHandler(&dLogs, nil)))))
 
 			ev := events.SQSEvent{Records: tc.batch}
 			hResp, hErr := h(context.Background(), ev)
@@ -151,7 +152,7 @@ func TestAnswersAsTheHandler(t *testing.T) {
 				t.Errorf("the invocation: handler %v, dispatcher %v; want %q", hErr, dErr, tc.invocationErr)
 			}
 			if fmt.Sprint(ha.back) != fmt.Sprint(da.back) {
-				t.Errorf("records that come back, as logged (level, op): handler %v, dispatcher %v", ha.back, da.back)
+				t.Errorf("records that come back, as logged (level, op, key): handler %v, dispatcher %v", ha.back, da.back)
 			}
 			if ha.summary == nil || da.summary == nil {
 				t.Fatalf("no summary line: handler %v, dispatcher %v", ha.summary, da.summary)
@@ -176,10 +177,11 @@ func keyOf(t *testing.T, m events.SQSMessage) string {
 	return b.Key
 }
 
-func set(keys []string) map[string]bool {
+// names is the set of the execution names of keys in namespace.
+func names(keys []string) map[string]bool {
 	s := map[string]bool{}
 	for _, k := range keys {
-		s[k] = true
+		s[name(k)] = true
 	}
 	return s
 }
@@ -188,8 +190,8 @@ func set(keys []string) map[string]bool {
 // accepted; the same messages come back.
 func TestWithoutBatchError(t *testing.T) {
 	t.Parallel()
-	inv := &scriptedInvoker{fail: set([]string{"k1"})}
-	d := must(durable.New(inv, function, quiet, durable.WithoutBatchError()))
+	inv := &scriptedInvoker{fail: names([]string{"k1"})}
+	d := must(durable.New(inv, function, inNamespace, quiet, durable.WithoutBatchError()))
 	resp, err := d.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k1", "p")}})
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Errorf("response %+v, %v; want m1 listed and no error", resp, err)

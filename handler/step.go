@@ -1,13 +1,11 @@
 package handler
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"reflect"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
@@ -15,20 +13,21 @@ import (
 
 // StepFunc settles one record of a batch by a means of its own instead of
 // a claim in a store: a dispatcher hands the record's work on (package
-// durable starts the Lambda durable execution its key names). It returns
-// nil once the work is held by something that will not lose it, and only
-// then is the message deleted; any error brings the message back. key is
-// the record's key as the key reader returned it, without a namespace.
-// ctx ends half the deadline reserve before the invocation's deadline.
-type StepFunc func(ctx context.Context, msg events.SQSMessage, key string) error
+// durable starts the Lambda durable execution its record key names). It
+// returns nil once the work is held by something that will not lose it,
+// and only then is the message deleted; any error brings the message
+// back. id is the record's request as the step handler's reader read it
+// (request.Reader.ReadKey: its record key, value and scope; no
+// fingerprint). ctx ends half the deadline reserve before the
+// invocation's deadline.
+type StepFunc func(ctx context.Context, msg events.SQSMessage, id request.ID) error
 
-// NewStepHandler returns a Handler that reads each record's key with key
-// (a dispatcher's own request.Reader's, say) and settles the record with
-// step, through the batch machinery of New's
-// handlers, so that a dispatcher answers a batch as they do:
+// NewStepHandler returns a Handler that reads each record's request with
+// reader and settles the record with step, through the batch machinery of
+// New's handlers, so that a dispatcher answers a batch as they do:
 //
-//   - a record whose key cannot be read (key returns an error or "", or
-//     panics) fails at OpKey, and its step does not run;
+//   - a record whose key cannot be read fails at OpKey, as New's does, and
+//     its step does not run;
 //   - records run WithConcurrency at a time, one goroutine per sequence; on
 //     a FIFO queue a message group's records run in order, and no record
 //     starts, nor is acknowledged, after a failure earlier in the batch
@@ -41,28 +40,28 @@ type StepFunc func(ctx context.Context, msg events.SQSMessage, key string) error
 //     the invocation fails when a failed record has no message id, and,
 //     unless WithoutBatchError, when every record of the batch comes back
 //     and one at least failed (ErrBatchFailed);
-//   - the log has New's lines: one "idemq: record comes back" per failure
-//     (at level ERROR when its retry cannot succeed), one "idemq: batch"
-//     summary, where a record step settled counts as dispatched.
+//   - the log has New's lines, with the record key a handler given the
+//     same request.Identity claims: one "idemq: record comes back" per
+//     failure (at level ERROR when its retry cannot succeed), one "idemq:
+//     batch" summary, where a record step settled counts as dispatched.
 //
 // Copies of a key in a batch are not joined as New's are: each record runs
 // its own step, which must therefore be idempotent by key (as a durable
 // execution's name makes its start).
 //
-// It takes the options that concern the batch: WithConcurrency,
-// WithDeadlineReserve, WithFIFOGroupIsolation, WithFailureHook,
-// WithLogger, WithoutBatchError, and WithNamespace, which here only names
-// the batch in its summary line (it defaults to the Lambda function's
-// name, else the program's, without a warning: no key depends on it).
-// It returns an *idem.ConfigError naming the setting if key, step or an
-// option is nil, if a setting cannot be safe (Config.Validate), or if a
-// setting only a claim uses is set: a key source of Config.Request (the
-// key is key's), its FingerprintFields or NoFingerprint, Keyless, Idem,
-// OnReplay, the cache, Backoff, QueueURL, EMF or Tracer.
-func NewStepHandler(key KeyFunc, step StepFunc, opts ...Option) (Handler, error) {
+// reader's Identity is the request's, whole: its namespace (defaulted as
+// New defaults it when empty) names the batch in its summary line. The
+// options are the batch's: WithConcurrency, WithDeadlineReserve,
+// WithFIFOGroupIsolation, WithFailureHook, WithLogger and
+// WithoutBatchError. NewStepHandler returns an *idem.ConfigError naming
+// the setting if reader, step or an option is nil, if a setting cannot be
+// safe (Config.Validate), or if a setting the step handler does not use is
+// set: Request (the reader's), Keyless, Idem, OnReplay, the cache,
+// Backoff, QueueURL, EMF or Tracer.
+func NewStepHandler(reader *request.Reader, step StepFunc, opts ...Option) (Handler, error) {
 	switch {
-	case key == nil:
-		return nil, configError("key", "", idem.ErrNil)
+	case reader == nil:
+		return nil, configError("reader", "", idem.ErrNil)
 	case step == nil:
 		return nil, configError("step", "", idem.ErrNil)
 	}
@@ -73,14 +72,10 @@ func NewStepHandler(key KeyFunc, step StepFunc, opts ...Option) (Handler, error)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.claimSettingSet(); err != nil {
+	if err := c.unusedByStep(); err != nil {
 		return nil, err
 	}
-	c.Request = request.Identity{
-		Namespace:     cmp.Or(c.Request.Namespace, lambdacontext.FunctionName, programName(), "idemq"),
-		KeyFunc:       key,
-		NoFingerprint: true,
-	}
+	c.Request = reader.Identity()
 	set, err := c.resolve()
 	if err != nil {
 		return nil, err
@@ -89,31 +84,27 @@ func NewStepHandler(key KeyFunc, step StepFunc, opts ...Option) (Handler, error)
 	return w.handle, nil
 }
 
-// claimSettingSet refuses, for NewStepHandler, the first setting of c that
-// only a claim uses.
-func (c *Config) claimSettingSet() error {
+// unusedByStep refuses, for NewStepHandler, the first setting of c that a
+// step handler does not use.
+func (c *Config) unusedByStep() error {
 	for _, s := range []struct {
 		field string
 		set   bool
+		why   string
 	}{
-		{"Request.KeyField", c.Request.KeyField != ""},
-		{"Request.KeyFields", len(c.Request.KeyFields) > 0},
-		{"Request.KeyAttribute", c.Request.KeyAttribute != ""},
-		{"Request.KeyFunc", c.Request.KeyFunc != nil},
-		{"Keyless", c.Keyless},
-		{"Request.FingerprintFields", len(c.Request.FingerprintFields) > 0},
-		{"Request.NoFingerprint", c.Request.NoFingerprint},
-		{"Idem", !reflect.ValueOf(c.Idem).IsZero()},
-		{"OnReplay", c.OnReplay != nil},
-		{"CacheEntries", c.CacheEntries != 0},
-		{"CacheBytes", c.CacheBytes != 0},
-		{"Backoff", c.Backoff != nil},
-		{"QueueURL", c.QueueURL != ""},
-		{"EMF", c.EMF != nil},
-		{"Tracer", c.Tracer != nil},
+		{"Request", !reflect.ValueOf(c.Request).IsZero(), "is the reader's"},
+		{"Keyless", c.Keyless, "is a claim's setting"},
+		{"Idem", !reflect.ValueOf(c.Idem).IsZero(), "is a claim's setting"},
+		{"OnReplay", c.OnReplay != nil, "is a claim's setting"},
+		{"CacheEntries", c.CacheEntries != 0, "is a claim's setting"},
+		{"CacheBytes", c.CacheBytes != 0, "is a claim's setting"},
+		{"Backoff", c.Backoff != nil, "is a claim's setting"},
+		{"QueueURL", c.QueueURL != "", "is a claim's setting"},
+		{"EMF", c.EMF != nil, "is not written by a step handler"},
+		{"Tracer", c.Tracer != nil, "is not told of a step handler's records"},
 	} {
 		if s.set {
-			return configError(s.field, "", errors.New("is a claim's setting: a step handler (NewStepHandler) claims nothing"))
+			return configError(s.field, "", errors.New(s.why+": a step handler (NewStepHandler) cannot use it"))
 		}
 	}
 	return nil
@@ -125,6 +116,6 @@ func (b *batch) runStep(rec *record) fate {
 	if b.tooLate() {
 		return decide(attempt{stage: stageNotStarted, err: ErrDeadline})
 	}
-	err := b.w.step(b.recordCtx(rec), *rec.msg, string(rec.key))
+	err := b.w.step(b.recordCtx(rec), *rec.msg, rec.id)
 	return decide(attempt{stage: stageStepped, err: err})
 }

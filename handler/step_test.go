@@ -26,7 +26,8 @@ type steps struct {
 	panics map[string]bool
 }
 
-func (s *steps) step(_ context.Context, _ events.SQSMessage, key string) error {
+func (s *steps) step(_ context.Context, _ events.SQSMessage, id request.ID) error {
+	key := id.Value
 	s.mu.Lock()
 	s.keys = append(s.keys, key)
 	s.mu.Unlock()
@@ -45,28 +46,24 @@ func (s *steps) called() []string {
 	return slices.Sorted(slices.Values(s.keys))
 }
 
-// readKey reads the default Identity's key, as a dispatcher reads it.
-func readKey(t *testing.T) handler.KeyFunc {
-	t.Helper()
-	r := must(request.NewReader(request.Identity{}))
-	return func(m events.SQSMessage) (string, error) {
-		id, err := r.ReadKey(m)
-		return id.Value, err
-	}
+// reader reads the default Identity in the namespace "dispatch", as a
+// dispatcher given it does.
+func reader() *request.Reader {
+	return must(request.NewReader(request.Identity{Namespace: "dispatch"}))
 }
 
 // A step handler answers with the handler's decision: a record whose step
 // returned nil is acknowledged and counted dispatched; one whose step
 // failed or panicked (ErrPanic), or whose key cannot be read (its step not
-// run, op "key"), comes back, each with a RecordError. The step gets the
-// key as read, without a namespace, and copies of a key each run their
-// own step.
+// run, op "key"), comes back, each with a RecordError naming the record
+// key a handler given the same Identity claims. The step gets the request
+// as read, and copies of a key each run their own step.
 func TestStepHandler(t *testing.T) {
 	t.Parallel()
 	b := handlerbundle.New(t)
 	s := &steps{fail: map[string]bool{"k2": true}, panics: map[string]bool{"k3": true}}
 	failures := map[string]*handler.RecordError{}
-	h := must(handler.NewStepHandler(readKey(t), s.step, handler.WithLogger(b.Logger()),
+	h := must(handler.NewStepHandler(reader(), s.step, handler.WithLogger(b.Logger()),
 		handler.WithFailureHook(func(_ context.Context, m events.SQSMessage, err error) {
 			failures[m.MessageId], _ = errors.AsType[*handler.RecordError](err)
 		})))
@@ -85,8 +82,8 @@ func TestStepHandler(t *testing.T) {
 			t.Errorf("%s: failure %v, want op %s and %v", id, f, want.op, want.cause)
 		}
 	}
-	if f := failures["m2"]; f == nil || f.Key != "k2" {
-		t.Errorf("m2's failure names key %q, want the key as read, k2", f.Key)
+	if f := failures["m2"]; f == nil || f.Key != "dispatch#k2" {
+		t.Errorf("m2's failure names key %v, want the record key dispatch#k2", f)
 	}
 	b.WantSummary(map[string]int{"records": 5, "dispatched": 2, "failed": 3, "executed": 0, "batch_item_failures": 3})
 }
@@ -97,7 +94,7 @@ func TestStepHandlerFIFO(t *testing.T) {
 	t.Parallel()
 	b := handlerbundle.New(t)
 	s := &steps{fail: map[string]bool{"k2": true}}
-	h := must(handler.NewStepHandler(readKey(t), s.step, handler.WithLogger(b.Logger())))
+	h := must(handler.NewStepHandler(reader(), s.step, handler.WithLogger(b.Logger())))
 	got := b.Invoke(h, handlerbundle.FIFOMsg("m1", "k1", "a"), handlerbundle.FIFOMsg("m2", "k2", "a"), handlerbundle.FIFOMsg("m3", "k3", "a"))
 	handlerbundle.WantIDs(t, got, "m2", "m3")
 	if want := []string{"k1", "k2"}; !slices.Equal(s.called(), want) {
@@ -106,47 +103,45 @@ func TestStepHandlerFIFO(t *testing.T) {
 	b.WantSummary(map[string]int{"dispatched": 1, "failed": 1, "skipped": 1})
 }
 
-// NewStepHandler refuses what it cannot use, naming it: a nil key reader
-// or step, and every setting only a claim uses.
+// NewStepHandler refuses what it cannot use, naming it: a nil reader or
+// step, a Request setting (the reader's), and every setting only a claim
+// uses.
 func TestNewStepHandlerRefuses(t *testing.T) {
 	t.Parallel()
 	s := &steps{}
-	key := readKey(t)
+	r := reader()
 	for _, tc := range []struct {
 		field string
-		key   handler.KeyFunc
+		r     *request.Reader
 		step  handler.StepFunc
 		opts  []handler.Option
 	}{
-		{"key", nil, s.step, nil},
-		{"step", key, nil, nil},
-		{"Concurrency", key, s.step, []handler.Option{handler.WithConcurrency(0)}},
-		{"Request.KeyField", key, s.step, []handler.Option{handler.WithKeyField("id")}},
-		{"Request.KeyFields", key, s.step, []handler.Option{handler.WithKeyFields("a", "b")}},
-		{"Request.KeyAttribute", key, s.step, []handler.Option{handler.WithKeyAttribute("k")}},
-		{"Request.KeyFunc", key, s.step, []handler.Option{handler.WithKeyFunc(key)}},
-		{"Keyless", key, s.step, []handler.Option{handler.WithKeyless()}},
-		{"Request.FingerprintFields", key, s.step, []handler.Option{handler.WithFingerprintFields("a")}},
-		{"Request.NoFingerprint", key, s.step, []handler.Option{handler.WithoutFingerprint()}},
-		{"Idem", key, s.step, []handler.Option{handler.WithIdem(idem.WithExpiry(idem.DefaultExpiry))}},
-		{"OnReplay", key, s.step, []handler.Option{handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return nil })}},
-		{"CacheEntries", key, s.step, []handler.Option{handler.WithCache(1, 1)}},
-		{"QueueURL", key, s.step, []handler.Option{handler.WithQueueURL("https://sqs.eu-west-1.amazonaws.com/1/q")}},
-		{"EMF", key, s.step, []handler.Option{handler.WithEMF(io.Discard, "ns")}},
+		{"reader", nil, s.step, nil},
+		{"step", r, nil, nil},
+		{"Concurrency", r, s.step, []handler.Option{handler.WithConcurrency(0)}},
+		{"Request", r, s.step, []handler.Option{handler.WithKeyField("id")}},
+		{"Request", r, s.step, []handler.Option{handler.WithNamespace("other")}},
+		{"Request", r, s.step, []handler.Option{handler.WithoutFingerprint()}},
+		{"Keyless", r, s.step, []handler.Option{handler.WithKeyless()}},
+		{"Idem", r, s.step, []handler.Option{handler.WithIdem(idem.WithExpiry(idem.DefaultExpiry))}},
+		{"OnReplay", r, s.step, []handler.Option{handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return nil })}},
+		{"CacheEntries", r, s.step, []handler.Option{handler.WithCache(1, 1)}},
+		{"QueueURL", r, s.step, []handler.Option{handler.WithQueueURL("https://sqs.eu-west-1.amazonaws.com/1/q")}},
+		{"EMF", r, s.step, []handler.Option{handler.WithEMF(io.Discard, "ns")}},
 	} {
-		_, err := handler.NewStepHandler(tc.key, tc.step, tc.opts...)
+		_, err := handler.NewStepHandler(tc.r, tc.step, tc.opts...)
 		var ce *idem.ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("%s: err = %v, want a ConfigError naming it", tc.field, err)
 		}
 	}
 	quiet := handler.WithLogger(slog.New(slog.DiscardHandler))
-	if _, err := handler.NewStepHandler(key, s.step, quiet, handler.WithConcurrency(3), handler.WithDeadlineReserve(0),
-		handler.WithFIFOGroupIsolation(), handler.WithoutBatchError(), handler.WithNamespace("dispatch"),
+	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), handler.WithDeadlineReserve(0),
+		handler.WithFIFOGroupIsolation(), handler.WithoutBatchError(),
 		handler.WithFailureHook(func(context.Context, events.SQSMessage, error) {})); err != nil {
 		t.Errorf("the batch's options: %v", err)
 	}
-	if _, err := handler.NewStepHandler(key, s.step, quiet); err != nil {
-		t.Errorf("no namespace: %v, want none needed", err)
+	if _, err := handler.NewStepHandler(must(request.NewReader(request.Identity{})), s.step, quiet); err != nil {
+		t.Errorf("a reader without a namespace: %v, want the handler's default", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/producer"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // The variables of front-door mode: with IDEMQ_MODE=frontdoor the function
@@ -32,21 +33,25 @@ import (
 // queue: it enqueues each POSTed request once per Idempotency-Key on
 // IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
 // worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
-// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD,
-// IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
-// IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
-// worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
-// needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
+// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD
+// or IDEMQ_KEY_FIELDS (the worker's key rule: one request.Identity for the
+// front door and its producer, as for the handler), IDEMQ_RECORD_EXPIRY
+// (how long an accepted key is remembered), IDEMQ_SQS_ENDPOINT and the
+// blob store's variables (to read results the worker offloaded) apply as
+// in worker mode; IDEMQ_PROVIDER_URL is not needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
 // Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
-// request without one (403); none (the default with IDEMQ_FRONTDOOR_ADDR)
-// shares one key space among every caller.
+// request without one (403); iam-session does too, an assumed role's
+// sessions each a caller of their own (iamSessionScope); none (the
+// default with IDEMQ_FRONTDOOR_ADDR) shares one key space among every
+// caller.
 const (
 	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
 	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
 	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
 	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
-	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM caller's keys its own; default on Lambda) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
+	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM principal's keys its own; default on Lambda), iam-session (each role session's) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
 	scopeIAM           = "iam"
+	scopeIAMSession    = "iam-session"
 	scopeNone          = "none"
 	modeWorker         = "worker"
 	modeFrontDoor      = "frontdoor"
@@ -60,7 +65,7 @@ type frontDoorConfig struct {
 	path         string // "": the library's default
 	maxBodyBytes int    // 0: the library's default
 	addr         string // "": serve Lambda
-	scope        string // scopeIAM: each IAM caller's keys are its own (iamScope); scopeNone: one key space
+	scope        string // scopeIAM: each IAM principal's keys are its own (iamScope); scopeIAMSession: each role session's (iamSessionScope); scopeNone: one key space
 }
 
 // checkFrontDoor reads front-door mode's variables into c. Without
@@ -104,10 +109,10 @@ func checkFrontDoor(c *config, getenv func(string) string) []error {
 		fc.scope = scopeIAM
 	case fc.scope == "":
 		fc.scope = scopeNone
-	case fc.scope == scopeIAM && fc.addr != "":
-		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, scopeIAM, envFrontAddr, envFrontScope, scopeNone)
-	case fc.scope != scopeIAM && fc.scope != scopeNone:
-		bad("%s=%q: want %s (each IAM caller's keys its own) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeNone)
+	case (fc.scope == scopeIAM || fc.scope == scopeIAMSession) && fc.addr != "":
+		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, fc.scope, envFrontAddr, envFrontScope, scopeNone)
+	case fc.scope != scopeIAM && fc.scope != scopeIAMSession && fc.scope != scopeNone:
+		bad("%s=%q: want %s (each IAM principal's keys its own), %s (each role session's) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeIAMSession, scopeNone)
 	}
 	if maxBody != "" {
 		var err error
@@ -129,17 +134,21 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store frontdoor.Store, blobs id
 			o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 		}
 	})
-	opts := []frontdoor.Option{frontdoor.WithNamespace(cfg.namespace), frontdoor.WithLogger(logger),
-		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
+	id := cfg.identity() // the handler's (wire), the front door's and its producer's
+	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
+		frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
-	if cfg.frontDoor.scope == scopeIAM {
+	switch cfg.frontDoor.scope {
+	case scopeIAM:
 		opts = append(opts, frontdoor.WithScope(iamScope))
+	case scopeIAMSession:
+		opts = append(opts, frontdoor.WithScope(iamSessionScope))
 	}
-	enqueue, err := newEnqueuer(client, cfg.frontDoor.queueURL, cfg.keyField)
+	q, err := newFrontDoorQueue(client, cfg.frontDoor.queueURL, id)
 	if err != nil {
 		return nil, err
 	}
-	return frontdoor.New(store, enqueue, opts...)
+	return frontdoor.New(store, q, opts...)
 }
 
 // serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
@@ -168,26 +177,33 @@ func serveFrontDoor(h http.Handler, addr string) error {
 	return nil
 }
 
-// newEnqueuer sends each request to the worker's queue through the
-// producer (package producer): a send whose answer was lost is sent again
-// with the same key, and the key is where the worker reads it (keyField).
-// On a FIFO queue (its URL ends in .fifo) the key's SHA-256 is the message
-// group, so requests are not held behind each other, and the producer
-// sets the deduplication id from the key, so SQS drops a re-send within
-// its 5-minute window.
-func newEnqueuer(client producer.SQSAPI, queueURL, keyField string) (frontdoor.Enqueuer, error) {
-	p, err := producer.New(client, queueURL, producer.WithKeyField(keyField))
+// newFrontDoorQueue is the worker's queue as the front door sends to it:
+// the producer (package producer), by the front door's Identity id, so a
+// send whose answer was lost is sent again with the same key, and the key
+// is where the worker reads it. On a FIFO queue (its URL ends in .fifo)
+// each request's group is the SHA-256 of its scope and key, so requests
+// are not held behind each other, and the producer sets the deduplication
+// id from them, so SQS drops a re-send within its 5-minute window.
+func newFrontDoorQueue(client producer.SQSAPI, queueURL string, id idemqrequest.Identity) (frontdoor.Queue, error) {
+	p, err := producer.New(client, queueURL, producer.WithRequest(id))
 	if err != nil {
 		return nil, err
 	}
-	fifo := strings.HasSuffix(queueURL, ".fifo")
-	return frontdoor.EnqueuerFunc(func(ctx context.Context, key string, body []byte) error {
-		m := producer.Message{Key: key, Body: body}
-		if fifo {
-			sum := sha256.Sum256([]byte(key)) // any key, as 64 hex digits: within the group id's 128 characters
-			m.GroupID = hex.EncodeToString(sum[:])
-		}
-		_, err := p.Send(ctx, m)
-		return err
-	}), nil
+	if !strings.HasSuffix(queueURL, ".fifo") {
+		return p, nil
+	}
+	return fifoGroups{p}, nil
+}
+
+// fifoGroups sends each request in a message group of its own.
+type fifoGroups struct{ *producer.Producer }
+
+// Send sends m with the SHA-256 of its scope and key as its group: any
+// key, as 64 hex digits, within the group id's 128 characters. The key
+// and the scope hold no control character (idem.CheckValue), so the unit
+// separator between them joins them one way only.
+func (q fifoGroups) Send(ctx context.Context, m producer.Message) (producer.Sent, error) {
+	sum := sha256.Sum256([]byte(m.Scope + "\x1f" + m.Key))
+	m.GroupID = hex.EncodeToString(sum[:])
+	return q.Producer.Send(ctx, m)
 }

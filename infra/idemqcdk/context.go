@@ -45,6 +45,7 @@ var contextKeys = map[string]string{
 	"ProviderURL":          "idemq:providerUrl",
 	"FrontDoor":            "idemq:frontDoor",
 	"FrontDoorPublic":      "idemq:frontDoorPublic",
+	"FrontDoorScope":       "idemq:frontDoorScope",
 	// pollers.go, capacity.go
 	"Pollers.Minimum":                   "idemq:minPollers",
 	"Pollers.Maximum":                   "idemq:maxPollers",
@@ -134,6 +135,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
 	p.FrontDoor = r.boolean("FrontDoor")
 	p.FrontDoorPublic = r.boolean("FrontDoorPublic")
+	p.FrontDoorScope = r.str("FrontDoorScope", contextKeys["FrontDoorScope"])
 	p.Pollers = r.pollers()
 	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)

@@ -2,7 +2,6 @@ package idemqcdk
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -20,11 +19,21 @@ const (
 	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
 	// requests to: the Worker's queue.
 	EnvFrontDoorQueueURL = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	// EnvFrontDoorScope says whose key is it: unset (each IAM caller's
-	// keys are its own) behind an AWS_IAM URL, "none" (one key space
+	// EnvFrontDoorScope says whose key is it: unset (each IAM principal's
+	// keys are its own) or "iam-session" (each role session's:
+	// FrontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
 	// shared by every caller) behind a public one, which carries no
 	// caller.
 	EnvFrontDoorScope = "IDEMQ_FRONTDOOR_SCOPE"
+)
+
+// The values of WorkerProps.FrontDoorScope.
+const (
+	// FrontDoorScopeRole keeps each IAM principal's keys apart, an
+	// assumed role's sessions sharing them (the default).
+	FrontDoorScopeRole = "role"
+	// FrontDoorScopeSession keeps each role session's keys apart.
+	FrontDoorScopeSession = "session"
 )
 
 // frontDoorTimeout is the front door's function timeout: a request is a
@@ -64,19 +73,26 @@ type FrontDoor struct {
 	URL awslambda.FunctionUrl
 }
 
-// checkFrontDoor refuses the settings a front door cannot serve: a key
-// field it cannot put the key in (a path into the body, where it puts the
-// key at the top). Without a front door it checks nothing.
+// checkFrontDoor refuses the settings a front door cannot serve:
+// FrontDoorPublic without a front door. (The front door serves every key
+// rule the worker does, a path into the body included.)
 func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error {
 	if !p.FrontDoor {
 		if p.FrontDoorPublic {
 			return &SettingError{Field: "FrontDoorPublic", Msg: fmt.Sprintf("%s is set without %s: there is no front door to open", label("FrontDoorPublic"), label("FrontDoor"))}
 		}
+		if p.FrontDoorScope != "" {
+			return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set without %s: there is no front door to scope keys in", label("FrontDoorScope"), label("FrontDoor"))}
+		}
 		return nil
 	}
-	if strings.ContainsAny(s.keyField, `.\`) {
-		return &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is a path into the body: with %s it must be a member name, where the front door puts the key",
-			label("KeyField"), s.keyField, label("FrontDoor"))}
+	switch {
+	case p.FrontDoorScope != "" && p.FrontDoorScope != FrontDoorScopeRole && p.FrontDoorScope != FrontDoorScopeSession:
+		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s %q: want %q (each IAM principal's keys its own) or %q (each role session's)",
+			label("FrontDoorScope"), p.FrontDoorScope, FrontDoorScopeRole, FrontDoorScopeSession)}
+	case p.FrontDoorScope != "" && p.FrontDoorPublic:
+		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set with %s: a public URL carries no IAM caller, so every caller shares one key space",
+			label("FrontDoorScope"), label("FrontDoorPublic"))}
 	}
 	return nil
 }
@@ -139,6 +155,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String("none"), nil)
 		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
 			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space)"), nil)
+	}
+	if p.FrontDoorScope == FrontDoorScopeSession {
+		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String("iam-session"), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
 	return fd

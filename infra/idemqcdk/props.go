@@ -215,6 +215,14 @@ type WorkerProps struct {
 	// callers with lambda:InvokeFunctionUrl on the function, signing with
 	// SigV4, get through.
 	FrontDoorPublic bool
+	// FrontDoorScope says whose key is it behind the AWS_IAM URL:
+	// FrontDoorScopeRole, each IAM principal's keys are its own, every
+	// session of a role sharing them; FrontDoorScopeSession, each role
+	// session's keys are its own (IDEMQ_FRONTDOOR_SCOPE=iam-session), for
+	// users who share a role under session names of their own (IAM
+	// Identity Center names a session by its user). Only with FrontDoor,
+	// not with FrontDoorPublic. Defaults to "": FrontDoorScopeRole.
+	FrontDoorScope string
 	// Environment holds further variables for the function. A name that
 	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one
