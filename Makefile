@@ -27,10 +27,10 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 
 # The library's Go modules (go.work lists them, with harness/ and infra/,
 # which have runs of their own): the root (idem, handler, consumer), a module
-# per driver, the worker and the test helpers that import a driver. From the
-# root, ./... names the root module's packages only, so the targets name
-# every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest internal/storeenv
+# per driver, the command, the worker and what the two share
+# (docs/development.md, "Modules"). From the root, ./... names the root
+# module's packages only, so the targets name every module's.
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test
@@ -81,9 +81,13 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 	cd harness && $(STATICCHECK) ./...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
-# harness/ and infra/; every module is tidy.
+# harness/ and infra/; every module is tidy against the working tree, no
+# go.mod has a replace directive, go.work's send the modules' requirements
+# of each other to the working tree (harness/cmd/release).
+RELEASE_TOOL := go -C harness run ./cmd/release
+
 .PHONY: modules-check
-modules-check: ## Check that go.work and MODULES name every module and that each go.mod is tidy.
+modules-check: ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive.
 	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
@@ -91,11 +95,11 @@ modules-check: ## Check that go.work and MODULES name every module and that each
 		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, infra) differ:"; \
 		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
-	@for m in $(MODULES) harness infra; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
+	@$(RELEASE_TOOL) check
 
 .PHONY: tidy
-tidy: ## go mod tidy in every module.
-	for m in $(MODULES) harness infra; do (cd $$m && go mod tidy) || exit 1; done
+tidy: ## go mod tidy in every module, against the working tree; go.work's replace directives.
+	$(RELEASE_TOOL) tidy
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

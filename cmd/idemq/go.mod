@@ -11,9 +11,6 @@ require (
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/storeenv v0.0.0-00010101000000-000000000000
 )
 
@@ -43,18 +40,4 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/idem/dynamostore => ../../idem/dynamostore
-	github.com/idemq/idemq/idem/pgstore => ../../idem/pgstore
-	github.com/idemq/idemq/idem/redisstore => ../../idem/redisstore
-	github.com/idemq/idemq/internal/dynamotest => ../../internal/dynamotest
-	github.com/idemq/idemq/internal/pgtest => ../../internal/pgtest
-	github.com/idemq/idemq/internal/redistest => ../../internal/redistest
-	github.com/idemq/idemq/internal/storeenv => ../../internal/storeenv
 )

@@ -27,20 +27,20 @@ func apidiff(t *testing.T, root string) string {
 	return p
 }
 
-// module is a throwaway repository holding a one-package module, released
+// scriptRepo is a throwaway repository holding a one-package module, released
 // as v0.1.0.
-type module struct {
+type scriptRepo struct {
 	t              *testing.T
 	dir            string
 	script, differ string
 }
 
-func newModule(t *testing.T) *module {
+func newModule(t *testing.T) *scriptRepo {
 	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &module{t: t, dir: t.TempDir(), script: filepath.Join(root, "scripts", "release-check.sh"), differ: apidiff(t, root)}
+	m := &scriptRepo{t: t, dir: t.TempDir(), script: filepath.Join(root, "scripts", "release-check.sh"), differ: apidiff(t, root)}
 	m.write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	m.write("m.go", "package m\n\n// A is the API.\nfunc A() {}\n")
 	m.write("CHANGELOG.md", "# Changelog\n\n## [v0.1.0]\n")
@@ -51,13 +51,13 @@ func newModule(t *testing.T) *module {
 	return m
 }
 
-func (m *module) write(name, text string) {
+func (m *scriptRepo) write(name, text string) {
 	if err := os.WriteFile(filepath.Join(m.dir, name), []byte(text), 0o644); err != nil {
 		m.t.Fatal(err)
 	}
 }
 
-func (m *module) git(args ...string) {
+func (m *scriptRepo) git(args ...string) {
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 	cmd.Dir = m.dir
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -66,7 +66,7 @@ func (m *module) git(args ...string) {
 }
 
 // change commits a new m.go and a changelog with sections for versions.
-func (m *module) change(code string, versions ...string) {
+func (m *scriptRepo) change(code string, versions ...string) {
 	m.write("m.go", "package m\n\n"+code)
 	log := "# Changelog\n\n"
 	for _, v := range versions {
@@ -78,7 +78,7 @@ func (m *module) change(code string, versions ...string) {
 }
 
 // check runs the script for version and reports whether it allowed it.
-func (m *module) check(version string) (bool, string) {
+func (m *scriptRepo) check(version string) (bool, string) {
 	cmd := exec.Command("bash", m.script, version)
 	cmd.Dir = m.dir
 	cmd.Env = append(os.Environ(), "APIDIFF="+m.differ, "GOFLAGS=-mod=mod")
@@ -130,12 +130,12 @@ func TestReleaseCheck(t *testing.T) {
 // newModules is a throwaway repository holding two modules released
 // together as v0.1.0: the root example.com/m and the nested example.com/m/sub,
 // which requires the root.
-func newModules(t *testing.T) *module {
+func newModules(t *testing.T) *scriptRepo {
 	m := newModule(t)
 	if err := os.Mkdir(filepath.Join(m.dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m v0.1.0\n\nreplace example.com/m => ../\n")
+	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m v0.1.0\n")
 	m.write("sub/sub.go", "package sub\n\nimport \"example.com/m\"\n\n// S is the API.\nfunc S() { m.A() }\n")
 	m.write("go.work", "go 1.26\n\nuse (\n\t.\n\t./sub\n)\n")
 	m.git("add", "-A")
@@ -147,9 +147,9 @@ func newModules(t *testing.T) *module {
 
 // changeSub commits a new sub/sub.go, sub/go.mod requiring the root at
 // requires, and a changelog with a section for version.
-func (m *module) changeSub(code, requires, version string) {
+func (m *scriptRepo) changeSub(code, requires, version string) {
 	m.write("sub/sub.go", "package sub\n\nimport \"example.com/m\"\n\n"+code)
-	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m "+requires+"\n\nreplace example.com/m => ../\n")
+	m.write("sub/go.mod", "module example.com/m/sub\n\ngo 1.26\n\nrequire example.com/m "+requires+"\n")
 	m.write("CHANGELOG.md", "# Changelog\n\n## ["+version+"]\n\n## [v0.1.0]\n")
 	m.git("add", "-A")
 	m.git("commit", "-q", "--allow-empty", "-m", "change sub")

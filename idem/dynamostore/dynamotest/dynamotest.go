@@ -1,6 +1,6 @@
-// Package dynamotest connects tests to the DynamoDB Local that
-// scripts/with-dynamodb.sh starts, and gives each test a table of its own
-// (CreateTable makes one outside a test).
+// Package dynamotest connects tests to DynamoDB Local and gives each test
+// a table of its own (CreateTable makes one outside a test): the store's
+// own tests use it, and so can yours.
 //
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()
@@ -9,9 +9,10 @@
 //		...
 //	}
 //
-// The endpoint comes from IDEMQ_DYNAMODB_ENDPOINT. When it is unset or
-// nothing answers there, a test run with -short is skipped and any other
-// test fails: a skipped test is not a passing one.
+// The endpoint comes from IDEMQ_DYNAMODB_ENDPOINT (in idemq's repository
+// scripts/with-dynamodb.sh starts DynamoDB Local and sets it). When it is
+// unset or nothing answers there, a test run with -short is skipped and
+// any other test fails: a skipped test is not a passing one.
 package dynamotest
 
 import (
@@ -38,7 +39,7 @@ const EndpointEnv = "IDEMQ_DYNAMODB_ENDPOINT"
 // uses the same ones, so they all see the same tables.
 const Region = "us-east-1"
 
-const hint = "DynamoDB Local is not running: use `make test`, or `scripts/with-dynamodb.sh go test ./...`"
+const hint = "start DynamoDB Local and set " + EndpointEnv + " to its URL (in idemq's repository: make test, or scripts/with-dynamodb.sh go test ./...)"
 
 // Client returns a client for DynamoDB Local with static dummy credentials
 // (DynamoDB Local 2 and later take only letters and digits in the access

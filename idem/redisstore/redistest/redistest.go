@@ -1,6 +1,6 @@
-// Package redistest connects tests to the redis-server that
-// scripts/with-redis.sh starts, and gives each test a key prefix of its
-// own.
+// Package redistest connects tests to a Redis server and gives each test
+// a key prefix of its own: the store's own tests use it, and so can
+// yours.
 //
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()
@@ -9,7 +9,8 @@
 //		...
 //	}
 //
-// The server's URL comes from IDEMQ_TEST_REDIS_URL. When it is unset or
+// The server's URL comes from IDEMQ_TEST_REDIS_URL (in idemq's repository
+// scripts/with-redis.sh starts a server and sets it). When it is unset or
 // nothing answers there, a test run with -short is skipped and any other
 // test fails: a skipped test is not a passing one.
 package redistest
@@ -32,7 +33,7 @@ import (
 const URLEnv = "IDEMQ_TEST_REDIS_URL"
 
 // Hint says how to get a server.
-const Hint = "Redis is not running: use `make test` (or `make test-go`), or `scripts/with-redis.sh go test ./...` (make deps-redis installs redis-server)"
+const Hint = "start Redis and set " + URLEnv + " to a redis:// URL (in idemq's repository: make test, or scripts/with-redis.sh go test ./...; make deps-redis installs redis-server)"
 
 // URL returns the server's URL, skipping the test under -short, and
 // failing it otherwise, when it is unset.

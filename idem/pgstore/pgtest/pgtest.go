@@ -1,5 +1,5 @@
-// Package pgtest connects tests to the PostgreSQL server that
-// scripts/with-postgres.sh starts, and gives each test a table of its own.
+// Package pgtest connects tests to a PostgreSQL server and gives each test
+// a table of its own: the store's own tests use it, and so can yours.
 //
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()
@@ -8,7 +8,10 @@
 //		...
 //	}
 //
-// The server's URL comes from IDEMQ_TEST_POSTGRES_URL. When it is unset or
+// The server's URL comes from IDEMQ_TEST_POSTGRES_URL (in idemq's
+// repository scripts/with-postgres.sh starts a server and sets it; any
+// database the URL names will do, tables are made and dropped in it).
+// When it is unset or
 // nothing answers there, a test run with -short is skipped and any other
 // test fails: a skipped test is not a passing one.
 package pgtest
@@ -33,7 +36,7 @@ import (
 const URLEnv = "IDEMQ_TEST_POSTGRES_URL"
 
 // Hint says how to get a server.
-const Hint = "PostgreSQL is not running: use `make test` (or `make test-go`), or `scripts/with-postgres.sh go test ./...`"
+const Hint = "start PostgreSQL and set " + URLEnv + " to a postgres:// URL (in idemq's repository: make test, or scripts/with-postgres.sh go test ./...)"
 
 // MaxConns is the size of the pool Pool returns: enough connections that
 // the conformance suite's racing claims really race.

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 func TestNewTable(t *testing.T) {
