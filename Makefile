@@ -115,6 +115,12 @@ release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against th
 	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
 	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
 
+# Each step checks whether it is done, so it may run again (docs/development.md#releases).
+.PHONY: release
+release: $(APIDIFF) ## Release every module as VERSION: bump the requirements, release-check, CHANGELOG section, one commit, every module's tag, a commit naming it, the module-proxy proof from the tags. Pushes nothing.
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	APIDIFF=$(APIDIFF) $(RELEASE_TOOL) release $(VERSION)
+
 .PHONY: idemq
 idemq: ## Build the operator's command as bin/idemq (docs/cli.md).
 	go -C cmd/idemq build -trimpath -o $(BIN)/idemq .

@@ -36,7 +36,8 @@ type ReleaseConfig struct {
 //
 //  1. The bump commit, unless the go.mod files require their siblings at
 //     Version and CHANGELOG.md has its section already: every sibling
-//     requirement set to Version (Bump), the Unreleased section turned
+//     requirement set to Version (Bump), go.work's replace directives
+//     with them (Work), the Unreleased section turned
 //     into Version's (ReleaseSection), the modules still tidy,
 //     scripts/release-check.sh passed (the API against the last release),
 //     then one commit. A failure leaves the working tree as it was.
@@ -222,6 +223,19 @@ func bump(ctx context.Context, c ReleaseConfig, ws Workspace, log string) (commi
 			}
 			changed = append(changed, name)
 		}
+	}
+	workPath := filepath.Join(c.Root, "go.work")
+	work, err := os.ReadFile(workPath)
+	if err != nil {
+		return "", err
+	}
+	if work, diff, err := Work(work, ws, v); err != nil {
+		return "", err
+	} else if diff {
+		if err := os.WriteFile(workPath, work, 0o644); err != nil {
+			return "", err
+		}
+		changed = append(changed, "go.work")
 	}
 	if !HasSection(log, v) {
 		text, err := ReleaseSection(log, v, c.Now().UTC().Format(time.DateOnly))
