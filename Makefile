@@ -83,11 +83,12 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 # Every go.mod of the repository is in go.work, and in MODULES but for
 # harness/ and infra/; every module is tidy against the working tree, no
 # go.mod has a replace directive, go.work's send the modules' requirements
-# of each other to the working tree (harness/cmd/release).
+# of each other to the working tree, every released module has a copy of
+# LICENSE (harness/cmd/release).
 RELEASE_TOOL := go -C harness run ./cmd/release
 
 .PHONY: modules-check
-modules-check: ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive.
+modules-check: ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
 	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
