@@ -1,7 +1,7 @@
 // Command release keeps the repository's modules releasable and releases
 // them (docs/development.md, "Modules"):
 //
-//	go run ./cmd/release check              every go.mod tidy and free of replace directives, go.work's replace directives right, each released module's LICENSE the root's (make modules-check)
+//	go run ./cmd/release check              every go.mod tidy and free of replace directives, no requirement of a sibling only tests use, go.work's replace directives right, each released module's LICENSE the root's (make modules-check)
 //	go run ./cmd/release tidy               go mod tidy in every module against the working tree, go.work's replace directives (make tidy)
 //	go run ./cmd/release release vX.Y.Z     bump, check the API, write the changelog, commit, tag, prove (make release)
 //	go run ./cmd/release proxy -out DIR [-version vX.Y.Z]   write a file-system module proxy of a release or of the working tree
@@ -117,6 +117,9 @@ func check(root string, ws release.Workspace, stdout io.Writer) error {
 			errs = append(errs, fmt.Errorf("%s is not tidy: run make tidy", f))
 		}
 	}
+	if err := release.TestOnly(root, ws); err != nil {
+		errs = append(errs, err)
+	}
 	if err := release.Licences(root, ws); err != nil {
 		errs = append(errs, err)
 	}
@@ -128,7 +131,7 @@ func check(root string, ws release.Workspace, stdout io.Writer) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "release check: %d modules tidy, no replace directive in a go.mod, go.work's replace directives right, %d copies of LICENSE\n", len(ws), len(ws.Released())-1)
+	fmt.Fprintf(stdout, "release check: %d modules tidy, no replace directive in a go.mod, no requirement only tests use, go.work's replace directives right, %d copies of LICENSE\n", len(ws), len(ws.Released())-1)
 	return nil
 }
 
