@@ -34,6 +34,7 @@ type settings struct {
 	blobBucket, blobPrefix, sqsEndpoint         string
 	expiry                                      time.Duration
 	raw, yes, json                              bool
+	region                                      string // the DynamoDB client's AWS region, once the store is open
 }
 
 // register adds the settings' flags to fs. A flag left unset takes its
