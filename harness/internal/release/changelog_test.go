@@ -89,3 +89,12 @@ func TestRecordCommit(t *testing.T) {
 		t.Error("RecordCommit of a version with no section did not refuse")
 	}
 }
+
+func TestReadme(t *testing.T) {
+	t.Parallel()
+	in := "The current version is **v0.2.0**.\n\n| DynamoDB | `github.com/idemq/idemq/idem/dynamostore@v0.2.0` |\n`go install github.com/idemq/idemq/cmd/idemq@v0.2.0`, `github.com/idemq/idemq@v0.2.0`, `github.com/other/x@v0.2.0`, `github.com/idemq/idemq/cmd/idemq@latest`\n"
+	want := "The current version is **v0.3.0**.\n\n| DynamoDB | `github.com/idemq/idemq/idem/dynamostore@v0.3.0` |\n`go install github.com/idemq/idemq/cmd/idemq@v0.3.0`, `github.com/idemq/idemq@v0.3.0`, `github.com/other/x@v0.2.0`, `github.com/idemq/idemq/cmd/idemq@latest`\n"
+	if got := Readme(in, "v0.3.0"); got != want {
+		t.Errorf("Readme =\n%s\nwant\n%s", got, want)
+	}
+}

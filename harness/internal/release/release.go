@@ -2,8 +2,10 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +39,8 @@ type ReleaseConfig struct {
 //  1. The bump commit, unless the go.mod files require their siblings at
 //     Version and CHANGELOG.md has its section already: every sibling
 //     requirement set to Version (Bump), go.work's replace directives
-//     with them (Work), the Unreleased section turned
+//     with them (Work), README.md's version (Readme), the Unreleased
+//     section turned
 //     into Version's (ReleaseSection), the modules still tidy,
 //     scripts/release-check.sh passed (the API against the last release),
 //     then one commit. A failure leaves the working tree as it was.
@@ -236,6 +239,17 @@ func bump(ctx context.Context, c ReleaseConfig, ws Workspace, log string) (commi
 			return "", err
 		}
 		changed = append(changed, "go.work")
+	}
+	readmePath := filepath.Join(c.Root, "README.md")
+	if readme, err := os.ReadFile(readmePath); err == nil {
+		if text := Readme(string(readme), v); text != string(readme) {
+			if err := os.WriteFile(readmePath, []byte(text), 0o644); err != nil {
+				return "", err
+			}
+			changed = append(changed, "README.md")
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
 	}
 	if !HasSection(log, v) {
 		text, err := ReleaseSection(log, v, c.Now().UTC().Format(time.DateOnly))
