@@ -28,9 +28,10 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # The library's Go modules (go.work lists them, with harness/ and infra/,
 # which have runs of their own): the root (idem, handler, consumer), a module
 # per driver, the command, the worker and what the two share
-# (docs/development.md, "Modules"). From the root, ./... names the root
-# module's packages only, so the targets name every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv
+# (docs/development.md, "Modules"), and the release tool. From the root,
+# ./... names the root module's packages only, so the targets name every
+# module's.
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv tools/release
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test
@@ -84,11 +85,18 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 # harness/ and infra/; every module is tidy against the working tree, no
 # go.mod has a replace directive, go.work's send the modules' requirements
 # of each other to the working tree, every released module has a copy of
-# LICENSE (harness/cmd/release).
-RELEASE_TOOL := go -C harness run ./cmd/release
+# LICENSE (tools/release). The tool's module requires golang.org/x/mod
+# alone and is built outside the workspace, so it runs, and make tidy
+# repairs go.work, even when the workspace cannot build.
+RELEASE_TOOL := $(BIN)/release
+
+# Phony: go build rebuilds what changed, and nothing else.
+.PHONY: $(RELEASE_TOOL)
+$(RELEASE_TOOL):
+	@GOWORK=off go -C tools/release build -o $(RELEASE_TOOL) ./cmd/release
 
 .PHONY: modules-check
-modules-check: ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
+modules-check: $(RELEASE_TOOL) ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
 	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
@@ -99,7 +107,7 @@ modules-check: ## Check that go.work and MODULES name every module, that each go
 	@$(RELEASE_TOOL) check
 
 .PHONY: tidy
-tidy: ## go mod tidy in every module, against the working tree; go.work's replace directives.
+tidy: $(RELEASE_TOOL) ## go mod tidy in every module, against the working tree; go.work's replace directives.
 	$(RELEASE_TOOL) tidy
 
 $(STATICCHECK):
@@ -118,7 +126,7 @@ release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against th
 
 # Each step checks whether it is done, so it may run again (docs/development.md#releases).
 .PHONY: release
-release: $(APIDIFF) ## Release every module as VERSION: bump the requirements, release-check, CHANGELOG section, one commit, every module's tag, a commit naming it, the module-proxy proof from the tags. Pushes nothing.
+release: $(APIDIFF) $(RELEASE_TOOL) ## Release every module as VERSION: bump the requirements, release-check, CHANGELOG section, one commit, every module's tag, a commit naming it, the module-proxy proof from the tags. Pushes nothing.
 	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
 	APIDIFF=$(APIDIFF) $(RELEASE_TOOL) release $(VERSION)
 

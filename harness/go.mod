@@ -20,6 +20,7 @@ require (
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/tools/release v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel/sdk v1.47.0

@@ -1,7 +1,7 @@
 // Package proxyproof proves that a user can depend on a release with the
 // go command alone: it builds a file-system module proxy of the release
 // (from its tags, from the commit CHANGELOG.md names, or from the working
-// tree stamped as the next version; harness/internal/release), and in
+// tree stamped as the next version; tools/release), and in
 // throwaway modules outside the workspace, with no replace directive, gets
 // the root module and each store from it, tidies, builds README's "One
 // call" example as printed, runs a handlertest test, checks what the

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 
-	"github.com/idemq/idemq/harness/internal/release"
+	"github.com/idemq/idemq/tools/release"
 	"github.com/idemq/idemq/harness/internal/repo"
 )
 

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/idemq/idemq/harness/internal/repo"
 )
 
 // apidiff finds the pinned apidiff that make installs into bin/, or
@@ -36,7 +34,7 @@ type scriptRepo struct {
 }
 
 func newModule(t *testing.T) *scriptRepo {
-	root, err := repo.Root()
+	root, err := FindRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,9 +172,8 @@ replace (
 	example.com/m v0.2.0 => .
 	example.com/m/store v0.2.0 => ./store // the store
 	golang.org/x/text => ../text
+	example.com/m/cmd v0.2.0 => ./cmd
 )
-
-replace example.com/m/cmd v0.2.0 => ./cmd
 `
 	got, changed, err := Work([]byte(in), ws, "v0.2.0")
 	if err != nil {

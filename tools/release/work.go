@@ -103,15 +103,37 @@ func Work(data []byte, ws Workspace, version string) ([]byte, bool, error) {
 		}
 	}
 	sort.Strings(paths)
+	block := replaceBlock(wf, ours)
 	for _, p := range paths {
+		changed = true
+		if block != nil {
+			block.Line = append(block.Line, &modfile.Line{Token: []string{modfile.AutoQuote(p), version, "=>", modfile.AutoQuote(want[p])}, InBlock: true})
+			continue
+		}
 		if err := wf.AddReplace(p, version, want[p], ""); err != nil {
 			return nil, false, err
 		}
-		changed = true
 	}
 	if !changed {
 		return data, false, nil
 	}
 	wf.Cleanup()
 	return modfile.Format(wf.Syntax), true, nil
+}
+
+// replaceBlock returns the replace ( … ) block of go.work that holds a
+// replace directive of one of ours, if there is one, for new ones to join.
+func replaceBlock(wf *modfile.WorkFile, ours func(string) bool) *modfile.LineBlock {
+	for _, stmt := range wf.Syntax.Stmt {
+		b, ok := stmt.(*modfile.LineBlock)
+		if !ok || len(b.Token) != 1 || b.Token[0] != "replace" {
+			continue
+		}
+		for _, l := range b.Line {
+			if len(l.Token) > 0 && ours(strings.Trim(l.Token[0], `"`)) {
+				return b
+			}
+		}
+	}
+	return nil
 }

@@ -1,14 +1,15 @@
 // Command release keeps the repository's modules releasable and releases
-// them (docs/development.md, "Modules"):
+// them (docs/development.md, "Modules" and "Releases"):
 //
-//	go run ./cmd/release check              every go.mod tidy and free of replace directives, no requirement of a sibling only tests use, go.work's replace directives right, each released module's LICENSE the root's (make modules-check)
-//	go run ./cmd/release tidy               go mod tidy in every module against the working tree, go.work's replace directives (make tidy)
-//	go run ./cmd/release release vX.Y.Z     bump, check the API, write the changelog, commit, tag, prove (make release)
-//	go run ./cmd/release proxy -out DIR [-version vX.Y.Z]   write a file-system module proxy of a release or of the working tree
+//	release check              every go.mod tidy and free of replace directives, no requirement of a sibling only tests use, go.work's replace directives right, each released module's LICENSE the root's (make modules-check)
+//	release tidy               go mod tidy in every module against the working tree, go.work's replace directives (make tidy)
+//	release release vX.Y.Z     bump, check the API, write the changelog, commit, tag, prove (make release)
+//	release proxy -out DIR [-version vX.Y.Z]   write a file-system module proxy of a release or of the working tree
 //
-// It runs from anywhere in the repository (make runs it with go -C
-// harness). It lives in the harness module, which no user module
-// requires, so golang.org/x/mod stays out of users' graphs.
+// It runs from anywhere in the repository. make builds it into bin/ with
+// GOWORK=off (GOWORK=off go -C tools/release build -o bin/release
+// ./cmd/release): its module requires golang.org/x/mod alone, so it builds
+// even when go.work cannot, and the commands it runs see the workspace.
 package main
 
 import (
@@ -21,8 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
-	"github.com/idemq/idemq/harness/internal/release"
-	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/tools/release"
 )
 
 func main() {
@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{usage}
 	}
-	root, err := repo.Root()
+	root, err := release.FindRoot()
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/idemq/idemq/harness/internal/repo"
 )
 
 const zeroVersion = "v0.0.0-00010101000000-000000000000"
@@ -26,7 +24,7 @@ type flowRepo struct {
 
 func newFlowRepo(t *testing.T) *flowRepo {
 	t.Helper()
-	real, err := repo.Root()
+	real, err := FindRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
