@@ -14,8 +14,8 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 
-	"github.com/idemq/idemq/tools/release"
 	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/tools/release"
 )
 
 // users are the throwaway modules the proof makes: each gets the root
