@@ -33,6 +33,10 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # module's.
 MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv tools/release
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
+# The CDK apps, modules of their own that test-infra vets, lints and tests:
+# the reference stack (infra/, run by the root's cdk.json) and the example
+# of a team's own app with idemq attached (docs/deploy.md).
+CDK_APPS := infra examples/existing-app
 
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
@@ -82,12 +86,12 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 	cd harness && $(STATICCHECK) ./...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
-# harness/ and infra/; every module is tidy against the working tree, no
-# go.mod has a replace directive, go.work's send the modules' requirements
-# of each other to the working tree, every released module has a copy of
-# LICENSE (tools/release). The tool's module requires golang.org/x/mod
-# alone and is built outside the workspace, so it runs, and make tidy
-# repairs go.work, even when the workspace cannot build.
+# harness/ and the CDK apps; every module is tidy against the working
+# tree, no go.mod has a replace directive, go.work's send the modules'
+# requirements of each other to the working tree, every released module
+# has a copy of LICENSE (tools/release). The tool's module requires
+# golang.org/x/mod alone and is built outside the workspace, so it runs,
+# and make tidy repairs go.work, even when the workspace cannot build.
 RELEASE_TOOL := $(BIN)/release
 
 # Phony: go build rebuilds what changed, and nothing else.
@@ -97,11 +101,11 @@ $(RELEASE_TOOL):
 
 .PHONY: modules-check
 modules-check: $(RELEASE_TOOL) ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
-	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
+	@want="$$(printf '%s\n' $(MODULES) harness $(CDK_APPS) | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
 	if [[ "$$want" != "$$onDisk" || "$$want" != "$$inWork" ]]; then \
-		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, infra) differ:"; \
+		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, CDK_APPS) differ:"; \
 		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
 	@$(RELEASE_TOOL) check
@@ -204,14 +208,14 @@ deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the
 DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
 
 .PHONY: deploy-local
-deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy (about 25 s warm; a cold CDK compile adds 2.5 min).
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy; then the same for examples/existing-app (about 1 to 2 min warm; a cold CDK compile adds 2.5 min).
 	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
 	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go -C harness test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
 		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
 
 .PHONY: test-infra
-test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
-	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...
+test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
+	for m in $(CDK_APPS); do (cd $$m && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...) || exit 1; done
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

@@ -3,11 +3,13 @@ package handler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // record is one SQS record's place in a batch: its message, its key and
@@ -101,24 +103,18 @@ func (b *batch) assign(i int, f fate) { b.records[i].fate = f }
 // prepare reads every record's key and fingerprint. A record whose key
 // cannot be read is decided here, as a failure.
 func (b *batch) prepare(messages []events.SQSMessage) {
-	var bd body // records are prepared one at a time: one body serves them all
 	for i := range messages {
 		rec := &b.records[i]
 		rec.msg = &messages[i]
-		bd = body{msg: rec.msg}
-		raw, err := b.settings.key(&bd)
-		if err != nil {
-			if b.settings.keyless && errors.Is(err, idem.ErrNoKey) {
-				rec.keyless = true
-				continue
-			}
-			b.assign(i, decide(attempt{stage: stageKey, err: err}))
-			continue
-		}
-		if rec.key, err = idem.ClientKey(b.settings.namespace, raw); err == nil {
-			rec.fp, err = b.settings.fingerprint(&bd)
-		}
-		if err != nil {
+		id, err := b.settings.reader.Read(*rec.msg)
+		switch {
+		case err == nil:
+			rec.key, rec.fp = id.Key, id.Fingerprint
+		case b.settings.keyless && errors.Is(err, idem.ErrNoKey):
+			rec.keyless = true
+		case errors.Is(err, request.ErrKeyFuncPanic):
+			b.assign(i, decide(attempt{stage: stageKey, err: fmt.Errorf("%w in the key func: %w", ErrPanic, err)}))
+		default:
 			b.assign(i, decide(attempt{stage: stageKey, err: err}))
 		}
 	}

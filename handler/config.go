@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/request"
 )
 
 // Config is how a Handler turns a batch into claims and a response. Every
@@ -23,43 +24,23 @@ import (
 //
 //	h, err := handler.New(store, fn, func(c *handler.Config) { *c = cfg })
 type Config struct {
-	// Namespace is the namespace every key starts with, so functions that
-	// share a table never share a key. Keep it stable: a new namespace
-	// makes every earlier record unreachable. Defaults to the Lambda
-	// function's name (lambdacontext.FunctionName); outside Lambda, where
-	// that is empty, to the program's name, with a warning.
-	Namespace string
-
-	// KeyField, KeyFields, KeyAttribute and KeyFunc are where a record's
-	// key comes from; at most one may be set (see WithKeyField,
-	// WithKeyFields, WithKeyAttribute and WithKeyFunc). With none set the
-	// key is the body field DefaultKeyField.
-
-	// KeyField is a member of the JSON body that holds the key: a name, or
-	// a dotted path (see WithKeyField). Defaults to DefaultKeyField when
-	// no other key source is set.
-	KeyField string
-	// KeyFields are members of the JSON body that together make the key
-	// (see WithKeyFields). Defaults to none.
-	KeyFields []string
-	// KeyAttribute is a String or Number message attribute that holds the
-	// key (see WithKeyAttribute). Defaults to none.
-	KeyAttribute string
-	// KeyFunc returns the key of a message (see WithKeyFunc). Defaults to
-	// none.
-	KeyFunc KeyFunc
+	// Request is who each record's request is: the namespace every key
+	// starts with, where the key comes from (a body field, several, a
+	// message attribute or a function), and the fields its payload is
+	// checked by; one value shared with the producer, the front door, the
+	// dispatcher and the command (see WithRequest; WithNamespace,
+	// WithKeyField, WithKeyFields, WithKeyAttribute, WithKeyFunc,
+	// WithFingerprintFields and WithoutFingerprint change one of its
+	// fields). Its Namespace defaults to the Lambda function's name
+	// (lambdacontext.FunctionName); outside Lambda, where that is empty,
+	// to the program's name, with a warning. Defaults to the zero
+	// request.Identity: the body field DefaultKeyField, the whole body as
+	// the fingerprint.
+	Request request.Identity
 	// Keyless runs records that carry no key without idempotency (see
 	// WithKeyless). Defaults to false: such a record is a batch item
 	// failure.
 	Keyless bool
-
-	// FingerprintFields are the JSON body fields checked against the
-	// stored record (see WithFingerprintFields). Defaults to the whole
-	// body; with KeyFields, to no check.
-	FingerprintFields []string
-	// NoFingerprint turns the payload check off (see WithoutFingerprint);
-	// it cannot be set with FingerprintFields. Defaults to false.
-	NoFingerprint bool
 
 	// Concurrency is how many records of a batch run at once, at least 1.
 	// Defaults to DefaultConcurrency.
@@ -87,6 +68,10 @@ type Config struct {
 	// not executed because its key was done before (see WithReplayHook).
 	// Defaults to none.
 	OnReplay ReplayFunc
+	// replayType is the result type a typed replay hook decodes into
+	// (WithTypedReplayHook), which NewTyped holds against its function's;
+	// nil for an untyped hook or none.
+	replayType reflect.Type
 	// OnFailure is called for every record reported as a batch item
 	// failure (see WithFailureHook). Defaults to none: failures are
 	// logged.
@@ -152,41 +137,10 @@ func (c Config) Validate() error {
 	if len(c.invalid) > 0 {
 		return c.invalid[0]
 	}
-	sources := []struct {
-		field string
-		set   bool
-	}{
-		{"KeyField", c.KeyField != ""},
-		{"KeyFields", len(c.KeyFields) > 0},
-		{"KeyAttribute", c.KeyAttribute != ""},
-		{"KeyFunc", c.KeyFunc != nil},
-	}
-	first := ""
-	for _, s := range sources {
-		if !s.set {
-			continue
-		}
-		if first != "" {
-			return configError(s.field, "", fmt.Errorf("is set with %s: a key has one source", first))
-		}
-		first = s.field
-	}
-	if err := idemjson.CheckField(c.KeyField); c.KeyField != "" && err != nil {
-		return configError("KeyField", fmt.Sprintf("%q", c.KeyField), err)
-	}
-	for _, f := range c.KeyFields {
-		if err := idemjson.CheckField(f); err != nil {
-			return configError("KeyFields", fmt.Sprintf("%q", f), err)
-		}
-	}
-	for _, f := range c.FingerprintFields {
-		if err := idemjson.CheckField(f); err != nil {
-			return configError("FingerprintFields", fmt.Sprintf("%q", f), err)
-		}
+	if err := c.Request.Validate(); err != nil {
+		return err
 	}
 	switch {
-	case c.NoFingerprint && len(c.FingerprintFields) > 0:
-		return configError("NoFingerprint", "true", errors.New("is set with FingerprintFields: the payload is checked or not"))
 	case c.Concurrency < 0:
 		return configError("Concurrency", fmt.Sprint(c.Concurrency), errNotPositive)
 	case c.CacheEntries < 0 || (c.CacheEntries == 0 && c.CacheBytes != 0):
@@ -252,10 +206,8 @@ func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 // filled in.
 type settings struct {
 	namespace     string
-	keyName       string // for logs: where the key comes from
-	key           keySource
-	keyOfFields   bool // the key is made of body fields (WithKeyFields)
-	fingerprint   fingerprinter
+	keyName       string          // for logs: where the key comes from
+	reader        *request.Reader // each record's key and fingerprint
 	keyless       bool
 	concurrency   int
 	reserve       time.Duration
@@ -281,7 +233,8 @@ func (c Config) resolve() (settings, error) {
 		return settings{}, err
 	}
 	set := settings{
-		namespace:     c.Namespace,
+		namespace:     c.Request.Namespace,
+		keyName:       c.Request.Source(),
 		keyless:       c.Keyless,
 		concurrency:   c.Concurrency,
 		fifoGroupOnly: c.FIFOGroupIsolation,
@@ -295,17 +248,6 @@ func (c Config) resolve() (settings, error) {
 		emf:           c.EMF,
 		emfNamespace:  c.EMFNamespace,
 		tracer:        c.Tracer,
-	}
-	set.key, set.keyName, set.keyOfFields = c.keySource()
-	switch {
-	case c.NoFingerprint:
-		set.fingerprint = noFingerprint
-	case len(c.FingerprintFields) > 0:
-		set.fingerprint = fieldsFingerprint(c.FingerprintFields)
-	case set.keyOfFields:
-		set.fingerprint = noFingerprint // see WithKeyFields
-	default:
-		set.fingerprint = bodyFingerprint
 	}
 	if set.concurrency == 0 {
 		set.concurrency = DefaultConcurrency
@@ -335,6 +277,11 @@ func (c Config) resolve() (settings, error) {
 		}
 		set.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
 			"Programs sharing a table must each pass handler.WithNamespace", "namespace", set.namespace)
+	}
+	id := c.Request
+	id.Namespace = set.namespace
+	if set.reader, err = request.NewReader(id); err != nil {
+		return settings{}, err
 	}
 	return set, nil
 }

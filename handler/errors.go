@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // Sentinel errors. A record's failure is a *RecordError naming the message
@@ -14,14 +15,16 @@ var (
 	// ErrBadBody means the message body is not the JSON object the key or
 	// the fingerprint is read from: not JSON, not an object, or a
 	// WithFingerprintFields field absent, null or holding a string that is
-	// not Unicode text.
-	ErrBadBody = errors.New("handler: body is not a JSON object")
+	// not Unicode text. It is request.ErrBadBody.
+	ErrBadBody = request.ErrBadBody
 	// ErrBadKey means the key field or attribute holds no usable key:
-	// something other than a string or a number, a string that is not
-	// Unicode text (a lone surrogate escape), or, for a dotted field,
-	// nothing at the path while a member is named with the field's dots.
-	// Unlike idem.ErrNoKey it fails the record even with WithKeyless.
-	ErrBadKey = errors.New("handler: key is not a usable string or number")
+	// something other than a string or a number, a value the key rule
+	// refuses (idem.CheckValue: not UTF-8, a control character, too
+	// long), or, for a dotted field, nothing at the path while a member is
+	// named with the field's dots. Unlike idem.ErrNoKey it fails the
+	// record even with WithKeyless. It is request.ErrBadKey (and
+	// idem.ErrBadKey).
+	ErrBadKey = request.ErrBadKey
 	// ErrInProgress means another worker holds the record's key with a live
 	// lease; the message comes back later.
 	ErrInProgress = errors.New("handler: key in progress on another worker")

@@ -62,11 +62,14 @@ func TestKeyFields(t *testing.T) {
 
 func TestKeyFieldsWiring(t *testing.T) {
 	t.Parallel()
-	for name, fields := range map[string][]string{"none": nil, "empty": {""}, "stray escape": {`a\`}} {
+	for name, tc := range map[string]struct {
+		fields []string
+		pkg    string
+	}{"none": {nil, "handler"}, "empty": {[]string{""}, "request"}, "stray escape": {[]string{`a\`}, "request"}} {
 		_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-			handler.WithNamespace(handlerbundle.Namespace), handler.WithKeyFields(fields...))
-		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "handler" || bad.Field != "KeyFields" {
-			t.Errorf("%s: err %v, want an *idem.ConfigError naming KeyFields", name, err)
+			handler.WithNamespace(handlerbundle.Namespace), handler.WithKeyFields(tc.fields...))
+		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != tc.pkg || bad.Field != "KeyFields" {
+			t.Errorf("%s: err %v, want an *idem.ConfigError naming %s's KeyFields", name, err, tc.pkg)
 		}
 	}
 }

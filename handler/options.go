@@ -12,13 +12,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // Defaults used when an option is not given.
 const (
 	// DefaultKeyField is the JSON body member that holds a record's
-	// idempotency key.
-	DefaultKeyField = "idempotency_key"
+	// idempotency key (request.DefaultKeyField).
+	DefaultKeyField = request.DefaultKeyField
 	// DefaultConcurrency is how many records of a batch run at once: every
 	// record of a batch of up to 100 (the SQS event source sends 10 unless
 	// told otherwise), and 100 at a time of a larger one. Powertools runs
@@ -40,10 +41,10 @@ const (
 // Config.
 type Option func(*Config)
 
-// KeyFunc returns the idempotency key of a message, within the namespace.
-// Returning "" or an error wrapping idem.ErrNoKey says the message has no
-// key; any other error fails the record.
-type KeyFunc func(msg events.SQSMessage) (string, error)
+// KeyFunc returns the idempotency key of a message, within the namespace
+// (request.KeyFunc). Returning "" or an error wrapping idem.ErrNoKey says
+// the message has no key; any other error fails the record.
+type KeyFunc = request.KeyFunc
 
 // ReplayFunc receives the stored result of a record that was not executed
 // because its key had been done before (by an earlier delivery, or by a copy
@@ -65,21 +66,35 @@ func WithNamespace(ns string) Option {
 		if ns == "" {
 			c.refuse("Namespace", `""`, errEmpty)
 		}
-		c.Namespace = ns
+		c.Request.Namespace = ns
 	}
+}
+
+// WithRequest sets who each record's request is, whole: its namespace,
+// where its key comes from, its fingerprint (Config.Request). Pass the
+// same request.Identity to the producer, the front door, the dispatcher
+// and the command, so that all of them name a request by one key. The key
+// options below change one of its fields. Defaults to the zero
+// request.Identity: the key is the body field DefaultKeyField, the
+// namespace the function's name, the fingerprint the whole body.
+func WithRequest(id request.Identity) Option {
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return func(c *Config) { c.Request = id }
 }
 
 // WithKeyField takes the key from a member of the JSON body: a name, or a
 // dotted path into nested objects ("request.id"); a dot that is part of a
 // name is written `\.` (see idemjson.CheckField). Its value must be a
 // non-empty string of Unicode text, or a number (taken as spelled).
+// A key has one source: another key option given as well is refused.
 // Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
 	return func(c *Config) {
 		if field == "" {
 			c.refuse("KeyField", `""`, errEmpty)
 		}
-		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = field, nil, "", nil
+		c.Request.KeyField = field
 	}
 }
 
@@ -107,7 +122,7 @@ func WithKeyFields(fields ...string) Option {
 		if len(fields) == 0 {
 			c.refuse("KeyFields", "[]", errEmpty)
 		}
-		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", fields, "", nil
+		c.Request.KeyFields = fields
 	}
 }
 
@@ -119,7 +134,7 @@ func WithKeyAttribute(name string) Option {
 		if name == "" {
 			c.refuse("KeyAttribute", `""`, errEmpty)
 		}
-		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", nil, name, nil
+		c.Request.KeyAttribute = name
 	}
 }
 
@@ -134,7 +149,7 @@ func WithKeyFunc(f KeyFunc) Option {
 		if f == nil {
 			c.refuse("KeyFunc", "", idem.ErrNil)
 		}
-		c.KeyField, c.KeyFields, c.KeyAttribute, c.KeyFunc = "", nil, "", f
+		c.Request.KeyFunc = f
 	}
 }
 
@@ -162,15 +177,16 @@ func WithFingerprintFields(fields ...string) Option {
 		if len(fields) == 0 {
 			c.refuse("FingerprintFields", "[]", errEmpty)
 		}
-		c.FingerprintFields, c.NoFingerprint = fields, false
+		c.Request.FingerprintFields = fields
 	}
 }
 
 // WithoutFingerprint turns the payload check off: a key reused for another
-// payload replays the first payload's result. Defaults to checking the
-// whole body (see WithFingerprintFields).
+// payload replays the first payload's result. It cannot be given with
+// WithFingerprintFields. Defaults to checking the whole body (see
+// WithFingerprintFields).
 func WithoutFingerprint() Option {
-	return func(c *Config) { c.NoFingerprint, c.FingerprintFields = true, nil }
+	return func(c *Config) { c.Request.NoFingerprint = true }
 }
 
 // WithConcurrency sets how many records of a batch run at once; n must be
@@ -244,7 +260,7 @@ func WithReplayHook(f ReplayFunc) Option {
 		if f == nil {
 			c.refuse("OnReplay", "", idem.ErrNil)
 		}
-		c.OnReplay = f
+		c.OnReplay, c.replayType = f, nil
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 func TestExecutedThenReplayed(t *testing.T) {
@@ -599,8 +600,13 @@ func TestWiringErrors(t *testing.T) {
 		{"nil func", "fn", store, nil, nil},
 		{"zero concurrency", "Concurrency", store, fn, handler.WithConcurrency(0)},
 		{"empty key field", "KeyField", store, fn, handler.WithKeyField("")},
-		{"bad key field", "KeyField", store, fn, handler.WithKeyField("request..id")},
-		{"bad fp field", "FingerprintFields", store, fn, handler.WithFingerprintFields("prompt", `a\x`)},
+		{"bad key field", "request.KeyField", store, fn, handler.WithKeyField("request..id")},
+		{"bad fp field", "request.FingerprintFields", store, fn, handler.WithFingerprintFields("prompt", `a\x`)},
+		{"two key sources", "request.KeyAttribute", store, fn, func(c *handler.Config) { c.Request.KeyField, c.Request.KeyAttribute = "a", "b" }},
+		{"no fingerprint with fields", "request.NoFingerprint", store, fn, func(c *handler.Config) {
+			handler.WithFingerprintFields("a")(c)
+			handler.WithoutFingerprint()(c)
+		}},
 		{"nil backoff", "Backoff", store, fn, handler.WithBackoff(nil)},
 		{"cache size", "CacheEntries", store, fn, handler.WithCache(0, 1)},
 		{"negative deadline reserve", "DeadlineReserve", store, fn, handler.WithDeadlineReserve(-time.Second)},
@@ -614,18 +620,22 @@ func TestWiringErrors(t *testing.T) {
 				opts = append(opts, tc.opt)
 			}
 			_, err := handler.New(tc.store, tc.fn, opts...)
-			if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != "handler" || bad.Field != tc.field {
-				t.Errorf("err %v, want an *idem.ConfigError naming handler's %s", err, tc.field)
+			pkg, field, ok := strings.Cut(tc.field, ".")
+			if !ok {
+				pkg, field = "handler", tc.field
+			}
+			if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != pkg || bad.Field != field {
+				t.Errorf("err %v, want an *idem.ConfigError naming %s's %s", err, pkg, field)
 			}
 		})
 	}
 }
 
 // A Config says where the key comes from once: two sources are refused,
-// by name; a With* option replaces the source an earlier one set.
+// by name, whether set in the Config or by two options.
 func TestConfigKeySources(t *testing.T) {
 	t.Parallel()
-	c := handler.Config{KeyField: "id", KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}
+	c := handler.Config{Request: request.Identity{KeyField: "id", KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}}
 	if bad, ok := errors.AsType[*idem.ConfigError](c.Validate()); !ok || bad.Field != "KeyFunc" {
 		t.Errorf("KeyField and KeyFunc: %v, want an *idem.ConfigError naming KeyFunc", c.Validate())
 	}
@@ -639,7 +649,12 @@ func TestConfigKeySources(t *testing.T) {
 	for _, opt := range []handler.Option{handler.WithKeyField("id"), handler.WithKeyAttribute("key")} {
 		opt(&c)
 	}
-	if c.KeyField != "" || c.KeyAttribute != "key" || c.Validate() != nil {
-		t.Errorf("WithKeyField then WithKeyAttribute: %+v, %v; want the attribute alone", c, c.Validate())
+	if bad, ok := errors.AsType[*idem.ConfigError](c.Validate()); !ok || bad.Field != "KeyAttribute" {
+		t.Errorf("WithKeyField then WithKeyAttribute: %v; want an *idem.ConfigError naming KeyAttribute", c.Validate())
+	}
+	c = handler.Config{}
+	handler.WithRequest(request.Identity{Namespace: "ns", KeyFields: []string{"a", "b"}})(&c)
+	if c.Request.Namespace != "ns" || len(c.Request.KeyFields) != 2 || c.Validate() != nil {
+		t.Errorf("WithRequest: %+v, %v", c.Request, c.Validate())
 	}
 }

@@ -15,6 +15,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/gowebpki/jcs v1.0.2
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/durable v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000

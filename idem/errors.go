@@ -23,6 +23,11 @@ var (
 	ErrResultTooLarge = errors.New("idem: result too large to store")
 	// ErrNoKey means no idempotency key could be made for a request.
 	ErrNoKey = errors.New("idem: no idempotency key")
+	// ErrBadKey means a request's key cannot be used: the key rule
+	// (CheckValue) refuses it, or what holds it is not a key (a JSON
+	// object where a string was wanted). Unlike ErrNoKey, a request that
+	// was given a key and whose key is bad is never run without one.
+	ErrBadKey = errors.New("idem: unusable idempotency key")
 	// ErrUnsupportedWrite means a write staged with Stage is of a type the
 	// store cannot commit.
 	ErrUnsupportedWrite = errors.New("idem: store cannot commit this staged write")

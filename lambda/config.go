@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/queue"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // The environment variables the worker reads. The infra/ stack sets the
@@ -23,6 +25,7 @@ const (
 	envTable        = storeenv.Table                  // the store's table; required with the dynamodb and postgres stores
 	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"           // Go duration; default idem.DefaultExpiry
 	envKeyField     = "IDEMQ_KEY_FIELD"               // JSON body field of the key; default handler.DefaultKeyField
+	envKeyFields    = "IDEMQ_KEY_FIELDS"              // JSON body fields that together make the key (a natural key), comma-separated; not with IDEMQ_KEY_FIELD; default none
 	envBackoff      = "IDEMQ_BACKOFF"                 // "false" turns the in-progress back-off through SQS off; default on
 	envProviderURL  = "IDEMQ_PROVIDER_URL"            // OpenAI-compatible base URL; required
 	envLease        = "IDEMQ_LEASE"                   // Go duration; default: from the invocation's deadline
@@ -59,6 +62,7 @@ type config struct {
 	expiry       time.Duration // 0: the default
 	lease        time.Duration // 0: the default
 	keyField     string        // "": handler's default
+	keyFields    string        // IDEMQ_KEY_FIELDS, comma-separated; "": the key is keyField's
 	backoff      bool
 	providerURL  string
 	apiKey       string
@@ -116,6 +120,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		queueURL:     getenv(envQueueURL),
 	}
 	errs := checkStore(&c)
+	errs = append(errs, checkKeyFields(&c, getenv)...)
 	errs = append(errs, checkBlobs(&c, getenv)...)
 	errs = append(errs, checkConsumer(&c, getenv)...)
 	errs = append(errs, checkTracing(&c, getenv)...)
@@ -189,6 +194,35 @@ func loadConfig(getenv func(string) string) (config, error) {
 		bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)", envAPIKey, envAPIKeySecret, envAPIKeySecret)
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkKeyFields reads IDEMQ_KEY_FIELDS into c: comma-separated body
+// fields, none empty, and not with IDEMQ_KEY_FIELD (a key has one
+// source). Each field's syntax is request.Identity's to check.
+func checkKeyFields(c *config, getenv func(string) string) []error {
+	v := getenv(envKeyFields)
+	if v == "" {
+		return nil
+	}
+	if c.keyField != "" {
+		return []error{fmt.Errorf("%s and %s are both set: a key has one source, one body field or several", envKeyField, envKeyFields)}
+	}
+	if slices.Contains(strings.Split(v, ","), "") {
+		return []error{fmt.Errorf("%s=%q: want body fields separated by commas, like document_id,version", envKeyFields, v)}
+	}
+	c.keyFields = v
+	return nil
+}
+
+// identity is who a request is, built once from IDEMQ_NAMESPACE,
+// IDEMQ_KEY_FIELD and IDEMQ_KEY_FIELDS, for every part that meets it: the
+// handler, the front door and its producer.
+func (c config) identity() idemqrequest.Identity {
+	id := idemqrequest.Identity{Namespace: c.namespace, KeyField: c.keyField}
+	if c.keyFields != "" {
+		id.KeyFields = strings.Split(c.keyFields, ",")
+	}
+	return id
 }
 
 // checkStore defaults and checks the store's variables (IDEMQ_STORE,

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/durable"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/internal/storeenv"
 )
 
@@ -23,7 +22,7 @@ import (
 const (
 	modeDispatch       = "dispatch"
 	envDurableFunction = "IDEMQ_DURABLE_FUNCTION"    // the durable function's name or ARN with its version or alias; required in dispatch mode
-	envDurablePrefix   = "IDEMQ_DURABLE_NAME_PREFIX" // put before every key to make its execution name; default none
+	envDurablePrefix   = "IDEMQ_DURABLE_NAME_PREFIX" // no longer read: refused, naming what replaced it (executions are named after the record key, IDEMQ_NAMESPACE's)
 	envLambdaEndpoint  = "IDEMQ_LAMBDA_ENDPOINT"     // Lambda endpoint URL, for a local fake; default AWS's
 )
 
@@ -31,7 +30,6 @@ const (
 // is "" outside it.
 type dispatchConfig struct {
 	function string
-	prefix   string
 	endpoint string
 }
 
@@ -40,25 +38,31 @@ type dispatchConfig struct {
 // off from: any of them set is a mistake, not a setting.
 var notInDispatch = []string{
 	envStore, envStoreURL, envTable, envEndpoint, envRecordExpiry, envLease, envHeartbeat, envBackoff, envQueueURL,
-	envProviderURL, envAPIKey, envAPIKeySecret, envNamespace, envEMF, envCompress, envQueue,
+	envProviderURL, envAPIKey, envAPIKeySecret, envEMF, envCompress, envQueue,
 	envBlobBucket, envBlobPrefix, envOffloadAbove, envS3Endpoint,
 }
 
 // loadDispatch reads dispatch mode's configuration, reporting every bad
-// variable at once. The key (IDEMQ_KEY_FIELD), the batch's concurrency and
-// consumer mode are read as in the worker's other mode.
+// variable at once. The key (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD,
+// IDEMQ_KEY_FIELDS), the batch's concurrency and consumer mode are read
+// as in the worker's other mode.
 func loadDispatch(getenv func(string) string) (config, error) {
-	c := config{keyField: getenv(envKeyField), sqsEndpoint: getenv(envSQSEndpoint), dispatch: dispatchConfig{
-		function: getenv(envDurableFunction), prefix: getenv(envDurablePrefix), endpoint: getenv(envLambdaEndpoint)}}
+	c := config{keyField: getenv(envKeyField), namespace: getenv(envNamespace), sqsEndpoint: getenv(envSQSEndpoint), dispatch: dispatchConfig{
+		function: getenv(envDurableFunction), endpoint: getenv(envLambdaEndpoint)}}
 	if n := maxConcurrency(getenv); n > 1 {
 		c.invocations = n
 	}
-	errs := checkConsumer(&c, getenv)
+	errs := checkKeyFields(&c, getenv)
+	errs = append(errs, checkConsumer(&c, getenv)...)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	for _, name := range notInDispatch {
 		if getenv(name) != "" {
 			bad("%s is set but %s is %s: dispatch mode keeps no records and calls no provider; the durable function does the work", name, envMode, modeDispatch)
 		}
+	}
+	if getenv(envDurablePrefix) != "" {
+		bad("%s is no longer read: each execution is named after the record key the worker's handler claims, in %s (default the function's name); "+
+			"remove it, and set %s to the handler's namespace (docs/dispatcher.md)", envDurablePrefix, envNamespace, envNamespace)
 	}
 	if c.dispatch.function == "" {
 		bad("%s is required with %s=%s: the durable function's name or ARN with its version or alias, like summarise:prod", envDurableFunction, envMode, modeDispatch)
@@ -99,10 +103,7 @@ func wireDispatch(ctx context.Context, cfg config, logger *slog.Logger, awsOpts 
 			o.BaseEndpoint = aws.String(cfg.dispatch.endpoint)
 		}
 	})
-	opts := []durable.Option{durable.WithLogger(logger), durable.WithNamePrefix(cfg.dispatch.prefix)}
-	if cfg.keyField != "" {
-		opts = append(opts, durable.WithKey(handler.WithKeyField(cfg.keyField)))
-	}
+	opts := []durable.Option{durable.WithLogger(logger), durable.WithRequest(cfg.identity())}
 	if cfg.concurrency != 0 {
 		opts = append(opts, durable.WithConcurrency(cfg.concurrency))
 	}

@@ -13,13 +13,13 @@ import (
 )
 
 // Dispatch mode wires the durable dispatcher from the environment: the
-// key field, the function, the name prefix; duplicate deliveries start one
-// execution.
+// namespace and the key field, the function; duplicate deliveries start
+// one execution, named after the record key the worker's handler claims.
 func TestDispatchMode(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
 	vars := env(envMode, modeDispatch, envDurableFunction, "summarise:prod", envLambdaEndpoint, fake.URL,
-		envKeyField, "request_id", envDurablePrefix, "summ-", envConcurrency, "4")
+		envKeyField, "request_id", envNamespace, "summ", envConcurrency, "4")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -33,8 +33,30 @@ func TestDispatchMode(t *testing.T) {
 		t.Fatalf("response %+v, %v; want every record acknowledged", resp, err)
 	}
 	execs := fake.Executions()
-	if len(execs) != 1 || execs[0].Name != durable.ExecutionName("summ-order-1") || execs[0].Qualifier != "prod" {
-		t.Errorf("executions %+v, want one named %s on summarise:prod", execs, durable.ExecutionName("summ-order-1"))
+	if len(execs) != 1 || execs[0].Name != durable.ExecutionName("summ#order-1") || execs[0].Qualifier != "prod" {
+		t.Errorf("executions %+v, want one named %s on summarise:prod", execs, durable.ExecutionName("summ#order-1"))
+	}
+}
+
+// Dispatch mode reads a natural key as the worker does (IDEMQ_KEY_FIELDS)
+// and names the execution after the record key the worker's handler
+// claims for it.
+func TestDispatchModeKeyFields(t *testing.T) {
+	t.Parallel()
+	fake := durabletest.NewServer(t)
+	vars := env(envMode, modeDispatch, envDurableFunction, "summarise:prod", envLambdaEndpoint, fake.URL,
+		envKeyFields, "document_id,version", envNamespace, "docs")
+	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := events.SQSMessage{MessageId: "m1", Body: `{"version":1,"document_id":"doc-1","prompt":"p"}`}
+	if resp, err := p.handler(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("response %+v, %v", resp, err)
+	}
+	want := durable.ExecutionName("docs#document_id:doc-1:version:1")
+	if execs := fake.Executions(); len(execs) != 1 || execs[0].Name != want {
+		t.Errorf("executions %+v, want one named %s", execs, want)
 	}
 }
 
@@ -61,6 +83,7 @@ func TestDispatchConfig(t *testing.T) {
 		{"bad endpoint", with(envLambdaEndpoint, "localhost"), envLambdaEndpoint},
 		{"SQS endpoint without a consumer", with(envSQSEndpoint, "http://127.0.0.1:9324"), envSQSEndpoint},
 		{"bad concurrency", with(envConcurrency, "0"), envConcurrency},
+		{"the name prefix", with(envDurablePrefix, "summ-"), envDurablePrefix + " is no longer read"},
 	} {
 		if _, err := loadConfig(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v; want an error naming %s", tt.name, err, tt.want)
@@ -72,7 +95,7 @@ func TestDispatchConfig(t *testing.T) {
 		want string
 	}{
 		{env(envMode, modeDispatch, envDurableFunction, "summarise"), envDurableFunction + ": durable: function"},
-		{with(envDurablePrefix, "a:b"), envDurablePrefix + ": durable: NamePrefix"},
+		{with(envNamespace, "a\x01b"), envNamespace + ": request: Namespace"},
 	} {
 		_, err := start(context.Background(), tt.env, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -24,6 +24,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/storeenv"
 	"github.com/idemq/idemq/producer"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // The variables of front-door mode: with IDEMQ_MODE=frontdoor the function
@@ -32,11 +33,12 @@ import (
 // queue: it enqueues each POSTed request once per Idempotency-Key on
 // IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
 // worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
-// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD,
-// IDEMQ_RECORD_EXPIRY (how long an accepted key is remembered),
-// IDEMQ_SQS_ENDPOINT and the blob store's variables (to read results the
-// worker offloaded) apply as in worker mode; IDEMQ_PROVIDER_URL is not
-// needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
+// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD
+// or IDEMQ_KEY_FIELDS (the worker's key rule: one request.Identity for the
+// front door and its producer, as for the handler), IDEMQ_RECORD_EXPIRY
+// (how long an accepted key is remembered), IDEMQ_SQS_ENDPOINT and the
+// blob store's variables (to read results the worker offloaded) apply as
+// in worker mode; IDEMQ_PROVIDER_URL is not needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
 // Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
 // request without one (403); none (the default with IDEMQ_FRONTDOOR_ADDR)
 // shares one key space among every caller.
@@ -129,17 +131,18 @@ func newFrontDoor(cfg config, awsCfg aws.Config, store frontdoor.Store, blobs id
 			o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
 		}
 	})
-	opts := []frontdoor.Option{frontdoor.WithNamespace(cfg.namespace), frontdoor.WithLogger(logger),
-		frontdoor.WithKeyField(cfg.keyField), frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
+	id := cfg.identity() // the handler's (wire), the front door's and its producer's
+	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
+		frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
 	if cfg.frontDoor.scope == scopeIAM {
 		opts = append(opts, frontdoor.WithScope(iamScope))
 	}
-	enqueue, err := newEnqueuer(client, cfg.frontDoor.queueURL, cfg.keyField)
+	q, err := newFrontDoorQueue(client, cfg.frontDoor.queueURL, id)
 	if err != nil {
 		return nil, err
 	}
-	return frontdoor.New(store, enqueue, opts...)
+	return frontdoor.New(store, q, opts...)
 }
 
 // serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
@@ -168,26 +171,33 @@ func serveFrontDoor(h http.Handler, addr string) error {
 	return nil
 }
 
-// newEnqueuer sends each request to the worker's queue through the
-// producer (package producer): a send whose answer was lost is sent again
-// with the same key, and the key is where the worker reads it (keyField).
-// On a FIFO queue (its URL ends in .fifo) the key's SHA-256 is the message
-// group, so requests are not held behind each other, and the producer
-// sets the deduplication id from the key, so SQS drops a re-send within
-// its 5-minute window.
-func newEnqueuer(client producer.SQSAPI, queueURL, keyField string) (frontdoor.Enqueuer, error) {
-	p, err := producer.New(client, queueURL, producer.WithKeyField(keyField))
+// newFrontDoorQueue is the worker's queue as the front door sends to it:
+// the producer (package producer), by the front door's Identity id, so a
+// send whose answer was lost is sent again with the same key, and the key
+// is where the worker reads it. On a FIFO queue (its URL ends in .fifo)
+// each request's group is the SHA-256 of its scope and key, so requests
+// are not held behind each other, and the producer sets the deduplication
+// id from them, so SQS drops a re-send within its 5-minute window.
+func newFrontDoorQueue(client producer.SQSAPI, queueURL string, id idemqrequest.Identity) (frontdoor.Queue, error) {
+	p, err := producer.New(client, queueURL, producer.WithRequest(id))
 	if err != nil {
 		return nil, err
 	}
-	fifo := strings.HasSuffix(queueURL, ".fifo")
-	return frontdoor.EnqueuerFunc(func(ctx context.Context, key string, body []byte) error {
-		m := producer.Message{Key: key, Body: body}
-		if fifo {
-			sum := sha256.Sum256([]byte(key)) // any key, as 64 hex digits: within the group id's 128 characters
-			m.GroupID = hex.EncodeToString(sum[:])
-		}
-		_, err := p.Send(ctx, m)
-		return err
-	}), nil
+	if !strings.HasSuffix(queueURL, ".fifo") {
+		return p, nil
+	}
+	return fifoGroups{p}, nil
+}
+
+// fifoGroups sends each request in a message group of its own.
+type fifoGroups struct{ *producer.Producer }
+
+// Send sends m with the SHA-256 of its scope and key as its group: any
+// key, as 64 hex digits, within the group id's 128 characters. The key
+// and the scope hold no control character (idem.CheckValue), so the unit
+// separator between them joins them one way only.
+func (q fifoGroups) Send(ctx context.Context, m producer.Message) (producer.Sent, error) {
+	sum := sha256.Sum256([]byte(m.Scope + "\x1f" + m.Key))
+	m.GroupID = hex.EncodeToString(sum[:])
+	return q.Producer.Send(ctx, m)
 }

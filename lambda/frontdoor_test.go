@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +19,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/producer"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 func TestLoadConfigFrontDoor(t *testing.T) {
@@ -74,17 +75,22 @@ func TestLoadConfigFrontDoor(t *testing.T) {
 	}
 }
 
-// sendSQS answers SendMessage (the JSON protocol) and records the bodies.
+// sendSQS answers SendMessage (the JSON protocol) and records the bodies,
+// and the scope attribute of each.
 type sendSQS struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies []string
+	scopes []string
 }
 
 func newSendSQS(t *testing.T) *sendSQS {
 	f := &sendSQS{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ MessageBody string }
+		var in struct {
+			MessageBody       string
+			MessageAttributes map[string]struct{ DataType, StringValue string }
+		}
 		raw, _ := io.ReadAll(r.Body)
 		if r.Header.Get("X-Amz-Target") != "AmazonSQS.SendMessage" || json.Unmarshal(raw, &in) != nil {
 			http.Error(w, "unexpected call", http.StatusBadRequest)
@@ -92,6 +98,7 @@ func newSendSQS(t *testing.T) *sendSQS {
 		}
 		f.mu.Lock()
 		f.bodies = append(f.bodies, in.MessageBody)
+		f.scopes = append(f.scopes, in.MessageAttributes[idemqrequest.ScopeAttribute].StringValue)
 		f.mu.Unlock()
 		sum := md5.Sum([]byte(in.MessageBody))
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
@@ -107,14 +114,20 @@ func (f *sendSQS) sent() []string {
 	return append([]string(nil), f.bodies...)
 }
 
+func (f *sendSQS) sentScopes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.scopes...)
+}
+
 // The worker in front-door mode, wired from its environment (the memory
 // store, a fake SQS), served through the function URL adapter: a POST is
 // sent to the queue once, with the key in the body, and its status read
 // back. Keys are the IAM caller's (IDEMQ_FRONTDOOR_SCOPE=iam, the
-// default): another role posting the same key and body is another
-// request, sent again, under its own key; it reads its own status, and a
-// third caller's read is 404; a request without an IAM caller is 403 and
-// sends nothing.
+// default): the principal rides in the scope attribute, and another role
+// posting the same key and body is another request, sent again, in its
+// own scope; it reads its own status, and a third caller's read is 404; a
+// request without an IAM caller is 403 and sends nothing.
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
@@ -156,9 +169,9 @@ func TestFrontDoorMode(t *testing.T) {
 			t.Fatalf("POST: %+v", resp)
 		}
 	}
-	const writerKey = `arn%3Aaws%3Asts%3A%3A123456789012%3Aassumed-role/writer:fd-1` // idem.NaturalValue(principal, key)
-	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != `{"idempotency_key":"`+writerKey+`","prompt":"p"}` {
-		t.Errorf("sent %q, want one message with the writer's key", sent)
+	if sent, scopes := sqsServer.sent(), sqsServer.sentScopes(); len(sent) != 1 || sent[0] != `{"idempotency_key":"fd-1","prompt":"p"}` ||
+		scopes[0] != "arn:aws:sts::123456789012:assumed-role/writer" {
+		t.Errorf("sent %q in scopes %q, want one message with the key, in the writer's scope", sent, scopes)
 	}
 	if resp := call(reader, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the reader's GET of the writer's key: %+v, want 404", resp)
@@ -166,8 +179,8 @@ func TestFrontDoorMode(t *testing.T) {
 	if resp := call(reader, "POST", "/requests", `{"prompt":"p"}`); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("the reader's POST of the same key: %+v", resp)
 	}
-	if sent := sqsServer.sent(); len(sent) != 2 || !strings.Contains(sent[1], `assumed-role/reader:fd-1"`) {
-		t.Errorf("sent %q, want a second message, with the reader's key", sent)
+	if scopes := sqsServer.sentScopes(); len(scopes) != 2 || scopes[1] != "arn:aws:sts::123456789012:assumed-role/reader" {
+		t.Errorf("sent in scopes %q, want a second message, in the reader's scope", scopes)
 	}
 	for _, caller := range []*iamCaller{writer(), reader} {
 		if resp := call(caller, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
@@ -232,39 +245,106 @@ func (c *captureSend) SendMessage(_ context.Context, in *sqs.SendMessageInput, _
 }
 
 // The front door sends through the producer: the key in the body where
-// the worker reads it; on a FIFO queue the key's hash is the group and the
-// producer's deduplication id of the key the deduplication id (a key may
-// be longer than their 128 characters); on a standard queue neither is
-// set.
-func TestEnqueuerFIFO(t *testing.T) {
+// the worker reads it, the scope in its attribute; on a FIFO queue the
+// hash of the scope and the key is the group and the producer's
+// deduplication id of them the deduplication id (a key may be longer than
+// their 128 characters); on a standard queue neither is set.
+func TestFrontDoorQueueFIFO(t *testing.T) {
 	t.Parallel()
 	var c captureSend
 	key := strings.Repeat("k", 200)
-	fifo, err := newEnqueuer(&c, "https://sqs/1/requests.fifo", "")
+	id := idemqrequest.Identity{Namespace: "summarise"}
+	fifo, err := newFrontDoorQueue(&c, "https://sqs/1/requests.fifo", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fifo.Enqueue(context.Background(), key, []byte("{}")); err != nil {
+	if _, err := fifo.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}"), Scope: "acme"}); err != nil {
 		t.Fatal(err)
 	}
-	if c.in.MessageDeduplicationId == nil || *c.in.MessageDeduplicationId != producer.DeduplicationID(key) || c.in.MessageGroupId == nil || len(*c.in.MessageGroupId) != 64 {
+	if c.in.MessageDeduplicationId == nil || len(*c.in.MessageDeduplicationId) > 128 || c.in.MessageGroupId == nil || len(*c.in.MessageGroupId) != 64 {
 		t.Errorf("FIFO input %+v", c.in)
 	}
-	read, err := handler.KeyReader(handler.Config{})
+	group := *c.in.MessageGroupId
+	if _, err := fifo.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}"), Scope: "globex"}); err != nil {
+		t.Fatal(err)
+	}
+	if *c.in.MessageGroupId == group {
+		t.Errorf("two scopes' requests share the group %s", group)
+	}
+	read, err := idemqrequest.NewReader(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := read(events.SQSMessage{Body: *c.in.MessageBody}); err != nil || got != key {
-		t.Errorf("the body sent %q holds key %q (%v), want %q", *c.in.MessageBody, got, err, key)
+	msg := events.SQSMessage{Body: *c.in.MessageBody, MessageAttributes: map[string]events.SQSMessageAttribute{}}
+	for name, a := range c.in.MessageAttributes {
+		msg.MessageAttributes[name] = events.SQSMessageAttribute{DataType: *a.DataType, StringValue: a.StringValue}
 	}
-	standard, err := newEnqueuer(&c, "https://sqs/1/requests", "")
+	if got, err := read.Read(msg); err != nil || got.Value != key || got.Scope != "globex" {
+		t.Errorf("the message sent %+v holds %+v (%v), want key %q in scope globex", msg, got, err, key)
+	}
+	standard, err := newFrontDoorQueue(&c, "https://sqs/1/requests", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := standard.Enqueue(context.Background(), key, []byte("{}")); err != nil {
+	if _, err := standard.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	if c.in.MessageDeduplicationId != nil || c.in.MessageGroupId != nil {
 		t.Errorf("standard input %+v", c.in)
+	}
+}
+
+// With IDEMQ_KEY_FIELDS the worker's key is the body's own fields: one
+// request.Identity for the handler, the front door and its producer. The
+// body is sent as posted, nothing put in it, and the Idempotency-Key is
+// the POST's handle. IDEMQ_KEY_FIELDS with IDEMQ_KEY_FIELD, or with an
+// empty field, is refused.
+func TestFrontDoorModeKeyFields(t *testing.T) {
+	t.Parallel()
+	sqsServer := newSendSQS(t)
+	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise", envKeyFields, "document_id,version",
+		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL, envFrontScope, "none"),
+		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := functionURLHandler(p.frontDoor)
+	call := func(method, path, body string) events.LambdaFunctionURLResponse {
+		resp, err := serve(context.Background(), events.LambdaFunctionURLRequest{RawPath: path, Body: body,
+			Headers:        map[string]string{"idempotency-key": `"handle-1"`, "content-type": "application/json"},
+			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	body := `{"document_id":"doc-1","version":9,"prompt":"p"}`
+	if resp := call("POST", "/requests", body); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST: %+v", resp)
+	}
+	if resp := call("POST", "/requests", `{"prompt":"no key"}`); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("POST of a body that makes no key: %+v, want 400", resp)
+	}
+	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != body {
+		t.Errorf("sent %q, want the body as posted", sent)
+	}
+	if resp := call("GET", "/requests/handle-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
+		t.Errorf("GET: %+v, want queued", resp)
+	}
+	c, err := loadConfig(env(envStore, "memory", envProviderURL, "http://p", envNamespace, "n", envKeyFields, "a.b,c"))
+	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.identity().KeyFields, want) || c.identity().KeyField != "" {
+		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", envKeyFields, c.identity(), err, want)
+	}
+	for _, e := range []func(string) string{
+		env(envStore, "memory", envProviderURL, "http://p", envKeyFields, "a,b", envKeyField, "k"),
+		env(envStore, "memory", envProviderURL, "http://p", envKeyFields, "a,,b"),
+	} {
+		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), envKeyFields) {
+			t.Errorf("%v, want an error naming %s", err, envKeyFields)
+		}
+	}
+	if _, err := start(context.Background(), env(envStore, "memory", envProviderURL, "http://p", envNamespace, "n", envKeyFields, "a..b"),
+		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), envKeyFields) {
+		t.Errorf("a malformed field: %v, want an error naming %s", err, envKeyFields)
 	}
 }

@@ -11,6 +11,7 @@
 //	IDEMQ_TABLE                    table of idempotency records (required with the dynamodb and postgres stores; on postgres its shape is checked, see -migrate); key prefix on redis
 //	IDEMQ_RECORD_EXPIRY            how long records live, a Go duration, at least 60s (default idem.DefaultExpiry; size it with queue.RecordLifetime, the dead-letter queue included)
 //	IDEMQ_KEY_FIELD                JSON body field holding the key (default idempotency_key)
+//	IDEMQ_KEY_FIELDS               JSON body fields that together make the key, comma-separated, like document_id,version (default none; not with IDEMQ_KEY_FIELD)
 //	IDEMQ_LEASE                    claim lease, a Go duration (default: the records' time left plus 10s, the invocation's plus 7.5s)
 //	IDEMQ_PROVIDER_URL             OpenAI-compatible base URL, with or without /v1 (required)
 //	IDEMQ_PROVIDER_API_KEY         bearer token for the provider (optional; for local runs)
@@ -51,7 +52,7 @@
 //	IDEMQ_MODE                     worker (default) or frontdoor
 //	IDEMQ_FRONTDOOR_QUEUE_URL      the worker's queue, to send requests to (required in front-door mode, with IDEMQ_NAMESPACE)
 //	IDEMQ_FRONTDOOR_PATH           where requests are posted (default /requests; each status at /requests/{key})
-//	IDEMQ_FRONTDOOR_MAX_BODY_BYTES largest request body taken (default 261120)
+//	IDEMQ_FRONTDOOR_MAX_BODY_BYTES largest request body read (default 1048576; a body whose message is over the queue's size is refused too)
 //	IDEMQ_FRONTDOOR_ADDR           host:port: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers; default: Lambda)
 //	IDEMQ_FRONTDOOR_SCOPE          iam: each IAM caller's keys are its own, a request without one is 403 (default on Lambda); none: one key space shared by every caller (default with IDEMQ_FRONTDOOR_ADDR)
 //
@@ -71,11 +72,12 @@
 // docs/dispatcher.md): it keeps no records and calls no provider, but
 // starts one durable execution per key, named after it, and acknowledges
 // a message only when Lambda accepted its start or holds its execution. It
-// reads IDEMQ_KEY_FIELD, IDEMQ_CONCURRENCY, the consumer's variables and:
+// reads IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD and IDEMQ_KEY_FIELDS (each
+// execution is named after the record key the worker's handler claims),
+// IDEMQ_CONCURRENCY, the consumer's variables and:
 //
 //	IDEMQ_MODE                     dispatch; unset: the worker above
 //	IDEMQ_DURABLE_FUNCTION         the durable function's name or ARN with its version or alias, like summarise:prod (required; needs lambda:InvokeFunction on it)
-//	IDEMQ_DURABLE_NAME_PREFIX      put before every key to make its execution name (default none)
 //	IDEMQ_LAMBDA_ENDPOINT          Lambda endpoint, for a local fake (optional)
 //
 // The worker's store, provider and back-off variables are refused in it.
@@ -216,10 +218,7 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		return program{}, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset)", envNamespace)
 	}
 	warnings(cfg, logger)
-	opts := []handler.Option{handler.WithLogger(logger)}
-	if cfg.keyField != "" {
-		opts = append(opts, handler.WithKeyField(cfg.keyField))
-	}
+	opts := []handler.Option{handler.WithLogger(logger), handler.WithRequest(cfg.identity())}
 	conns := cfg.connections() // connections to keep: one per record at once, in every invocation at once
 	if cfg.concurrency != 0 {
 		opts = append(opts, handler.WithConcurrency(cfg.concurrency))
@@ -261,9 +260,6 @@ func wire(ctx context.Context, cfg config, logger *slog.Logger, awsOpts ...func(
 		}
 	}
 
-	if cfg.namespace != "" {
-		opts = append(opts, handler.WithNamespace(cfg.namespace))
-	}
 	opts = append(opts, handler.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithLease(cfg.lease), idem.WithHeartbeat(cfg.heartbeat),
 		idem.WithCompressAbove(cfg.compressAbove)))
 	var blobs idem.Blobs // nil: none

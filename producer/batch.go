@@ -33,7 +33,7 @@ func (p *Producer) SendBatch(ctx context.Context, msgs []Message) ([]Sent, error
 	for i, m := range msgs {
 		pm, err := p.prepare(m)
 		preps[i] = pm
-		out[i] = Sent{Key: pm.key, DeduplicationID: pm.dedupID, Err: err}
+		out[i] = Sent{Key: pm.id.Value, RecordKey: pm.id.Key, DeduplicationID: pm.dedupID, Err: err}
 		if err == nil {
 			ready = append(ready, i)
 		}
@@ -58,7 +58,7 @@ func (p *Producer) split(preps []prepared, ready []int) [][]int {
 	var cur []int
 	size := 0
 	for _, i := range ready {
-		n := len(preps[i].body)
+		n := preps[i].size
 		if len(cur) == MaxBatchEntries || size+n > p.cfg.MaxBatchBytes {
 			batches = append(batches, cur)
 			cur, size = nil, 0
@@ -96,7 +96,7 @@ func (p *Producer) sendBatch(ctx context.Context, pending []int, preps []prepare
 			out[i].Attempts++
 			pm := preps[i]
 			entries[n] = types.SendMessageBatchRequestEntry{
-				Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(pm.body),
+				Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(pm.body), MessageAttributes: pm.attributes,
 				MessageGroupId: optional(pm.groupID), MessageDeduplicationId: optional(pm.dedupID),
 			}
 		}

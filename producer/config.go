@@ -2,13 +2,12 @@ package producer
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // Defaults of Config's fields.
@@ -33,15 +32,14 @@ const MaxBatchEntries = 10
 // applies the options over the zero Config; the zero value takes every
 // default.
 type Config struct {
-	// KeyField is the member of the JSON body the key is put in, where
-	// the handler reads it: a name or a dotted path, as
-	// handler.WithKeyField takes it. Defaults to handler.DefaultKeyField.
-	KeyField string
-	// KeyFields are the members of the JSON body the key is made of, as
-	// handler.WithKeyFields takes them: the producer then builds the key
-	// from the body with the handler's rules and puts nothing in it. At
-	// most one of KeyField and KeyFields may be set. Defaults to none.
-	KeyFields []string
+	// Request is who each request is, the same request.Identity the
+	// handler is given (handler.WithRequest): where the key is put (its
+	// KeyField, or its KeyAttribute) or what makes it (its KeyFields, its
+	// KeyFunc), read back with the handler's own Reader. Its Namespace is
+	// optional here: with it, Sent.RecordKey is the key the handler
+	// claims. Defaults to the zero request.Identity: the body field
+	// request.DefaultKeyField.
+	Request request.Identity
 	// GroupID is the MessageGroupId of a message that names none
 	// (Message.GroupID). A FIFO queue needs one on every message; on a
 	// standard queue a group id marks a fair queue's tenant. Defaults to
@@ -72,15 +70,22 @@ type Config struct {
 // Option changes a Config.
 type Option func(*Config)
 
-// WithKeyField sets Config.KeyField (and clears KeyFields).
-func WithKeyField(field string) Option {
-	return func(c *Config) { c.KeyField, c.KeyFields = field, nil }
+// WithRequest sets Config.Request, whole: pass the handler's.
+func WithRequest(id request.Identity) Option {
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return func(c *Config) { c.Request = id }
 }
 
-// WithKeyFields sets Config.KeyFields (and clears KeyField).
+// WithKeyField sets Config.Request.KeyField.
+func WithKeyField(field string) Option {
+	return func(c *Config) { c.Request.KeyField = field }
+}
+
+// WithKeyFields sets Config.Request.KeyFields.
 func WithKeyFields(fields ...string) Option {
-	fields = append([]string(nil), fields...)
-	return func(c *Config) { c.KeyField, c.KeyFields = "", fields }
+	fields = slices.Clone(fields)
+	return func(c *Config) { c.Request.KeyFields = fields }
 }
 
 // WithGroupID sets Config.GroupID.
@@ -116,21 +121,8 @@ func (c Config) resolve() (Config, error) {
 	bad := func(field, value, format string, args ...any) (Config, error) {
 		return Config{}, configError(field, value, fmt.Errorf(format, args...))
 	}
-	if c.KeyField != "" && len(c.KeyFields) > 0 {
-		return bad("KeyFields", fmt.Sprintf("%q", c.KeyFields), "must not be set with KeyField %q", c.KeyField)
-	}
-	if c.KeyField == "" && len(c.KeyFields) == 0 {
-		c.KeyField = handler.DefaultKeyField
-	}
-	if c.KeyField != "" {
-		if err := idemjson.CheckField(c.KeyField); err != nil {
-			return Config{}, configError("KeyField", fmt.Sprintf("%q", c.KeyField), err)
-		}
-	}
-	for _, f := range c.KeyFields {
-		if err := idemjson.CheckField(f); err != nil {
-			return Config{}, configError("KeyFields", fmt.Sprintf("%q", f), err)
-		}
+	if err := c.Request.Validate(); err != nil {
+		return Config{}, err
 	}
 	if c.MaxBatchBytes == 0 {
 		c.MaxBatchBytes = queue.MaxMessageBytes
@@ -167,14 +159,6 @@ func (c Config) resolve() (Config, error) {
 		return bad("RetryMax", c.RetryMax.String(), "must be at least RetryMin %s", c.RetryMin)
 	}
 	return c, nil
-}
-
-// keyName says where the key is, for errors.
-func (c Config) keyName() string {
-	if len(c.KeyFields) > 0 {
-		return "body fields " + strings.Join(c.KeyFields, ",")
-	}
-	return "body field " + c.KeyField
 }
 
 // configError is an *idem.ConfigError of this package.

@@ -12,13 +12,15 @@
 //	// sends {"idempotency_key":"order-1042","prompt":"summarise"}
 //
 // The key is made where the work is decided, once, and sent with every
-// copy. Send puts it at Config.KeyField (handler.DefaultKeyField unless
-// set; a dotted path as handler.WithKeyField takes it), or, with
-// Config.KeyFields, builds it from the body as handler.WithKeyFields
-// does. Either way the body sent is read back with the handler's own
-// rules (handler.KeyReader), so Sent.Key is the key the
-// handler will claim (as idem.ClientKey(namespace, Sent.Key)); a body
-// that already holds another key is refused (ErrKeyMismatch).
+// copy. Config.Request is the handler's own request.Identity: Send puts
+// the key where it reads it (the body member KeyField, request.
+// DefaultKeyField unless set, or the attribute KeyAttribute), or lets the
+// message make it (KeyFields, KeyFunc). Either way the message sent is
+// read back with the handler's own request.Reader, so Sent.Key is the key
+// the handler will claim (Sent.RecordKey, with a namespace); a message
+// that already holds another key is refused (ErrKeyMismatch), and one
+// whose body and attributes exceed Config.MaxMessageBytes as they will be
+// sent, ErrTooLarge.
 //
 // # A lost answer
 //

@@ -3,19 +3,23 @@ package producer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/idemq/idemq/request"
 )
 
 // Sentinel errors; match them with errors.Is. A message the producer
 // refuses before sending wraps ErrKeyMismatch, ErrBadMessage or
-// ErrTooLarge (or idem.ErrNoKey, handler.ErrBadKey, handler.ErrBadBody:
+// ErrTooLarge (or idem.ErrNoKey, request.ErrBadKey, request.ErrBadBody:
 // the handler's own reasons for refusing the key); a send that failed
 // wraps ErrRejected or ErrUnconfirmed.
 var (
 	// ErrKeyMismatch means the body already holds a key, or its key
-	// fields make one, other than Message.Key.
-	ErrKeyMismatch = errors.New("producer: the body holds another key")
-	// ErrBadMessage means the message cannot be sent as it is: the key
-	// cannot be put in the body, or a FIFO message has no group id.
+	// fields make one, other than Message.Key. It is
+	// request.ErrKeyMismatch.
+	ErrKeyMismatch = request.ErrKeyMismatch
+	// ErrBadMessage means the message cannot be sent as it is: a FIFO
+	// message has no group id, or its group id is one SQS refuses. (A
+	// body the key cannot be put in is request.ErrBadBody.)
 	ErrBadMessage = errors.New("producer: message cannot be sent")
 	// ErrTooLarge means the body is larger than Config.MaxMessageBytes.
 	ErrTooLarge = errors.New("producer: message too large")

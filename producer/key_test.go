@@ -11,6 +11,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
 
 const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/jobs"
@@ -107,14 +108,18 @@ func TestRefused(t *testing.T) {
 		{"fields make another key", queueURL, []producer.Option{producer.WithKeyFields("id")}, producer.Message{Key: "a", Body: []byte(`{"id":"b"}`)}, producer.ErrKeyMismatch},
 		{"no key anywhere", queueURL, nil, producer.Message{Body: []byte(`{"p":1}`)}, idem.ErrNoKey},
 		{"a key field absent", queueURL, []producer.Option{producer.WithKeyFields("id", "v")}, producer.Message{Body: []byte(`{"id":1}`)}, idem.ErrNoKey},
-		{"not JSON", queueURL, nil, producer.Message{Key: "a", Body: []byte(`prompt=x`)}, handler.ErrBadBody},
-		{"not an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`["a"]`)}, handler.ErrBadBody},
-		{"the key field holds an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{"idempotency_key":{}}`)}, handler.ErrBadKey},
+		{"not JSON", queueURL, nil, producer.Message{Key: "a", Body: []byte(`prompt=x`)}, request.ErrBadBody},
+		{"not an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`["a"]`)}, request.ErrBadBody},
+		{"the key field holds an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{"idempotency_key":{}}`)}, request.ErrBadKey},
 		{"a member named with the dot", queueURL, []producer.Option{producer.WithKeyField("request.id")},
-			producer.Message{Key: "a", Body: []byte(`{"request.id":"a"}`)}, handler.ErrBadKey},
+			producer.Message{Key: "a", Body: []byte(`{"request.id":"a"}`)}, request.ErrBadKey},
 		{"the path crosses a string", queueURL, []producer.Option{producer.WithKeyField("request.id")},
-			producer.Message{Key: "a", Body: []byte(`{"request":"x"}`)}, producer.ErrBadMessage},
-		{"a key that is not text", queueURL, nil, producer.Message{Key: "a\xff", Body: []byte(`{}`)}, handler.ErrBadKey},
+			producer.Message{Key: "a", Body: []byte(`{"request":"x"}`)}, request.ErrBadBody},
+		{"a key with a control character", queueURL, nil, producer.Message{Key: "a\x1b[2J", Body: []byte(`{}`)}, request.ErrBadKey},
+		{"a scope with a control character", queueURL, nil, producer.Message{Key: "a", Scope: "\n", Body: []byte(`{}`)}, request.ErrBadKey},
+		{"attributes above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(1000)},
+			producer.Message{Key: "a", Body: []byte(`{}`), Attributes: map[string]string{"trace": strings.Repeat("t", 990)}}, producer.ErrTooLarge},
+		{"a key that is not text", queueURL, nil, producer.Message{Key: "a\xff", Body: []byte(`{}`)}, request.ErrBadKey},
 		{"FIFO without a group", queueURL + ".fifo", nil, producer.Message{Key: "a", Body: []byte(`{}`)}, producer.ErrBadMessage},
 		{"a group id SQS refuses", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{}`), GroupID: "a b"}, producer.ErrBadMessage},
 		{"above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(256 << 10)}, producer.Message{Key: "a", Body: []byte(long)}, producer.ErrTooLarge},
@@ -203,9 +208,10 @@ func TestConfig(t *testing.T) {
 		opts  []producer.Option
 		field string
 	}{
-		{"both key settings", []producer.Option{func(c *producer.Config) { c.KeyField, c.KeyFields = "a", []string{"b"} }}, "KeyFields"},
-		{"bad field", []producer.Option{producer.WithKeyField("a..b")}, "KeyField"},
-		{"bad fields", []producer.Option{producer.WithKeyFields("a", ".b")}, "KeyFields"},
+		{"both key settings", []producer.Option{func(c *producer.Config) { c.Request.KeyField, c.Request.KeyFields = "a", []string{"b"} }}, "request.KeyFields"},
+		{"two key options", []producer.Option{producer.WithKeyField("a"), producer.WithKeyFields("b")}, "request.KeyFields"},
+		{"bad field", []producer.Option{producer.WithKeyField("a..b")}, "request.KeyField"},
+		{"bad fields", []producer.Option{producer.WithKeyFields("a", ".b")}, "request.KeyFields"},
 		{"bad group", []producer.Option{producer.WithGroupID(strings.Repeat("g", 129))}, "GroupID"},
 		{"message above SQS's", []producer.Option{producer.WithMaxMessageBytes(1<<20 + 1)}, "MaxMessageBytes"},
 		{"batch under a message", []producer.Option{producer.WithMaxMessageBytes(1000), producer.WithMaxBatchBytes(999)}, "MaxBatchBytes"},
@@ -217,7 +223,11 @@ func TestConfig(t *testing.T) {
 	for _, tc := range cases {
 		_, err := producer.New(&fakeSQS{}, queueURL, tc.opts...)
 		var bad *idem.ConfigError
-		if !errors.As(err, &bad) || bad.Package != "producer" || bad.Field != tc.field {
+		pkg, field, ok := strings.Cut(tc.field, ".")
+		if !ok || strings.Contains(field, "]") {
+			pkg, field = "producer", tc.field
+		}
+		if !errors.As(err, &bad) || bad.Package != pkg || bad.Field != field {
 			t.Errorf("%s: %v, want a ConfigError for %s", tc.name, err, tc.field)
 		}
 	}

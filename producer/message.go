@@ -1,27 +1,37 @@
 package producer
 
 import (
-	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/idemq/idemq/handler"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // Message is one request to send: its key and its body.
 type Message struct {
 	// Key is the request's idempotency key, within the handler's
-	// namespace: the handler's record key is idem.ClientKey(namespace,
-	// Key). The producer puts it in the body at Config.KeyField; it may be
-	// empty when the body already holds it there. With Config.KeyFields
-	// the key is built from the body, and Key, if given, must equal it.
+	// namespace. The producer puts it where Config.Request reads it (the
+	// body member KeyField, or the attribute KeyAttribute); it may be
+	// empty when the message holds it already. With KeyFields or KeyFunc
+	// the message itself makes the key, and Key, if given, must equal it.
 	// Make it where the work is decided, once, and send every copy of the
 	// request with it.
 	Key string
-	// Body is the message body: a JSON object.
+	// Body is the message body: a JSON object, unless the key is in an
+	// attribute or made by a KeyFunc.
 	Body []byte
+	// Attributes are String message attributes sent with the message.
+	// Defaults to none.
+	Attributes map[string]string
+	// Scope is the scope of the caller the request is made for
+	// (request.ScopeAttribute): its key is then apart from every other
+	// caller's. Only a part that knows the caller (a front door) sets it.
+	// Defaults to none.
+	Scope string
 	// GroupID is the message's MessageGroupId. Defaults to
 	// Config.GroupID.
 	GroupID string
@@ -29,17 +39,22 @@ type Message struct {
 
 // Sent is what became of one message.
 type Sent struct {
-	// Key is the message's key, as the handler will read it from the
-	// body ("" when none could be read or made).
+	// Key is the message's key within the namespace, as the handler will
+	// read it ("" when none could be read or made).
 	Key string
+	// RecordKey is the key of the record the handler will claim for the
+	// message: namespace, scope and Key. Empty without
+	// Config.Request.Namespace.
+	RecordKey idem.Key
 	// MessageID is the id SQS gave the message, from the answer that
 	// confirmed it. An attempt whose answer was lost may have put another
 	// copy on a standard queue, under another id: the handler runs the
 	// work once for both, since they carry one key.
 	MessageID string
 	// DeduplicationID is the MessageDeduplicationId sent (FIFO queues
-	// only): DeduplicationID(Key), the same on every attempt, so the
-	// queue drops a re-send within its 5-minute deduplication window.
+	// only): DeduplicationID of the key (with its scope, when it has
+	// one), the same on every attempt, so the queue drops a re-send
+	// within its 5-minute deduplication window.
 	DeduplicationID string
 	// Attempts is how many requests carried the message: more than one
 	// when an answer was lost (or SQS failed the entry) and the message
@@ -53,28 +68,43 @@ type Sent struct {
 
 // prepared is a message ready to send.
 type prepared struct {
-	key, body, groupID, dedupID string
+	id               request.ID
+	body             string
+	attributes       map[string]types.MessageAttributeValue
+	size             int // what SQS counts against its limit: body and attributes
+	groupID, dedupID string
 }
 
-// prepare puts the key in the body (or builds it from the body's fields),
-// checks the body's size and picks the group and deduplication ids. The
-// key is read back from the body sent with the handler's own rules
-// (handler.KeyReader), so the producer and the handler
-// cannot disagree on it.
+// prepare puts the key where the handler reads it (request.Reader.Stamp,
+// which reads the message back with the handler's own Reader and fails
+// unless it gives this key), checks the message's size as it will be
+// sent, and picks the group and deduplication ids.
 func (p *Producer) prepare(m Message) (prepared, error) {
 	var pm prepared
-	text := string(m.Body)
-	var err error
-	if len(p.cfg.KeyFields) > 0 {
-		pm.key, pm.body, err = p.fieldsKey(text, m.Key)
-	} else {
-		pm.key, pm.body, err = p.fieldKey(text, m.Key)
+	msg := events.SQSMessage{Body: string(m.Body)}
+	for name, v := range m.Attributes {
+		if msg.MessageAttributes == nil {
+			msg.MessageAttributes = map[string]events.SQSMessageAttribute{}
+		}
+		msg.MessageAttributes[name] = events.SQSMessageAttribute{DataType: "String", StringValue: &v}
 	}
+	msg, id, err := p.reader.Stamp(msg, m.Key, m.Scope)
+	pm.id = id
 	if err != nil {
 		return pm, err
 	}
-	if len(pm.body) > p.cfg.MaxMessageBytes {
-		return pm, fmt.Errorf("%w: the body is %d bytes, more than MaxMessageBytes %d", ErrTooLarge, len(pm.body), p.cfg.MaxMessageBytes)
+	pm.body = msg.Body
+	pm.size = len(msg.Body)
+	for name, a := range msg.MessageAttributes {
+		if pm.attributes == nil {
+			pm.attributes = map[string]types.MessageAttributeValue{}
+		}
+		pm.attributes[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue}
+		// SQS counts an attribute's name, type and value.
+		pm.size += len(name) + len(a.DataType) + len(aws.ToString(a.StringValue))
+	}
+	if pm.size > p.cfg.MaxMessageBytes {
+		return pm, fmt.Errorf("%w: the message is %d bytes (body and attributes), more than MaxMessageBytes %d", ErrTooLarge, pm.size, p.cfg.MaxMessageBytes)
 	}
 	pm.groupID = m.GroupID
 	if pm.groupID == "" {
@@ -86,52 +116,18 @@ func (p *Producer) prepare(m Message) (prepared, error) {
 	case p.fifo && pm.groupID == "":
 		return pm, fmt.Errorf("%w: a FIFO queue needs a message group id (Message.GroupID or Config.GroupID)", ErrBadMessage)
 	case p.fifo:
-		pm.dedupID = DeduplicationID(pm.key)
+		pm.dedupID = dedupID(id)
 	}
 	return pm, nil
 }
 
-// fieldsKey builds the key from the body's key fields.
-func (p *Producer) fieldsKey(text, want string) (key, body string, err error) {
-	key, err = p.readKey(text)
-	if err != nil {
-		return "", "", err
+// dedupID is the deduplication id of a request: DeduplicationID of its
+// key, or, with a scope, of the scope and the key joined by a control
+// character, which no key holds (idem.CheckValue), so a scoped request
+// never shares an id with an unscoped one.
+func dedupID(id request.ID) string {
+	if id.Scope == "" {
+		return DeduplicationID(id.Value)
 	}
-	if want != "" && want != key {
-		return key, "", fmt.Errorf("%w: %s make key %q, not %q", ErrKeyMismatch, p.cfg.keyName(), key, want)
-	}
-	return key, text, nil
-}
-
-// fieldKey puts want in the body's key field, unless the body holds it
-// already.
-func (p *Producer) fieldKey(text, want string) (key, body string, err error) {
-	have, err := p.readKey(text)
-	switch {
-	case err == nil && (want == "" || want == have):
-		return have, text, nil
-	case err == nil:
-		return have, "", fmt.Errorf("%w: %s holds %q, not %q", ErrKeyMismatch, p.cfg.keyName(), have, want)
-	case !errors.Is(err, idem.ErrNoKey):
-		return "", "", err // not a JSON object, or a value that is no key
-	case want == "":
-		return "", "", err // no key given, none in the body
-	case !utf8.ValidString(want):
-		return "", "", fmt.Errorf("%w: the key is not UTF-8 text", handler.ErrBadKey)
-	}
-	body, err = insertKey(text, p.cfg.KeyField, want)
-	if err != nil {
-		return want, "", fmt.Errorf("%w: cannot put the key in %s: %w", ErrBadMessage, p.cfg.keyName(), err)
-	}
-	// Fail closed: send only a body the handler reads this key from.
-	if got, err := p.readKey(body); err != nil || got != want {
-		return want, "", fmt.Errorf("%w: the handler would read %q (%v) from %s, not %q", ErrBadMessage, got, err, p.cfg.keyName(), want)
-	}
-	return want, body, nil
-}
-
-// readKey reads the key from a body as the handler does (handler.KeyReader
-// with the producer's key settings).
-func (p *Producer) readKey(text string) (string, error) {
-	return p.keyOf(events.SQSMessage{Body: text})
+	return DeduplicationID(id.Scope + "\x1f" + id.Value)
 }

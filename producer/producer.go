@@ -3,12 +3,13 @@ package producer
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // SQSAPI is what the producer calls; *sqs.Client satisfies it.
@@ -24,8 +25,8 @@ type Producer struct {
 	queueURL string
 	fifo     bool
 	cfg      Config
-	// keyOf reads a body's key with the handler's rules.
-	keyOf handler.KeyFunc
+	// reader puts the key where the handler reads it, and reads it back.
+	reader *request.Reader
 }
 
 // New returns a Producer that sends to queueURL through client; a URL
@@ -46,9 +47,18 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyOf, err := handler.KeyReader(handler.Config{KeyField: cfg.KeyField, KeyFields: cfg.KeyFields})
+	reader, err := request.NewReader(cfg.Request)
 	if err != nil {
 		return nil, err
 	}
-	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, keyOf: keyOf}, nil
+	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, reader: reader}, nil
+}
+
+// Request returns the request.Identity p sends by (Config.Request), for a
+// part that must send by the same one (a front door) to check at wiring.
+func (p *Producer) Request() request.Identity {
+	id := p.cfg.Request
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return id
 }

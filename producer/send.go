@@ -22,11 +22,11 @@ import (
 //
 // The error (also in Sent.Err) wraps what refused the message before
 // sending (ErrKeyMismatch, ErrBadMessage, ErrTooLarge, idem.ErrNoKey,
-// handler.ErrBadKey, handler.ErrBadBody), ErrRejected when SQS refused it,
+// request.ErrBadKey, request.ErrBadBody), ErrRejected when SQS refused it,
 // or ErrUnconfirmed when no answer confirmed it.
 func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 	pm, err := p.prepare(m)
-	s := Sent{Key: pm.key, DeduplicationID: pm.dedupID}
+	s := Sent{Key: pm.id.Value, RecordKey: pm.id.Key, DeduplicationID: pm.dedupID}
 	if err != nil {
 		s.Err = err
 		return s, err
@@ -47,7 +47,7 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 		s.Attempts++
 		actx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
 		out, err := p.client.SendMessage(actx, &sqs.SendMessageInput{
-			QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(pm.body),
+			QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(pm.body), MessageAttributes: pm.attributes,
 			MessageGroupId: optional(pm.groupID), MessageDeduplicationId: optional(pm.dedupID),
 		})
 		cancel()

@@ -113,8 +113,15 @@ func key(k string) idem.Key { return must(idem.ClientKey(namespace, k)) }
 // and returns the owner.
 func (b *bundle) claim(t *testing.T, k string, at time.Time, lease time.Duration) string {
 	t.Helper()
+	return b.claimKey(t, key(k), at, lease)
+}
+
+// claimKey claims the stored key k at `at` with the lease given (0:
+// none) and returns the owner.
+func (b *bundle) claimKey(t *testing.T, k idem.Key, at time.Time, lease time.Duration) string {
+	t.Helper()
 	owner := idem.NewOwner()
-	req := idem.ClaimRequest{Key: key(k), Owner: owner, Now: at, ExpiresAt: at.Add(time.Hour), Fingerprint: "fp-" + k}
+	req := idem.ClaimRequest{Key: k, Owner: owner, Now: at, ExpiresAt: at.Add(time.Hour), Fingerprint: "fp-" + string(k)}
 	if lease != 0 {
 		req.LeaseUntil = at.Add(lease)
 	}

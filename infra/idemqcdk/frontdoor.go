@@ -2,7 +2,6 @@ package idemqcdk
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -64,19 +63,15 @@ type FrontDoor struct {
 	URL awslambda.FunctionUrl
 }
 
-// checkFrontDoor refuses the settings a front door cannot serve: a key
-// field it cannot put the key in (a path into the body, where it puts the
-// key at the top). Without a front door it checks nothing.
+// checkFrontDoor refuses the settings a front door cannot serve:
+// FrontDoorPublic without a front door. (The front door serves every key
+// rule the worker does, a path into the body included.)
 func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error {
 	if !p.FrontDoor {
 		if p.FrontDoorPublic {
 			return &SettingError{Field: "FrontDoorPublic", Msg: fmt.Sprintf("%s is set without %s: there is no front door to open", label("FrontDoorPublic"), label("FrontDoor"))}
 		}
 		return nil
-	}
-	if strings.ContainsAny(s.keyField, `.\`) {
-		return &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is a path into the body: with %s it must be a member name, where the front door puts the key",
-			label("KeyField"), s.keyField, label("FrontDoor"))}
 	}
 	return nil
 }
@@ -105,7 +100,7 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	})
 	fd.Function = awslambda.NewFunction(c, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: s.arch.lambdaArchitecture(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         p.Code,
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(frontDoorTimeout)),

@@ -94,8 +94,17 @@ func TestFrontDoor(t *testing.T) {
 		})
 	})
 	t.Run("refused", func(t *testing.T) {
-		synthRefused(t, map[string]any{"idemq:frontDoor": true, "idemq:keyField": "request.id"}, "KeyField")
 		synthRefused(t, map[string]any{"idemq:frontDoorPublic": true}, "FrontDoorPublic")
+	})
+	// The front door serves every key rule the worker does: a path into
+	// the body is passed to it as to the worker.
+	t.Run("a path key field", func(t *testing.T) {
+		tpl := synth(t, map[string]any{"idemq:frontDoor": true, "idemq:keyField": "request.id"})
+		check(t, "front door's key field", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{"IDEMQ_MODE": "frontdoor", "IDEMQ_KEY_FIELD": "request.id"}},
+			})
+		})
 	})
 }
 

@@ -31,6 +31,9 @@ var layers = map[string]int{
 	"idem/redisstore":  1,
 	"idem/s3blob":      1,
 	"idem/idemtest":    2,
+	// Who a request is: its key and fingerprint from a message, for
+	// every part below.
+	"request": 2,
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
@@ -38,9 +41,10 @@ var layers = map[string]int{
 	// What sends the requests the handler keys on, what fronts or feeds
 	// other runners with its keys, and its tracing.
 	"producer":  4,
-	"frontdoor": 4,
 	"durable":   4,
 	"idemqotel": 4,
+	// The HTTP front door: it sends through the producer.
+	"frontdoor": 5,
 }
 
 // The library's modules, whose packages (tests left out) are checked.
