@@ -26,6 +26,11 @@ import (
 )
 
 func main() {
+	// Built with GOWORK=off (or run by go run with it), the tool itself
+	// needs no workspace; the go commands it runs do.
+	if os.Getenv("GOWORK") == "off" {
+		_ = os.Unsetenv("GOWORK")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
