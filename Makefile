@@ -27,10 +27,11 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 
 # The library's Go modules (go.work lists them, with harness/ and infra/,
 # which have runs of their own): the root (idem, handler, consumer), a module
-# per driver, the worker and the test helpers that import a driver. From the
-# root, ./... names the root module's packages only, so the targets name
-# every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest internal/storeenv
+# per driver, the command, the worker and what the two share
+# (docs/development.md, "Modules"), and the release tool. From the root,
+# ./... names the root module's packages only, so the targets name every
+# module's.
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv tools/release
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 # The CDK apps, modules of their own that test-infra vets, lints and tests:
 # the reference stack (infra/, run by the root's cdk.json) and the example
@@ -85,9 +86,21 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 	cd harness && $(STATICCHECK) ./...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
-# harness/ and the CDK apps; every module is tidy.
+# harness/ and the CDK apps; every module is tidy against the working
+# tree, no go.mod has a replace directive, go.work's send the modules'
+# requirements of each other to the working tree, every released module
+# has a copy of LICENSE (tools/release). The tool's module requires
+# golang.org/x/mod alone and is built outside the workspace, so it runs,
+# and make tidy repairs go.work, even when the workspace cannot build.
+RELEASE_TOOL := $(BIN)/release
+
+# Phony: go build rebuilds what changed, and nothing else.
+.PHONY: $(RELEASE_TOOL)
+$(RELEASE_TOOL):
+	@GOWORK=off go -C tools/release build -o $(RELEASE_TOOL) ./cmd/release
+
 .PHONY: modules-check
-modules-check: ## Check that go.work and MODULES name every module and that each go.mod is tidy.
+modules-check: $(RELEASE_TOOL) ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
 	@want="$$(printf '%s\n' $(MODULES) harness $(CDK_APPS) | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
@@ -95,7 +108,7 @@ modules-check: ## Check that go.work and MODULES name every module and that each
 		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, CDK_APPS) differ:"; \
 		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
-	@for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
+	@$(RELEASE_TOOL) check
 
 # The fuzz targets make fuzz explores, one DIR:FuzzName a line (DIR from the
 # root, in any module of go.work). Their seed corpora (DIR/testdata/fuzz/)
@@ -115,8 +128,8 @@ fuzz: ## Explore each fuzz target in turn for FUZZTIME (default 10m; FUZZ=Name t
 	FUZZTIME=$(or $(FUZZTIME),10m) scripts/fuzz.sh results/fuzz.md $(if $(FUZZ),$(filter %$(FUZZ),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
 .PHONY: tidy
-tidy: ## go mod tidy in every module.
-	for m in $(MODULES) harness $(CDK_APPS); do (cd $$m && go mod tidy) || exit 1; done
+tidy: $(RELEASE_TOOL) ## go mod tidy in every module, against the working tree; go.work's replace directives.
+	$(RELEASE_TOOL) tidy
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -131,6 +144,12 @@ $(APIDIFF):
 release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against the last tag (or BASE), the version bump it needs, the CHANGELOG section.
 	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
 	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
+
+# Each step checks whether it is done, so it may run again (docs/development.md#releases).
+.PHONY: release
+release: $(APIDIFF) $(RELEASE_TOOL) ## Release every module as VERSION: bump the requirements, release-check, CHANGELOG section, one commit, every module's tag, a commit naming it, the module-proxy proof from the tags. Pushes nothing.
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	APIDIFF=$(APIDIFF) $(RELEASE_TOOL) release $(VERSION)
 
 .PHONY: idemq
 idemq: ## Build the operator's command as bin/idemq (docs/cli.md).

@@ -23,6 +23,7 @@ import (
 //   - its status URL routes back to it, as the router reads the path, and
 //     a client that resolves the URL (RFC 3986, dot segments removed)
 //     sends it as it is.
+//
 // nopQueue takes every request and sends nothing: the fuzz target never
 // posts.
 type nopQueue struct{}

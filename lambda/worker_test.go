@@ -20,8 +20,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/idemq/idemq/queue"
 )
 

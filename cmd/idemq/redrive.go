@@ -49,7 +49,7 @@ func runRedrive(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 		fmt.Fprintf(e.stderr, "%s: --every %s: want a positive duration\n", fs.Name(), *every)
 		return exitUsage
 	}
-	cfg, err := awsConfig(ctx, e.getenv)
+	cfg, err := awsConfig(ctx, e.getenv, e.stderr)
 	if err != nil {
 		return e.fail(fs.Name(), err)
 	}

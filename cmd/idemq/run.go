@@ -103,7 +103,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 
 // open connects to the store, or says why not.
 func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) {
-	st, closeStore, err := openStore(ctx, &e.settings, e.getenv)
+	st, closeStore, err := openStore(ctx, &e.settings, e.getenv, e.stderr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(err.Error()))
 		return nil, nil, false
@@ -114,7 +114,7 @@ func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) 
 // fail prints err for the command name and returns its exit code: a
 // record changed since it was read is exitChanged.
 func (e *env) fail(name string, err error) int {
-	fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(err.Error()))
+	fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(e.firstRun(err).Error()))
 	if errors.Is(err, idem.ErrRecordChanged) {
 		return exitChanged
 	}

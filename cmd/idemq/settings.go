@@ -44,6 +44,8 @@ type settings struct {
 	// scope and body name a key (registerKey): a front door caller's
 	// scope, and a message body to read the key from.
 	scope, body string
+	// region is the DynamoDB client's AWS region, once the store is open.
+	region string
 }
 
 // register adds the settings' flags to fs. A flag left unset takes its

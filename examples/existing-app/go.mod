@@ -2,17 +2,6 @@ module github.com/idemq/idemq/examples/existing-app
 
 go 1.26.0
 
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A team's own app requires the released modules instead.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/idem/dynamostore => ../../idem/dynamostore
-	github.com/idemq/idemq/idem/s3blob => ../../idem/s3blob
-	github.com/idemq/idemq/infra => ../../infra
-	github.com/idemq/idemq/internal/dynamotest => ../../internal/dynamotest
-)
-
 require (
 	github.com/aws/aws-cdk-go/awscdk/v2 v2.276.0
 	github.com/aws/aws-lambda-go v1.55.1

@@ -2,19 +2,6 @@ module github.com/idemq/idemq/internal/storeenv
 
 go 1.26.0
 
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/idem/dynamostore => ../../idem/dynamostore
-	github.com/idemq/idemq/idem/pgstore => ../../idem/pgstore
-	github.com/idemq/idemq/idem/redisstore => ../../idem/redisstore
-	github.com/idemq/idemq/internal/dynamotest => ../dynamotest
-	github.com/idemq/idemq/internal/pgtest => ../pgtest
-	github.com/idemq/idemq/internal/redistest => ../redistest
-)
-
 require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18

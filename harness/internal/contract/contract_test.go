@@ -214,8 +214,10 @@ func checkParts(ctx context.Context, c sample, posted *bool) error {
 		return fmt.Errorf("front door: POST answered %d %s", w.Code, w.Body)
 	}
 	location := w.Header().Get("Location")
-	if want := "/requests/" + url.PathEscape(header); location != want {
-		return fmt.Errorf("front door: Location %q, want %q", location, want)
+	if seg, ok := strings.CutPrefix(location, "/requests/"); !ok || strings.Contains(seg, "/") {
+		return fmt.Errorf("front door: Location %q, want /requests/ and the key as one segment", location)
+	} else if got, err := url.PathUnescape(seg); err != nil || got != header {
+		return fmt.Errorf("front door: Location %q names the key %q (%v), want %q", location, got, err, header)
 	}
 	posts := fq.take()
 	if len(posts) != 1 {
