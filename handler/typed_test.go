@@ -104,13 +104,18 @@ func TestTypedDecodesStoresReplays(t *testing.T) {
 }
 
 // A body that does not decode into the type fails its record as a bad
-// body without running the function, and frees the key; so does one
-// whose key member another member decodes over.
+// body without running the function, and frees the key; one whose key
+// member another member decodes over is a bad key, refused before any
+// claim.
 func TestTypedBadBody(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, body string }{
-		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`},
-		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`},
+	for _, tc := range []struct {
+		name, body string
+		want       error
+		decode     bool // a request.DecodeError, from the type; else refused by the key's reader before any claim
+	}{
+		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`, handler.ErrBadBody, true},
+		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`, handler.ErrBadKey, false},
 	} {
 		r := newTypedRun(t)
 		h := must(handler.NewTyped(r.store, r.summarise, r.options()...))
@@ -120,11 +125,11 @@ func TestTypedBadBody(t *testing.T) {
 			t.Errorf("%s: failed %v, ran %+v", tc.name, failed, r.requests)
 		}
 		err := r.failures["m1"]
-		if !errors.Is(err, handler.ErrBadBody) {
-			t.Errorf("%s: %v, want handler.ErrBadBody", tc.name, err)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
-		if _, ok := errors.AsType[*request.DecodeError](err); !ok {
-			t.Errorf("%s: %v is no request.DecodeError", tc.name, err)
+		if _, ok := errors.AsType[*request.DecodeError](err); ok != tc.decode {
+			t.Errorf("%s: %v: a request.DecodeError %v, want %v", tc.name, err, ok, tc.decode)
 		}
 		if _, ok, _ := r.store.Get(context.Background(), "summarise#document_id:doc-1:version:9"); ok {
 			t.Errorf("%s: the claim was kept", tc.name)
