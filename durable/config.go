@@ -38,12 +38,21 @@ type Config struct {
 	// request.DefaultKeyField.
 	Request request.Identity
 	// Concurrency is how many records of a batch are started at once, at
-	// least 1; a FIFO batch is started one record at a time, in order.
-	// Defaults to DefaultConcurrency.
+	// least 1; a FIFO message group's records are started one at a time,
+	// in order. Defaults to DefaultConcurrency.
 	Concurrency int
 	// Logger receives every record that is not acknowledged and a summary
-	// of each batch. Defaults to slog.Default().
+	// of each batch, in package handler's lines. Defaults to
+	// slog.Default().
 	Logger *slog.Logger
+	// NoBatchError keeps Handle's invocation succeeding when every message
+	// of a batch comes back (see handler.Config.NoBatchError). Defaults to
+	// false: a batch none of whose starts Lambda accepted, one record at
+	// least having failed, fails the invocation with
+	// handler.ErrBatchFailed, so the function's Errors metric and error
+	// alarms see a Lambda that refuses every start; Lambda brings back the
+	// same messages either way.
+	NoBatchError bool
 
 	// invalid holds what the With* options were given that no field can
 	// hold: Validate reports the first.
@@ -83,6 +92,11 @@ func WithLogger(l *slog.Logger) Option {
 		}
 		c.Logger = l
 	}
+}
+
+// WithoutBatchError sets Config.NoBatchError.
+func WithoutBatchError() Option {
+	return func(c *Config) { c.NoBatchError = true }
 }
 
 var errNotPositive = errors.New("must be at least 1")

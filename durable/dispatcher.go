@@ -1,18 +1,18 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/request"
@@ -28,11 +28,12 @@ type Invoker interface {
 // after the key, for each record of an SQS batch; see the package
 // documentation. It is safe for concurrent use.
 type Dispatcher struct {
-	client      Invoker
-	function    string
-	reader      *request.Reader // each record's key, in the namespace
-	concurrency int
-	logger      *slog.Logger
+	client   Invoker
+	function string
+	reader   *request.Reader // each record's key, in the namespace
+	// handle is the batch machinery of package handler with the
+	// dispatcher's start as its step (handler.NewStepHandler).
+	handle handler.Handler
 }
 
 // Start is a record's start that Lambda accepted: the execution its key
@@ -82,9 +83,13 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{client: client, function: function, reader: reader, concurrency: c.Concurrency, logger: logger}
-	if d.concurrency == 0 {
-		d.concurrency = DefaultConcurrency
+	d := &Dispatcher{client: client, function: function, reader: reader}
+	batch := []handler.Option{handler.WithConcurrency(cmp.Or(c.Concurrency, DefaultConcurrency)), handler.WithLogger(logger)}
+	if c.NoBatchError {
+		batch = append(batch, handler.WithoutBatchError())
+	}
+	if d.handle, err = handler.NewStepHandler(reader, d.step, batch...); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -97,22 +102,31 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // *RecordError: the key could not be read, the body is not JSON
 // (ErrBadPayload), the name is taken by another payload (ErrKeyReused),
 // the function is not durable (ErrNotDurable), or the Lambda client's
-// error (throttling, a lost answer, ...).
+// error (throttling, a lost answer, ...). A panic of the client is the
+// caller's (Handle recovers it: ErrPanic).
 func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start, error) {
-	fail := func(s Start, err error) (Start, error) {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
-	}
-	var s Start
 	id, err := d.reader.ReadKey(msg)
 	if err != nil {
-		return fail(s, err)
+		return Start{}, &RecordError{MessageID: msg.MessageId, Err: err}
 	}
-	s.Key, s.Name = id.Key, ExecutionName(string(id.Key))
+	s, err := d.start(ctx, msg, id)
+	if err != nil {
+		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
+	}
+	return s, nil
+}
+
+// start invokes the durable function with msg's body under the execution
+// name id's record key makes. An answer that no retry can change
+// (ErrKeyReused, ErrNotDurable, ErrBadPayload) is marked idem.Permanent,
+// so that Handle logs it as an error.
+func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, id request.ID) (Start, error) {
+	s := Start{Key: id.Key, Name: ExecutionName(string(id.Key))}
 	payload, err := idemjson.Canonical([]byte(msg.Body))
 	if err != nil {
-		return fail(s, fmt.Errorf("%w: %w", ErrBadPayload, err))
+		return s, idem.Permanent(fmt.Errorf("%w: %w", ErrBadPayload, err))
 	}
-	out, err := d.invoke(ctx, &lambda.InvokeInput{
+	out, err := d.client.Invoke(ctx, &lambda.InvokeInput{
 		FunctionName:         aws.String(d.function),
 		InvocationType:       types.InvocationTypeEvent,
 		DurableExecutionName: aws.String(s.Name),
@@ -121,129 +135,45 @@ func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start
 	var taken *types.DurableExecutionAlreadyStartedException
 	switch {
 	case errors.As(err, &taken):
-		return fail(s, fmt.Errorf("%w: %w", ErrKeyReused, err))
+		return s, idem.Permanent(fmt.Errorf("%w: %w", ErrKeyReused, err))
 	case err != nil:
-		return fail(s, err)
+		return s, err
 	case out == nil || aws.ToString(out.DurableExecutionArn) == "":
-		return fail(s, ErrNotDurable)
+		return s, idem.Permanent(ErrNotDurable)
 	}
 	s.ExecutionArn = *out.DurableExecutionArn
 	return s, nil
 }
 
-// invoke calls the client, turning its panic into ErrPanic.
-func (d *Dispatcher) invoke(ctx context.Context, in *lambda.InvokeInput) (out *lambda.InvokeOutput, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("%w in the Lambda client: %v", ErrPanic, p)
-		}
-	}()
-	return d.client.Invoke(ctx, in)
-}
-
-// outcome is a record's slot: its zero value is a failure (ErrNoOutcome).
-type outcome struct {
-	err  error
-	done bool
-}
-
-func (o outcome) failed() error {
-	switch {
-	case !o.done:
-		return ErrNoOutcome
-	default:
-		return o.err
+// step is the dispatcher's handler.StepFunc: a record is settled when
+// Lambda accepted its start.
+func (d *Dispatcher) step(ctx context.Context, msg events.SQSMessage, id request.ID) error {
+	s, err := d.start(ctx, msg, id)
+	if err != nil {
+		return fmt.Errorf("execution %s: %w", s.Name, err)
 	}
+	return nil
 }
 
 // Handle is a Lambda handler for SQS events with partial batch responses
 // (handler.Handler's shape: lambda.Start(d.Handle), or a consumer's
-// handler): it dispatches every record and reports as batch item failures
-// those whose start Lambda did not accept, so that the queue delivers them
-// again. A record is acknowledged only when Dispatch returned its Start.
-// Records of a standard queue start at once, Config.Concurrency at a time;
-// a FIFO batch starts in order, one at a time, and after its first
-// failure every later record fails (ErrFIFOBlocked), as Lambda asks of
-// FIFO queues. Handle returns an error only when a failed record has no
-// message id (Lambda could not be told which failed, so the whole batch
-// comes back).
+// handler): it starts every record's execution and reports as batch item
+// failures those whose start Lambda did not accept, so that the queue
+// delivers them again. It is package handler's batch machinery with the
+// start as its step (handler.NewStepHandler), so it answers a batch as a
+// handler.Handler does: a record is acknowledged only when Lambda accepted
+// its start; a record without a usable key fails at handler.OpKey and
+// starts nothing; records start Config.Concurrency at a time, a FIFO
+// message group's in order, and on a FIFO queue nothing after a failure
+// starts or is acknowledged (handler.ErrFIFOBlocked); a record not
+// started near the invocation's deadline fails with handler.ErrDeadline;
+// a panic fails its record (handler.ErrPanic). Each failure is a
+// *handler.RecordError (Key is the record key), logged as the handler
+// logs it, and the batch's summary line counts started records as
+// dispatched. Handle returns an error when a failed record has no message
+// id, and, unless WithoutBatchError, handler.ErrBatchFailed when no record
+// of the batch is acknowledged and one at least failed; either way Lambda
+// brings back the whole batch.
 func (d *Dispatcher) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {
-	recs := event.Records
-	outs := make([]outcome, len(recs))
-	one := func(i int) {
-		defer func() {
-			if p := recover(); p != nil {
-				outs[i] = outcome{err: &RecordError{MessageID: recs[i].MessageId, Err: fmt.Errorf("%w: %v", ErrPanic, p)}, done: true}
-			}
-		}()
-		if err := ctx.Err(); err != nil {
-			outs[i] = outcome{err: &RecordError{MessageID: recs[i].MessageId, Err: err}, done: true}
-			return
-		}
-		_, err := d.Dispatch(ctx, recs[i])
-		outs[i] = outcome{err: err, done: true}
-	}
-	if fifo(recs) {
-		for i := range recs {
-			if i > 0 && outs[i-1].failed() != nil {
-				outs[i] = outcome{err: &RecordError{MessageID: recs[i].MessageId, Err: ErrFIFOBlocked}, done: true}
-				continue
-			}
-			one(i)
-		}
-	} else {
-		sem := make(chan struct{}, d.concurrency)
-		var wg sync.WaitGroup
-		for i := range recs {
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				one(i)
-			}()
-		}
-		wg.Wait()
-	}
-	return d.respond(ctx, recs, outs)
-}
-
-// respond turns the outcomes into the partial batch response, logging
-// each failure and the batch.
-func (d *Dispatcher) respond(ctx context.Context, recs []events.SQSMessage, outs []outcome) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	var noID error
-	failed := 0
-	for i, o := range outs {
-		err := o.failed()
-		if err == nil {
-			continue
-		}
-		failed++
-		level := slog.LevelWarn
-		if errors.Is(err, ErrKeyReused) || errors.Is(err, ErrNotDurable) {
-			level = slog.LevelError // retrying cannot help: someone must look
-		}
-		d.logger.Log(ctx, level, "durable: record not acknowledged", "messageId", recs[i].MessageId, "err", err.Error())
-		if recs[i].MessageId == "" {
-			noID = fmt.Errorf("durable: record %d failed and has no message id: %w", i, err)
-			continue
-		}
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
-	}
-	d.logger.Info("durable: batch", "records", len(recs), "started", len(recs)-failed, "failed", failed)
-	if noID != nil {
-		return events.SQSEventResponse{}, noID
-	}
-	return resp, nil
-}
-
-// fifo reports whether the batch comes from a FIFO queue: only the ".fifo"
-// suffix of the event source ARN says so.
-func fifo(recs []events.SQSMessage) bool {
-	for _, r := range recs {
-		if strings.HasSuffix(r.EventSourceARN, ".fifo") {
-			return true
-		}
-	}
-	return false
+	return d.handle(ctx, event)
 }

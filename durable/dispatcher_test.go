@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
 )
@@ -203,7 +204,10 @@ func (f *fakeInvoker) Invoke(context.Context, *lambda.InvokeInput, ...func(*lamb
 }
 
 // An invoke accepted without a durable execution ARN (a function that is
-// not durable) and a client's panic are failures.
+// not durable) and a client's panic are failures: the record comes back,
+// and, the batch's only one, fails the invocation (handler.ErrBatchFailed,
+// wrapping the cause). Dispatch returns the first; the second is its
+// caller's panic, which Handle recovered.
 func TestNoExecutionNoAck(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -219,8 +223,11 @@ func TestNoExecutionNoAck(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp, err := d.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k", "p")}})
-		if err != nil || len(resp.BatchItemFailures) != 1 {
-			t.Errorf("%v: response %+v, %v; want m1 failed", tc.want, resp, err)
+		if !errors.Is(err, handler.ErrBatchFailed) || !errors.Is(err, tc.want) || len(resp.BatchItemFailures) != 1 {
+			t.Errorf("%v: response %+v, %v; want m1 failed, and the invocation", tc.want, resp, err)
+		}
+		if tc.inv.panic {
+			continue
 		}
 		if _, err := d.Dispatch(context.Background(), msg("m1", "k", "p")); !errors.Is(err, tc.want) {
 			t.Errorf("err = %v, want %v", err, tc.want)

@@ -44,4 +44,11 @@
 // Handle is a Lambda handler with partial batch responses (lambda.Start(d.Handle);
 // the event source mapping needs ReportBatchItemFailures), and has the
 // shape of handler.Handler, so a consumer.Consumer can run it off Lambda.
+// It is package handler's batch machinery with the start as its step
+// (handler.NewStepHandler): the same decision, FIFO order, deadline
+// guard, panic recovery, response, batch error (handler.ErrBatchFailed,
+// unless WithoutBatchError) and log lines as a handler.Handler's, so the
+// two answer a batch alike. A started record counts as dispatched in the
+// batch's summary line; a start no retry can change (ErrKeyReused,
+// ErrNotDurable, ErrBadPayload) is logged at level ERROR.
 package durable

@@ -3,12 +3,16 @@ package durable
 import (
 	"errors"
 	"fmt"
+
+	"github.com/idemq/idemq/handler"
 )
 
-// Sentinel errors. A record's failure is a *RecordError naming the message,
-// the key and the execution name; match its cause with errors.Is, against
-// these, the key errors of package request (idem.ErrNoKey,
-// request.ErrBadKey, request.ErrBadBody, request.ErrKeyFuncPanic) or the
+// Sentinel errors. Dispatch's failure is a *RecordError naming the
+// message, the key and the execution name; Handle's is a
+// *handler.RecordError, whose cause names the execution. Match the cause
+// with errors.Is, against these, the key errors of package request
+// (idem.ErrNoKey, request.ErrBadKey, request.ErrBadBody,
+// request.ErrKeyFuncPanic), handler's (handler.ErrDeadline, ...) or the
 // Lambda SDK's (*types.TooManyRequestsException, ...) with errors.As.
 var (
 	// ErrKeyReused means Lambda refused the start because an execution of
@@ -28,15 +32,17 @@ var (
 	// form (idemjson.Canonical): Lambda takes only JSON, and the payload
 	// Lambda compares under a name must not depend on its encoding.
 	ErrBadPayload = errors.New("durable: body is not a JSON document with a canonical form")
-	// ErrPanic means the Lambda client panicked (a KeyFunc's panic is
-	// request.ErrKeyFuncPanic).
-	ErrPanic = errors.New("durable: panic")
-	// ErrFIFOBlocked means the record was not started because an earlier
-	// record of its FIFO batch failed: Lambda's order for FIFO queues.
-	ErrFIFOBlocked = errors.New("durable: not started: an earlier record of the FIFO batch failed")
+	// ErrPanic means the Lambda client or the key func panicked: Handle's
+	// record fails with it. It is handler.ErrPanic: Handle is the
+	// handler's batch machinery.
+	ErrPanic = handler.ErrPanic
+	// ErrFIFOBlocked means the record was not started, or not
+	// acknowledged, because an earlier record of its FIFO batch failed:
+	// Lambda's order for FIFO queues. It is handler.ErrFIFOBlocked.
+	ErrFIFOBlocked = handler.ErrFIFOBlocked
 	// ErrNoOutcome means the record's start ended without an outcome: it
-	// is not acknowledged.
-	ErrNoOutcome = errors.New("durable: record ended without an outcome")
+	// is not acknowledged. It is handler.ErrNoOutcome.
+	ErrNoOutcome = handler.ErrNoOutcome
 )
 
 // RecordError says which message was not acknowledged and why.

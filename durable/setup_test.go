@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
+	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
 )
@@ -72,17 +74,25 @@ func newClient(srv *durabletest.Server, attempts int) *lambda.Client {
 	})
 }
 
-// handle delivers msgs as one batch and returns the ids acknowledged.
+// handle delivers msgs as one batch and returns the ids acknowledged and
+// those that come back. Handle must not return an error, but
+// handler.ErrBatchFailed with a response that lists every message (Lambda
+// then brings back the whole batch: the same messages).
 func (b *bundle) handle(t *testing.T, msgs ...events.SQSMessage) (acked, failed []string) {
 	t.Helper()
 	resp, err := b.d.Handle(context.Background(), events.SQSEvent{Records: msgs})
-	if err != nil {
+	if err != nil && !errors.Is(err, handler.ErrBatchFailed) {
 		t.Fatalf("Handle: %v", err)
 	}
 	bad := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
 		bad[f.ItemIdentifier] = true
 		failed = append(failed, f.ItemIdentifier)
+	}
+	for _, m := range msgs {
+		if err != nil && !bad[m.MessageId] {
+			t.Fatalf("Handle: %v, but the response does not list %s: the error brings back more", err, m.MessageId)
+		}
 	}
 	for _, m := range msgs {
 		if !bad[m.MessageId] {
@@ -99,4 +109,11 @@ func msg(id, key, prompt string) events.SQSMessage {
 		Body:           fmt.Sprintf(`{"idempotency_key":%q,"prompt":%q}`, key, prompt),
 		EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:requests",
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -19,8 +19,9 @@ type record struct {
 	msg     *events.SQSMessage
 	key     idem.Key
 	fp      string
-	keyless bool // has no key and runs without a claim (WithKeyless)
-	fate    fate // written by batch.assign only; zero: no outcome, so it comes back
+	keyless bool       // has no key and runs without a claim (WithKeyless)
+	id      request.ID // a step handler's record: its request, as read
+	fate    fate       // written by batch.assign only; zero: no outcome, so it comes back
 
 	// ctx is the context of the record's span (Config.Tracer); nil when
 	// tracing is off.
@@ -106,8 +107,14 @@ func (b *batch) prepare(messages []events.SQSMessage) {
 	for i := range messages {
 		rec := &b.records[i]
 		rec.msg = &messages[i]
-		id, err := b.settings.reader.Read(*rec.msg)
+		read := b.settings.reader.Read
+		if b.w.step != nil {
+			read = b.settings.reader.ReadKey // a step checks no payload
+		}
+		id, err := read(*rec.msg)
 		switch {
+		case err == nil && b.w.step != nil:
+			rec.key, rec.id = id.Key, id
 		case err == nil:
 			rec.key, rec.fp = id.Key, id.Fingerprint
 		case b.settings.keyless && errors.Is(err, idem.ErrNoKey):

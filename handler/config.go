@@ -103,6 +103,17 @@ type Config struct {
 	// WithTracer). Defaults to nil: off.
 	Tracer Tracer
 
+	// NoBatchError keeps the invocation succeeding when every message of
+	// a batch comes back (see WithoutBatchError). Defaults to false: a
+	// batch none of whose messages is acknowledged, one record at least
+	// having failed (not only found in progress, or not started), fails
+	// the invocation with ErrBatchFailed, as Powertools does by default.
+	// Lambda then counts it in the function's Errors metric, so error
+	// alarms see a store or a provider that fails everything, backs off
+	// the event source's concurrency, and brings the whole batch back:
+	// the messages the response lists, no other.
+	NoBatchError bool
+
 	// invalid holds what the With* options were given that no field can
 	// hold (WithConcurrency(0) would read as the default): Validate
 	// reports the first.
@@ -174,9 +185,11 @@ func (c Config) Validate() error {
 // programs share. New returns an *idem.ConfigError naming the setting if
 // store, fn or an option is nil, if a setting cannot be safe
 // (Config.Validate), or if there is no namespace to be had. The handler
-// returns an error only when a failed record has no message id (Lambda
-// could not be told which one failed, so the whole batch must come back);
-// store errors fail the records they touch.
+// returns an error when a failed record has no message id (Lambda could
+// not be told which one failed, so the whole batch must come back), and,
+// unless WithoutBatchError, ErrBatchFailed when no message of the batch is
+// acknowledged and one record at least failed; store errors fail the
+// records they touch.
 func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	switch {
 	case store == nil:
@@ -224,6 +237,7 @@ type settings struct {
 	emf           io.Writer
 	emfNamespace  string
 	tracer        Tracer // nil: off
+	batchError    bool   // !Config.NoBatchError
 }
 
 // resolve validates c and turns it into the options a batch reads, with
@@ -248,6 +262,7 @@ func (c Config) resolve() (settings, error) {
 		emf:           c.EMF,
 		emfNamespace:  c.EMFNamespace,
 		tracer:        c.Tracer,
+		batchError:    !c.NoBatchError,
 	}
 	if set.concurrency == 0 {
 		set.concurrency = DefaultConcurrency

@@ -94,13 +94,21 @@
 // documents for FIFO; WithFIFOGroupIsolation narrows that to the failed
 // record's group.
 //
-// The handler returns a nil error whatever happens to the records (a store
-// that cannot be reached fails the records, not the invocation), except
-// when a failed record has no message id, which no partial response can
-// name. Each batch logs one summary line with log/slog; WithEMF adds
-// CloudWatch metrics, and WithTracer spans for each batch, record and store
-// call (idemqotel.WithTracing: OpenTelemetry). Payloads and results are
-// never logged.
+// The handler answers with the records' failures (a store that cannot be
+// reached fails the records it touches) and returns an error only when
+// Lambda must bring back the whole batch anyway: a failed record has no
+// message id, which no partial response can name; or no message of the
+// batch is acknowledged and one record at least failed (ErrBatchFailed,
+// unless WithoutBatchError), so that Lambda counts the invocation as an
+// error and backs off. Each batch logs one summary line with log/slog, and
+// each record that comes back a line of its own (at level ERROR when its
+// retry cannot succeed); WithEMF adds CloudWatch metrics, and WithTracer
+// spans for each batch, record and store call (idemqotel.WithTracing:
+// OpenTelemetry). Payloads and results are never logged.
+//
+// NewStepHandler is the same batch machinery with a step of the caller's
+// in place of the claim: a dispatcher (package durable) answers a batch as
+// New's handlers do, from this package's code.
 //
 // The package reads no environment variable: the reference worker in
 // lambda/ does, and passes options.

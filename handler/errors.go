@@ -48,6 +48,13 @@ var (
 	// released but left to its lease, as for a crash: the retry finds the
 	// key in progress until the lease ends, then takes it over.
 	ErrNoOutcome = errors.New("handler: record ended without an outcome")
+	// ErrBatchFailed is what the handler returns (unless
+	// WithoutBatchError) for a batch none of whose messages is
+	// acknowledged, one record at least having failed: the invocation
+	// fails, so that Lambda counts it as an error and brings the whole
+	// batch back, the messages the response lists. It wraps the first
+	// failed record's *RecordError.
+	ErrBatchFailed = errors.New("handler: no message of the batch is acknowledged")
 )
 
 // RecordError says which message failed and why. The failure hook and the

@@ -37,6 +37,7 @@ const (
 	workReplayed               // a result settled before: stored, cached, or its leader's
 	workInProgress             // another worker holds the key
 	workKeyless                // ran without a claim (WithKeyless)
+	workStepped                // a step handler's step settled it (NewStepHandler)
 )
 
 // source is where a replayed record's result came from, as the counts
@@ -117,6 +118,7 @@ const (
 	stageKeyless                 // ran without a claim (WithKeyless): res.Value and err are the function's
 	stageClaimed                 // idem.Do returned res and err
 	stageCrashed                 // the record's goroutine panicked (err wraps ErrPanic) or exited (ErrNoOutcome)
+	stageStepped                 // a step handler's step returned err (NewStepHandler)
 )
 
 // attempt is what was tried for a record and what came of it.
@@ -144,6 +146,13 @@ func decide(a attempt) fate {
 		return fate{verdict: acknowledge, work: workKeyless}
 	case stageCrashed:
 		return retried(idem.OpRun, a.err)
+	case stageStepped:
+		// The step says whether the record's work is in hands that keep
+		// it: nil, and only nil, acknowledges.
+		if a.err != nil {
+			return retried(idem.OpRun, a.err)
+		}
+		return fate{verdict: acknowledge, work: workStepped}
 	case stageClaimed:
 		return decideClaim(a.res, a.err)
 	}

@@ -7,12 +7,13 @@ import (
 
 // counts are a batch's numbers, logged as one line and, with WithEMF,
 // written as CloudWatch metrics. Every record is in exactly one of
-// executed, replayed, keyless, in progress, failed and skipped; a record
-// reported because an earlier FIFO record failed keeps its own count.
+// executed, replayed, dispatched, keyless, in progress, failed and
+// skipped; a record reported because an earlier FIFO record failed keeps
+// its own count.
 // Executed and Replayed split again into classes that add up to them, so
 // a dashboard can stack the classes without counting a record twice:
 //
-//	Records  = Executed + Replayed + Keyless + InProgress + Failed + Skipped
+//	Records  = Executed + Replayed + Dispatched + Keyless + InProgress + Failed + Skipped
 //	Executed = Fresh + TookOver
 //	Replayed = StoredReplays + Copies + CacheHits = ProviderCallsAvoided
 type counts struct {
@@ -28,6 +29,7 @@ type counts struct {
 	// function (a replay, a copy or a cache hit): each a call the
 	// duplicate would have cost without idempotency.
 	ProviderCallsAvoided int
+	Dispatched           int // a step handler's step settled it (NewStepHandler: package durable's started executions)
 	Keyless              int // ran without idempotency
 	InProgress           int // another worker holds the key: the message comes back
 	BackedOff            int // in progress; visibility changed
@@ -56,6 +58,7 @@ func (c counts) named() []namedCount {
 		{"Copies", "copies", c.Copies},
 		{"CacheHits", "cache_hits", c.CacheHits},
 		{"ProviderCallsAvoided", "provider_calls_avoided", c.ProviderCallsAvoided},
+		{"Dispatched", "dispatched", c.Dispatched},
 		{"Keyless", "keyless", c.Keyless},
 		{"InProgress", "in_progress", c.InProgress},
 		{"BackedOff", "backed_off", c.BackedOff},
@@ -83,6 +86,8 @@ func (c *counts) add(f *fate) {
 	switch {
 	case f.work == workKeyless:
 		c.Keyless++
+	case f.work == workStepped:
+		c.Dispatched++
 	case f.work == workExecuted:
 		c.Executed++
 		if f.tookOver {
@@ -142,6 +147,11 @@ func (b *batch) writeEMF(c counts) {
 	var metrics []metric
 	doc := map[string]any{"Service": b.settings.namespace}
 	for _, n := range c.named() {
+		if n.metric == "Dispatched" {
+			// Only a step handler counts it, and it writes no EMF: left
+			// out, it costs no custom metric.
+			continue
+		}
 		metrics = append(metrics, metric{Name: n.metric, Unit: "Count"})
 		doc[n.metric] = n.n
 	}

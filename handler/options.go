@@ -352,3 +352,13 @@ func WithEMF(w io.Writer, ns string) Option {
 		c.EMF, c.EMFNamespace = w, ns
 	}
 }
+
+// WithoutBatchError keeps the invocation succeeding when every message of
+// a batch comes back: the response lists them all, and the handler returns
+// no error, so the function's Errors metric does not count the batch.
+// Lambda brings back the same messages either way. Defaults to off: such a
+// batch, one record at least having failed, fails the invocation with
+// ErrBatchFailed (see Config.NoBatchError).
+func WithoutBatchError() Option {
+	return func(c *Config) { c.NoBatchError = true }
+}

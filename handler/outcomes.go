@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/idemq/idemq/idem"
 )
 
@@ -75,7 +77,7 @@ var outcomeTable = []outcomeRow{
 		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")}) }},
 	{"a panic (the function, the replay hook, the key func, the store)", "the claim is released", retry, " (`ErrPanic`)", []string{"failed"}, "",
 		func() fate { return decide(attempt{stage: stageCrashed, err: fmt.Errorf("%w: boom", ErrPanic)}) }},
-	{"the function ran, but its completion failed (a store error that outlasted `Do`'s 4 attempts, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
+	{"the function ran, but its completion failed (a store error that outlasted the store client's retries, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
 		func() fate {
 			return claimed(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
 		}},
@@ -95,7 +97,7 @@ var outcomeTable = []outcomeRow{
 		func() fate {
 			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch})
 		}},
-	{"the store cannot be reached", "does not run", retry, "; the invocation itself succeeds", []string{"failed"}, "",
+	{"the store cannot be reached", "does not run", retry, "; the invocation fails only when no message of the batch is acknowledged ([below](#what-the-invocation-returns))", []string{"failed"}, "",
 		func() fate {
 			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")})
 		}},
@@ -113,6 +115,63 @@ var outcomeTable = []outcomeRow{
 		}},
 	{"no outcome (the record's goroutine exited: `runtime.Goexit`), or anything unforeseen", "a claim is left to its lease", retry, " (`ErrNoOutcome`)", []string{"failed"}, "",
 		func() fate { return fate{} }},
+	{"a step handler's record (`NewStepHandler`: the durable dispatcher), its step returned nil", "the step settled it (started or found the durable execution)", acknowledge, "", []string{"dispatched"}, "",
+		func() fate { return decide(attempt{stage: stageStepped}) }},
+	{"a step handler's record, its step returned an error", "the step did not settle it", retry, ": the retry runs the step again", []string{"failed"}, "",
+		func() fate { return decide(attempt{stage: stageStepped, err: errors.New("throttled")}) }},
+}
+
+// invocationRow is one row of the table of what the invocation returns,
+// under the record table in docs/outcomes.md. TestInvocationTableIsTheCodes
+// checks each against answer.
+type invocationRow struct {
+	batch   string // the records' fates
+	returns string // what the invocation returns
+	lambda  string // what Lambda then does
+	// fates are the batch's records' fates; each record's message id is
+	// "m" and its index, or "" where ids says so.
+	fates      func() []fate
+	noID       int  // the index of a record without a message id; -1: none
+	batchError bool // the default; false: WithoutBatchError
+	// want is the error answer returns: "", "ErrBatchFailed" or "other";
+	// listed is how many batch item failures its response lists.
+	want   string
+	listed int
+}
+
+// failedFate, inProgress and skipped are fates for the invocation table.
+func failedFate() fate {
+	return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")})
+}
+func inProgress() fate { return claimed(idem.Result{Outcome: idem.InProgress}, nil) }
+func skipped() fate    { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }
+func executed() fate   { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }
+
+// invocationTable is what the invocation returns for each kind of batch,
+// in the order docs/outcomes.md lists them.
+var invocationTable = []invocationRow{
+	{"empty", "success, no batch item failures", "nothing to do", func() []fate { return nil }, -1, true, "", 0},
+	{"every record acknowledged", "success, no batch item failures", "deletes every message", func() []fate { return []fate{executed(), executed()} }, -1, true, "", 0},
+	{"some records acknowledged, the others not", "success, the others as batch item failures", "deletes the acknowledged messages; the others come back", func() []fate { return []fate{executed(), failedFate(), inProgress()} }, -1, true, "", 2},
+	{"no record acknowledged, one at least failed (the rest may be in progress or not started: a FIFO batch whose first record failed)", "`handler.ErrBatchFailed`, with the response listing every message",
+		"counts an error (the function's `Errors`, the stack's `ErrorsAlarm`), backs off the event source's concurrency, and brings back the whole batch: the messages listed", func() []fate { return []fate{failedFate(), skipped(), skipped()} }, -1, true, "ErrBatchFailed", 3},
+	{"the same, with `WithoutBatchError`", "success, every message as a batch item failure", "brings back the same messages; no error counted, no back-off", func() []fate { return []fate{failedFate(), skipped(), skipped()} }, -1, false, "", 3},
+	{"no record acknowledged, none failed: every key in progress elsewhere, or not started", "success, every message as a batch item failure", "brings back every message: waiting is not failing", func() []fate { return []fate{inProgress(), skipped()} }, -1, true, "", 2},
+	{"a record not acknowledged has no message id", "an error, with an empty response (with `WithoutBatchError` too)", "brings back the whole batch: it could not be told which message failed", func() []fate { return []fate{executed(), failedFate()} }, 1, true, "other", 0},
+}
+
+// invocationRecords are row's records: their fates and message ids.
+func (row invocationRow) records() []record {
+	fates := row.fates()
+	recs := make([]record, len(fates))
+	for i, f := range fates {
+		msg := &events.SQSMessage{MessageId: fmt.Sprintf("m%d", i)}
+		if i == row.noID {
+			msg.MessageId = ""
+		}
+		recs[i] = record{msg: msg, fate: f}
+	}
+	return recs
 }
 
 // outcomesDoc is docs/outcomes.md: the outcome table as Markdown.
@@ -146,6 +205,20 @@ else, foreseen or not, comes back. The counts are the batch's summary line's
 			counts[i] = "`" + c + "`"
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %s%s | %s%s |\n", r.situation, r.function, reported, r.reported, strings.Join(counts, ", "), r.note)
+	}
+	sb.WriteString(`
+## What the invocation returns
+
+The response lists every message with a record not acknowledged, once, in
+input order. When no message of the batch is acknowledged the handler can
+also fail the invocation: Lambda then brings back the whole batch, which is
+the same messages, and sees an error.
+
+| the batch | the invocation returns | Lambda |
+|---|---|---|
+`)
+	for _, r := range invocationTable {
+		fmt.Fprintf(&sb, "| %s | %s | %s |\n", r.batch, r.returns, r.lambda)
 	}
 	return sb.String()
 }

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"slices"
@@ -74,9 +75,31 @@ func TestOutcomesFallInOneClass(t *testing.T) {
 		f := r.fate()
 		var c counts
 		c.add(&f)
-		classes := c.Fresh + c.TookOver + c.StoredReplays + c.Copies + c.CacheHits + c.Keyless + c.InProgress + c.Failed + c.Skipped
+		classes := c.Fresh + c.TookOver + c.StoredReplays + c.Copies + c.CacheHits + c.Dispatched + c.Keyless + c.InProgress + c.Failed + c.Skipped
 		if classes != 1 || c.Executed != c.Fresh+c.TookOver || c.Replayed != c.StoredReplays+c.Copies+c.CacheHits || c.ProviderCallsAvoided != c.Replayed {
 			t.Errorf("%q: counted as %+v", r.situation, c)
+		}
+	}
+}
+
+// Each row of the invocation table states what answer returns for its
+// batch: the error, if any, and how many messages the response lists.
+func TestInvocationTableIsTheCodes(t *testing.T) {
+	t.Parallel()
+	for _, r := range invocationTable {
+		resp, err := answer(r.records(), r.batchError)
+		got := ""
+		switch {
+		case errors.Is(err, ErrBatchFailed):
+			got = "ErrBatchFailed"
+		case err != nil:
+			got = "other"
+		}
+		if got != r.want || len(resp.BatchItemFailures) != r.listed {
+			t.Errorf("%q: %d listed, error %v; the table says %d listed, error %q", r.batch, len(resp.BatchItemFailures), err, r.listed, r.want)
+		}
+		if got == "ErrBatchFailed" && len(resp.BatchItemFailures) != len(r.fates()) {
+			t.Errorf("%q: the invocation fails, but the response lists %d of %d messages: the error would bring back more", r.batch, len(resp.BatchItemFailures), len(r.fates()))
 		}
 	}
 }

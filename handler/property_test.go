@@ -1,11 +1,12 @@
 package handler_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
@@ -191,6 +192,7 @@ func (p *propBatch) check() error {
 		}
 	}
 	log := &propLog{starts: map[string]int{}, okEnd: map[string]int{}, runs: map[string]int{}}
+	var logs bytes.Buffer // the handler's lines; slog's handler writes one at a time
 	var replayMu sync.Mutex
 	replays := map[string]string{}
 	keyOf := func(m events.SQSMessage) string {
@@ -218,7 +220,7 @@ func (p *propBatch) check() error {
 	}
 	opts := []handler.Option{
 		handler.WithNamespace(handlerbundle.Namespace),
-		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		handler.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))),
 		handler.WithReplayHook(func(_ context.Context, m events.SQSMessage, result []byte) error {
 			replayMu.Lock()
 			defer replayMu.Unlock()
@@ -235,12 +237,29 @@ func (p *propBatch) check() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resp, err := handler.WrapSQS(store, fn, opts...)(ctx, p.event())
-	if err != nil {
-		return fmt.Errorf("the handler failed the batch: %w", err)
-	}
 	reported := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
 		reported[f.ItemIdentifier] = true
+	}
+	// The invocation fails, with the response listing every message,
+	// exactly when no message is acknowledged and the summary counts a
+	// failure.
+	var summary struct{ Failed int }
+	for line := range bytes.Lines(logs.Bytes()) {
+		if bytes.Contains(line, []byte(`"msg":"idemq: batch"`)) {
+			if jerr := json.Unmarshal(line, &summary); jerr != nil {
+				return jerr
+			}
+		}
+	}
+	allBack := len(reported) == len(p.recs)
+	switch {
+	case err != nil && !errors.Is(err, handler.ErrBatchFailed):
+		return fmt.Errorf("the handler failed the batch: %w", err)
+	case err != nil && !(allBack && summary.Failed > 0):
+		return fmt.Errorf("the handler failed the batch with %d of %d messages listed and %d failed: %w", len(reported), len(p.recs), summary.Failed, err)
+	case err == nil && allBack && summary.Failed > 0:
+		return fmt.Errorf("no message acknowledged, %d failed, and the invocation succeeded", summary.Failed)
 	}
 
 	// Order: no record's work starts before every earlier record of its

@@ -1,11 +1,14 @@
 package handler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // respond builds Lambda's partial batch response, in input order, and
@@ -25,44 +28,91 @@ func (b *batch) respond() (events.SQSEventResponse, error) {
 			b.assign(i, rec.fate.blockedByFIFO())
 		}
 	}
-	var resp events.SQSEventResponse
-	seen := make(map[string]bool)
-	var noID error
+	resp, err := answer(b.records, b.settings.batchError)
 	for i := range b.records {
-		rec := &b.records[i]
-		if rec.fate.acked() {
-			continue
-		}
-		b.reportFailure(rec)
-		id := rec.msg.MessageId
-		if id == "" {
-			noID = fmt.Errorf("handler: record %d failed and has no message id; failing the whole batch", i)
-			continue
-		}
-		if !seen[id] {
-			seen[id] = true
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+		if rec := &b.records[i]; !rec.fate.acked() {
+			b.reportFailure(rec)
 		}
 	}
 	b.summarize(len(resp.BatchItemFailures))
-	if noID != nil {
-		b.settings.logger.ErrorContext(b.ctx, noID.Error())
-		return events.SQSEventResponse{}, noID
+	if err != nil {
+		b.settings.logger.ErrorContext(b.ctx, "idemq: the invocation fails; the whole batch comes back", "err", err)
 	}
-	return resp, nil
+	return resp, err
+}
+
+// answer is what the invocation returns for records whose fates are
+// decided: the batch item failures, one per message id of a record not
+// acknowledged, in input order; with an error, when Lambda must bring the
+// whole batch back:
+//
+//   - a record not acknowledged has no message id: Lambda could not be
+//     told which one failed (the response is then empty);
+//   - with batchError, ErrBatchFailed when the batch is not empty, every
+//     message of it is listed (so the error brings back no other), and
+//     one record at least failed, not only found its key in progress or
+//     was not started: waiting is not failing.
+func answer(records []record, batchError bool) (events.SQSEventResponse, error) {
+	var resp events.SQSEventResponse
+	listed := make(map[string]bool)
+	for i := range records {
+		rec := &records[i]
+		if rec.fate.acked() {
+			continue
+		}
+		id := rec.msg.MessageId
+		if id == "" {
+			return events.SQSEventResponse{}, fmt.Errorf("handler: record %d failed and has no message id; failing the whole batch", i)
+		}
+		if !listed[id] {
+			listed[id] = true
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+		}
+	}
+	if !batchError || len(records) == 0 {
+		return resp, nil
+	}
+	failed := 0
+	var first error
+	for i := range records {
+		rec := &records[i]
+		if !listed[rec.msg.MessageId] {
+			return resp, nil // this message is deleted: the error would bring it back
+		}
+		var c counts
+		if c.add(&rec.fate); c.Failed > 0 {
+			if failed++; first == nil {
+				first = rec.failure()
+			}
+		}
+	}
+	if failed == 0 {
+		return resp, nil
+	}
+	return resp, fmt.Errorf("%w: %d of %d records failed, the others came back too; the first: %w", ErrBatchFailed, failed, len(records), first)
+}
+
+// failure is the error of a record that is not acknowledged.
+func (r *record) failure() *RecordError {
+	op, cause := r.fate.cause()
+	return &RecordError{MessageID: r.msg.MessageId, Key: r.key, Op: op, Err: cause}
 }
 
 // reportFailure logs a record reported as a batch item failure and tells
-// the failure hook, recovering its panic.
+// the failure hook, recovering its panic. A record found in progress is
+// logged at level INFO, one whose retry cannot succeed (hopeless) at
+// ERROR, any other at WARN.
 func (b *batch) reportFailure(rec *record) {
-	op, cause := rec.fate.cause()
-	err := &RecordError{MessageID: rec.msg.MessageId, Key: rec.key, Op: op, Err: cause}
+	err := rec.failure()
 	level, attrs := slog.LevelWarn, []slog.Attr{slog.String("message_id", rec.msg.MessageId), slog.String("key", string(rec.key))}
-	if op != "" {
-		attrs = append(attrs, slog.String("op", string(op)))
+	if err.Op != "" {
+		attrs = append(attrs, slog.String("op", string(err.Op)))
 	}
-	if errors.Is(cause, ErrInProgress) {
+	switch {
+	case errors.Is(err.Err, ErrInProgress):
 		level, attrs = slog.LevelInfo, append(attrs, slog.Time("lease_until", rec.fate.leaseUntil))
+	case hopeless(err.Err):
+		level = slog.LevelError
 	}
 	b.settings.logger.LogAttrs(b.ctx, level, "idemq: record comes back", append(attrs, slog.Any("err", err))...)
 	if hook := b.settings.onFailure; hook != nil {
@@ -73,4 +123,20 @@ func (b *batch) reportFailure(rec *record) {
 		}()
 		hook(b.ctx, *rec.msg, err)
 	}
+}
+
+// hopeless reports whether a record that failed with err will fail every
+// receive until the dead-letter queue: its message carries no usable key
+// or body, another payload holds its key, its result cannot be kept or
+// replayed to the hook, or the store answered it definitively
+// (idem.Retryable false, short of an ended context or a lost lease, which
+// a retry may get past). Someone must look: it is logged as an error.
+func hopeless(err error) bool {
+	switch {
+	case errors.Is(err, ErrBadKey), errors.Is(err, ErrBadBody):
+		return true
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, idem.ErrLeaseLost):
+		return false
+	}
+	return !idem.Retryable(err)
 }

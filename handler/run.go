@@ -30,7 +30,8 @@ func (b *batch) run() {
 // sequences are the runs of records that must go in order: the records
 // joined, directly or through others, by a message group (FIFO) or a key.
 // On a standard queue with distinct keys every record is a sequence of its
-// own. Sequences are ordered by their first record, and each lists its
+// own. A step handler's records are joined by their message group only:
+// each runs its own step, whatever its key. Sequences are ordered by their first record, and each lists its
 // records' indexes in input order.
 func (b *batch) sequences() [][]int {
 	parent := make([]int, len(b.records))
@@ -62,7 +63,7 @@ func (b *batch) sequences() [][]int {
 				byGroup[g] = i
 			}
 		}
-		if rec.key != "" && !rec.fate.decided() {
+		if b.w.step == nil && rec.key != "" && !rec.fate.decided() {
 			if j, ok := byKey[rec.key]; ok {
 				join(i, j)
 			} else {
@@ -107,7 +108,8 @@ func (b *batch) runSequences(sequences [][]int) {
 // runSequence settles a sequence's records in order. The first record of
 // a key that starts is its leader: it claims the key (or adopts a result
 // from the cache or another batch); every later record of the key is a
-// copy and adopts the leader's fate. On a FIFO queue the gate keeps a
+// copy and adopts the leader's fate. A step handler's record runs its
+// step instead. On a FIFO queue the gate keeps a
 // record from starting after a failure of its message group, or, without
 // WithFIFOGroupIsolation, after a failure anywhere earlier in the batch
 // (as far as is known yet; the response applies the gate again to every
@@ -122,6 +124,8 @@ func (b *batch) runSequence(sequence []int) {
 		case b.gate.blocks(i, rec.group()):
 			b.assign(i, decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}))
 			b.traceSettled(i)
+		case b.w.step != nil:
+			b.settleRecovering(i, func() fate { return b.runStep(rec) })
 		default:
 			if j, ok := leaders[rec.key]; ok && !rec.keyless {
 				b.settleRecovering(i, func() fate { return b.settleCopy(rec, &b.records[j]) })

@@ -57,8 +57,11 @@ func programName() string {
 // share is read-only after New, safe for concurrent use, or guarded
 // here.
 type wrapper struct {
-	store    idem.Store
-	fn       Func
+	store idem.Store
+	fn    Func
+	// step, when set, settles each record instead of a claim of store
+	// and fn (NewStepHandler); store and fn are then nil.
+	step     StepFunc
 	settings settings
 	cache    *cache // nil: off; locks itself
 	// flights are the keys batches are settling now, so that a batch

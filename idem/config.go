@@ -57,10 +57,7 @@ const (
 // as it is (handler.WithIdem). The zero value is valid and takes every
 // default.
 type Config struct {
-	// Clock tells the time leases and expiry are computed from. A Clock
-	// that also has a method Sleep(ctx context.Context, d time.Duration)
-	// error makes Do's pauses between the attempts of a completion (a
-	// simulation's clock); with any other, Do waits on a timer. Defaults
+	// Clock tells the time leases and expiry are computed from. Defaults
 	// to the wall clock (time.Now).
 	Clock Clock
 	// Lease is how long a claim holds the key before another worker may

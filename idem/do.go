@@ -111,16 +111,21 @@ type Result struct {
 // release answers, the key is not settled). Do returns the fresh Value
 // with each, and an error with the last two.
 //
-// A completion that fails with an error that may be transient (Retryable:
-// a lost connection, a timeout, throttling, left after the store's client
-// retried it) is sent again before Do gives up: 4 attempts in all, after
-// pauses of 25–50 ms, 50–100 ms and 100–200 ms (drawn at random in each
-// range), while the settle deadline (below) leaves room for the pause; the
-// completion's answer is the last attempt's. Sending it again is safe: a
-// store answers a completion it already applied, whose answer was lost,
-// with success. A definitive answer (ErrLeaseLost, ErrResultTooLarge,
-// ErrUnsupportedWrite, an ended context, an error a store marked
-// Permanent) is not sent again.
+// Do sends the completion once, and the release after a completion that
+// failed once: retrying a request is the store's client's job, one
+// retryer per call, so that the attempts of two layers never multiply.
+// Each store retries a completion that failed with an error that may be
+// transient (a lost connection, a timeout, throttling) itself, which is
+// safe because a completion already applied for the same owner, with the
+// same result, succeeds. The worst case of one completion is the store's
+// attempts: dynamostore.CompleteAttempts (6) requests, pgstore's (4),
+// redisstore's go-redis client's 1 + MaxRetries (4 by default); a result
+// too large to store adds a second completion without it, with as many;
+// a completion that fails adds one release, with the store's attempts for
+// it. All of them run under the settle context, so none is sent, and no
+// pause between two is waited out, past the settle deadline (below): what
+// the completion leaves of it is the release's, and a claim whose release
+// found no time left is left to its lease.
 //
 // A result longer than Config.CompressAbove is stored gzip-compressed when
 // that makes it smaller, and decompressed when it is replayed: Value is
@@ -298,7 +303,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 	comp.Result, comp.Encoding, err = a.c.offload(settle, a.key, a.owner, comp.Result, comp.Encoding)
 	stopBeats()
 	if err == nil {
-		err = a.complete(settle, comp)
+		err = a.s.Complete(settle, comp)
 	}
 	var tooLarge error
 	if errors.Is(err, ErrResultTooLarge) {
@@ -306,7 +311,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 		// the key without the result (and with the staged writes).
 		tooLarge = err
 		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
-		err = a.complete(settle, comp)
+		err = a.s.Complete(settle, comp)
 		if err == nil {
 			res.Omitted = true
 			return res, wrap(OpComplete, a.key, tooLarge)

@@ -17,9 +17,8 @@
 // the completion's own answer: Executed (stored, with the staged writes),
 // Superseded (refused because another claim took the key over after this
 // lease passed; Result.Holder says whether that claim has completed it) or
-// NotStored (anything else, once a completion that failed with an error
-// that may be transient, Retryable, was sent again as Do says: the claim
-// is released, and the caller must not ack). Only Executed, Replayed, and Superseded with the holder COMPLETED,
+// NotStored (anything else, after the store's client retried what may be
+// transient: the claim is released, and the caller must not ack). Only Executed, Replayed, and Superseded with the holder COMPLETED,
 // settle a request.
 //
 // When the work fails or panics the claim is released (deleted) so a retry

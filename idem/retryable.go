@@ -14,8 +14,12 @@ import (
 // store marked with Permanent. It is true for any other error: a lost
 // connection, a timeout of the store's client, throttling.
 //
-// Do sends a completion that failed with a Retryable error again (see
-// Do); a store's own client has usually retried it already.
+// Do sends each request once (see Do): a store's client retries what may
+// be transient. Retryable is for a store's author deciding what its
+// client sends again, and for a caller deciding how loudly to report a
+// failure: the SQS handler logs a record whose cause is not Retryable (an
+// ended context and a lost lease aside, which a retry may get past) at
+// level ERROR, since its retry cannot succeed.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
@@ -31,10 +35,11 @@ func Retryable(err error) bool {
 	return true
 }
 
-// Permanent returns err marked as a definitive answer of a store, one the
-// same request would get again (a table of another shape, a staged
-// write's condition that failed), so that Retryable reports false for it
-// and for any error that wraps it. The mark changes neither err's message
+// Permanent returns err marked as a definitive answer of a store, or of
+// another service that keeps a key (Lambda refusing a durable execution's
+// start), one the same request would get again (a table of another shape,
+// a staged write's condition that failed), so that Retryable reports false
+// for it and for any error that wraps it. The mark changes neither err's message
 // nor what errors.Is and errors.As find in it. Permanent(nil) is nil.
 func Permanent(err error) error {
 	if err == nil {

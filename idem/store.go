@@ -27,6 +27,8 @@ type Store interface {
 	// stored, encoded bytes) is ErrResultTooLarge, and leaves the record
 	// as it was. A completion with OmittedBytes stores no result and no
 	// encoding but the marker, which Claim returns in Record.OmittedBytes.
+	// Do sends it once: a store whose requests can fail transiently
+	// retries them itself, within ctx, as its client's retryer does.
 	Complete(ctx context.Context, c Completion) error
 	// Release deletes the record if owner still owns it and it is
 	// IN_PROGRESS, so a retry can claim the key again (ErrLeaseLost

@@ -83,10 +83,17 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 }
 
 // CompleteAttempts is how many times a completion is sent before its
-// error is returned, when the client retries at all (the SDK's default is
-// 3 attempts for every request). The work is done and paid for: a
-// completion that gives up frees the key, and the work runs again.
-// Retrying it is safe, as a completion applied before counts as a success.
+// error is returned, when the client retries at all (the DynamoDB client
+// retries every request, 4 attempts by default): the SDK's retryer,
+// raised for the completion, is the completion's one retry layer, since
+// idem.Do sends it once. The work is done and paid for: a completion that
+// gives up frees the key, and the work runs again. Retrying it is safe, as
+// a completion applied before counts as a success. Between the attempts
+// the SDK waits a random part of 25, 50, 100, 200 and 400 ms (775 ms at
+// most in all), or of 1, 2, 4, 8 and 16 s after throttling (31 s), and
+// each retry spends the client's retry quota (when it runs out, a request
+// fails without retrying); none of it goes past the context's deadline,
+// which idem.Do sets to its settle deadline.
 const CompleteAttempts = 6
 
 // persist raises a completion's attempts to CompleteAttempts, unless the

@@ -83,7 +83,10 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 }
 
 // CompleteAttempts is how many times a completion (or a claim) is sent
-// before a connection error is returned.
+// before a connection error is returned, 20, 40 and 80 ms apart: the
+// store's retries are the completion's one retry layer, since idem.Do
+// sends it once. None is sent past the context's deadline, which idem.Do
+// sets to its settle deadline.
 const CompleteAttempts = 4
 
 // querier is what a completion runs on: the pool, or a transaction.

@@ -1,11 +1,13 @@
 package pgstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,3 +134,61 @@ var columnsDDL = func() string {
 	ddl := pgstore.Schema("x")
 	return ddl[strings.Index(ddl, "(")+1 : strings.Index(ddl, "\n);")]
 }()
+
+// One retry layer: a completion against a PostgreSQL that never gets the
+// completing statement (the proxy cuts the connection as it goes out)
+// costs CompleteAttempts statements, the store's own retries, and no more:
+// idem.Do sends it once. The claim and the release after the failed
+// completion go through, so the key is free again. With a staged write
+// the completion runs in a transaction, counted the same way.
+func TestCompletionRequestsWhileDown(t *testing.T) {
+	b := setup(t)
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var completions atomic.Int32
+	p, err := netfault.Start(fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port), func(req []byte) netfault.Verdict {
+		if bytes.Contains(req, []byte("SET status = 'COMPLETED'")) {
+			completions.Add(1)
+			return netfault.Refuse
+		}
+		return netfault.Pass
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	host, port, _ := net.SplitHostPort(p.Addr())
+	cfg.ConnConfig.Host = host
+	if _, err := fmt.Sscan(port, &cfg.ConnConfig.Port); err != nil {
+		t.Fatal(err)
+	}
+	// The statement's text goes out with each execution, on every new
+	// connection alike.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store := must(pgstore.New(pool, b.table))
+	for key, staged := range map[idem.Key]bool{"t#down": false, "t#downstaged": true} {
+		completions.Store(0)
+		r, err := idem.Do(context.Background(), store, key, "", func(ctx context.Context) ([]byte, error) {
+			if staged {
+				return []byte("answer"), pgstore.Stage(ctx, func(context.Context, pgx.Tx) error { return nil })
+			}
+			return []byte("answer"), nil
+		})
+		if r.Outcome != idem.NotStored || err == nil || errors.Is(err, idem.ErrLeaseLost) {
+			t.Fatalf("%s: %+v, %v; want NotStored with the connection's error", key, r, err)
+		}
+		if n := completions.Load(); n != pgstore.CompleteAttempts {
+			t.Errorf("%s: %d completing statements, want %d (one completion, the store's attempts)", key, n, pgstore.CompleteAttempts)
+		}
+		if _, ok := idemtest.MustGet(t, b.store, key); ok {
+			t.Errorf("%s: the claim was not released", key)
+		}
+	}
+}

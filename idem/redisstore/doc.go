@@ -91,9 +91,12 @@
 // caller's code.
 //
 // go-redis sends a command again when its connection fails (MaxRetries, 3
-// by default). For Claim and Complete that is safe: a claim found held by
-// its own owner is Claimed, and a completion found applied with the same
-// result succeeds, so an answer lost with its connection loses nothing. A
+// by default, after a back-off of 8 to 512 ms). For Claim and Complete
+// that is safe: a claim found held by its own owner is Claimed, and a
+// completion found applied with the same result succeeds, so an answer
+// lost with its connection loses nothing. It is a completion's one retry
+// layer, since idem.Do sends it once: a completion costs at most 1 +
+// MaxRetries requests, none past the settle deadline idem.Do gives it. A
 // Release sent again after it applied reports idem.ErrLeaseLost ("the
 // record is gone"); the key is free either way.
 package redisstore

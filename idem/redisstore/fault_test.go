@@ -1,8 +1,10 @@
 package redisstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,4 +117,40 @@ func TestRedisExpiryIsTheRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantExpiry(b.now.Add(2 * time.Hour))
+}
+
+// One retry layer: a completion against a Redis that never gets the
+// completing script (the proxy cuts the connection as it goes out) costs
+// the client's attempts, 1 + MaxRetries (go-redis's default 3), and no
+// more: idem.Do sends it once. The claim and the release after the failed
+// completion go through, so the key is free again.
+func TestCompletionRequestsWhileDown(t *testing.T) {
+	b := setup(t)
+	result := []byte("the answer of a completion while the store is down")
+	var completions atomic.Int32
+	p, err := netfault.Start(serverAddr(t), func(req []byte) netfault.Verdict {
+		if bytes.Contains(req, result) {
+			completions.Add(1)
+			return netfault.Refuse
+		}
+		return netfault.Pass
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	client := newClient(t, p.Addr(), nil)
+	store := must(redisstore.New(client, redisstore.WithPrefix(b.store.Key(""))))
+	r, err := idem.Do(context.Background(), store, "t#down", "", func(context.Context) ([]byte, error) {
+		return result, nil
+	})
+	if r.Outcome != idem.NotStored || err == nil || errors.Is(err, idem.ErrLeaseLost) {
+		t.Fatalf("%+v, %v; want NotStored with the connection's error", r, err)
+	}
+	if n, want := completions.Load(), int32(1+client.Options().MaxRetries); n != want {
+		t.Errorf("%d completing requests, want %d (one completion, go-redis's attempts)", n, want)
+	}
+	if _, ok := idemtest.MustGet(t, b.store, "t#down"); ok {
+		t.Error("the claim was not released")
+	}
 }

@@ -92,14 +92,27 @@ func (b *Bundle) Logger() *slog.Logger {
 }
 
 // Invoke runs h on msgs with a deadline a minute away and returns the
-// reported message ids. The handler must not return an error.
+// reported message ids. The handler must not return an error, but
+// handler.ErrBatchFailed with a response that lists every message: Lambda
+// then brings back the whole batch, the same messages.
 func (b *Bundle) Invoke(h handler.Handler, msgs ...events.SQSMessage) []string {
 	b.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resp, err := h(ctx, events.SQSEvent{Records: msgs})
-	if err != nil {
+	if err != nil && !errors.Is(err, handler.ErrBatchFailed) {
 		b.T.Fatalf("handler returned an error: %v", err)
+	}
+	if err != nil {
+		listed := map[string]bool{}
+		for _, f := range resp.BatchItemFailures {
+			listed[f.ItemIdentifier] = true
+		}
+		for _, m := range msgs {
+			if !listed[m.MessageId] {
+				b.T.Fatalf("handler returned %v, but its response does not list %s: the error brings back more than the response", err, m.MessageId)
+			}
+		}
 	}
 	return IDs(resp)
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -55,8 +56,8 @@ func TestReplayFailures(t *testing.T) {
 		t.Fatalf("replay failures %q in the log of a good replay:\n%s", got, out.String())
 	}
 	clear(blobs.m)
-	if resp, err := h(t.Context(), event); err != nil || len(resp.BatchItemFailures) != 1 {
-		t.Fatalf("the duplicate whose object is gone: %+v, %v; want it back", resp, err)
+	if resp, err := h(t.Context(), event); !errors.Is(err, handler.ErrBatchFailed) || len(resp.BatchItemFailures) != 1 {
+		t.Fatalf("the duplicate whose object is gone: %+v, %v; want it back (the batch's one message: the invocation fails)", resp, err)
 	}
 	if got := replayFailures(out.String()); len(got) != 1 || !strings.Contains(got[0], "k1") {
 		t.Fatalf("replay failures %q; want the one of k1 in:\n%s", got, out.String())

@@ -87,8 +87,8 @@ func TestCountNotStored(t *testing.T) {
 		handlertest.JSONMessage("m-a", map[string]string{"idempotency_key": "a"}),
 		handlertest.JSONMessage("m-b", map[string]string{"idempotency_key": "b", "prompt": "boom"}),
 	)
-	if _, err := h(context.Background(), ev); err != nil {
-		t.Fatal(err)
+	if _, err := h(context.Background(), ev); !errors.Is(err, handler.ErrBatchFailed) {
+		t.Fatalf("err = %v, want handler.ErrBatchFailed: no message of the batch is acknowledged", err)
 	}
 	got := map[string]int{}
 	countNotStored(out.String(), map[string]string{string(clientKey("a")): "a", string(clientKey("b")): "b"}, got)

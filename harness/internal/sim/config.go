@@ -29,10 +29,14 @@ type Config struct {
 	Lose         float64 // per store request: applied, its answer lost
 	GiveUp       float64 // per lost answer: the client gives up with an error; else it retries once
 	// Outage is, per refused Complete, the chance that the store stays
-	// down for the execution: idem.Do's retries of it are refused too,
-	// until Do gives up and releases the claim.
-	Outage   float64
-	MaxSteps int
+	// down for the execution: the client's retries of it are refused too,
+	// until the client gives up and idem.Do releases the claim.
+	Outage float64
+	// ClientAttempts is how many times the store's client sends a
+	// Complete, the one request it retries here (its retryer's attempts:
+	// pgstore's CompleteAttempts, go-redis's 1 + MaxRetries).
+	ClientAttempts int
+	MaxSteps       int
 }
 
 // DefaultConfig is the world the tests explore.
@@ -42,7 +46,7 @@ func DefaultConfig() Config {
 		Visibilities: []time.Duration{10 * time.Second, 6 * time.Minute}, MaxTick: 10 * time.Second,
 		MaxCall: 20 * time.Second, MaxBeatCall: 3 * time.Minute, MaxReceives: 200, DupRate: 0.5,
 		CrashRate: 0.02, FailRate: 0.1, StallRate: 0.05, StageRate: 0.5, BeatRate: 0.5,
-		Refuse: 0.1, Lose: 0.1, GiveUp: 0.5, Outage: 0.5, MaxSteps: 20000,
+		Refuse: 0.1, Lose: 0.1, GiveUp: 0.5, Outage: 0.5, ClientAttempts: 4, MaxSteps: 20000,
 	}
 }
 
@@ -91,12 +95,17 @@ type Stats struct {
 	// Release applied with the answer lost: issue 19 item 1.
 	RefusedCompleteLostRelease int
 	// CompleteRetried counts executions whose Complete was refused and
-	// then applied when idem.Do sent it again: keys settled by the retry.
+	// then applied when the client sent it again: keys settled by the
+	// retry.
 	CompleteRetried int
 	// CompleteGaveUp counts executions whose Complete was refused and
 	// that idem.Do gave up on, releasing the claim: keys left unsettled.
 	CompleteGaveUp int
-	Requests       [numOps][numAnswers]int
+	// CompleteRequests counts the Complete requests sent, retries
+	// included; MaxCompleteRequests is the most one execution's
+	// completion sent (at most Config.ClientAttempts).
+	CompleteRequests, MaxCompleteRequests int
+	Requests                              [numOps][numAnswers]int
 }
 
 // Add adds o's counts to s.
@@ -121,6 +130,8 @@ func (s *Stats) Add(o Stats) {
 	s.RefusedCompleteLostRelease += o.RefusedCompleteLostRelease
 	s.CompleteRetried += o.CompleteRetried
 	s.CompleteGaveUp += o.CompleteGaveUp
+	s.CompleteRequests += o.CompleteRequests
+	s.MaxCompleteRequests = max(s.MaxCompleteRequests, o.MaxCompleteRequests)
 	for i := range s.Requests {
 		for j := range s.Requests[i] {
 			s.Requests[i][j] += o.Requests[i][j]
@@ -143,9 +154,9 @@ func (s *Stats) Unreached(rare bool) []string {
 		"a fenced-off Complete":           s.FencedOff,
 		"a completion with staged writes": s.Staged, "a heartbeat": s.Beats,
 		"a heartbeat that found the lease lost": s.BeatsLost, "two messages of one key in a batch": s.Copies,
-		"a refused Complete whose Release lost its answer": s.RefusedCompleteLostRelease,
-		"a refused Complete applied when sent again":       s.CompleteRetried,
-		"a refused Complete given up on":                   s.CompleteGaveUp,
+		"a refused Complete whose Release lost its answer":         s.RefusedCompleteLostRelease,
+		"a refused Complete applied when its client sent it again": s.CompleteRetried,
+		"a refused Complete given up on":                           s.CompleteGaveUp,
 	} {
 		if n == 0 {
 			out = append(out, name)

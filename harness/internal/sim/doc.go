@@ -20,11 +20,12 @@
 //   - the network: each Claim, Complete (with and without staged writes),
 //     Release and Extend is answered; or refused, not applied; or applied
 //     with its answer lost, after which the client gives up with an error
-//     or retries the same request and returns what the retry gets; a
-//     refused Complete may find the store down for its execution
-//     (Config.Outage), so that idem.Do's own retries of it (whose pauses
-//     yield to the scheduler, through the instance's clock) are refused
-//     too until Do gives up;
+//     or retries the same request and returns what the retry gets; the
+//     store's client, a completion's one retry layer (idem.Do sends it
+//     once), sends a refused Complete again, up to Config.ClientAttempts
+//     attempts, each a scheduler step; the first refusal may find the
+//     store down for the execution's whole window (Config.Outage), so that
+//     every attempt is refused until the client gives up and Do releases;
 //   - crashes: at any yield (before a request, between a lost answer and
 //     its retry, in the call, after the handler answered) an instance dies;
 //     its goroutines exit at their next yield, its answer is discarded and a
@@ -38,6 +39,8 @@
 //     called it and will not store its result, named: it crashed, it
 //     stalled past its lease, or its Complete was refused and idem.Do gave
 //     up on it (released the claim, or got a lost lease);
+//   - an execution's completion costs at most Config.ClientAttempts
+//     Complete requests: one retry layer, the client's;
 //   - no two live, unstalled instances are in the provider call for a key;
 //   - no write by an owner that does not hold the record succeeds;
 //   - a COMPLETED record holds the result of the execution whose Complete

@@ -26,6 +26,10 @@ type exec struct {
 	superseded *exec // held the key when our Complete was applied
 	refused    bool  // our Complete was refused (not applied)
 	down       bool  // the store is down for our Complete and its retries (Config.Outage)
+	// completeRequests is how many Complete requests our completion sent:
+	// at most Config.ClientAttempts, the client's, since idem.Do sends it
+	// once.
+	completeRequests int
 	// allowance says why the key may reach the provider once more because
 	// of this execution; empty: it may not.
 	allowance string

@@ -15,7 +15,7 @@ type point int
 
 const (
 	atRequest   point = iota // about to send a request to the store
-	atRetry                  // a request's answer was lost; about to retry it
+	atRetry                  // a request was refused or its answer lost; about to send it again
 	callStarted              // the provider received the request
 	callRunning              // waiting for the provider's answer
 	returned                 // the handler answered; the event source mapping has not acted on it

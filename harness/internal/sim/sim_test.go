@@ -56,11 +56,12 @@ var foundDefects = []struct {
 }{
 	{128, "issue 19 item 1: a Complete refused, then its Release applied with the answer lost; the retry's ErrLeaseLost, " +
 		"joined into Do's error, made the handler acknowledge a message whose result was never stored", nil},
-	// Since Do retries a failed completion, seed 128 no longer reaches that
-	// path (its retry stores the result); seed 121 does, with every retry
-	// refused and then the release's answer lost.
-	{121, "issue 19 item 1's path with Do's completion retries: every Complete refused, then the Release applied with " +
-		"the answer lost; the message must come back", func(s Stats) int { return s.RefusedCompleteLostRelease }},
+	// Since a failed completion is sent again (by idem.Do once, by the
+	// store's client now), seed 128 no longer reaches that path (a retry
+	// stores the result); seed 13 does, with every attempt of the client
+	// refused, then the release applied with the answer lost.
+	{13, "issue 19 item 1's path with the client's completion retries: every Complete attempt refused, then the Release " +
+		"applied with the answer lost; the message must come back", func(s Stats) int { return s.RefusedCompleteLostRelease }},
 }
 
 func TestSeedsThatFoundDefects(t *testing.T) {

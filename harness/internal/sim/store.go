@@ -45,17 +45,7 @@ func (s *faultStore) send(o op, what string, apply func() error, pause func()) (
 // sendDown is send, with down: the store is down and the request refused.
 func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, pause func()) (answer, error) {
 	w := s.w
-	a := answered
-	if down {
-		a = refused
-	} else if r := w.rng.Float64(); r < w.cfg.Refuse {
-		a = refused
-	} else if r < w.cfg.Refuse+w.cfg.Lose {
-		a = lostRetried
-		if w.rng.Float64() < w.cfg.GiveUp {
-			a = lostGaveUp
-		}
-	}
+	a := w.network(down)
 	w.stats.Requests[o][a]++
 	var err error
 	switch a {
@@ -75,6 +65,22 @@ func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, 
 	}
 	w.logf("w%d %s (%s) → %v", s.wk.id, what, a, err)
 	return a, err
+}
+
+// network is what the network makes of one request: answered; refused
+// (always, with down: the store is down); or applied with its answer
+// lost, after which the client gives up or sends it again.
+func (w *world) network(down bool) answer {
+	switch r := w.rng.Float64(); {
+	case down || r < w.cfg.Refuse:
+		return refused
+	case r < w.cfg.Refuse+w.cfg.Lose:
+		if w.rng.Float64() < w.cfg.GiveUp {
+			return lostGaveUp
+		}
+		return lostRetried
+	}
+	return answered
 }
 
 func (s *faultStore) retryPause() { s.wk.yield(atRetry) }
@@ -125,7 +131,15 @@ func (s *faultStore) Claim(_ context.Context, req idem.ClaimRequest) (idem.Claim
 	return c, nil
 }
 
-// Complete implements idem.Store.
+// Complete implements idem.Store, with the client's retries of it: the
+// store's client, like the AWS SDK's retryer or go-redis, is a
+// completion's one retry layer (idem.Do sends it once). Each attempt meets
+// the network: answered, and the client returns the answer; refused, and
+// the client sends it again after a yield, up to Config.ClientAttempts
+// attempts in all; applied with its answer lost, and the client either
+// gives up with an error or sends it again the same way. The first
+// refusal may find the store down for the execution (Config.Outage):
+// every later attempt is refused too, until the client gives up.
 func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	w, wk := s.w, s.wk
 	ex := w.execOf(c.Owner)
@@ -133,8 +147,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 	if len(c.Writes) > 0 {
 		o = opCompleteStaged
 	}
-	wk.yield(atRequest)
-	a, err := s.sendDown(o, ex.String()+" completes "+ex.key, ex.down, func() error {
+	apply := func() error {
 		before, held := w.get(c.Key)
 		err := w.store.Complete(context.Background(), c)
 		retry := held && before.Status == idem.StatusCompleted && before.Owner == c.Owner && before.Encoding == c.Encoding && bytes.Equal(before.Result, c.Result)
@@ -146,7 +159,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 			}
 			if ex.refused {
 				w.stats.CompleteRetried++
-				w.logf("%s: its Complete, refused before, was applied when sent again", ex)
+				w.logf("%s: its Complete, refused before, was applied when the client sent it again", ex)
 			}
 		}
 		if errors.Is(err, idem.ErrLeaseLost) && held && before.Owner != c.Owner {
@@ -154,18 +167,52 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 		}
 		w.checkExec(ex)
 		return err
-	}, s.retryPause)
-	switch {
-	case a == refused:
-		if !ex.refused && w.rng.Float64() < w.cfg.Outage {
-			ex.down = true
-			w.logf("%s: the store is down for its Complete", ex)
+	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		if attempt == 1 {
+			wk.yield(atRequest)
+		} else {
+			wk.yield(atRetry)
 		}
-		ex.refused = true
-	case errors.Is(err, idem.ErrLeaseLost):
+		if ex.completeRequests++; ex.completeRequests > w.cfg.ClientAttempts && w.broken == nil {
+			w.broken = fmt.Errorf("%s sent its completion %d times: more than its client's %d attempts (one retry layer)",
+				ex, ex.completeRequests, w.cfg.ClientAttempts)
+		}
+		w.stats.CompleteRequests++
+		w.stats.MaxCompleteRequests = max(w.stats.MaxCompleteRequests, ex.completeRequests)
+		a := w.network(ex.down)
+		last := attempt == w.cfg.ClientAttempts
+		if a == lostRetried && last {
+			a = lostGaveUp // no attempt left to send it again
+		}
+		w.stats.Requests[o][a]++
+		what := fmt.Sprintf("%s completes %s (attempt %d)", ex, ex.key, attempt)
+		switch a {
+		case answered:
+			err = apply()
+		case refused:
+			err = errRefused
+			if !ex.refused && w.rng.Float64() < w.cfg.Outage {
+				ex.down = true
+				w.logf("%s: the store is down for its Complete", ex)
+			}
+			ex.refused = true
+		case lostGaveUp:
+			w.logf("w%d %s → %v, answer lost", wk.id, what, apply())
+			err = errLost
+		case lostRetried:
+			w.logf("w%d %s → %v, answer lost; sending it again", wk.id, what, apply())
+		}
+		w.logf("w%d %s (%s) → %v", wk.id, what, a, err)
+		if a == answered || a == lostGaveUp || (a == refused && last) {
+			break
+		}
+	}
+	if errors.Is(err, idem.ErrLeaseLost) {
 		w.stats.FencedOff++
 		if ex.refused {
-			// Not sent again: Do gives up.
+			// Do does not release after a lost lease: it gives up here.
 			w.gaveUp(ex)
 		}
 	}

@@ -115,20 +115,10 @@ func (b *beat) open() bool {
 	}
 }
 
-// clock is the instance's idem.Clock: the simulated time, and pauses
-// between the attempts of a completion that yield to the scheduler, as a
-// lost answer's retry does, instead of waiting on a timer.
+// clock is the instance's idem.Clock: the simulated time.
 type clock struct{ wk *worker }
 
 func (c clock) Now() time.Time { return c.wk.now() }
-
-// Sleep lets the world move on while idem.Do pauses: the scheduler may
-// run other instances, move the clock (never past a live lease) or crash
-// this one.
-func (c clock) Sleep(context.Context, time.Duration) error {
-	c.wk.yield(atRetry)
-	return nil
-}
 
 // now is the instance's clock (idem.WithClock): the simulated time.
 func (wk *worker) now() time.Time {
