@@ -61,7 +61,7 @@ func TestReleaseForce(t *testing.T) {
 
 func TestReleaseAnsweredNo(t *testing.T) {
 	eachStore(t, func(t *testing.T, b *bundle) {
-		owner := b.claim(t, "stopped", b.now.Add(-time.Hour), time.Minute)
+		owner := b.claim(t, "stopped", b.now.Add(-10*time.Minute), time.Minute) // its lease passed; its record lives 50 min more (Redis deletes a key at its expiry)
 		for _, in := range []string{"n\n", "\n", "", "yes please\n"} {
 			r := b.run(t, strings.NewReader(in), "release", "stopped", "--force")
 			if r.code != exitFailed || !strings.Contains(r.stdout, "nothing changed") {
