@@ -44,6 +44,12 @@ var layers = map[string]int{
 	"frontdoor": 4,
 	"durable":   4,
 	"idemqotel": 4,
+	// Every IDEMQ_* variable, parsed, above every part it configures; the
+	// stores' openers from those settings above it.
+	"idemqenv":                   5,
+	"idem/dynamostore/dynamoenv": 6,
+	"idem/pgstore/pgenv":         6,
+	"idem/redisstore/redisenv":   6,
 }
 
 // The library's modules, whose packages (tests left out) are checked.
