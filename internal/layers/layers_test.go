@@ -50,10 +50,13 @@ var layers = map[string]int{
 	"idem/dynamostore/dynamoenv": 6,
 	"idem/pgstore/pgenv":         6,
 	"idem/redisstore/redisenv":   6,
+	// The worker's contract as a library: the handler, store, back-off
+	// and checks a function of your own gets from the environment.
+	"worker": 7,
 }
 
 // The library's modules, whose packages (tests left out) are checked.
-var patterns = []string{"./...", "./idem/dynamostore/...", "./idem/pgstore/...", "./idem/redisstore/...", "./idem/s3blob/...", "./durable/...", "./idemqotel/..."}
+var patterns = []string{"./...", "./idem/dynamostore/...", "./idem/pgstore/...", "./idem/redisstore/...", "./idem/s3blob/...", "./durable/...", "./idemqotel/...", "./worker/..."}
 
 func TestImportsGoDown(t *testing.T) {
 	t.Parallel()
