@@ -18,58 +18,20 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/producer"
 	idemqrequest "github.com/idemq/idemq/request"
 )
 
-func TestLoadConfigFrontDoor(t *testing.T) {
+// A front door cannot serve a key it cannot put in a body field: a key
+// of fields or an attribute is refused at wiring, named.
+func TestFrontDoorRefusesOtherKeySources(t *testing.T) {
 	t.Parallel()
-	const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
-	c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL,
-		envFrontPath, "/v1/jobs", envFrontMaxBody, "1000"))
-	want := frontDoorConfig{on: true, queueURL: queueURL, path: "/v1/jobs", maxBodyBytes: 1000, scope: scopeIAM}
-	if err != nil || c.frontDoor != want {
-		t.Errorf("front-door mode without a provider: %+v, %v; want %+v", c.frontDoor, err, want)
-	}
-	// Off Lambda no request has an IAM caller: one key space, unless
-	// told otherwise, which is refused below.
-	for _, tc := range []struct{ addr, scope, want string }{{"", "", scopeIAM}, {"127.0.0.1:8080", "", scopeNone}, {"", "NONE", scopeNone}, {"", "iam", scopeIAM}} {
-		c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL, envFrontAddr, tc.addr, envFrontScope, tc.scope))
-		if err != nil || c.frontDoor.scope != tc.want {
-			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", envFrontAddr, tc.addr, envFrontScope, tc.scope, c.frontDoor.scope, err, tc.want)
-		}
-	}
-	if c, err := loadConfig(env(envTable, "t", envProviderURL, "http://p", envMode, "worker")); err != nil || c.frontDoor.on {
-		t.Errorf("worker mode: %+v, %v", c.frontDoor, err)
-	}
-	for _, tc := range []struct {
-		name string
-		env  func(string) string
-		want []string
-	}{
-		{"bad mode", env(envTable, "t", envProviderURL, "http://p", envMode, "http"), []string{envMode}},
-		{"no queue, no namespace", env(envTable, "t", envMode, "frontdoor"), []string{envFrontQueueURL, envNamespace}},
-		{"bad queue URL", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, "requests"), []string{envFrontQueueURL}},
-		{"bad body size", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontMaxBody, "0"), []string{envFrontMaxBody}},
-		{"and a consumer", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envConsumerQueueURL, queueURL),
-			[]string{envConsumerQueueURL, envMode}},
-		{"front-door settings in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontQueueURL, queueURL, envFrontPath, "/x", envFrontMaxBody, "9"),
-			[]string{envFrontQueueURL, envFrontPath, envFrontMaxBody, envMode}},
-		{"worker mode still needs a provider", env(envTable, "t"), []string{envProviderURL}},
-		{"bad scope", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "account"), []string{envFrontScope}},
-		{"IAM scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam", envFrontAddr, "127.0.0.1:8080"),
-			[]string{envFrontScope, envFrontAddr}},
-		{"scope in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontScope, "none"), []string{envFrontScope, envMode}},
-	} {
-		_, err := loadConfig(tc.env)
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		for _, name := range tc.want {
-			if !strings.Contains(err.Error(), name) {
-				t.Errorf("%s: error %q does not name %s", tc.name, err, name)
-			}
+	for _, kv := range [][]string{{idemqenv.KeyFields, "a,b"}, {idemqenv.KeyAttribute, "key"}, {idemqenv.FingerprintFields, "a"}} {
+		_, err := start(context.Background(), env(append([]string{idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "n",
+			idemqenv.FrontDoorQueueURL, "http://127.0.0.1:1/123456789012/requests"}, kv...)...), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set with "+idemqenv.Mode+"=frontdoor") {
+			t.Errorf("%s: %v; want it refused, named", kv[0], err)
 		}
 	}
 }
@@ -118,8 +80,8 @@ func (f *sendSQS) sent() []string {
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise",
-		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL),
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)

@@ -62,16 +62,15 @@ type Option func(*Config)
 // WithLogger sets Config.Logger.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
+// WithAWS sets Config.AWS.
+func WithAWS(load func(context.Context) (aws.Config, error)) Option {
+	return func(c *Config) { c.AWS = load }
+}
+
 // WithAWSConfig sets Config.AWS to return cfg: one configuration shared
 // with the caller's own clients.
 func WithAWSConfig(cfg aws.Config) Option {
-	return func(c *Config) { c.AWS = func(context.Context) (aws.Config, error) { return cfg, nil } }
-}
-
-// WithAWSOptions sets Config.AWS to the SDK's default configuration with
-// opts added: a region, an endpoint resolver, credentials.
-func WithAWSOptions(opts ...func(*awsconfig.LoadOptions) error) Option {
-	return func(c *Config) { c.AWS = loadAWS(opts...) }
+	return WithAWS(func(context.Context) (aws.Config, error) { return cfg, nil })
 }
 
 // WithStores adds openers to Config.Stores.
@@ -105,22 +104,16 @@ func resolve(opts []Option) (Config, error) {
 		c.Logger = slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	}
 	if c.AWS == nil {
-		c.AWS = loadAWS()
+		c.AWS = func(ctx context.Context) (aws.Config, error) {
+			cfg, err := awsconfig.LoadDefaultConfig(ctx)
+			if err != nil {
+				return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
+			}
+			return cfg, nil
+		}
 	}
 	if c.EMF == nil {
 		c.EMF = os.Stdout
 	}
 	return c, nil
-}
-
-// loadAWS loads the SDK's default configuration with opts, naming the
-// failure.
-func loadAWS(opts ...func(*awsconfig.LoadOptions) error) func(context.Context) (aws.Config, error) {
-	return func(ctx context.Context) (aws.Config, error) {
-		cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
-		if err != nil {
-			return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-		}
-		return cfg, nil
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -96,7 +97,7 @@ func TestFromEnvRefuses(t *testing.T) {
 			[]worker.Option{worker.WithHandlerOptions(handler.WithKeyFunc(func(events.SQSMessage) (string, error) { return "k", nil }))}, []string{"KeyFunc", "KeyField"}},
 		{"a consumer setting the consumer refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
 			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.ConsumerVisibility: "1500ms"},
-			[]worker.Option{worker.WithAWSOptions(awsconfig.WithRegion("us-east-1"))}, []string{idemqenv.ConsumerVisibility + ": consumer: VisibilityTimeout"}},
+			[]worker.Option{testAWS}, []string{idemqenv.ConsumerVisibility + ": consumer: VisibilityTimeout"}},
 		{"a nil option", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n"}, []worker.Option{nil}, []string{"worker: options[1]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,8 +124,10 @@ func TestFromEnvRefuses(t *testing.T) {
 
 // testAWS points the SDK at local servers: static credentials, the
 // region the test servers sign for.
-var testAWS = worker.WithAWSOptions(awsconfig.WithRegion("us-east-1"),
-	awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")))
+var testAWS = worker.WithAWS(func(ctx context.Context) (aws.Config, error) {
+	return awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion("us-east-1"),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")))
+})
 
 // On DynamoDB Local, as the CDK construct deploys it: one run per key, the
 // duplicate replayed, the next delivery replayed from the table.
