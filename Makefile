@@ -30,7 +30,7 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 # per driver, the worker and the test helpers that import a driver. From the
 # root, ./... names the root module's packages only, so the targets name
 # every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest internal/storeenv worker
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest worker
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 .PHONY: test

@@ -16,7 +16,9 @@ import (
 func (r *reader) check(s *Settings) {
 	p := r.program
 	if p != Dispatch {
-		r.checkStore(&s.Store)
+		// The command needs a store only for some of its work: it asks
+		// for what is missing when it opens one (CheckStore).
+		r.checkStore(&s.Store, p != Command)
 	}
 	if s.Blobs.Bucket != "" && s.Blobs.Prefix == "" {
 		s.Blobs.Prefix = DefaultBlobPrefix
@@ -52,28 +54,43 @@ func (r *reader) check(s *Settings) {
 	}
 }
 
+// CheckStore reports what the store s names lacks (its table, its URL),
+// each missing variable named as program p names it: for the command,
+// which needs a store only for some of its work, when it opens one. ReadFor
+// checks it for every other program.
+func CheckStore(p Program, s StoreSettings) error {
+	r := reader{program: p, getenv: func(string) string { return "" }}
+	r.checkStore(&s, true)
+	return errors.Join(r.errs...)
+}
+
 // checkStore fills in the default store and checks that st names a store
-// with what it requires.
-func (r *reader) checkStore(st *StoreSettings) {
+// with, when required is true, what it requires.
+func (r *reader) checkStore(st *StoreSettings, required bool) {
 	if st.Kind == "" {
 		st.Kind = StoreDynamoDB
 	}
+	table := func(format string, args ...any) {
+		if required && st.Table == "" {
+			r.bad(format, args...)
+		}
+	}
+	storeURL := func(want string, schemes ...string) {
+		if !required && st.URL == "" {
+			return
+		}
+		if err := r.checkStoreURL(st.URL, schemes...); err != nil {
+			r.bad("%v; want %s with %s=%s", err, want, Store, st.Kind)
+		}
+	}
 	switch st.Kind {
 	case StoreDynamoDB:
-		if st.Table == "" {
-			r.bad("%s is required: the name of the DynamoDB idempotency table", r.label(Table))
-		}
+		table("%s is required: the name of the DynamoDB idempotency table", r.label(Table))
 	case StorePostgres:
-		if st.Table == "" {
-			r.bad("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label(Table), Store)
-		}
-		if err := r.checkStoreURL(st.URL, "postgres", "postgresql"); err != nil {
-			r.bad("%v; want a postgres:// URL with %s=postgres", err, Store)
-		}
+		table("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label(Table), Store)
+		storeURL("a postgres:// URL", "postgres", "postgresql")
 	case StoreRedis:
-		if err := r.checkStoreURL(st.URL, "redis", "rediss"); err != nil {
-			r.bad("%v; want a redis:// or rediss:// URL with %s=redis", err, Store)
-		}
+		storeURL("a redis:// or rediss:// URL", "redis", "rediss")
 	case StoreMemory:
 		if r.program == Command {
 			r.bad("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", r.label(Store))

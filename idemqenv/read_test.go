@@ -312,7 +312,8 @@ func TestReadDispatch(t *testing.T) {
 
 // The command reads its own variables, overridden by its flags (it
 // passes a getenv that looks at them first), names each flag with its
-// variable, and ignores the worker's other variables.
+// variable, ignores the worker's other variables, and asks for a store's
+// table and URL when it opens one (CheckStore).
 func TestReadCommand(t *testing.T) {
 	t.Parallel()
 	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", RecordExpiry, "100h", BlobBucket, "b",
@@ -335,11 +336,19 @@ func TestReadCommand(t *testing.T) {
 		{env(Table, "t", StoreURL, "redis://h"), []string{"IDEMQ_STORE_URL (or --store-url) is set but IDEMQ_STORE is dynamodb"}},
 		{env(Table, "t", RecordExpiry, "-1h"), []string{`IDEMQ_RECORD_EXPIRY (or --record-expiry)="-1h": must be positive`}},
 	} {
-		_, err := ReadFor(Command, c.env)
+		s, err := ReadFor(Command, c.env)
+		err = errors.Join(err, CheckStore(Command, s.Store)) // as the command opens the store
 		wantErr(t, err, c.want...)
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("the password is shown: %v", err)
 		}
+	}
+	// A command that opens no store (redrive) needs none named.
+	if s, err := ReadFor(Command, env(SQSEndpoint, "http://127.0.0.1:9324")); err != nil || s.SQSEndpoint != "http://127.0.0.1:9324" {
+		t.Errorf("no store: %+v, %v", s, err)
+	}
+	if _, err := ReadFor(Command, env(SQSEndpoint, "127.0.0.1:9324")); err == nil || !strings.Contains(err.Error(), SQSEndpoint+" (or --sqs-endpoint)") {
+		t.Errorf("a bad SQS endpoint: %v; want it named with its flag", err)
 	}
 }
 

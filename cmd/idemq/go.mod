@@ -14,10 +14,10 @@ require (
 	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/storeenv v0.0.0-00010101000000-000000000000
 )
 
 require (
+	github.com/aws/aws-lambda-go v1.55.1 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue v1.21.22 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/ec2/imds v1.20.9 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
@@ -56,5 +56,4 @@ replace (
 	github.com/idemq/idemq/internal/dynamotest => ../../internal/dynamotest
 	github.com/idemq/idemq/internal/pgtest => ../../internal/pgtest
 	github.com/idemq/idemq/internal/redistest => ../../internal/redistest
-	github.com/idemq/idemq/internal/storeenv => ../../internal/storeenv
 )
