@@ -257,7 +257,9 @@ func TestWorkerEMFAndTracing(t *testing.T) {
 	// A tracer that cannot be made stops the start-up, named.
 	_, err = worker.FromEnv(context.Background(), lookup(map[string]string{
 		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false", idemqenv.Tracing: "otel",
-	}), c.fn, quiet, worker.WithTracing(func(context.Context, string) (worker.Tracing, error) { return worker.Tracing{}, errors.New("no collector") }))
+	}), c.fn, quiet, worker.WithTracing(func(context.Context, string) (worker.Tracing, error) {
+		return worker.Tracing{}, errors.New("no collector")
+	}))
 	if err == nil || !strings.Contains(err.Error(), idemqenv.Tracing+"=otel: no collector") {
 		t.Errorf("a failed tracer: %v", err)
 	}
