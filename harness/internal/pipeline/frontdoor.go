@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/netfault"
 )
 
@@ -113,9 +114,9 @@ func (rep *FrontDoorReport) Summary() string {
 
 // The reference worker's front-door mode (lambda/frontdoor.go).
 const (
-	envMode             = "IDEMQ_MODE"
-	envFrontDoorQueue   = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	envFrontDoorAddr    = "IDEMQ_FRONTDOOR_ADDR"
+	envMode             = idemqenv.Mode
+	envFrontDoorQueue   = idemqenv.FrontDoorQueueURL
+	envFrontDoorAddr    = idemqenv.FrontDoorAddr
 	frontDoorPath       = "/requests"
 	frontDoorHeaderKey  = "Idempotency-Key"
 	frontDoorMaxRetries = 200
