@@ -11,45 +11,73 @@ import (
 	"github.com/idemq/idemq/harness/internal/repo"
 )
 
-// imports are the packages the user's module imports: the handler and one
-// store, as a DynamoDB user's Lambda function does.
-var imports = []string{"handler", "idem/dynamostore"}
-
-// forbidden are module paths (prefixes) no such user may carry: the other
-// drivers' and the SDK services the user does not call, and the library's
-// test-only requirements.
-var forbidden = []string{
-	"github.com/jackc/pgx",
-	"github.com/redis/go-redis",
-	"github.com/aws/aws-sdk-go-v2/service/s3",
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
-	"github.com/aws/aws-sdk-go-v2/service/lambda",
-	"github.com/gowebpki/jcs",
-	// Tracing is idemqotel's, a module of its own: handler only defines
-	// the hook.
-	"go.opentelemetry.io",
+// user is a user's module: the packages it imports, the module paths
+// (prefixes) it may not carry, and those it must (so that the test sees
+// the graph of a module that really imports the store).
+type user struct {
+	imports, forbidden, needed []string
 }
 
-// required is what the user's graph must hold, so that the test sees the
-// graph of a module that really imports the store.
-var needed = []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb"}
+// users are the users whose graphs are checked.
+var users = map[string]user{
+	// The handler and one store, as a DynamoDB user's Lambda function does.
+	"handler and dynamostore": {
+		imports: []string{"handler", "idem/dynamostore"},
+		forbidden: []string{
+			"github.com/jackc/pgx",
+			"github.com/redis/go-redis",
+			"github.com/aws/aws-sdk-go-v2/service/s3",
+			"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
+			"github.com/aws/aws-sdk-go-v2/service/lambda",
+			"github.com/gowebpki/jcs",
+			// Tracing is idemqotel's, a module of its own: handler only
+			// defines the hook.
+			"go.opentelemetry.io",
+		},
+		needed: []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb"},
+	},
+	// The worker's contract (FromEnv), as a function of the user's own
+	// on DynamoDB does: the S3 client for the results bucket, but no other
+	// store's driver (their openers are their modules').
+	"worker": {
+		imports: []string{"worker"},
+		forbidden: []string{
+			"github.com/jackc/pgx",
+			"github.com/redis/go-redis",
+			"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
+			"github.com/aws/aws-sdk-go-v2/service/lambda",
+			"github.com/gowebpki/jcs",
+			"go.opentelemetry.io",
+		},
+		needed: []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/aws/aws-sdk-go-v2/service/s3"},
+	},
+}
 
-// TestUserModuleGraph tidies a throwaway module importing handler and
-// idem/dynamostore, with replace directives pointing at the working tree's
-// modules, outside the workspace (GOWORK=off), and fails if go mod graph
-// lists a requirement the user does not use.
+// TestUserModuleGraph tidies a throwaway module for each user, with
+// replace directives pointing at the working tree's modules, outside the
+// workspace (GOWORK=off), and fails if go mod graph lists a requirement
+// the user does not use.
 func TestUserModuleGraph(t *testing.T) {
 	t.Parallel()
 	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for name, u := range users {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkGraph(t, root, u)
+		})
+	}
+}
+
+func checkGraph(t *testing.T, root string, u user) {
 	dir := t.TempDir()
 	var goMod, main strings.Builder
 	goMod.WriteString("module example.com/user\n\ngo 1.26.0\n\n")
 	main.WriteString("package main\n\nimport (\n")
 	required := map[string]bool{} // module paths the imports need
-	for _, pkg := range imports {
+	for _, pkg := range u.imports {
 		path, _ := enclosingModule(t, root, filepath.Join(root, filepath.FromSlash(pkg)))
 		required[path] = true
 		main.WriteString("\t_ \"" + repo.Module + "/" + pkg + "\"\n")
@@ -71,15 +99,15 @@ func TestUserModuleGraph(t *testing.T) {
 	goCmd(t, dir, "build", "-o", os.DevNull, ".")
 	graph := goCmd(t, dir, "mod", "graph")
 	for _, line := range strings.Split(graph, "\n") {
-		for _, bad := range forbidden {
+		for _, bad := range u.forbidden {
 			if fields := strings.Fields(line); len(fields) == 2 && strings.HasPrefix(fields[1], bad) {
 				t.Errorf("the user's module graph has %s: %s", bad, line)
 			}
 		}
 	}
-	for _, want := range needed {
+	for _, want := range u.needed {
 		if !strings.Contains(graph, " "+want+"@") {
-			t.Errorf("the user's module graph lacks %s, which dynamostore needs:\n%s", want, graph)
+			t.Errorf("the user's module graph lacks %s, which its imports need:\n%s", want, graph)
 		}
 	}
 	if t.Failed() {
