@@ -72,10 +72,6 @@ const (
 // Kind is how v's value is written.
 func (v Var) Kind() Kind { return v.value.kind }
 
-// Values are the values an enum variable takes, the default first; nil
-// for another kind.
-func (v Var) Values() []string { return slices.Clone(v.value.values) }
-
 // value parses a variable into its field of Settings and writes it back.
 type value struct {
 	kind   Kind
