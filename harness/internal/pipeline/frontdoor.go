@@ -175,7 +175,7 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	door, err := f.start("frontdoor", envMode+"=frontdoor", envFrontDoorQueue+"="+r.queue.URL,
+	door, err := f.startFrontDoor(envMode+"=frontdoor", envFrontDoorQueue+"="+r.queue.URL,
 		envFrontDoorAddr+"="+addr, envSQSEndpoint+"="+counter.URL)
 	if err != nil {
 		return nil, err
@@ -234,7 +234,27 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 // start starts a process of the worker named name with the run's
 // environment and extra.
 func (f *fdRun) start(name string, extra ...string) (*ConsumerProc, error) {
-	p, err := startConsumerProc(name, f.r.parts.Bootstrap, append(f.r.workerEnv(name), extra...))
+	return f.startWith(name, append(f.r.workerEnv(name), extra...))
+}
+
+// startFrontDoor starts the front door: the worker's environment less the
+// variables front-door mode does not read (its provider), which it
+// refuses, and extra.
+func (f *fdRun) startFrontDoor(extra ...string) (*ConsumerProc, error) {
+	var env []string
+	for _, kv := range f.r.workerEnv("frontdoor") {
+		name, _, _ := strings.Cut(kv, "=")
+		if v, ok := idemqenv.Lookup(name); ok && !v.Programs.Has(idemqenv.FrontDoor) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return f.startWith("frontdoor", append(env, extra...))
+}
+
+// startWith starts process name with env.
+func (f *fdRun) startWith(name string, env []string) (*ConsumerProc, error) {
+	p, err := startConsumerProc(name, f.r.parts.Bootstrap, env)
 	if err != nil {
 		return nil, err
 	}
