@@ -58,3 +58,16 @@ func TestDispatchConfig(t *testing.T) {
 		}
 	}
 }
+
+// The dispatcher refuses the front door's settings and the tracing it
+// would ignore, as it refuses the store's. The names are spelled out, as
+// an operator writes them.
+func TestDispatchRefusesOtherModesSettings(t *testing.T) {
+	t.Parallel()
+	for _, kv := range [][]string{{"IDEMQ_FRONTDOOR_PATH", "/jobs"}, {"IDEMQ_FRONTDOOR_SCOPE", "none"}, {"IDEMQ_TRACING", "otel"}} {
+		_, err := loadConfig(env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", kv[0], kv[1]))
+		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is dispatch") {
+			t.Errorf("dispatch with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
+		}
+	}
+}

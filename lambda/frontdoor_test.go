@@ -230,3 +230,19 @@ func TestEnqueuerFIFO(t *testing.T) {
 		t.Errorf("standard input %+v", c.in)
 	}
 }
+
+// A front door refuses a worker's setting it would ignore (a lease, a
+// provider), as the worker refuses the front door's: a setting that
+// changes nothing is a mistake, not a setting. The names are spelled out,
+// as an operator writes them.
+func TestFrontDoorRefusesWorkerSettings(t *testing.T) {
+	t.Parallel()
+	base := []string{"IDEMQ_MODE", "frontdoor", "IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "n",
+		"IDEMQ_FRONTDOOR_QUEUE_URL", "http://127.0.0.1:1/123456789012/requests"}
+	for _, kv := range [][]string{{"IDEMQ_LEASE", "1m"}, {"IDEMQ_PROVIDER_URL", "http://127.0.0.1:1/v1"}, {"IDEMQ_CONCURRENCY", "5"}} {
+		_, err := start(context.Background(), env(append(append([]string{}, base...), kv...)...), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is frontdoor") {
+			t.Errorf("front door with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
+		}
+	}
+}
