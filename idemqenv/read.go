@@ -97,7 +97,7 @@ func (r *reader) show(v Var, val string) string {
 }
 
 // mode says which program r reads, for a message: "IDEMQ_MODE is
-// dispatch", or of the worker "IDEMQ_MODE is worker (its default)".
+// dispatch", or with no mode set "IDEMQ_MODE is unset (worker)".
 func (r *reader) mode() string {
 	if r.program == Worker && r.getenv(Mode) == "" {
 		return Mode + " is unset (worker)"
