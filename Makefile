@@ -27,11 +27,16 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 
 # The library's Go modules (go.work lists them, with harness/ and infra/,
 # which have runs of their own): the root (idem, handler, consumer), a module
-# per driver, the worker and the test helpers that import a driver. From the
-# root, ./... names the root module's packages only, so the targets name
-# every module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/dynamotest internal/pgtest internal/redistest worker
+# per driver, the command, the worker library and the reference worker
+# (docs/development.md, "Modules"), and the release tool. From the root,
+# ./... names the root module's packages only, so the targets name every
+# module's.
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda worker tools/release
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
+# The CDK apps, modules of their own that test-infra vets, lints and tests:
+# the reference stack (infra/, run by the root's cdk.json) and the example
+# of a team's own app with idemq attached (docs/deploy.md).
+CDK_APPS := infra examples/existing-app
 
 .PHONY: test
 test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
@@ -81,21 +86,50 @@ lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go
 	cd harness && $(STATICCHECK) ./...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
-# harness/ and infra/; every module is tidy.
+# harness/ and the CDK apps; every module is tidy against the working
+# tree, no go.mod has a replace directive, go.work's send the modules'
+# requirements of each other to the working tree, every released module
+# has a copy of LICENSE (tools/release). The tool's module requires
+# golang.org/x/mod alone and is built outside the workspace, so it runs,
+# and make tidy repairs go.work, even when the workspace cannot build.
+RELEASE_TOOL := $(BIN)/release
+
+# Phony: go build rebuilds what changed, and nothing else.
+.PHONY: $(RELEASE_TOOL)
+$(RELEASE_TOOL):
+	@GOWORK=off go -C tools/release build -o $(RELEASE_TOOL) ./cmd/release
+
 .PHONY: modules-check
-modules-check: ## Check that go.work and MODULES name every module and that each go.mod is tidy.
-	@want="$$(printf '%s\n' $(MODULES) harness infra | sort)"; \
+modules-check: $(RELEASE_TOOL) ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
+	@want="$$(printf '%s\n' $(MODULES) harness $(CDK_APPS) | sort)"; \
 	onDisk="$$(git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**' | xargs -n1 dirname | sort)"; \
 	inWork="$$(go list -m -f '{{.Dir}}' | sed 's|^$(CURDIR)/*||; s|^$$|.|' | sort)"; \
 	if [[ "$$want" != "$$onDisk" || "$$want" != "$$inWork" ]]; then \
-		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, infra) differ:"; \
+		echo "modules-check: the modules on disk, in go.work and in the Makefile's MODULES (+ harness, CDK_APPS) differ:"; \
 		diff <(echo "$$onDisk") <(echo "$$inWork") | sed 's/^/  go.mod files vs go.work: /'; \
 		diff <(echo "$$onDisk") <(echo "$$want") | sed 's/^/  go.mod files vs MODULES: /'; exit 1; fi
-	@for m in $(MODULES) harness infra; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "modules-check: $$m/go.mod is not tidy: run make tidy"; exit 1; }; done
+	@$(RELEASE_TOOL) check
+
+# The fuzz targets make fuzz explores, one DIR:FuzzName a line (DIR from the
+# root, in any module of go.work). Their seed corpora (DIR/testdata/fuzz/)
+# run in every go test, so make test replays them.
+FUZZ_TARGETS := \
+	idem/idemjson:FuzzBody \
+	idem/idemjson:FuzzDecode \
+	idem/idemjson:FuzzNumber \
+	frontdoor:FuzzRequestKey \
+	cmd/idemq:FuzzEscape \
+	harness/internal/rfc8785:FuzzDecode \
+	harness/internal/rfc8785:FuzzNumber
+
+.PHONY: fuzz
+fuzz: ## Explore each fuzz target in turn for FUZZTIME (default 10m; FUZZ=Name to run only those matching): results/fuzz.md.
+	@mkdir -p results
+	FUZZTIME=$(or $(FUZZTIME),10m) scripts/fuzz.sh results/fuzz.md $(if $(FUZZ),$(filter %$(FUZZ),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
 .PHONY: tidy
-tidy: ## go mod tidy in every module.
-	for m in $(MODULES) harness infra; do (cd $$m && go mod tidy) || exit 1; done
+tidy: $(RELEASE_TOOL) ## go mod tidy in every module, against the working tree; go.work's replace directives.
+	$(RELEASE_TOOL) tidy
 
 $(STATICCHECK):
 	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -110,6 +144,12 @@ $(APIDIFF):
 release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against the last tag (or BASE), the version bump it needs, the CHANGELOG section.
 	@test -n "$(VERSION)" || { echo "usage: make release-check VERSION=vX.Y.Z [BASE=rev]"; exit 2; }
 	APIDIFF=$(APIDIFF) scripts/release-check.sh $(VERSION) $(BASE)
+
+# Each step checks whether it is done, so it may run again (docs/development.md#releases).
+.PHONY: release
+release: $(APIDIFF) $(RELEASE_TOOL) ## Release every module as VERSION: bump the requirements, release-check, CHANGELOG section, one commit, every module's tag, a commit naming it, the module-proxy proof from the tags. Pushes nothing.
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	APIDIFF=$(APIDIFF) $(RELEASE_TOOL) release $(VERSION)
 
 .PHONY: idemq
 idemq: ## Build the operator's command as bin/idemq (docs/cli.md).
@@ -185,14 +225,14 @@ deps-qemu: ## Install qemu-aarch64-static (Debian's qemu-user-static) unless the
 DEPLOY_LOCAL_LOG := results/tmp/deploy-local.log
 
 .PHONY: deploy-local
-deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy (about 25 s warm; a cold CDK compile adds 2.5 min).
+deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_server with the pinned CLI, run the uploaded bootstrap on duplicated requests and a large result replayed from the bucket, destroy; then the same for examples/existing-app (about 1 to 2 min warm; a cold CDK compile adds 2.5 min).
 	@mkdir -p $(dir $(DEPLOY_LOCAL_LOG))
 	IDEMQ_DEPLOYLOCAL_LOG=$(CURDIR)/$(DEPLOY_LOCAL_LOG) go -C harness test -count=1 -run '^TestDeployLocal$$' -v ./internal/deploylocal \
 		|| { echo "the CLI's, moto's and the worker's output: $(DEPLOY_LOCAL_LOG)"; exit 1; }
 
 .PHONY: test-infra
-test-infra: $(STATICCHECK) ## Vet, lint and test the CDK app: assertions on the synthesized template (slow when cold).
-	cd infra && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...
+test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
+	for m in $(CDK_APPS); do (cd $$m && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...) || exit 1; done
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
@@ -236,7 +276,7 @@ bench-cpu: deps-node deps-bench ## Client CPU per first-delivery record, idemq a
 	IDEMQ_DYNAMODB_JAVA_OPTS="$(BENCH_JAVA_OPTS)" scripts/with-dynamodb.sh go -C harness run ./bench/cmd/bench -cpu-only -out $(CURDIR)/results $(BENCH_ARGS)
 
 .PHONY: bench-go
-bench-go: ## The handler's in-memory (tracing off and on too) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
+bench-go: ## The handler's in-memory (tracing off and on too, the consumer's heartbeat off and on) and SDK-without-a-server benchmarks (COUNT=10 runs each) into results/bench-go.txt, for benchstat.
 	@mkdir -p results
-	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
+	go -C harness test -run '^$$' -bench 'Handler|SDK|Tracing|Heartbeat' -benchmem -count $(or $(COUNT),10) ./bench > results/bench-go.txt
 	$(BENCHSTAT) results/bench-go.txt

@@ -8,16 +8,22 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // process runs one received batch: it hands the event to the handler
-// under a context that ends Config.MaxRunTime after the receive, keeps the
+// under a context that ends Config.MaxRunTime after the receive and
+// carries the default lease (Config.Lease, Config.Heartbeat), keeps the
 // messages hidden while the handler runs, then deletes the ones the
 // response acknowledges.
 func (c *Consumer) process(msgs []types.Message) {
 	received := time.Now()
 	event := c.event(msgs)
 	ctx, cancel := context.WithDeadline(c.workCtx, received.Add(c.cfg.MaxRunTime))
+	if c.cfg.Lease > 0 {
+		ctx = idem.ContextWithDefaultLease(ctx, c.cfg.Lease, c.cfg.Heartbeat)
+	}
 	ext := c.keepHidden(msgs, received)
 	ctx = context.WithValue(ctx, batchContextKey{}, ext)
 	resp, err := c.invoke(ctx, event)

@@ -40,6 +40,17 @@ const (
 	// DefaultUnhealthyAfter is how many receives in a row must fail before
 	// Healthy reports the consumer unhealthy: 3.
 	DefaultUnhealthyAfter = 3
+	// DefaultLease is the lease of a claim the handler makes without a
+	// lease of its own (idem.Config.Lease unset): 1 minute, so a key whose
+	// worker died (kill -9, a lost node) is free a minute after its last
+	// heartbeat at most.
+	DefaultLease = time.Minute
+	// DefaultHeartbeat is how often such a claim's lease is renewed while
+	// its work runs: every 20 s, three times a lease, so two lost or slow
+	// extensions in a row do not lose the key. Each is one conditional
+	// write to the store (an UpdateItem on DynamoDB): 3 a minute for each
+	// record whose work runs, none for work shorter than 20 s.
+	DefaultHeartbeat = 20 * time.Second
 )
 
 // Limits SQS places on the settings (its longest visibility timeout is
@@ -98,6 +109,19 @@ type Config struct {
 	// UnhealthyAfter is how many receives in a row must fail before
 	// Healthy reports an error. Defaults to DefaultUnhealthyAfter.
 	UnhealthyAfter int
+	// Lease is the lease of the claims the handler makes without a lease
+	// of its own (idem.Config.Lease unset), renewed every Heartbeat while
+	// their work runs (idem.ContextWithDefaultLease in each batch's
+	// context): a key whose worker died is free Lease after the last
+	// renewal. A negative Lease turns this off (WithDeadlineLease): such
+	// claims then last the batch's time left plus idem's LeaseMargin,
+	// about MaxRunTime, as under Lambda. Defaults to DefaultLease.
+	Lease time.Duration
+	// Heartbeat is how often the lease is renewed: at most half of Lease.
+	// Each renewal is one conditional write to the store per running
+	// record. Defaults to DefaultHeartbeat (with the default Lease; else a
+	// third of Lease).
+	Heartbeat time.Duration
 	// Logger receives the consumer's logs. Defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -142,6 +166,16 @@ func WithUnhealthyAfter(n int) Option { return func(c *Config) { c.UnhealthyAfte
 // WithLogger sets Config.Logger.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
+// WithLease sets Config.Lease and Config.Heartbeat (0: its default).
+func WithLease(lease, heartbeat time.Duration) Option {
+	return func(c *Config) { c.Lease, c.Heartbeat = lease, heartbeat }
+}
+
+// WithDeadlineLease turns the short lease off (Config.Lease -1): a claim
+// the handler makes without a lease of its own lasts the batch's time
+// left, as under Lambda, and a crash blocks its keys that long.
+func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
+
 // Validate reports the first setting of c that cannot work, as an
 // *idem.ConfigError naming its field, or nil. VisibilityTimeout may be 0
 // (the queue's, checked when Start reads it). New calls it.
@@ -181,6 +215,14 @@ func (c Config) resolve() (Config, error) {
 	if c.UnhealthyAfter == 0 {
 		c.UnhealthyAfter = DefaultUnhealthyAfter
 	}
+	switch {
+	case c.Lease == 0 && c.Heartbeat == 0:
+		c.Lease, c.Heartbeat = DefaultLease, DefaultHeartbeat
+	case c.Lease == 0:
+		c.Lease = DefaultLease
+	case c.Lease > 0 && c.Heartbeat == 0:
+		c.Heartbeat = c.Lease / 3
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -212,6 +254,10 @@ func (c Config) resolve() (Config, error) {
 		return bad("RetryMax", c.RetryMax, "must be at least RetryMin %s", c.RetryMin)
 	case c.UnhealthyAfter < 1:
 		return bad("UnhealthyAfter", c.UnhealthyAfter, "must be at least 1")
+	case c.Lease < 0 && c.Heartbeat != 0:
+		return bad("Heartbeat", c.Heartbeat, "must be unset with a negative Lease (WithDeadlineLease): there is no short lease to renew")
+	case c.Lease > 0 && (c.Heartbeat <= 0 || c.Heartbeat > c.Lease/2):
+		return bad("Heartbeat", c.Heartbeat, "must be positive and at most half of Lease %s: one slow or lost renewal would let the lease pass and another worker run the work", c.Lease)
 	}
 	return c, nil
 }

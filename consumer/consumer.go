@@ -130,6 +130,7 @@ func (c *Consumer) Start(ctx context.Context) error {
 	}()
 	c.cfg.Logger.InfoContext(ctx, "idemq consumer: started", "queue_url", c.queueURL, "queue_arn", c.arn,
 		"visibility_timeout", c.cfg.VisibilityTimeout.String(), "max_run_time", c.cfg.MaxRunTime.String(),
+		"default_lease", c.cfg.Lease.String(), "heartbeat", c.cfg.Heartbeat.String(),
 		"batch_size", c.cfg.BatchSize, "max_batches", c.cfg.MaxBatches)
 	return nil
 }

@@ -51,37 +51,44 @@
 //
 //	                          Lambda                      consumer
 //	handler's deadline        function timeout            receive + MaxRunTime
-//	default lease             time left + LeaseMargin     the same: MaxRunTime + 10 s
+//	default lease             time left + LeaseMargin     Config.Lease (1 min), renewed
+//	                                                      every Config.Heartbeat (20 s)
 //	message hidden for        the queue's timeout         extended every half timeout
 //	                          (≥ 6 × function timeout)    until the batch returns
 //
 // Because each batch's context carries a deadline, WrapSQS's deadline
-// guard and idem's default lease work as under Lambda: records are not
-// started in the last WithDeadlineReserve before the deadline, run under a
-// context that ends before it, and claim their keys for the time left plus
-// idem.Config.LeaseMargin, so a claim outlives the work that holds it. The
-// visibility timeout can therefore be short (30 s is fine for an hour's
-// work): the consumer keeps the message hidden as long as the batch runs,
-// and if an extension is lost the message that shows early finds its key
-// in progress under a live lease, so the second worker does not run it
-// (with handler.WithBackoff it hides it again until the lease ends; wrap
-// the back-off's client in Backoff so that the batch's extensions leave
-// that message alone).
+// guard works as under Lambda: records are not started in the last
+// WithDeadlineReserve before the deadline, and run under a context that
+// ends before it. The visibility timeout can therefore be short (30 s is
+// fine for an hour's work): the consumer keeps the message hidden as long
+// as the batch runs, and if an extension is lost the message that shows
+// early finds its key in progress under a live lease, so the second worker
+// does not run it (with handler.WithBackoff it hides it again until the
+// lease ends; wrap the back-off's client in Backoff so that the batch's
+// extensions leave that message alone).
+//
+// The lease is how long a key stays blocked after its worker dies (kill
+// -9, a lost node) before another worker may take it over. A claim the
+// handler makes without a lease of its own (idem.Config.Lease unset) takes
+// the consumer's short one, Config.Lease, and a heartbeat renews it every
+// Config.Heartbeat while its work runs (idem.ContextWithDefaultLease in
+// each batch's context). So a dead worker's key is free at most a minute
+// after its last renewal, whatever MaxRunTime is, and its message, which
+// comes back one visibility timeout after the last extension, is retried
+// when a retry can succeed. The price is the renewals: one conditional
+// write to the store every 20 s per running record, 3 a minute of work
+// (an UpdateItem of 1 write unit on DynamoDB: $1.875 per million
+// record-minutes on demand); work shorter than 20 s makes none. A store
+// unreachable for longer than the lease lets another worker take the key
+// over while the work still runs; the first's completion then fails with
+// idem.ErrLeaseLost. WithDeadlineLease gives the claims Lambda's lease
+// instead (the batch's time left plus idem.Config.LeaseMargin) and no
+// renewals; a lease set on the handler (idem.WithLease, with its
+// idem.WithHeartbeat) wins over both.
 //
 // Choose MaxRunTime for the longest batch (plus the deadline reserve), as
-// you would a function's timeout. A longer MaxRunTime also makes a longer
-// default lease, which is how long a key stays blocked after its worker
-// dies (kill -9, a lost node) before another worker may take it over. To
-// block for less, give the claim a short lease and a heartbeat that
-// extends it while the work runs:
-//
-//	handler.WithIdem(idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second))
-//
-// Then a dead worker's key is free two minutes after its last beat, and
-// its message, which comes back one visibility timeout after the last
-// extension, is retried when a retry can succeed. MaxRunTime plus the
-// visibility timeout must be at most 12 hours, the longest SQS hides a
-// received message.
+// you would a function's timeout. MaxRunTime plus the visibility timeout
+// must be at most 12 hours, the longest SQS hides a received message.
 //
 // # Stopping
 //

@@ -4,10 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/idemq/idemq/handler"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // DefaultConcurrency is how many records of a batch are started at once:
@@ -20,20 +25,18 @@ const DefaultConcurrency = 10
 // options over the zero Config, Validate refuses a setting that cannot be
 // safe, and the zero value takes every default.
 type Config struct {
-	// Key is where each record's key comes from, read exactly as a
-	// handler.Handler with these settings reads it (handler.KeyReader):
-	// KeyField, KeyFields, KeyAttribute or KeyFunc. Only its key settings
-	// are read; Keyless is refused, since a record without a key has no
-	// execution name to guard its start. Defaults to the body field
-	// handler.DefaultKeyField.
-	Key handler.Config
-	// NamePrefix is put before every key to make its execution name
-	// (ExecutionName(NamePrefix + key)): set it when another program
-	// starts executions of the same function with keys of its own. At
-	// most MaxNamePrefix characters of A-Z, a-z, 0-9, '-' and '_'. Keep it
-	// stable: a new prefix names every earlier request anew. Defaults to
-	// "": the key alone.
-	NamePrefix string
+	// Request is who each record's request is (request.Identity): where
+	// its key comes from and its namespace, read exactly as a handler
+	// given the same Identity reads them. Each execution is named after
+	// the record key the handler would claim: ExecutionName of the
+	// namespace, the scope if any, and the key (request.ID.Key). Its
+	// fingerprint settings are not read (Lambda compares the payload
+	// itself). Its Namespace defaults to the Lambda function's name
+	// (lambdacontext.FunctionName), as the handler's does; outside
+	// Lambda, where that is empty, to the program's name, with a
+	// warning. Defaults to the zero request.Identity: the body field
+	// request.DefaultKeyField.
+	Request request.Identity
 	// Concurrency is how many records of a batch are started at once, at
 	// least 1; a FIFO batch is started one record at a time, in order.
 	// Defaults to DefaultConcurrency.
@@ -50,25 +53,14 @@ type Config struct {
 // Option changes a Config; New applies them in order over the zero Config.
 type Option func(*Config)
 
-// WithKey sets where each record's key comes from, with handler's key
-// options (handler.WithKeyField, WithKeyFields, WithKeyAttribute,
-// WithKeyFunc), applied to Config.Key: the dispatcher reads the key a
-// handler with the same options reads.
-func WithKey(opts ...handler.Option) Option {
-	return func(c *Config) {
-		for i, opt := range opts {
-			if opt == nil {
-				c.invalid = append(c.invalid, configError(fmt.Sprintf("Key[%d]", i), "", idem.ErrNil))
-				continue
-			}
-			opt(&c.Key)
-		}
-	}
-}
-
-// WithNamePrefix sets Config.NamePrefix.
-func WithNamePrefix(prefix string) Option {
-	return func(c *Config) { c.NamePrefix = prefix }
+// WithRequest sets Config.Request, whole: pass the request.Identity the
+// handler, the producer and the command are given, so that each names a
+// request by one key. Defaults to the zero request.Identity (the body
+// field request.DefaultKeyField, the namespace the function's name).
+func WithRequest(id request.Identity) Option {
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return func(c *Config) { c.Request = id }
 }
 
 // WithConcurrency sets Config.Concurrency; n must be at least 1.
@@ -101,27 +93,41 @@ func configError(field, value string, err error) *idem.ConfigError {
 }
 
 // Validate reports the first setting of c that cannot be safe, as an
-// *idem.ConfigError naming its field (a Key setting's error names package
-// "handler"), or nil. New calls it.
+// *idem.ConfigError naming its field (a Request setting's error names
+// package "request"), or nil. New calls it.
 func (c Config) Validate() error {
 	if len(c.invalid) > 0 {
 		return c.invalid[0]
 	}
-	if c.Key.Keyless {
-		return configError("Key.Keyless", "true", errors.New("cannot be set: a record without a key has no execution name to guard its start"))
-	}
-	if err := c.Key.Validate(); err != nil {
+	if err := c.Request.Validate(); err != nil {
 		return err
 	}
-	switch {
-	case len(c.NamePrefix) > MaxNamePrefix:
-		return configError("NamePrefix", fmt.Sprintf("%q", c.NamePrefix), fmt.Errorf("is longer than %d characters", MaxNamePrefix))
-	case c.NamePrefix != "" && !validName(c.NamePrefix):
-		return configError("NamePrefix", fmt.Sprintf("%q", c.NamePrefix), errors.New("holds a character other than A-Z, a-z, 0-9, '-' and '_'"))
-	case c.Concurrency < 0:
+	if c.Concurrency < 0 {
 		return configError("Concurrency", fmt.Sprint(c.Concurrency), errNotPositive)
 	}
 	return nil
+}
+
+// defaultNamespace is the namespace of a Config.Request without one, as
+// the handler defaults its own: the Lambda function's name; outside
+// Lambda, the program's name (its executable's base name), with a
+// warning.
+func defaultNamespace(logger *slog.Logger) (string, error) {
+	if ns := lambdacontext.FunctionName; ns != "" {
+		return ns, nil
+	}
+	ns := ""
+	if len(os.Args) > 0 {
+		ns = strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	}
+	if ns == "" || ns == "." || ns == string(filepath.Separator) {
+		return "", &idem.ConfigError{Package: "request", Field: "Namespace", Value: `""`,
+			Err: errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")}
+	}
+	ns = strings.ToValidUTF8(ns, "")
+	logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
+		"Executions are named after keys in it: pass durable.WithRequest with the handler's namespace", "namespace", ns)
+	return ns, nil
 }
 
 // checkFunction refuses a function name without a version or alias:

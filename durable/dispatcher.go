@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/request"
@@ -31,8 +30,7 @@ type Invoker interface {
 type Dispatcher struct {
 	client      Invoker
 	function    string
-	key         handler.KeyFunc
-	prefix      string
+	reader      *request.Reader // each record's key, in the namespace
 	concurrency int
 	logger      *slog.Logger
 }
@@ -40,8 +38,12 @@ type Dispatcher struct {
 // Start is a record's start that Lambda accepted: the execution its key
 // names, new or already there (Lambda answers both alike).
 type Start struct {
-	Key  string // the record's key, as the handler reads it
-	Name string // the execution name sent: ExecutionName(NamePrefix + Key)
+	// Key is the record key a handler given the same request.Identity
+	// claims for the message: its namespace, its scope if any, and its
+	// key (request.ID.Key).
+	Key idem.Key
+	// Name is the execution name sent: ExecutionName(string(Key)).
+	Name string
 	// ExecutionArn is the durable execution's ARN, as Lambda returned it.
 	ExecutionArn string
 }
@@ -66,20 +68,23 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	reader, err := request.NewReader(c.Key.Request)
+	logger := c.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	id := c.Request
+	if id.Namespace == "" {
+		if id.Namespace, err = defaultNamespace(logger); err != nil {
+			return nil, err
+		}
+	}
+	reader, err := request.NewReader(id)
 	if err != nil {
 		return nil, err
 	}
-	key := func(msg events.SQSMessage) (string, error) {
-		id, err := reader.ReadKey(msg)
-		return id.Value, err
-	}
-	d := &Dispatcher{client: client, function: function, key: key, prefix: c.NamePrefix, concurrency: c.Concurrency, logger: c.Logger}
+	d := &Dispatcher{client: client, function: function, reader: reader, concurrency: c.Concurrency, logger: logger}
 	if d.concurrency == 0 {
 		d.concurrency = DefaultConcurrency
-	}
-	if d.logger == nil {
-		d.logger = slog.Default()
 	}
 	return d, nil
 }
@@ -95,14 +100,14 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // error (throttling, a lost answer, ...).
 func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start, error) {
 	fail := func(s Start, err error) (Start, error) {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Key: s.Key, Name: s.Name, Err: err}
+		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
 	}
 	var s Start
-	key, err := d.key(msg)
+	id, err := d.reader.ReadKey(msg)
 	if err != nil {
 		return fail(s, err)
 	}
-	s.Key, s.Name = key, ExecutionName(d.prefix+key)
+	s.Key, s.Name = id.Key, ExecutionName(string(id.Key))
 	payload, err := idemjson.Canonical([]byte(msg.Body))
 	if err != nil {
 		return fail(s, fmt.Errorf("%w: %w", ErrBadPayload, err))

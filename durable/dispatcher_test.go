@@ -12,7 +12,6 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
 )
@@ -41,7 +40,7 @@ func TestOneExecutionPerKey(t *testing.T) {
 			t.Errorf("execution %s of %s:%s, want %s", e.Name, e.Function, e.Qualifier, function)
 		}
 	}
-	e, ok := b.srv.Execution("summarise", "order-1")
+	e, ok := b.srv.Execution("summarise", name("order-1"))
 	if !ok {
 		t.Fatalf("no execution named order-1: %+v", execs)
 	}
@@ -59,7 +58,7 @@ func TestOneExecutionPerKey(t *testing.T) {
 // delivery.
 func TestDispatchReturnsTheExecution(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 0, durable.WithNamePrefix("summ-"))
+	b := setup(t, 0)
 	s1, err := b.d.Dispatch(context.Background(), msg("m1", "doc:7", "p"))
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +67,8 @@ func TestDispatchReturnsTheExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s1 != s2 || s1.Key != "doc:7" || s1.Name != durable.ExecutionName("summ-doc:7") || s1.ExecutionArn == "" {
-		t.Errorf("starts %+v and %+v, want one execution named %s", s1, s2, durable.ExecutionName("summ-doc:7"))
+	if s1 != s2 || s1.Key != "summarise#doc:7" || s1.Name != name("doc:7") || s1.ExecutionArn == "" {
+		t.Errorf("starts %+v and %+v, want one execution of key summarise#doc:7 named %s", s1, s2, name("doc:7"))
 	}
 	if e, ok := b.srv.Execution("summarise", s1.Name); !ok || e.Arn != s1.ExecutionArn {
 		t.Errorf("execution %+v (%v), want %s", e, ok, s1.ExecutionArn)
@@ -94,10 +93,10 @@ func TestKeyReusedIsNotAcknowledged(t *testing.T) {
 	_, err := b.d.Dispatch(context.Background(), other)
 	var re *durable.RecordError
 	var taken *types.DurableExecutionAlreadyStartedException
-	if !errors.Is(err, durable.ErrKeyReused) || !errors.As(err, &re) || re.Key != "order-1" || re.MessageID != "m2" || !errors.As(err, &taken) {
-		t.Errorf("err = %v, want a RecordError for m2 key order-1 with ErrKeyReused and Lambda's exception", err)
+	if !errors.Is(err, durable.ErrKeyReused) || !errors.As(err, &re) || re.Key != "summarise#order-1" || re.MessageID != "m2" || !errors.As(err, &taken) {
+		t.Errorf("err = %v, want a RecordError for m2 key summarise#order-1 with ErrKeyReused and Lambda's exception", err)
 	}
-	if e, _ := b.srv.Execution("summarise", "order-1"); string(e.Payload) != `{"idempotency_key":"order-1","prompt":"summarise doc 1"}` {
+	if e, _ := b.srv.Execution("summarise", name("order-1")); string(e.Payload) != `{"idempotency_key":"order-1","prompt":"summarise doc 1"}` {
 		t.Errorf("execution's payload became %s", e.Payload)
 	}
 	if n := len(b.srv.Executions()); n != 2 {
@@ -130,7 +129,7 @@ func TestLostStartAnswer(t *testing.T) {
 		case attempts == 0 && len(acked) != 1:
 			t.Errorf("with the SDK's retries: not acknowledged")
 		}
-		if _, ok := b.srv.Execution("summarise", "order-1"); !ok {
+		if _, ok := b.srv.Execution("summarise", name("order-1")); !ok {
 			t.Fatalf("attempts %d: the start was not applied", attempts)
 		}
 		if acked, _ := b.handle(t, m); len(acked) != 1 {
@@ -167,7 +166,7 @@ func TestFailuresAreRetried(t *testing.T) {
 // not acknowledged and starts nothing.
 func TestUnusableRecordsStartNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 0, durable.WithKey(handler.WithKeyAttribute("key")))
+	b := setup(t, 0, durable.WithRequest(request.Identity{Namespace: namespace, KeyAttribute: "key"}))
 	str := func(s string) *string { return &s }
 	noKey := msg("m1", "", "p")
 	notJSON := events.SQSMessage{MessageId: "m2", Body: "plain text",
@@ -215,7 +214,7 @@ func TestNoExecutionNoAck(t *testing.T) {
 		{&fakeInvoker{}, durable.ErrNotDurable},
 		{&fakeInvoker{panic: true}, durable.ErrPanic},
 	} {
-		d, err := durable.New(tc.inv, function, quiet)
+		d, err := durable.New(tc.inv, function, quiet, inNamespace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +243,7 @@ func TestFIFOStopsAtFirstFailure(t *testing.T) {
 	if !slices.Equal(acked, []string{"m1"}) || !slices.Equal(failed, []string{"m2", "m3"}) {
 		t.Errorf("acked %v failed %v, want m1 acked, m2 and m3 failed", acked, failed)
 	}
-	if _, ok := b.srv.Execution("summarise", "k3"); ok {
+	if _, ok := b.srv.Execution("summarise", name("k3")); ok {
 		t.Errorf("k3 started after an earlier record of its FIFO batch failed")
 	}
 }
@@ -271,12 +270,8 @@ func TestNewRefuses(t *testing.T) {
 		{"unqualified ARN", "arn:aws:lambda:us-east-1:123456789012:function:summarise", "function", nil},
 		{"empty qualifier", "summarise:", "function", nil},
 		{"empty", "", "function", nil},
-		{"keyless", function, "Key.Keyless", []durable.Option{durable.WithKey(handler.WithKeyless())}},
-		{"two key sources", function, "KeyAttribute", []durable.Option{func(c *durable.Config) {
-			c.Key = handler.Config{Request: request.Identity{KeyField: "a", KeyAttribute: "b"}}
-		}}},
-		{"bad prefix", function, "NamePrefix", []durable.Option{durable.WithNamePrefix("a:b")}},
-		{"long prefix", function, "NamePrefix", []durable.Option{durable.WithNamePrefix("abcdefghijklmnopqrstuvwx")}},
+		{"two key sources", function, "KeyAttribute", []durable.Option{durable.WithRequest(request.Identity{KeyField: "a", KeyAttribute: "b"})}},
+		{"bad namespace", function, "Namespace", []durable.Option{durable.WithRequest(request.Identity{Namespace: "a\x00b"})}},
 		{"concurrency", function, "Concurrency", []durable.Option{durable.WithConcurrency(0)}},
 		{"nil option", function, "options[0]", []durable.Option{nil}},
 	} {
@@ -284,7 +279,7 @@ func TestNewRefuses(t *testing.T) {
 		if tc.field == "client" {
 			client = nil
 		}
-		_, err := durable.New(client, tc.function, tc.opts...)
+		_, err := durable.New(client, tc.function, append(slices.Clone(tc.opts), quiet)...)
 		var ce *idem.ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("%s: err = %v, want a ConfigError naming %s", tc.name, err, tc.field)
@@ -292,7 +287,7 @@ func TestNewRefuses(t *testing.T) {
 	}
 	for _, fn := range []string{"summarise:prod", "summarise:3", "summarise:$LATEST", "123456789012:function:summarise:prod",
 		"arn:aws:lambda:us-east-1:123456789012:function:summarise:prod"} {
-		if _, err := durable.New(inv, fn); err != nil {
+		if _, err := durable.New(inv, fn, quiet); err != nil {
 			t.Errorf("%s: %v", fn, err)
 		}
 	}

@@ -6,13 +6,14 @@
 // An event source mapping does not deduplicate: every delivery of a
 // message, every retry and every re-sent copy would start a new durable
 // execution. The Dispatcher instead invokes the durable function with an
-// execution name made from the message's key (the key a handler.Handler
-// with the same key options reads: handler.KeyReader), and Lambda starts
-// at most one execution per name. It keeps no store: the execution name is
-// AWS's idempotency guard.
+// execution name made from the message's record key (the key a
+// handler.Handler given the same request.Identity claims: its namespace,
+// a caller's scope, and its key), and Lambda starts at most one execution
+// per name. It keeps no store: the execution name is AWS's idempotency
+// guard.
 //
-// For each record, Dispatch reads the key, maps it to a name
-// (ExecutionName), and invokes the function asynchronously (InvocationType
+// For each record, Dispatch reads the record key (request.Reader), maps
+// it to a name (ExecutionName), and invokes the function asynchronously (InvocationType
 // Event) with DurableExecutionName set and the body, in canonical JSON
 // form, as the payload. Lambda answers:
 //

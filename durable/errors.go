@@ -7,9 +7,9 @@ import (
 
 // Sentinel errors. A record's failure is a *RecordError naming the message,
 // the key and the execution name; match its cause with errors.Is, against
-// these, handler's key errors (idem.ErrNoKey, handler.ErrBadKey,
-// handler.ErrBadBody) or the Lambda SDK's (*types.TooManyRequestsException,
-// ...) with errors.As.
+// these, the key errors of package request (idem.ErrNoKey,
+// request.ErrBadKey, request.ErrBadBody, request.ErrKeyFuncPanic) or the
+// Lambda SDK's (*types.TooManyRequestsException, ...) with errors.As.
 var (
 	// ErrKeyReused means Lambda refused the start because an execution of
 	// the same name exists with another payload
@@ -28,7 +28,8 @@ var (
 	// form (idemjson.Canonical): Lambda takes only JSON, and the payload
 	// Lambda compares under a name must not depend on its encoding.
 	ErrBadPayload = errors.New("durable: body is not a JSON document with a canonical form")
-	// ErrPanic means the Lambda client or the key func panicked.
+	// ErrPanic means the Lambda client panicked (a KeyFunc's panic is
+	// request.ErrKeyFuncPanic).
 	ErrPanic = errors.New("durable: panic")
 	// ErrFIFOBlocked means the record was not started because an earlier
 	// record of its FIFO batch failed: Lambda's order for FIFO queues.
@@ -41,11 +42,11 @@ var (
 // RecordError says which message was not acknowledged and why.
 type RecordError struct {
 	MessageID string
-	// Key is the record's key, "" when none could be read.
+	// Key is the record key (Start.Key), "" when none could be read.
 	Key string
 	// Name is the execution name the key maps to, "" when no key was read.
 	Name string
-	// Err is the cause: a sentinel above, a key error of package handler,
+	// Err is the cause: a sentinel above, a key error of package request,
 	// or the Lambda client's error.
 	Err error
 }

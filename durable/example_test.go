@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
+	"github.com/idemq/idemq/request"
 )
 
 // Two deliveries of one request and a re-sent copy start one execution. A
@@ -20,7 +21,9 @@ func Example() {
 	defer fake.Close()
 	client := lambda.New(lambda.Options{Region: "us-east-1", BaseEndpoint: aws.String(fake.URL), Credentials: aws.AnonymousCredentials{}})
 
-	d, err := durable.New(client, "summarise:prod", quiet)
+	d, err := durable.New(client, "summarise:prod", quiet,
+		durable.WithRequest(request.Identity{Namespace: "summarise"})) // the handler's
+
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,14 +41,17 @@ func Example() {
 	}
 	// Output:
 	// 0 failed, <nil>
-	// order-4471 {"idempotency_key":"order-4471","prompt":"Summarise document 4471"}
+	// summarise_order-4471-2a2e5ad2d52e6b97903dc9f445af37fe8960b3de {"idempotency_key":"order-4471","prompt":"Summarise document 4471"}
 }
 
-// A key that is not a valid execution name is hashed into one.
+// A record key holds '#', which no execution name takes: it is hashed into
+// one. A string that is a valid name is its own.
 func ExampleExecutionName() {
+	fmt.Println(durable.ExecutionName("summarise#order-4471"))
+	fmt.Println(durable.ExecutionName("docs#document_id:doc-1:version:1"))
 	fmt.Println(durable.ExecutionName("order-4471"))
-	fmt.Println(durable.ExecutionName("doc:4471:v9"))
 	// Output:
+	// summarise_order-4471-2a2e5ad2d52e6b97903dc9f445af37fe8960b3de
+	// docs_document_id_doc-1_-301cb7bd7c29dfddc8f30a12cf1659730e5ac26b
 	// order-4471
-	// doc_4471_v9-8213b903a129c1f8132e80d213f7fdb756ff57ad
 }

@@ -83,7 +83,7 @@ func checkStarted(t *testing.T, srv *durabletest.Server, m events.SQSMessage) {
 	t.Helper()
 	key, _ := idemjson.Parse(m.Body)
 	k, _ := key.Field("idempotency_key")
-	e, ok := srv.Execution("summarise", durable.ExecutionName(k.(string)))
+	e, ok := srv.Execution("summarise", name(k.(string)))
 	want, err := idemjson.Canonical([]byte(m.Body))
 	if err != nil {
 		t.Fatal(err)

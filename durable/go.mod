@@ -17,8 +17,3 @@ require (
 	github.com/aws/smithy-go v1.28.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace github.com/idemq/idemq => ..

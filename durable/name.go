@@ -12,9 +12,9 @@ import (
 const (
 	// MaxNameLength is the longest execution name Lambda takes.
 	MaxNameLength = 64
-	// MaxNamePrefix is the longest Config.NamePrefix: the readable part a
-	// hashed name keeps, so that the prefix is seen in every name.
-	MaxNamePrefix = MaxNameLength - 1 - hashChars
+	// readableChars is how much of a key a hashed name keeps, readable,
+	// before its hash.
+	readableChars = MaxNameLength - 1 - hashChars
 	// hashChars is the hex digits of a hashed name's hash: 160 bits of
 	// SHA-256, lower case (so no name depends on whether Lambda compares
 	// names with their case).
@@ -41,7 +41,7 @@ func ExecutionName(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	var b strings.Builder
 	b.Grow(MaxNameLength)
-	for i := 0; i < len(key) && b.Len() < MaxNamePrefix; i++ {
+	for i := 0; i < len(key) && b.Len() < readableChars; i++ {
 		if c := key[i]; nameChar(c) {
 			b.WriteByte(c)
 		} else {

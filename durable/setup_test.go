@@ -13,12 +13,35 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 const function = "summarise:prod"
 
+// namespace is the dispatchers' namespace (Config.Request.Namespace), the
+// handler's they stand in for.
+const namespace = "summarise"
+
+// inNamespace names the tests' requests in namespace; an option given
+// after it replaces it.
+var inNamespace = durable.WithRequest(request.Identity{Namespace: namespace})
+
+// name is the execution name of the client's key k in namespace: the name
+// of the record key a handler claims for it.
+func name(k string) string {
+	key, err := idem.ClientKey(namespace, k)
+	if err != nil {
+		panic(err)
+	}
+	return durable.ExecutionName(string(key))
+}
+
+// discard is a logger that writes nowhere.
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 // quiet sends the dispatcher's log nowhere.
-var quiet = durable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+var quiet = durable.WithLogger(discard)
 
 // bundle is a dispatcher wired to a fake Lambda through the real SDK
 // client.
@@ -33,7 +56,7 @@ func setup(t *testing.T, attempts int, opts ...durable.Option) *bundle {
 	t.Helper()
 	srv := durabletest.NewServer(t)
 	d, err := durable.New(newClient(srv, attempts), function,
-		append([]durable.Option{quiet}, opts...)...)
+		append([]durable.Option{quiet, inNamespace}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,11 @@
 package frontdoor
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-
-	"github.com/idemq/idemq/idem/idemjson"
 )
 
 // errTooLarge is a body over Config.MaxBodyBytes.
@@ -32,44 +28,4 @@ func jsonContent(contentType string) bool {
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && (mt == "application/json" || (len(mt) > 5 && mt[len(mt)-5:] == "+json"))
-}
-
-// message is the body the worker receives: body, a JSON object, with
-// stored (the key the request is kept under: storedKey) at field. It also
-// returns the request's fingerprint: that of body's canonical form
-// (idemjson.Fingerprint), so white space and member order do not make
-// another request. A body that is not an I-JSON object, or that holds
-// field with another value than key (the client's), is an error.
-func message(body []byte, field, key, stored string) (msg []byte, fingerprint string, err error) {
-	fingerprint, err = idemjson.Fingerprint(body)
-	if err != nil {
-		return nil, "", err
-	}
-	obj, err := idemjson.Parse(body)
-	if err != nil {
-		return nil, "", err
-	}
-	if v, ok := obj.Field(field); ok {
-		if s, isString := v.(string); !isString || s != key {
-			return nil, "", fmt.Errorf("the body's %q is not the Idempotency-Key %q: leave it out, or send the same", field, key)
-		}
-		if stored == key {
-			return body, fingerprint, nil
-		}
-		msg, err = rekey(body, field, stored)
-		return msg, fingerprint, err
-	}
-	member, _ := json.Marshal(field)
-	value, _ := json.Marshal(stored)
-	open := bytes.IndexByte(body, '{') // the object's own: only white space can come before it
-	rest := bytes.TrimLeft(body[open+1:], " \t\r\n")
-	msg = make([]byte, 0, len(body)+len(member)+len(value)+2)
-	msg = append(msg, '{')
-	msg = append(msg, member...)
-	msg = append(msg, ':')
-	msg = append(msg, value...)
-	if rest[0] != '}' {
-		msg = append(msg, ',')
-	}
-	return append(msg, rest...), fingerprint, nil
 }

@@ -4,25 +4,31 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the member of the JSON body the key is put in,
-	// where the worker's handler reads it by default.
-	DefaultKeyField = handler.DefaultKeyField
+	// DefaultKeyField is the member of the JSON body the key is put in
+	// when Config.Request names no other source, where the worker's
+	// handler reads it by default (request.DefaultKeyField).
+	DefaultKeyField = request.DefaultKeyField
 	// DefaultPath is where requests are posted; each one's status is at
 	// DefaultPath + "/" + its key.
 	DefaultPath = "/requests"
-	// DefaultMaxBodyBytes is the largest request body taken: 256 KiB,
-	// SQS's message size before queues could be configured for 1 MiB,
-	// less room for the key the front door adds.
-	DefaultMaxBodyBytes = 256<<10 - 1<<10
+	// DefaultMaxBodyBytes is the largest request body read: 1 MiB, the
+	// largest message SQS takes (queue.MaxMessageBytes). The message as it
+	// is sent (the body, the key put in it, its attributes) must also fit
+	// the queue's own limit, which the queue checks (producer's
+	// Config.MaxMessageBytes): a body whose message does not is refused
+	// with 413 too.
+	DefaultMaxBodyBytes = queue.MaxMessageBytes
 	// DefaultEnqueueTimeout bounds one enqueue, and so the front door's
 	// claim on a key (idem.Config.Lease, made from the deadline).
 	DefaultEnqueueTimeout = 10 * time.Second
@@ -33,22 +39,29 @@ const (
 // Config is how a front door accepts, enqueues and answers requests.
 // Every setting is declared, defaulted and checked here, once: New applies
 // the options over the zero Config and Validate refuses a setting that
-// cannot be safe. Only Namespace must be set.
+// cannot be safe. Only Request.Namespace must be set.
 type Config struct {
-	// Namespace is the worker's namespace (handler.Config.Namespace): a
-	// status read finds the worker's record for a key under it. It must
-	// be set: the front door runs in a function of its own, whose name
-	// is not the worker's.
-	Namespace string
+	// Request is who each request is: the same request.Identity the
+	// worker's handler is given (handler.WithRequest) and the queue sends
+	// by (producer.WithRequest). Its Namespace is required: the worker's,
+	// under which the worker keeps its records (the front door runs in a
+	// function of its own, whose name is not the worker's). Its key
+	// source says what the Idempotency-Key is: with KeyField (the
+	// default, DefaultKeyField) or KeyAttribute the front door puts the
+	// key there, and it is the key the worker claims; with KeyFields or
+	// KeyFunc the body makes the worker's key, and the Idempotency-Key is
+	// the front door's own handle for the POST. Either way the front door
+	// keeps the worker's key in its record, so a status read finds the
+	// worker's record for every key rule. WithNamespace and WithKeyField
+	// set one of its fields. Defaults to the zero request.Identity, whose
+	// empty Namespace is refused.
+	Request request.Identity
 	// AcceptNamespace is the namespace of the front door's own records,
-	// one per accepted key, which hold the 202 answer and the request's
-	// fingerprint. It must differ from Namespace. Defaults to Namespace
+	// one per accepted Idempotency-Key, which hold the 202 answer, the
+	// request's fingerprint and the key of the worker's record. It must
+	// differ from Request.Namespace. Defaults to Request.Namespace
 	// followed by "#front".
 	AcceptNamespace string
-	// KeyField is the member of the JSON body the key is put in, where the
-	// worker reads it (handler.Config.KeyField): a member name, without
-	// dots or backslashes. Defaults to DefaultKeyField.
-	KeyField string
 	// Path is where requests are posted; a request's status is read at
 	// Path + "/" + its key (escaped). It starts with "/" and does not end
 	// with one. Defaults to DefaultPath.
@@ -59,9 +72,13 @@ type Config struct {
 	// and a retry of it is another. Defaults to false: a POST without the
 	// header is refused with 400.
 	KeyOptional bool
-	// MaxBodyBytes is the largest request body taken; a larger one is
-	// refused with 413. Keep it, with the key the front door adds, within
-	// the queue's message size. Defaults to DefaultMaxBodyBytes.
+	// MaxBodyBytes is the largest request body read; a larger one is
+	// refused with 413 before it is read whole. A body within it whose
+	// message, as it is sent (with the key put in it and the caller's
+	// scope attribute), exceeds the queue's message size is refused with
+	// 413 as well, by the queue's check (producer.ErrTooLarge). Set it
+	// lower to refuse large bodies sooner. Defaults to
+	// DefaultMaxBodyBytes.
 	MaxBodyBytes int
 	// EnqueueTimeout bounds one enqueue. The front door's claim on a key
 	// lasts as long plus idem.Config.LeaseMargin (unless Idem.Lease is
@@ -78,29 +95,46 @@ type Config struct {
 	// refused for want of a scope. Defaults to slog.Default().
 	Logger *slog.Logger
 	// Scope names each request's caller, whose keys are kept apart from
-	// every other caller's: the key a request is stored and enqueued
-	// under, and its result read by, is the scope and the client's key as
-	// one natural key value (idem.NaturalValue), and a request whose
-	// scope it cannot tell is refused with 403, enqueuing and reading
-	// nothing. The client sees its own key only, in answers and status
-	// URLs. Set it whenever more than one caller can reach the front
-	// door. Defaults to nil: no scope, one key space shared by every
-	// caller, so a caller that posts or reads another's key is answered
-	// the other's request (its 202, its result).
+	// every other caller's: the request is sent with the scope in the
+	// message attribute request.ScopeAttribute, so the worker keeps it
+	// under idem.ScopedKey(namespace, scope, key), a key no unscoped
+	// request (and no other caller) can reach, and the front door keeps
+	// its own record under idem.ScopedKey(AcceptNamespace, scope, key). A
+	// request whose scope it cannot tell is refused with 403, enqueuing
+	// and reading nothing; a scope the key rule (idem.CheckValue) refuses
+	// is the caller's error (400 at a POST, 404 at a GET). The client
+	// sees its own key only, in answers and status URLs. Set it whenever
+	// more than one caller can reach the front door. Defaults to nil: no
+	// scope, one key space shared by every caller, so a caller that posts
+	// or reads another's key is answered the other's request (its 202,
+	// its result).
 	Scope ScopeFunc
+	// CheckBody checks each POST's body as the worker will receive it,
+	// before anything is stored or enqueued; an error refuses it with 400
+	// (see BodyCheck, BodyCheckOf). Defaults to nil: any JSON object.
+	CheckBody BodyCheck
 }
 
 // Option changes a Config.
 type Option func(*Config)
 
-// WithNamespace sets Config.Namespace, the worker's namespace.
-func WithNamespace(ns string) Option { return func(c *Config) { c.Namespace = ns } }
+// WithRequest sets Config.Request, whole: pass the worker's handler's
+// and the queue's.
+func WithRequest(id request.Identity) Option {
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return func(c *Config) { c.Request = id }
+}
+
+// WithNamespace sets Config.Request.Namespace, the worker's namespace.
+func WithNamespace(ns string) Option { return func(c *Config) { c.Request.Namespace = ns } }
 
 // WithAcceptNamespace sets Config.AcceptNamespace.
 func WithAcceptNamespace(ns string) Option { return func(c *Config) { c.AcceptNamespace = ns } }
 
-// WithKeyField sets Config.KeyField.
-func WithKeyField(field string) Option { return func(c *Config) { c.KeyField = field } }
+// WithKeyField sets Config.Request.KeyField: the body member the key is
+// put in, where the worker reads it. "" is DefaultKeyField.
+func WithKeyField(field string) Option { return func(c *Config) { c.Request.KeyField = field } }
 
 // WithPath sets Config.Path.
 func WithPath(path string) Option { return func(c *Config) { c.Path = path } }
@@ -134,7 +168,8 @@ func WithScope(f ScopeFunc) Option { return func(c *Config) { c.Scope = f } }
 
 // Validate reports the first setting of c that cannot be safe, as an
 // *idem.ConfigError naming its field (an idem.Config field's error names
-// package "idem"), or nil. Zero fields take their defaults. New calls it.
+// package "idem", a request.Identity field's package "request"), or nil.
+// Zero fields take their defaults. New calls it.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -143,11 +178,12 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks every setting: the one place
 // both are written.
 func (c Config) resolve() (Config, error) {
-	if c.AcceptNamespace == "" && c.Namespace != "" {
-		c.AcceptNamespace = c.Namespace + "#front"
+	if err := c.Request.Validate(); err != nil {
+		return Config{}, err
 	}
-	if c.KeyField == "" {
-		c.KeyField = DefaultKeyField
+	ns := c.Request.Namespace
+	if c.AcceptNamespace == "" && ns != "" {
+		c.AcceptNamespace = ns + "#front"
 	}
 	if c.Path == "" {
 		c.Path = DefaultPath
@@ -165,12 +201,12 @@ func (c Config) resolve() (Config, error) {
 		return Config{}, configError(field, value, errors.New(reason))
 	}
 	switch {
-	case c.Namespace == "":
-		return bad("Namespace", `""`, "must be set to the worker's namespace (handler.Config.Namespace)")
-	case c.AcceptNamespace == c.Namespace:
-		return bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must differ from Namespace: the front door's records would take the worker's keys")
-	case strings.ContainsAny(c.KeyField, `.\`):
-		return bad("KeyField", fmt.Sprintf("%q", c.KeyField), "must be a member name without dots or backslashes: the key is put at the top of the body")
+	case ns == "":
+		return bad("Namespace", `""`, "must be set to the worker's namespace (Request.Namespace, the handler's)")
+	case c.AcceptNamespace == ns:
+		return bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must differ from Request.Namespace: the front door's records would take the worker's keys")
+	case idem.CheckValue(c.AcceptNamespace) != nil:
+		return bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must obey the key rule (idem.CheckValue): UTF-8 text without control characters, at most idem.MaxValueBytes bytes")
 	case !strings.HasPrefix(c.Path, "/") || strings.HasSuffix(c.Path, "/") || strings.ContainsAny(c.Path, "{}? \t"):
 		return bad("Path", fmt.Sprintf("%q", c.Path), `must start with "/" and not end with one, like "/requests"`)
 	case c.MaxBodyBytes < 0:

@@ -2,9 +2,13 @@ package frontdoor
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
 
 // Store is what the front door needs of a store: idem.Store, to claim a
@@ -19,37 +23,40 @@ type Store interface {
 	Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool, err error)
 }
 
-// Enqueuer puts one request on the worker's queue. body is the JSON
-// object the worker receives, the key at Config.KeyField; key is that key,
-// for an enqueuer that uses it (as a FIFO queue's deduplication id, say).
-// An error means the message may not have been sent: the front door
-// releases the key and answers 503, and the client's retry enqueues it
-// again, so an enqueue whose answer was lost makes a second message,
-// which the worker's handler runs once.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, key string, body []byte) error
-}
-
-// EnqueuerFunc adapts a function to an Enqueuer.
-type EnqueuerFunc func(ctx context.Context, key string, body []byte) error
-
-// Enqueue calls f.
-func (f EnqueuerFunc) Enqueue(ctx context.Context, key string, body []byte) error {
-	return f(ctx, key, body)
+// Queue is the worker's queue, as the front door sends to it: a
+// *producer.Producer over that queue is one. Its Identity must be the
+// front door's Config.Request (New refuses another), so that it puts the
+// key where the front door does and the worker reads it.
+type Queue interface {
+	// Request returns the request.Identity the queue sends by
+	// (producer.Config.Request).
+	Request() request.Identity
+	// Send puts m's key where Request reads it, checks the message as it
+	// will be sent (its size included: producer.ErrTooLarge) and sends
+	// it, as producer.Producer.Send does. An error means the message may
+	// not have been sent: the front door releases the key and answers
+	// 503 (413 for producer.ErrTooLarge, 500 for producer.ErrRejected),
+	// and the client's retry sends it again, so a send whose answer was
+	// lost makes a second message, which the worker's handler runs once.
+	Send(ctx context.Context, m producer.Message) (producer.Sent, error)
 }
 
 // New returns the front door: an http.Handler that takes POST
 // Config.Path with an Idempotency-Key and a JSON object body, enqueues it
-// once per key through q, and answers GET Config.Path/{key} from the
-// records of store (the package documentation has the table). It fails
-// with an *idem.ConfigError for a nil store or q, a nil option, or a
-// setting Config.Validate refuses.
-func New(store Store, q Enqueuer, opts ...Option) (http.Handler, error) {
+// once per key through q, and answers GET (and HEAD) Config.Path/{key}
+// from the records of store (the package documentation has the table).
+// Every answer is marked not to be cached or sniffed (Cache-Control:
+// no-store, X-Content-Type-Options: nosniff), and every error is a
+// problem, another path's 404 and another method's 405 included (route.go).
+// It fails with an *idem.ConfigError for a nil store or q, a nil option,
+// a setting Config.Validate refuses, or a q whose Identity is not
+// Config.Request.
+func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
 	if store == nil {
 		return nil, configError("store", "", idem.ErrNil)
 	}
 	if q == nil {
-		return nil, configError("enqueuer", "", idem.ErrNil)
+		return nil, configError("queue", "", idem.ErrNil)
 	}
 	c, err := idem.ApplyOptions("frontdoor", opts)
 	if err != nil {
@@ -59,19 +66,24 @@ func New(store Store, q Enqueuer, opts ...Option) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	fd := &frontDoor{c: c, store: store, q: q}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+c.Path, fd.submit)
-	mux.HandleFunc("GET "+c.Path+"/{key}", fd.status)
-	return mux, nil
+	if !sameIdentity(q.Request(), c.Request) {
+		return nil, configError("Request", "", errors.New("is not the queue's (producer.Config.Request): pass one request.Identity to the worker's handler, the producer and the front door"))
+	}
+	reader, err := request.NewReader(c.Request)
+	if err != nil { // not reached: resolve validated it
+		return nil, err
+	}
+	return &frontDoor{c: c, store: store, q: q, reader: reader, base: strings.Split(c.Path, "/")}, nil
 }
 
 // frontDoor is what every request of one front door shares; read-only
 // after New.
 type frontDoor struct {
-	c     Config
-	store Store
-	q     Enqueuer
+	c      Config
+	store  Store
+	q      Queue
+	reader *request.Reader // Config.Request's: stamps and names every request
+	base   []string        // Config.Path's segments, the first ""
 }
 
 // statusURL is where the status of key is read: Path/{key}, the key

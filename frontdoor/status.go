@@ -31,59 +31,97 @@ type StatusBody struct {
 	Status string `json:"status"`
 }
 
-// status answers GET Path/{key}: from the worker's record when there is
-// one (its result, or in progress), else from the front door's own (the
-// request is accepted and waits on the queue), else 404.
+// status answers GET Path/{key}: from the front door's record for the
+// key, which says the request was accepted and names the worker's record,
+// then from the worker's record (its result, or in progress); 404 when
+// the front door accepted no such request.
 func (fd *frontDoor) status(w http.ResponseWriter, r *http.Request) {
 	scope, ok := fd.callerScope(w, r)
 	if !ok {
 		return
 	}
 	key := r.PathValue("key")
-	if key == "" || len(key) > MaxKeyBytes {
-		problem(w, http.StatusNotFound, "No such request", "")
+	acceptKey, err := fd.acceptKey(scope, key)
+	if !postableKey(key) || err != nil {
+		// No POST can have been accepted with it (or by this caller):
+		// answered without asking the store, which may refuse it.
+		problem(w, http.StatusNotFound, "No such request", "no request with this Idempotency-Key was accepted")
 		return
 	}
 	now := fd.c.Idem.Clock.Now()
-	stored := storedKey(scope, key)
-	workerKey, _ := idem.ClientKey(fd.c.Namespace, stored) // cannot fail: both are set
-	rec, ok, err := fd.store.Get(r.Context(), workerKey)
+	front, ok, err := fd.store.Get(r.Context(), acceptKey)
 	if err != nil {
-		fd.storeError(w, stored, err)
+		fd.storeError(w, acceptKey, err)
 		return
 	}
-	if ok && live(rec, now) {
-		switch rec.Status {
-		case idem.StatusCompleted:
-			fd.result(w, r, stored, rec)
-			return
-		case idem.StatusInProgress:
-			fd.state(w, key, StateInProgress)
-			return
-		}
-	}
-	frontKey, _ := idem.ClientKey(fd.c.AcceptNamespace, stored)
-	if rec, ok, err = fd.store.Get(r.Context(), frontKey); err != nil {
-		fd.storeError(w, stored, err)
+	if !ok || !live(front, now) || (front.Status != idem.StatusCompleted && front.Status != idem.StatusInProgress) {
+		problem(w, http.StatusNotFound, "No such request", "no request with this Idempotency-Key was accepted, or its record has expired")
 		return
 	}
-	if ok && live(rec, now) {
-		switch rec.Status {
-		case idem.StatusCompleted:
-			fd.state(w, key, StateQueued)
-			return
-		case idem.StatusInProgress:
-			fd.state(w, key, StateAccepting)
+	state, recordKey := StateQueued, idem.Key("")
+	if front.Status == idem.StatusCompleted {
+		value, err := fd.c.Idem.StoredResult(r.Context(), front)
+		if err != nil {
+			fd.storeError(w, acceptKey, err)
 			return
 		}
+		ar, err := fd.decodeAccept(value, scope, key)
+		if err != nil {
+			fd.storeError(w, acceptKey, err)
+			return
+		}
+		recordKey = ar.RecordKey
+	} else {
+		// Being enqueued, or its enqueuer died with the message sent: where
+		// the worker's key is the caller's, its record may say more.
+		state = StateAccepting
+		if putsKey(fd.c.Request) {
+			if id, err := fd.reader.ID(key, scope); err == nil {
+				recordKey = id.Key
+			}
+		}
 	}
-	problem(w, http.StatusNotFound, "No such request", "no request with this Idempotency-Key was accepted, or its record has expired")
+	if recordKey != "" {
+		rec, ok, err := fd.store.Get(r.Context(), recordKey)
+		if err != nil {
+			fd.storeError(w, recordKey, err)
+			return
+		}
+		if ok && live(rec, now) {
+			switch rec.Status {
+			case idem.StatusCompleted:
+				fd.result(w, r, recordKey, rec)
+				return
+			case idem.StatusInProgress:
+				fd.state(w, key, StateInProgress)
+				return
+			}
+		}
+	}
+	fd.state(w, key, state)
+}
+
+// postableKey reports whether key is one a POST can have been accepted
+// with: 1 to MaxKeyBytes bytes of printable ASCII, as the Idempotency-Key
+// header carries it (requestKey), which the key rule (idem.CheckValue)
+// takes. Any other key in a status URL (%FF, %00, a long one) is unknown:
+// 404, and no store is asked for it.
+func postableKey(key string) bool {
+	if key == "" || len(key) > MaxKeyBytes {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return false
+		}
+	}
+	return idem.CheckValue(key) == nil
 }
 
 // result answers the worker's result: 200 with it, or 204 when it was
-// too large to store. stored is the key it is kept under (storedKey), for
-// the log.
-func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, stored string, rec idem.Record) {
+// too large to store. recordKey is the worker's record's key, for the
+// log.
+func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, recordKey idem.Key, rec idem.Record) {
 	if rec.OmittedBytes > 0 {
 		w.Header().Set(HeaderOmitted, strconv.Itoa(rec.OmittedBytes))
 		w.WriteHeader(http.StatusNoContent)
@@ -91,7 +129,7 @@ func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, stored strin
 	}
 	value, err := fd.c.Idem.StoredResult(r.Context(), rec)
 	if err != nil {
-		fd.storeError(w, stored, err)
+		fd.storeError(w, recordKey, err)
 		return
 	}
 	contentType := "application/octet-stream"

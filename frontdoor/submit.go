@@ -4,10 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
 
 // Accepted is the body of the 202 answer to a POST, kept in the front
@@ -22,13 +28,25 @@ type Accepted struct {
 	StatusURL string `json:"status_url"`
 }
 
-// submit takes a POST: it checks the key and the body, and enqueues the
-// request once per key through idem.Do on the front door's own record,
-// whose result is the 202 answer.
+// errOtherKey is a queue whose send reports another record key than the
+// front door's: the two read requests by different Identities.
+var errOtherKey = errors.New("the queue sent the request under another key than the front door's")
+
+// submit takes a POST: it checks the key and the body, puts the key where
+// the worker reads it (request.Reader.Stamp, which also says the worker's
+// record key), and sends the request once per key through idem.Do on the
+// front door's own record, whose result is the 202 answer and the
+// worker's record key.
 func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 	scope, ok := fd.callerScope(w, r)
 	if !ok {
 		return
+	}
+	if scope != "" {
+		if err := idem.CheckValue(scope); err != nil {
+			problem(w, http.StatusBadRequest, "Caller's scope cannot key a request", "the scope this front door names the caller by is not one a key can hold: "+err.Error())
+			return
+		}
 	}
 	if !jsonContent(r.Header.Get("Content-Type")) {
 		problem(w, http.StatusUnsupportedMediaType, "Body must be JSON", "send a JSON object with Content-Type application/json")
@@ -55,32 +73,53 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Body could not be read", err.Error())
 		return
 	}
-	stored := storedKey(scope, key)
-	msg, fingerprint, err := message(body, fd.c.KeyField, key, stored)
+	// One JSON object, whose fingerprint is of its canonical form: white
+	// space and member order do not make another request.
+	fingerprint, err := idemjson.Fingerprint(body)
+	if err == nil {
+		_, err = idemjson.Parse(body)
+	}
 	if err != nil {
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
 		return
 	}
-	frontKey, err := idem.ClientKey(fd.c.AcceptNamespace, stored)
-	if err != nil { // not reached: the namespace and the key are not empty
+	stamped, id, ok := fd.stamp(w, body, key, scope)
+	if !ok {
+		return
+	}
+	if fd.c.CheckBody != nil {
+		if err := fd.c.CheckBody([]byte(stamped.Body)); err != nil {
+			problem(w, http.StatusBadRequest, "Body is not a valid request", err.Error())
+			return
+		}
+	}
+	acceptKey, err := fd.acceptKey(scope, key)
+	if err != nil { // not reached: the key and the scope obey the key rule
 		problem(w, http.StatusBadRequest, "Idempotency-Key is malformed", err.Error())
 		return
 	}
-	answer, _ := json.Marshal(Accepted{Key: key, Status: "queued", StatusURL: fd.statusURL(key)})
-	var enqueueErr error
-	res, err := fd.c.Idem.Do(r.Context(), fd.store, frontKey, fingerprint, func(ctx context.Context) ([]byte, error) {
+	answer, _ := json.Marshal(Accepted{Key: key, Status: StateQueued, StatusURL: fd.statusURL(key)})
+	stored := encodeAccept(id.Key, answer)
+	var sendErr error
+	res, err := fd.c.Idem.Do(r.Context(), fd.store, acceptKey, fingerprint, func(ctx context.Context) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(ctx, fd.c.EnqueueTimeout)
 		defer cancel()
-		if enqueueErr = fd.q.Enqueue(ctx, stored, msg); enqueueErr != nil {
-			return nil, enqueueErr
+		sent, err := fd.q.Send(ctx, producer.Message{Key: id.Value, Body: body, Scope: scope})
+		switch {
+		case err != nil:
+			sendErr = err
+		case sent.RecordKey != id.Key:
+			sendErr = fmt.Errorf("%w: %q, not %q", errOtherKey, sent.RecordKey, id.Key)
+		default:
+			return stored, nil
 		}
-		return answer, nil
+		return nil, sendErr
 	})
 	switch {
 	case errors.Is(err, idem.ErrPayloadMismatch):
 		problem(w, http.StatusUnprocessableEntity, "Idempotency-Key is already used", "a request with another body was sent with this key: send a new key for a new request")
 	case err == nil && (res.Outcome == idem.Executed || res.Outcome == idem.Replayed):
-		fd.accepted(w, key, res.Value)
+		fd.accepted(w, acceptKey, scope, key, res.Value)
 	case err == nil && res.Outcome == idem.InProgress:
 		retryAfter(w)
 		problem(w, http.StatusConflict, "Request is in progress", "a request with this key is being accepted: retry after a second")
@@ -88,30 +127,87 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		// The message was sent: the request is accepted. Its record was
 		// not stored (or another claim's was), so a retry may enqueue it
 		// again, which the worker runs once.
-		fd.c.Logger.Warn("idemq frontdoor: enqueued, but the key's record was not stored", "key", stored, "outcome", res.Outcome.String(), "err", err.Error())
-		fd.accepted(w, key, res.Value)
-	case enqueueErr != nil:
-		fd.c.Logger.Error("idemq frontdoor: enqueue failed", "key", stored, "err", err.Error())
-		retryAfter(w)
-		problem(w, http.StatusServiceUnavailable, "Request could not be queued", "retry with the same Idempotency-Key")
+		fd.c.Logger.Warn("idemq frontdoor: enqueued, but the key's record was not stored", "key", acceptKey, "outcome", res.Outcome.String(), "err", err.Error())
+		fd.accepted(w, acceptKey, scope, key, res.Value)
+	case sendErr != nil:
+		fd.sendError(w, acceptKey, sendErr)
 	default:
-		fd.storeError(w, stored, err)
+		fd.storeError(w, acceptKey, err)
 	}
 }
 
-// accepted writes the 202 answer, answer being an Accepted.
-func (fd *frontDoor) accepted(w http.ResponseWriter, key string, answer []byte) {
+// stamp puts the request's key where the worker reads it, as the queue
+// will (request.Reader.Stamp): the Idempotency-Key in the body member or
+// the attribute Config.Request names, or, with KeyFields or a KeyFunc,
+// the key the body makes; the caller's scope in request.ScopeAttribute.
+// It returns the message as the worker will receive it and the request's
+// ID, whose Key is the worker's record, or answers 400 (500 for a
+// KeyFunc's panic) and returns false.
+func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string) (events.SQSMessage, request.ID, bool) {
+	value := ""
+	if putsKey(fd.c.Request) {
+		value = key
+	}
+	msg, id, err := fd.reader.Stamp(events.SQSMessage{Body: string(body)}, value, scope)
+	switch {
+	case err == nil:
+		return msg, id, true
+	case errors.Is(err, request.ErrKeyMismatch):
+		problem(w, http.StatusBadRequest, "Body holds another key", err.Error()+": leave the key out of the body, or send the same as the Idempotency-Key")
+	case errors.Is(err, idem.ErrNoKey):
+		problem(w, http.StatusBadRequest, "Body makes no key", "the worker keys a request by "+fd.c.Request.Source()+": "+err.Error())
+	case errors.Is(err, request.ErrBadKey):
+		problem(w, http.StatusBadRequest, "Body's key cannot be used", err.Error())
+	case errors.Is(err, request.ErrBadBody):
+		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
+	case errors.Is(err, request.ErrKeyFuncPanic):
+		fd.c.Logger.Error("idemq frontdoor: the key func panicked", "err", err.Error())
+		problem(w, http.StatusInternalServerError, "Request could not be keyed", "")
+	default: // the KeyFunc's own refusal of the message
+		problem(w, http.StatusBadRequest, "Body makes no key", "the worker's key func refused it")
+	}
+	return events.SQSMessage{}, request.ID{}, false
+}
+
+// accepted writes the 202 answer from value, the front door's record's
+// stored result (acceptRecord). acceptKey is that record's key, for the
+// log.
+func (fd *frontDoor) accepted(w http.ResponseWriter, acceptKey idem.Key, scope, key string, value []byte) {
+	ar, err := fd.decodeAccept(value, scope, key)
+	if err != nil {
+		fd.storeError(w, acceptKey, err)
+		return
+	}
 	w.Header().Set("Location", fd.statusURL(key))
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(ar.Answer)))
 	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write(answer)
+	_, _ = w.Write(ar.Answer)
+}
+
+// sendError answers a send that failed, its claim released: 413 for a
+// message over the queue's size (the caller's to make smaller), 500 for a
+// queue that refused it or read it by another Identity (sending it again
+// would not help), else 503, to retry.
+func (fd *frontDoor) sendError(w http.ResponseWriter, acceptKey idem.Key, err error) {
+	switch {
+	case errors.Is(err, producer.ErrTooLarge):
+		problem(w, http.StatusRequestEntityTooLarge, "Request is too large for the queue", err.Error())
+	case errors.Is(err, producer.ErrRejected), errors.Is(err, errOtherKey), errors.Is(err, request.ErrKeyMismatch),
+		errors.Is(err, idem.ErrNoKey), errors.Is(err, request.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
+		fd.c.Logger.Error("idemq frontdoor: the queue refused the request", "key", acceptKey, "err", err.Error())
+		problem(w, http.StatusInternalServerError, "Request could not be queued", "the queue refused it")
+	default:
+		fd.c.Logger.Error("idemq frontdoor: enqueue failed", "key", acceptKey, "err", err.Error())
+		retryAfter(w)
+		problem(w, http.StatusServiceUnavailable, "Request could not be queued", "retry with the same Idempotency-Key")
+	}
 }
 
 // storeError answers a failure of the store (or of a read of what it
 // holds): 500 for a record that cannot be read, else 503, to retry. key is
-// the key the request is kept under (storedKey), for the log.
-func (fd *frontDoor) storeError(w http.ResponseWriter, key string, err error) {
+// the key of the record, for the log.
+func (fd *frontDoor) storeError(w http.ResponseWriter, key idem.Key, err error) {
 	if err == nil { // not reached: every outcome without an error is answered above
 		err = errors.New("no outcome")
 	}

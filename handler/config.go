@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -67,6 +68,10 @@ type Config struct {
 	// not executed because its key was done before (see WithReplayHook).
 	// Defaults to none.
 	OnReplay ReplayFunc
+	// replayType is the result type a typed replay hook decodes into
+	// (WithTypedReplayHook), which NewTyped holds against its function's;
+	// nil for an untyped hook or none.
+	replayType reflect.Type
 	// OnFailure is called for every record reported as a batch item
 	// failure (see WithFailureHook). Defaults to none: failures are
 	// logged.

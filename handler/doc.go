@@ -10,6 +10,10 @@
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
 //	}))
 //
+// A function of a request type, whose struct tags say which fields make
+// the key (request.IdentityOf), is wrapped by NewTyped: the body decoded,
+// the result stored as JSON, the replay hook typed (WithTypedReplayHook).
+//
 // Each record's idempotency key comes from its body (the JSON field
 // "idempotency_key" unless WithKeyField, WithKeyAttribute or WithKeyFunc
 // says otherwise), never from the message id, which changes on a

@@ -138,7 +138,7 @@ func ExampleWithIdem() {
 		VisibilityTimeout:   12 * time.Minute,   // 6 × a 2-minute function timeout
 		MaxReceives:         5,
 		DeadLetterRetention: 14 * 24 * time.Hour, // a redrive from the dead-letter queue still replays
-	})
+	}, 2*time.Minute) // the function's timeout
 	if err != nil {
 		panic(err)
 	}

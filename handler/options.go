@@ -260,7 +260,7 @@ func WithReplayHook(f ReplayFunc) Option {
 		if f == nil {
 			c.refuse("OnReplay", "", idem.ErrNil)
 		}
-		c.OnReplay = f
+		c.OnReplay, c.replayType = f, nil
 	}
 }
 

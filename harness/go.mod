@@ -15,14 +15,13 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/gowebpki/jcs v1.0.2
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/durable v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq/tools/release v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -61,22 +60,8 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/image v0.45.0 // indirect
+	golang.org/x/mod v0.42.0
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../
-	github.com/idemq/idemq/idem/dynamostore => ../idem/dynamostore
-	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
-	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore
-	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
-	github.com/idemq/idemq/idemqotel => ../idemqotel
-	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
-	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
-	github.com/idemq/idemq/internal/redistest => ../internal/redistest
 )

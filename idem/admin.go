@@ -51,6 +51,10 @@ type ListRequest struct {
 	// ExpiresBefore keeps the records whose expiry is before it, in
 	// whole seconds. Defaults to no filter (zero).
 	ExpiresBefore time.Time
+	// Namespace keeps the records whose key was made in it
+	// (Key.InNamespace): by ClientKey, NaturalKey or ScopedKey, with a
+	// scope or without. Defaults to every namespace ("").
+	Namespace string
 	// Limit is the most records a page holds. Defaults to
 	// DefaultListLimit (0); a negative Limit is an *idem.ConfigError.
 	Limit int
@@ -127,7 +131,23 @@ func (req ListRequest) Selects(rec Record) bool {
 	if !req.ExpiresBefore.IsZero() && ExpirySeconds(rec.ExpiresAt) >= ExpirySeconds(req.ExpiresBefore) {
 		return false
 	}
+	if req.Namespace != "" && !rec.Key.InNamespace(req.Namespace) {
+		return false
+	}
 	return true
+}
+
+// KeyPrefixes returns what the key of each record req.Namespace selects
+// starts with, for a store that filters by key in its own query: the
+// namespace as keys hold it (escaped), then "#" for a key without a
+// scope, or ":" for a scoped key (which holds a "#" after it). Both are
+// "" when Namespace is.
+func (req ListRequest) KeyPrefixes() (unscoped, scoped string) {
+	if req.Namespace == "" {
+		return "", ""
+	}
+	ns := escape(req.Namespace)
+	return ns + "#", ns + ":"
 }
 
 // PageLimit returns req.Limit with its default filled in, or an

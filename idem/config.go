@@ -65,9 +65,11 @@ type Config struct {
 	Clock Clock
 	// Lease is how long a claim holds the key before another worker may
 	// take it over. It must cover the work, or a second worker may run it
-	// too (see Heartbeat). Defaults to the time left before the context's
-	// deadline (in Lambda, the invocation's) plus LeaseMargin, or
-	// DefaultLease when the context has no deadline.
+	// too (see Heartbeat). Defaults to the lease the context carries
+	// (ContextWithDefaultLease: package consumer's, a short lease renewed
+	// by a heartbeat), else the time left before the context's deadline
+	// (in Lambda, the invocation's) plus LeaseMargin, or DefaultLease when
+	// the context has no deadline.
 	Lease time.Duration
 	// LeaseMargin is added to the context's remaining time to make the
 	// default lease. Defaults to DefaultLeaseMargin.
@@ -84,7 +86,8 @@ type Config struct {
 	// ErrLeaseLost. It must be at most half of Lease, so one lost
 	// extension does not lose the key; with a lease made from the
 	// context's deadline, the beat is made at most half that lease.
-	// Defaults to 0: off.
+	// Defaults to 0: off, unless the lease is the context's
+	// (ContextWithDefaultLease), which brings its own heartbeat.
 	Heartbeat time.Duration
 	// CompressAbove is the size in bytes above which the work's result is
 	// stored gzip-compressed (EncodingGzip), when that makes it at least

@@ -185,13 +185,14 @@ type attempt struct {
 	key   Key
 	now   time.Time     // when the call began, by c.Clock
 	lease time.Duration // the claim's lease
+	beat  time.Duration // how often the heartbeat extends it; 0: never
 	owner string        // the claim's owner token
 }
 
 func newAttempt(ctx context.Context, c Config, s Store, key Key) *attempt {
 	now := c.Clock.Now()
-	deadline, hasDeadline := ctx.Deadline()
-	return &attempt{c: c, s: s, key: key, now: now, lease: c.leaseFor(deadline, hasDeadline, now), owner: NewOwner()}
+	lease, beat := c.leaseOf(ctx, now)
+	return &attempt{c: c, s: s, key: key, now: now, lease: lease, beat: beat, owner: NewOwner()}
 }
 
 // do claims the key, then runs fn and stores its result, or answers from
@@ -204,7 +205,7 @@ func (a *attempt) do(ctx context.Context, fingerprint string, fn Func) (Result, 
 	if !claim.Claimed {
 		return a.answerFromHolder(ctx, claim.Record, fingerprint)
 	}
-	value, writes, stopBeats, runErr := run(ctx, a.s, a.key, a.owner, a.lease, a.c, fn)
+	value, writes, stopBeats, runErr := run(ctx, a.s, a.key, a.owner, a.lease, a.beat, a.c, fn)
 	defer stopBeats()
 	// The claim is ours: settle it even if the caller's context is done,
 	// but not past the settle deadline.
@@ -391,11 +392,11 @@ func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // When fn returns, the heartbeat goes on until the caller calls stopBeats
 // (more than once is harmless): the result's put to a blob store is
 // covered too. If fn panics or exits, run stops it.
-func run(ctx context.Context, s Store, key Key, owner string, lease time.Duration, c Config, fn Func) (value []byte, writes []any, stopBeats func(), err error) {
+func run(ctx context.Context, s Store, key Key, owner string, lease, beat time.Duration, c Config, fn Func) (value []byte, writes []any, stopBeats func(), err error) {
 	st := &stage{}
 	ctx = context.WithValue(ctx, stageKey{}, st)
 	stopBeats = func() {}
-	if beat := c.beatFor(lease); beat > 0 {
+	if beat > 0 {
 		ctx, stopBeats = heartbeat(ctx, s, key, owner, lease, beat, c)
 	}
 	returned := false

@@ -240,9 +240,9 @@ func (r *reader) checkFrontDoor(s *Settings) {
 		fd.Scope = ScopeIAM
 	case fd.Scope == "":
 		fd.Scope = ScopeNone
-	case fd.Scope == ScopeIAM && fd.Addr != "":
+	case fd.Scope != ScopeNone && fd.Addr != "":
 		r.bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)",
-			FrontDoorScope, ScopeIAM, FrontDoorAddr, FrontDoorScope, ScopeNone)
+			FrontDoorScope, fd.Scope, FrontDoorAddr, FrontDoorScope, ScopeNone)
 	}
 }
 

@@ -17,16 +17,19 @@ import (
 var setting = regexp.MustCompile(`^(IDEMQ_[A-Z0-9_]+)(=.*)?$`)
 
 // notSettings are IDEMQ_ names that are no program's setting: the test
-// servers' addresses and the harness's knobs, read by tests alone.
+// servers' addresses and the harness's and the release tool's knobs, read
+// by tests alone (IDEMQ_PROOF_VERSION: which release the module-proxy
+// proof proves).
 func notSetting(name string) bool {
-	return strings.HasPrefix(name, "IDEMQ_TEST_") || name == "IDEMQ_DEPLOYLOCAL_LOG" || name == "IDEMQ_RIE"
+	return strings.HasPrefix(name, "IDEMQ_TEST_") || name == "IDEMQ_DEPLOYLOCAL_LOG" || name == "IDEMQ_RIE" || name == "IDEMQ_PROOF_VERSION"
 }
 
 // declaredElsewhere are the files outside this package that may spell a
-// setting's name: internal/dynamotest, a test helper whose module requires
-// no other of the repository's, reads the DynamoDB Local endpoint the test
-// servers export under the worker's name.
-var declaredElsewhere = map[string]bool{"internal/dynamotest/dynamotest.go": true}
+// setting's name: idem/dynamostore/dynamotest, the DynamoDB store's test
+// kit (a package users' tests import, kept apart from the table), names the
+// DynamoDB Local endpoint the test servers export under the worker's name
+// in its exported EndpointEnv.
+var declaredElsewhere = map[string]bool{"idem/dynamostore/dynamotest/dynamotest.go": true}
 
 // No program declares an IDEMQ_ setting of its own: outside this package
 // and the tests, no string spells one's name (the worker, the command, the

@@ -38,6 +38,9 @@ func docsTable() string {
 		}
 		b.WriteString("| `" + v.Name + "` | " + readBy + " | " + strings.ReplaceAll(meaning, "|", `\|`) + " | " + strings.ReplaceAll(def, "|", `\|`) + " |\n")
 	}
+	for _, r := range retired {
+		b.WriteString("| `" + r.name + "` | none: refused | no longer read: " + strings.ReplaceAll(r.why, "|", `\|`) + " | — |\n")
+	}
 	return b.String()
 }
 

@@ -26,8 +26,9 @@ func Read(getenv func(string) string) (Settings, error) {
 // and query values hidden (ShowVar), a Secret variable not at all.
 //
 // A program of the worker (Worker, FrontDoor, Dispatch) refuses a variable
-// it does not read and one set without the variable it Needs: a setting
-// that would change nothing is a mistake. The command reads only its own
+// it does not read, one no program reads any more (saying what replaced
+// it) and one set without the variable it Needs: a setting that would
+// change nothing is a mistake. The command reads only its own
 // and ignores the others, which the worker's environment holds. Read fills
 // in the defaults the fields of Settings say it does.
 //
@@ -36,6 +37,13 @@ func Read(getenv func(string) string) (Settings, error) {
 func ReadFor(p Program, getenv func(string) string) (Settings, error) {
 	r := reader{program: p, getenv: getenv}
 	s := Settings{Program: p}
+	if p != Command {
+		for _, v := range retired {
+			if getenv(v.name) != "" {
+				r.bad("%s is no longer read: %s", v.name, v.why)
+			}
+		}
+	}
 	for _, v := range vars {
 		val := getenv(v.Name)
 		switch {

@@ -253,7 +253,8 @@ func TestReadFrontDoor(t *testing.T) {
 		t.Errorf("front door %+v, %v; want %+v", s, err, want)
 	}
 	for _, tc := range []struct{ addr, scope, want string }{
-		{"", "", ScopeIAM}, {"", "none", ScopeNone}, {"", "IAM", ScopeIAM}, {"127.0.0.1:8080", "", ScopeNone}, {"127.0.0.1:8080", "none", ScopeNone},
+		{"", "", ScopeIAM}, {"", "none", ScopeNone}, {"", "IAM", ScopeIAM}, {"", "iam-session", ScopeIAMSession}, {"", "IAM-Session", ScopeIAMSession},
+		{"127.0.0.1:8080", "", ScopeNone}, {"127.0.0.1:8080", "none", ScopeNone},
 	} {
 		s, err := Read(env(Mode, "frontdoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, FrontDoorAddr, tc.addr, FrontDoorScope, tc.scope))
 		if err != nil || s.FrontDoor.Scope != tc.want {
@@ -271,7 +272,9 @@ func TestReadFrontDoor(t *testing.T) {
 		{"and a consumer", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, ConsumerQueueURL, q), []string{ConsumerQueueURL, Mode}},
 		{"bad scope", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "account"), []string{FrontDoorScope}},
 		{"IAM scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam", FrontDoorAddr, "127.0.0.1:8080"),
-			[]string{FrontDoorScope, FrontDoorAddr}},
+			[]string{FrontDoorScope + "=iam with", FrontDoorAddr}},
+		{"IAM session scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam-session", FrontDoorAddr, "127.0.0.1:8080"),
+			[]string{FrontDoorScope + "=iam-session with", FrontDoorAddr}},
 		{"a worker's setting", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, Lease, "1m"), []string{Lease + " is set but " + Mode + " is frontdoor"}},
 		{"scope in worker mode", env(Table, "t", FrontDoorScope, "none"), []string{FrontDoorScope, Mode}},
 	} {
@@ -286,8 +289,8 @@ func TestReadDispatch(t *testing.T) {
 		return env(append([]string{Mode, "dispatch", DurableFunction, "summarise:prod"}, kv...)...)
 	}
 	s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", SQSEndpoint, "http://127.0.0.1:9324",
-		KeyFields, "a,b", DurableNamePrefix, "summ-", Concurrency, "4"))
-	if err != nil || s.Program != Dispatch || s.Dispatch != (DispatchSettings{Function: "summarise:prod", NamePrefix: "summ-"}) ||
+		Namespace, "summarise", KeyFields, "a,b", Concurrency, "4"))
+	if err != nil || s.Program != Dispatch || s.Dispatch != (DispatchSettings{Function: "summarise:prod"}) || s.Request.Namespace != "summarise" ||
 		!slices.Equal(s.Request.KeyFields, []string{"a", "b"}) || s.Concurrency != 4 || s.Store != (StoreSettings{}) {
 		t.Errorf("dispatch %+v, %v", s, err)
 	}
@@ -300,7 +303,9 @@ func TestReadDispatch(t *testing.T) {
 		{"no function", env(Mode, "dispatch"), DurableFunction + " is required"},
 		{"a store", with(Table, "idempotency"), Table + " is set but " + Mode + " is dispatch: dispatch mode keeps no records"},
 		{"a provider", with(ProviderURL, "http://127.0.0.1:1"), ProviderURL + " is set but " + Mode},
-		{"a namespace", with(Namespace, "n"), Namespace + " is set but " + Mode},
+		{"a fingerprint", with(FingerprintFields, "a"), FingerprintFields + " is set but " + Mode},
+		{"the retired name prefix", with(DurableNamePrefix, "summ-"), DurableNamePrefix + " is no longer read: each durable execution is named after the record key"},
+		{"two key sources", with(KeyField, "id", KeyFields, "a,b"), KeyField},
 		{"bad endpoint", with(LambdaEndpoint, "localhost"), LambdaEndpoint},
 		{"SQS endpoint without a consumer", with(SQSEndpoint, "http://127.0.0.1:9324"), SQSEndpoint + " is set but " + ConsumerQueueURL},
 		{"bad concurrency", with(Concurrency, "0"), Concurrency},
@@ -316,9 +321,10 @@ func TestReadDispatch(t *testing.T) {
 // table and URL when it opens one (CheckStore).
 func TestReadCommand(t *testing.T) {
 	t.Parallel()
-	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", RecordExpiry, "100h", BlobBucket, "b",
-		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", FrontDoorPath, "x"))
-	want := Settings{Program: Command, Store: StoreSettings{Kind: StoreDynamoDB, Table: "t"}, Request: request.Identity{Namespace: "ns"},
+	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", KeyFields, "document_id,version", RecordExpiry, "100h", BlobBucket, "b",
+		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", FrontDoorPath, "x", DurableNamePrefix, "retired"))
+	want := Settings{Program: Command, Store: StoreSettings{Kind: StoreDynamoDB, Table: "t"},
+		Request:      request.Identity{Namespace: "ns", KeyFields: []string{"document_id", "version"}},
 		RecordExpiry: 100 * time.Hour, Blobs: BlobSettings{Bucket: "b", Prefix: DefaultBlobPrefix}}
 	if err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("command\n got %+v, %v\nwant %+v", s, err, want)
@@ -335,6 +341,8 @@ func TestReadCommand(t *testing.T) {
 			`IDEMQ_STORE_URL (or --store-url)=mysql://u:xxxxx@h/db: the scheme is "mysql"`}},
 		{env(Table, "t", StoreURL, "redis://h"), []string{"IDEMQ_STORE_URL (or --store-url) is set but IDEMQ_STORE is dynamodb"}},
 		{env(Table, "t", RecordExpiry, "-1h"), []string{`IDEMQ_RECORD_EXPIRY (or --record-expiry)="-1h": must be positive`}},
+		{env(Table, "t", KeyField, "id", KeyAttribute, "key"), []string{"IDEMQ_KEY_ATTRIBUTE (or --key-attribute)", "a key has one source"}},
+		{env(Table, "t", KeyFields, "a,,b"), []string{"IDEMQ_KEY_FIELDS (or --key-fields)", "none empty"}},
 	} {
 		s, err := ReadFor(Command, c.env)
 		err = errors.Join(err, CheckStore(Command, s.Store)) // as the command opens the store

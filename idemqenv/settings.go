@@ -142,8 +142,12 @@ type ConsumerSettings struct {
 
 // The scopes of IDEMQ_FRONTDOOR_SCOPE.
 const (
-	// ScopeIAM keeps each IAM caller's keys its own.
+	// ScopeIAM keeps each IAM principal's keys its own: an assumed
+	// role's sessions share the role's.
 	ScopeIAM = "iam"
+	// ScopeIAMSession keeps each IAM caller's keys its own, an assumed
+	// role's sessions each a caller of their own.
+	ScopeIAMSession = "iam-session"
 	// ScopeNone shares one key space among every caller.
 	ScopeNone = "none"
 )
@@ -160,8 +164,8 @@ type FrontDoorSettings struct {
 	// Addr is IDEMQ_FRONTDOOR_ADDR: serve plain HTTP there; "" to serve
 	// Lambda.
 	Addr string
-	// Scope is IDEMQ_FRONTDOOR_SCOPE: ScopeIAM or ScopeNone. Read fills
-	// in ScopeIAM on Lambda and ScopeNone with Addr.
+	// Scope is IDEMQ_FRONTDOOR_SCOPE: ScopeIAM, ScopeIAMSession or
+	// ScopeNone. Read fills in ScopeIAM on Lambda and ScopeNone with Addr.
 	Scope string
 }
 
@@ -170,8 +174,6 @@ type DispatchSettings struct {
 	// Function is IDEMQ_DURABLE_FUNCTION: the durable function's name or
 	// ARN with its version or alias.
 	Function string
-	// NamePrefix is IDEMQ_DURABLE_NAME_PREFIX (durable.Config.NamePrefix).
-	NamePrefix string
 	// LambdaEndpoint is IDEMQ_LAMBDA_ENDPOINT, for a local fake.
 	LambdaEndpoint string
 }

@@ -68,6 +68,15 @@ func TestTable(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range retired {
+		switch {
+		case rows[r.name]:
+			t.Errorf("%s is retired but has a row", r.name)
+		case r.why == "" || strings.Contains(r.why, "\n"):
+			t.Errorf("%s is retired without one line saying what replaced it", r.name)
+		}
+		rows[r.name] = true
+	}
 	for name := range consts {
 		if !rows[name] {
 			t.Errorf("%s is declared but has no row", name)
@@ -105,7 +114,7 @@ func TestEnvironRoundTrip(t *testing.T) {
 			FrontDoorAddr: "127.0.0.1:8080", FrontDoorScope: "none", BlobBucket: "results", BlobPrefix: "idemq/", SQSEndpoint: "http://127.0.0.1:9324",
 		},
 		{ // the dispatcher
-			Mode: "dispatch", DurableFunction: "summarise:prod", DurableNamePrefix: "summ-", LambdaEndpoint: "http://127.0.0.1:9001",
+			Mode: "dispatch", DurableFunction: "summarise:prod", Namespace: "summarise", LambdaEndpoint: "http://127.0.0.1:9001",
 			KeyFields: "a,b", Concurrency: "4",
 		},
 	}

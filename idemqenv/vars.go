@@ -61,7 +61,7 @@ const (
 	FrontDoorAddr         = "IDEMQ_FRONTDOOR_ADDR"
 	FrontDoorScope        = "IDEMQ_FRONTDOOR_SCOPE"
 	DurableFunction       = "IDEMQ_DURABLE_FUNCTION"
-	DurableNamePrefix     = "IDEMQ_DURABLE_NAME_PREFIX"
+	DurableNamePrefix     = "IDEMQ_DURABLE_NAME_PREFIX" // no longer read (retired)
 	LambdaEndpoint        = "IDEMQ_LAMBDA_ENDPOINT"
 )
 
@@ -97,19 +97,19 @@ var vars = []Var{
 		value: urlValue(func(s *Settings) *string { return &s.Store.DynamoDBEndpoint })},
 
 	// Who a request is: one request.Identity.
-	{Name: Namespace, Programs: Worker | FrontDoor | Command, Default: "the function's name, with a warning at start-up", Flag: "namespace",
+	{Name: Namespace, Programs: keyed | Command, Default: "the function's name, with a warning at start-up", Flag: "namespace",
 		Sets:  []string{"request.Namespace", "handler.Namespace", "frontdoor.Namespace"},
-		Doc:   "key namespace (`request.Identity.Namespace`); set it once and keep it: a replaced or renamed function finds none of its records under another; required by the front door and the command",
+		Doc:   "key namespace (`request.Identity.Namespace`); set it once and keep it: a replaced or renamed function finds none of its records under another; required by the front door and the command; the dispatcher names each execution after the record key in it",
 		value: stringValue(func(s *Settings) *string { return &s.Request.Namespace }, nil)},
-	{Name: KeyField, Programs: keyed, Default: "`" + request.DefaultKeyField + "`",
-		Sets:  []string{"request.KeyField", "handler.KeyField", "frontdoor.KeyField"},
+	{Name: KeyField, Programs: keyed | Command, Default: "`" + request.DefaultKeyField + "`", Flag: "key-field",
+		Sets:  []string{"request.KeyField", "handler.KeyField"},
 		Doc:   "body member holding the key, or a dotted path into nested objects (`request.Identity.KeyField`); one key source of the four",
 		value: stringValue(func(s *Settings) *string { return &s.Request.KeyField }, nil)},
-	{Name: KeyFields, Programs: keyed, Default: "none",
+	{Name: KeyFields, Programs: keyed | Command, Default: "none", Flag: "key-fields",
 		Sets:  []string{"request.KeyFields", "handler.KeyFields"},
-		Doc:   "body members that together make the key, a natural key, comma-separated: `document_id,version` (`request.Identity.KeyFields`); one key source of the four",
+		Doc:   "body members that together make the key, a natural key, comma-separated: `document_id,version`, stored as `ns#document_id:doc-1:version:9` (`request.Identity.KeyFields`); one key source of the four",
 		value: listValue(func(s *Settings) *[]string { return &s.Request.KeyFields })},
-	{Name: KeyAttribute, Programs: keyed, Default: "none",
+	{Name: KeyAttribute, Programs: keyed | Command, Default: "none", Flag: "key-attribute",
 		Sets:  []string{"request.KeyAttribute", "handler.KeyAttribute"},
 		Doc:   "String or Number message attribute holding the key (`request.Identity.KeyAttribute`); one key source of the four",
 		value: stringValue(func(s *Settings) *string { return &s.Request.KeyAttribute }, nil)},
@@ -231,25 +231,30 @@ var vars = []Var{
 		value: stringValue(func(s *Settings) *string { return &s.FrontDoor.Path }, nil)},
 	{Name: FrontDoorMaxBodyBytes, Programs: FrontDoor, Default: strconv.Itoa(frontdoor.DefaultMaxBodyBytes),
 		Sets:  []string{"frontdoor.MaxBodyBytes"},
-		Doc:   "largest request body taken",
+		Doc:   "largest request body read; a body whose message is over the queue's size is refused too (413)",
 		value: bytesValue(func(s *Settings) *int { return &s.FrontDoor.MaxBodyBytes })},
 	{Name: FrontDoorAddr, Programs: FrontDoor, Default: "serve Lambda",
 		Doc:   "`host:port`: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers)",
 		value: hostPortValue(func(s *Settings) *string { return &s.FrontDoor.Addr }, "127.0.0.1:8080")},
 	{Name: FrontDoorScope, Programs: FrontDoor, Default: "`iam` on Lambda; `none` with `IDEMQ_FRONTDOOR_ADDR`",
-		Doc:   "whose key is it: `iam` (each IAM caller's keys are its own, a request without one is 403) or `none` (one key space shared by every caller)",
-		value: enumValue(func(s *Settings) *string { return &s.FrontDoor.Scope }, ScopeIAM, ScopeNone)},
+		Doc:   "whose key is it: `iam` (each IAM principal's keys are its own, a request without one is 403), `iam-session` (each role session's: the users of one role, each under a session name of their own, do not share keys) or `none` (one key space shared by every caller)",
+		value: enumValue(func(s *Settings) *string { return &s.FrontDoor.Scope }, ScopeIAM, ScopeIAMSession, ScopeNone)},
 
 	// Dispatch mode.
 	{Name: DurableFunction, Programs: Dispatch, Sets: []string{"durable.function"},
 		Doc:   "the durable function's name or ARN with its version or alias, like `summarise:prod`; required in dispatch mode (needs `lambda:InvokeFunction` on it)",
 		value: stringValue(func(s *Settings) *string { return &s.Dispatch.Function }, nil)},
-	{Name: DurableNamePrefix, Programs: Dispatch, Default: "none", Sets: []string{"durable.NamePrefix"},
-		Doc:   "put before every key to make its execution name",
-		value: stringValue(func(s *Settings) *string { return &s.Dispatch.NamePrefix }, nil)},
 	{Name: LambdaEndpoint, Programs: Dispatch, Default: "the AWS endpoint",
 		Doc:   "Lambda endpoint URL, for a local fake",
 		value: urlValue(func(s *Settings) *string { return &s.Dispatch.LambdaEndpoint })},
+}
+
+// retired are the variables no program reads any more, each with what
+// replaced it. A program of the worker refuses one that is set, saying
+// so: a setting that would change nothing is a mistake.
+var retired = []struct{ name, why string }{
+	{DurableNamePrefix, "each durable execution is named after the record key the worker's handler claims, in " + Namespace +
+		" (default the function's name); remove it, and set " + Namespace + " to the handler's namespace (docs/dispatcher.md)"},
 }
 
 // Vars returns the table of variables, in the order the docs list them.

@@ -25,8 +25,3 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace github.com/idemq/idemq => ../

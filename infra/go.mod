@@ -33,8 +33,3 @@ require (
 	golang.org/x/tools/cmd/godoc v0.1.0-deprecated // indirect
 	golang.org/x/tools/godoc v0.1.0-deprecated // indirect
 )
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace github.com/idemq/idemq => ../

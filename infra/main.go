@@ -38,7 +38,7 @@ func synth() (err error) {
 		}
 	}()
 	app := awscdk.NewApp(nil)
-	if _, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: moduleDir}); err != nil {
+	if _, err := idemqcdk.NewStack(app, jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: moduleDir}); err != nil {
 		return err
 	}
 	app.Synth(nil)

@@ -46,7 +46,21 @@ func iamScope(r *http.Request) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
 	}
-	return principalOf(caller.UserARN)
+	return principalOf(caller.UserARN, false)
+}
+
+// iamSessionScope is the front door's scope with
+// IDEMQ_FRONTDOOR_SCOPE=iam-session: as iamScope, but an assumed role's
+// caller is its session (principalOf with the session name), so the
+// users of one role, each under a session name of their own, do not
+// share keys. A retry sent under another session name (renewed
+// credentials named by time or at random) is another caller's request.
+func iamSessionScope(r *http.Request) (string, error) {
+	caller, ok := iamCallerOf(r.Context())
+	if !ok {
+		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
+	}
+	return principalOf(caller.UserARN, true)
 }
 
 // principalOf is the principal an IAM caller's ARN names: the ARN itself
@@ -60,15 +74,22 @@ func iamScope(r *http.Request) (string, error) {
 // share its permissions. The ARN, not the unique id (AROA…, AIDA…), for
 // what an operator reads in a record's key; it includes the account. A
 // role deleted and made again under the same name is the same scope.
-func principalOf(arn string) (string, error) {
+// withSession keeps an assumed role's session name (iamSessionScope),
+// and refuses an assumed role's ARN without one.
+func principalOf(arn string, withSession bool) (string, error) {
 	parts := strings.SplitN(arn, ":", 6) // arn:partition:service:region:account:resource
 	if len(parts) != 6 || parts[0] != "arn" || parts[4] == "" || parts[5] == "" || (parts[2] != "iam" && parts[2] != "sts") {
 		return "", fmt.Errorf("%w: the IAM caller's ARN %q names no principal", frontdoor.ErrNoScope, arn)
 	}
 	if role, ok := strings.CutPrefix(parts[5], "assumed-role/"); ok {
-		name, _, _ := strings.Cut(role, "/")
-		if name == "" {
+		name, session, _ := strings.Cut(role, "/")
+		switch {
+		case name == "":
 			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role", frontdoor.ErrNoScope, arn)
+		case withSession && session == "":
+			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role session (%s=%s)", frontdoor.ErrNoScope, arn, idemqenv.FrontDoorScope, idemqenv.ScopeIAMSession)
+		case withSession:
+			return strings.Join(parts, ":"), nil
 		}
 		parts[5] = "assumed-role/" + name
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/durable"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -32,7 +31,7 @@ func wireDispatch(ctx context.Context, s idemqenv.Settings, logger *slog.Logger,
 			o.BaseEndpoint = aws.String(s.Dispatch.LambdaEndpoint)
 		}
 	})
-	opts := []durable.Option{durable.WithLogger(logger), durable.WithNamePrefix(s.Dispatch.NamePrefix), durable.WithKey(handler.WithRequest(s.Request))}
+	opts := []durable.Option{durable.WithLogger(logger), durable.WithRequest(s.Request)}
 	if s.Concurrency != 0 {
 		opts = append(opts, durable.WithConcurrency(s.Concurrency))
 	}

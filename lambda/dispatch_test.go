@@ -14,13 +14,13 @@ import (
 )
 
 // Dispatch mode wires the durable dispatcher from the environment: the
-// key field, the function, the name prefix; duplicate deliveries start one
-// execution.
+// namespace and the key field, the function; duplicate deliveries start
+// one execution, named after the record key the worker's handler claims.
 func TestDispatchMode(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
 	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
-		idemqenv.KeyField, "request_id", idemqenv.DurableNamePrefix, "summ-", idemqenv.Concurrency, "4")
+		idemqenv.KeyField, "request_id", idemqenv.Namespace, "summ", idemqenv.Concurrency, "4")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +34,30 @@ func TestDispatchMode(t *testing.T) {
 		t.Fatalf("response %+v, %v; want every record acknowledged", resp, err)
 	}
 	execs := fake.Executions()
-	if len(execs) != 1 || execs[0].Name != durable.ExecutionName("summ-order-1") || execs[0].Qualifier != "prod" {
-		t.Errorf("executions %+v, want one named %s on summarise:prod", execs, durable.ExecutionName("summ-order-1"))
+	if len(execs) != 1 || execs[0].Name != durable.ExecutionName("summ#order-1") || execs[0].Qualifier != "prod" {
+		t.Errorf("executions %+v, want one named %s on summarise:prod", execs, durable.ExecutionName("summ#order-1"))
+	}
+}
+
+// Dispatch mode reads a natural key as the worker does (IDEMQ_KEY_FIELDS)
+// and names the execution after the record key the worker's handler
+// claims for it.
+func TestDispatchModeKeyFields(t *testing.T) {
+	t.Parallel()
+	fake := durabletest.NewServer(t)
+	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
+		idemqenv.KeyFields, "document_id,version", idemqenv.Namespace, "docs")
+	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := events.SQSMessage{MessageId: "m1", Body: `{"version":1,"document_id":"doc-1","prompt":"p"}`}
+	if resp, err := p.handler(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}}); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("response %+v, %v", resp, err)
+	}
+	want := durable.ExecutionName("docs#document_id:doc-1:version:1")
+	if execs := fake.Executions(); len(execs) != 1 || execs[0].Name != want {
+		t.Errorf("executions %+v, want one named %s", execs, want)
 	}
 }
 
@@ -43,14 +65,19 @@ func TestDispatchConfig(t *testing.T) {
 	t.Parallel()
 	base := []string{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod"}
 	with := func(kv ...string) func(string) string { return env(append(append([]string{}, base...), kv...)...) }
-	// The variables themselves are idemqenv's (TestReadDispatch).
+	// The variables themselves are idemqenv's (TestReadDispatch); the
+	// name prefix dispatch mode read before the namespace did its job is
+	// refused, naming what replaced it.
+	if _, err := loadConfig(with(idemqenv.DurableNamePrefix, "summ-")); err == nil || !strings.Contains(err.Error(), idemqenv.DurableNamePrefix+" is no longer read") {
+		t.Errorf("the name prefix: %v; want it refused as no longer read", err)
+	}
 	// What the library refuses stops the start-up, after the variable's name.
 	for _, tt := range []struct {
 		env  func(string) string
 		want string
 	}{
 		{env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise"), idemqenv.DurableFunction + ": durable: function"},
-		{with(idemqenv.DurableNamePrefix, "a:b"), idemqenv.DurableNamePrefix + ": durable: NamePrefix"},
+		{with(idemqenv.Namespace, "a\x01b"), idemqenv.Namespace + ": request: Namespace"},
 	} {
 		_, err := start(context.Background(), tt.env, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

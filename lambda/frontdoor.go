@@ -27,6 +27,7 @@ import (
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/producer"
+	idemqrequest "github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
 
@@ -37,10 +38,15 @@ import (
 // Idempotency-Key on IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's
 // status from the worker's records, in the same store, opened and checked
 // as the worker opens it (worker.OpenStore), under the worker's
-// IDEMQ_NAMESPACE. IDEMQ_FRONTDOOR_SCOPE says whose key it is: iam (the
-// default on Lambda) keeps each IAM caller's keys apart (iamScope) and
-// refuses a request without one (403); none (the default with
-// IDEMQ_FRONTDOOR_ADDR) shares one key space among every caller.
+// IDEMQ_NAMESPACE. The worker's key rule (IDEMQ_KEY_FIELD,
+// IDEMQ_KEY_FIELDS or IDEMQ_KEY_ATTRIBUTE, and IDEMQ_FINGERPRINT_FIELDS) is
+// one request.Identity for the front door and its producer, as for the
+// handler. IDEMQ_FRONTDOOR_SCOPE says whose key it is: iam (the default on
+// Lambda) keeps each IAM principal's keys apart (iamScope) and refuses a
+// request without one (403); iam-session does too, an assumed role's
+// sessions each a caller of their own (iamSessionScope); none (the
+// default with IDEMQ_FRONTDOOR_ADDR) shares one key space among every
+// caller.
 func wireFrontDoor(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsOpts...)
 	if err != nil {
@@ -72,38 +78,31 @@ func wireFrontDoor(ctx context.Context, s idemqenv.Settings, logger *slog.Logger
 
 // newFrontDoor wires front-door mode: the front door over store (the
 // worker's), reading offloaded results from blobs (nil: none), sending
-// through an SQS client of awsCfg. frontdoor.New's error names a setting
-// it refuses.
+// through an SQS client of awsCfg by the worker's request.Identity (the
+// handler's, the front door's and its producer's). frontdoor.New's error
+// names a setting it refuses.
 func newFrontDoor(s idemqenv.Settings, awsCfg aws.Config, store frontdoor.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
-	// The front door takes the key's body field only: a request.Identity
-	// of another source is refused, naming its variable.
-	id := s.Request
-	for _, other := range []struct {
-		name string
-		set  bool
-	}{{idemqenv.KeyFields, len(id.KeyFields) > 0}, {idemqenv.KeyAttribute, id.KeyAttribute != ""}, {idemqenv.FingerprintFields, len(id.FingerprintFields) > 0}} {
-		if other.set {
-			return nil, fmt.Errorf("%s is set with %s=frontdoor: the front door puts the key in the body field %s and checks the whole body, and takes no other source yet",
-				other.name, idemqenv.Mode, idemqenv.KeyField)
-		}
-	}
 	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 		o.HTTPClient = keepConnections(o.HTTPClient, conns)
 		if s.SQSEndpoint != "" {
 			o.BaseEndpoint = aws.String(s.SQSEndpoint)
 		}
 	})
-	opts := []frontdoor.Option{frontdoor.WithNamespace(id.Namespace), frontdoor.WithLogger(logger),
-		frontdoor.WithKeyField(id.KeyField), frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes),
+	id := s.Request
+	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
+		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes),
 		frontdoor.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))}
-	if s.FrontDoor.Scope == idemqenv.ScopeIAM {
+	switch s.FrontDoor.Scope {
+	case idemqenv.ScopeIAM:
 		opts = append(opts, frontdoor.WithScope(iamScope))
+	case idemqenv.ScopeIAMSession:
+		opts = append(opts, frontdoor.WithScope(iamSessionScope))
 	}
-	enqueue, err := newEnqueuer(client, s.FrontDoor.QueueURL, id.KeyField)
+	q, err := newFrontDoorQueue(client, s.FrontDoor.QueueURL, id)
 	if err != nil {
 		return nil, err
 	}
-	return frontdoor.New(store, enqueue, opts...)
+	return frontdoor.New(store, q, opts...)
 }
 
 // serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,
@@ -132,26 +131,33 @@ func serveFrontDoor(h http.Handler, addr string) error {
 	return nil
 }
 
-// newEnqueuer sends each request to the worker's queue through the
-// producer (package producer): a send whose answer was lost is sent again
-// with the same key, and the key is where the worker reads it (keyField).
-// On a FIFO queue (its URL ends in .fifo) the key's SHA-256 is the message
-// group, so requests are not held behind each other, and the producer
-// sets the deduplication id from the key, so SQS drops a re-send within
-// its 5-minute window.
-func newEnqueuer(client producer.SQSAPI, queueURL, keyField string) (frontdoor.Enqueuer, error) {
-	p, err := producer.New(client, queueURL, producer.WithKeyField(keyField))
+// newFrontDoorQueue is the worker's queue as the front door sends to it:
+// the producer (package producer), by the front door's Identity id, so a
+// send whose answer was lost is sent again with the same key, and the key
+// is where the worker reads it. On a FIFO queue (its URL ends in .fifo)
+// each request's group is the SHA-256 of its scope and key, so requests
+// are not held behind each other, and the producer sets the deduplication
+// id from them, so SQS drops a re-send within its 5-minute window.
+func newFrontDoorQueue(client producer.SQSAPI, queueURL string, id idemqrequest.Identity) (frontdoor.Queue, error) {
+	p, err := producer.New(client, queueURL, producer.WithRequest(id))
 	if err != nil {
 		return nil, err
 	}
-	fifo := strings.HasSuffix(queueURL, ".fifo")
-	return frontdoor.EnqueuerFunc(func(ctx context.Context, key string, body []byte) error {
-		m := producer.Message{Key: key, Body: body}
-		if fifo {
-			sum := sha256.Sum256([]byte(key)) // any key, as 64 hex digits: within the group id's 128 characters
-			m.GroupID = hex.EncodeToString(sum[:])
-		}
-		_, err := p.Send(ctx, m)
-		return err
-	}), nil
+	if !strings.HasSuffix(queueURL, ".fifo") {
+		return p, nil
+	}
+	return fifoGroups{p}, nil
+}
+
+// fifoGroups sends each request in a message group of its own.
+type fifoGroups struct{ *producer.Producer }
+
+// Send sends m with the SHA-256 of its scope and key as its group: any
+// key, as 64 hex digits, within the group id's 128 characters. The key
+// and the scope hold no control character (idem.CheckValue), so the unit
+// separator between them joins them one way only.
+func (q fifoGroups) Send(ctx context.Context, m producer.Message) (producer.Sent, error) {
+	sum := sha256.Sum256([]byte(m.Scope + "\x1f" + m.Key))
+	m.GroupID = hex.EncodeToString(sum[:])
+	return q.Producer.Send(ctx, m)
 }

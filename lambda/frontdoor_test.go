@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,30 +24,22 @@ import (
 	idemqrequest "github.com/idemq/idemq/request"
 )
 
-// A front door cannot serve a key it cannot put in a body field: a key
-// of fields or an attribute is refused at wiring, named.
-func TestFrontDoorRefusesOtherKeySources(t *testing.T) {
-	t.Parallel()
-	for _, kv := range [][]string{{idemqenv.KeyFields, "a,b"}, {idemqenv.KeyAttribute, "key"}, {idemqenv.FingerprintFields, "a"}} {
-		_, err := start(context.Background(), env(append([]string{idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "n",
-			idemqenv.FrontDoorQueueURL, "http://127.0.0.1:1/123456789012/requests"}, kv...)...), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
-		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set with "+idemqenv.Mode+"=frontdoor") {
-			t.Errorf("%s: %v; want it refused, named", kv[0], err)
-		}
-	}
-}
-
-// sendSQS answers SendMessage (the JSON protocol) and records the bodies.
+// sendSQS answers SendMessage (the JSON protocol) and records the bodies,
+// and the scope attribute of each.
 type sendSQS struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies []string
+	scopes []string
 }
 
 func newSendSQS(t *testing.T) *sendSQS {
 	f := &sendSQS{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ MessageBody string }
+		var in struct {
+			MessageBody       string
+			MessageAttributes map[string]struct{ DataType, StringValue string }
+		}
 		raw, _ := io.ReadAll(r.Body)
 		if r.Header.Get("X-Amz-Target") != "AmazonSQS.SendMessage" || json.Unmarshal(raw, &in) != nil {
 			http.Error(w, "unexpected call", http.StatusBadRequest)
@@ -54,6 +47,7 @@ func newSendSQS(t *testing.T) *sendSQS {
 		}
 		f.mu.Lock()
 		f.bodies = append(f.bodies, in.MessageBody)
+		f.scopes = append(f.scopes, in.MessageAttributes[idemqrequest.ScopeAttribute].StringValue)
 		f.mu.Unlock()
 		sum := md5.Sum([]byte(in.MessageBody))
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
@@ -69,14 +63,20 @@ func (f *sendSQS) sent() []string {
 	return append([]string(nil), f.bodies...)
 }
 
+func (f *sendSQS) sentScopes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.scopes...)
+}
+
 // The worker in front-door mode, wired from its environment (the memory
 // store, a fake SQS), served through the function URL adapter: a POST is
 // sent to the queue once, with the key in the body, and its status read
 // back. Keys are the IAM caller's (IDEMQ_FRONTDOOR_SCOPE=iam, the
-// default): another role posting the same key and body is another
-// request, sent again, under its own key; it reads its own status, and a
-// third caller's read is 404; a request without an IAM caller is 403 and
-// sends nothing.
+// default): the principal rides in the scope attribute, and another role
+// posting the same key and body is another request, sent again, in its
+// own scope; it reads its own status, and a third caller's read is 404; a
+// request without an IAM caller is 403 and sends nothing.
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
@@ -118,9 +118,9 @@ func TestFrontDoorMode(t *testing.T) {
 			t.Fatalf("POST: %+v", resp)
 		}
 	}
-	const writerKey = `arn%3Aaws%3Asts%3A%3A123456789012%3Aassumed-role/writer:fd-1` // idem.NaturalValue(principal, key)
-	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != `{"idempotency_key":"`+writerKey+`","prompt":"p"}` {
-		t.Errorf("sent %q, want one message with the writer's key", sent)
+	if sent, scopes := sqsServer.sent(), sqsServer.sentScopes(); len(sent) != 1 || sent[0] != `{"idempotency_key":"fd-1","prompt":"p"}` ||
+		scopes[0] != "arn:aws:sts::123456789012:assumed-role/writer" {
+		t.Errorf("sent %q in scopes %q, want one message with the key, in the writer's scope", sent, scopes)
 	}
 	if resp := call(reader, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the reader's GET of the writer's key: %+v, want 404", resp)
@@ -128,8 +128,8 @@ func TestFrontDoorMode(t *testing.T) {
 	if resp := call(reader, "POST", "/requests", `{"prompt":"p"}`); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("the reader's POST of the same key: %+v", resp)
 	}
-	if sent := sqsServer.sent(); len(sent) != 2 || !strings.Contains(sent[1], `assumed-role/reader:fd-1"`) {
-		t.Errorf("sent %q, want a second message, with the reader's key", sent)
+	if scopes := sqsServer.sentScopes(); len(scopes) != 2 || scopes[1] != "arn:aws:sts::123456789012:assumed-role/reader" {
+		t.Errorf("sent in scopes %q, want a second message, in the reader's scope", scopes)
 	}
 	for _, caller := range []*iamCaller{writer(), reader} {
 		if resp := call(caller, "GET", "/requests/fd-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
@@ -168,7 +168,7 @@ func TestPrincipalOf(t *testing.T) {
 		"arn:aws:iam:::user/alice": "",
 		"arn:aws:sts::123456789012:assumed-role//session": "",
 	} {
-		got, err := principalOf(arn)
+		got, err := principalOf(arn, false)
 		if want == "" {
 			if !errors.Is(err, frontdoor.ErrNoScope) {
 				t.Errorf("principalOf(%q) = %q, %v; want ErrNoScope", arn, got, err)
@@ -177,6 +177,85 @@ func TestPrincipalOf(t *testing.T) {
 		}
 		if err != nil || got != want {
 			t.Errorf("principalOf(%q) = %q, %v; want %q", arn, got, err, want)
+		}
+	}
+}
+
+// With IDEMQ_FRONTDOOR_SCOPE=iam-session each session of a role is a
+// caller of its own: two sessions posting one key and body are two
+// requests, each reads its own status and not the other's; a session's
+// retry under its own name is answered its 202 without another send.
+func TestFrontDoorSessionScope(t *testing.T) {
+	t.Parallel()
+	sqsServer := newSendSQS(t)
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "iam-session"),
+		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := functionURLHandler(p.frontDoor)
+	session := func(name string) *iamCaller {
+		return &iamCaller{AccountID: "123456789012", UserARN: "arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Writer_0a1b/" + name}
+	}
+	call := func(caller *iamCaller, method, path string) events.LambdaFunctionURLResponse {
+		ev := events.LambdaFunctionURLRequest{RawPath: path, Body: `{"prompt":"p"}`,
+			Headers:        map[string]string{"idempotency-key": `"fd-1"`, "content-type": "application/json"},
+			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}}
+		ev.RequestContext.Authorizer = &events.LambdaFunctionURLRequestContextAuthorizerDescription{IAM: caller}
+		resp, err := serve(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	alice, bob := session("alice@example.com"), session("bob@example.com")
+	for _, caller := range []*iamCaller{alice, bob, alice} {
+		if resp := call(caller, "POST", "/requests"); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST by %s: %+v", caller.UserARN, resp)
+		}
+	}
+	sent := sqsServer.sent()
+	if len(sent) != 2 || !strings.Contains(sent[0], `assumed-role/AWSReservedSSO_Writer_0a1b/alice@example.com:fd-1"`) ||
+		!strings.Contains(sent[1], `/bob@example.com:fd-1"`) {
+		t.Errorf("sent %q, want one message per session, each under its session's key", sent)
+	}
+	for _, caller := range []*iamCaller{alice, bob} {
+		if resp := call(caller, "GET", "/requests/fd-1"); resp.StatusCode != http.StatusAccepted {
+			t.Errorf("GET by %s: %+v", caller.UserARN, resp)
+		}
+	}
+	if resp := call(session("carol@example.com"), "GET", "/requests/fd-1"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a third session's GET: %+v, want 404", resp)
+	}
+	// An assumed role's ARN without a session names no caller.
+	if resp := call(&iamCaller{UserARN: "arn:aws:sts::123456789012:assumed-role/writer"}, "GET", "/requests/fd-1"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a role without a session: %+v, want 403", resp)
+	}
+}
+
+// With the session, an assumed role's caller is its whole ARN; every
+// other principal is as principalOf names it without.
+func TestPrincipalOfWithSession(t *testing.T) {
+	t.Parallel()
+	for arn, want := range map[string]string{
+		"arn:aws:iam::123456789012:user/team/alice":                       "arn:aws:iam::123456789012:user/team/alice",
+		"arn:aws:sts::123456789012:federated-user/bob":                    "arn:aws:sts::123456789012:federated-user/bob",
+		"arn:aws:sts::123456789012:assumed-role/writer/alice@example.com": "arn:aws:sts::123456789012:assumed-role/writer/alice@example.com",
+		"arn:aws:sts::123456789012:assumed-role/writer":                   "",
+		"arn:aws:sts::123456789012:assumed-role/writer/":                  "",
+		"arn:aws:sts::123456789012:assumed-role//alice":                   "",
+		"arn:aws:s3:::bucket/key":                                         "",
+	} {
+		got, err := principalOf(arn, true)
+		if want == "" {
+			if !errors.Is(err, frontdoor.ErrNoScope) {
+				t.Errorf("principalOf(%q, true) = %q, %v; want ErrNoScope", arn, got, err)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("principalOf(%q, true) = %q, %v; want %q", arn, got, err, want)
 		}
 	}
 }
@@ -194,36 +273,48 @@ func (c *captureSend) SendMessage(_ context.Context, in *sqs.SendMessageInput, _
 }
 
 // The front door sends through the producer: the key in the body where
-// the worker reads it; on a FIFO queue the key's hash is the group and the
-// producer's deduplication id of the key the deduplication id (a key may
-// be longer than their 128 characters); on a standard queue neither is
-// set.
-func TestEnqueuerFIFO(t *testing.T) {
+// the worker reads it, the scope in its attribute; on a FIFO queue the
+// hash of the scope and the key is the group and the producer's
+// deduplication id of them the deduplication id (a key may be longer than
+// their 128 characters); on a standard queue neither is set.
+func TestFrontDoorQueueFIFO(t *testing.T) {
 	t.Parallel()
 	var c captureSend
 	key := strings.Repeat("k", 200)
-	fifo, err := newEnqueuer(&c, "https://sqs/1/requests.fifo", "")
+	id := idemqrequest.Identity{Namespace: "summarise"}
+	fifo, err := newFrontDoorQueue(&c, "https://sqs/1/requests.fifo", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fifo.Enqueue(context.Background(), key, []byte("{}")); err != nil {
+	if _, err := fifo.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}"), Scope: "acme"}); err != nil {
 		t.Fatal(err)
 	}
-	if c.in.MessageDeduplicationId == nil || *c.in.MessageDeduplicationId != producer.DeduplicationID(key) || c.in.MessageGroupId == nil || len(*c.in.MessageGroupId) != 64 {
+	if c.in.MessageDeduplicationId == nil || len(*c.in.MessageDeduplicationId) > 128 || c.in.MessageGroupId == nil || len(*c.in.MessageGroupId) != 64 {
 		t.Errorf("FIFO input %+v", c.in)
 	}
-	read, err := idemqrequest.NewReader(idemqrequest.Identity{})
+	group := *c.in.MessageGroupId
+	if _, err := fifo.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}"), Scope: "globex"}); err != nil {
+		t.Fatal(err)
+	}
+	if *c.in.MessageGroupId == group {
+		t.Errorf("two scopes' requests share the group %s", group)
+	}
+	read, err := idemqrequest.NewReader(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := read.Read(events.SQSMessage{Body: *c.in.MessageBody}); err != nil || got.Value != key {
-		t.Errorf("the body sent %q holds key %q (%v), want %q", *c.in.MessageBody, got, err, key)
+	msg := events.SQSMessage{Body: *c.in.MessageBody, MessageAttributes: map[string]events.SQSMessageAttribute{}}
+	for name, a := range c.in.MessageAttributes {
+		msg.MessageAttributes[name] = events.SQSMessageAttribute{DataType: *a.DataType, StringValue: a.StringValue}
 	}
-	standard, err := newEnqueuer(&c, "https://sqs/1/requests", "")
+	if got, err := read.Read(msg); err != nil || got.Value != key || got.Scope != "globex" {
+		t.Errorf("the message sent %+v holds %+v (%v), want key %q in scope globex", msg, got, err, key)
+	}
+	standard, err := newFrontDoorQueue(&c, "https://sqs/1/requests", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := standard.Enqueue(context.Background(), key, []byte("{}")); err != nil {
+	if _, err := standard.Send(context.Background(), producer.Message{Key: key, Body: []byte("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	if c.in.MessageDeduplicationId != nil || c.in.MessageGroupId != nil {
@@ -244,5 +335,60 @@ func TestFrontDoorRefusesWorkerSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is frontdoor") {
 			t.Errorf("front door with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
 		}
+	}
+}
+
+// With IDEMQ_KEY_FIELDS the worker's key is the body's own fields: one
+// request.Identity for the handler, the front door and its producer. The
+// body is sent as posted, nothing put in it, and the Idempotency-Key is
+// the POST's handle. IDEMQ_KEY_FIELDS with IDEMQ_KEY_FIELD, or with an
+// empty field, is refused.
+func TestFrontDoorModeKeyFields(t *testing.T) {
+	t.Parallel()
+	sqsServer := newSendSQS(t)
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise", idemqenv.KeyFields, "document_id,version",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "none"),
+		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := functionURLHandler(p.frontDoor)
+	call := func(method, path, body string) events.LambdaFunctionURLResponse {
+		resp, err := serve(context.Background(), events.LambdaFunctionURLRequest{RawPath: path, Body: body,
+			Headers:        map[string]string{"idempotency-key": `"handle-1"`, "content-type": "application/json"},
+			RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: method}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	body := `{"document_id":"doc-1","version":9,"prompt":"p"}`
+	if resp := call("POST", "/requests", body); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST: %+v", resp)
+	}
+	if resp := call("POST", "/requests", `{"prompt":"no key"}`); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("POST of a body that makes no key: %+v, want 400", resp)
+	}
+	if sent := sqsServer.sent(); len(sent) != 1 || sent[0] != body {
+		t.Errorf("sent %q, want the body as posted", sent)
+	}
+	if resp := call("GET", "/requests/handle-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
+		t.Errorf("GET: %+v, want queued", resp)
+	}
+	c, err := loadConfig(env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a.b,c"))
+	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.Request.KeyFields, want) || c.Request.KeyField != "" {
+		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", idemqenv.KeyFields, c.Request, err, want)
+	}
+	for _, e := range []func(string) string{
+		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,b", idemqenv.KeyField, "k"),
+		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,,b"),
+	} {
+		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
+			t.Errorf("%v, want an error naming %s", err, idemqenv.KeyFields)
+		}
+	}
+	if _, err := start(context.Background(), env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a..b"),
+		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
+		t.Errorf("a malformed field: %v, want an error naming %s", err, idemqenv.KeyFields)
 	}
 }

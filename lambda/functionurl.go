@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,9 +23,10 @@ import (
 func functionURLHandler(h http.Handler) func(context.Context, events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
 	return func(ctx context.Context, ev events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
 		r, err := functionURLRequest(ctx, ev)
-		if err != nil {
-			return events.LambdaFunctionURLResponse{StatusCode: http.StatusBadRequest, Body: err.Error(),
-				Headers: map[string]string{"Content-Type": "text/plain; charset=utf-8"}}, nil
+		if err != nil { // answered as the front door answers errors
+			body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": "Request could not be read", "status": http.StatusBadRequest, "detail": err.Error()})
+			return events.LambdaFunctionURLResponse{StatusCode: http.StatusBadRequest, Body: string(body),
+				Headers: map[string]string{"Content-Type": "application/problem+json", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}}, nil
 		}
 		w := &responseRecorder{header: http.Header{}}
 		h.ServeHTTP(w, r)

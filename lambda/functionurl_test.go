@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -87,10 +88,15 @@ func TestFunctionURLHandler(t *testing.T) {
 	if resp, _ := empty(context.Background(), events.LambdaFunctionURLRequest{RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: "GET"}}}); resp.StatusCode != 200 {
 		t.Errorf("empty response %+v", resp)
 	}
-	// A body that is not base64 is the client's error, answered without
-	// calling the handler.
-	if resp, err := empty(context.Background(), events.LambdaFunctionURLRequest{Body: "!!", IsBase64Encoded: true,
-		RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: "POST"}}}); err != nil || resp.StatusCode != http.StatusBadRequest {
+	// A body that is not base64 is the client's error, answered as the
+	// front door answers errors (a problem, not to be cached or sniffed)
+	// without calling the handler.
+	resp, err = empty(context.Background(), events.LambdaFunctionURLRequest{Body: "!!", IsBase64Encoded: true,
+		RequestContext: events.LambdaFunctionURLRequestContext{HTTP: events.LambdaFunctionURLRequestContextHTTPDescription{Method: "POST"}}})
+	var p struct{ Status int }
+	if err != nil || resp.StatusCode != http.StatusBadRequest || resp.Headers["Content-Type"] != "application/problem+json" ||
+		json.Unmarshal([]byte(resp.Body), &p) != nil || p.Status != http.StatusBadRequest ||
+		resp.Headers["Cache-Control"] != "no-store" || resp.Headers["X-Content-Type-Options"] != "nosniff" {
 		t.Errorf("bad base64: %+v, %v", resp, err)
 	}
 }

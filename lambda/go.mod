@@ -18,9 +18,6 @@ require (
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idemqotel v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/worker v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 	go.opentelemetry.io/collector/pdata v1.71.0
@@ -73,21 +70,4 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ..
-	github.com/idemq/idemq/durable => ../durable
-	github.com/idemq/idemq/idem/dynamostore => ../idem/dynamostore
-	github.com/idemq/idemq/idem/pgstore => ../idem/pgstore
-	github.com/idemq/idemq/idem/redisstore => ../idem/redisstore
-	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
-	github.com/idemq/idemq/idemqotel => ../idemqotel
-	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
-	github.com/idemq/idemq/internal/pgtest => ../internal/pgtest
-	github.com/idemq/idemq/internal/redistest => ../internal/redistest
-	github.com/idemq/idemq/worker => ../worker
 )

@@ -25,8 +25,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemjson"
-	"github.com/idemq/idemq/internal/dynamotest"
 	"github.com/idemq/idemq/internal/rie"
 )
 

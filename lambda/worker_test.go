@@ -20,9 +20,9 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/pgtest"
-	"github.com/idemq/idemq/internal/redistest"
 )
 
 // The worker wired by newHandler, in process, with each store it takes:

@@ -3,6 +3,7 @@ package producer
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -51,4 +52,13 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 		return nil, err
 	}
 	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, reader: reader}, nil
+}
+
+// Request returns the request.Identity p sends by (Config.Request), for a
+// part that must send by the same one (a front door) to check at wiring.
+func (p *Producer) Request() request.Identity {
+	id := p.cfg.Request
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return id
 }

@@ -11,22 +11,31 @@ import (
 // A record must outlive every redelivery of its message: retention + max
 // receives × (visibility timeout + batching window), plus a margin; and,
 // with the dead-letter queue's retention given, a redrive from it as late
-// as it keeps the message.
+// as it keeps the message. Settings that cannot be safe for the function's
+// timeout are refused, naming the setting.
 func ExampleRecordLifetime() {
 	q := queue.Settings{
 		Retention:         4 * 24 * time.Hour, // SQS's default
 		VisibilityTimeout: 30 * time.Second,
 		MaxReceives:       5,
 	}
-	life, err := queue.RecordLifetime(q)
+	const timeout = 5 * time.Second // the function's
+	life, err := queue.RecordLifetime(q, timeout)
 	fmt.Println(life, err)
 
 	q.DeadLetterRetention = 14 * 24 * time.Hour // the dead-letter queue's
-	life, err = queue.RecordLifetime(q)
+	life, err = queue.RecordLifetime(q, timeout)
 	fmt.Println(life, err)
+
+	// A 45-second function behind a 30-second visibility timeout.
+	_, err = queue.RecordLifetime(q, 45*time.Second)
+	if se, ok := errors.AsType[*queue.SettingError](err); ok {
+		fmt.Println("refused:", se.Setting)
+	}
 	// Output:
 	// 120h4m0s <nil>
 	// 540h4m0s <nil>
+	// refused: VisibilityTimeout
 }
 
 // The message lifetime and the lifetime with one redrive from a standard

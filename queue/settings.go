@@ -21,6 +21,13 @@ const (
 	// maxReceiveCount.
 	MinMaxReceives = 1
 	MaxMaxReceives = 1000
+	// MinSafeMaxReceives is the fewest receives RecordLifetime accepts:
+	// one for the work and one for its retry. With one, a message whose
+	// only receive fails (a crash, a timeout, a provider's 429) moves to
+	// the dead-letter queue with its work undone. AWS recommends at least
+	// 5 for a queue feeding Lambda, whose throttled invocations spend
+	// receives too.
+	MinSafeMaxReceives = 2
 	// MaxBatchingWindow is the longest MaximumBatchingWindowInSeconds of an
 	// SQS event source mapping.
 	MaxBatchingWindow = 300 * time.Second
@@ -38,6 +45,29 @@ const DefaultBatchSize = 10
 // ErrInvalidSettings reports queue settings that no record lifetime can
 // cover, or a record expiry shorter than the lifetime they need.
 var ErrInvalidSettings = errors.New("queue: invalid settings")
+
+// SettingError reports one setting outside what SQS and Lambda accept, or
+// one RecordLifetime refuses as unsafe. It is ErrInvalidSettings
+// (errors.Is).
+type SettingError struct {
+	// Setting names the value at fault: a Settings field
+	// ("VisibilityTimeout", "MaxReceives", ...) or "Timeout", the function
+	// timeout given to RecordLifetime.
+	Setting string
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+// Error is ErrInvalidSettings's text and Msg.
+func (e *SettingError) Error() string { return ErrInvalidSettings.Error() + ": " + e.Msg }
+
+// Is reports whether target is ErrInvalidSettings.
+func (e *SettingError) Is(target error) bool { return target == ErrInvalidSettings }
+
+// invalid is a *SettingError for setting.
+func invalid(setting, format string, args ...any) error {
+	return &SettingError{Setting: setting, Msg: fmt.Sprintf(format, args...)}
+}
 
 // Settings are the queue and event source values that bound how long
 // one message can keep coming back.
@@ -65,19 +95,19 @@ type Settings struct {
 }
 
 // Validate reports the first setting outside what SQS and Lambda accept,
-// naming it.
+// as a *SettingError naming it.
 func (q Settings) Validate() error {
 	switch {
 	case q.Retention < MinRetention || q.Retention > MaxRetention:
-		return fmt.Errorf("%w: retention %s is outside %s..%s", ErrInvalidSettings, q.Retention, MinRetention, MaxRetention)
+		return invalid("Retention", "retention %s is outside %s..%s", q.Retention, MinRetention, MaxRetention)
 	case q.VisibilityTimeout <= 0 || q.VisibilityTimeout > MaxVisibility:
-		return fmt.Errorf("%w: visibility timeout %s is outside (0s, %s]", ErrInvalidSettings, q.VisibilityTimeout, MaxVisibility)
+		return invalid("VisibilityTimeout", "visibility timeout %s is outside (0s, %s]", q.VisibilityTimeout, MaxVisibility)
 	case q.MaxReceives < MinMaxReceives || q.MaxReceives > MaxMaxReceives:
-		return fmt.Errorf("%w: max receives %d is outside %d..%d", ErrInvalidSettings, q.MaxReceives, MinMaxReceives, MaxMaxReceives)
+		return invalid("MaxReceives", "max receives %d is outside %d..%d", q.MaxReceives, MinMaxReceives, MaxMaxReceives)
 	case q.BatchingWindow < 0 || q.BatchingWindow > MaxBatchingWindow:
-		return fmt.Errorf("%w: batching window %s is outside 0s..%s", ErrInvalidSettings, q.BatchingWindow, MaxBatchingWindow)
+		return invalid("BatchingWindow", "batching window %s is outside 0s..%s", q.BatchingWindow, MaxBatchingWindow)
 	case q.DeadLetterRetention != 0 && (q.DeadLetterRetention < MinRetention || q.DeadLetterRetention > MaxRetention):
-		return fmt.Errorf("%w: dead-letter retention %s is outside %s..%s (or 0: not counted)", ErrInvalidSettings, q.DeadLetterRetention, MinRetention, MaxRetention)
+		return invalid("DeadLetterRetention", "dead-letter retention %s is outside %s..%s (or 0: not counted)", q.DeadLetterRetention, MinRetention, MaxRetention)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,8 +31,8 @@ func TestRecordLifetime(t *testing.T) {
 			96*time.Hour + 150*time.Second, 96*time.Hour + 150*time.Second, 120*time.Hour + 4*time.Minute},
 		{"longest retention, window", longest,
 			14*day + 5*(6*time.Minute+20*time.Second), 14*day + 5*(6*time.Minute+20*time.Second), 420*time.Hour + 40*time.Minute},
-		{"short queue gets an hour of margin", queue.Settings{Retention: time.Minute, VisibilityTimeout: time.Second, MaxReceives: 1},
-			61 * time.Second, 61 * time.Second, 62 * time.Minute},
+		{"short queue gets an hour of margin", queue.Settings{Retention: time.Minute, VisibilityTimeout: time.Second, MaxReceives: 2},
+			62 * time.Second, 62 * time.Second, 62 * time.Minute},
 		// A standard dead-letter queue keeps a message 14 days from when it
 		// was sent; the redriven copy is new and lives 96h2m30s again:
 		// 336h + 96h2m30s = 432h2m30s; + 108h0m37.5s, rounded up.
@@ -58,7 +59,7 @@ func TestRecordLifetime(t *testing.T) {
 			if got := tt.q.RedriveLifetime(); got != tt.redrive {
 				t.Fatalf("redrive lifetime %s, want %s", got, tt.redrive)
 			}
-			got, err := queue.RecordLifetime(tt.q)
+			got, err := queue.RecordLifetime(tt.q, tt.q.VisibilityTimeout)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,30 +81,79 @@ func TestRecordLifetimeRejects(t *testing.T) {
 	t.Parallel()
 	ok := queue.Settings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5}
 	tests := []struct {
-		name string
-		edit func(*queue.Settings)
+		name    string
+		edit    func(*queue.Settings)
+		setting string // the *queue.SettingError's
 	}{
-		{"retention too short", func(q *queue.Settings) { q.Retention = 59 * time.Second }},
-		{"retention too long", func(q *queue.Settings) { q.Retention = 14*day + time.Second }},
-		{"no visibility", func(q *queue.Settings) { q.VisibilityTimeout = 0 }},
-		{"visibility over 12h", func(q *queue.Settings) { q.VisibilityTimeout = 12*time.Hour + time.Second }},
-		{"no receives", func(q *queue.Settings) { q.MaxReceives = 0 }},
-		{"too many receives", func(q *queue.Settings) { q.MaxReceives = 1001 }},
-		{"negative window", func(q *queue.Settings) { q.BatchingWindow = -time.Second }},
-		{"window over 300s", func(q *queue.Settings) { q.BatchingWindow = 301 * time.Second }},
-		{"dead-letter retention too short", func(q *queue.Settings) { q.DeadLetterRetention = 59 * time.Second }},
-		{"dead-letter retention too long", func(q *queue.Settings) { q.DeadLetterRetention = 14*day + time.Second }},
-		{"negative dead-letter retention", func(q *queue.Settings) { q.DeadLetterRetention = -time.Second }},
+		{"retention too short", func(q *queue.Settings) { q.Retention = 59 * time.Second }, "Retention"},
+		{"retention too long", func(q *queue.Settings) { q.Retention = 14*day + time.Second }, "Retention"},
+		{"no visibility", func(q *queue.Settings) { q.VisibilityTimeout = 0 }, "VisibilityTimeout"},
+		{"visibility over 12h", func(q *queue.Settings) { q.VisibilityTimeout = 12*time.Hour + time.Second }, "VisibilityTimeout"},
+		{"no receives", func(q *queue.Settings) { q.MaxReceives = 0 }, "MaxReceives"},
+		{"too many receives", func(q *queue.Settings) { q.MaxReceives = 1001 }, "MaxReceives"},
+		{"negative window", func(q *queue.Settings) { q.BatchingWindow = -time.Second }, "BatchingWindow"},
+		{"window over 300s", func(q *queue.Settings) { q.BatchingWindow = 301 * time.Second }, "BatchingWindow"},
+		{"dead-letter retention too short", func(q *queue.Settings) { q.DeadLetterRetention = 59 * time.Second }, "DeadLetterRetention"},
+		{"dead-letter retention too long", func(q *queue.Settings) { q.DeadLetterRetention = 14*day + time.Second }, "DeadLetterRetention"},
+		{"negative dead-letter retention", func(q *queue.Settings) { q.DeadLetterRetention = -time.Second }, "DeadLetterRetention"},
+		// Accepted by SQS, but unsafe: no retry.
+		{"one receive", func(q *queue.Settings) { q.MaxReceives = 1 }, "MaxReceives"},
+		// Shorter than the function's timeout (RecordLifetime's one
+		// second here).
+		{"visibility under the timeout", func(q *queue.Settings) { q.VisibilityTimeout = 999 * time.Millisecond }, "VisibilityTimeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			q := ok
 			tt.edit(&q)
-			if _, err := queue.RecordLifetime(q); !errors.Is(err, queue.ErrInvalidSettings) {
+			_, err := queue.RecordLifetime(q, time.Second)
+			if !errors.Is(err, queue.ErrInvalidSettings) {
 				t.Fatalf("err %v, want queue.ErrInvalidSettings", err)
 			}
+			if se, ok := errors.AsType[*queue.SettingError](err); !ok || se.Setting != tt.setting {
+				t.Fatalf("err %v, want a *queue.SettingError naming %s", err, tt.setting)
+			}
 		})
+	}
+}
+
+// RecordLifetime refuses the settings of issue 35's team, which it used to
+// size: a visibility timeout shorter than the function's timeout, and a
+// single receive; and a timeout not given. Each error names its setting.
+func TestRecordLifetimeRefusesUnsafeSettings(t *testing.T) {
+	t.Parallel()
+	team := queue.Settings{Retention: 4 * day, VisibilityTimeout: 30 * time.Second, MaxReceives: 5, DeadLetterRetention: 14 * day}
+	for _, tt := range []struct {
+		name    string
+		q       queue.Settings
+		timeout time.Duration
+		setting string
+		says    string
+	}{
+		{"visibility 30s, timeout 45s", team, 45 * time.Second, "VisibilityTimeout", "visibility timeout 30s is shorter than the function's timeout 45s"},
+		{"max receives 1", func() queue.Settings { q := team; q.MaxReceives = 1; return q }(), 30 * time.Second, "MaxReceives", "max receives 1 leaves no retry"},
+		{"no timeout", team, 0, "Timeout", "timeout 0s"},
+		{"negative timeout", team, -time.Second, "Timeout", "timeout -1s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			life, err := queue.RecordLifetime(tt.q, tt.timeout)
+			se, ok := errors.AsType[*queue.SettingError](err)
+			if !ok || se.Setting != tt.setting || !errors.Is(err, queue.ErrInvalidSettings) || life != 0 {
+				t.Fatalf("RecordLifetime: %s, %v; want 0 and a *queue.SettingError naming %s", life, err, tt.setting)
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("message %q does not say %q", err, tt.says)
+			}
+		})
+	}
+	// The boundaries are accepted: visibility equal to the timeout, two
+	// receives.
+	edge := team
+	edge.MaxReceives = queue.MinSafeMaxReceives
+	if _, err := queue.RecordLifetime(edge, edge.VisibilityTimeout); err != nil {
+		t.Errorf("visibility equal to the timeout, %d receives: %v", queue.MinSafeMaxReceives, err)
 	}
 }
 
@@ -152,7 +202,7 @@ func TestRecordLifetimeCoversALateRedrive(t *testing.T) {
 		}
 		redriven := max(gone, moved)
 		lastDelivery := redriven + inQueue // the redriven copy is a new message
-		life, err := queue.RecordLifetime(q)
+		life, err := queue.RecordLifetime(q, q.VisibilityTimeout)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,6 +27,28 @@
 //	KeyFunc              what the function returns                  summarise#<value>
 //	any, with a scope    and attribute idemq-scope = "acme"         summarise:acme#req-42
 //
+// # Typed requests
+//
+// A request type says who its requests are in its struct tags, next to
+// its json tags (IdentityOf):
+//
+//	type Summarise struct {
+//		DocumentID string `json:"document_id" idemq:"key"`
+//		Version    int    `json:"version" idemq:"key"`
+//		Prompt     string `json:"prompt" idemq:"fingerprint"`
+//	}
+//
+// A Type joins those tags with a part's settings (NewType, Merge) and
+// decodes bodies into the type, refusing one whose key members would
+// not be what the decoded value holds. The typed handler
+// (handler.NewTyped), producer (producer.NewTyped) and front door check
+// (frontdoor.BodyCheckOf) are built on it, and Wrap makes any function of
+// a request type idempotent with its own signature, returning
+// idem.ErrInProgress as an error (package request holds it because the
+// key of a typed request is the key its Reader reads from the request's
+// JSON form: a wrapped function and a queue's handler that share a store
+// and an Identity name one request by one key).
+//
 // Every value and scope obeys the key rule (idem.CheckValue): not empty,
 // UTF-8, no control characters, at most idem.MaxValueBytes bytes. A
 // scoped key (idem.ScopedKey) has a form no unscoped key can take.

@@ -180,11 +180,25 @@ func (m *message) object() (idemjson.Object, error) {
 	return m.obj, m.err
 }
 
+// unambiguous refuses a body in which fields read differently to
+// idemjson and to encoding/json (a member name twice, or in two cases,
+// along a field's path): a worker decoding the body would see another
+// request than its key names.
+func (m *message) unambiguous(sentinel error, fields ...string) error {
+	if err := idemjson.CheckUnambiguous(m.msg.Body, fields...); err != nil {
+		return fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return nil
+}
+
 // fieldKey reads the key from a member of the JSON body.
 func fieldKey(field string) func(m *message) (string, error) {
 	return func(m *message) (string, error) {
 		obj, err := m.object()
 		if err != nil {
+			return "", err
+		}
+		if err := m.unambiguous(ErrBadKey, field); err != nil {
 			return "", err
 		}
 		v, _ := obj.Field(field)
@@ -216,6 +230,9 @@ func fieldsKey(fields []string) func(m *message) (string, error) {
 	return func(m *message) (string, error) {
 		obj, err := m.object()
 		if err != nil {
+			return "", err
+		}
+		if err := m.unambiguous(ErrBadKey, fields...); err != nil {
 			return "", err
 		}
 		return obj.NaturalValue(fields...)
@@ -273,6 +290,9 @@ func fieldsFingerprint(fields []string) func(m *message) (string, error) {
 	return func(m *message) (string, error) {
 		obj, err := m.object()
 		if err != nil {
+			return "", fmt.Errorf("fingerprint: %w", err)
+		}
+		if err := m.unambiguous(ErrBadBody, fields...); err != nil {
 			return "", fmt.Errorf("fingerprint: %w", err)
 		}
 		fp, err := obj.Hash(fields...)

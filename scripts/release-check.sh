@@ -27,9 +27,10 @@ version=${1:?usage: release-check.sh VERSION [BASE]}
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 apidiff=${APIDIFF:-apidiff}
-# Modules never tagged: the proofs and the benchmark import the library,
-# nothing imports them.
-unreleased=" harness "
+# Modules never tagged: the proofs and the benchmark, the release tool, and
+# the example app (docs/deploy.md); nothing a user builds imports them
+# (tools/release/module.go names the same).
+unreleased=" harness tools/release examples/existing-app "
 # Modules whose API the stability promise does not cover (CHANGELOG.md):
 # their API changes are shown, not ruled on. So are the modules under
 # internal/ (the test helpers that import a driver).
@@ -61,6 +62,31 @@ for m in "${modules[@]}"; do paths+=("${m#* }"); done
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 quiet() { grep -v '^Ignoring internal package' >&2 || true; }
+
+# apidiff loads a module's packages on its own, where a go.mod requiring
+# the others at a version not yet published cannot build, and no go.mod
+# holds a replace directive: workfile TREE DIR prints the path of a
+# go.work that uses TREE/DIR alone and replaces each other module of TREE
+# with its directory there, for GOWORK (GOFLAGS emptied: a workspace
+# refuses -mod=mod). Not GOFLAGS=-modfile: apidiff's loader runs one go
+# list with GO111MODULE=off, which refuses that flag.
+gover=$(go env GOVERSION)
+workfile() {
+	local tree=$1 dir=$2 out gomod d p
+	out=$(mktemp -d "$tmp/work.XXXXXX")
+	{
+		echo "go ${gover#go}"
+		echo
+		echo "use $tree/$dir"
+		while read -r gomod; do
+			d=$(dirname "$gomod")
+			[[ $d == "$dir" ]] && continue
+			p=$(awk '$1 == "module" { print $2; exit }' "$tree/$gomod")
+			echo "replace $p => $tree/$d"
+		done < <(cd "$tree" && git ls-files --cached --others --exclude-standard '*go.mod' ':!:**/node_modules/**')
+	} >"$out/go.work"
+	echo "$out/go.work"
+}
 
 failed=false
 tags=()
@@ -95,22 +121,24 @@ for m in "${modules[@]}"; do
 	rm -rf "$tmp/old" && git worktree prune
 	git worktree add --quiet --detach "$tmp/old" "$base"
 	if [[ -f $tmp/old/$dir/go.mod ]]; then
-		(cd "$tmp/old/$dir" && GOWORK=off "$apidiff" -m -w "$tmp/old.api" "$path") 2>&1 | quiet
-		(cd "$dir" && GOWORK=off "$apidiff" -m -w "$tmp/new.api" "$path") 2>&1 | quiet
+		(cd "$tmp/old/$dir" && GOFLAGS= GOWORK="$(workfile "$tmp/old" "$dir")" "$apidiff" -m -w "$tmp/old.api" "$path") 2>&1 | quiet
+		(cd "$dir" && GOFLAGS= GOWORK="$(workfile "$root" "$dir")" "$apidiff" -m -w "$tmp/new.api" "$path") 2>&1 | quiet
 		report=$("$apidiff" -m "$tmp/old.api" "$tmp/new.api" 2> >(quiet))
 	elif [[ -d $tmp/old/$dir ]]; then
 		# A module now, packages of the root module at base: compare them
 		# one by one.
 		echo "$path: its packages were the root module's at $base"
 		report=""
-		for pkg in $(cd "$dir" && GOWORK=off go list ./... | grep -v '/internal/'); do
+		newwork=$(workfile "$root" "$dir")
+		oldwork=$(workfile "$tmp/old" .)
+		for pkg in $(cd "$dir" && GOFLAGS= GOWORK="$newwork" go list ./... | grep -v '/internal/'); do
 			rel=${pkg#"$path"}
 			if [[ -d $tmp/old/$dir$rel ]]; then
-				(cd "$tmp/old" && GOWORK=off "$apidiff" -w "$tmp/old.api" "$pkg") 2>&1 | quiet
+				(cd "$tmp/old" && GOFLAGS= GOWORK="$oldwork" "$apidiff" -w "$tmp/old.api" "$pkg") 2>&1 | quiet
 			else
 				: >"$tmp/old.api"
 			fi
-			(cd "$dir" && GOWORK=off "$apidiff" -w "$tmp/new.api" "$pkg") 2>&1 | quiet
+			(cd "$dir" && GOFLAGS= GOWORK="$newwork" "$apidiff" -w "$tmp/new.api" "$pkg") 2>&1 | quiet
 			if [[ -s $tmp/old.api ]]; then
 				one=$("$apidiff" "$tmp/old.api" "$tmp/new.api")
 			else

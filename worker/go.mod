@@ -2,16 +2,6 @@ module github.com/idemq/idemq/worker
 
 go 1.26.0
 
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../
-	github.com/idemq/idemq/idem/dynamostore => ../idem/dynamostore
-	github.com/idemq/idemq/idem/s3blob => ../idem/s3blob
-	github.com/idemq/idemq/internal/dynamotest => ../internal/dynamotest
-)
-
 require (
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
@@ -22,7 +12,6 @@ require (
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 )
 
 require (

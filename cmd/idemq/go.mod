@@ -3,27 +3,26 @@ module github.com/idemq/idemq/cmd/idemq
 go 1.26.0
 
 require (
+	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
+	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
+	github.com/aws/smithy-go v1.28.9
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/pgstore v0.0.0-00010101000000-000000000000
 	github.com/idemq/idemq/idem/redisstore v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
+	github.com/jackc/pgx/v5 v5.13.0
 )
 
 require (
-	github.com/aws/aws-lambda-go v1.55.1 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue v1.21.22 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/ec2/imds v1.20.9 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/v4a v1.5.12 // indirect
-	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0 // indirect
 	github.com/aws/aws-sdk-go-v2/service/dynamodbstreams v1.48.0 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.12 // indirect
@@ -32,28 +31,13 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
-	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/idem/dynamostore => ../../idem/dynamostore
-	github.com/idemq/idemq/idem/pgstore => ../../idem/pgstore
-	github.com/idemq/idemq/idem/redisstore => ../../idem/redisstore
-	github.com/idemq/idemq/internal/dynamotest => ../../internal/dynamotest
-	github.com/idemq/idemq/internal/pgtest => ../../internal/pgtest
-	github.com/idemq/idemq/internal/redistest => ../../internal/redistest
 )

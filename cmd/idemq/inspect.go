@@ -15,7 +15,7 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 	defer kr.close()
 	key, rec, found := kr.key, kr.rec, kr.found
 	if !found {
-		fmt.Fprintf(e.stderr, "%s: no record for key %q: the key was never claimed, or its record expired and was deleted, or was released\n", fs.Name(), string(key))
+		fmt.Fprintf(e.stderr, "%s: no record for key %s: the key was never claimed, or its record expired and was deleted, or was released\n", fs.Name(), escape(string(key)))
 		return exitFailed
 	}
 	v := viewOf(&e.settings, rec, e.now())

@@ -16,7 +16,7 @@ func TestInspect(t *testing.T) {
 		if r.code != exitOK {
 			t.Fatalf("inspect of a claimed key: exit %d", r.code)
 		}
-		for _, want := range []string{"summarise#doc-1", "INPROGRESS", owner, "left (until", "none yet", "fp-doc-1"} {
+		for _, want := range []string{"summarise#doc-1", "INPROGRESS", owner, "left (until", "none yet", "fp-summarise#doc-1"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("inspect of a claim does not say %q", want)
 			}

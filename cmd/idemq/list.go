@@ -16,11 +16,13 @@ import (
 type listFlags struct {
 	limit  int
 	cursor string
+	all    bool
 }
 
 func (l *listFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&l.limit, "limit", 50, "the most records a page shows")
 	fs.StringVar(&l.cursor, "cursor", "", "go on from the cursor the page before printed")
+	fs.BoolVar(&l.all, "all", false, "list the records of every namespace, not only IDEMQ_NAMESPACE's")
 }
 
 // runList lists records.
@@ -67,13 +69,27 @@ func runStuck(ctx context.Context, e *env, fs *flag.FlagSet, args []string) int 
 	return e.list(ctx, fs, idem.ListRequest{Status: idem.StatusInProgress, LeaseBefore: e.now()}, lf)
 }
 
-// list prints one page of req.
+// list prints one page of req: of the namespace's records (scoped keys
+// included), or with --all of every namespace's, and says which.
 func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, lf listFlags) int {
 	if lf.limit < 1 {
 		fmt.Fprintf(e.stderr, "%s: --limit %d: want at least 1\n", fs.Name(), lf.limit)
 		return exitUsage
 	}
 	req.Limit, req.Cursor = lf.limit, lf.cursor
+	whose := "every namespace (--all)"
+	switch {
+	case lf.all:
+	case e.namespace == "":
+		fmt.Fprintf(e.stderr, "%s: %s (or --namespace) is required: the command lists its namespace's records; --all lists every namespace's\n", fs.Name(), idemqenv.Namespace)
+		return exitUsage
+	case idem.CheckValue(e.namespace) != nil:
+		fmt.Fprintf(e.stderr, "%s: namespace %q: %v\n", fs.Name(), e.namespace, idem.CheckValue(e.namespace))
+		return exitUsage
+	default:
+		req.Namespace = e.namespace
+		whose = fmt.Sprintf("namespace %s (scoped keys included)", e.namespace)
+	}
 	st, closeStore, ok := e.open(ctx, fs.Name())
 	if !ok {
 		return exitUsage
@@ -88,6 +104,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 	}
 	now := e.now()
 	if e.json {
+		fmt.Fprintf(e.stderr, "%s: the records of %s\n", fs.Name(), whose)
 		for _, r := range page.Records {
 			writeJSON(e.stdout, viewOf(&e.settings, r, now))
 		}
@@ -113,16 +130,16 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 		if v.Expired {
 			expiry = "expired"
 		}
-		result := v.Stored
+		result := escape(v.Stored)
 		if v.Stored != "none" {
-			result = fmt.Sprintf("%s %dB", v.Stored, v.ResultBytes)
+			result = fmt.Sprintf("%s %dB", result, v.ResultBytes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Key, v.Status, v.Owner, lease, expiry, result)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", escape(v.Key), escape(v.Status), escape(v.Owner), lease, expiry, result)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(e.stdout, "%d record(s) at %s\n", len(page.Records), now.UTC().Format(time.RFC3339))
+	fmt.Fprintf(e.stdout, "%d record(s) of %s at %s\n", len(page.Records), whose, now.UTC().Format(time.RFC3339))
 	if page.Next != "" {
-		fmt.Fprintf(e.stdout, "more: add --cursor %s\n", page.Next)
+		fmt.Fprintf(e.stdout, "more: add --cursor %s\n", escape(page.Next))
 	}
 	return exitOK
 }

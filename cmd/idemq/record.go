@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
@@ -14,7 +15,10 @@ import (
 
 // view is a record as the command shows it: to people, or as JSON.
 type view struct {
-	Key         string     `json:"key"`
+	Key string `json:"key"`
+	// KeyEscaped is the key as escape writes it, when it is not UTF-8:
+	// JSON holds U+FFFD for each byte that is not, which names another key.
+	KeyEscaped  string     `json:"key_escaped,omitempty"`
 	Status      string     `json:"status"`
 	Owner       string     `json:"owner"`
 	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
@@ -38,6 +42,9 @@ func viewOf(s *settings, rec idem.Record, now time.Time) view {
 	v := view{
 		Key: string(rec.Key), Status: string(rec.Status), Owner: rec.Owner,
 		ExpiresAt: rec.ExpiresAt.UTC(), Fingerprint: rec.Fingerprint, ResultBytes: len(rec.Result),
+	}
+	if !utf8.ValidString(v.Key) {
+		v.KeyEscaped = escape(v.Key)
 	}
 	if !rec.LeaseUntil.IsZero() {
 		t := rec.LeaseUntil.UTC()
@@ -112,29 +119,30 @@ func (v view) result() string {
 	case "omitted":
 		return fmt.Sprintf("omitted: %d bytes, too large to store; the record settles the key without it", v.ResultBytes)
 	case "blob":
-		return fmt.Sprintf("blob: %d bytes in %s", v.ResultBytes, v.Blob)
+		return fmt.Sprintf("blob: %d bytes in %s", v.ResultBytes, escape(v.Blob))
 	case "gzip":
 		return fmt.Sprintf("gzip: %d bytes stored in the record", v.ResultBytes)
 	case "inline":
 		return fmt.Sprintf("inline: %d bytes stored in the record", v.ResultBytes)
 	}
-	return fmt.Sprintf("%s: %d bytes stored in the record", v.Stored, v.ResultBytes)
+	return fmt.Sprintf("%s: %d bytes stored in the record", escape(v.Stored), v.ResultBytes)
 }
 
-// print writes v for people, one field a line.
+// print writes v for people, one field a line, what the store holds
+// escaped.
 func (v view) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fp := v.Fingerprint
+	fp := escape(v.Fingerprint)
 	if fp == "" {
 		fp = "none: the payload is not checked"
 	}
 	fmt.Fprintf(tw, "key\t%s\nstatus\t%s\nowner\t%s\nlease\t%s\nexpiry\t%s\nresult\t%s\nfingerprint\t%s\n",
-		v.Key, v.Status, v.Owner, v.lease(), v.expiry(), v.result(), fp)
+		escape(v.Key), escape(v.Status), escape(v.Owner), v.lease(), v.expiry(), v.result(), fp)
 	_ = tw.Flush()
 }
 
-// writeJSON writes v as one line of JSON.
+// writeJSON writes v as one line of JSON, made safe to print (safeJSON).
 func writeJSON(w io.Writer, v any) {
 	b, _ := json.Marshal(v) // the command's own types always marshal
-	fmt.Fprintf(w, "%s\n", b)
+	fmt.Fprintf(w, "%s\n", safeJSON(b))
 }

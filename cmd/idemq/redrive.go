@@ -49,7 +49,7 @@ func runRedrive(ctx context.Context, e *env, fs *flag.FlagSet, args []string) in
 		fmt.Fprintf(e.stderr, "%s: --every %s: want a positive duration\n", fs.Name(), *every)
 		return exitUsage
 	}
-	cfg, err := awsConfig(ctx, e.getenv)
+	cfg, err := awsConfig(ctx, e.getenv, e.stderr)
 	if err != nil {
 		return e.fail(fs.Name(), err)
 	}
@@ -89,8 +89,8 @@ func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to s
 	if source.messages < 0 {
 		count = "messages (how many is unknown: pass the queue's URL to read its count)"
 	}
-	fmt.Fprintf(out, "redrive: %s in %s (about; SQS counts are approximate)\n", count, source.arn)
-	fmt.Fprintf(out, "Each goes to %s, %s, with a new message id; a key whose work was done replays its result.\n", dest, rate)
+	fmt.Fprintf(out, "redrive: %s in %s (about; SQS counts are approximate)\n", count, escape(source.arn))
+	fmt.Fprintf(out, "Each goes to %s, %s, with a new message id; a key whose work was done replays its result.\n", escape(dest), rate)
 	if !confirm(&e.settings, e.stdin, out, "Start the move?") {
 		fmt.Fprintln(out, "nothing changed")
 		return exitFailed
@@ -100,7 +100,7 @@ func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to s
 		return e.fail(name, fmt.Errorf("StartMessageMoveTask: %w", err))
 	}
 	handle := aws.ToString(started.TaskHandle)
-	fmt.Fprintf(out, "started message move task %s\n", handle)
+	fmt.Fprintf(out, "started message move task %s\n", escape(handle))
 	last := ""
 	for {
 		task, err := findTask(ctx, client, source.arn, handle)
@@ -113,14 +113,14 @@ func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to s
 				writeJSON(e.stdout, progress{Task: handle, Status: aws.ToString(task.Status), Moved: task.ApproximateNumberOfMessagesMoved,
 					ToMove: aws.ToInt64(task.ApproximateNumberOfMessagesToMove), FailureReason: aws.ToString(task.FailureReason)})
 			} else {
-				fmt.Fprintln(out, line)
+				fmt.Fprintln(out, escape(line))
 			}
 			last = line
 		}
 		switch aws.ToString(task.Status) {
 		case "COMPLETED":
 			if !e.json {
-				fmt.Fprintf(out, "redrive done: %d message(s) moved from %s\n", task.ApproximateNumberOfMessagesMoved, source.arn)
+				fmt.Fprintf(out, "redrive done: %d message(s) moved from %s\n", task.ApproximateNumberOfMessagesMoved, escape(source.arn))
 			}
 			return exitOK
 		case "FAILED":
@@ -130,7 +130,7 @@ func (e *env) redrive(ctx context.Context, name string, client sqsAPI, dlq, to s
 		}
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(e.stderr, "%s: stopped following task %s, which goes on (cancel it with aws sqs cancel-message-move-task --task-handle %s)\n", name, handle, handle)
+			fmt.Fprintf(e.stderr, "%s: stopped following task %s, which goes on (cancel it with aws sqs cancel-message-move-task --task-handle %s)\n", name, escape(handle), escape(handle))
 			return exitFailed
 		case <-time.After(every):
 		}

@@ -35,7 +35,7 @@ func (e *env) remove(ctx context.Context, fs *flag.FlagSet, args []string, verb 
 	defer kr.close()
 	st, key, rec, found := kr.st, kr.key, kr.rec, kr.found
 	if !found {
-		fmt.Fprintf(e.stderr, "%s: no record for key %q: nothing to %s\n", fs.Name(), string(key), verb)
+		fmt.Fprintf(e.stderr, "%s: no record for key %s: nothing to %s\n", fs.Name(), escape(string(key)), verb)
 		return exitFailed
 	}
 	now := e.now()
@@ -47,11 +47,11 @@ func (e *env) remove(ctx context.Context, fs *flag.FlagSet, args []string, verb 
 	v.print(out)
 	d := judge(rec, now, *force)
 	if d.refused != nil {
-		fmt.Fprintf(e.stderr, "%s: refused: %v\n", fs.Name(), d.refused)
+		fmt.Fprintf(e.stderr, "%s: refused: %s\n", fs.Name(), escape(d.refused.Error()))
 		return exitFailed
 	}
-	fmt.Fprintf(out, "\n%s\n", d.meaning)
-	if !confirm(&e.settings, e.stdin, out, fmt.Sprintf("%s key %s?", verb, string(key))) {
+	fmt.Fprintf(out, "\n%s\n", escape(d.meaning))
+	if !confirm(&e.settings, e.stdin, out, fmt.Sprintf("%s key %s?", verb, escape(string(key)))) {
 		fmt.Fprintf(out, "nothing changed\n")
 		return exitFailed
 	}
@@ -70,7 +70,7 @@ func (e *env) remove(ctx context.Context, fs *flag.FlagSet, args []string, verb 
 		}{verb, v})
 		return exitOK
 	}
-	fmt.Fprintf(out, "%sd: deleted the %s record of key %s (owner %s)\n", verb, rec.Status, string(key), rec.Owner)
+	fmt.Fprintf(out, "%sd: deleted the %s record of key %s (owner %s)\n", verb, escape(string(rec.Status)), escape(string(key)), escape(rec.Owner))
 	return exitOK
 }
 
@@ -79,7 +79,7 @@ func describeChange(c *idem.RecordChangedError) string {
 	if c.Status == "" {
 		return "gone"
 	}
-	return fmt.Sprintf("%s, owner %s", c.Status, c.Owner)
+	return fmt.Sprintf("%s, owner %s", escape(string(c.Status)), escape(c.Owner))
 }
 
 // liveLease reports whether rec is an IN_PROGRESS claim whose lease has

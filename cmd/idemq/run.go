@@ -38,11 +38,11 @@ type subcommand struct {
 }
 
 var subcommands = map[string]subcommand{
-	"inspect": {"KEY", "show a record: status, owner, lease and expiry left, result size and where it is stored, fingerprint", runInspect},
-	"list":    {"[--status in-progress|completed] [--older-than D] [--limit N] [--cursor C]", "list records, a page at a time", runList},
-	"stuck":   {"[--limit N] [--cursor C]", "list the IN_PROGRESS records whose lease has passed", runStuck},
-	"release": {"KEY [--force]", "delete an IN_PROGRESS record so that the next delivery runs the work", runRelease},
-	"purge":   {"KEY [--force]", "delete a record, whatever its status", runPurge},
+	"inspect": {"KEY|--body JSON [--scope S] [--raw]", "show a record: status, owner, lease and expiry left, result size and where it is stored, fingerprint", runInspect},
+	"list":    {"[--status in-progress|completed] [--older-than D] [--limit N] [--cursor C] [--all]", "list the namespace's records, a page at a time (--all: every namespace's)", runList},
+	"stuck":   {"[--limit N] [--cursor C] [--all]", "list the namespace's IN_PROGRESS records whose lease has passed (--all: every namespace's)", runStuck},
+	"release": {"KEY|--body JSON [--scope S] [--raw] [--force]", "delete an IN_PROGRESS record so that the next delivery runs the work", runRelease},
+	"purge":   {"KEY|--body JSON [--scope S] [--raw] [--force]", "delete a record, whatever its status", runPurge},
 	"redrive": {"--dlq URL|ARN [--to URL|ARN] [--max-per-second N]", "move a dead-letter queue's messages back to their source queue", runRedrive},
 }
 
@@ -75,7 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // parse parses args with fs, flags before or after the positional
-// arguments, and checks that there are want of these.
+// arguments, and checks that there are want of these (any number when
+// want is negative).
 func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) {
 	var pos []string
 	for {
@@ -88,13 +89,13 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(pos) != want {
+	if want >= 0 && len(pos) != want {
 		fmt.Fprintf(e.stderr, "%s: want %d argument(s), got %d\n", fs.Name(), want, len(pos))
 		fs.Usage()
 		return nil, false
 	}
 	if err := e.fromEnv(fs, e.getenv); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", fs.Name(), escape(err.Error()))
 		return nil, false
 	}
 	return pos, true
@@ -102,9 +103,9 @@ func (e *env) parse(fs *flag.FlagSet, args []string, want int) ([]string, bool) 
 
 // open connects to the store, or says why not.
 func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) {
-	st, closeStore, err := openStore(ctx, &e.settings, e.getenv)
+	st, closeStore, err := openStore(ctx, &e.settings, e.getenv, e.stderr)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(err.Error()))
 		return nil, nil, false
 	}
 	return st, closeStore, true
@@ -113,7 +114,7 @@ func (e *env) open(ctx context.Context, name string) (idem.Admin, func(), bool) 
 // fail prints err for the command name and returns its exit code: a
 // record changed since it was read is exitChanged.
 func (e *env) fail(name string, err error) int {
-	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+	fmt.Fprintf(e.stderr, "%s: %s\n", name, escape(e.firstRun(err).Error()))
 	if errors.Is(err, idem.ErrRecordChanged) {
 		return exitChanged
 	}
@@ -148,13 +149,14 @@ type keyRecord struct {
 // ok false with the code to exit with; otherwise the caller calls
 // kr.close.
 func (e *env) readKey(ctx context.Context, fs *flag.FlagSet, args []string) (kr keyRecord, code int, ok bool) {
-	pos, ok := e.parse(fs, args, 1)
+	e.registerKey(fs)
+	pos, ok := e.parse(fs, args, -1)
 	if !ok {
 		return kr, exitUsage, false
 	}
-	key, err := e.key(pos[0])
+	key, err := e.recordKey(pos)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.stderr, "%s: %s\n", fs.Name(), escape(err.Error()))
 		return kr, exitUsage, false
 	}
 	st, closeStore, ok := e.open(ctx, fs.Name())

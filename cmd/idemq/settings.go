@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/recordkey"
 )
 
 // settings are a command's settings: the worker's variables the command
@@ -15,9 +17,15 @@ import (
 // command takes.
 type settings struct {
 	store, table, storeURL, endpoint, namespace string
+	keyField, keyFields, keyAttribute           string
 	blobBucket, blobPrefix, sqsEndpoint         string
 	expiry                                      time.Duration
 	raw, yes, json                              bool
+	// scope and body name a key (registerKey): a front door caller's
+	// scope, and a message body to read the key from.
+	scope, body string
+	// region is the DynamoDB client's AWS region, once the store is open.
+	region string
 
 	flags map[string]*string // the flags of the variables, by variable name
 	read  idemqenv.Settings  // what the variables and flags read as
@@ -39,7 +47,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 		}
 		s.flags[v.Name] = fs.String(v.Flag, "", usage+")")
 	}
-	fs.BoolVar(&s.raw, "raw", false, "KEY is a stored key (namespace#key) as it is")
+	fs.BoolVar(&s.raw, "raw", false, "KEY is a stored key (namespace#key, namespace:scope#key) as it is, in the namespace if one is set")
 	fs.BoolVar(&s.yes, "yes", false, "do not ask before changing anything")
 	fs.BoolVar(&s.json, "json", false, "print JSON, one object per record or change, for scripts")
 }
@@ -64,22 +72,39 @@ func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	s.read = r
 	s.store, s.table, s.storeURL, s.endpoint = r.Store.Kind, r.Store.Table, r.Store.URL, r.Store.DynamoDBEndpoint
 	s.namespace, s.expiry = r.Request.Namespace, r.EffectiveExpiry()
+	s.keyField, s.keyFields, s.keyAttribute = r.Request.KeyField, strings.Join(r.Request.KeyFields, ","), r.Request.KeyAttribute
 	s.blobBucket, s.blobPrefix, s.sqsEndpoint = r.Blobs.Bucket, r.Blobs.Prefix, r.SQSEndpoint
 	return nil
 }
 
-// key is the stored key of the key an operator typed: the namespace put
-// before it as the worker's handler does (idem.ClientKey), or with --raw
-// the key as it is.
-func (s *settings) key(typed string) (idem.Key, error) {
-	if s.raw {
-		if typed == "" {
-			return "", fmt.Errorf("the key is empty")
-		}
-		return idem.Key(typed), nil
+// registerKey adds the flags that name a key to fs: the commands that
+// take a KEY.
+func (s *settings) registerKey(fs *flag.FlagSet) {
+	fs.StringVar(&s.scope, "scope", "", "the scope of the front door caller the request was made for (its key is namespace:scope#key)")
+	fs.StringVar(&s.body, "body", "", "a message body to read the key from, with the worker's key settings, instead of KEY "+
+		`(--body '{"document_id":"doc-1","version":1}')`)
+}
+
+// recordKey is the stored key that the positional arguments (KEY, or
+// none with --body) and the key flags name: the key the worker's handler
+// claims for it, made through the request contract by the worker's key
+// settings (internal/recordkey), or with --raw the key as it is.
+func (s *settings) recordKey(pos []string) (idem.Key, error) {
+	t := recordkey.Typed{Body: s.body, Scope: s.scope, Raw: s.raw}
+	switch {
+	case len(pos) == 1:
+		t.Value = pos[0]
+	case len(pos) > 1 || s.body == "":
+		return "", fmt.Errorf("want one KEY, or --body and no KEY; got %d argument(s)", len(pos))
 	}
-	if s.namespace == "" {
+	key, err := s.keySettings().Key(t)
+	if errors.Is(err, recordkey.ErrUsage) && s.namespace == "" && !s.raw {
 		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", idemqenv.Namespace)
 	}
-	return idem.ClientKey(s.namespace, typed)
+	return key, err
+}
+
+// keySettings are the worker's key settings, as idemqenv read them.
+func (s *settings) keySettings() recordkey.Settings {
+	return recordkey.Settings{Namespace: s.namespace, KeyField: s.keyField, KeyFields: s.keyFields, KeyAttribute: s.keyAttribute}
 }

@@ -11,11 +11,11 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/dynamotest"
-	"github.com/idemq/idemq/internal/pgtest"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // adminStore is a store the tests write records with, the command's way
@@ -113,8 +113,15 @@ func key(k string) idem.Key { return must(idem.ClientKey(namespace, k)) }
 // and returns the owner.
 func (b *bundle) claim(t *testing.T, k string, at time.Time, lease time.Duration) string {
 	t.Helper()
+	return b.claimKey(t, key(k), at, lease)
+}
+
+// claimKey claims the stored key k at `at` with the lease given (0:
+// none) and returns the owner.
+func (b *bundle) claimKey(t *testing.T, k idem.Key, at time.Time, lease time.Duration) string {
+	t.Helper()
 	owner := idem.NewOwner()
-	req := idem.ClaimRequest{Key: key(k), Owner: owner, Now: at, ExpiresAt: at.Add(time.Hour), Fingerprint: "fp-" + k}
+	req := idem.ClaimRequest{Key: k, Owner: owner, Now: at, ExpiresAt: at.Add(time.Hour), Fingerprint: "fp-" + string(k)}
 	if lease != 0 {
 		req.LeaseUntil = at.Add(lease)
 	}

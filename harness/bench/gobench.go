@@ -10,15 +10,15 @@ import (
 )
 
 // The benchmark families ParseGoBench reads.
-var goBenchFamilies = []string{"Handler", "SDK", "Tracing"}
+var goBenchFamilies = []string{"Handler", "SDK", "Tracing", "Heartbeat"}
 
-// ParseGoBench reads `go test -bench 'Handler|SDK|Tracing' ./bench` output (what
+// ParseGoBench reads `go test -bench 'Handler|SDK|Tracing|Heartbeat' ./bench` output (what
 // `make bench-go` writes to results/bench-go.txt, in the format benchstat
 // reads) and returns each BenchmarkHandler and BenchmarkSDK
 // sub-benchmark's median ns/record, allocs/record and B/record over its
 // counts, in the order they first appear.
 func ParseGoBench(r io.Reader) ([]MicroResult, error) {
-	type values struct{ ns, allocs, bytes []float64 }
+	type values struct{ ns, allocs, bytes, extends []float64 }
 	type id struct{ family, name string }
 	var order []id
 	seen := map[id]*values{}
@@ -60,6 +60,8 @@ func ParseGoBench(r io.Reader) ([]MicroResult, error) {
 				v.allocs = append(v.allocs, x)
 			case "B/record":
 				v.bytes = append(v.bytes, x)
+			case "extends/record":
+				v.extends = append(v.extends, x)
 			}
 		}
 	}
@@ -72,8 +74,12 @@ func ParseGoBench(r io.Reader) ([]MicroResult, error) {
 	var out []MicroResult
 	for _, k := range order {
 		v := seen[k]
-		out = append(out, MicroResult{Family: k.family, Name: k.name,
-			NsPerRecord: median(v.ns), AllocsPerRecord: median(v.allocs), BytesPerRecord: median(v.bytes)})
+		m := MicroResult{Family: k.family, Name: k.name,
+			NsPerRecord: median(v.ns), AllocsPerRecord: median(v.allocs), BytesPerRecord: median(v.bytes)}
+		if len(v.extends) > 0 {
+			m.ExtendsPerRecord = median(v.extends)
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }

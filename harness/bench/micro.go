@@ -108,14 +108,18 @@ func reportPerRecord(b *testing.B, before, after *runtime.MemStats, records int)
 // a `go test -bench` run.
 type MicroResult struct {
 	// Family is the benchmark it ran under: "Handler" (BenchmarkHandler,
-	// Micros), "SDK" (BenchmarkSDK, SDKMicros) or "Tracing"
-	// (BenchmarkTracing, TracingMicros). Empty in runs made before there
+	// Micros), "SDK" (BenchmarkSDK, SDKMicros), "Tracing"
+	// (BenchmarkTracing, TracingMicros) or "Heartbeat" (BenchmarkHeartbeat,
+	// HeartbeatMicros). Empty in runs made before there
 	// were two: "Handler".
 	Family          string `json:",omitempty"`
 	Name            string
 	NsPerRecord     float64
 	AllocsPerRecord float64
 	BytesPerRecord  float64
+	// ExtendsPerRecord is the heartbeat's lease extensions per record
+	// (BenchmarkHeartbeat only).
+	ExtendsPerRecord float64 `json:",omitempty"`
 }
 
 // newMemstore returns an empty in-memory store.

@@ -35,6 +35,15 @@ func BenchmarkTracing(b *testing.B) {
 	}
 }
 
+// BenchmarkHeartbeat is first delivery of long work with the deadline's
+// lease and with the consumer's short lease and heartbeat, scaled down
+// (bench.HeartbeatMicros); `make bench-go` runs it with BenchmarkHandler.
+func BenchmarkHeartbeat(b *testing.B) {
+	for _, m := range bench.HeartbeatMicros() {
+		b.Run(m.Name, m.Bench)
+	}
+}
+
 // TestMicros runs every micro-benchmark once, so they cannot rot between
 // benchmark runs, and reads their output as `make bench` does.
 func TestMicros(t *testing.T) {
@@ -50,7 +59,7 @@ func TestMicros(t *testing.T) {
 	for _, fam := range []struct {
 		name   string
 		micros []bench.Micro
-	}{{"Handler", bench.Micros()}, {"SDK", bench.SDKMicros()}, {"Tracing", bench.TracingMicros()}} {
+	}{{"Handler", bench.Micros()}, {"SDK", bench.SDKMicros()}, {"Tracing", bench.TracingMicros()}, {"Heartbeat", bench.HeartbeatMicros()}} {
 		for _, m := range fam.micros {
 			r := testing.Benchmark(m.Bench)
 			if r.N == 0 {

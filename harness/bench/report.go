@@ -250,6 +250,31 @@ func microTable(b *strings.Builder, r *Results) {
 	b.WriteString("\n")
 	sdkTable(b, r)
 	tracingTable(b, r)
+	heartbeatTable(b, r)
+}
+
+// heartbeatTable reports the heartbeat micro-benchmarks (HeartbeatMicros);
+// nothing when the run has none.
+func heartbeatTable(b *strings.Builder, r *Results) {
+	sizes, rows := microRows(r, "Heartbeat", HeartbeatOff, HeartbeatOn)
+	if len(sizes) == 0 {
+		return
+	}
+	b.WriteString("#### The consumer's heartbeat (`go test -bench Heartbeat ./bench`)\n\n")
+	fmt.Fprintf(b, "First delivery over the in-memory store, each record's work %s long, with the lease made from the batch's deadline "+
+		"(off: as under Lambda, or `consumer.WithDeadlineLease`) and with the consumer's default short lease renewed by a heartbeat "+
+		"(on), both scaled down %d times (lease %s, a beat every %s; the work is %s at the default). Each extension is one "+
+		"conditional write to the store; a claim and a completion are 2 a record.\n\n",
+		HeartbeatWork, HeartbeatScale, heartbeatLease, heartbeatBeat, HeartbeatWork*HeartbeatScale)
+	b.WriteString("| batch | extensions per record, off / on | store writes a minute of work per record at the default, on | allocations per record, off / on | bytes per record, off / on |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|\n")
+	for _, size := range sizes {
+		off, on := rows[size][0], rows[size][1]
+		fmt.Fprintf(b, "| %d | %.1f / %.1f | %.2f | %.1f / %.1f | %.0f / %.0f |\n", size,
+			off.ExtendsPerRecord, on.ExtendsPerRecord, HeartbeatCost(on.ExtendsPerRecord),
+			off.AllocsPerRecord, on.AllocsPerRecord, off.BytesPerRecord, on.BytesPerRecord)
+	}
+	b.WriteString("\n")
 }
 
 // microRows gathers the micro-benchmarks of family named

@@ -222,3 +222,26 @@ func TestReport(t *testing.T) {
 		}
 	}
 }
+
+// The heartbeat's table: extensions per record off and on, and what the
+// extensions measured at the scale make a minute of work at the default.
+func TestReportHeartbeat(t *testing.T) {
+	t.Parallel()
+	r := synthetic(100)
+	micro, err := bench.ParseGoBench(strings.NewReader(
+		"BenchmarkHeartbeat/off/batch=10-2 \t 2 \t 502430584 ns/op \t 4380 B/record \t 49.20 allocs/record \t 0 extends/record \t 50243058 ns/record\n" +
+			"BenchmarkHeartbeat/on/batch=10-2 \t 2 \t 501207893 ns/op \t 5794 B/record \t 67.85 allocs/record \t 10.00 extends/record \t 50120789 ns/record\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Micro = append(r.Micro, micro...)
+	var md bytes.Buffer
+	if err := bench.Report(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#### The consumer's heartbeat", "| 10 | 0.0 / 10.0 | 3.00 | 49.2 / 67.8 | 4380 / 5794 |", "lease 150ms, a beat every 50ms"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report has no %q:\n%s", want, md.String())
+		}
+	}
+}

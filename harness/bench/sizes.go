@@ -21,8 +21,8 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/s3blob"
-	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // S3EndpointEnv names the environment variable holding the local S3

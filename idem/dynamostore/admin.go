@@ -53,7 +53,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				TableName: aws.String(s.table), KeyConditionExpression: aws.String("#pk = :pk"),
 				FilterExpression: filter, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
-			})
+			}, errorChecksums)
 			if err != nil {
 				return idem.ListPage{}, s.fail(idem.OpList, "", err)
 			}
@@ -63,7 +63,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				TableName: aws.String(s.table), FilterExpression: filter,
 				ExpressionAttributeNames: nilIfEmpty(names), ExpressionAttributeValues: nilIfEmpty(values),
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
-			})
+			}, errorChecksums)
 			if err != nil {
 				return idem.ListPage{}, s.fail(idem.OpList, "", err)
 			}
@@ -188,7 +188,7 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 		ExpressionAttributeNames:            s.names(phStatus, phOwner, phLease),
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, errorChecksums)
 	var failed *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &failed):

@@ -44,7 +44,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		},
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, errorChecksums)
 	if err != nil {
 		var failed *types.ConditionalCheckFailedException
 		if errors.As(err, &failed) {

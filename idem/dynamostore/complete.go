@@ -66,7 +66,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 			ExpressionAttributeNames:            u.ExpressionAttributeNames,
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}, persist)
+		}, persist, errorChecksums)
 		if err != nil {
 			return s.completeFailed(c, err)
 		}
@@ -75,7 +75,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	_, err = s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems:      append([]types.TransactWriteItem{{Update: u}}, writes...),
 		ClientRequestToken: aws.String(requestToken(c)),
-	}, persist)
+	}, persist, errorChecksums)
 	if err != nil {
 		return s.transactionFailed(c, err)
 	}

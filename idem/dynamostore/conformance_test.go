@@ -5,8 +5,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // Every store reads a record the same way.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 // TestMain points the SDK's default configuration, which the examples

@@ -20,7 +20,7 @@ func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool
 		TableName:      aws.String(s.table),
 		Key:            s.key(key),
 		ConsistentRead: aws.Bool(true),
-	})
+	}, errorChecksums)
 	if err != nil {
 		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
 	}

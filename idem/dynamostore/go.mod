@@ -11,7 +11,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/dynamotest v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -29,12 +28,4 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/internal/dynamotest => ../../internal/dynamotest
 )

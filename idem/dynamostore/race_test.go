@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 // The claim's condition is evaluated by DynamoDB, not by the store: two

@@ -11,8 +11,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/internal/dynamotest"
 )
 
 // lostAnswerAPI sends every write twice and returns the second answer, as

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 // bundle is one test's table, a client counting its requests and a store

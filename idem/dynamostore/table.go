@@ -56,7 +56,7 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 		AttributeDefinitions: defs,
 		KeySchema:            schema,
 		BillingMode:          types.BillingModePayPerRequest,
-	})
+	}, errorChecksums)
 	if _, exists := errors.AsType[*types.ResourceInUseException](err); exists {
 		return CheckTable(ctx, client, table, opts...)
 	}
@@ -74,7 +74,7 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 			AttributeName: aws.String(o.Attributes.Expiry),
 			Enabled:       aws.Bool(true),
 		},
-	}); err != nil {
+	}, errorChecksums); err != nil {
 		return fmt.Errorf("dynamostore: turn on TTL on %s.%s: %w", table, o.Attributes.Expiry, err)
 	}
 	return nil
@@ -92,7 +92,7 @@ func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Opti
 	if err != nil {
 		return err
 	}
-	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, errorChecksums)
 	if err != nil {
 		return fmt.Errorf("dynamostore: describe table %s: %w", table, err)
 	}
@@ -116,7 +116,7 @@ func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Opti
 	if len(got) != len(want) {
 		return fmt.Errorf("%w: %s's key schema is %v, want %v", ErrTableMismatch, table, got, want)
 	}
-	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)}, errorChecksums)
 	if err != nil {
 		return fmt.Errorf("dynamostore: describe TTL of %s: %w", table, err)
 	}
@@ -135,7 +135,7 @@ func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Opti
 // waitActive polls until the table is ACTIVE.
 func waitActive(ctx context.Context, client TableAPI, table string) error {
 	for {
-		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, errorChecksums)
 		if err != nil {
 			return fmt.Errorf("dynamostore: describe table %s: %w", table, err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 // tableName returns a fresh table name, deleted when the test ends.

@@ -19,6 +19,10 @@
 // objects ("document.id"), with `\.` for a dot that is part of a name
 // (CheckField checks one, EscapeField writes one).
 //
+// CheckUnambiguous refuses a body whose members decoders read onto a
+// field differently: a name twice in one object, or two names equal but
+// for case, which encoding/json matches to one struct field.
+//
 // Keys that do not come from JSON (a client's key, a natural key of
 // parts) are made by package idem itself: idem.ClientKey, idem.NaturalKey.
 package idemjson

@@ -233,6 +233,53 @@ var adminCases = []testCase{
 			}
 		}
 	}},
+	{"AdminListNamespace", func(t *testing.T, b *bundle) {
+		a := b.admin(t)
+		must := func(k idem.Key, err error) idem.Key {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		// Keys of namespace t, with a scope and without; of namespaces
+		// that share its first letters, hold a ':' or are t as a scope;
+		// and keys of no namespace's form.
+		inT := []idem.Key{must(idem.ClientKey("t", "a")), must(idem.ScopedKey("t", "acme", "b")), must(idem.NaturalKey("t", "doc", "1"))}
+		others := []idem.Key{must(idem.ClientKey("tt", "c")), must(idem.ClientKey("t:x", "d")), must(idem.ScopedKey("u", "t", "e")),
+			must(idem.ClientKey("u", "t#f")), must(idem.ClientKey("T", "g")), "t:plain", "t"}
+		for _, k := range append(slices.Clone(inT), others...) {
+			b.mustClaim(t, k, b.now, time.Hour)
+		}
+		owner := b.mustClaim(t, must(idem.ClientKey("t", "done")), b.now, time.Minute)
+		if err := b.complete(must(idem.ClientKey("t", "done")), owner, []byte("r"), b.now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		sorted := func(keys ...idem.Key) []idem.Key { slices.Sort(keys); return keys }
+		for _, c := range []struct {
+			req  idem.ListRequest
+			want []idem.Key
+		}{
+			{idem.ListRequest{Namespace: "t"}, sorted(append(slices.Clone(inT), "t#done")...)},
+			{idem.ListRequest{Namespace: "t", Status: idem.StatusInProgress}, sorted(inT...)},
+			{idem.ListRequest{Namespace: "t", Status: idem.StatusCompleted}, []idem.Key{"t#done"}},
+			{idem.ListRequest{Namespace: "t", Limit: 1}, sorted(append(slices.Clone(inT), "t#done")...)},
+			{idem.ListRequest{Namespace: "t:x"}, []idem.Key{must(idem.ClientKey("t:x", "d"))}},
+			{idem.ListRequest{Namespace: "u"}, sorted(must(idem.ScopedKey("u", "t", "e")), must(idem.ClientKey("u", "t#f")))},
+			{idem.ListRequest{Namespace: "tt"}, []idem.Key{"tt#c"}},
+			{idem.ListRequest{Namespace: "none"}, nil},
+		} {
+			got := slices.Compact(keysOf(listAll(t, a, c.req, 10)))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("list %+v: keys %q, want %q", c.req, got, c.want)
+			}
+			for _, k := range got {
+				if !k.InNamespace(c.req.Namespace) {
+					t.Errorf("list of namespace %q: key %q is not in it", c.req.Namespace, k)
+				}
+			}
+		}
+	}},
 	{"AdminListPages", func(t *testing.T, b *bundle) {
 		a := b.admin(t)
 		var want []idem.Key

@@ -23,10 +23,11 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	if !req.ExpiresBefore.IsZero() {
 		expiry = nullable(idem.ExpirySeconds(req.ExpiresBefore))
 	}
+	unscoped, scoped := req.KeyPrefixes()
 	var page idem.ListPage
 	err = s.retry(ctx, true, func() error {
 		page = idem.ListPage{}
-		rows, err := s.db.Query(ctx, s.sql.list, req.Cursor, string(req.Status), lease, expiry, limit+1)
+		rows, err := s.db.Query(ctx, s.sql.list, req.Cursor, string(req.Status), lease, expiry, limit+1, unscoped, scoped)
 		if err != nil {
 			return err
 		}

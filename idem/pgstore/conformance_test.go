@@ -6,7 +6,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 )
 
 // Every store reads a record the same way.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 )
 
 // TestMain skips the examples that need a server under -short when there

@@ -15,8 +15,8 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/internal/netfault"
-	"github.com/idemq/idemq/internal/pgtest"
 )
 
 // A server that does not answer is an *idem.Error for the key, not a

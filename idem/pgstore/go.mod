@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
 )
 
@@ -21,12 +20,4 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/internal/pgtest => ../../internal/pgtest
 )

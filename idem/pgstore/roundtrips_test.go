@@ -9,7 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 )
 
 // A new key costs a claim and a completion, one statement each; a

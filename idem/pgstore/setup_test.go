@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 )
 
 // bundle is one test's pool, table, store and time.

@@ -97,11 +97,14 @@ const releaseSQL = `DELETE FROM %s WHERE id = $1 AND owner = $2 AND status = 'IN
 // listSQL is a page of records (idem.Admin's List), keyset-paged by
 // id: $1 the last id of the page before ("" for the first), $2 the status
 // ("" for both), $3 the lease's end (ms, or NULL), $4 the expiry (s, or
-// NULL), $5 the page's size plus one, to tell whether another follows.
+// NULL), $5 the page's size plus one, to tell whether another follows,
+// $6 and $7 the namespace's key prefixes (idem.ListRequest.KeyPrefixes:
+// "" for every namespace; a scoped key holds a '#' after its prefix).
 const listSQL = `SELECT ` + columns + ` FROM %s WHERE id > $1
 	AND ($2 = '' OR status = $2)
 	AND ($3::bigint IS NULL OR (status = 'INPROGRESS' AND in_progress_expiration < $3))
 	AND ($4::bigint IS NULL OR expiration < $4)
+	AND ($6 = '' OR starts_with(id, $6) OR (starts_with(id, $7) AND strpos(id, '#') > 0))
 	ORDER BY id LIMIT $5`
 
 // deleteSQL deletes the record (idem.Admin's Delete) if it still has the

@@ -13,7 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/pgtest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
 )
 
 // earlierSchema is the table as Schema made it before results were

@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // Every store reads a record the same way.

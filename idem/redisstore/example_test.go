@@ -12,7 +12,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // TestMain skips the example that needs a server under -short when there

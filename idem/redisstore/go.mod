@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/internal/redistest v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -18,12 +17,4 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-)
-
-// The workspace (go.work) builds the repository's modules from the
-// working tree; these replacements do the same outside it (GOWORK=off,
-// go mod tidy). A module that imports this one ignores them.
-replace (
-	github.com/idemq/idemq => ../..
-	github.com/idemq/idemq/internal/redistest => ../../internal/redistest
 )

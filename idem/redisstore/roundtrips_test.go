@@ -5,7 +5,7 @@ import (
 
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // A new key costs a claim and a completion, one script each; a duplicate

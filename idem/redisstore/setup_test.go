@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // bundle is one test's client, store (with a key prefix of its own) and

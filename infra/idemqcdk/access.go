@@ -36,31 +36,39 @@ var (
 	logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
 )
 
-// allow gives role exactly the worker's permissions.
-func allow(role awsiam.Role, table awsdynamodb.TableV2, queue awssqs.Queue, logs awslogs.LogGroup, backoff bool) {
-	add := func(sid string, actions []string, resource *string) {
-		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:       jsii.String(sid),
-			Actions:   jsii.Strings(actions...),
-			Resources: &[]*string{resource},
-		}))
-	}
+// allow gives grantee the worker's permissions on the table and the queue:
+// tableActions, pollActions and, with back-off, backoffActions.
+func allow(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, queue awssqs.IQueue, backoff bool) {
+	add := statementAdder(grantee)
 	add("RecordTable", tableActions, table.TableArn())
 	add("PollQueue", pollActions, queue.QueueArn())
 	if backoff {
 		add("InProgressBackoff", backoffActions, queue.QueueArn())
 	}
-	add("WriteLogs", logActions, logs.LogGroupArn())
 }
 
-// allowBlobs gives role blobActions on the objects under prefix in bucket
-// (checkBlobPrefix: no wildcard in it, so prefix + "*" covers just those).
-func allowBlobs(role awsiam.Role, bucket awss3.Bucket, prefix string) {
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:       jsii.String("ResultBlobs"),
-		Actions:   jsii.Strings(blobActions...),
-		Resources: &[]*string{bucket.ArnForObjects(jsii.String(prefix + "*"))},
-	}))
+// statementAdder adds to grantee's policy a statement allowing actions on
+// one resource.
+func statementAdder(grantee awsiam.IGrantable) func(sid string, actions []string, resource *string) {
+	return func(sid string, actions []string, resource *string) {
+		grantee.GrantPrincipal().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String(sid),
+			Actions:   jsii.Strings(actions...),
+			Resources: &[]*string{resource},
+		}))
+	}
+}
+
+// allowLogs lets role write to its function's own log group.
+func allowLogs(role awsiam.Role, logs awslogs.LogGroup) {
+	statementAdder(role)("WriteLogs", logActions, logs.LogGroupArn())
+}
+
+// allowBlobs gives grantee blobActions on the objects under prefix in
+// bucket (checkBlobPrefix: no wildcard in it, so prefix + "*" covers just
+// those).
+func allowBlobs(grantee awsiam.IGrantable, bucket awss3.IBucket, prefix string) {
+	statementAdder(grantee)("ResultBlobs", blobActions, bucket.ArnForObjects(jsii.String(prefix+"*")))
 }
 
 // decryptActions are what reading a secret needs of the customer-managed

@@ -8,9 +8,13 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/queue"
 )
 
 // ageFactor times the visibility timeout (plus the batching window) is the
@@ -21,7 +25,7 @@ const ageFactor = 2
 
 // deadLetterExpiryAge is the age in the dead-letter queue at which the
 // dead-letter expiry alarm goes off for a queue whose dead letters are
-// sure to stay stay: half of it, to the minute, and at least a minute.
+// sure to stay for stay: half of it, to the minute, and at least a minute.
 func deadLetterExpiryAge(stay time.Duration) time.Duration {
 	return max((stay / 2).Truncate(time.Minute), time.Minute)
 }
@@ -35,29 +39,123 @@ const durationFactor = 0.8
 // (a minute: a dead letter is news at once).
 const alarmPeriod = 5 * time.Minute
 
-// newAlarms adds w's alarms, each evaluated over one period and none with
-// an action (NewStack gives each the topic of idemq:alarmTopicArn). Each
-// goes off when its statistic is at or over its threshold:
+// Alarms are the seven alarms of a queue feeding a function that runs
+// idemq's handler, each evaluated over one period, none with an action,
+// missing data not breaching (a quiet queue, or a function not invoked,
+// is fine). Each goes off when its statistic is at or over its threshold:
 //   - DeadLetterAlarm: any message in the dead-letter queue (each failed
 //     every receive it had), the maximum over a minute;
 //   - DeadLetterExpiryAlarm: the oldest dead letter halfway through the
-//     time it is sure to be kept (settings.deadLetterStay), before SQS
-//     drops it;
-//   - AgeAlarm: the oldest message waiting longer than ageFactor ×
+//     time it is sure to be kept (the dead-letter queue's retention, less
+//     the queue's on a standard queue), before SQS drops it;
+//   - AgeAlarm: the oldest message waiting longer than 2 ×
 //     (visibility timeout + batching window);
-//   - FailedAlarm: any record failed (the handler's Failed EMF metric:
-//     the function's error, a provider's 429 or 5xx, the store out of
-//     reach, a message without a usable key), which the batch response
-//     reports record by record, so no function error shows it;
-//   - DurationAlarm: an invocation that took durationFactor of the
-//     function's timeout;
+//   - FailedAlarm: any record failed (the handler's Failed EMF metric in
+//     MetricNamespace, dimension Service = the key namespace: the
+//     function's error, a provider's 429 or 5xx, the store out of reach, a
+//     message without a usable key), which the batch response reports
+//     record by record, so no function error shows it;
+//   - DurationAlarm: an invocation that took 80% of the function's
+//     timeout;
 //   - ErrorsAlarm: any function error (the whole batch failed: a crash, a
 //     timeout or a bad configuration);
 //   - ThrottlesAlarm: any throttled invocation.
 //
-// Missing data is not breaching: a quiet queue, or a function not
-// invoked, is fine.
-func newAlarms(scope constructs.Construct, w *Worker, s settings, namespace string) {
+// docs/operate.md says what each means and what to do.
+type Alarms struct {
+	// Construct is the scope holding the alarms.
+	Construct constructs.Construct
+
+	// The alarms, each named as its construct id.
+	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+}
+
+// All are the seven alarms, in the order the type documents them.
+func (a *Alarms) All() []awscloudwatch.Alarm {
+	return []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
+}
+
+// AlarmsProps configures Alarms, and a Dashboard.
+type AlarmsProps struct {
+	// Queue is the queue feeding Function. Required.
+	Queue awssqs.IQueue
+	// DeadLetterQueue is Queue's dead-letter queue. Required.
+	DeadLetterQueue awssqs.IQueue
+	// Function is the function whose handler is idemq's. Required.
+	Function awslambda.IFunction
+	// Namespace is the handler's key namespace (IDEMQ_NAMESPACE): its EMF
+	// metrics' Service dimension. Required.
+	Namespace *string
+	// Settings are Queue's settings, with the event source's batching
+	// window and the dead-letter queue's retention: RecordTable.Settings.
+	// Required.
+	Settings *queue.Settings
+	// Timeout is Function's timeout. Required.
+	Timeout awscdk.Duration
+}
+
+// parts resolves p into what the alarms and the dashboard are made from;
+// a prop missing or out of range is a *SettingError naming it.
+func (p *AlarmsProps) parts(prefix string) (parts, error) {
+	bad := func(field, format string, args ...any) error {
+		return &SettingError{Field: field, Msg: prefix + field + " " + fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case p == nil || p.Queue == nil:
+		return parts{}, bad("Queue", "is nil: give the queue feeding the function")
+	case p.DeadLetterQueue == nil:
+		return parts{}, bad("DeadLetterQueue", "is nil: give the queue's dead-letter queue")
+	case p.Function == nil:
+		return parts{}, bad("Function", "is nil: give the function the queue feeds")
+	case p.Namespace == nil:
+		return parts{}, bad("Namespace", "is nil: give the handler's key namespace (IDEMQ_NAMESPACE)")
+	case p.Settings == nil:
+		return parts{}, bad("Settings", "is nil: give the queue's settings (RecordTable.Settings)")
+	case p.Timeout == nil:
+		return parts{}, bad("Timeout", "is nil: give the function's timeout (its Timeout())")
+	}
+	if err := checkNamespace(*p.Namespace, func(f string) string { return prefix + f }); err != nil {
+		return parts{}, err
+	}
+	if err := p.Settings.Validate(); err != nil {
+		return parts{}, &SettingError{Field: "Settings", Msg: prefix + "Settings", Err: err}
+	}
+	timeout, err := duration(p.Timeout, prefix+"Timeout")
+	if err != nil {
+		return parts{}, &SettingError{Field: "Timeout", Msg: err.Error()}
+	}
+	q := p.Settings
+	return parts{queue: p.Queue, dlq: p.DeadLetterQueue, fn: p.Function, namespace: *p.Namespace, s: settings{
+		timeout: timeout, retention: q.Retention, visibility: q.VisibilityTimeout, window: q.BatchingWindow,
+		maxReceives: q.MaxReceives, dlqRetention: q.DeadLetterRetention, fifo: q.FIFO,
+	}}, nil
+}
+
+// parts are what the alarms and the dashboard watch: the queue, its
+// dead-letter queue, the function, the key namespace and the settings.
+type parts struct {
+	queue, dlq awssqs.IQueue
+	fn         awslambda.IFunction
+	namespace  string
+	s          settings
+}
+
+// NewAlarms adds Alarms to scope, in a construct of the id given. It
+// panics with a *SettingError naming a prop that is missing or invalid.
+func NewAlarms(scope constructs.Construct, id *string, props *AlarmsProps) *Alarms {
+	p, err := props.parts("AlarmsProps.")
+	if err != nil {
+		panic(err)
+	}
+	c := constructs.NewConstruct(scope, id)
+	a := addAlarms(c, p)
+	a.Construct = c
+	return a
+}
+
+// addAlarms adds p's alarms to scope (see Alarms).
+func addAlarms(scope constructs.Construct, p parts) *Alarms {
+	s := p.s
 	period := seconds(alarmPeriod)
 	alarm := func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm {
 		return metric.CreateAlarm(scope, jsii.String(id), &awscloudwatch.CreateAlarmOptions{
@@ -73,27 +171,29 @@ func newAlarms(scope constructs.Construct, w *Worker, s settings, namespace stri
 	age := ageFactor * (s.visibility + s.window)
 	stay := s.deadLetterStay()
 	expiryAge := deadLetterExpiryAge(stay)
-	w.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
-		w.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(maximum), 1)
-	w.DeadLetterExpiryAlarm = alarm("DeadLetterExpiryAlarm", fmt.Sprintf(
+	a := &Alarms{Construct: scope}
+	a.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
+		p.dlq.MetricApproximateNumberOfMessagesVisible(maximum), 1)
+	a.DeadLetterExpiryAlarm = alarm("DeadLetterExpiryAlarm", fmt.Sprintf(
 		"The oldest message in the idemq dead-letter queue moved there %s ago; SQS may drop it %s after it moved (sooner if it was old when it moved: it keeps its first enqueue time on a standard queue). Redrive it or save it now.",
 		expiryAge, stay),
-		w.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
-	w.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
-		w.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
-	w.FailedAlarm = alarm("FailedAlarm",
+		p.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
+	a.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
+		p.queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
+	a.FailedAlarm = alarm("FailedAlarm",
 		"Records of the idemq worker failed (the function's error, a provider's 429 or 5xx, the record store out of reach, a message without a usable key): "+
 			"each comes back after the visibility timeout and, after its last receive, goes to the dead-letter queue. The function's log says why.",
-		emfMetric("Failed", namespace, sum), 1)
+		emfMetric("Failed", p.namespace, sum), 1)
 	limit := time.Duration(durationFactor * float64(s.timeout))
-	w.DurationAlarm = alarm("DurationAlarm", fmt.Sprintf(
+	a.DurationAlarm = alarm("DurationAlarm", fmt.Sprintf(
 		"An invocation of the idemq function took %s, %.0f%% of its timeout %s: a longer one times out and fails its whole batch. Raise the timeout or lower the batch size.",
 		limit, durationFactor*100, s.timeout),
-		w.Function.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), float64(limit.Milliseconds()))
-	w.ErrorsAlarm = alarm("ErrorsAlarm", "The idemq function failed a whole batch (a crash, a timeout or a bad configuration); the batch comes back.",
-		w.Function.MetricErrors(sum), 1)
-	w.ThrottlesAlarm = alarm("ThrottlesAlarm", "Invocations of the idemq function were throttled: raise its concurrency or lower the event source's.",
-		w.Function.MetricThrottles(sum), 1)
+		p.fn.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), float64(limit.Milliseconds()))
+	a.ErrorsAlarm = alarm("ErrorsAlarm", "The idemq function failed a whole batch (a crash, a timeout or a bad configuration); the batch comes back.",
+		p.fn.MetricErrors(sum), 1)
+	a.ThrottlesAlarm = alarm("ThrottlesAlarm", "Invocations of the idemq function were throttled: raise its concurrency or lower the event source's.",
+		p.fn.MetricThrottles(sum), 1)
+	return a
 }
 
 // topicARN is an SNS topic's ARN: a name of 1 to 256 letters, digits,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -101,13 +102,100 @@ func blobExpiryWarning(days int, expiry time.Duration, label func(field string) 
 		"by the completion's time and its last replays fail; leave it unset for %d", label("BlobExpiryDays"), days, label("RecordExpiry"), expiry, blobExpiryDays(expiry))
 }
 
-// newBucket is the bucket of results too large for a record: encrypted
-// with S3-managed keys, public access blocked, refusing requests not made
-// over TLS, and expiring objects under prefix after days. Like the
-// table, it and its TLS policy are kept when the stack is deleted: a
-// record kept in the table may point to an object in it.
-func newBucket(scope constructs.Construct, prefix string, days int) awss3.Bucket {
-	b := awss3.NewBucket(scope, jsii.String("Bucket"), &awss3.BucketProps{
+// ResultBucketProps configures a ResultBucket.
+type ResultBucketProps struct {
+	// RecordExpiry is the record expiry of the records that point to the
+	// results (RecordTable.RecordExpiry): the bucket must keep each result
+	// at least as long. Required.
+	RecordExpiry awscdk.Duration
+	// Prefix is the key prefix of the results: the lifecycle rule's
+	// prefix and the grant's (Prefix + "*"), given to the function as
+	// EnvBlobPrefix. Non-empty, at most MaxBlobPrefix bytes of letters,
+	// digits and !-_.'() in segments each ending in '/'. Defaults to
+	// DefaultBlobPrefix.
+	Prefix *string
+	// ExpiryDays is how many days the lifecycle rule keeps a result: at
+	// least the record expiry in whole days, or NewResultBucket panics;
+	// under a day more, it deploys with a warning. Defaults to the record
+	// expiry rounded up to whole days, plus one.
+	ExpiryDays *float64
+}
+
+// ResultBucket is the bucket of results too large for a record: S3-managed
+// encryption, public access blocked, requests not made over TLS refused, a
+// lifecycle rule expiring the results under Prefix after ExpiryDays, kept
+// (with its TLS policy) when the stack is deleted, since a record kept in
+// the table may point to an object in it. Give the function its name as
+// EnvBlobBucket and Prefix as EnvBlobPrefix, and GrantResults (an
+// Attachment does).
+type ResultBucket struct {
+	// Bucket is the bucket.
+	Bucket awss3.Bucket
+	// Prefix is the results' key prefix.
+	Prefix string
+	// ExpiryDays is how many days a result is kept.
+	ExpiryDays int
+}
+
+// NewResultBucket adds a ResultBucket to scope, as the construct id. It
+// panics with a *SettingError naming the prop that cannot be deployed.
+func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucketProps) *ResultBucket {
+	const prefix = "ResultBucketProps."
+	label := func(field string) string {
+		switch field {
+		case "BlobExpiryDays":
+			return prefix + "ExpiryDays"
+		case "BlobPrefix":
+			return prefix + "Prefix"
+		}
+		return prefix + field
+	}
+	if props == nil || props.RecordExpiry == nil {
+		panic(&SettingError{Field: "RecordExpiry", Msg: prefix + "RecordExpiry is nil: give the records' expiry (RecordTable.RecordExpiry), which the results must outlive"})
+	}
+	expiry, err := duration(props.RecordExpiry, label("RecordExpiry"))
+	if err != nil {
+		panic(&SettingError{Field: "RecordExpiry", Msg: err.Error()})
+	}
+	p := &WorkerProps{BlobPrefix: deref(props.Prefix)}
+	if props.ExpiryDays != nil {
+		if p.BlobExpiryDays = int(*props.ExpiryDays); float64(p.BlobExpiryDays) != *props.ExpiryDays || p.BlobExpiryDays == 0 {
+			panic(&SettingError{Field: "BlobExpiryDays", Msg: fmt.Sprintf("%s %v must be a whole number of days of at least 1", label("BlobExpiryDays"), *props.ExpiryDays)})
+		}
+	}
+	if props.Prefix != nil && *props.Prefix == "" {
+		panic(checkBlobPrefix("", label))
+	}
+	s := settings{expiry: expiry, blobs: true}
+	if err := s.resolveBlobs(p, label); err != nil {
+		panic(err)
+	}
+	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
+	warn(b.Bucket, s.warnings)
+	return b
+}
+
+// GrantResults lets grantee put and get the objects under the bucket's
+// prefix (blobActions), and nothing else: no listing, no delete.
+func (b *ResultBucket) GrantResults(grantee awsiam.IGrantable) {
+	allowBlobs(grantee, b.Bucket, b.Prefix)
+}
+
+// deref is *p, or "" when p is nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// newBucket is the bucket of results too large for a record, as id in
+// scope: encrypted with S3-managed keys, public access blocked, refusing
+// requests not made over TLS, and expiring objects under prefix after
+// days. Like the table, it and its TLS policy are kept when the stack is
+// deleted: a record kept in the table may point to an object in it.
+func newBucket(scope constructs.Construct, id, prefix string, days int) awss3.Bucket {
+	b := awss3.NewBucket(scope, jsii.String(id), &awss3.BucketProps{
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		EnforceSSL:        jsii.Bool(true),

@@ -36,7 +36,7 @@ var memoryRatios = []int{2, 4, 8}
 // several invocations at once (the worker reads how many from
 // AWS_LAMBDA_MAX_CONCURRENCY, which Lambda sets from MaxConcurrency, and
 // sizes its connection pools for that many batches). The stack makes the
-// capacity provider, for arm64 like the function, in the subnets and
+// capacity provider, for the function's architecture, in the subnets and
 // security groups given.
 type CapacityProvider struct {
 	// SubnetIDs are the subnets the instances run in (subnet-...), 1 to
@@ -104,8 +104,8 @@ func (p *WorkerProps) resolveCapacity(memoryMB int, label func(field string) str
 	return s, nil
 }
 
-// newCapacityProvider makes the capacity provider, for arm64 like the
-// function, and puts fn on it.
+// newCapacityProvider makes the capacity provider, for the function's
+// architecture, and puts fn on it.
 func newCapacityProvider(scope constructs.Construct, fn awslambda.Function, s settings) awslambda.CapacityProvider {
 	var subnets []awsec2.ISubnet
 	for i, id := range s.capacity.subnets {
@@ -118,7 +118,7 @@ func newCapacityProvider(scope constructs.Construct, fn awslambda.Function, s se
 	cp := awslambda.NewCapacityProvider(scope, jsii.String("CapacityProvider"), &awslambda.CapacityProviderProps{
 		Subnets:        &subnets,
 		SecurityGroups: &groups,
-		Architectures:  &[]awslambda.Architecture{awslambda.Architecture_ARM_64()},
+		Architectures:  &[]awslambda.Architecture{s.arch.lambdaArchitecture()},
 	})
 	cp.AddFunction(fn, &awslambda.CapacityProviderFunctionOptions{
 		PerExecutionEnvironmentMaxConcurrency: jsii.Number(s.capacity.maxConcurrency),

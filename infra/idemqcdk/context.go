@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -21,6 +22,7 @@ const ContextPrefix = "idemq:"
 // NewStack imports, with the KMS key of ctxProviderAPIKeySecretKMSKey if
 // set.)
 var contextKeys = map[string]string{
+	"Architecture":         "idemq:architecture",
 	"Timeout":              "idemq:functionTimeout",
 	"MemoryMB":             "idemq:memoryMB",
 	"Retention":            "idemq:retention",
@@ -43,6 +45,7 @@ var contextKeys = map[string]string{
 	"ProviderURL":          "idemq:providerUrl",
 	"FrontDoor":            "idemq:frontDoor",
 	"FrontDoorPublic":      "idemq:frontDoorPublic",
+	"FrontDoorScope":       "idemq:frontDoorScope",
 	// pollers.go, capacity.go
 	"Pollers.Minimum":                   "idemq:minPollers",
 	"Pollers.Maximum":                   "idemq:maxPollers",
@@ -98,6 +101,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	}
 	r := contextReader{node: node}
 	p := &c.props
+	p.Architecture = r.architecture()
 	p.Timeout = r.duration("Timeout")
 	p.MemoryMB = r.integer("MemoryMB")
 	p.Retention = r.duration("Retention")
@@ -131,6 +135,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.ProviderURL = r.str("ProviderURL", contextKeys["ProviderURL"])
 	p.FrontDoor = r.boolean("FrontDoor")
 	p.FrontDoorPublic = r.boolean("FrontDoorPublic")
+	p.FrontDoorScope = r.str("FrontDoorScope", contextKeys["FrontDoorScope"])
 	p.Pollers = r.pollers()
 	p.CapacityProvider = r.capacityProvider()
 	c.bootstrapDir = r.str("", ctxBootstrapDir)
@@ -252,6 +257,22 @@ func (r *contextReader) str(field, key string) string {
 		r.fail(field, key, v, "a string")
 		return ""
 	}
+}
+
+// architecture reads idemq:architecture: "arm64" or "x86_64", Lambda's
+// names; absent, nil (arm64).
+func (r *contextReader) architecture() awslambda.Architecture {
+	key := contextKeys["Architecture"]
+	switch v := r.get(key).(type) {
+	case nil:
+		return nil
+	case string:
+		if a, ok := architectures[v]; ok {
+			return a.lambdaArchitecture()
+		}
+	}
+	r.fail("Architecture", key, r.get(key), `"arm64" or "x86_64"`)
+	return nil
 }
 
 // tracing reads idemq:tracing: "off", "otel" or "xray" (resolveTracing

@@ -14,20 +14,45 @@ import (
 // whatever the dashboard's time range (an ISO 8601 duration).
 const dailyRange = "-P14D"
 
-// newDashboard is a CloudWatch dashboard of w, for the key namespace ns:
-// the alarms' states; the records by outcome (the handler's EMF counts);
-// the records per day stacked by class (emfClasses) and the provider
-// calls avoided per day against the function's runs;
-// the queue's messages and its oldest one's age; the dead letters and the
-// oldest one's age against the expiry alarm's threshold; the function's
-// invocations, errors, throttles and concurrency; its duration against
-// the duration alarm's threshold and the timeout.
-func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) awscloudwatch.Dashboard {
+// DashboardProps configures a Dashboard: the parts AlarmsProps names, and
+// their Alarms.
+type DashboardProps struct {
+	AlarmsProps
+	// Alarms are the alarms whose states the dashboard shows (NewAlarms
+	// of the same AlarmsProps). Required.
+	Alarms *Alarms
+}
+
+// NewDashboard adds a CloudWatch dashboard of a queue feeding a function
+// that runs idemq's handler to scope, as the construct id: the alarms'
+// states; the records by outcome (the handler's EMF counts); the records
+// per day stacked by class and the provider calls avoided per day against
+// the function's runs; the queue's messages and its oldest one's age; the
+// dead letters and the oldest one's age against the expiry alarm's
+// threshold; the function's invocations, errors, throttles and
+// concurrency; its duration against the duration alarm's threshold and
+// the timeout (docs/operate.md). It panics with a *SettingError naming a
+// prop that is missing or invalid.
+func NewDashboard(scope constructs.Construct, id *string, props *DashboardProps) awscloudwatch.Dashboard {
+	if props == nil || props.Alarms == nil {
+		panic(&SettingError{Field: "Alarms", Msg: "DashboardProps.Alarms is nil: give the alarms (NewAlarms) whose states the dashboard shows"})
+	}
+	p, err := props.AlarmsProps.parts("DashboardProps.")
+	if err != nil {
+		panic(err)
+	}
+	return newDashboard(scope, *id, p, props.Alarms.All())
+}
+
+// newDashboard is the dashboard of p, as id in scope, showing the states
+// of alarms (see NewDashboard).
+func newDashboard(scope constructs.Construct, id string, p parts, alarmList []awscloudwatch.Alarm) awscloudwatch.Dashboard {
+	s, ns := p.s, p.namespace
 	period := seconds(alarmPeriod)
 	sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
 	maximum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
 	duration := func(stat string) awscloudwatch.IMetric {
-		return w.Function.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String(stat)})
+		return p.fn.MetricDuration(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String(stat)})
 	}
 	metrics := func(m ...awscloudwatch.IMetric) *[]awscloudwatch.IMetric { return &m }
 	line := func(value float64, label string) *[]*awscloudwatch.HorizontalAnnotation {
@@ -46,13 +71,13 @@ func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) 
 		classes = append(classes, daily(c.name, c.label))
 	}
 	var alarms []interfacesawscloudwatch.IAlarmRef
-	for _, a := range w.Alarms() {
+	for _, a := range alarmList {
 		alarms = append(alarms, a)
 	}
 	expiry := deadLetterExpiryAge(s.deadLetterStay())
 	limit := durationFactor * float64(s.timeout.Milliseconds())
 
-	d := awscloudwatch.NewDashboard(scope, jsii.String("Dashboard"), nil)
+	d := awscloudwatch.NewDashboard(scope, jsii.String(id), nil)
 	d.AddWidgets(awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
 		Title: jsii.String("idemq worker " + ns + ": alarms"), Alarms: &alarms, Width: jsii.Number(24), Height: jsii.Number(3),
 	}))
@@ -63,8 +88,8 @@ func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) 
 		}),
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("Queue: messages waiting and in flight; the oldest's age (s, right)"),
-			Left:  metrics(w.Queue.MetricApproximateNumberOfMessagesVisible(maximum), w.Queue.MetricApproximateNumberOfMessagesNotVisible(maximum)),
-			Right: metrics(w.Queue.MetricApproximateAgeOfOldestMessage(maximum)), Width: jsii.Number(12), Height: jsii.Number(6),
+			Left:  metrics(p.queue.MetricApproximateNumberOfMessagesVisible(maximum), p.queue.MetricApproximateNumberOfMessagesNotVisible(maximum)),
+			Right: metrics(p.queue.MetricApproximateAgeOfOldestMessage(maximum)), Width: jsii.Number(12), Height: jsii.Number(6),
 		}),
 	)
 	d.AddWidgets(
@@ -83,15 +108,15 @@ func newDashboard(scope constructs.Construct, w *Worker, s settings, ns string) 
 	d.AddWidgets(
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title:            jsii.String("Dead letters; the oldest's age (s, right)"),
-			Left:             metrics(w.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(maximum)),
-			Right:            metrics(w.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(maximum)),
+			Left:             metrics(p.dlq.MetricApproximateNumberOfMessagesVisible(maximum)),
+			Right:            metrics(p.dlq.MetricApproximateAgeOfOldestMessage(maximum)),
 			RightAnnotations: line(expiry.Seconds(), fmt.Sprintf("dead-letter expiry alarm (%s)", expiry)),
 			Width:            jsii.Number(12), Height: jsii.Number(6),
 		}),
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("Invocations, errors, throttles, concurrency"),
-			Left: metrics(w.Function.MetricInvocations(sum), w.Function.MetricErrors(sum), w.Function.MetricThrottles(sum),
-				w.Function.Metric(jsii.String("ConcurrentExecutions"), maximum)),
+			Left: metrics(p.fn.MetricInvocations(sum), p.fn.MetricErrors(sum), p.fn.MetricThrottles(sum),
+				p.fn.Metric(jsii.String("ConcurrentExecutions"), maximum)),
 			Width: jsii.Number(12), Height: jsii.Number(6),
 		}),
 	)

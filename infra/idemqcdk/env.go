@@ -60,8 +60,9 @@ const (
 	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
 	// requests to: the Worker's queue.
 	EnvFrontDoorQueueURL = idemqenv.FrontDoorQueueURL
-	// EnvFrontDoorScope says whose key is it: unset (each IAM caller's
-	// keys are its own) behind an AWS_IAM URL, "none" (one key space
+	// EnvFrontDoorScope says whose key is it: unset (each IAM principal's
+	// keys are its own) or "iam-session" (each role session's:
+	// FrontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
 	// shared by every caller) behind a public one, which carries no
 	// caller.
 	EnvFrontDoorScope = idemqenv.FrontDoorScope

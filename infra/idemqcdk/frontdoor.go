@@ -2,7 +2,6 @@ package idemqcdk
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -12,6 +11,15 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/idemqenv"
+)
+
+// The values of WorkerProps.FrontDoorScope.
+const (
+	// FrontDoorScopeRole keeps each IAM principal's keys apart, an
+	// assumed role's sessions sharing them (the default).
+	FrontDoorScopeRole = "role"
+	// FrontDoorScopeSession keeps each role session's keys apart.
+	FrontDoorScopeSession = "session"
 )
 
 // frontDoorTimeout is the front door's function timeout: a request is a
@@ -51,19 +59,26 @@ type FrontDoor struct {
 	URL awslambda.FunctionUrl
 }
 
-// checkFrontDoor refuses the settings a front door cannot serve: a key
-// field it cannot put the key in (a path into the body, where it puts the
-// key at the top). Without a front door it checks nothing.
+// checkFrontDoor refuses the settings a front door cannot serve:
+// FrontDoorPublic without a front door. (The front door serves every key
+// rule the worker does, a path into the body included.)
 func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error {
 	if !p.FrontDoor {
 		if p.FrontDoorPublic {
 			return &SettingError{Field: "FrontDoorPublic", Msg: fmt.Sprintf("%s is set without %s: there is no front door to open", label("FrontDoorPublic"), label("FrontDoor"))}
 		}
+		if p.FrontDoorScope != "" {
+			return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set without %s: there is no front door to scope keys in", label("FrontDoorScope"), label("FrontDoor"))}
+		}
 		return nil
 	}
-	if strings.ContainsAny(s.keyField, `.\`) {
-		return &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is a path into the body: with %s it must be a member name, where the front door puts the key",
-			label("KeyField"), s.keyField, label("FrontDoor"))}
+	switch {
+	case p.FrontDoorScope != "" && p.FrontDoorScope != FrontDoorScopeRole && p.FrontDoorScope != FrontDoorScopeSession:
+		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s %q: want %q (each IAM principal's keys its own) or %q (each role session's)",
+			label("FrontDoorScope"), p.FrontDoorScope, FrontDoorScopeRole, FrontDoorScopeSession)}
+	case p.FrontDoorScope != "" && p.FrontDoorPublic:
+		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set with %s: a public URL carries no IAM caller, so every caller shares one key space",
+			label("FrontDoorScope"), label("FrontDoorPublic"))}
 	}
 	return nil
 }
@@ -92,7 +107,7 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	})
 	fd.Function = awslambda.NewFunction(c, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: s.arch.lambdaArchitecture(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         p.Code,
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(frontDoorTimeout)),
@@ -126,6 +141,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
 		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
 			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space)"), nil)
+	}
+	if p.FrontDoorScope == FrontDoorScopeSession {
+		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
 	return fd

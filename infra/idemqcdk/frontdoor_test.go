@@ -93,9 +93,34 @@ func TestFrontDoor(t *testing.T) {
 			})
 		})
 	})
+	// idemq:frontDoorScope=session narrows the keys to the role session;
+	// role is the default, written as nothing.
+	t.Run("session scope", func(t *testing.T) {
+		for scope, want := range map[string]any{"session": "iam-session", "role": assertions.Match_Absent()} {
+			tpl := synth(t, map[string]any{"idemq:frontDoor": true, "idemq:frontDoorScope": scope})
+			check(t, "scope "+scope, func() {
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+					"Environment": obj{"Variables": obj{"IDEMQ_MODE": "frontdoor", "IDEMQ_FRONTDOOR_SCOPE": want}},
+				})
+				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Url"), obj{"AuthType": "AWS_IAM"})
+			})
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
-		synthRefused(t, map[string]any{"idemq:frontDoor": true, "idemq:keyField": "request.id"}, "KeyField")
 		synthRefused(t, map[string]any{"idemq:frontDoorPublic": true}, "FrontDoorPublic")
+		synthRefused(t, map[string]any{"idemq:frontDoorScope": "session"}, "FrontDoorScope")
+		synthRefused(t, map[string]any{"idemq:frontDoor": true, "idemq:frontDoorScope": "user"}, "FrontDoorScope")
+		synthRefused(t, map[string]any{"idemq:frontDoor": true, "idemq:frontDoorPublic": true, "idemq:frontDoorScope": "session"}, "FrontDoorScope")
+	})
+	// The front door serves every key rule the worker does: a path into
+	// the body is passed to it as to the worker.
+	t.Run("a path key field", func(t *testing.T) {
+		tpl := synth(t, map[string]any{"idemq:frontDoor": true, "idemq:keyField": "request.id"})
+		check(t, "front door's key field", func() {
+			tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+				"Environment": obj{"Variables": obj{"IDEMQ_MODE": "frontdoor", "IDEMQ_KEY_FIELD": "request.id"}},
+			})
+		})
 	})
 }
 

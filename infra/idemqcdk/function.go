@@ -9,7 +9,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// newFunction is the worker function (provided.al2023 on arm64, handler
+// newFunction is the worker function (provided.al2023 on s.arch, handler
 // bootstrap) with its own role, which holds no managed policy, and its own
 // log group, traced as s.tracing says.
 func newFunction(scope constructs.Construct, code awslambda.Code, s settings, env map[string]*string) (awslambda.Function, awsiam.Role, awslogs.LogGroup) {
@@ -22,7 +22,7 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 	})
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: s.arch.lambdaArchitecture(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         code,
 		Timeout:      seconds(s.timeout),
@@ -36,10 +36,13 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 	return fn, role, logs
 }
 
-// newEventSource feeds the function from the queue, reporting batch item
-// failures so that only the failed messages come back.
-func newEventSource(fn awslambda.Function, queue awssqs.Queue, s settings) awslambda.EventSourceMapping {
-	opts := &awslambda.EventSourceMappingOptions{
+// newEventSource feeds fn from the queue, reporting batch item failures so
+// that only the failed messages come back, as QueueSource in scope: a
+// Worker's function (where fn.AddEventSourceMapping puts it), an
+// Attachment's own construct.
+func newEventSource(scope constructs.Construct, fn awslambda.IFunction, queue awssqs.IQueue, s settings) awslambda.EventSourceMapping {
+	opts := &awslambda.EventSourceMappingProps{
+		Target:                  fn,
 		EventSourceArn:          queue.QueueArn(),
 		BatchSize:               jsii.Number(s.batchSize),
 		ReportBatchItemFailures: jsii.Bool(true),
@@ -51,5 +54,5 @@ func newEventSource(fn awslambda.Function, queue awssqs.Queue, s settings) awsla
 		opts.MaxConcurrency = jsii.Number(s.concurrency)
 	}
 	opts.ProvisionedPollerConfig = pollerConfig(s) // nil: on demand
-	return fn.AddEventSourceMapping(jsii.String("QueueSource"), opts)
+	return awslambda.NewEventSourceMapping(scope, jsii.String("QueueSource"), opts)
 }

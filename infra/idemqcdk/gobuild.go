@@ -16,20 +16,22 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// GoCode is the function code built from the Go main package pkg (e.g.
-// "./lambda") of the module in moduleDir. The package is built at once, by
+// GoCode is the function code built for arm64 from the Go main package
+// pkg (e.g. "./cmd/worker") of the module in moduleDir, a path relative to
+// the directory the CDK app runs in. The package is built at once, by
 // GoBuild.BuildDir, into a folder holding the executable bootstrap and
 // nothing else, and that folder is the asset: its hash is the
 // executable's, so the function is redeployed when the code that goes into
 // it changes, and only then. Every cdk command that runs the app stages
 // that folder, bundling or not, so none can package the module's own
-// folder. It panics if the build fails, with go build's message.
+// folder. It panics if the build fails, with go build's message. For
+// x86_64, use GoBuild{Arch: "amd64"}.Code.
 func GoCode(moduleDir, pkg string) awslambda.AssetCode {
-	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: pkg}).BuildDir()
+	code, err := (&GoBuild{ModuleDir: moduleDir, Package: pkg}).Code()
 	if err != nil {
 		panic(err)
 	}
-	return awslambda.Code_FromAsset(jsii.String(dir), nil)
+	return code
 }
 
 // GoBuild builds a Go main package into the executable named bootstrap that
@@ -42,17 +44,36 @@ type GoBuild struct {
 	// Package is the main package to build, relative to ModuleDir, e.g.
 	// "./lambda".
 	Package string
-	// Arch is the GOARCH, which must match the function's architecture.
-	// Defaults to "arm64".
+	// Arch is the GOARCH, "arm64" or "amd64" (Lambda's x86_64), which must
+	// match the function's architecture: Build checks the executable's ELF
+	// header for it, and NewWorker checks it against
+	// WorkerProps.Architecture. Defaults to "arm64".
 	Arch string
 }
 
+// Code builds the package (BuildDir) and returns the folder as the
+// function's code.
+func (b *GoBuild) Code() (awslambda.AssetCode, error) {
+	dir, err := b.BuildDir()
+	if err != nil {
+		return nil, err
+	}
+	return awslambda.Code_FromAsset(jsii.String(dir), nil), nil
+}
+
 // Build runs GOOS=linux GOARCH=Arch CGO_ENABLED=0 go build -tags
-// lambda.norpc, writing dir/bootstrap. The flags make the output depend on
-// the sources only (-trimpath, -buildvcs=false), so an unchanged module
-// builds the same bytes.
+// lambda.norpc, writing dir/bootstrap, and checks that what it wrote is an
+// executable for Arch (its ELF header's machine): an environment that
+// overrides the build's (a go.env, a toolchain wrapper) could make
+// another. The flags make the output depend on the sources only
+// (-trimpath, -buildvcs=false), so an unchanged module builds the same
+// bytes.
 func (b *GoBuild) Build(dir string) error {
 	arch := or(b.Arch, "arm64")
+	want, err := goArchitecture(arch)
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-tags", "lambda.norpc",
 		"-ldflags", "-s -w", "-o", filepath.Join(dir, "bootstrap"), b.Package)
 	cmd.Dir = b.ModuleDir
@@ -60,6 +81,14 @@ func (b *GoBuild) Build(dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("idemqcdk: GOOS=linux GOARCH=%s go build %s in %s: %w\n%s",
 			arch, b.Package, b.ModuleDir, err, strings.TrimSpace(string(out)))
+	}
+	m, err := bootstrapMachine(filepath.Join(dir, "bootstrap"))
+	if err != nil {
+		return fmt.Errorf("idemqcdk: go build %s for GOARCH=%s: the bootstrap it wrote: %w", b.Package, arch, err)
+	}
+	if m != want.machine {
+		return fmt.Errorf("idemqcdk: go build %s for GOARCH=%s wrote an executable for %v, not %v: check the go command's environment (go env GOARCH, GOFLAGS, a toolchain wrapper)",
+			b.Package, arch, m, want.machine)
 	}
 	return nil
 }

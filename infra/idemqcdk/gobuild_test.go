@@ -107,7 +107,7 @@ func stagedAsset(t *testing.T, code func() awslambda.Code, overrides map[string]
 	ctx := appContext(t, overrides)
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
-	idemqcdk.NewWorker(stack, "Worker", &idemqcdk.WorkerProps{Code: code(), Namespace: "jobs"})
+	idemqcdk.NewWorker(stack, jsii.String("Worker"), &idemqcdk.WorkerProps{Code: code(), Namespace: "jobs"})
 	fns := *assertions.Template_FromStack(stack, nil).FindResources(jsii.String("AWS::Lambda::Function"), nil)
 	if len(fns) != 1 {
 		t.Fatalf("%d functions, want 1", len(fns))
@@ -193,7 +193,7 @@ func TestStackNeverPackagesTheRepository(t *testing.T) {
 			}
 			overrides["idemq:bootstrapDir"] = "" // build lambda/
 			app := newApp(t, overrides)
-			stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+			stack, err := idemqcdk.NewStack(app, jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: "../.."})
 			if err != nil {
 				t.Fatal(err)
 			}

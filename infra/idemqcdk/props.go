@@ -51,6 +51,14 @@ type WorkerProps struct {
 	// awslambda.Code_FromAsset for a directory built elsewhere. Required.
 	Code awslambda.Code
 
+	// Architecture is the function's instruction set:
+	// awslambda.Architecture_ARM_64() or Architecture_X86_64(). Code that
+	// is a folder holding a bootstrap executable (GoCode's, or
+	// awslambda.Code_FromAsset of one) must be built for it: NewWorker
+	// reads the executable's ELF header and refuses another machine's.
+	// Build for x86_64 with GoBuild{Arch: "amd64"}. Defaults to arm64.
+	Architecture awslambda.Architecture
+
 	// Timeout is the function's timeout, in whole seconds, 1 s to 15 min.
 	// Defaults to DefaultTimeout.
 	Timeout time.Duration
@@ -172,12 +180,14 @@ type WorkerProps struct {
 	// (also ""): none of it.
 	Tracing Tracing
 	// TracingLayerArn is the ARN of a Lambda layer version holding the
-	// OpenTelemetry collector, AWS's ADOT collector layer for arm64 (the
-	// functions' architecture) in the stack's region:
-	// arn:aws:lambda:REGION:901920570463:layer:aws-otel-collector-arm64-ver-X-Y-Z:N.
+	// OpenTelemetry collector, AWS's ADOT collector layer for the
+	// functions' architecture in the stack's region:
+	// arn:aws:lambda:REGION:901920570463:layer:aws-otel-collector-arm64-ver-X-Y-Z:N
+	// (or -amd64- for x86_64).
 	// Checked at synth for a layer version ARN's shape, and refused if its
-	// name says another architecture (amd64, x86_64); a token (a value
-	// known only at deployment) is passed unchecked. Required with
+	// name says another architecture (amd64 or x86_64 for an arm64
+	// function, arm64 for an x86_64 one); a token (a value known only at
+	// deployment) is passed unchecked. Required with
 	// Tracing on; with it off, checked and unused. Defaults to empty.
 	TracingLayerArn string
 	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
@@ -205,6 +215,14 @@ type WorkerProps struct {
 	// callers with lambda:InvokeFunctionUrl on the function, signing with
 	// SigV4, get through.
 	FrontDoorPublic bool
+	// FrontDoorScope says whose key is it behind the AWS_IAM URL:
+	// FrontDoorScopeRole, each IAM principal's keys are its own, every
+	// session of a role sharing them; FrontDoorScopeSession, each role
+	// session's keys are its own (IDEMQ_FRONTDOOR_SCOPE=iam-session), for
+	// users who share a role under session names of their own (IAM
+	// Identity Center names a session by its user). Only with FrontDoor,
+	// not with FrontDoorPublic. Defaults to "": FrontDoorScopeRole.
+	FrontDoorScope string
 	// Environment holds further variables for the function. A name that
 	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one

@@ -19,18 +19,41 @@ var (
 	redriveDestinationActions = []string{"sqs:SendMessage"}
 )
 
-// newRedrivePolicy is the managed policy allowing a redrive of dlq into
-// queue and nothing else, attached to nothing: the function never
-// redrives, an operator does (docs/deploy.md, "Dead letters"). The
-// queues' encryption is SQS-managed, so no KMS grant is needed.
+// RedrivePolicyProps configures a redrive policy (NewRedrivePolicy).
+type RedrivePolicyProps struct {
+	// Queue is the queue the dead letters go back to. Required.
+	Queue awssqs.IQueue
+	// DeadLetterQueue is Queue's dead-letter queue. Required.
+	DeadLetterQueue awssqs.IQueue
+}
+
+// NewRedrivePolicy adds to scope, as the construct id, a managed policy
+// allowing a redrive of the dead-letter queue into the queue and nothing
+// else (sqs:StartMessageMoveTask and what it needs), attached to nothing:
+// the function never redrives, an operator does (docs/deploy.md, "Dead
+// letters"); attach it to the operator's role or user. A queue encrypted
+// with a customer-managed KMS key needs kms:Decrypt and
+// kms:GenerateDataKey on it as well, which the policy does not grant. It
+// panics with a *SettingError naming a missing prop.
 //
 // The dead-letter queue's redrive allow policy (which queues may use it as
-// their dead-letter queue) stays SQS's default, any queue of the account
-// and region: naming the queue there would make each queue refer to the
-// other, a circular dependency CloudFormation refuses, unless the queue
-// had a fixed name.
-func newRedrivePolicy(scope constructs.Construct, dlq, queue awssqs.Queue) awsiam.ManagedPolicy {
-	return awsiam.NewManagedPolicy(scope, jsii.String("RedrivePolicy"), &awsiam.ManagedPolicyProps{
+// their dead-letter queue) is left alone: naming the queue there would
+// make each queue refer to the other, a circular dependency CloudFormation
+// refuses, unless the queue had a fixed name.
+func NewRedrivePolicy(scope constructs.Construct, id *string, props *RedrivePolicyProps) awsiam.ManagedPolicy {
+	switch {
+	case props == nil || props.Queue == nil:
+		panic(&SettingError{Field: "Queue", Msg: "RedrivePolicyProps.Queue is nil: give the queue the dead letters go back to"})
+	case props.DeadLetterQueue == nil:
+		panic(&SettingError{Field: "DeadLetterQueue", Msg: "RedrivePolicyProps.DeadLetterQueue is nil: give the queue's dead-letter queue"})
+	}
+	return newRedrivePolicy(scope, *id, props.DeadLetterQueue, props.Queue)
+}
+
+// newRedrivePolicy is NewRedrivePolicy's policy for dlq into queue, as id
+// in scope.
+func newRedrivePolicy(scope constructs.Construct, id string, dlq, queue awssqs.IQueue) awsiam.ManagedPolicy {
+	return awsiam.NewManagedPolicy(scope, jsii.String(id), &awsiam.ManagedPolicyProps{
 		Description: jsii.String("idemq: redrive the worker's dead-letter queue into its queue (aws sqs start-message-move-task). Attach it to the operator's role."),
 		Statements: &[]awsiam.PolicyStatement{
 			awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{

@@ -211,7 +211,7 @@ func TestRejectedSettings(t *testing.T) {
 func synthRefused(t *testing.T, context map[string]any, field string) error {
 	t.Helper()
 	app := newApp(t, context)
-	stack, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+	stack, err := idemqcdk.NewStack(app, jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: "../.."})
 	var se *idemqcdk.SettingError
 	if !errors.As(err, &se) {
 		t.Fatalf("NewStack: got %v, want a *SettingError", err)
@@ -230,7 +230,7 @@ func synthRefused(t *testing.T, context map[string]any, field string) error {
 func TestNoWorkerPackage(t *testing.T) {
 	ctx := appContext(t, nil)
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(t.TempDir())})
-	_, err := idemqcdk.NewStack(app, "Idemq", &idemqcdk.StackProps{ModuleDir: t.TempDir()})
+	_, err := idemqcdk.NewStack(app, jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: t.TempDir()})
 	var se *idemqcdk.SettingError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "idemq:bootstrapDir") {
 		t.Fatalf("NewStack: got %v, want a *SettingError pointing at idemq:bootstrapDir", err)

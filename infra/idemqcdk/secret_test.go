@@ -59,7 +59,7 @@ func TestAcceptedARNs(t *testing.T) {
 		{"idemq:alarmTopicArn": "arn:aws-cn:sns:cn-north-1:123456789012:idemq_alerts"},
 		{"idemq:alarmTopicArn": "arn:aws:sns:ap-southeast-5:123456789012:idemq-alerts.fifo"},
 	} {
-		if _, err := idemqcdk.NewStack(newApp(t, ctx), "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."}); err != nil {
+		if _, err := idemqcdk.NewStack(newApp(t, ctx), jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: "../.."}); err != nil {
 			t.Errorf("%v: %v", ctx, err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestAcceptedARNs(t *testing.T) {
 func TestWorkerProviderAPIKeySecret(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 	secret := awssecretsmanager.NewSecret(stack, jsii.String("Key"), nil)
-	idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
+	idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
 		Namespace:            "jobs",
 		ProviderAPIKeySecret: secret,
@@ -98,7 +98,7 @@ func TestWorkerProviderAPIKeySecretWithKey(t *testing.T) {
 		SecretPartialArn: jsii.String(partialArn),
 		EncryptionKey:    awskms.Key_FromKeyArn(stack, jsii.String("KeyKey"), jsii.String(testKeyArn)),
 	})
-	idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
+	idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
 		Namespace:            "jobs",
 		ProviderAPIKeySecret: secret,

@@ -1,6 +1,7 @@
 package idemqcdk
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,12 +61,20 @@ func (p *WorkerProps) Check() error {
 // settings are WorkerProps with the defaults filled in and checked.
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
-	memoryMB, maxReceives, batchSize, concurrency  int // concurrency: NoMaxConcurrency for none
-	fifo, backoff, blobs                           bool
-	tracing                                        Tracing           // TracingOff, TracingOTel or TracingXRay
-	layerArn                                       string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
-	pollers                                        *pollerSettings   // nil: on-demand polling
-	capacity                                       *capacitySettings // nil: no capacity provider
+	// dlqRetention is the dead-letter queue's retention: DLQRetention for
+	// a Worker's, the user's queue's for an Attachment.
+	dlqRetention                                  time.Duration
+	memoryMB, maxReceives, batchSize, concurrency int // concurrency: NoMaxConcurrency for none
+	fifo, backoff, blobs                          bool
+	// existingQueue says the queue's settings are those of a queue that
+	// exists (an Attachment's, or CheckQueue's), not ones the Worker
+	// chooses: the messages then suggest no default.
+	existingQueue bool
+	arch          architecture
+	tracing       Tracing           // TracingOff, TracingOTel or TracingXRay
+	layerArn      string            // the collector layer's ARN (TracingLayerArn, checked); unused with tracing off
+	pollers       *pollerSettings   // nil: on-demand polling
+	capacity      *capacitySettings // nil: no capacity provider
 	// blobDays is how long the bucket keeps a result, in days
 	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
 	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
@@ -87,21 +96,21 @@ func (s settings) queue() queue.Settings {
 		VisibilityTimeout:   s.visibility,
 		MaxReceives:         s.maxReceives,
 		BatchingWindow:      s.window,
-		DeadLetterRetention: DLQRetention,
+		DeadLetterRetention: s.dlqRetention,
 		FIFO:                s.fifo,
 	}
 }
 
 // deadLetterStay is the least time a message is kept in the dead-letter
-// queue once it has moved there. SQS drops a standard queue's message
-// DLQRetention after it was first sent, not after it moved, and it may
-// move as late as the queue's retention; a FIFO queue's message is kept
-// DLQRetention from its move.
+// queue once it has moved there. SQS drops a standard queue's message the
+// dead-letter queue's retention after it was first sent, not after it
+// moved, and it may move as late as the queue's retention; a FIFO queue's
+// message is kept the dead-letter queue's retention from its move.
 func (s settings) deadLetterStay() time.Duration {
 	if s.fifo {
-		return DLQRetention
+		return s.dlqRetention
 	}
-	return DLQRetention - s.retention
+	return max(s.dlqRetention-s.retention, 0)
 }
 
 // fieldName labels a setting by its WorkerProps field.
@@ -111,30 +120,39 @@ func fieldName(field string) string { return field }
 // setting by label(field).
 func (p *WorkerProps) resolve(label func(field string) string) (settings, error) {
 	s := settings{
-		timeout:     or(p.Timeout, DefaultTimeout),
-		memoryMB:    or(p.MemoryMB, DefaultMemoryMB),
-		retention:   or(p.Retention, DefaultRetention),
-		maxReceives: or(p.MaxReceives, DefaultMaxReceives),
-		batchSize:   or(p.BatchSize, queue.DefaultBatchSize),
-		window:      p.BatchingWindow,
-		concurrency: or(p.MaxConcurrency, DefaultMaxConcurrency),
-		fifo:        p.FIFO,
-		backoff:     !p.DisableBackoff,
-		blobs:       !p.DisableBlobs,
+		timeout:      or(p.Timeout, DefaultTimeout),
+		retention:    or(p.Retention, DefaultRetention),
+		maxReceives:  or(p.MaxReceives, DefaultMaxReceives),
+		window:       p.BatchingWindow,
+		fifo:         p.FIFO,
+		dlqRetention: DLQRetention,
 	}
+	s.visibility = or(p.VisibilityTimeout, visibilityFactor*s.timeout+s.window)
+	return p.resolveWith(s, label)
+}
+
+// resolveWith fills in p's other defaults around s, which holds the
+// function's timeout and the queue's settings, and checks it all;
+// messages name each setting by label(field). An Attachment passes the
+// settings of the user's queue and function.
+func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (settings, error) {
+	s.memoryMB = or(p.MemoryMB, DefaultMemoryMB)
+	s.batchSize = or(p.BatchSize, queue.DefaultBatchSize)
+	s.concurrency = or(p.MaxConcurrency, DefaultMaxConcurrency)
+	s.backoff = !p.DisableBackoff
+	s.blobs = !p.DisableBlobs
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	guidance := visibilityFactor*s.timeout + s.window
+	var err error
+	if s.arch, err = resolveArchitecture(p.Architecture, label); err != nil {
+		return s, err
+	}
 	switch {
 	case !inSeconds(s.timeout, time.Second, MaxTimeout):
 		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, MaxTimeout)
 	case s.memoryMB < MinMemoryMB || s.memoryMB > MaxMemoryMB:
 		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, MinMemoryMB, MaxMemoryMB)
-	case !inSeconds(s.retention, queue.MinRetention, queue.MaxRetention):
-		return s, bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, queue.MinRetention, queue.MaxRetention)
-	case s.maxReceives < queue.MinMaxReceives || s.maxReceives > queue.MaxMaxReceives:
-		return s, bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, queue.MinMaxReceives, queue.MaxMaxReceives)
 	case !inSeconds(s.window, 0, queue.MaxBatchingWindow):
 		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, queue.MaxBatchingWindow)
 	case s.fifo && s.window > 0:
@@ -149,11 +167,10 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
 			label("BatchSize"), s.batchSize, queue.DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), queue.DefaultBatchSize)
 	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
-		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (no cap: idemq:maxConcurrency 0, or WorkerProps.MaxConcurrency NoMaxConcurrency)",
+		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (or NoMaxConcurrency for no cap; idemq:maxConcurrency 0)",
 			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
 	}
 
-	var err error
 	if s.pollers, err = p.resolvePollers(label); err != nil {
 		return s, err
 	}
@@ -163,55 +180,11 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 	if s.capacity, err = p.resolveCapacity(s.memoryMB, label); err != nil {
 		return s, err
 	}
-
-	s.visibility = or(p.VisibilityTimeout, guidance)
-	switch {
-	case !inSeconds(s.visibility, time.Second, queue.MaxVisibility):
-		return s, bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, queue.MaxVisibility)
-	case s.visibility < s.timeout:
-		return s, bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects; raise %s (left unset it is 6 × %s + %s = %s) or lower %s",
-			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout,
-			label("VisibilityTimeout"), label("Timeout"), label("BatchingWindow"), guidance, label("Timeout"))
-	case s.visibility < guidance:
-		s.warnings = append(s.warnings, fmt.Sprintf("%s %s is under AWS's guidance of 6 × %s + %s = %s: messages may come back while the function still runs them",
-			label("VisibilityTimeout"), s.visibility, label("Timeout"), label("BatchingWindow"), guidance))
-	}
-
-	if err := s.checkCrashRetry(label); err != nil {
+	if err := s.checkQueue(label); err != nil {
 		return s, err
 	}
-	if stay := s.deadLetterStay(); stay < MinDeadLetterStay {
-		s.warnings = append(s.warnings, fmt.Sprintf(
-			"%s %s leaves a dead letter as little as %s in the dead-letter queue before SQS drops it: a standard queue's message keeps its first enqueue time, "+
-				"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s, so answer the dead-letter alarm at once, or lower %s",
-			label("Retention"), s.retention, stay, DLQRetention, deadLetterExpiryAge(stay), label("Retention")))
-	}
-	if p.RecordExpiry == 0 {
-		life, err := queue.RecordLifetime(s.queue())
-		if err != nil { // unreachable: the settings were checked above
-			return s, &SettingError{Field: "RecordExpiry", Msg: "cannot size the record expiry", Err: err}
-		}
-		s.expiry = life
-	} else {
-		// Shorter than the queue's own message lifetime, an ordinary
-		// redelivery would find its record gone: refused. Shorter only
-		// than a redrive from the dead-letter queue needs: deployed, with
-		// a warning saying which redrives run the work again.
-		s.expiry = p.RecordExpiry
-		life, _ := queue.RecordLifetime(s.queue())
-		inQueue := s.queue()
-		inQueue.DeadLetterRetention = 0
-		if err := queue.CheckExpiry(inQueue, s.expiry); err != nil {
-			return s, &SettingError{Field: "RecordExpiry",
-				Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
-				Err: err}
-		}
-		if err := queue.CheckExpiry(s.queue(), s.expiry); err != nil {
-			s.warnings = append(s.warnings, fmt.Sprintf(
-				"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
-					"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
-				label("RecordExpiry"), s.expiry, DLQRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
-		}
+	if err := s.resolveExpiry(p.RecordExpiry, label); err != nil {
+		return s, err
 	}
 	if err := s.resolveBlobs(p, label); err != nil {
 		return s, err
@@ -222,16 +195,8 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 
 	// The key's parts: anything that can change under the records makes
 	// every redelivered request run again.
-	switch ns := p.Namespace; {
-	case strings.TrimSpace(ns) == "":
-		return s, bad("Namespace", "%s is empty or unset: it prefixes every idempotency key and must stay the same while records live, so it has no default "+
-			"(the function's name and the construct's path both change when the function or construct does); set it once, e.g. to \"idemq\", and never change it",
-			label("Namespace"))
-	case isToken(ns):
-		return s, bad("Namespace", "%s is a token (a value known only at deployment, such as a generated name), which can change and with it every key; set a plain string",
-			label("Namespace"))
-	case strings.TrimSpace(ns) != ns:
-		return s, bad("Namespace", "%s %q has leading or trailing white space; set it without", label("Namespace"), ns)
+	if err := checkNamespace(p.Namespace, label); err != nil {
+		return s, err
 	}
 	s.keyField = or(p.KeyField, handler.DefaultKeyField)
 	if err := idemjson.CheckField(s.keyField); err != nil {
@@ -257,6 +222,113 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		return s, err
 	}
 	return s, nil
+}
+
+// checkNamespace refuses a key namespace that is missing or could change:
+// it prefixes every key, so it has no default.
+func checkNamespace(ns string, label func(field string) string) error {
+	bad := func(format string, args ...any) error {
+		return &SettingError{Field: "Namespace", Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case strings.TrimSpace(ns) == "":
+		return bad("%s is empty or unset: it prefixes every idempotency key and must stay the same while records live, so it has no default "+
+			"(the function's name and the construct's path both change when the function or construct does); set it once, e.g. to \"idemq\", and never change it",
+			label("Namespace"))
+	case isToken(ns):
+		return bad("%s is a token (a value known only at deployment, such as a generated name), which can change and with it every key; set a plain string",
+			label("Namespace"))
+	case strings.TrimSpace(ns) != ns:
+		return bad("%s %q has leading or trailing white space; set it without", label("Namespace"), ns)
+	}
+	return nil
+}
+
+// checkQueue checks the queue's settings in s against each other and
+// against the function's timeout: what SQS accepts, the visibility
+// timeout against the timeout (refused under it, a warning under AWS's
+// guidance), a crashed worker's retry (checkCrashRetry), and how long a
+// dead letter is sure to stay (a warning). Messages name each setting by
+// label(field).
+func (s *settings) checkQueue(label func(field string) string) error {
+	bad := func(field, format string, args ...any) error {
+		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	guidance := visibilityFactor*s.timeout + s.window
+	switch {
+	case !inSeconds(s.retention, queue.MinRetention, queue.MaxRetention):
+		return bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, queue.MinRetention, queue.MaxRetention)
+	case s.maxReceives < queue.MinMaxReceives || s.maxReceives > queue.MaxMaxReceives:
+		return bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, queue.MinMaxReceives, queue.MaxMaxReceives)
+	case !inSeconds(s.visibility, time.Second, queue.MaxVisibility):
+		return bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, queue.MaxVisibility)
+	case s.visibility < s.timeout:
+		fix := fmt.Sprintf("(left unset it is 6 × %s + %s = %s)", label("Timeout"), label("BatchingWindow"), guidance)
+		if s.existingQueue {
+			fix = fmt.Sprintf("to at least %s (AWS asks for 6 × %s + %s = %s)", s.timeout, label("Timeout"), label("BatchingWindow"), guidance)
+		}
+		return bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects: a message would show again while its first receive still runs; raise %s %s or lower %s",
+			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout, label("VisibilityTimeout"), fix, label("Timeout"))
+	case s.dlqRetention != 0 && !inSeconds(s.dlqRetention, queue.MinRetention, queue.MaxRetention):
+		return bad("DeadLetterRetention", "%s %s must be whole seconds from %s to %s", label("DeadLetterRetention"), s.dlqRetention, queue.MinRetention, queue.MaxRetention)
+	case s.visibility < guidance:
+		s.warnings = append(s.warnings, fmt.Sprintf("%s %s is under AWS's guidance of 6 × %s + %s = %s: messages may come back while the function still runs them",
+			label("VisibilityTimeout"), s.visibility, label("Timeout"), label("BatchingWindow"), guidance))
+	}
+	if err := s.checkCrashRetry(label); err != nil {
+		return err
+	}
+	if stay := s.deadLetterStay(); stay < MinDeadLetterStay {
+		fix := "lower " + label("Retention")
+		if s.dlqRetention < DLQRetention {
+			fix = fmt.Sprintf("raise %s to %s (SQS's longest), or lower %s", label("DeadLetterRetention"), DLQRetention, label("Retention"))
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"%s %s leaves a dead letter as little as %s in the dead-letter queue (which keeps messages %s) before SQS drops it: a standard queue's message keeps its first enqueue time, "+
+				"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s, so answer the dead-letter alarm at once, or %s",
+			label("Retention"), s.retention, stay, s.dlqRetention, DLQRetention, deadLetterExpiryAge(stay), fix))
+	}
+	return nil
+}
+
+// resolveExpiry sets s.expiry: given, it must cover the message lifetime
+// (a warning when it does not cover a redrive from the dead-letter queue
+// too); unset, it is queue.RecordLifetime of the queue's settings, the
+// dead-letter queue's retention included.
+func (s *settings) resolveExpiry(given time.Duration, label func(field string) string) error {
+	life, err := queue.RecordLifetime(s.queue(), s.timeout)
+	if err != nil {
+		// checkQueue refuses what RecordLifetime does, and more; a
+		// *queue.SettingError names the setting all the same.
+		field := "RecordExpiry"
+		if se, ok := errors.AsType[*queue.SettingError](err); ok {
+			field = se.Setting
+		}
+		return &SettingError{Field: field, Msg: fmt.Sprintf("cannot size the record expiry (%s)", label(field)), Err: err}
+	}
+	if given == 0 {
+		s.expiry = life
+		return nil
+	}
+	// Shorter than the queue's own message lifetime, an ordinary
+	// redelivery would find its record gone: refused. Shorter only than a
+	// redrive from the dead-letter queue needs: deployed, with a warning
+	// saying which redrives run the work again.
+	s.expiry = given
+	inQueue := s.queue()
+	inQueue.DeadLetterRetention = 0
+	if err := queue.CheckExpiry(inQueue, s.expiry); err != nil {
+		return &SettingError{Field: "RecordExpiry",
+			Msg: fmt.Sprintf("%s %s is too short; raise it, or leave it unset for the computed %s", label("RecordExpiry"), s.expiry, life),
+			Err: err}
+	}
+	if err := queue.CheckExpiry(s.queue(), s.expiry); err != nil {
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
+				"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
+			label("RecordExpiry"), s.expiry, s.dlqRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
+	}
+	return nil
 }
 
 // checkCrashRetry rejects settings under which a message whose worker

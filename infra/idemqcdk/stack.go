@@ -38,7 +38,7 @@ type StackProps struct {
 // notifies that SNS topic. A setting that cannot be
 // deployed is returned as a *SettingError naming its context key, before
 // anything is added to scope.
-func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.Stack, error) {
+func NewStack(scope constructs.Construct, id *string, props *StackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &StackProps{}
 	}
@@ -67,11 +67,11 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 	if err := checkAlarmTopic(c.alarmTopicArn); err != nil {
 		return nil, err
 	}
-	if c.props.Code, err = stackCode(c.bootstrapDir, props.ModuleDir); err != nil {
+	if c.props.Code, err = stackCode(c.bootstrapDir, props.ModuleDir, s.arch); err != nil {
 		return nil, err
 	}
 
-	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+	stack := awscdk.NewStack(scope, id, &props.StackProps)
 	if c.apiKeySecret != "" {
 		c.props.ProviderAPIKeySecret = importSecret(stack, c.apiKeySecret, c.apiKeyKMSKey)
 	}
@@ -108,13 +108,17 @@ func NewStack(scope constructs.Construct, id string, props *StackProps) (awscdk.
 }
 
 // stackCode is the prebuilt bootstrap in bootstrapDir if set, or else
-// WorkerPackage built from moduleDir now (GoBuild.BuildDir). Either way the
-// asset is a folder holding bootstrap alone.
-func stackCode(bootstrapDir, moduleDir string) (awslambda.Code, error) {
+// WorkerPackage built from moduleDir now (GoBuild.BuildDir), for arch.
+// Either way the asset is a folder holding bootstrap alone, which is not
+// an executable for another architecture.
+func stackCode(bootstrapDir, moduleDir string, arch architecture) (awslambda.Code, error) {
 	if bootstrapDir != "" {
 		if err := checkBootstrapDir(bootstrapDir); err != nil {
 			return nil, &SettingError{Msg: fmt.Sprintf("%s: %v; build it there or unset %s to build %s at synth",
 				ctxBootstrapDir, err, ctxBootstrapDir, WorkerPackage)}
+		}
+		if err := checkBootstrapArch(bootstrapDir, arch); err != nil {
+			return nil, &SettingError{Field: "Architecture", Msg: fmt.Sprintf("%s: %v (%s)", ctxBootstrapDir, err, contextLabel("Architecture"))}
 		}
 		return awslambda.Code_FromAsset(jsii.String(bootstrapDir), nil), nil
 	}
@@ -126,7 +130,7 @@ func stackCode(bootstrapDir, moduleDir string) (awslambda.Code, error) {
 		return nil, &SettingError{Msg: fmt.Sprintf("the worker's package %s is not in %s, so there is nothing to build; set %s to a directory holding a built bootstrap",
 			WorkerPackage, abs, ctxBootstrapDir)}
 	}
-	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: WorkerPackage}).BuildDir()
+	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: WorkerPackage, Arch: arch.goarch}).BuildDir()
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func newApp(tb testing.TB, overrides map[string]any) awscdk.App {
 // overrides; an unexpected error fails the test.
 func newStack(tb testing.TB, overrides map[string]any) awscdk.Stack {
 	tb.Helper()
-	stack, err := idemqcdk.NewStack(newApp(tb, overrides), "Idemq", &idemqcdk.StackProps{ModuleDir: "../.."})
+	stack, err := idemqcdk.NewStack(newApp(tb, overrides), jsii.String("Idemq"), &idemqcdk.StackProps{ModuleDir: "../.."})
 	if err != nil {
 		tb.Fatalf("NewStack: %v", err)
 	}

@@ -37,11 +37,6 @@ var xrayActions = []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}
 // 140 letters, digits, hyphens and underscores, the version a number from 1.
 var layerVersionARN = regexp.MustCompile(`^arn:` + arnPartition + `:lambda:` + arnRegion + `:` + arnAccount + `:layer:([A-Za-z0-9_-]{1,140}):[1-9][0-9]*$`)
 
-// otherArchitectures are the spellings of an architecture other than the
-// functions' (arm64) that a layer's name may carry, as ADOT's
-// aws-otel-collector-amd64-ver-0-117-0 does.
-var otherArchitectures = []string{"amd64", "x86_64", "x86-64"}
-
 // resolveTracing checks p's tracing settings into s; messages name each
 // setting by label(field).
 func (s *settings) resolveTracing(p *WorkerProps, label func(field string) string) error {
@@ -59,9 +54,9 @@ func (s *settings) resolveTracing(p *WorkerProps, label func(field string) strin
 			return nil
 		}
 		return &SettingError{Field: "TracingLayerArn", Msg: fmt.Sprintf(
-			"%s is unset, and %s %q needs it: the ARN of the ADOT collector layer for arm64 in the stack's region, "+
-				"arn:aws:lambda:REGION:901920570463:layer:aws-otel-collector-arm64-ver-X-Y-Z:N (docs/tracing.md)",
-			label("TracingLayerArn"), label("Tracing"), s.tracing)}
+			"%s is unset, and %s %q needs it: the ARN of the ADOT collector layer for %s in the stack's region, "+
+				"arn:aws:lambda:REGION:901920570463:layer:aws-otel-collector-%s-ver-X-Y-Z:N (docs/tracing.md)",
+			label("TracingLayerArn"), label("Tracing"), s.tracing, s.arch.name, s.arch.goarch)}
 	}
 	if isToken(arn) {
 		s.layerArn = arn
@@ -75,11 +70,13 @@ func (s *settings) resolveTracing(p *WorkerProps, label func(field string) strin
 			label("TracingLayerArn"), arn)}
 	}
 	name := strings.ToLower(m[len(m)-1])
-	for _, other := range otherArchitectures {
+	// A layer's name may say its architecture, as ADOT's
+	// aws-otel-collector-amd64-ver-0-117-0 does.
+	for _, other := range s.arch.others {
 		if strings.Contains(name, other) {
 			return &SettingError{Field: "TracingLayerArn", Msg: fmt.Sprintf(
-				"%s %q is a layer for %s, and the function runs on arm64; use the arm64 layer (aws-otel-collector-arm64-ver-...)",
-				label("TracingLayerArn"), arn, other)}
+				"%s %q is a layer for %s, and the function runs on %s; use the %s layer (aws-otel-collector-%s-ver-...)",
+				label("TracingLayerArn"), arn, other, s.arch.name, s.arch.goarch, s.arch.goarch)}
 		}
 	}
 	s.layerArn = arn

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -32,19 +31,19 @@ type Worker struct {
 	Logs            awslogs.LogGroup
 	EventSource     awslambda.EventSourceMapping
 	// The alarms, which have no action; NewStack gives each the SNS topic
-	// of idemq:alarmTopicArn. See newAlarms.
+	// of idemq:alarmTopicArn. See Alarms.
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 	// Dashboard shows the alarms, the records by outcome, the records per
 	// day by class and the provider calls avoided per day, the queues and
-	// the function. See newDashboard and docs/operate.md.
+	// the function. See NewDashboard and docs/operate.md.
 	Dashboard awscloudwatch.Dashboard
 	// RedrivePolicy is a managed policy, attached to nothing, allowing
 	// exactly a redrive of the dead-letter queue into the queue
 	// (sqs:StartMessageMoveTask and what it needs): attach it to the
-	// operator's role or user. See newRedrivePolicy.
+	// operator's role or user. See NewRedrivePolicy.
 	RedrivePolicy awsiam.ManagedPolicy
 	// Bucket keeps results too large for a record, under BlobPrefix, for
-	// BlobExpiryDays; nil with WorkerProps.DisableBlobs. See newBucket.
+	// BlobExpiryDays; nil with WorkerProps.DisableBlobs. See ResultBucket.
 	Bucket awss3.Bucket
 	// BlobExpiryDays is how many days Bucket keeps a result:
 	// WorkerProps.BlobExpiryDays, by default the record expiry rounded up
@@ -60,9 +59,12 @@ type Worker struct {
 	FrontDoor *FrontDoor
 }
 
-// NewWorker adds a Worker to scope. It panics if props.Code is nil or a
-// setting cannot be deployed (the *SettingError WorkerProps.Check returns).
-func NewWorker(scope constructs.Construct, id string, props *WorkerProps) *Worker {
+// NewWorker adds a Worker to scope, in a construct of the id given. It
+// panics if props.Code is nil or a setting cannot be deployed (the
+// *SettingError WorkerProps.Check returns), or if Code is a folder holding
+// a bootstrap built for another architecture than
+// WorkerProps.Architecture.
+func NewWorker(scope constructs.Construct, id *string, props *WorkerProps) *Worker {
 	if props == nil || props.Code == nil {
 		panic("idemqcdk: WorkerProps.Code is nil; use GoCode or awslambda.Code_FromAsset")
 	}
@@ -70,42 +72,35 @@ func NewWorker(scope constructs.Construct, id string, props *WorkerProps) *Worke
 	if err != nil {
 		panic(err)
 	}
-	return newWorker(scope, id, props, s)
+	if err := checkCodeArch(props.Code, s.arch, fieldName); err != nil {
+		panic(err)
+	}
+	return newWorker(scope, *id, props, s)
 }
 
+// newWorker builds the Worker from the parts an Attachment uses too: the
+// record table, the result bucket, the grants, the environment, the
+// alarms, the redrive policy and the dashboard (each at the construct
+// path it has always had, so that an update replaces none).
 func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings) *Worker {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	w := &Worker{Construct: c, RecordExpiry: s.expiry}
-	for _, warning := range s.warnings {
-		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:settings"), jsii.String(warning), nil)
-	}
-	w.Table = newTable(c)
+	warn(c, s.warnings)
+	w.Table = newTable(c, "Table")
 	w.Queue, w.DeadLetterQueue = newQueues(c, s)
 
-	queueJSON, err := json.Marshal(s.queue())
-	if err != nil { // unreachable: durations and numbers
-		panic(err)
+	var bucket *ResultBucket
+	if s.blobs {
+		w.BlobExpiryDays, w.BlobPrefix = s.blobDays, s.blobPrefix
+		w.Bucket = newBucket(c, "Bucket", s.blobPrefix, s.blobDays)
+		bucket = &ResultBucket{Bucket: w.Bucket, Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	}
-	env := map[string]*string{
-		EnvTable:        w.Table.TableName(),
-		EnvRecordExpiry: jsii.String(s.expiry.String()),
-		EnvQueue:        jsii.String(string(queueJSON)),
-		EnvEMFNamespace: jsii.String(MetricNamespace),
-	}
-	env[EnvNamespace] = jsii.String(p.Namespace)
-	env[EnvKeyField] = jsii.String(s.keyField)
-	env[EnvBackoff] = jsii.String(strconv.FormatBool(s.backoff))
+	env := handlerEnv(w.Table, bucket, s, p.Namespace)
 	if p.ProviderURL != "" {
 		env[EnvProviderURL] = jsii.String(p.ProviderURL)
 	}
 	if p.ProviderAPIKeySecret != nil {
 		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
-	}
-	if s.blobs {
-		w.BlobExpiryDays, w.BlobPrefix = s.blobDays, s.blobPrefix
-		w.Bucket = newBucket(c, s.blobPrefix, s.blobDays)
-		env[EnvBlobBucket] = w.Bucket.BucketName()
-		env[EnvBlobPrefix] = jsii.String(s.blobPrefix)
 	}
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
@@ -114,24 +109,54 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	if s.capacity != nil {
 		newCapacityProvider(c, w.Function, s)
 	}
-	allow(w.Role, w.Table, w.Queue, w.Logs, s.backoff)
-	if w.Bucket != nil {
-		allowBlobs(w.Role, w.Bucket, s.blobPrefix)
+	allow(w.Role, w.Table, w.Queue, s.backoff)
+	allowLogs(w.Role, w.Logs)
+	if bucket != nil {
+		bucket.GrantResults(w.Role)
 	}
 	if p.ProviderAPIKeySecret != nil {
 		allowSecret(w.Function, p.ProviderAPIKeySecret)
 	}
-	w.EventSource = newEventSource(w.Function, w.Queue, s)
+	w.EventSource = newEventSource(w.Function, w.Function, w.Queue, s)
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
-	newAlarms(c, w, s, p.Namespace)
-	w.RedrivePolicy = newRedrivePolicy(c, w.DeadLetterQueue, w.Queue)
-	w.Dashboard = newDashboard(c, w, s, p.Namespace)
+	watched := parts{queue: w.Queue, dlq: w.DeadLetterQueue, fn: w.Function, namespace: p.Namespace, s: s}
+	a := addAlarms(c, watched)
+	w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.FailedAlarm, w.DurationAlarm, w.ErrorsAlarm, w.ThrottlesAlarm =
+		a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm
+	w.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", w.DeadLetterQueue, w.Queue)
+	w.Dashboard = newDashboard(c, "Dashboard", watched, w.Alarms())
 	if p.FrontDoor {
 		w.FrontDoor = newFrontDoor(c, w, p, s)
 	}
 	return w
+}
+
+// handlerEnv is the environment idemq's handler is configured by: the
+// table, the record expiry, the queue's settings (which the function
+// checks its expiry and lease against at start-up), the EMF namespace,
+// the key namespace and field, the back-off, and the result bucket when
+// there is one.
+func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings, namespace string) map[string]*string {
+	queueJSON, err := json.Marshal(s.queue())
+	if err != nil { // unreachable: durations and numbers
+		panic(err)
+	}
+	env := map[string]*string{
+		EnvTable:        table.TableName(),
+		EnvRecordExpiry: jsii.String(s.expiry.String()),
+		EnvQueue:        jsii.String(string(queueJSON)),
+		EnvEMFNamespace: jsii.String(MetricNamespace),
+		EnvNamespace:    jsii.String(namespace),
+		EnvKeyField:     jsii.String(s.keyField),
+		EnvBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
+	}
+	if bucket != nil {
+		env[EnvBlobBucket] = bucket.Bucket.BucketName()
+		env[EnvBlobPrefix] = jsii.String(bucket.Prefix)
+	}
+	return env
 }
 
 // Alarms are the Worker's alarms: dead letters, a dead letter's time left,

@@ -51,7 +51,7 @@ func TestNamespaceRequired(t *testing.T) {
 					t.Errorf("NewWorker: recovered %v, want a panic naming Namespace", r)
 				}
 			}()
-			idemqcdk.NewWorker(stack, "Jobs"+strings.ReplaceAll(name, " ", ""), &idemqcdk.WorkerProps{
+			idemqcdk.NewWorker(stack, jsii.String("Jobs"+strings.ReplaceAll(name, " ", "")), &idemqcdk.WorkerProps{
 				Code: awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil), Namespace: ns,
 			})
 		})
@@ -96,7 +96,7 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 				}
 			}()
 			stack := awscdk.NewStack(newApp(t, nil), jsii.String("S"), nil)
-			idemqcdk.NewWorker(stack, "Worker", c.props)
+			idemqcdk.NewWorker(stack, jsii.String("Worker"), c.props)
 		})
 	}
 }
@@ -105,7 +105,7 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 // would use it, with WorkerProps' defaults.
 func TestWorkerInUsersStack(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
-	w := idemqcdk.NewWorker(stack, "Jobs", &idemqcdk.WorkerProps{
+	w := idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 		Code:      awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
 		KeyField:  "order_id",
 		Namespace: "jobs",

@@ -41,18 +41,19 @@ var layers = map[string]int{
 	// What sends the requests the handler keys on, what fronts or feeds
 	// other runners with its keys, and its tracing.
 	"producer":  4,
-	"frontdoor": 4,
 	"durable":   4,
 	"idemqotel": 4,
+	// The HTTP front door: it sends through the producer.
+	"frontdoor": 5,
 	// Every IDEMQ_* variable, parsed, above every part it configures; the
 	// stores' openers from those settings above it.
-	"idemqenv":                   5,
-	"idem/dynamostore/dynamoenv": 6,
-	"idem/pgstore/pgenv":         6,
-	"idem/redisstore/redisenv":   6,
+	"idemqenv":                   6,
+	"idem/dynamostore/dynamoenv": 7,
+	"idem/pgstore/pgenv":         7,
+	"idem/redisstore/redisenv":   7,
 	// The worker's contract as a library: the handler, store, back-off
 	// and checks a function of your own gets from the environment.
-	"worker": 7,
+	"worker": 8,
 }
 
 // The library's modules, whose packages (tests left out) are checked.

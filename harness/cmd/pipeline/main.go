@@ -35,9 +35,9 @@ import (
 
 	"github.com/idemq/idemq/harness/internal/pipeline"
 	"github.com/idemq/idemq/harness/internal/repo"
-	"github.com/idemq/idemq/internal/dynamotest"
-	"github.com/idemq/idemq/internal/pgtest"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 func main() {

@@ -16,6 +16,24 @@ const (
 	Region  = "us-east-1"
 	// StackName is the stack cdk.json's app adds.
 	StackName = "Idemq"
+	// ExampleStackName is the stack of the example app
+	// (examples/existing-app).
+	ExampleStackName = "Orders"
+)
+
+// stackSpec is what differs between the two stacks Run deploys.
+type stackSpec struct {
+	name    string   // the stack's
+	outputs []string // the outputs its template must have
+	// retainedDLQ says the dead-letter queue is kept when the stack is
+	// deleted (the reference stack's; the example's is the team's own).
+	retainedDLQ bool
+}
+
+var (
+	referenceStack = stackSpec{name: StackName, retainedDLQ: true, outputs: []string{
+		"QueueUrl", "QueueArn", "DeadLetterQueueUrl", "DeadLetterQueueArn", "RedrivePolicyArn", "TableName", "FunctionName", "FunctionArn"}}
+	exampleStack = stackSpec{name: ExampleStackName, outputs: []string{"RecordExpiry"}}
 )
 
 // CDKHint says how to get the pinned CDK CLI.
@@ -40,6 +58,13 @@ func newCLI(path, root, endpoint string, out io.Writer) (*cli, error) {
 		"CDK_DISABLE_CLI_TELEMETRY=true", "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1",
 	)
 	return &cli{path: path, root: root, env: env, out: out}, nil
+}
+
+// in is the CLI run in dir (a CDK app's folder, with its cdk.json).
+func (c *cli) in(dir string) *cli {
+	d := *c
+	d.root = dir
+	return &d
 }
 
 // run runs cdk with args and the flags every command here takes.
@@ -81,17 +106,17 @@ func (t *template) one(typ string, pick func(resource) bool) (string, resource, 
 	return id, t.Resources[id], nil
 }
 
-func templatePath(asm string) string { return filepath.Join(asm, StackName+".template.json") }
+func templatePath(asm, stack string) string { return filepath.Join(asm, stack+".template.json") }
 
-// readTemplate reads the stack's template from the cloud assembly in asm.
-func readTemplate(asm string) (*template, error) {
-	b, err := os.ReadFile(templatePath(asm))
+// readTemplate reads stack's template from the cloud assembly in asm.
+func readTemplate(asm, stack string) (*template, error) {
+	b, err := os.ReadFile(templatePath(asm, stack))
 	if err != nil {
 		return nil, fmt.Errorf("deploylocal: %w", err)
 	}
 	var t template
 	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("deploylocal: %s: %w", templatePath(asm), err)
+		return nil, fmt.Errorf("deploylocal: %s: %w", templatePath(asm, stack), err)
 	}
 	return &t, nil
 }
@@ -103,8 +128,8 @@ func readTemplate(asm string) (*template, error) {
 // moto skips alarms, so the dashboard's references to their ARNs (its
 // alarm status widget's) would not resolve: each becomes the ARN the alarm
 // would have, spelt out. Nothing else changes.
-func patchForMoto(asm string) error {
-	raw, err := os.ReadFile(templatePath(asm))
+func patchForMoto(asm, stack string) error {
+	raw, err := os.ReadFile(templatePath(asm, stack))
 	if err != nil {
 		return err
 	}
@@ -144,7 +169,7 @@ func patchForMoto(asm string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(templatePath(asm), out, 0o644)
+	return os.WriteFile(templatePath(asm, stack), out, 0o644)
 }
 
 // spellAlarmARNs is v with every {"Fn::GetAtt": [ALARM, "Arn"]} naming an

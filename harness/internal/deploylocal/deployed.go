@@ -68,12 +68,12 @@ type deployed struct {
 
 // describe reads the deployed stack and checks it against the synthesized
 // template tpl, returning every mismatch as a problem.
-func describe(ctx context.Context, c clients, tpl *template) (*deployed, []string, error) {
+func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*deployed, []string, error) {
 	d := &deployed{physical: map[string]string{}}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	out, err := c.cfn.ListStackResources(ctx, &cloudformation.ListStackResourcesInput{StackName: aws.String(StackName)})
+	out, err := c.cfn.ListStackResources(ctx, &cloudformation.ListStackResourcesInput{StackName: aws.String(spec.name)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("deploylocal: list the stack's resources: %w", err)
 	}
@@ -219,25 +219,25 @@ func describe(ctx context.Context, c clients, tpl *template) (*deployed, []strin
 	}
 
 	problems = append(problems, d.checkGrants(ctx, c, tpl)...)
-	problems = append(problems, checkTemplateOnly(tpl, d.dlqID)...)
+	problems = append(problems, checkTemplateOnly(tpl, d.dlqID, spec)...)
 	return d, problems, nil
 }
 
 // checkGrants compares the role's inline policies, as moto keeps them,
 // with what the worker needs: its writes on the table, polling (and with
-// back-off, ChangeMessageVisibility) on the queue, its log group, and with
-// the result bucket, put and get on the objects under its prefix.
+// back-off, ChangeMessageVisibility) on the queue, its log group (when the
+// stack makes one: the example's function logs as the team's role lets
+// it), and with the result bucket, put and get on the objects under its
+// prefix.
 func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []string {
-	logID, _, err := tpl.one("AWS::Logs::LogGroup", nil)
-	if err != nil {
-		return []string{err.Error()}
-	}
 	tableARN := "arn:aws:dynamodb:" + Region + ":" + Account + ":table/" + d.table
-	logARN := "arn:aws:logs:" + Region + ":" + Account + ":log-group:" + d.physical[logID]
 	want := []string{
 		"dynamodb:DeleteItem " + tableARN, "dynamodb:PutItem " + tableARN, "dynamodb:UpdateItem " + tableARN,
 		"sqs:DeleteMessage " + d.queueARN, "sqs:GetQueueAttributes " + d.queueARN, "sqs:ReceiveMessage " + d.queueARN,
-		"logs:CreateLogStream " + logARN, "logs:PutLogEvents " + logARN,
+	}
+	if logID, _, err := tpl.one("AWS::Logs::LogGroup", nil); err == nil {
+		logARN := "arn:aws:logs:" + Region + ":" + Account + ":log-group:" + d.physical[logID]
+		want = append(want, "logs:CreateLogStream "+logARN, "logs:PutLogEvents "+logARN)
 	}
 	if d.env[idemqenv.Backoff] == "true" {
 		want = append(want, "sqs:ChangeMessageVisibility "+d.queueARN)
@@ -285,7 +285,7 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []
 
 // checkTemplateOnly checks in the template what moto does not keep: the
 // alarms, the dead-letter queue's retention on deletion and the outputs.
-func checkTemplateOnly(tpl *template, dlqID string) []string {
+func checkTemplateOnly(tpl *template, dlqID string, spec stackSpec) []string {
 	var problems []string
 	alarms := map[string]int{}
 	for _, r := range tpl.Resources {
@@ -305,10 +305,10 @@ func checkTemplateOnly(tpl *template, dlqID string) []string {
 			problems = append(problems, fmt.Sprintf("template: %d alarms on %s, want %d", alarms[m], m, n))
 		}
 	}
-	if p := tpl.Resources[dlqID].DeletionPolicy; p != "Retain" {
+	if p := tpl.Resources[dlqID].DeletionPolicy; spec.retainedDLQ && p != "Retain" {
 		problems = append(problems, fmt.Sprintf("template: the dead-letter queue's DeletionPolicy is %q, want Retain", p))
 	}
-	for _, o := range []string{"QueueUrl", "QueueArn", "DeadLetterQueueUrl", "DeadLetterQueueArn", "RedrivePolicyArn", "TableName", "FunctionName", "FunctionArn"} {
+	for _, o := range spec.outputs {
 		if tpl.Outputs[o] == nil {
 			problems = append(problems, "template: no output "+o)
 		}

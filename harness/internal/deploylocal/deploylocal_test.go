@@ -14,7 +14,8 @@ import (
 )
 
 // TestDeployLocal deploys the stack to moto with the pinned CDK CLI, runs
-// the uploaded bootstrap on duplicated requests, and destroys the stack:
+// the uploaded bootstrap on duplicated requests, and destroys the stack
+// (then the same for the example app, examples/existing-app):
 // every check of Run must pass, every key must cost one provider call, and
 // no message may end in the dead-letter queue. The large request's result
 // must be in the deployed bucket (Run checks the object against its
@@ -101,4 +102,28 @@ func TestDeployLocal(t *testing.T) {
 	}
 	t.Logf("sent %d messages for %d keys; provider calls per key %v; %d invocations, %d deliveries, %d deleted",
 		res.Sent, keys, res.Calls, res.Stats.Invocations, res.Stats.TotalDeliveries(), res.Stats.Deleted)
+
+	// The example app: the team's own function, with idemq attached, run
+	// with its deployed environment. Each order's work is done once, the
+	// other copies replayed, each key's record completed.
+	ex := res.Example
+	if ex == nil {
+		t.Fatal("the example app was not run")
+	}
+	t.Log(ex)
+	if ex.Sent != keys*copies {
+		t.Errorf("example: sent %d messages, want %d", ex.Sent, keys*copies)
+	}
+	for k := range keys {
+		if n := ex.Confirmed[fmt.Sprintf("order-%d", k)]; n != 1 {
+			t.Errorf("example: order-%d confirmed %d times, want once", k, n)
+		}
+	}
+	if len(ex.Confirmed) != keys || ex.Executed != keys || ex.Replayed != keys*(copies-1) || ex.Completed != keys {
+		t.Errorf("example: %d orders confirmed, the handler executed %d and replayed %d, %d records completed; want %d, %d, %d, %d",
+			len(ex.Confirmed), ex.Executed, ex.Replayed, ex.Completed, keys, keys, keys*(copies-1), keys)
+	}
+	if ex.DeadLetters != 0 || ex.Stats.Deleted != keys*copies {
+		t.Errorf("example: %d dead letters, %d messages acknowledged; want none and %d", ex.DeadLetters, ex.Stats.Deleted, keys*copies)
+	}
 }

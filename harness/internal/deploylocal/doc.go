@@ -23,9 +23,21 @@
 // names under IDEMQ_BLOB_PREFIX (checkLarge), then sends a late duplicate,
 // which must be acknowledged with no second provider call, after reading
 // the object whole (the worker's S3 requests pass through s3Log, which
-// notes them). Last, `cdk destroy` must remove the stack,
+// notes them). Then `cdk destroy` must remove the stack,
 // the queue and the function, and keep the table, the dead-letter queue and
 // the result bucket.
+//
+// Last, the same moto deploys the example app (ExampleDir: a team's own
+// queue and Go function with idemq attached by idemqcdk.NewAttachment),
+// with the CLI run in its folder and its cdk.json. Its deployment is
+// checked as the stack's is (the function's environment, exactly idemq's
+// grants on the team's role, the event source mapping, the alarms in the
+// template); its function runs under the emulator with the deployed
+// environment, on orders sent three times each: each order's work is done
+// once (the function's "order confirmed" lines), the handler's EMF counts
+// say the other copies were replayed, and each order's record in the
+// deployed table is COMPLETED. `cdk destroy` must keep the table and the
+// bucket.
 //
 // # moto's gaps, worked around here, not in the template
 //

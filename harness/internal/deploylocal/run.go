@@ -53,6 +53,8 @@ type Result struct {
 	// with the others and once more when they were done; nil
 	// without the result bucket (idemq:blobs false).
 	Large *LargeResult
+	// Example is what became of the example app's orders (ExampleDir).
+	Example *ExampleResult
 	// Steps is how long each step took, in order.
 	Steps []Step
 }
@@ -64,8 +66,9 @@ type Step struct {
 }
 
 // Run deploys the stack to a local moto_server, checks it, runs the
-// deployed worker on duplicated requests, and destroys the stack (see the
-// package documentation). A problem found in the deployment is an error.
+// deployed worker on duplicated requests, and destroys the stack; then the
+// same for the example app (ExampleDir) and its function (see the package
+// documentation). A problem found in a deployment is an error.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg.Keys, cfg.Copies, cfg.Instances = or(cfg.Keys, 8), or(cfg.Copies, 3), or(cfg.Instances, 2)
 	if cfg.Log == nil {
@@ -113,10 +116,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := cdk.run(ctx, "synth", "--quiet", "--output", asm, "--context", "idemq:providerUrl="+provider.URL()); err != nil {
 			return err
 		}
-		if tpl, err = readTemplate(asm); err != nil {
+		if tpl, err = readTemplate(asm, StackName); err != nil {
 			return err
 		}
-		return patchForMoto(asm)
+		return patchForMoto(asm, StackName)
 	}); err != nil {
 		return res, err
 	}
@@ -133,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var d *deployed
 	if err := step("check the deployment", func() error {
 		var problems []string
-		if d, problems, err = describe(ctx, c, tpl); err != nil {
+		if d, problems, err = describe(ctx, c, tpl, referenceStack); err != nil {
 			return err
 		}
 		if d != nil {
@@ -151,12 +154,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}); err != nil {
 		return res, err
 	}
-	return res, step("cdk destroy", func() error {
+	if err := step("cdk destroy", func() error {
 		if err := cdk.run(ctx, "destroy", "--app", asm, "--force", StackName); err != nil {
 			return err
 		}
-		return checkDestroyed(ctx, c, d, moto.Endpoint)
-	})
+		return checkDestroyed(ctx, c, d, moto.Endpoint, referenceStack)
+	}); err != nil {
+		return res, err
+	}
+	return res, runExample(ctx, cfg, moto.Endpoint, cdk, c, work, res, step)
 }
 
 // runWorker runs the deployed bootstrap on cfg.Keys keys sent cfg.Copies
@@ -329,11 +335,11 @@ func addStats(a, b loadtest.Stats) loadtest.Stats {
 }
 
 // checkDestroyed checks that cdk destroy removed the stack, the queue and
-// the function, and kept the table, the dead-letter queue and the result
-// bucket.
-func checkDestroyed(ctx context.Context, c clients, d *deployed, endpoint string) error {
+// the function, and kept the table, the result bucket and, if spec says
+// so, the dead-letter queue.
+func checkDestroyed(ctx context.Context, c clients, d *deployed, endpoint string, spec stackSpec) error {
 	var problems []string
-	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(StackName)}); err == nil {
+	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(spec.name)}); err == nil {
 		for _, s := range out.Stacks {
 			if s.StackStatus != "DELETE_COMPLETE" {
 				problems = append(problems, fmt.Sprintf("the stack is %s", s.StackStatus))
@@ -343,7 +349,7 @@ func checkDestroyed(ctx context.Context, c clients, d *deployed, endpoint string
 	if _, err := c.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(d.table)}); err != nil {
 		problems = append(problems, fmt.Sprintf("the table %s was not kept: %v", d.table, err))
 	}
-	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.dlqURL)}); err != nil {
+	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.dlqURL)}); spec.retainedDLQ && err != nil {
 		problems = append(problems, fmt.Sprintf("the dead-letter queue %s was not kept: %v", d.dlqURL, err))
 	}
 	if d.bucket != "" {

@@ -87,9 +87,9 @@ func (r *runner) check(ctx context.Context, rep *Report, deadKeys map[string]boo
 		}
 		n := rep.Calls[q.Key]
 		switch {
-		case n > 1+r.lostWork[q.Key]+r.notStored[q.Key]:
-			rep.violate("key %s: %d provider calls, want 1 (+%d for the batches holding it whose instance died, +%d for results the store failed to keep)%s",
-				q.Key, n, r.lostWork[q.Key], r.notStored[q.Key], r.trace(q.Key))
+		case n > 1+max(r.lostWork[q.Key], r.abandoned[q.Key])+r.notStored[q.Key]:
+			rep.violate("key %s: %d provider calls, want 1 (+%d for the batches holding it whose instance died or calls whose answer the worker never took (%d, %d), +%d for results the store failed to keep)%s",
+				q.Key, n, max(r.lostWork[q.Key], r.abandoned[q.Key]), r.lostWork[q.Key], r.abandoned[q.Key], r.notStored[q.Key], r.trace(q.Key))
 		case n == 0 && !deadKeys[q.Key]:
 			rep.violate("key %s: never called and not dead-lettered", q.Key)
 		}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
@@ -106,10 +108,15 @@ func ConsumerSmall(seed uint64) Config {
 	return c
 }
 
-// ConsumerFull is `make pipeline`'s standard consumer run.
+// ConsumerFull is `make pipeline`'s standard consumer run. Its claims
+// take the consumer's default lease (IDEMQ_LEASE and IDEMQ_HEARTBEAT
+// unset: consumer.DefaultLease, renewed every consumer.DefaultHeartbeat),
+// so the keys of the processes killed during a call come back as they
+// would in production: the report says after how long.
 func ConsumerFull(seed uint64) Config {
 	c := ConsumerSmall(seed)
 	c.Requests, c.Poison, c.Instances = 300, 3, 6
+	c.Lease, c.Heartbeat = 0, 0
 	return c
 }
 
@@ -174,6 +181,14 @@ type ConsumerReport struct {
 	// SigtermDeliveries counts deliveries of messages a SIGTERM-ed
 	// process left (CauseSigterm).
 	SigtermDeliveries int
+	// Lease is the lease the processes' claims take: IDEMQ_LEASE, or the
+	// consumer's default (consumer.DefaultLease).
+	Lease time.Duration
+	// Recovery holds, for each key whose call a process was killed in
+	// (KilledDuringCall), how long after the kill its next call started:
+	// how long the crash blocked the key (its lease, then its message's
+	// next delivery). Keys called again only; in kill order.
+	Recovery []time.Duration
 	// Errors are the first warnings and errors the processes logged.
 	Errors []string
 }
@@ -205,6 +220,8 @@ type conRun struct {
 	calls      map[string]map[string]string // key → call id → calling process: calls under way
 	lost       map[string]bool              // message ids whose extension was lost
 	termAt     map[string]time.Time
+	killedAt   map[string]time.Time // key → when its caller was killed during its call (KilledDuringCall)
+	recovered  map[string]bool      // keys of killedAt called again
 	deliveries map[loadtest.Cause]int
 	violations []string
 	checkErr   error
@@ -229,8 +246,12 @@ func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
 		running: map[string][]map[string]bool{}, seen: map[string]bool{}, firstOf: map[string]string{}, firstRH: map[string]string{}, holder: map[string]string{},
 		deleted: map[string]bool{}, sent: map[string]bool{}, copied: map[string]bool{}, killedBD: map[string]bool{},
 		termed: map[string]bool{}, calls: map[string]map[string]string{}, lost: map[string]bool{},
-		termAt: map[string]time.Time{}, deliveries: map[loadtest.Cause]int{}}
+		termAt: map[string]time.Time{}, killedAt: map[string]time.Time{}, recovered: map[string]bool{}, deliveries: map[loadtest.Cause]int{}}
 	c.rep.Processes = cfg.Instances
+	c.rep.Lease = cfg.Lease
+	if c.rep.Lease == 0 {
+		c.rep.Lease = consumer.DefaultLease
+	}
 	r.con = c
 	var err error
 	if c.proxy, err = NewSQSFaultProxy(r.parts.SQS, faultHooks{
@@ -494,6 +515,12 @@ func (c *conRun) callStarted(call loadtest.Call) (done func()) {
 		c.calls[key] = map[string]string{}
 	}
 	c.calls[key][call.ID] = call.Instance
+	if at, ok := c.killedAt[key]; ok && !c.recovered[key] {
+		// The key's next call after its caller died: its claim was
+		// taken over.
+		c.recovered[key] = true
+		c.rep.Recovery = append(c.rep.Recovery, time.Since(at))
+	}
 	done = func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -535,6 +562,7 @@ func (c *conRun) callEnded(call loadtest.Call) error {
 	}
 	c.mu.Lock()
 	c.rep.KilledDuringCall++
+	c.killedAt[key] = time.Now()
 	c.mu.Unlock()
 	p.Kill()
 	return errors.New("caller killed")
@@ -864,6 +892,11 @@ func (cr *ConsumerReport) summary() string {
 		cr.Receives, cr.Copies, cr.SigtermDeliveries, cr.Changes, cr.Extensions, cr.LostExtensions, cr.BackDuringCall, cr.BackAfterLost)
 	fmt.Fprintf(&b, "  messages: %d sent, %d deleted (%d deletes checked against their record), %d dead-lettered, %d left in the queue\n",
 		cr.Sent, cr.Deleted, cr.DeletesChecked, cr.DeadLettered, cr.Left)
+	if len(cr.Recovery) > 0 {
+		sorted := slices.Sorted(slices.Values(cr.Recovery))
+		fmt.Fprintf(&b, "  crashed keys: %d of the %d keys whose process was killed during the call were called again, after %s (min), %s (median), %s (max) from the kill; lease %s\n",
+			len(sorted), cr.KilledDuringCall, sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond), cr.Lease)
+	}
 	for _, e := range cr.Errors {
 		fmt.Fprintf(&b, "    logged: %s\n", e)
 	}

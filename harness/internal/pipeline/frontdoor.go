@@ -43,6 +43,11 @@ type FrontDoorConfig struct {
 	Consumers int
 	// CallTime is the provider's time for a call.
 	CallTime time.Duration
+	// KeyFields keys the worker, the front door and its producer by two
+	// body fields, document_id and version (IDEMQ_KEY_FIELDS), instead of
+	// the body's idempotency_key: each key's body carries them, and its
+	// Idempotency-Key is the POST's handle, not the worker's key.
+	KeyFields bool
 }
 
 // FrontDoorSmall is the front-door run inside `go test ./...`: 60 keys
@@ -65,6 +70,8 @@ type FrontDoorReport struct {
 	Reused int
 	// Polls counts the status reads (GET) by status, until each key's 200.
 	Polls map[int]int
+	// KeyFields is FrontDoorConfig.KeyFields.
+	KeyFields bool
 	// Sends counts the front door's SendMessage requests, Messages those
 	// the queue took; MessagesPerKey the keys by how many messages they
 	// have (want Keys × 1).
@@ -90,8 +97,12 @@ func (rep *FrontDoorReport) violate(format string, args ...any) {
 // Summary returns the report as a few lines, as Report.Summary does.
 func (rep *FrontDoorReport) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "front door (bootstrap, IDEMQ_MODE=frontdoor, plain HTTP) on dynamodb: %d keys, %d clients posting each at once, in %s\n",
-		rep.Keys, rep.Posts, rep.Elapsed.Round(1e7))
+	rule := "the body's idempotency_key"
+	if rep.KeyFields {
+		rule = "the body's fields " + keyFields + " (the Idempotency-Key a handle)"
+	}
+	fmt.Fprintf(&b, "front door (bootstrap, IDEMQ_MODE=frontdoor, plain HTTP) on dynamodb, the worker keyed by %s: %d keys, %d clients posting each at once, in %s\n",
+		rule, rep.Keys, rep.Posts, rep.Elapsed.Round(1e7))
 	fmt.Fprintf(&b, "  POST answers %s; %d answers cut by the proxy after the front door handled the request, %d POSTs sent again; the reused key's other payload: %d\n",
 		formatSorted(rep.Answers, "%d ×%d"), rep.Lost, rep.Reposted, rep.Reused)
 	fmt.Fprintf(&b, "  GET %s until each key's 200\n", formatSorted(rep.Polls, "%d ×%d"))
@@ -120,6 +131,8 @@ const (
 	frontDoorPath       = "/requests"
 	frontDoorHeaderKey  = "Idempotency-Key"
 	frontDoorMaxRetries = 200
+	envKeyFields        = idemqenv.KeyFields
+	keyFields           = "document_id,version"
 )
 
 // fdRun is a front-door run's state.
@@ -131,8 +144,9 @@ type fdRun struct {
 
 	mu       sync.Mutex
 	rep      FrontDoorReport
-	seen     map[string]int // key → POSTs the proxy saw
-	sends    map[string]int // key → messages the queue took
+	seen     map[string]int      // key → POSTs the proxy saw
+	sends    map[string]int      // key → messages the queue took
+	bodies   map[string][]string // key → the bodies of those messages
 	accepted map[string][]string
 	results  map[string][]byte // key → the 200 body of its status
 }
@@ -149,8 +163,8 @@ func RunFrontDoor(ctx context.Context, parts Parts, cfg FrontDoorConfig) (*Front
 	r := &runner{parts: parts, cfg: Config{Variant: Consumer}, suffix: randomSuffix()}
 	defer r.close()
 	f := &fdRun{r: r, cfg: cfg, reqs: loadtest.Workload(cfg.Keys), seen: map[string]int{}, sends: map[string]int{},
-		accepted: map[string][]string{}, results: map[string][]byte{}}
-	f.rep = FrontDoorReport{Keys: cfg.Keys, Posts: cfg.Posts, Answers: map[int]int{}, Polls: map[int]int{}, MessagesPerKey: map[int]int{}}
+		bodies: map[string][]string{}, accepted: map[string][]string{}, results: map[string][]byte{}}
+	f.rep = FrontDoorReport{Keys: cfg.Keys, Posts: cfg.Posts, KeyFields: cfg.KeyFields, Answers: map[int]int{}, Polls: map[int]int{}, MessagesPerKey: map[int]int{}}
 	return f.run(ctx)
 }
 
@@ -209,7 +223,11 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("pipeline: front-door run: %w; the front door's output:\n%s", err, door.logs.tail(3000))
+		f.mu.Lock()
+		read, polls := len(f.results), formatSorted(f.rep.Polls, "%d ×%d")
+		f.mu.Unlock()
+		return nil, fmt.Errorf("pipeline: front-door run: %w, %d of %d keys' status read 200 (GET %s); the front door's output:\n%s",
+			err, read, len(f.reqs), polls, door.logs.tail(3000))
 	}
 	left, err := f.drained(ctx)
 	if err != nil {
@@ -232,17 +250,28 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 }
 
 // start starts a process of the worker named name with the run's
-// environment and extra.
+// environment (its key rule included: one for the front door and the
+// consumers) and extra.
 func (f *fdRun) start(name string, extra ...string) (*ConsumerProc, error) {
-	return f.startWith(name, append(f.r.workerEnv(name), extra...))
+	return f.startWith(name, append(f.env(name), extra...))
 }
 
-// startFrontDoor starts the front door: the worker's environment less the
-// variables front-door mode does not read (its provider), which it
-// refuses, and extra.
+// env is the environment of the worker's process name, with the run's
+// key rule: one for the front door and the consumers.
+func (f *fdRun) env(name string) []string {
+	env := f.r.workerEnv(name)
+	if f.cfg.KeyFields {
+		env = append(env, envKeyFields+"="+keyFields)
+	}
+	return env
+}
+
+// startFrontDoor starts the front door: the worker's environment (its key
+// rule included) less the variables front-door mode does not read (its
+// provider), which it refuses, and extra.
 func (f *fdRun) startFrontDoor(extra ...string) (*ConsumerProc, error) {
 	var env []string
-	for _, kv := range f.r.workerEnv("frontdoor") {
+	for _, kv := range f.env("frontdoor") {
 		name, _, _ := strings.Cut(kv, "=")
 		if v, ok := idemqenv.Lookup(name); ok && !v.Programs.Has(idemqenv.FrontDoor) {
 			continue
@@ -328,8 +357,10 @@ func (f *fdRun) countSends(w http.ResponseWriter, r *http.Request, rp *httputil.
 	defer f.mu.Unlock()
 	f.rep.Sends++
 	if sw.status == http.StatusOK {
+		key := sentKey(in.MessageBody)
 		f.rep.Messages++
-		f.sends[bodyKey(in.MessageBody)]++
+		f.sends[key]++
+		f.bodies[key] = append(f.bodies[key], in.MessageBody)
 	}
 }
 
@@ -380,7 +411,7 @@ func (f *fdRun) picked(key string) bool {
 // postKey posts q: alone first if picked, then from Posts clients at once;
 // the reused key then once more with another payload.
 func (f *fdRun) postKey(ctx context.Context, c *http.Client, i int, q loadtest.Request) {
-	body := q.Payload()
+	body := f.payload(q)
 	if f.picked(q.Key) {
 		f.post(ctx, c, q.Key, body, true)
 	}
@@ -392,17 +423,55 @@ func (f *fdRun) postKey(ctx context.Context, c *http.Client, i int, q loadtest.R
 	if i != f.cfg.Reused {
 		return
 	}
-	status := f.post(ctx, c, q.Key, otherPayload(q), false)
+	status := f.post(ctx, c, q.Key, f.otherPayload(q), false)
 	f.mu.Lock()
 	f.rep.Reused = status
 	f.mu.Unlock()
 }
 
+// payload is the body q is posted with: q.Payload(), or, keyed by
+// fields, the same with document_id (q's key) and version 1 first.
+func (f *fdRun) payload(q loadtest.Request) string {
+	if !f.cfg.KeyFields {
+		return q.Payload()
+	}
+	return `{"document_id":` + quote(q.Key) + `,"version":1,` + q.Payload()[1:]
+}
+
 // otherPayload is the payload the reused key is posted with the second
-// time: another prompt.
-func otherPayload(q loadtest.Request) string {
-	raw, _ := json.Marshal(map[string]string{"model": "test-model", "prompt": "another request under " + q.Key})
+// time: another prompt (keyed by fields, of the same document).
+func (f *fdRun) otherPayload(q loadtest.Request) string {
+	other := loadtest.Request{Key: q.Key, Prompt: "another request under " + q.Key}
+	return f.payload(other)
+}
+
+// wantSent is the message the front door must send for q: the body as
+// posted, with the key put first when the worker reads it from
+// idempotency_key, else nothing put in it.
+func (f *fdRun) wantSent(q loadtest.Request) string {
+	if f.cfg.KeyFields {
+		return f.payload(q)
+	}
+	return `{"idempotency_key":` + quote(q.Key) + `,` + q.Payload()[1:]
+}
+
+// quote is s as a JSON string.
+func quote(s string) string {
+	raw, _ := json.Marshal(s)
 	return string(raw)
+}
+
+// sentKey is the request key of a message the front door sent: its
+// idempotency_key, or, keyed by fields, its document_id.
+func sentKey(body string) string {
+	if k := bodyKey(body); k != "" {
+		return k
+	}
+	var b struct {
+		DocumentID string `json:"document_id"`
+	}
+	_ = json.Unmarshal([]byte(body), &b)
+	return b.DocumentID
 }
 
 // post posts body under key until it is answered with neither 409 nor
@@ -547,6 +616,11 @@ func (f *fdRun) check(procs []*ConsumerProc) {
 		if n != 1 {
 			rep.violate("key %s: the front door enqueued %d messages, want 1", q.Key, n)
 		}
+		for _, body := range f.bodies[q.Key] {
+			if want := f.wantSent(q); body != want {
+				rep.violate("key %s: the front door sent %.200s, want the body as posted, %.200s", q.Key, body, want)
+			}
+		}
 		kc := calls[q.Prompt]
 		if len(kc) != 1 {
 			rep.violate("key %s: %d provider calls, want 1", q.Key, len(kc))
@@ -569,7 +643,7 @@ func (f *fdRun) check(procs []*ConsumerProc) {
 			rep.violate("key %s: its status reads completion %s %q, which the provider did not answer for it", q.Key, res.ID, clip(res.Content))
 		}
 		if i == f.cfg.Reused {
-			if other := calls[bodyPrompt(otherPayload(q))]; len(other) != 0 {
+			if other := calls[bodyPrompt(f.otherPayload(q))]; len(other) != 0 {
 				rep.violate("key %s: the payload refused under the reused key was called %d times", q.Key, len(other))
 			}
 			if rep.Reused != http.StatusUnprocessableEntity {

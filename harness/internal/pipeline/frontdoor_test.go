@@ -14,21 +14,34 @@ import (
 // 4th key's answers cut by a TCP proxy after the front door handled the
 // request (the client posts again), one key reused with another payload,
 // and a client per key reading its status until 200. Each key must be
-// enqueued once and called once, its status must be the provider's
-// answer for it, the reused key's other payload must be refused (422) and
-// never run, and the queue must end empty (RunFrontDoor's violations).
+// enqueued once, as posted (only the key put in it), and called once, its
+// status must be the provider's answer for it, the reused key's other
+// payload must be refused (422) and never run, and the queue must end
+// empty (RunFrontDoor's violations). It runs twice: the worker keyed by
+// the body's idempotency_key, and by two body fields (IDEMQ_KEY_FIELDS),
+// whose status the front door reads by the key it kept for each POST.
 func testFrontDoor(t *testing.T, parts pipeline.Parts) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := pipeline.RunFrontDoor(ctx, parts, pipeline.FrontDoorSmall())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", rep.Summary())
-	for _, v := range rep.Violations {
-		t.Error(v)
-	}
-	if rep.Answers[409] == 0 {
-		t.Logf("no POST found its key's claim in progress (409) this run")
+	for _, fields := range []bool{false, true} {
+		name := "idempotency_key"
+		if fields {
+			name = "key-fields"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cfg := pipeline.FrontDoorSmall()
+			cfg.KeyFields = fields
+			rep, err := pipeline.RunFrontDoor(ctx, parts, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("\n%s", rep.Summary())
+			for _, v := range rep.Violations {
+				t.Error(v)
+			}
+			if rep.Answers[409] == 0 {
+				t.Logf("no POST found its key's claim in progress (409) this run")
+			}
+		})
 	}
 }

@@ -41,8 +41,8 @@ func (rep *Report) Summary() string {
 	w := rep.Worker
 	fmt.Fprintf(&b, "  function: executed %d (fresh %d, took over %d), replayed %d (stored %d, copies %d, cache hits %d), in-progress retries %d, failed %d, skipped %d\n",
 		w.Executed, w.Fresh, w.TookOver, w.Replayed, w.StoredReplays, w.Copies, w.CacheHits, w.InProgress, w.Failed, w.Skipped)
-	fmt.Fprintf(&b, "  provider calls %d for %d keys: %d duplicate (%d after an instance died with the answer, %d after the store failed to keep the result)\n",
-		rep.ProviderCalls, rep.Keys, rep.DuplicateCalls, rep.LostWorkCalls, rep.NotStoredCalls)
+	fmt.Fprintf(&b, "  provider calls %d for %d keys: %d duplicate (%d after an instance died with the answer, %d after a call whose answer the worker never took, %d after the store failed to keep the result)\n",
+		rep.ProviderCalls, rep.Keys, rep.DuplicateCalls, rep.LostWorkCalls, rep.AbandonedCalls, rep.NotStoredCalls)
 	if bo := rep.Backoff; bo != nil {
 		fmt.Fprintf(&b, "  back-off: %d ChangeMessageVisibility, %d accepted (visibility set: %s), %d rejected %v; %d came back sooner than the queue's visibility timeout, %d later; the workers counted %d backed off\n",
 			bo.Requests, bo.Accepted(), formatSorted(bo.Seconds, "%d s ×%d"), bo.Requests-bo.Accepted(), bo.Rejected, bo.Sooner, bo.Later, w.BackedOff)

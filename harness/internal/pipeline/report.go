@@ -47,6 +47,13 @@ type Report struct {
 	// computed but could not store (the store failed the completion,
 	// after its retries): the next delivery runs the work again.
 	NotStoredCalls int
+	// AbandonedCalls are duplicate calls of keys whose earlier call the
+	// provider made but whose answer the worker never took: it gave up
+	// first (its deadline cut the call, a loaded machine slowed the
+	// answer), so the work failed and the key was freed for a retry.
+	// Up to one per such call, beyond those an instance's death
+	// explains, they are not violations.
+	AbandonedCalls int
 	Unanswered     int // keys never called and not dead-lettered
 	DeadLetters    []DeadLetter
 	Records        map[string]int // records by status at the end (idemq)
@@ -125,13 +132,22 @@ func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, e
 	if r.naive == nil {
 		r.notStored = r.notStoredResults()
 	}
+	r.abandoned = map[string]int{}
+	for _, c := range r.provider.Log() {
+		if k := r.keyOf[c.Key]; k != "" && !c.Answered {
+			r.abandoned[k]++
+		}
+	}
 	for _, q := range r.reqs {
 		n := rep.Calls[q.Key]
 		rep.ProviderCalls += n
 		if n > 1 {
 			rep.DuplicateCalls += n - 1
-			rep.LostWorkCalls += min(n-1, r.lostWork[q.Key])
-			rep.NotStoredCalls += min(n-1-min(n-1, r.lostWork[q.Key]), r.notStored[q.Key])
+			lost := min(n-1, r.lostWork[q.Key])
+			abandoned := min(n-1-lost, max(0, r.abandoned[q.Key]-r.lostWork[q.Key]))
+			rep.LostWorkCalls += lost
+			rep.AbandonedCalls += abandoned
+			rep.NotStoredCalls += min(n-1-lost-abandoned, r.notStored[q.Key])
 		}
 		if n == 0 && !deadKeys[q.Key] {
 			rep.Unanswered++

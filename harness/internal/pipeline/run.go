@@ -51,6 +51,7 @@ type runner struct {
 	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
 	lostWork    map[string]int  // per key, the batches holding it whose instance died during them
 	notStored   map[string]int  // per key, the results computed but not stored (notStoredResults)
+	abandoned   map[string]int  // per key, the provider's calls whose answer no worker took (Call.Answered false)
 	errs        []string        // the first invocation errors
 
 	// The FIFO producer's: first message id per key, re-sends with the

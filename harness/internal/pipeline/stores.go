@@ -13,10 +13,10 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/dynamotest"
 	"github.com/idemq/idemq/internal/netfault"
 )
 

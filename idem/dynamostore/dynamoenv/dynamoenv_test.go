@@ -13,7 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 )
 
 // The opener opens IDEMQ_TABLE at IDEMQ_DYNAMODB_ENDPOINT (DynamoDB

@@ -9,7 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/redistest"
+	"github.com/idemq/idemq/idem/redisstore/redistest"
 )
 
 // The opener opens IDEMQ_STORE_URL's server with IDEMQ_TABLE and ":" as

@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/internal/dynamotest"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/internal/frontdoorsuite"
 )
 

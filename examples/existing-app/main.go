@@ -1,0 +1,106 @@
+// Command existing-app is a team's own CDK app, with its own queue and its
+// own Go Lambda function, and idemq attached to both with
+// idemqcdk.NewAttachment: the record table sized from that queue, the
+// function's grants and environment, the event source mapping with
+// ReportBatchItemFailures, the alarms, the dashboard and the redrive
+// policy. docs/deploy.md ("Add idemq to an existing app") shows the same
+// code; main_test.go checks the template it synthesizes.
+//
+//	cd examples/existing-app && npx cdk synth   # the repository's pinned CLI (npm ci at the root)
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/infra/idemqcdk"
+)
+
+func main() {
+	if err := synth(); err != nil {
+		// A refused setting panics in the construct: say it, not a Go
+		// stack trace. (No jsii.Close after a failed CDK call: exiting
+		// ends the runtime.)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	jsii.Close()
+}
+
+// synth writes the app's cloud assembly where the CLI asks.
+func synth() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	app := awscdk.NewApp(nil)
+	NewOrdersStack(app, jsii.String("Orders"), &OrdersStackProps{Code: idemqcdk.GoCode(".", "./function")})
+	app.Synth(nil)
+	return nil
+}
+
+// OrdersStackProps configures the team's stack.
+type OrdersStackProps struct {
+	awscdk.StackProps
+	// Code is the order handler's code (./function, built for arm64).
+	// Required.
+	Code awslambda.Code
+	// VisibilityTimeout is the orders queue's visibility timeout.
+	// Defaults to 6 minutes: 6 × the function's timeout, AWS's guidance.
+	VisibilityTimeout awscdk.Duration
+	// MaxReceiveCount is how many receives a message gets before it moves
+	// to the dead-letter queue. Defaults to 5, AWS's recommendation.
+	MaxReceiveCount *float64
+}
+
+// NewOrdersStack is the team's stack: the orders queue with its
+// dead-letter queue, the function that handles each order, and idemq.
+func NewOrdersStack(scope constructs.Construct, id *string, props *OrdersStackProps) awscdk.Stack {
+	stack := awscdk.NewStack(scope, id, &props.StackProps)
+	visibility, receives := props.VisibilityTimeout, props.MaxReceiveCount
+	if visibility == nil {
+		visibility = awscdk.Duration_Minutes(jsii.Number(6))
+	}
+	if receives == nil {
+		receives = jsii.Number(5)
+	}
+
+	// The team's own queue and function, as they were before idemq.
+	dlq := awssqs.NewQueue(stack, jsii.String("OrdersDLQ"), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	orders := awssqs.NewQueue(stack, jsii.String("Orders"), &awssqs.QueueProps{
+		VisibilityTimeout: visibility,
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: receives},
+	})
+	handler := awslambda.NewFunction(stack, jsii.String("OrderHandler"), &awslambda.FunctionProps{
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         props.Code,
+		Timeout:      awscdk.Duration_Minutes(jsii.Number(1)),
+	})
+
+	// docs:begin (docs/deploy.md, "Add idemq to an existing app", shows these lines)
+	// idemq, attached to them: the record table sized from the queue, the
+	// function's grants and environment, the event source mapping, the
+	// alarms, the dashboard and the redrive policy. Synth fails, naming
+	// the setting, if the queue cannot be safe for the function.
+	idemq := idemqcdk.NewAttachment(stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
+		Function:  handler,
+		Queue:     orders,
+		Namespace: jsii.String("orders"), // every key's prefix: never change it
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("RecordExpiry"), &awscdk.CfnOutputProps{
+		Value: jsii.String(idemq.RecordExpiry.String()),
+	})
+	// docs:end
+	return stack
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/queue"
+)
+
+// TestMain stops the jsii runtime once, after all tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	jsii.Close()
+	os.Exit(code)
+}
+
+type obj = map[string]any
+type arr = []any
+
+// template synthesizes the team's stack with props (Code set) and returns
+// its template as JSON, and as an assertions.Template.
+func template(t *testing.T, props OrdersStackProps) (obj, assertions.Template) {
+	t.Helper()
+	props.Code = idemqcdk.GoCode(".", "./function") // as the app builds it (go's build cache makes it quick after the first)
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	tpl := assertions.Template_FromStack(NewOrdersStack(app, jsii.String("Orders"), &props), nil)
+	return *tpl.ToJSON(), tpl
+}
+
+// only is the logical id and resource of the one resource of type typ in
+// doc for which pick is true.
+func only(t *testing.T, doc obj, typ string, pick func(obj) bool) (string, obj) {
+	t.Helper()
+	var id string
+	var res obj
+	for k, r := range doc["Resources"].(obj) {
+		r := r.(obj)
+		if r["Type"] == typ && (pick == nil || pick(r)) {
+			if id != "" {
+				t.Fatalf("more than one %s", typ)
+			}
+			id, res = k, r
+		}
+	}
+	if id == "" {
+		t.Fatalf("no %s", typ)
+	}
+	return id, res
+}
+
+func props(r obj) obj { p, _ := r["Properties"].(obj); return p }
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestTemplate checks what idemq adds to the team's app: the record table
+// with TTL, its expiry sized from that queue; only the actions idemq's own
+// stack grants; the event source mapping with ReportBatchItemFailures; the
+// seven alarms; and the environment the function's start-up check reads.
+func TestTemplate(t *testing.T) {
+	doc, tpl := template(t, OrdersStackProps{})
+	hasRedrive := func(r obj) bool { return props(r)["RedrivePolicy"] != nil }
+	queueID, q := only(t, doc, "AWS::SQS::Queue", hasRedrive)
+	_, dlq := only(t, doc, "AWS::SQS::Queue", func(r obj) bool { return !hasRedrive(r) })
+	fnID, fn := only(t, doc, "AWS::Lambda::Function", nil)
+	tableID, table := only(t, doc, "AWS::DynamoDB::GlobalTable", nil)
+	bucketID, _ := only(t, doc, "AWS::S3::Bucket", nil)
+
+	// The queue's settings, as the template deploys them: SQS's default
+	// retention (none set), the dead-letter queue's 14 days.
+	seconds := func(v any, def time.Duration) time.Duration {
+		if f, ok := v.(float64); ok {
+			return time.Duration(f) * time.Second
+		}
+		return def
+	}
+	settings := queue.Settings{
+		Retention:           seconds(props(q)["MessageRetentionPeriod"], 4*24*time.Hour),
+		VisibilityTimeout:   seconds(props(q)["VisibilityTimeout"], 30*time.Second),
+		MaxReceives:         int(props(q)["RedrivePolicy"].(obj)["maxReceiveCount"].(float64)),
+		DeadLetterRetention: seconds(props(dlq)["MessageRetentionPeriod"], 4*24*time.Hour),
+	}
+	timeout := seconds(props(fn)["Timeout"], 3*time.Second)
+	life, err := queue.RecordLifetime(settings, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if life != 540*time.Hour+38*time.Minute {
+		t.Errorf("the queue's record lifetime is %s, want 540h38m0s (96h + 5 × 6m, redriven from a 14-day dead-letter queue, + a quarter)", life)
+	}
+	if ttl := jsonText(props(table)["TimeToLiveSpecification"]); ttl != `{"AttributeName":"expiration","Enabled":true}` {
+		t.Errorf("table TTL %s, want on expiration", ttl)
+	}
+	env, _ := props(fn)["Environment"].(obj)["Variables"].(obj)
+	queueJSON, _ := json.Marshal(settings)
+	for k, want := range map[string]any{
+		"IDEMQ_TABLE":         obj{"Ref": tableID},
+		"IDEMQ_RECORD_EXPIRY": life.String(),
+		"IDEMQ_QUEUE":         string(queueJSON), // what the function's start-up check reads
+		"IDEMQ_NAMESPACE":     "orders",
+		"IDEMQ_KEY_FIELD":     "idempotency_key",
+		"IDEMQ_BACKOFF":       "true",
+		"IDEMQ_EMF_NAMESPACE": "idemq",
+		"IDEMQ_BLOB_BUCKET":   obj{"Ref": bucketID},
+		"IDEMQ_BLOB_PREFIX":   "idemq/",
+	} {
+		if jsonText(env[k]) != jsonText(want) {
+			t.Errorf("the function's %s is %s, want %s", k, jsonText(env[k]), jsonText(want))
+		}
+	}
+	if len(env) != 9 {
+		t.Errorf("the function's environment has %d variables, want idemq's 9: %s", len(env), jsonText(env))
+	}
+
+	// Only the actions idemq's own stack grants: the role CDK made for the
+	// team's function keeps its managed policy (the team's choice), and
+	// its one inline policy holds idemq's grants and nothing else.
+	var got []string
+	for _, r := range doc["Resources"].(obj) {
+		if r := r.(obj); r["Type"] == "AWS::IAM::Policy" {
+			for _, s := range props(r)["PolicyDocument"].(obj)["Statement"].(arr) {
+				s := s.(obj)
+				actions, ok := s["Action"].(arr)
+				if !ok {
+					actions = arr{s["Action"]}
+				}
+				for _, a := range actions {
+					got = append(got, fmt.Sprintf("%s %v on %s", s["Effect"], a, jsonText(s["Resource"])))
+				}
+			}
+		}
+	}
+	arn := func(id string) string { return jsonText(obj{"Fn::GetAtt": arr{id, "Arn"}}) }
+	objects := jsonText(obj{"Fn::Join": arr{"", arr{obj{"Fn::GetAtt": arr{bucketID, "Arn"}}, "/idemq/*"}}})
+	want := []string{
+		"Allow dynamodb:PutItem on " + arn(tableID), "Allow dynamodb:UpdateItem on " + arn(tableID), "Allow dynamodb:DeleteItem on " + arn(tableID),
+		"Allow sqs:ReceiveMessage on " + arn(queueID), "Allow sqs:DeleteMessage on " + arn(queueID), "Allow sqs:GetQueueAttributes on " + arn(queueID),
+		"Allow sqs:ChangeMessageVisibility on " + arn(queueID),
+		"Allow s3:PutObject on " + objects, "Allow s3:GetObject on " + objects,
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the function's grants:\n\t%s\nwant exactly idemq's:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+
+	_, esm := only(t, doc, "AWS::Lambda::EventSourceMapping", nil)
+	if got, want := jsonText(props(esm)), jsonText(obj{
+		"BatchSize":             10,
+		"EventSourceArn":        obj{"Fn::GetAtt": arr{queueID, "Arn"}},
+		"FunctionName":          obj{"Ref": fnID},
+		"FunctionResponseTypes": arr{"ReportBatchItemFailures"},
+		"ScalingConfig":         obj{"MaximumConcurrency": 10},
+	}); got != want {
+		t.Errorf("event source mapping %s, want %s", got, want)
+	}
+	alarms := map[string]int{}
+	for _, r := range doc["Resources"].(obj) {
+		if r := r.(obj); r["Type"] == "AWS::CloudWatch::Alarm" {
+			alarms[fmt.Sprint(props(r)["MetricName"])]++
+		}
+	}
+	if got := jsonText(alarms); got != `{"ApproximateAgeOfOldestMessage":2,"ApproximateNumberOfMessagesVisible":1,"Duration":1,"Errors":1,"Failed":1,"Throttles":1}` {
+		t.Errorf("alarms by metric: %s, want the seven", got)
+	}
+	tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
+	tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(1)) // the redrive policy, attached to nothing
+}
+
+// TestUnsafeQueueFailsSynth checks that the team's queue fails the synth,
+// naming the setting, when its visibility timeout is shorter than the
+// function's timeout (issue 35's team had 30 s under 45 s), or its max
+// receives leave no retry.
+func TestUnsafeQueueFailsSynth(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		props OrdersStackProps
+		field string
+		says  string
+	}{
+		{"visibility 30s under the 1-minute function", OrdersStackProps{VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(30))},
+			"VisibilityTimeout", "the queue's VisibilityTimeout 30s is shorter than the function's Timeout 1m0s"},
+		{"max receives 1", OrdersStackProps{MaxReceiveCount: jsii.Number(1)},
+			"MaxReceives", "the queue's DeadLetterQueue.MaxReceiveCount 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got any
+			func() {
+				defer func() { got = recover() }()
+				template(t, c.props)
+			}()
+			err, _ := got.(error)
+			var se *idemqcdk.SettingError
+			if !errors.As(err, &se) || se.Field != c.field || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("synth: recovered %v; want a *idemqcdk.SettingError for %s saying %q", got, c.field, c.says)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestDocsShowTheAppsCode checks that docs/deploy.md's "Add idemq to an
+// existing app" shows the lines of main.go between docs:begin and
+// docs:end, as they are.
+func TestDocsShowTheAppsCode(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok1 := strings.Cut(string(src), "// docs:begin")
+	region, _, ok2 := strings.Cut(rest, "\t// docs:end")
+	if !ok1 || !ok2 {
+		t.Fatal("main.go has no docs:begin … docs:end region")
+	}
+	_, region, _ = strings.Cut(region, "\n")
+	var want []string
+	for _, l := range strings.Split(strings.TrimRight(region, "\n"), "\n") {
+		want = append(want, strings.TrimPrefix(l, "\t"))
+	}
+	doc, err := os.ReadFile("../../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Add idemq to an existing app\n")
+	if !ok {
+		t.Fatal(`docs/deploy.md has no "## Add idemq to an existing app"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	if !strings.Contains(section, strings.Join(want, "\n")) {
+		t.Errorf("docs/deploy.md's \"Add idemq to an existing app\" does not show main.go's lines as they are:\n%s", strings.Join(want, "\n"))
+	}
+}

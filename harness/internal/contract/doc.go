@@ -1,0 +1,11 @@
+// Package contract holds the cross-part property test of the request
+// contract (package request): random bodies × key rules × namespaces ×
+// scopes, one request sent through every part that meets it (the
+// producer, the handler, the front door, the command's key path, the
+// durable dispatcher), each part wired from one request.Identity as a
+// user wires it, and every part's key compared. It lives in the harness
+// module because it needs every module at once: the root's parts, the
+// durable dispatcher's module, and the command's key path
+// (internal/recordkey). docs/proof.md says what it checks and what it
+// found.
+package contract

@@ -1,0 +1,129 @@
+package request
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Merge returns the Identity that says what id and other both say: each
+// of the namespace, the key's source and the fingerprint taken from the
+// one that sets it. It is how a request type's Identity (IdentityOf),
+// which says the key and the fingerprint, joins the settings a part is
+// given, which say the namespace and may add what the type leaves
+// unset (a key attribute, fingerprint fields, no fingerprint). Where both
+// set one, they must say the same (KeyFields and FingerprintFields in any
+// order): else it is a contradiction, an *idem.ConfigError naming id's
+// field. A KeyFunc is never the same as another, so two are refused.
+// Merge does not Validate the result.
+func (id Identity) Merge(other Identity) (Identity, error) {
+	var errs []error
+	out := id
+	switch {
+	case id.Namespace == "":
+		out.Namespace = other.Namespace
+	case other.Namespace != "" && other.Namespace != id.Namespace:
+		errs = append(errs, configError("Namespace", fmt.Sprintf("%q", id.Namespace), fmt.Errorf("contradicts %q", other.Namespace)))
+	}
+	mine, theirs := id.keySource(), other.keySource()
+	switch {
+	case theirs.field == "":
+	case mine.field == "":
+		out.KeyField, out.KeyFields, out.KeyAttribute, out.KeyFunc = other.KeyField, slices.Clone(other.KeyFields), other.KeyAttribute, other.KeyFunc
+	case mine.field == "KeyFunc" && theirs.field == "KeyFunc":
+		errs = append(errs, configError("KeyFunc", "", errors.New("is set in both: two functions cannot be told to agree")))
+	case mine != theirs:
+		errs = append(errs, configError(mine.field, mine.value, fmt.Errorf("contradicts %s", other.Source())))
+	}
+	mineFP, theirsFP := id.fingerprintSource(), other.fingerprintSource()
+	switch {
+	case theirsFP.field == "":
+	case mineFP.field == "":
+		out.FingerprintFields, out.NoFingerprint = slices.Clone(other.FingerprintFields), other.NoFingerprint
+	case mineFP != theirsFP:
+		errs = append(errs, configError(mineFP.field, mineFP.value, fmt.Errorf("contradicts %s %s", theirsFP.field, theirsFP.value)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Identity{}, err
+	}
+	return out, nil
+}
+
+// source is a setting of an Identity, set or not, in a form two
+// Identities that say the same thing share: the field that sets it
+// ("" when none does) and its value, sets sorted.
+type source struct {
+	field, value string
+}
+
+// keySource is where id's key comes from, as set: the first key field
+// set (Validate refuses more than one).
+func (id Identity) keySource() source {
+	switch {
+	case id.KeyField != "":
+		return source{"KeyField", fmt.Sprintf("%q", id.KeyField)}
+	case len(id.KeyFields) > 0:
+		return source{"KeyFields", setValue(id.KeyFields)}
+	case id.KeyAttribute != "":
+		return source{"KeyAttribute", fmt.Sprintf("%q", id.KeyAttribute)}
+	case id.KeyFunc != nil:
+		return source{"KeyFunc", "func"}
+	}
+	return source{}
+}
+
+// fingerprintSource is what id's fingerprint covers, as set.
+func (id Identity) fingerprintSource() source {
+	switch {
+	case id.NoFingerprint:
+		return source{"NoFingerprint", "true"}
+	case len(id.FingerprintFields) > 0:
+		return source{"FingerprintFields", setValue(id.FingerprintFields)}
+	}
+	return source{}
+}
+
+// reads is how a Reader of id reads a request: where its key comes from
+// and what its fingerprint covers, with the defaults filled in. Two
+// Identities that read every message alike have the same.
+func (id Identity) reads() (key, fingerprint source) {
+	key = id.keySource()
+	if key.field == "" {
+		key = source{"KeyField", fmt.Sprintf("%q", DefaultKeyField)}
+	}
+	fingerprint = id.fingerprintSource()
+	switch {
+	case fingerprint.field != "":
+	case len(id.KeyFields) > 0:
+		fingerprint = source{"NoFingerprint", "true"}
+	default:
+		fingerprint = source{"FingerprintFields", "(the whole body)"}
+	}
+	return key, fingerprint
+}
+
+// ReadsAs returns nil when id and other read every message alike (the
+// same key source and fingerprint, defaults filled in; the namespace
+// aside), else an *idem.ConfigError naming id's field that differs.
+func (id Identity) ReadsAs(other Identity) error {
+	myKey, myFP := id.reads()
+	theirKey, theirFP := other.reads()
+	var errs []error
+	switch {
+	case myKey.field == "KeyFunc" || theirKey.field == "KeyFunc":
+		errs = append(errs, configError(myKey.field, myKey.value, errors.New("cannot be shown to read keys as the other does: one of them is a KeyFunc")))
+	case myKey != theirKey:
+		errs = append(errs, configError(myKey.field, myKey.value, fmt.Errorf("reads the key otherwise than %s %s", theirKey.field, theirKey.value)))
+	}
+	if myFP != theirFP {
+		errs = append(errs, configError(myFP.field, myFP.value, fmt.Errorf("fingerprints otherwise than %s %s", theirFP.field, theirFP.value)))
+	}
+	return errors.Join(errs...)
+}
+
+// setValue shows fields as a set: sorted, each once.
+func setValue(fields []string) string {
+	s := slices.Compact(slices.Sorted(slices.Values(fields)))
+	return "[" + strings.Join(s, " ") + "]"
+}
