@@ -24,8 +24,8 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/worker"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // The opener opens IDEMQ_TABLE at IDEMQ_DYNAMODB_ENDPOINT (DynamoDB

@@ -8,8 +8,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // The opener opens the table IDEMQ_TABLE names on IDEMQ_STORE_URL's

@@ -8,8 +8,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // The opener opens IDEMQ_STORE_URL's server with IDEMQ_TABLE and ":" as
