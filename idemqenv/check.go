@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/queue"
 )
@@ -191,10 +192,13 @@ func (r *reader) checkExpiry(s *Settings) {
 // whether they hold against each other is idem.Config's check, made as
 // the handler is wired.
 //
-//   - A heartbeat needs a lease: without IDEMQ_LEASE the lease is the
-//     invocation's time left plus a margin, which already covers all an
-//     invocation can run, and the library would silently make the beat
-//     at most half of it.
+//   - On Lambda a heartbeat needs a lease: without IDEMQ_LEASE the lease
+//     is the invocation's time left plus a margin, which already covers
+//     all an invocation can run, and the library would silently make the
+//     beat at most half of it. In consumer mode a claim without a lease
+//     of its own takes the consumer's default lease (consumer.DefaultLease),
+//     which the heartbeat renews: a beat above half of it, which the
+//     library would silently cut, is refused.
 //   - No expiry can be shorter than SQS's shortest retention.
 //   - With the queue's settings, the expiry (the library's default when
 //     unset) must cover the message lifetime (queue.CheckExpiry without
@@ -203,7 +207,15 @@ func (r *reader) checkExpiry(s *Settings) {
 //     lease must let a crashed worker's message be retried
 //     (queue.CheckLease).
 func (r *reader) checkClaim(s *Settings) {
-	if s.Heartbeat > 0 && s.Lease == 0 {
+	switch {
+	case s.Heartbeat == 0 || s.Lease > 0:
+	case s.Consumer.QueueURL != "":
+		if s.Heartbeat > consumer.DefaultLease/2 {
+			r.bad("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
+				"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
+				Heartbeat, s.Heartbeat, Lease, consumer.DefaultLease, consumer.DefaultLease/2, Heartbeat, consumer.DefaultLease/2, Lease)
+		}
+	default:
 		r.bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+
 			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
 			Heartbeat, s.Heartbeat, Lease, idem.DefaultLeaseMargin, Lease, Heartbeat)

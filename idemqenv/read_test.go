@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
@@ -193,12 +194,20 @@ func TestReadClaim(t *testing.T) {
 	if _, err := Read(with(Queue, stackQueue, Lease, "1h", Heartbeat, "20m")); err != nil {
 		t.Errorf("a 1 h lease with back-off on the stack's queue: %v", err)
 	}
+	// In consumer mode a claim without a lease of its own takes the
+	// consumer's default lease, which a heartbeat of at most half of it
+	// renews (idem's Config.Heartbeat with idem.ContextWithDefaultLease).
+	if s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "30s")); err != nil || s.Heartbeat != 30*time.Second || s.Lease != 0 {
+		t.Errorf("a consumer's heartbeat without a lease: %+v, %v; want it taken", s, err)
+	}
 	for _, tt := range []struct {
 		name string
 		env  func(string) string
 		want []string
 	}{
-		{"a heartbeat without a lease", with(Heartbeat, "1h"), []string{Heartbeat, Lease}},
+		{"a heartbeat without a lease", with(Heartbeat, "1h"), []string{Heartbeat, Lease, "invocation's time left"}},
+		{"a consumer's heartbeat the default lease would cut", with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "31s"),
+			[]string{Heartbeat + "=31s", Lease, consumer.DefaultLease.String(), "30s"}},
 		{"an expiry of a second", with(RecordExpiry, "1s"), []string{RecordExpiry, "1m0s"}},
 		{"an expiry shorter than the message lifetime", with(Queue, stackQueue, RecordExpiry, "96h"), []string{RecordExpiry, Queue, "message lifetime 97h0m0s"}},
 		{"the default expiry for a queue it does not cover", with(Queue, endless), []string{RecordExpiry, idem.DefaultExpiry.String(), Queue}},
