@@ -215,10 +215,10 @@ func TestFrontDoorSessionScope(t *testing.T) {
 			t.Fatalf("POST by %s: %+v", caller.UserARN, resp)
 		}
 	}
-	sent := sqsServer.sent()
-	if len(sent) != 2 || !strings.Contains(sent[0], `assumed-role/AWSReservedSSO_Writer_0a1b/alice@example.com:fd-1"`) ||
-		!strings.Contains(sent[1], `/bob@example.com:fd-1"`) {
-		t.Errorf("sent %q, want one message per session, each under its session's key", sent)
+	sent, scopes := sqsServer.sent(), sqsServer.sentScopes()
+	if len(sent) != 2 || len(scopes) != 2 || !strings.HasSuffix(scopes[0], "assumed-role/AWSReservedSSO_Writer_0a1b/alice@example.com") ||
+		!strings.HasSuffix(scopes[1], "/bob@example.com") || !strings.Contains(sent[0], `"idempotency_key":"fd-1"`) {
+		t.Errorf("sent %q with scopes %q, want one message per session, each the caller's key in its session's scope", sent, scopes)
 	}
 	for _, caller := range []*iamCaller{alice, bob} {
 		if resp := call(caller, "GET", "/requests/fd-1"); resp.StatusCode != http.StatusAccepted {
