@@ -27,11 +27,11 @@ demo: ## Run the demo: duplicate deliveries, one execution per key (in memory, n
 
 # The library's Go modules (go.work lists them, with harness/ and infra/,
 # which have runs of their own): the root (idem, handler, consumer), a module
-# per driver, the command, the worker and what the two share
+# per driver, the command, the worker library and the reference worker
 # (docs/development.md, "Modules"), and the release tool. From the root,
 # ./... names the root module's packages only, so the targets name every
 # module's.
-MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda internal/storeenv tools/release
+MODULES := . cmd/idemq idem/dynamostore idem/pgstore idem/redisstore idem/s3blob idemqotel durable lambda worker tools/release
 PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 # The CDK apps, modules of their own that test-infra vets, lints and tests:
 # the reference stack (infra/, run by the root's cdk.json) and the example

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // iamCallerKey is the context key of a request's IAM caller: the
@@ -43,7 +44,7 @@ func iamCallerOf(ctx context.Context) (caller iamCaller, ok bool) {
 func iamScope(r *http.Request) (string, error) {
 	caller, ok := iamCallerOf(r.Context())
 	if !ok {
-		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, envFrontScope, scopeNone)
+		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
 	}
 	return principalOf(caller.UserARN, false)
 }
@@ -57,7 +58,7 @@ func iamScope(r *http.Request) (string, error) {
 func iamSessionScope(r *http.Request) (string, error) {
 	caller, ok := iamCallerOf(r.Context())
 	if !ok {
-		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, envFrontScope, scopeNone)
+		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
 	}
 	return principalOf(caller.UserARN, true)
 }
@@ -86,7 +87,7 @@ func principalOf(arn string, withSession bool) (string, error) {
 		case name == "":
 			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role", frontdoor.ErrNoScope, arn)
 		case withSession && session == "":
-			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role session (%s=%s)", frontdoor.ErrNoScope, arn, envFrontScope, scopeIAMSession)
+			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role session (%s=%s)", frontdoor.ErrNoScope, arn, idemqenv.FrontDoorScope, idemqenv.ScopeIAMSession)
 		case withSession:
 			return strings.Join(parts, ":"), nil
 		}

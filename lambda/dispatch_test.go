@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // Dispatch mode wires the durable dispatcher from the environment: the
@@ -18,8 +19,8 @@ import (
 func TestDispatchMode(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
-	vars := env(envMode, modeDispatch, envDurableFunction, "summarise:prod", envLambdaEndpoint, fake.URL,
-		envKeyField, "request_id", envNamespace, "summ", envConcurrency, "4")
+	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
+		idemqenv.KeyField, "request_id", idemqenv.Namespace, "summ", idemqenv.Concurrency, "4")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +45,8 @@ func TestDispatchMode(t *testing.T) {
 func TestDispatchModeKeyFields(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
-	vars := env(envMode, modeDispatch, envDurableFunction, "summarise:prod", envLambdaEndpoint, fake.URL,
-		envKeyFields, "document_id,version", envNamespace, "docs")
+	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
+		idemqenv.KeyFields, "document_id,version", idemqenv.Namespace, "docs")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -62,44 +63,38 @@ func TestDispatchModeKeyFields(t *testing.T) {
 
 func TestDispatchConfig(t *testing.T) {
 	t.Parallel()
-	base := []string{envMode, modeDispatch, envDurableFunction, "summarise:prod"}
+	base := []string{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod"}
 	with := func(kv ...string) func(string) string { return env(append(append([]string{}, base...), kv...)...) }
-	c, err := loadConfig(with(envConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", envSQSEndpoint, "http://127.0.0.1:9324"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.dispatch.function != "summarise:prod" || c.consumer.queueURL == "" || c.sqsEndpoint == "" {
-		t.Errorf("config %+v", c)
-	}
-	for _, tt := range []struct {
-		name string
-		env  func(string) string
-		want string
-	}{
-		{"unknown mode", env(envMode, "dispatcher"), envMode},
-		{"no function", env(envMode, modeDispatch), envDurableFunction + " is required"},
-		{"a store", with(envTable, "idempotency"), envTable + " is set but " + envMode},
-		{"a provider", with(envProviderURL, "http://127.0.0.1:1"), envProviderURL + " is set but " + envMode},
-		{"bad endpoint", with(envLambdaEndpoint, "localhost"), envLambdaEndpoint},
-		{"SQS endpoint without a consumer", with(envSQSEndpoint, "http://127.0.0.1:9324"), envSQSEndpoint},
-		{"bad concurrency", with(envConcurrency, "0"), envConcurrency},
-		{"the name prefix", with(envDurablePrefix, "summ-"), envDurablePrefix + " is no longer read"},
-	} {
-		if _, err := loadConfig(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: %v; want an error naming %s", tt.name, err, tt.want)
-		}
+	// The variables themselves are idemqenv's (TestReadDispatch); the
+	// name prefix dispatch mode read before the namespace did its job is
+	// refused, naming what replaced it.
+	if _, err := loadConfig(with(idemqenv.DurableNamePrefix, "summ-")); err == nil || !strings.Contains(err.Error(), idemqenv.DurableNamePrefix+" is no longer read") {
+		t.Errorf("the name prefix: %v; want it refused as no longer read", err)
 	}
 	// What the library refuses stops the start-up, after the variable's name.
 	for _, tt := range []struct {
 		env  func(string) string
 		want string
 	}{
-		{env(envMode, modeDispatch, envDurableFunction, "summarise"), envDurableFunction + ": durable: function"},
-		{with(envNamespace, "a\x01b"), envNamespace + ": request: Namespace"},
+		{env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise"), idemqenv.DurableFunction + ": durable: function"},
+		{with(idemqenv.Namespace, "a\x01b"), idemqenv.Namespace + ": request: Namespace"},
 	} {
 		_, err := start(context.Background(), tt.env, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("start: %v; want %q", err, tt.want)
+		}
+	}
+}
+
+// The dispatcher refuses the front door's settings and the tracing it
+// would ignore, as it refuses the store's. The names are spelled out, as
+// an operator writes them.
+func TestDispatchRefusesOtherModesSettings(t *testing.T) {
+	t.Parallel()
+	for _, kv := range [][]string{{"IDEMQ_FRONTDOOR_PATH", "/jobs"}, {"IDEMQ_FRONTDOOR_SCOPE", "none"}, {"IDEMQ_TRACING", "otel"}} {
+		_, err := loadConfig(env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", kv[0], kv[1]))
+		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is dispatch") {
+			t.Errorf("dispatch with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
 		}
 	}
 }

@@ -11,140 +11,94 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/storeenv"
+	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/idem/pgstore/pgenv"
+	"github.com/idemq/idemq/idem/redisstore/redisenv"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/producer"
 	idemqrequest "github.com/idemq/idemq/request"
+	"github.com/idemq/idemq/worker"
 )
 
-// The variables of front-door mode: with IDEMQ_MODE=frontdoor the function
-// serves the HTTP front door (package frontdoor) behind a Lambda function
-// URL or an API Gateway HTTP API (payload 2.0) instead of consuming the
-// queue: it enqueues each POSTed request once per Idempotency-Key on
-// IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's status from the
-// worker's records, in the same store (IDEMQ_STORE, IDEMQ_TABLE, ...),
-// under the worker's IDEMQ_NAMESPACE, which it requires. IDEMQ_KEY_FIELD
-// or IDEMQ_KEY_FIELDS (the worker's key rule: one request.Identity for the
-// front door and its producer, as for the handler), IDEMQ_RECORD_EXPIRY
-// (how long an accepted key is remembered), IDEMQ_SQS_ENDPOINT and the
-// blob store's variables (to read results the worker offloaded) apply as
-// in worker mode; IDEMQ_PROVIDER_URL is not needed. IDEMQ_FRONTDOOR_SCOPE says whose key is it: iam (the default on
-// Lambda) keeps each IAM caller's keys apart (iamScope) and refuses a
+// wireFrontDoor wires front-door mode (IDEMQ_MODE=frontdoor): the
+// function serves the HTTP front door (package frontdoor) behind a Lambda
+// function URL or an API Gateway HTTP API (payload 2.0) instead of
+// consuming the queue: it enqueues each POSTed request once per
+// Idempotency-Key on IDEMQ_FRONTDOOR_QUEUE_URL, and answers each key's
+// status from the worker's records, in the same store, opened and checked
+// as the worker opens it (worker.OpenStore), under the worker's
+// IDEMQ_NAMESPACE. The worker's key rule (IDEMQ_KEY_FIELD,
+// IDEMQ_KEY_FIELDS or IDEMQ_KEY_ATTRIBUTE, and IDEMQ_FINGERPRINT_FIELDS) is
+// one request.Identity for the front door and its producer, as for the
+// handler. IDEMQ_FRONTDOOR_SCOPE says whose key it is: iam (the default on
+// Lambda) keeps each IAM principal's keys apart (iamScope) and refuses a
 // request without one (403); iam-session does too, an assumed role's
 // sessions each a caller of their own (iamSessionScope); none (the
 // default with IDEMQ_FRONTDOOR_ADDR) shares one key space among every
 // caller.
-const (
-	envFrontQueueURL   = "IDEMQ_FRONTDOOR_QUEUE_URL"      // the worker's queue, to send requests to; required in front-door mode
-	envFrontPath       = "IDEMQ_FRONTDOOR_PATH"           // where requests are posted; default frontdoor.DefaultPath
-	envFrontMaxBody    = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES" // largest request body; default frontdoor.DefaultMaxBodyBytes
-	envFrontAddr       = "IDEMQ_FRONTDOOR_ADDR"           // host:port: serve plain HTTP there, off Lambda (local runs, containers); default: serve Lambda
-	envFrontScope      = "IDEMQ_FRONTDOOR_SCOPE"          // whose key is it: iam (each IAM principal's keys its own; default on Lambda), iam-session (each role session's) or none (one key space; default with IDEMQ_FRONTDOOR_ADDR)
-	scopeIAM           = "iam"
-	scopeIAMSession    = "iam-session"
-	scopeNone          = "none"
-	modeWorker         = "worker"
-	modeFrontDoor      = "frontdoor"
-	frontDoorModeUsage = envMode + "=" + modeFrontDoor
-)
-
-// frontDoorConfig is front-door mode's part of the configuration.
-type frontDoorConfig struct {
-	on           bool
-	queueURL     string
-	path         string // "": the library's default
-	maxBodyBytes int    // 0: the library's default
-	addr         string // "": serve Lambda
-	scope        string // scopeIAM: each IAM principal's keys are its own (iamScope); scopeIAMSession: each role session's (iamSessionScope); scopeNone: one key space
-}
-
-// checkFrontDoor reads front-door mode's variables into c. Without
-// IDEMQ_MODE=frontdoor any of the others is a mistake, not a setting.
-func checkFrontDoor(c *config, getenv func(string) string) []error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	fc := &c.frontDoor
-	fc.on = strings.ToLower(getenv(envMode)) == modeFrontDoor // loadConfig refused other modes
-
-	fc.queueURL, fc.path, fc.addr = getenv(envFrontQueueURL), getenv(envFrontPath), getenv(envFrontAddr)
-	maxBody, scope := getenv(envFrontMaxBody), getenv(envFrontScope)
-	if !fc.on {
-		for _, v := range []struct{ name, value string }{{envFrontQueueURL, fc.queueURL}, {envFrontPath, fc.path}, {envFrontMaxBody, maxBody}, {envFrontAddr, fc.addr}, {envFrontScope, scope}} {
-			if v.value != "" {
-				bad("%s is set but %s is not: it is a setting of front-door mode", v.name, frontDoorModeUsage)
-			}
+func wireFrontDoor(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsOpts...)
+	if err != nil {
+		return program{}, fmt.Errorf("AWS configuration: %w", err)
+	}
+	conns := s.Connections()
+	store, _, err := worker.OpenStore(ctx, s.Store, idemqenv.OpenConfig{Connections: conns,
+		AWS: func(context.Context) (aws.Config, error) { return awsCfg, nil }}, pgenv.Opener(), redisenv.Opener())
+	if err != nil {
+		if errors.Is(err, pgstore.ErrTableShape) {
+			err = fmt.Errorf("%w; %s", err, migrateHint)
 		}
-		return errs
+		return program{}, err
 	}
-	if fc.queueURL == "" {
-		bad("%s is required with %s: the URL of the worker's queue", envFrontQueueURL, frontDoorModeUsage)
-	} else if err := checkURL(fc.queueURL); err != nil {
-		bad("%s: %v", storeenv.ShowVar(envFrontQueueURL, fc.queueURL), err)
-	}
-	if c.namespace == "" {
-		bad("%s is required with %s: the worker's namespace, under which the front door reads its records", envNamespace, frontDoorModeUsage)
-	}
-	if c.consumer.queueURL != "" {
-		bad("%s and %s are both set: a function is a front door or a consumer", envConsumerQueueURL, frontDoorModeUsage)
-	}
-	if fc.addr != "" {
-		if _, _, err := net.SplitHostPort(fc.addr); err != nil {
-			bad("%s=%q: want host:port, like 127.0.0.1:8080", envFrontAddr, fc.addr)
+	var blobs idem.Blobs // nil: none
+	if s.Blobs.Bucket != "" {
+		b, err := worker.OpenBlobs(awsCfg, s.Blobs, conns)
+		if err != nil {
+			return program{}, idemqenv.SettingError(err)
 		}
+		blobs = b
 	}
-	// Whose key is it: on Lambda the IAM caller's, unless told there is
-	// none (AuthType NONE); off Lambda no request carries an IAM caller.
-	switch fc.scope = strings.ToLower(scope); {
-	case fc.scope == "" && fc.addr == "":
-		fc.scope = scopeIAM
-	case fc.scope == "":
-		fc.scope = scopeNone
-	case (fc.scope == scopeIAM || fc.scope == scopeIAMSession) && fc.addr != "":
-		bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)", envFrontScope, fc.scope, envFrontAddr, envFrontScope, scopeNone)
-	case fc.scope != scopeIAM && fc.scope != scopeIAMSession && fc.scope != scopeNone:
-		bad("%s=%q: want %s (each IAM principal's keys its own), %s (each role session's) or %s (one key space shared by every caller)", envFrontScope, scope, scopeIAM, scopeIAMSession, scopeNone)
+	fd, err := newFrontDoor(s, awsCfg, store, blobs, conns, logger)
+	if err != nil {
+		return program{}, idemqenv.SettingError(err)
 	}
-	if maxBody != "" {
-		var err error
-		if fc.maxBodyBytes, err = strconv.Atoi(maxBody); err != nil || fc.maxBodyBytes < 1 {
-			bad("%s=%q: want a size in bytes of at least 1", envFrontMaxBody, maxBody)
-		}
-	}
-	return errs
+	return program{frontDoor: fd, frontDoorAddr: s.FrontDoor.Addr}, nil
 }
 
 // newFrontDoor wires front-door mode: the front door over store (the
 // worker's), reading offloaded results from blobs (nil: none), sending
-// through an SQS client of awsCfg. frontdoor.New's error names a setting
-// it refuses.
-func newFrontDoor(cfg config, awsCfg aws.Config, store frontdoor.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
+// through an SQS client of awsCfg by the worker's request.Identity (the
+// handler's, the front door's and its producer's). frontdoor.New's error
+// names a setting it refuses.
+func newFrontDoor(s idemqenv.Settings, awsCfg aws.Config, store frontdoor.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
 	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
 		o.HTTPClient = keepConnections(o.HTTPClient, conns)
-		if cfg.sqsEndpoint != "" {
-			o.BaseEndpoint = aws.String(cfg.sqsEndpoint)
+		if s.SQSEndpoint != "" {
+			o.BaseEndpoint = aws.String(s.SQSEndpoint)
 		}
 	})
-	id := cfg.identity() // the handler's (wire), the front door's and its producer's
+	id := s.Request
 	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
-		frontdoor.WithPath(cfg.frontDoor.path), frontdoor.WithMaxBodyBytes(cfg.frontDoor.maxBodyBytes),
-		frontdoor.WithIdem(idem.WithExpiry(cfg.expiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(cfg.offloadAbove))}
-	switch cfg.frontDoor.scope {
-	case scopeIAM:
+		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes),
+		frontdoor.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))}
+	switch s.FrontDoor.Scope {
+	case idemqenv.ScopeIAM:
 		opts = append(opts, frontdoor.WithScope(iamScope))
-	case scopeIAMSession:
+	case idemqenv.ScopeIAMSession:
 		opts = append(opts, frontdoor.WithScope(iamSessionScope))
 	}
-	q, err := newFrontDoorQueue(client, cfg.frontDoor.queueURL, id)
+	q, err := newFrontDoorQueue(client, s.FrontDoor.QueueURL, id)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +117,7 @@ func serveFrontDoor(h http.Handler, addr string) error {
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %w", envFrontAddr, addr, err)
+		return fmt.Errorf("%s=%s: %w", idemqenv.FrontDoorAddr, addr, err)
 	}
 	go func() {
 		<-ctx.Done()

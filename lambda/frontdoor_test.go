@@ -19,63 +19,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/producer"
 	idemqrequest "github.com/idemq/idemq/request"
 )
-
-func TestLoadConfigFrontDoor(t *testing.T) {
-	t.Parallel()
-	const queueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
-	c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL,
-		envFrontPath, "/v1/jobs", envFrontMaxBody, "1000"))
-	want := frontDoorConfig{on: true, queueURL: queueURL, path: "/v1/jobs", maxBodyBytes: 1000, scope: scopeIAM}
-	if err != nil || c.frontDoor != want {
-		t.Errorf("front-door mode without a provider: %+v, %v; want %+v", c.frontDoor, err, want)
-	}
-	// Off Lambda no request has an IAM caller: one key space, unless
-	// told otherwise, which is refused below.
-	for _, tc := range []struct{ addr, scope, want string }{{"", "", scopeIAM}, {"127.0.0.1:8080", "", scopeNone}, {"", "NONE", scopeNone}, {"", "iam", scopeIAM}, {"", "IAM-Session", scopeIAMSession}} {
-		c, err := loadConfig(env(envMode, "frontdoor", envTable, "t", envNamespace, "summarise", envFrontQueueURL, queueURL, envFrontAddr, tc.addr, envFrontScope, tc.scope))
-		if err != nil || c.frontDoor.scope != tc.want {
-			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", envFrontAddr, tc.addr, envFrontScope, tc.scope, c.frontDoor.scope, err, tc.want)
-		}
-	}
-	if c, err := loadConfig(env(envTable, "t", envProviderURL, "http://p", envMode, "worker")); err != nil || c.frontDoor.on {
-		t.Errorf("worker mode: %+v, %v", c.frontDoor, err)
-	}
-	for _, tc := range []struct {
-		name string
-		env  func(string) string
-		want []string
-	}{
-		{"bad mode", env(envTable, "t", envProviderURL, "http://p", envMode, "http"), []string{envMode}},
-		{"no queue, no namespace", env(envTable, "t", envMode, "frontdoor"), []string{envFrontQueueURL, envNamespace}},
-		{"bad queue URL", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, "requests"), []string{envFrontQueueURL}},
-		{"bad body size", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontMaxBody, "0"), []string{envFrontMaxBody}},
-		{"and a consumer", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envConsumerQueueURL, queueURL),
-			[]string{envConsumerQueueURL, envMode}},
-		{"front-door settings in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontQueueURL, queueURL, envFrontPath, "/x", envFrontMaxBody, "9"),
-			[]string{envFrontQueueURL, envFrontPath, envFrontMaxBody, envMode}},
-		{"worker mode still needs a provider", env(envTable, "t"), []string{envProviderURL}},
-		{"bad scope", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "account"), []string{envFrontScope}},
-		{"IAM scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam", envFrontAddr, "127.0.0.1:8080"),
-			[]string{envFrontScope, envFrontAddr}},
-		{"IAM session scope off Lambda", env(envTable, "t", envMode, "frontdoor", envNamespace, "n", envFrontQueueURL, queueURL, envFrontScope, "iam-session", envFrontAddr, "127.0.0.1:8080"),
-			[]string{envFrontScope, envFrontAddr}},
-		{"scope in worker mode", env(envTable, "t", envProviderURL, "http://p", envFrontScope, "none"), []string{envFrontScope, envMode}},
-	} {
-		_, err := loadConfig(tc.env)
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		for _, name := range tc.want {
-			if !strings.Contains(err.Error(), name) {
-				t.Errorf("%s: error %q does not name %s", tc.name, err, name)
-			}
-		}
-	}
-}
 
 // sendSQS answers SendMessage (the JSON protocol) and records the bodies,
 // and the scope attribute of each.
@@ -133,8 +80,8 @@ func (f *sendSQS) sentScopes() []string {
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise",
-		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL),
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -241,8 +188,8 @@ func TestPrincipalOf(t *testing.T) {
 func TestFrontDoorSessionScope(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise",
-		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL, envFrontScope, "iam-session"),
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "iam-session"),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -375,6 +322,22 @@ func TestFrontDoorQueueFIFO(t *testing.T) {
 	}
 }
 
+// A front door refuses a worker's setting it would ignore (a lease, a
+// provider), as the worker refuses the front door's: a setting that
+// changes nothing is a mistake, not a setting. The names are spelled out,
+// as an operator writes them.
+func TestFrontDoorRefusesWorkerSettings(t *testing.T) {
+	t.Parallel()
+	base := []string{"IDEMQ_MODE", "frontdoor", "IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "n",
+		"IDEMQ_FRONTDOOR_QUEUE_URL", "http://127.0.0.1:1/123456789012/requests"}
+	for _, kv := range [][]string{{"IDEMQ_LEASE", "1m"}, {"IDEMQ_PROVIDER_URL", "http://127.0.0.1:1/v1"}, {"IDEMQ_CONCURRENCY", "5"}} {
+		_, err := start(context.Background(), env(append(append([]string{}, base...), kv...)...), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is frontdoor") {
+			t.Errorf("front door with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
+		}
+	}
+}
+
 // With IDEMQ_KEY_FIELDS the worker's key is the body's own fields: one
 // request.Identity for the handler, the front door and its producer. The
 // body is sent as posted, nothing put in it, and the Idempotency-Key is
@@ -383,8 +346,8 @@ func TestFrontDoorQueueFIFO(t *testing.T) {
 func TestFrontDoorModeKeyFields(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(envMode, "frontdoor", envStore, "memory", envNamespace, "summarise", envKeyFields, "document_id,version",
-		envFrontQueueURL, sqsServer.URL+"/123456789012/requests", envSQSEndpoint, sqsServer.URL, envFrontScope, "none"),
+	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise", idemqenv.KeyFields, "document_id,version",
+		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "none"),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -412,20 +375,20 @@ func TestFrontDoorModeKeyFields(t *testing.T) {
 	if resp := call("GET", "/requests/handle-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
 		t.Errorf("GET: %+v, want queued", resp)
 	}
-	c, err := loadConfig(env(envStore, "memory", envProviderURL, "http://p", envNamespace, "n", envKeyFields, "a.b,c"))
-	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.identity().KeyFields, want) || c.identity().KeyField != "" {
-		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", envKeyFields, c.identity(), err, want)
+	c, err := loadConfig(env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a.b,c"))
+	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.Request.KeyFields, want) || c.Request.KeyField != "" {
+		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", idemqenv.KeyFields, c.Request, err, want)
 	}
 	for _, e := range []func(string) string{
-		env(envStore, "memory", envProviderURL, "http://p", envKeyFields, "a,b", envKeyField, "k"),
-		env(envStore, "memory", envProviderURL, "http://p", envKeyFields, "a,,b"),
+		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,b", idemqenv.KeyField, "k"),
+		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,,b"),
 	} {
-		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), envKeyFields) {
-			t.Errorf("%v, want an error naming %s", err, envKeyFields)
+		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
+			t.Errorf("%v, want an error naming %s", err, idemqenv.KeyFields)
 		}
 	}
-	if _, err := start(context.Background(), env(envStore, "memory", envProviderURL, "http://p", envNamespace, "n", envKeyFields, "a..b"),
-		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), envKeyFields) {
-		t.Errorf("a malformed field: %v, want an error naming %s", err, envKeyFields)
+	if _, err := start(context.Background(), env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a..b"),
+		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
+		t.Errorf("a malformed field: %v, want an error naming %s", err, idemqenv.KeyFields)
 	}
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/storeenv"
+	"github.com/idemq/idemq/idem/pgstore/pgenv"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // migrateHint says how to create the PostgreSQL table the worker only
 // checks.
 const migrateHint = "the worker does not create or change its table: run the migration, `go run ./lambda -migrate` " +
-	"(or the built bootstrap with -migrate, or make migrate-postgres) with the same " + envStoreURL + " and " + envTable +
+	"(or the built bootstrap with -migrate, or make migrate-postgres) with the same " + idemqenv.StoreURL + " and " + idemqenv.Table +
 	"; it creates a missing table and says what differs in one of another shape"
 
 // migrate creates the PostgreSQL table of records named by the environment
@@ -23,23 +24,34 @@ const migrateHint = "the worker does not create or change its table: run the mig
 // with pgstore.CreateTable, and checks its shape. It reads no other
 // variable. Its error never holds the store's password.
 func migrate(ctx context.Context, getenv func(string) string, out io.Writer) error {
-	c, err := storeenv.Load(getenv)
+	only := func(name string) string { // the store's variables, and no other
+		if name == idemqenv.Store || name == idemqenv.StoreURL || name == idemqenv.Table {
+			return getenv(name)
+		}
+		return ""
+	}
+	s, err := idemqenv.ReadFor(idemqenv.Worker, only)
 	errs := []error{err}
-	if c.Store != storeenv.Postgres {
+	if c := s.Store; c.Kind != idemqenv.StorePostgres {
 		errs = append(errs, fmt.Errorf("-migrate creates the PostgreSQL table of records: set %s=postgres (%s is %s; the DynamoDB table is the CDK stack's, Redis and memory need none)",
-			envStore, envStore, c.Store))
+			idemqenv.Store, idemqenv.Store, c.Kind))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("bad configuration:\n%w", err)
 	}
-	pool, err := pgxpool.New(ctx, c.URL)
+	c := s.Store
+	pc, err := pgenv.PoolConfig(c.URL, 0)
 	if err != nil {
-		return storeenv.URLError(c.URL, err)
+		return idemqenv.URLError(c.URL, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return idemqenv.URLError(c.URL, err)
 	}
 	defer pool.Close()
 	if err := pgstore.CreateTable(ctx, pool, c.Table); err != nil {
-		err = fmt.Errorf("%s=%s: %w", envTable, c.Table, err)
-		return storeenv.Redact(err, c.URL)
+		err = fmt.Errorf("%s=%s: %w", idemqenv.Table, c.Table, err)
+		return idemqenv.Redact(err, c.URL)
 	}
 	_, err = fmt.Fprintf(out, "idemq worker: table %s is ready: it has the store's shape (pgstore.Schema)\n", c.Table)
 	return err

@@ -7,32 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemq/idemq/internal/storeenv"
+	"github.com/idemq/idemq/idemqenv"
 )
-
-func TestRedactURL(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct{ in, want string }{
-		{"postgres://u:pw@db.example:5432/app", "postgres://u:xxxxx@db.example:5432/app"},
-		{"POSTGRES://u:pw@h/app", "POSTGRES://u:xxxxx@h/app"},
-		{"postgres://u@h/app?password=pw&sslmode=require", "postgres://u@h/app?password=xxxxx&sslmode=xxxxx"},
-		{"postgres://u:p%40w@h1:5432,h2:5433/app#frag", "postgres://u:xxxxx@h1:5432,h2:5433/app"},
-		{"rediss://:pw@cache:6380/2", "rediss://:xxxxx@cache:6380/2"},
-		{"https://api.example/v1", "https://api.example/v1"},
-		{"host=h user=u password=pw", ""}, // key=value: no scheme, no host
-		{"postgres://u:p#w@h/app", ""},    // unparseable
-		{"postgres://u:12/pw@h/app", ""},  // an unescaped '/' in the password
-		{"postgres://u:1?pw@h/app", ""},   // an unescaped '?'
-		{"postgres://u:x@y/pw@h/app", ""}, // an '@' past the host
-		{"postgres:u:pw@h", ""},           // opaque
-		{"", ""},
-	} {
-		got, ok := storeenv.RedactURL(c.in)
-		if got != c.want || ok != (c.want != "") {
-			t.Errorf("redactURL(%q) = %q, %v; want %q", c.in, got, ok, c.want)
-		}
-	}
-}
 
 // The store URL holds the store's password: whatever the form of the
 // value, and whichever check refuses it (the worker's, pgx's, go-redis's),
@@ -62,8 +38,8 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
 			_, err := startup(context.Background(), env(
-				envStore, c.store, envStoreURL, c.url, envTable, "records", envProviderURL, "http://127.0.0.1:1",
-				envNamespace, "w", envBackoff, "false",
+				idemqenv.Store, c.store, idemqenv.StoreURL, c.url, idemqenv.Table, "records", idemqenv.ProviderURL, "http://127.0.0.1:1",
+				idemqenv.Namespace, "w", idemqenv.Backoff, "false",
 			), slog.New(slog.NewJSONHandler(&logs, nil)))
 			if err == nil {
 				t.Fatal("start-up succeeded")
@@ -72,11 +48,11 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 			if strings.Contains(msg, "s3cr3t") || strings.Contains(logs.String(), "s3cr3t") {
 				t.Errorf("the password is printed:\nerror: %s\nlogs: %s", msg, logs.String())
 			}
-			if !strings.Contains(msg, envStoreURL) {
-				t.Errorf("error %q does not name %s", msg, envStoreURL)
+			if !strings.Contains(msg, idemqenv.StoreURL) {
+				t.Errorf("error %q does not name %s", msg, idemqenv.StoreURL)
 			}
-			if c.shown != "" && !strings.Contains(msg, envStoreURL+"="+c.shown) {
-				t.Errorf("error %q does not show %s=%s", msg, envStoreURL, c.shown)
+			if c.shown != "" && !strings.Contains(msg, idemqenv.StoreURL+"="+c.shown) {
+				t.Errorf("error %q does not show %s=%s", msg, idemqenv.StoreURL, c.shown)
 			}
 		})
 	}
@@ -85,11 +61,11 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 // Other URL variables show their value with any password hidden too.
 func TestURLVariablesRedacted(t *testing.T) {
 	t.Parallel()
-	_, err := loadConfig(env(envTable, "t", envProviderURL, "ftp://u:s3cr3t@p.example/v1", envEndpoint, "http://u:s3cr3t@h:8000:99"))
+	_, err := loadConfig(env(idemqenv.Table, "t", idemqenv.ProviderURL, "ftp://u:s3cr3t@p.example/v1", idemqenv.DynamoDBEndpoint, "http://u:s3cr3t@h:8000:99"))
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, envProviderURL+"=ftp://u:xxxxx@p.example/v1") || !strings.Contains(msg, envEndpoint) {
+	if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, idemqenv.ProviderURL+"=ftp://u:xxxxx@p.example/v1") || !strings.Contains(msg, idemqenv.DynamoDBEndpoint) {
 		t.Errorf("error %q: want both variables named, the provider URL redacted, no password", msg)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/testenv"
 )
 
@@ -83,12 +85,12 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	answer := string(testenv.Opticks(t))
 	f := newFakeProvider(t)
 	f.answer("a long one", answer)
-	h, err := newHandler(context.Background(), config{
-		store: "memory", keyField: "idempotency_key", providerURL: f.URL, namespace: "worker-test",
-		blobBucket: bucket, blobPrefix: "jobs/", offloadAbove: idem.DefaultOffloadAbove,
+	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
+		idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false",
+		idemqenv.BlobBucket, bucket, idemqenv.BlobPrefix, "jobs/", idemqenv.OffloadAbove, fmt.Sprint(idem.DefaultOffloadAbove),
 		// By name, not IP: the SDK goes path-style by itself for an IP.
-		s3Endpoint: strings.Replace(endpoint, "127.0.0.1", "localhost", 1),
-	}, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+		idemqenv.S3Endpoint, strings.Replace(endpoint, "127.0.0.1", "localhost", 1),
+	), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +163,10 @@ func TestWorkerUnreachableBucket(t *testing.T) {
 	t.Parallel()
 	f := newFakeProvider(t)
 	f.answer("a long one", string(testenv.Opticks(t)[:100<<10]))
-	h, err := newHandler(context.Background(), config{
-		store: "memory", keyField: "idempotency_key", providerURL: f.URL, namespace: "worker-test",
-		blobBucket: "results", blobPrefix: "jobs/", offloadAbove: idem.DefaultOffloadAbove,
-		s3Endpoint: "http://127.0.0.1:1",
-	}, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
+	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
+		idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false",
+		idemqenv.BlobBucket, "results", idemqenv.BlobPrefix, "jobs/", idemqenv.S3Endpoint, "http://127.0.0.1:1",
+	), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
 	}

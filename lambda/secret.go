@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // secretTimeout bounds the start-up read of the provider's API key,
@@ -23,25 +25,25 @@ type secretGetter interface {
 // readAPIKey reads the provider's API key, the SecretString of the secret
 // named by id (its name or ARN), once at start-up. Surrounding whitespace is
 // dropped: a key saved from a file often ends in a newline, which no HTTP
-// header may hold. Errors name envAPIKeySecret.
+// header may hold. Errors name IDEMQ_PROVIDER_API_KEY_SECRET.
 func readAPIKey(ctx context.Context, client secretGetter, id string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, secretTimeout)
 	defer cancel()
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
 	if err != nil {
-		return "", fmt.Errorf("%s=%q: reading the provider's API key: %w", envAPIKeySecret, id, err)
+		return "", fmt.Errorf("%s=%q: reading the provider's API key: %w", idemqenv.ProviderAPIKeySecret, id, err)
 	}
 	if out.SecretString == nil {
-		return "", fmt.Errorf("%s=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", envAPIKeySecret, id)
+		return "", fmt.Errorf("%s=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", idemqenv.ProviderAPIKeySecret, id)
 	}
 	key := strings.TrimSpace(*out.SecretString)
 	switch {
 	case key == "":
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is empty: store the provider's API key in it", envAPIKeySecret, id)
+		return "", fmt.Errorf("%s=%q: the secret's SecretString is empty: store the provider's API key in it", idemqenv.ProviderAPIKeySecret, id)
 	case strings.HasPrefix(key, "{"):
 		// The console's default "key/value" secret: the bearer token would
 		// be the JSON, and every request would be refused.
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", envAPIKeySecret, id)
+		return "", fmt.Errorf("%s=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", idemqenv.ProviderAPIKeySecret, id)
 	}
 	return key, nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+
+	"github.com/idemq/idemq/idemqenv"
 )
 
 func TestReadAPIKey(t *testing.T) {
@@ -48,8 +50,8 @@ func TestReadAPIKey(t *testing.T) {
 			t.Errorf("readAPIKey(%q): no error", id)
 			continue
 		}
-		if !strings.Contains(err.Error(), envAPIKeySecret) || !strings.Contains(err.Error(), id) {
-			t.Errorf("readAPIKey(%q): error %q does not name %s and the secret", id, err, envAPIKeySecret)
+		if !strings.Contains(err.Error(), idemqenv.ProviderAPIKeySecret) || !strings.Contains(err.Error(), id) {
+			t.Errorf("readAPIKey(%q): error %q does not name %s and the secret", id, err, idemqenv.ProviderAPIKeySecret)
 		}
 	}
 	var notFound *types.ResourceNotFoundException

@@ -17,32 +17,25 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/worker"
 )
-
-// envTracing turns tracing on: "otel" sends OpenTelemetry spans (package
-// idemqotel) over OTLP/HTTP, JSON-encoded, to the collector of the ADOT
-// Lambda layer on localhost:4318, or to OTEL_EXPORTER_OTLP_ENDPOINT;
-// "xray" does too, and
-// makes each batch's span a child of the invocation's X-Ray trace (the
-// function's active tracing must be on: without it Lambda's trace header
-// says "not sampled" and nothing is recorded). Unset or "off": no tracing.
-const envTracing = "IDEMQ_TRACING"
 
 // defaultOTLPEndpoint is where the ADOT Lambda layer's collector takes
 // OTLP traces over HTTP.
 const defaultOTLPEndpoint = "http://localhost:4318/v1/traces"
 
-// checkTracing reads IDEMQ_TRACING into c.
-func checkTracing(c *config, getenv func(string) string) []error {
-	switch v := getenv(envTracing); v {
-	case "", "off":
-	case "otel", "xray":
-		c.tracing = v
-	default:
-		return []error{fmt.Errorf("%s=%q: want otel, xray or off", envTracing, v)}
+// newTracer makes the tracing IDEMQ_TRACING asks for (mode "otel" or
+// "xray"; lambda/tracing.go's newTracing): idemqotel's spans, with the
+// invocation's X-Ray trace as each batch's parent for "xray", flushed
+// after each batch.
+func newTracer(_ context.Context, mode string) (worker.Tracing, error) {
+	tr, err := newTracing(os.Getenv)
+	if err != nil {
+		return worker.Tracing{}, err
 	}
-	return nil
+	return worker.Tracing{Option: tr.option(mode), Wrap: tr.flushing}, nil
 }
 
 // tracing is the worker's tracer provider: idemqotel's spans, batched and
@@ -71,12 +64,12 @@ func newTracing(getenv func(string) string) (*tracing, error) {
 	}
 	exporter, err := newOTLPJSON(endpoint, headers)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the OTLP exporter: %w", envTracing, err)
+		return nil, fmt.Errorf("the OTLP exporter: %w", err)
 	}
 	res := resource.Default()
 	if getenv("OTEL_SERVICE_NAME") == "" && lambdacontext.FunctionName != "" {
 		if res, err = resource.Merge(res, resource.NewSchemaless(semconv.ServiceName(lambdacontext.FunctionName))); err != nil {
-			return nil, fmt.Errorf("%s: the resource: %w", envTracing, err)
+			return nil, fmt.Errorf("the resource: %w", err)
 		}
 	}
 	return &tracing{tp: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res),
@@ -134,7 +127,7 @@ func (t *tracing) flushing(h handler.Handler) handler.Handler {
 		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
 		if ferr := t.tp.ForceFlush(flushCtx); ferr != nil {
-			fmt.Fprintf(os.Stderr, "idemq worker: %s: spans not sent: %v\n", envTracing, ferr)
+			fmt.Fprintf(os.Stderr, "idemq worker: %s: spans not sent: %v\n", idemqenv.Tracing, ferr)
 		}
 		return resp, err
 	}

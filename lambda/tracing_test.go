@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,21 +18,6 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
 )
-
-func TestTracingSetting(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[string]string{"": "", "off": "", "otel": "otel", "xray": "xray"} {
-		c, err := loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envTracing, v))
-		if err != nil || c.tracing != want {
-			t.Errorf("%s=%q: tracing %q, %v; want %q", envTracing, v, c.tracing, err, want)
-		}
-	}
-	for _, v := range []string{"jaeger", "OTEL", "on"} {
-		if _, err := loadConfig(env(envStore, "memory", envProviderURL, "http://127.0.0.1:1", envTracing, v)); err == nil || !strings.Contains(err.Error(), envTracing) {
-			t.Errorf("%s=%q: %v, want an error naming it", envTracing, v, err)
-		}
-	}
-}
 
 // otlpServer is an OTLP/HTTP collector that keeps the bodies of the
 // trace exports it receives.

@@ -27,14 +27,14 @@ type request struct {
 // message lands in the dead-letter queue, where it belongs.
 var errBadRequest = errors.New("worker: bad request")
 
-// worker turns a message into one model request.
-type worker struct {
+// work turns a message into one model request.
+type work struct {
 	provider *provider
 }
 
 // handle is the handler.Func: called once per idempotency key; its result,
 // the completion as JSON, is stored with the key.
-func (w *worker) handle(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+func (w *work) handle(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 	var r request
 	if err := json.Unmarshal([]byte(msg.Body), &r); err != nil {
 		return nil, fmt.Errorf("%w: %w", errBadRequest, err)

@@ -22,7 +22,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
-	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // The worker wired by newHandler, in process, with each store it takes:
@@ -32,24 +32,25 @@ func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	t.Run("memory", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, config{store: "memory"})
+		testWorker(t, idemqenv.Store, "memory")
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		// The table is a migration's (TestPostgresTableIsAMigration): the
 		// worker only checks it.
-		testWorker(t, config{store: "postgres", storeURL: pgtest.URL(t), table: pgtest.NewTable(t, pgtest.Pool(t))})
+		testWorker(t, idemqenv.Store, "postgres", idemqenv.StoreURL, pgtest.URL(t), idemqenv.Table, pgtest.NewTable(t, pgtest.Pool(t)))
 	})
 	t.Run("redis", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, config{store: "redis", storeURL: redistest.URL(t), table: "worker-test-" + idem.NewOwner()[:8]})
+		testWorker(t, idemqenv.Store, "redis", idemqenv.StoreURL, redistest.URL(t), idemqenv.Table, "worker-test-"+idem.NewOwner()[:8])
 	})
 }
 
-func testWorker(t *testing.T, cfg config) {
+func testWorker(t *testing.T, store ...string) {
 	f := newFakeProvider(t)
-	cfg.keyField, cfg.providerURL, cfg.namespace = "idempotency_key", f.URL+"/v1", "worker-test"
-	h, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	s := settings(t, append(store, idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL+"/v1", idemqenv.Namespace, "worker-test",
+		idemqenv.Backoff, "false")...)
+	h, err := newHandler(context.Background(), s, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func testWorker(t *testing.T, cfg config) {
 
 func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
-	_, err := newHandler(context.Background(), config{store: "memory", keyField: "k", providerURL: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
+	_, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "k", idemqenv.ProviderURL, "http://127.0.0.1:1"), slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Error("no error without a namespace outside Lambda")
 	}
@@ -112,47 +113,14 @@ func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 // carrying the library's message.
 func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	t.Parallel()
-	cfg := config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", lease: 4 * time.Second, heartbeat: 4 * time.Second}
-	_, err := newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), envHeartbeat+": idem: Heartbeat 4s: must be at most half of Lease 4s") {
-		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, envHeartbeat)
+	base := []string{idemqenv.Store, "memory", idemqenv.Namespace, "w", idemqenv.ProviderURL, "http://127.0.0.1:1", idemqenv.Backoff, "false"}
+	_, err := newHandler(context.Background(), settings(t, append(base, idemqenv.Lease, "4s", idemqenv.Heartbeat, "4s")...), slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), idemqenv.Heartbeat+": idem: Heartbeat 4s: must be at most half of Lease 4s") {
+		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, idemqenv.Heartbeat)
 	}
-	cfg = config{store: "memory", namespace: "w", providerURL: "http://127.0.0.1:1", expiry: time.Minute, lease: 2 * time.Minute}
-	_, err = newHandler(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), envRecordExpiry+": idem: Expiry 1m0s: must be at least Lease 2m0s") {
-		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, envRecordExpiry)
-	}
-}
-
-// Settings that work but may cost a second execution are logged as
-// warnings at start-up: a namespace left to the function's name, an expiry
-// that covers the queue but not a redrive from its dead-letter queue.
-func TestStartupWarnings(t *testing.T) {
-	t.Parallel()
-	queue := queue.Settings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
-	for _, tt := range []struct {
-		name string
-		cfg  config
-		want []string // in the log, one warning each
-	}{
-		{"all set", config{namespace: "w", queue: queue, expiry: 541 * time.Hour}, nil},
-		{"no queue", config{namespace: "w", expiry: 97 * time.Hour}, nil},
-		{"no namespace", config{queue: queue, expiry: 541 * time.Hour}, []string{envNamespace + " is unset"}},
-		{"an expiry short of a redrive", config{namespace: "w", queue: queue, expiry: 200 * time.Hour}, []string{"does not cover a redrive"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out strings.Builder
-			warnings(tt.cfg, slog.New(slog.NewTextHandler(&out, nil)))
-			if n := strings.Count(out.String(), "level=WARN"); n != len(tt.want) {
-				t.Errorf("%d warnings, want %d:\n%s", n, len(tt.want), out.String())
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("no warning %q in\n%s", w, out.String())
-				}
-			}
-		})
+	_, err = newHandler(context.Background(), settings(t, append(base, idemqenv.RecordExpiry, "1m", idemqenv.Lease, "2m")...), slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), idemqenv.RecordExpiry+": idem: Expiry 1m0s: must be at least Lease 2m0s") {
+		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, idemqenv.RecordExpiry)
 	}
 }
 
@@ -172,10 +140,9 @@ func TestWorkerAPIKeyFromSecret(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"idemq/provider-key": {str: "sk-from-secret\n"}})
 	f := newFakeProvider(t)
-	h, err := newHandler(context.Background(), config{
-		store: "memory", keyField: "idempotency_key", providerURL: f.URL, namespace: "worker-test",
-		apiKeySecret: "idemq/provider-key",
-	}, slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
+	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
+		idemqenv.Namespace, "worker-test", idemqenv.ProviderAPIKeySecret, "idemq/provider-key", idemqenv.Backoff, "false",
+	), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +174,10 @@ func TestNewHandlerSecretErrors(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"empty": {str: ""}})
 	for _, id := range []string{"missing", "empty"} {
-		_, err := newHandler(context.Background(), config{
-			store: "memory", keyField: "k", providerURL: "http://127.0.0.1:1", namespace: "worker-test", apiKeySecret: id,
-		}, slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
-		if err == nil || !strings.Contains(err.Error(), envAPIKeySecret) {
-			t.Errorf("secret %q: newHandler error %v, want one naming %s", id, err, envAPIKeySecret)
+		_, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "k", idemqenv.ProviderURL, "http://127.0.0.1:1",
+			idemqenv.Namespace, "worker-test", idemqenv.ProviderAPIKeySecret, id), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
+		if err == nil || !strings.Contains(err.Error(), idemqenv.ProviderAPIKeySecret) {
+			t.Errorf("secret %q: newHandler error %v, want one naming %s", id, err, idemqenv.ProviderAPIKeySecret)
 		}
 		var notFound *types.ResourceNotFoundException
 		if id == "missing" && !errors.As(err, &notFound) {
@@ -234,8 +200,8 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 		}
 	})
 	vars := func(table string) func(string) string {
-		return env(envStore, "postgres", envStoreURL, pgtest.URL(t), envTable, table,
-			envProviderURL, "http://127.0.0.1:1", envNamespace, "worker-test", envBackoff, "false")
+		return env(idemqenv.Store, "postgres", idemqenv.StoreURL, pgtest.URL(t), idemqenv.Table, table,
+			idemqenv.ProviderURL, "http://127.0.0.1:1", idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false")
 	}
 	exists := func(name string) bool {
 		var ok bool
@@ -249,7 +215,7 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 		if !errors.Is(err, pgstore.ErrTableShape) {
 			t.Fatalf("%s: start-up error %v, want pgstore.ErrTableShape", what, err)
 		}
-		for _, want := range []string{envTable + "=" + table, "-migrate", "make migrate-postgres"} {
+		for _, want := range []string{idemqenv.Table + "=" + table, "-migrate", "make migrate-postgres"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: start-up error %q does not say %q", what, err, want)
 			}
@@ -294,10 +260,10 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 func TestMigrateNeedsPostgres(t *testing.T) {
 	t.Parallel()
 	for name, vars := range map[string]func(string) string{
-		"dynamodb":  env(envTable, "t"),
-		"no table":  env(envStore, "postgres", envStoreURL, "postgres://u@127.0.0.1:1/db"),
-		"redis":     env(envStore, "redis", envStoreURL, "redis://127.0.0.1:1"),
-		"not a URL": env(envStore, "postgres", envStoreURL, "host=h password=s3cr3t", envTable, "t"),
+		"dynamodb":  env(idemqenv.Table, "t"),
+		"no table":  env(idemqenv.Store, "postgres", idemqenv.StoreURL, "postgres://u@127.0.0.1:1/db"),
+		"redis":     env(idemqenv.Store, "redis", idemqenv.StoreURL, "redis://127.0.0.1:1"),
+		"not a URL": env(idemqenv.Store, "postgres", idemqenv.StoreURL, "host=h password=s3cr3t", idemqenv.Table, "t"),
 	} {
 		err := migrate(context.Background(), vars, io.Discard)
 		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "IDEMQ_") {

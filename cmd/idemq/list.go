@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/storeenv"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // listFlags are the flags of list and stuck.
@@ -81,7 +81,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 	switch {
 	case lf.all:
 	case e.namespace == "":
-		fmt.Fprintf(e.stderr, "%s: %s (or --namespace) is required: the command lists its namespace's records; --all lists every namespace's\n", fs.Name(), envNamespace)
+		fmt.Fprintf(e.stderr, "%s: %s (or --namespace) is required: the command lists its namespace's records; --all lists every namespace's\n", fs.Name(), idemqenv.Namespace)
 		return exitUsage
 	case idem.CheckValue(e.namespace) != nil:
 		fmt.Fprintf(e.stderr, "%s: namespace %q: %v\n", fs.Name(), e.namespace, idem.CheckValue(e.namespace))
@@ -95,7 +95,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 		return exitUsage
 	}
 	defer closeStore()
-	if e.store == storeenv.DynamoDB {
+	if e.store == idemqenv.StoreDynamoDB {
 		fmt.Fprintf(e.stderr, "%s: scan: reads the whole table %s, billed by the size of every item it reads\n", fs.Name(), e.table)
 	}
 	page, err := st.List(ctx, req)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // view is a record as the command shows it: to people, or as JSON.
@@ -62,7 +63,7 @@ func viewOf(s *settings, rec idem.Record, now time.Time) view {
 		v.Stored, v.ResultBytes = "blob", blob.Size
 		prefix := s.blobPrefix
 		if prefix == "" {
-			prefix = defaultBlobPrefix
+			prefix = idemqenv.DefaultBlobPrefix // the worker's, with the bucket
 		}
 		v.Blob = prefix + blob.Name
 		if s.blobBucket != "" {

@@ -4,37 +4,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/recordkey"
-	"github.com/idemq/idemq/internal/storeenv"
-	"github.com/idemq/idemq/request"
 )
 
-// The environment variables the command reads: the worker's (the store's
-// are internal/storeenv's, which the worker reads them with; the others
-// lambda/config.go reads under the same names), and the AWS SDK's.
-const (
-	envStore        = storeenv.Store            // dynamodb (default), postgres or redis
-	envTable        = storeenv.Table            // DynamoDB or PostgreSQL table; key prefix on Redis
-	envStoreURL     = storeenv.StoreURL         // postgres:// or redis:// URL
-	envEndpoint     = storeenv.DynamoDBEndpoint // DynamoDB endpoint, for DynamoDB Local
-	envNamespace    = "IDEMQ_NAMESPACE"         // key namespace
-	envKeyField     = "IDEMQ_KEY_FIELD"         // JSON body member of the key, for --body
-	envKeyFields    = "IDEMQ_KEY_FIELDS"        // JSON body members of a natural key, comma-separated, for --body
-	envKeyAttribute = "IDEMQ_KEY_ATTRIBUTE"     // message attribute of the key
-	envRecordExpiry = "IDEMQ_RECORD_EXPIRY"     // how long records live (for --older-than)
-	envBlobBucket   = storeenv.BlobBucket       // S3 bucket of offloaded results
-	envBlobPrefix   = storeenv.BlobPrefix       // object key prefix in the bucket
-	envSQSEndpoint  = "IDEMQ_SQS_ENDPOINT"      // SQS endpoint, for a local SQS server
-)
-
-// defaultBlobPrefix is the worker's IDEMQ_BLOB_PREFIX default.
-const defaultBlobPrefix = storeenv.DefaultBlobPrefix
-
-// settings are a command's settings: each variable, overridden by its
-// flag, and the flags every command takes.
+// settings are a command's settings: the worker's variables the command
+// reads (idemqenv.Vars, each also a flag: Var.Flag), and the flags every
+// command takes.
 type settings struct {
 	store, table, storeURL, endpoint, namespace string
 	keyField, keyFields, keyAttribute           string
@@ -46,71 +26,55 @@ type settings struct {
 	scope, body string
 	// region is the DynamoDB client's AWS region, once the store is open.
 	region string
+
+	flags map[string]*string // the flags of the variables, by variable name
+	read  idemqenv.Settings  // what the variables and flags read as
 }
 
-// register adds the settings' flags to fs. A flag left unset takes its
-// variable (fromEnv); the help never shows a variable's value, which may
-// hold the store's password.
+// register adds the settings' flags to fs: one for each variable the
+// command reads, and the flags every command takes. A flag left unset
+// takes its variable (fromEnv); the help never shows a variable's value,
+// which may hold the store's password.
 func (s *settings) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.store, "store", "", "the store: dynamodb, postgres or redis (env "+envStore+"; default dynamodb)")
-	fs.StringVar(&s.table, "table", "", "the table of records; the key prefix on Redis (env "+envTable+")")
-	fs.StringVar(&s.storeURL, "store-url", "", "the postgres:// or redis:// URL of the store (env "+envStoreURL+")")
-	fs.StringVar(&s.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, for DynamoDB Local (env "+envEndpoint+")")
-	fs.StringVar(&s.namespace, "namespace", "", "the key namespace the worker puts before each key (env "+envNamespace+")")
-	fs.StringVar(&s.keyField, "key-field", "", "the JSON body member holding the key, for --body (env "+envKeyField+"; default "+request.DefaultKeyField+")")
-	fs.StringVar(&s.keyFields, "key-fields", "", "the JSON body members that make a natural key, comma-separated, for --body (env "+envKeyFields+")")
-	fs.StringVar(&s.keyAttribute, "key-attribute", "", "the message attribute holding the key (env "+envKeyAttribute+")")
-	fs.StringVar(&s.blobBucket, "blob-bucket", "", "the S3 bucket of offloaded results, to name their objects (env "+envBlobBucket+")")
-	fs.StringVar(&s.blobPrefix, "blob-prefix", "", "the object key prefix in the bucket (env "+envBlobPrefix+"; default "+defaultBlobPrefix+")")
-	fs.StringVar(&s.sqsEndpoint, "sqs-endpoint", "", "SQS endpoint URL, for a local SQS server (env "+envSQSEndpoint+")")
-	fs.DurationVar(&s.expiry, "record-expiry", 0, "how long the worker's records live, to date them for --older-than (env "+envRecordExpiry+"; default idem.DefaultExpiry, 960h)")
+	s.flags = map[string]*string{}
+	for _, v := range idemqenv.Vars() {
+		if v.Flag == "" {
+			continue
+		}
+		usage := strings.ReplaceAll(v.Doc, "`", "") + " (env " + v.Name
+		if v.Default != "" {
+			usage += "; default " + strings.ReplaceAll(v.Default, "`", "")
+		}
+		s.flags[v.Name] = fs.String(v.Flag, "", usage+")")
+	}
 	fs.BoolVar(&s.raw, "raw", false, "KEY is a stored key (namespace#key, namespace:scope#key) as it is, in the namespace if one is set")
 	fs.BoolVar(&s.yes, "yes", false, "do not ask before changing anything")
 	fs.BoolVar(&s.json, "json", false, "print JSON, one object per record or change, for scripts")
 }
 
-// fromEnv fills each setting whose flag fs did not set from its
-// variable, read through getenv, and the record expiry's default.
+// fromEnv reads the command's variables through getenv, each overridden
+// by its flag when fs set it, as idemqenv reads them for the command: a
+// bad value is an error naming the variable and its flag. What the store
+// lacks is asked for only when a command opens it (openStore).
 func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, v := range s.variables() {
-		if !set[v.flag] {
-			*v.value = getenv(v.env)
+	lookup := func(name string) string {
+		if v, ok := idemqenv.Lookup(name); ok && v.Flag != "" && set[v.Flag] {
+			return *s.flags[name]
 		}
+		return getenv(name)
 	}
-	if set["record-expiry"] {
-		if s.expiry <= 0 {
-			return fmt.Errorf("--record-expiry %s: want a positive duration", s.expiry)
-		}
-		return nil
+	r, err := idemqenv.ReadFor(idemqenv.Command, lookup)
+	if err != nil {
+		return err
 	}
-	s.expiry = idem.DefaultExpiry
-	if v := getenv(envRecordExpiry); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%s=%q: want a positive Go duration, like 960h", envRecordExpiry, v)
-		}
-		s.expiry = d
-	}
+	s.read = r
+	s.store, s.table, s.storeURL, s.endpoint = r.Store.Kind, r.Store.Table, r.Store.URL, r.Store.DynamoDBEndpoint
+	s.namespace, s.expiry = r.Request.Namespace, r.EffectiveExpiry()
+	s.keyField, s.keyFields, s.keyAttribute = r.Request.KeyField, strings.Join(r.Request.KeyFields, ","), r.Request.KeyAttribute
+	s.blobBucket, s.blobPrefix, s.sqsEndpoint = r.Blobs.Bucket, r.Blobs.Prefix, r.SQSEndpoint
 	return nil
-}
-
-// variable is a setting that a variable holds and a flag overrides.
-type variable struct {
-	flag, env string
-	value     *string
-}
-
-// variables are the settings a variable holds, each with its flag.
-func (s *settings) variables() []variable {
-	return []variable{
-		{"store", envStore, &s.store}, {"table", envTable, &s.table}, {"store-url", envStoreURL, &s.storeURL},
-		{"dynamodb-endpoint", envEndpoint, &s.endpoint}, {"namespace", envNamespace, &s.namespace},
-		{"key-field", envKeyField, &s.keyField}, {"key-fields", envKeyFields, &s.keyFields}, {"key-attribute", envKeyAttribute, &s.keyAttribute},
-		{"blob-bucket", envBlobBucket, &s.blobBucket}, {"blob-prefix", envBlobPrefix, &s.blobPrefix},
-		{"sqs-endpoint", envSQSEndpoint, &s.sqsEndpoint},
-	}
 }
 
 // registerKey adds the flags that name a key to fs: the commands that
@@ -135,12 +99,12 @@ func (s *settings) recordKey(pos []string) (idem.Key, error) {
 	}
 	key, err := s.keySettings().Key(t)
 	if errors.Is(err, recordkey.ErrUsage) && s.namespace == "" && !s.raw {
-		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", envNamespace)
+		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", idemqenv.Namespace)
 	}
 	return key, err
 }
 
-// keySettings are the worker's key settings.
+// keySettings are the worker's key settings, as idemqenv read them.
 func (s *settings) keySettings() recordkey.Settings {
 	return recordkey.Settings{Namespace: s.namespace, KeyField: s.keyField, KeyFields: s.keyFields, KeyAttribute: s.keyAttribute}
 }

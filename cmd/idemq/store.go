@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -12,31 +11,32 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/storeenv"
+	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
+	"github.com/idemq/idemq/idem/pgstore/pgenv"
+	"github.com/idemq/idemq/idem/redisstore/redisenv"
+	"github.com/idemq/idemq/idemqenv"
 )
 
-// openStore connects to the store the settings name, as the worker does
-// (internal/storeenv), and returns it with the function that closes its
-// connections. It fills in s.store's default.
+// openStore connects to the store the settings name, with the openers
+// the worker opens it with (idemqenv.Open), and returns it with the
+// function that closes its connections. It asks for what the store lacks
+// (its table, its URL) first, naming each variable with its flag. The AWS
+// SDK logs to stderr; the DynamoDB client's region is kept in s.region.
 func openStore(ctx context.Context, s *settings, getenv func(string) string, stderr io.Writer) (idem.Admin, func(), error) {
-	st := storeenv.Settings{Store: s.store, Table: s.table, URL: s.storeURL, DynamoDBEndpoint: s.endpoint}
-	if strings.EqualFold(st.Store, storeenv.Memory) {
-		return nil, nil, fmt.Errorf("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", envStore)
-	}
-	flags := map[string]string{}
-	for _, v := range s.variables() {
-		flags[v.env] = v.flag
-	}
-	err := st.Check(storeenv.OnlyStores(storeenv.DynamoDB, storeenv.Postgres, storeenv.Redis), storeenv.Flags(flags))
-	s.store = st.Store
-	if err != nil {
+	if err := idemqenv.CheckStore(idemqenv.Command, s.read.Store); err != nil {
 		return nil, nil, err
 	}
-	return storeenv.Open(ctx, st, storeenv.WithAWS(func(ctx context.Context) (aws.Config, error) {
+	loadAWS := func(ctx context.Context) (aws.Config, error) {
 		cfg, err := awsConfig(ctx, getenv, stderr)
 		s.region = cfg.Region
 		return cfg, err
-	}))
+	}
+	st, closeStore, err := idemqenv.Open(ctx, s.read.Store, idemqenv.OpenConfig{AWS: loadAWS},
+		dynamoenv.Opener(), pgenv.Opener(), redisenv.Opener())
+	if err != nil {
+		return nil, nil, idemqenv.Redact(idemqenv.SettingError(err), s.storeURL)
+	}
+	return st, closeStore, nil
 }
 
 // awsConfig is the AWS SDK's default configuration, with the region and

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/rie"
 )
 
@@ -145,9 +146,9 @@ func coldStart(ctx context.Context, cfg StartupConfig, bootstrap, home string) (
 			"AWS_LAMBDA_FUNCTION_NAME=idemq-bench", "AWS_LAMBDA_FUNCTION_TIMEOUT=60", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
 			"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
 			"AWS_EC2_METADATA_DISABLED=true",
-			"IDEMQ_TABLE=" + cfg.Table, "IDEMQ_DYNAMODB_ENDPOINT=" + cfg.Endpoint,
-			"IDEMQ_PROVIDER_URL=http://127.0.0.1:9/v1", // never called: the batches are empty
-			"IDEMQ_RECORD_EXPIRY=120h",
+			idemqenv.Table + "=" + cfg.Table, idemqenv.DynamoDBEndpoint + "=" + cfg.Endpoint,
+			idemqenv.ProviderURL + "=http://127.0.0.1:9/v1", // never called: the batches are empty
+			idemqenv.RecordExpiry + "=120h",
 		},
 		Output: &out,
 	})

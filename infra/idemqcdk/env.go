@@ -4,53 +4,71 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/idemq/idemq/idemqenv"
 )
 
-// The environment variables the function is given. The worker in lambda/
-// reads the same names.
+// The environment variables the functions are given, by their names in
+// package idemqenv, which declares each once, with its parser (the worker
+// reads them with it: idemqenv.Read) and its doc line.
 const (
 	// EnvTable holds the idempotency table's name.
-	EnvTable = "IDEMQ_TABLE"
+	EnvTable = idemqenv.Table
 	// EnvRecordExpiry holds the record expiry as a Go duration string
 	// (time.Duration.String, e.g. "120h19m0s").
-	EnvRecordExpiry = "IDEMQ_RECORD_EXPIRY"
+	EnvRecordExpiry = idemqenv.RecordExpiry
 	// EnvKeyField holds the JSON field of the body that carries the
 	// idempotency key (WorkerProps.KeyField).
-	EnvKeyField = "IDEMQ_KEY_FIELD"
+	EnvKeyField = idemqenv.KeyField
 	// EnvNamespace holds the prefix of every idempotency key.
-	EnvNamespace = "IDEMQ_NAMESPACE"
+	EnvNamespace = idemqenv.Namespace
 	// EnvBackoff is "true" when in-progress back-off is on, "false" when
 	// it is off: always set, so the worker's own default never decides.
-	EnvBackoff = "IDEMQ_BACKOFF"
+	EnvBackoff = idemqenv.Backoff
 	// EnvProviderURL holds the model provider's base URL; set only when
 	// WorkerProps.ProviderURL is (NewStack: idemq:providerUrl).
-	EnvProviderURL = "IDEMQ_PROVIDER_URL"
+	EnvProviderURL = idemqenv.ProviderURL
 	// EnvProviderAPIKeySecret names the Secrets Manager secret holding the
 	// provider's API key; set only when WorkerProps.ProviderAPIKeySecret
 	// is.
-	EnvProviderAPIKeySecret = "IDEMQ_PROVIDER_API_KEY_SECRET"
+	EnvProviderAPIKeySecret = idemqenv.ProviderAPIKeySecret
 	// EnvProviderAPIKey is the worker's variable for the API key in plain
 	// text, for local runs. A Worker never sets it, and rejects it in
 	// WorkerProps.Environment.
-	EnvProviderAPIKey = "IDEMQ_PROVIDER_API_KEY"
+	EnvProviderAPIKey = idemqenv.ProviderAPIKey
 	// EnvQueue holds the queue's settings, the dead-letter queue's
 	// retention included, as JSON (queue.Settings' MarshalJSON):
 	// the worker checks its record expiry and lease against them at
 	// start-up.
-	EnvQueue = "IDEMQ_QUEUE"
+	EnvQueue = idemqenv.Queue
 	// EnvEMFNamespace holds the CloudWatch namespace of the handler's
 	// per-batch metrics, MetricNamespace: always set, so the alarms and the
 	// dashboard have metrics.
-	EnvEMFNamespace = "IDEMQ_EMF_NAMESPACE"
+	EnvEMFNamespace = idemqenv.EMFNamespace
 	// EnvBlobBucket holds the name of the bucket of large results; set
 	// only with the bucket (WorkerProps.DisableBlobs false).
-	EnvBlobBucket = "IDEMQ_BLOB_BUCKET"
+	EnvBlobBucket = idemqenv.BlobBucket
 	// EnvBlobPrefix holds the results' key prefix (WorkerProps.BlobPrefix,
 	// by default DefaultBlobPrefix); set only with the bucket.
-	EnvBlobPrefix = "IDEMQ_BLOB_PREFIX"
+	EnvBlobPrefix = idemqenv.BlobPrefix
+	// EnvTracing holds the worker's tracing, "otel" or "xray"; set only
+	// with tracing on (lambda/tracing.go).
+	EnvTracing = idemqenv.Tracing
+	// EnvMode is "frontdoor" on the front door's function; unset on the
+	// worker's.
+	EnvMode = idemqenv.Mode
+	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
+	// requests to: the Worker's queue.
+	EnvFrontDoorQueueURL = idemqenv.FrontDoorQueueURL
+	// EnvFrontDoorScope says whose key is it: unset (each IAM principal's
+	// keys are its own) or "iam-session" (each role session's:
+	// FrontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
+	// shared by every caller) behind a public one, which carries no
+	// caller.
+	EnvFrontDoorScope = idemqenv.FrontDoorScope
 	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
 	// takes none, so that none bypasses the checks made at synth.
-	EnvPrefix = "IDEMQ_"
+	EnvPrefix = idemqenv.Prefix
 )
 
 // setByWorker are the names a Worker sets itself.
@@ -74,7 +92,7 @@ func checkEnvName(name string, label func(field string) string) error {
 	default:
 		why = fmt.Sprintf("a worker's setting (every %s variable is reserved): the Worker sets the ones it supports from its props once they are checked against the queue, "+
 			"and one set here would bypass those checks (%s, for one, decides how long a crashed worker's message waits, which the checks of the receives and retention assume); remove it",
-			EnvPrefix, "IDEMQ_LEASE")
+			EnvPrefix, idemqenv.Lease)
 	}
 	return &SettingError{Field: "Environment", Msg: fmt.Sprintf("%s sets %s, %s", label("Environment"), name, why)}
 }

@@ -9,22 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-)
 
-// The variables of the worker's front-door mode (lambda/frontdoor.go).
-const (
-	// EnvMode is "frontdoor" on the front door's function; unset on the
-	// worker's.
-	EnvMode = "IDEMQ_MODE"
-	// EnvFrontDoorQueueURL holds the URL of the queue the front door sends
-	// requests to: the Worker's queue.
-	EnvFrontDoorQueueURL = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	// EnvFrontDoorScope says whose key is it: unset (each IAM principal's
-	// keys are its own) or "iam-session" (each role session's:
-	// FrontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
-	// shared by every caller) behind a public one, which carries no
-	// caller.
-	EnvFrontDoorScope = "IDEMQ_FRONTDOOR_SCOPE"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // The values of WorkerProps.FrontDoorScope.
@@ -103,7 +89,7 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	c := constructs.NewConstruct(scope, jsii.String("FrontDoor"))
 	fd := &FrontDoor{Construct: c}
 	env := map[string]*string{
-		EnvMode:              jsii.String("frontdoor"),
+		EnvMode:              jsii.String(idemqenv.FrontDoor.String()),
 		EnvFrontDoorQueueURL: w.Queue.QueueUrl(),
 		EnvTable:             w.Table.TableName(),
 		EnvRecordExpiry:      jsii.String(s.expiry.String()),
@@ -152,12 +138,12 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	auth := awslambda.FunctionUrlAuthType_AWS_IAM
 	if p.FrontDoorPublic {
 		auth = awslambda.FunctionUrlAuthType_NONE
-		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String("none"), nil)
+		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
 		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
 			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space)"), nil)
 	}
 	if p.FrontDoorScope == FrontDoorScopeSession {
-		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String("iam-session"), nil)
+		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
 	return fd

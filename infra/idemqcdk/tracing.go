@@ -28,10 +28,6 @@ const (
 	TracingXRay Tracing = "xray"
 )
 
-// EnvTracing holds the worker's tracing, "otel" or "xray"; set only with
-// tracing on (lambda/tracing.go).
-const EnvTracing = "IDEMQ_TRACING"
-
 // xrayActions are what the collector's X-Ray exporter calls. X-Ray takes no
 // narrower resource than "*".
 var xrayActions = []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}

@@ -45,10 +45,19 @@ var layers = map[string]int{
 	"idemqotel": 4,
 	// The HTTP front door: it sends through the producer.
 	"frontdoor": 5,
+	// Every IDEMQ_* variable, parsed, above every part it configures; the
+	// stores' openers from those settings above it.
+	"idemqenv":                   6,
+	"idem/dynamostore/dynamoenv": 7,
+	"idem/pgstore/pgenv":         7,
+	"idem/redisstore/redisenv":   7,
+	// The worker's contract as a library: the handler, store, back-off
+	// and checks a function of your own gets from the environment.
+	"worker": 8,
 }
 
 // The library's modules, whose packages (tests left out) are checked.
-var patterns = []string{"./...", "./idem/dynamostore/...", "./idem/pgstore/...", "./idem/redisstore/...", "./idem/s3blob/...", "./durable/...", "./idemqotel/..."}
+var patterns = []string{"./...", "./idem/dynamostore/...", "./idem/pgstore/...", "./idem/redisstore/...", "./idem/s3blob/...", "./durable/...", "./idemqotel/...", "./worker/..."}
 
 func TestImportsGoDown(t *testing.T) {
 	t.Parallel()

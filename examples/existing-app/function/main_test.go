@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/idemq/idemq/worker"
 )
 
 // attached is the environment idemqcdk.NewAttachment gives the function
@@ -33,31 +37,35 @@ func getenv(over map[string]string) func(string) string {
 }
 
 // TestStartupCheck checks that the function starts with the environment
-// the Attachment gives it, and refuses to start, naming the variable, with
-// a record expiry shorter than the queue's messages live, or a variable
-// missing.
+// the Attachment gives it, and refuses to start, naming the variable,
+// with a record expiry shorter than the queue's messages live, settings
+// that do not read, or a variable missing. It makes no request: the
+// stores and clients are made, not called.
 func TestStartupCheck(t *testing.T) {
-	s, err := config(getenv(nil))
+	ctx := context.Background()
+	opts := []worker.Option{worker.WithAWSConfig(aws.Config{Region: "us-east-1"}), worker.WithLogger(slog.New(slog.DiscardHandler)), worker.WithEMF(io.Discard)}
+	w, err := worker.FromEnv(ctx, getenv(nil), confirm, opts...)
 	if err != nil {
 		t.Fatalf("the attached environment: %v", err)
 	}
-	if _, err := newHandler(s, aws.Config{Region: "us-east-1"}); err != nil {
-		t.Fatalf("newHandler: %v", err)
+	w.Close()
+	if s := w.Settings; s.Request.Namespace != "orders" || s.Store.Table != "Orders-IdemqTable" || !s.Backoff || w.Blobs == nil {
+		t.Errorf("settings %+v, want the attached ones", s)
 	}
 	for _, c := range []struct {
 		name string
 		over map[string]string
 		says string
 	}{
-		{"an expiry shorter than the message lifetime", map[string]string{"IDEMQ_RECORD_EXPIRY": "96h"}, "IDEMQ_RECORD_EXPIRY 96h0m0s for IDEMQ_QUEUE"},
-		{"no queue settings", map[string]string{"IDEMQ_QUEUE": ""}, "IDEMQ_QUEUE is unset"},
+		{"an expiry shorter than the message lifetime", map[string]string{"IDEMQ_RECORD_EXPIRY": "96h"}, "IDEMQ_RECORD_EXPIRY=96h0m0s against IDEMQ_QUEUE"},
 		{"queue settings that are not JSON", map[string]string{"IDEMQ_QUEUE": "5 receives"}, "IDEMQ_QUEUE"},
-		{"no table", map[string]string{"IDEMQ_TABLE": ""}, "IDEMQ_TABLE is unset"},
-		{"no expiry", map[string]string{"IDEMQ_RECORD_EXPIRY": ""}, "IDEMQ_RECORD_EXPIRY"},
+		{"no table", map[string]string{"IDEMQ_TABLE": ""}, "IDEMQ_TABLE is required"},
+		{"a back-off that is no bool", map[string]string{"IDEMQ_BACKOFF": "maybe"}, `IDEMQ_BACKOFF="maybe"`},
+		{"a bucket given as a URL", map[string]string{"IDEMQ_BLOB_BUCKET": "s3://orders-results"}, "IDEMQ_BLOB_BUCKET"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := config(getenv(c.over)); err == nil || !strings.Contains(err.Error(), c.says) {
-				t.Errorf("config: %v, want an error saying %q", err, c.says)
+			if _, err := worker.FromEnv(ctx, getenv(c.over), confirm, opts...); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("FromEnv: %v, want an error saying %q", err, c.says)
 			}
 		})
 	}

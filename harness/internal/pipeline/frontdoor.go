@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/netfault"
 )
 
@@ -124,13 +125,13 @@ func (rep *FrontDoorReport) Summary() string {
 
 // The reference worker's front-door mode (lambda/frontdoor.go).
 const (
-	envMode             = "IDEMQ_MODE"
-	envFrontDoorQueue   = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	envFrontDoorAddr    = "IDEMQ_FRONTDOOR_ADDR"
+	envMode             = idemqenv.Mode
+	envFrontDoorQueue   = idemqenv.FrontDoorQueueURL
+	envFrontDoorAddr    = idemqenv.FrontDoorAddr
 	frontDoorPath       = "/requests"
 	frontDoorHeaderKey  = "Idempotency-Key"
 	frontDoorMaxRetries = 200
-	envKeyFields        = "IDEMQ_KEY_FIELDS"
+	envKeyFields        = idemqenv.KeyFields
 	keyFields           = "document_id,version"
 )
 
@@ -188,7 +189,7 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	door, err := f.start("frontdoor", envMode+"=frontdoor", envFrontDoorQueue+"="+r.queue.URL,
+	door, err := f.startFrontDoor(envMode+"=frontdoor", envFrontDoorQueue+"="+r.queue.URL,
 		envFrontDoorAddr+"="+addr, envSQSEndpoint+"="+counter.URL)
 	if err != nil {
 		return nil, err
@@ -252,11 +253,37 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 // environment (its key rule included: one for the front door and the
 // consumers) and extra.
 func (f *fdRun) start(name string, extra ...string) (*ConsumerProc, error) {
+	return f.startWith(name, append(f.env(name), extra...))
+}
+
+// env is the environment of the worker's process name, with the run's
+// key rule: one for the front door and the consumers.
+func (f *fdRun) env(name string) []string {
 	env := f.r.workerEnv(name)
 	if f.cfg.KeyFields {
 		env = append(env, envKeyFields+"="+keyFields)
 	}
-	p, err := startConsumerProc(name, f.r.parts.Bootstrap, append(env, extra...))
+	return env
+}
+
+// startFrontDoor starts the front door: the worker's environment (its key
+// rule included) less the variables front-door mode does not read (its
+// provider), which it refuses, and extra.
+func (f *fdRun) startFrontDoor(extra ...string) (*ConsumerProc, error) {
+	var env []string
+	for _, kv := range f.env("frontdoor") {
+		name, _, _ := strings.Cut(kv, "=")
+		if v, ok := idemqenv.Lookup(name); ok && !v.Programs.Has(idemqenv.FrontDoor) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return f.startWith("frontdoor", append(env, extra...))
+}
+
+// startWith starts process name with env.
+func (f *fdRun) startWith(name string, env []string) (*ConsumerProc, error) {
+	p, err := startConsumerProc(name, f.r.parts.Bootstrap, env)
 	if err != nil {
 		return nil, err
 	}

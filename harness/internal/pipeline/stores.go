@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/redisstore"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/netfault"
 )
 
@@ -94,7 +95,7 @@ func (r *runner) startDynamoDB(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{"IDEMQ_TABLE=" + table, "IDEMQ_DYNAMODB_ENDPOINT=" + proxy.URL},
+		env:     []string{idemqenv.Table + "=" + table, idemqenv.DynamoDBEndpoint + "=" + proxy.URL},
 		records: records,
 		counts:  proxy.Counts,
 	}, nil
@@ -128,7 +129,7 @@ func (r *runner) startPostgres(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{"IDEMQ_STORE=postgres", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + table},
+		env:     []string{idemqenv.Store + "=postgres", idemqenv.StoreURL + "=" + workerURL, idemqenv.Table + "=" + table},
 		records: records,
 		counts:  counts,
 	}, nil
@@ -167,7 +168,7 @@ func (r *runner) startRedis(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{"IDEMQ_STORE=redis", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + prefix},
+		env:     []string{idemqenv.Store + "=redis", idemqenv.StoreURL + "=" + workerURL, idemqenv.Table + "=" + prefix},
 		records: records,
 		counts:  counts,
 	}, nil

@@ -3,8 +3,9 @@
 // (from its tags, from the commit CHANGELOG.md names, or from the working
 // tree stamped as the next version; tools/release), and in
 // throwaway modules outside the workspace, with no replace directive, gets
-// the root module and each store from it, tidies, builds README's "One
-// call" example as printed, runs a handlertest test, checks what the
+// the root module and each store (or the worker's contract, package
+// worker) from it, tidies, builds README's "One call" example as printed
+// (or a function of one's own on worker.FromEnv), runs a handlertest test, checks what the
 // module graph holds, and installs the idemq command with go install
 // …@version. The zips must each carry the repository's licence.
 //

@@ -19,7 +19,7 @@ import (
 )
 
 // users are the throwaway modules the proof makes: each gets the root
-// module and one store, builds a program wiring them, and runs a
+// module and one store (or the worker's contract), builds a program wiring them, and runs a
 // handlertest test; its module graph must hold need and none of forbid.
 var users = []struct {
 	name  string
@@ -44,6 +44,18 @@ var users = []struct {
 		name: "pgstore", store: "idem/pgstore", main: constant(pgMain),
 		forbid: []string{"github.com/redis/go-redis", "github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/aws/aws-sdk-go-v2/service/s3", "go.opentelemetry.io"},
 		need:   []string{"github.com/jackc/pgx/v5"},
+	},
+	{
+		// A function of the user's own on the worker's contract
+		// (worker.FromEnv): the results bucket's S3 client, but no other
+		// store's driver (their openers are their stores' modules').
+		name: "worker", store: "worker", main: constant(workerMain),
+		forbid: []string{
+			"github.com/jackc/pgx", "github.com/redis/go-redis",
+			"github.com/aws/aws-sdk-go-v2/service/secretsmanager", "github.com/aws/aws-sdk-go-v2/service/lambda",
+			"github.com/gowebpki/jcs", "go.opentelemetry.io", "golang.org/x/mod",
+		},
+		need: []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/aws/aws-sdk-go-v2/service/s3"},
 	},
 	{
 		name: "redisstore", store: "idem/redisstore", main: constant(redisMain),
@@ -148,8 +160,8 @@ func TestModuleProxy(t *testing.T) {
 			t.Errorf("the go command downloaded another %s@%s than the proxy's", m.Path, v)
 		}
 	}
-	if downloaded < 6 {
-		t.Errorf("the go command downloaded %d of the proxy's modules, want at least the root, three stores, storeenv and cmd/idemq", downloaded)
+	if downloaded < 7 {
+		t.Errorf("the go command downloaded %d of the proxy's modules, want at least the root, three stores, s3blob, worker and cmd/idemq", downloaded)
 	}
 	t.Logf("the proof of %s took %s", v, time.Since(start).Round(time.Second))
 }

@@ -137,6 +137,38 @@ func summarise(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 }
 `
 
+// workerMain is a function of the user's own on the worker's contract:
+// the store, the handler, the back-off and the start-up checks from the
+// IDEMQ_* environment (worker.FromEnv), served on Lambda or as a
+// consumer (Worker.Run).
+const workerMain = `package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/worker"
+)
+
+func main() {
+	ctx := context.Background()
+	w, err := worker.FromEnv(ctx, os.Getenv, summarise)
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	if err := w.Run(ctx); err != nil {
+		panic(err)
+	}
+}
+
+func summarise(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+	return []byte("summary of " + msg.Body), nil
+}
+`
+
 // userTest is each user's test: the program's summarise, wrapped by the
 // handler on the in-memory store, over a queue that holds each request
 // twice, runs once per key.

@@ -1,4 +1,4 @@
-package storeenv
+package idemqenv
 
 import (
 	"fmt"

@@ -1,0 +1,44 @@
+// Package dynamoenv opens the DynamoDB store of records from the worker's
+// settings (IDEMQ_STORE=dynamodb, IDEMQ_TABLE, IDEMQ_DYNAMODB_ENDPOINT;
+// package idemqenv): the worker, the command and your own function open
+// it through Opener.
+package dynamoenv
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idemqenv"
+)
+
+// Opener opens the DynamoDB store (IDEMQ_STORE=dynamodb, the default):
+// a client of OpenConfig.AWS's configuration, keeping
+// OpenConfig.Connections idle connections, at IDEMQ_DYNAMODB_ENDPOINT when
+// set, and dynamostore.New over IDEMQ_TABLE. It makes no request.
+func Opener() idemqenv.Opener {
+	return idemqenv.Opener{Store: idemqenv.StoreDynamoDB, Open: open}
+}
+
+func open(ctx context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) (idemqenv.Records, func(), error) {
+	if c.AWS == nil {
+		return nil, nil, errors.New("dynamoenv: OpenConfig.AWS is nil: the DynamoDB client needs an AWS configuration")
+	}
+	cfg, err := c.AWS(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(c.Connections), func(o *dynamodb.Options) {
+		if s.DynamoDBEndpoint != "" {
+			o.BaseEndpoint = aws.String(s.DynamoDBEndpoint)
+		}
+	})
+	st, err := dynamostore.New(client, s.Table)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() {}, nil
+}

@@ -1,0 +1,45 @@
+package dynamoenv_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idemqenv"
+)
+
+// The opener opens IDEMQ_TABLE at IDEMQ_DYNAMODB_ENDPOINT (DynamoDB
+// Local): a record claimed through it is read back by another client.
+func TestOpener(t *testing.T) {
+	t.Parallel()
+	client := dynamotest.Client(t)
+	table := dynamotest.NewTable(t, client)
+	cfg := aws.Config{Region: dynamotest.Region, Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")}
+	s := idemqenv.StoreSettings{Kind: idemqenv.StoreDynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv)}
+	st, closeStore, err := idemqenv.Open(context.Background(), s, idemqenv.OpenConfig{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
+		dynamoenv.Opener())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore()
+	now := time.Now()
+	if _, err := st.Claim(context.Background(), idem.ClaimRequest{Key: "ns#k", Owner: "o", Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := st.Get(context.Background(), "ns#k")
+	if err != nil || !ok || rec.Owner != "o" {
+		t.Errorf("record %+v, %v, %v; want the claim", rec, ok, err)
+	}
+
+	if _, _, err := dynamoenv.Opener().Open(context.Background(), s, idemqenv.OpenConfig{}); err == nil || !strings.Contains(err.Error(), "AWS") {
+		t.Errorf("no AWS configuration: %v; want an error saying so", err)
+	}
+}

@@ -1,0 +1,268 @@
+package idemqenv
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/idemq/idemq/consumer"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
+)
+
+// check fills in the defaults of s and checks its variables against each
+// other, as far as r's program reads them.
+func (r *reader) check(s *Settings) {
+	p := r.program
+	if p != Dispatch {
+		// The command needs a store only for some of its work: it asks
+		// for what is missing when it opens one (CheckStore).
+		r.checkStore(&s.Store, p != Command)
+	}
+	if s.Blobs.Bucket != "" && s.Blobs.Prefix == "" {
+		s.Blobs.Prefix = DefaultBlobPrefix
+	}
+	if p != Command && s.MaxConcurrency == 0 {
+		s.MaxConcurrency = 1
+	}
+	r.checkIdentity(s)
+	switch p {
+	case Worker:
+		// The back-off is on unless turned off: without it an
+		// in-progress message spends a receive every visibility timeout
+		// and can reach the dead-letter queue with its work undone.
+		if r.getenv(Backoff) == "" {
+			s.Backoff = true
+		}
+		r.checkSQS(s)
+		r.checkClaim(s)
+		if s.Provider.APIKey != "" && s.Provider.APIKeySecret != "" {
+			r.bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)",
+				ProviderAPIKey, ProviderAPIKeySecret, ProviderAPIKeySecret)
+		}
+	case FrontDoor:
+		r.checkFrontDoor(s)
+		r.checkExpiry(s)
+	case Dispatch:
+		if s.Dispatch.Function == "" {
+			r.bad("%s is required with %s=dispatch: the durable function's name or ARN with its version or alias, like summarise:prod", DurableFunction, Mode)
+		}
+		if s.SQSEndpoint != "" && s.Consumer.QueueURL == "" {
+			r.bad("%s is set but %s is not: in dispatch mode only the consumer talks to SQS", SQSEndpoint, ConsumerQueueURL)
+		}
+	}
+}
+
+// CheckStore reports what the store s names lacks (its table, its URL),
+// each missing variable named as program p names it: for the command,
+// which needs a store only for some of its work, when it opens one. ReadFor
+// checks it for every other program.
+func CheckStore(p Program, s StoreSettings) error {
+	r := reader{program: p, getenv: func(string) string { return "" }}
+	r.checkStore(&s, true)
+	return errors.Join(r.errs...)
+}
+
+// checkStore fills in the default store and checks that st names a store
+// with, when required is true, what it requires.
+func (r *reader) checkStore(st *StoreSettings, required bool) {
+	if st.Kind == "" {
+		st.Kind = StoreDynamoDB
+	}
+	table := func(format string, args ...any) {
+		if required && st.Table == "" {
+			r.bad(format, args...)
+		}
+	}
+	storeURL := func(want string, schemes ...string) {
+		if !required && st.URL == "" {
+			return
+		}
+		if err := r.checkStoreURL(st.URL, schemes...); err != nil {
+			r.bad("%v; want %s with %s=%s", err, want, Store, st.Kind)
+		}
+	}
+	switch st.Kind {
+	case StoreDynamoDB:
+		table("%s is required: the name of the DynamoDB idempotency table", r.label(Table))
+	case StorePostgres:
+		table("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label(Table), Store)
+		storeURL("a postgres:// URL", "postgres", "postgresql")
+	case StoreRedis:
+		storeURL("a redis:// or rediss:// URL", "redis", "rediss")
+	case StoreMemory:
+		if r.program == Command {
+			r.bad("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", r.label(Store))
+		}
+	}
+	if st.URL != "" && st.Kind != StorePostgres && st.Kind != StoreRedis {
+		r.bad("%s is set but %s is %s: only the postgres and redis stores take a URL", r.label(StoreURL), Store, st.Kind)
+	}
+}
+
+// checkStoreURL accepts a URL of one of schemes, as pgx and go-redis read
+// it. Its error names IDEMQ_STORE_URL and shows the value with its
+// password hidden, or not at all (ShowVar): a store URL holds the store's
+// password.
+func (r *reader) checkStoreURL(s string, schemes ...string) error {
+	if s == "" {
+		return fmt.Errorf("%s is required", r.label(StoreURL))
+	}
+	var why string
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		why = "not a valid URL (percent-encode the reserved characters @ : / ? # in the user name and password)"
+	case u.Scheme == "" || u.Host == "" || u.Opaque != "":
+		why = "not a URL with a scheme and a host (a key=value connection string is not taken)"
+	case !slices.Contains(schemes, s[:len(u.Scheme)]):
+		why = fmt.Sprintf("the scheme is %q", s[:len(u.Scheme)])
+		if slices.Contains(schemes, u.Scheme) {
+			why += ", which must be written in lower case"
+		}
+	default:
+		if _, ok := RedactURL(s); !ok {
+			why = "an '@' outside the user information (percent-encode @ : / ? # in the user name and password, and an '@' elsewhere as %40)"
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", ShowVar(r.label(StoreURL), s), why)
+}
+
+// identityVars name the variable of each field of request.Identity.
+var identityVars = map[string]string{
+	"Namespace":         Namespace,
+	"KeyField":          KeyField,
+	"KeyFields":         KeyFields,
+	"KeyAttribute":      KeyAttribute,
+	"FingerprintFields": FingerprintFields,
+}
+
+// checkIdentity checks the request's identity as request.Identity does,
+// each refusal after the variable that set the field.
+func (r *reader) checkIdentity(s *Settings) {
+	err := s.Request.Validate()
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if ce, ok := errors.AsType[*idem.ConfigError](e); ok && identityVars[ce.Field] != "" {
+			r.bad("%s: %w", r.label(identityVars[ce.Field]), e)
+			continue
+		}
+		r.errs = append(r.errs, e)
+	}
+}
+
+// checkSQS refuses the back-off's SQS settings without the back-off: in
+// Lambda mode only the back-off talks to SQS, so either is a mistake, not
+// a setting; and a back-off queue other than the consumed one.
+func (r *reader) checkSQS(s *Settings) {
+	if !s.Backoff {
+		for _, v := range []struct{ name, value string }{{SQSEndpoint, s.SQSEndpoint}, {QueueURL, s.QueueURL}} {
+			if v.value != "" && !(v.name == SQSEndpoint && s.Consumer.QueueURL != "") {
+				r.bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, Backoff)
+			}
+		}
+	}
+	if s.QueueURL != "" && s.Consumer.QueueURL != "" && s.QueueURL != s.Consumer.QueueURL {
+		r.bad("%s and %s name different queues: in consumer mode the back-off uses the consumed queue; unset %s", QueueURL, ConsumerQueueURL, QueueURL)
+	}
+}
+
+// checkExpiry refuses an expiry no queue can use: shorter than SQS's
+// shortest retention, every redelivery would find its record gone.
+func (r *reader) checkExpiry(s *Settings) {
+	if s.RecordExpiry > 0 && s.RecordExpiry < queue.MinRetention {
+		r.bad("%s=%s is shorter than any SQS queue keeps a message (%s): every redelivery would find its record gone and run the work again; "+
+			"size it with queue.RecordLifetime (the CDK stack does), or leave it unset for the library's %s",
+			RecordExpiry, s.RecordExpiry, queue.MinRetention, idem.DefaultExpiry)
+	}
+}
+
+// checkClaim checks the claim's settings as far as the library does not:
+// whether they hold against each other is idem.Config's check, made as
+// the handler is wired.
+//
+//   - On Lambda a heartbeat needs a lease: without IDEMQ_LEASE the lease
+//     is the invocation's time left plus a margin, which already covers
+//     all an invocation can run, and the library would silently make the
+//     beat at most half of it. In consumer mode a claim without a lease
+//     of its own takes the consumer's default lease (consumer.DefaultLease),
+//     which the heartbeat renews: a beat above half of it, which the
+//     library would silently cut, is refused.
+//   - No expiry can be shorter than SQS's shortest retention.
+//   - With the queue's settings, the expiry (the library's default when
+//     unset) must cover the message lifetime (queue.CheckExpiry without
+//     the dead-letter queue: a shorter one runs redelivered work again;
+//     shorter only than a redrive needs is a warning, Warnings), and a
+//     lease must let a crashed worker's message be retried
+//     (queue.CheckLease).
+func (r *reader) checkClaim(s *Settings) {
+	switch {
+	case s.Heartbeat == 0 || s.Lease > 0:
+	case s.Consumer.QueueURL != "":
+		if s.Heartbeat > consumer.DefaultLease/2 {
+			r.bad("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
+				"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
+				Heartbeat, s.Heartbeat, Lease, consumer.DefaultLease, consumer.DefaultLease/2, Heartbeat, consumer.DefaultLease/2, Lease)
+		}
+	default:
+		r.bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+
+			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
+			Heartbeat, s.Heartbeat, Lease, idem.DefaultLeaseMargin, Lease, Heartbeat)
+	}
+	r.checkExpiry(s)
+	if s.Queue == (queue.Settings{}) {
+		return
+	}
+	inQueue := s.Queue
+	inQueue.DeadLetterRetention = 0
+	if err := queue.CheckExpiry(inQueue, s.EffectiveExpiry()); err != nil {
+		r.bad("%s=%s against %s: %v", RecordExpiry, s.EffectiveExpiry(), Queue, err)
+	}
+	if s.Lease > 0 {
+		if err := queue.CheckLease(s.Queue, s.Lease, s.Backoff); err != nil {
+			r.bad("%s=%s against %s: %v", Lease, s.Lease, Queue, err)
+		}
+	}
+}
+
+// checkFrontDoor checks front-door mode's settings and fills in its
+// scope: on Lambda the IAM caller's, unless told there is none (AuthType
+// NONE); off Lambda no request carries an IAM caller.
+func (r *reader) checkFrontDoor(s *Settings) {
+	fd := &s.FrontDoor
+	if fd.QueueURL == "" && r.getenv(FrontDoorQueueURL) == "" {
+		r.bad("%s is required with %s=frontdoor: the URL of the worker's queue", FrontDoorQueueURL, Mode)
+	}
+	if s.Request.Namespace == "" {
+		r.bad("%s is required with %s=frontdoor: the worker's namespace, under which the front door reads its records", Namespace, Mode)
+	}
+	switch {
+	case fd.Scope == "" && fd.Addr == "":
+		fd.Scope = ScopeIAM
+	case fd.Scope == "":
+		fd.Scope = ScopeNone
+	case fd.Scope != ScopeNone && fd.Addr != "":
+		r.bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)",
+			FrontDoorScope, fd.Scope, FrontDoorAddr, FrontDoorScope, ScopeNone)
+	}
+}
+
+// EffectiveExpiry is the record expiry the handler will use:
+// RecordExpiry, or the library's default (idem.DefaultExpiry).
+func (s Settings) EffectiveExpiry() time.Duration {
+	if s.RecordExpiry > 0 {
+		return s.RecordExpiry
+	}
+	return idem.DefaultExpiry
+}

@@ -1,0 +1,31 @@
+// Package worker is the reference worker's contract as a library: from
+// the IDEMQ_* environment (package idemqenv) it wires, for a function of
+// your own, what the reference worker (lambda/) wires for its model
+// calls: the store of records, the handler around your function with the
+// request's identity, the claim's settings, the back-off, EMF metrics and
+// the bucket of large results, in consumer mode the consumer, and the
+// start-up checks (every variable at once, the namespace, the queue's
+// settings against the expiry and the lease, the PostgreSQL table's
+// shape). A variable the CDK construct sets (infra/idemqcdk) is read as
+// the reference worker reads it.
+//
+//	func main() {
+//		w, err := worker.FromEnv(context.Background(), os.Getenv, summarise)
+//		if err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//		defer w.Close()
+//		if err := w.Run(context.Background()); err != nil { // lambda.Start, or the consumer until SIGTERM
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//	}
+//
+// It opens the DynamoDB and the memory stores itself; the PostgreSQL and
+// Redis stores are opened by their modules' openers, passed with
+// WithStores (pgenv.Opener, redisenv.Opener), so that a function on
+// DynamoDB carries neither pgx nor go-redis. A setting the library
+// refuses stops FromEnv with the library's message after the name of the
+// variable that set it; no message holds the store's password.
+package worker

@@ -1,0 +1,197 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/idemq/idemq/consumer"
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
+)
+
+// Worker is a handler around a function of your own, wired from the
+// IDEMQ_* settings, with what it runs on.
+type Worker struct {
+	// Settings are the settings it was wired from.
+	Settings idemqenv.Settings
+	// Handler runs each batch: what lambda.Start takes, and what Run
+	// serves.
+	Handler handler.Handler
+	// Store is the store of records (IDEMQ_STORE).
+	Store idemqenv.Records
+	// Blobs keeps the results too large for a record (IDEMQ_BLOB_BUCKET);
+	// nil without a bucket.
+	Blobs idem.Blobs
+	// Consumer receives from IDEMQ_CONSUMER_QUEUE_URL, running Handler;
+	// nil on Lambda.
+	Consumer *consumer.Consumer
+
+	cfg        Config
+	closeStore func()
+	closeOnce  sync.Once
+}
+
+// FromEnv reads the environment through getenv (os.Getenv) with
+// idemqenv.Read and wires a Worker around fn from it (New). Its error
+// names every bad or missing variable at once.
+func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, opts ...Option) (*Worker, error) {
+	s, err := idemqenv.Read(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("bad configuration:\n%w", err)
+	}
+	return New(ctx, s, fn, opts...)
+}
+
+// New wires a Worker around fn from s, settings of worker mode as
+// idemqenv.Read returns them, and checks what it opens:
+//
+//   - the namespace: outside Lambda, where the handler has no function's
+//     name to default it to, IDEMQ_NAMESPACE is required;
+//   - the store: opened (Config.Stores), and with PostgreSQL the table's
+//     shape read from the catalog (pgstore.Store.Check), which the
+//     worker never creates;
+//   - the settings the library refuses (handler.New, consumer.New,
+//     s3blob.New), each named after the variable that set it
+//     (idemqenv.SettingError).
+//
+// It logs a warning for a setting that works but may cost a second
+// execution: no namespace on Lambda (the function's name, which a
+// replaced or renamed function does not keep), a record expiry that
+// covers the queue but not a redrive from its dead-letter queue; and for
+// the memory store. No error holds the store's password. Close the
+// Worker when done.
+func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
+	cfg, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.Program != idemqenv.Worker {
+		return nil, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program)
+	}
+	if fn == nil {
+		return nil, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil}
+	}
+	if s.Request.Namespace == "" && lambdacontext.FunctionName == "" {
+		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace)
+	}
+	if s.Tracing != "" && cfg.Tracing == nil {
+		return nil, fmt.Errorf("%s=%s: this function cannot trace: give worker.WithTracing a tracer, or unset %s", idemqenv.Tracing, s.Tracing, idemqenv.Tracing)
+	}
+	w := &Worker{Settings: s, cfg: cfg, closeStore: func() {}}
+	if err := w.wire(ctx, fn); err != nil {
+		w.Close()
+		return nil, idemqenv.Redact(err, s.Store.URL)
+	}
+	return w, nil
+}
+
+// wire opens what w's settings name and makes its handler.
+func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
+	s, cfg := w.Settings, w.cfg
+	warnings(s, cfg.Logger)
+	conns := s.Connections() // one per record at once, in every batch at once
+	awsCfg := onceAWS(cfg.AWS)
+
+	var err error
+	if w.Store, w.closeStore, err = OpenStore(ctx, s.Store, idemqenv.OpenConfig{AWS: awsCfg, Connections: conns}, cfg.Stores...); err != nil {
+		return err
+	}
+	opts := []handler.Option{handler.WithLogger(cfg.Logger), handler.WithRequest(s.Request),
+		handler.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat), idem.WithCompressAbove(s.CompressAbove))}
+	if s.Concurrency != 0 {
+		opts = append(opts, handler.WithConcurrency(s.Concurrency))
+	}
+	if s.Blobs.Bucket != "" {
+		c, err := awsCfg(ctx)
+		if err != nil {
+			return err
+		}
+		if w.Blobs, err = OpenBlobs(c, s.Blobs, conns); err != nil {
+			return idemqenv.SettingError(err)
+		}
+		opts = append(opts, handler.WithIdem(idem.WithBlobs(w.Blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove)))
+	}
+	consuming := s.Consumer.QueueURL != ""
+	var sqsClient *sqs.Client
+	if s.Backoff || consuming {
+		c, err := awsCfg(ctx)
+		if err != nil {
+			return err
+		}
+		sqsClient = sqs.NewFromConfig(c, func(o *sqs.Options) {
+			// Every in-progress record of a batch may give its message
+			// back at once: keep a connection for each.
+			o.HTTPClient = keepConnections(o.HTTPClient, conns)
+			if s.SQSEndpoint != "" {
+				o.BaseEndpoint = aws.String(s.SQSEndpoint)
+			}
+		})
+	}
+	switch {
+	case !s.Backoff:
+	case consuming:
+		// A message given back is no longer kept hidden by the consumer's
+		// extensions (consumer.Backoff).
+		opts = append(opts, handler.WithBackoff(consumer.Backoff(sqsClient)), handler.WithQueueURL(s.Consumer.QueueURL))
+	case s.QueueURL != "":
+		opts = append(opts, handler.WithBackoff(sqsClient), handler.WithQueueURL(s.QueueURL))
+	default:
+		opts = append(opts, handler.WithBackoff(sqsClient))
+	}
+	if s.EMFNamespace != "" {
+		opts = append(opts, handler.WithEMF(cfg.EMF, s.EMFNamespace))
+	}
+	var tr Tracing
+	if s.Tracing != "" {
+		if tr, err = cfg.Tracing(ctx, s.Tracing); err != nil {
+			return fmt.Errorf("%s=%s: %w", idemqenv.Tracing, s.Tracing, err)
+		}
+		if tr.Option != nil {
+			opts = append(opts, tr.Option)
+		}
+	}
+	opts = append(opts, cfg.HandlerOptions...)
+	if w.Handler, err = handler.New(w.Store, fn, opts...); err != nil {
+		return idemqenv.SettingError(err)
+	}
+	if tr.Wrap != nil {
+		w.Handler = tr.Wrap(w.Handler)
+	}
+	if consuming {
+		c := s.Consumer
+		if w.Consumer, err = consumer.New(sqsClient, c.QueueURL, w.Handler, consumer.WithLogger(cfg.Logger), consumer.WithMaxRunTime(c.MaxRunTime),
+			consumer.WithMaxBatches(c.MaxBatches), consumer.WithGracePeriod(c.GracePeriod), consumer.WithVisibilityTimeout(c.Visibility)); err != nil {
+			return idemqenv.SettingError(err)
+		}
+	}
+	return nil
+}
+
+// Close closes the store's connections. It is safe to call more than
+// once.
+func (w *Worker) Close() {
+	w.closeOnce.Do(func() {
+		if w.closeStore != nil {
+			w.closeStore()
+		}
+	})
+}
+
+// onceAWS calls load at most once, when a client first needs it.
+func onceAWS(load func(context.Context) (aws.Config, error)) func(context.Context) (aws.Config, error) {
+	var (
+		once sync.Once
+		cfg  aws.Config
+		err  error
+	)
+	return func(ctx context.Context) (aws.Config, error) {
+		once.Do(func() { cfg, err = load(ctx) })
+		return cfg, err
+	}
+}
