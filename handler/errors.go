@@ -65,7 +65,7 @@ type RecordError struct {
 	MessageID string
 	Key       idem.Key // empty when no key could be read
 	// Op is the stage that failed: OpKey (reading the key or the
-	// fingerprint), idem.OpClaim, idem.OpRun or idem.OpComplete (idem.Do's,
+	// fingerprint, or decoding a typed body), idem.OpClaim, idem.OpRun or idem.OpComplete (idem.Do's,
 	// or the handler's own, such as the deadline guard), idem.OpReplay
 	// (reading the stored result, or the replay hook).
 	Op idem.Op

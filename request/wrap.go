@@ -157,8 +157,11 @@ func NewFunc[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Res
 		errs = append(errs, configError("fn", "", idem.ErrNil))
 	}
 	c, err := idem.ApplyOptions("request", opts)
-	errs = append(errs, err, c.check())
+	errs = append(errs, err)
 	w := &wrapped[Req, Resp]{store: store, fn: fn}
+	if w.claims, err = c.resolve(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.keyOf != nil {
 		var ok bool
 		if w.keyOf, ok = c.keyOf.(func(Req) (string, error)); !ok {
@@ -174,17 +177,35 @@ func NewFunc[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Res
 	} else {
 		errs = append(errs, w.checkFields())
 	}
-	if w.claims, err = idem.NewConfig(idem.WithConfig(c.Idem)); err != nil {
-		errs = append(errs, err)
-	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return w.call, nil
 }
 
+// Validate reports every setting of c that cannot be safe for any request
+// type (no namespace, a key attribute or function, idem.Config's settings),
+// each an *idem.ConfigError, joined (see idem.ConfigErrors); nil when
+// there is none. It is the resolve step NewFunc runs, without its result;
+// NewFunc then checks c against the request type.
+func (c FuncConfig) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve checks what of c does not depend on the request type and
+// returns its idem.Config, resolved, or an error joining every setting
+// that cannot be safe.
+func (c FuncConfig) resolve() (idem.Config, error) {
+	claims, err := idem.NewConfig(idem.WithConfig(c.Idem))
+	if err := errors.Join(c.check(), err); err != nil {
+		return idem.Config{}, err
+	}
+	return claims, nil
+}
+
 // check refuses what no wrapped function can do.
-func (c *FuncConfig) check() error {
+func (c FuncConfig) check() error {
 	var errs []error
 	if c.Request.Namespace == "" {
 		errs = append(errs, configError("Namespace", `""`, errors.New("must be set: functions sharing a store must not share keys")))
