@@ -36,7 +36,7 @@ import (
 // record at least failed; store errors fail the records they touch.
 func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	c, optErr := idem.ApplyOptions("handler", opts)
-	return newHandler(&wrapper{store: store, fn: fn}, c, optErr, nilArg("store", store == nil), nilArg("fn", fn == nil))
+	return newHandler(&wrapper{store: store, fn: fn}, c, nilArg("store", store == nil), nilArg("fn", fn == nil), optErr)
 }
 
 // WrapSQS is New for a program's wiring, where a bad setting is a
@@ -91,7 +91,7 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 // OnReplay, the cache, Backoff, QueueURL, EMF or Tracer.
 func NewStepHandler(reader *request.Reader, step StepFunc, opts ...Option) (Handler, error) {
 	c, optErr := idem.ApplyOptions("handler", opts)
-	errs := []error{optErr, nilArg("reader", reader == nil), nilArg("step", step == nil), c.unusedByStep()}
+	errs := []error{nilArg("reader", reader == nil), nilArg("step", step == nil), optErr, c.unusedByStep()}
 	c.Request = request.Identity{}
 	if reader != nil {
 		c.Request = reader.Identity()

@@ -154,7 +154,7 @@ func TestOptionBehaviour(t *testing.T) {
 	_, err = New(nil, nil, nil, WithNamespace("ns"), WithConcurrency(-1), WithCache(-1, -1), WithEMF(nil, "metrics"),
 		WithKeyField("a..b"), WithKeyAttribute("key"), WithIdem(idem.WithLease(-time.Second), idem.WithExpiry(-time.Second)))
 	want := [][2]string{
-		{"handler", "options[0]"}, {"handler", "store"}, {"handler", "fn"},
+		{"handler", "store"}, {"handler", "fn"}, {"handler", "options[0]"},
 		{"request", "KeyAttribute"}, {"request", "KeyField"}, {"handler", "Concurrency"}, {"handler", "CacheEntries"}, {"handler", "EMF"},
 		{"idem", "Lease"}, {"idem", "Expiry"},
 	}

@@ -52,7 +52,7 @@ import (
 // of another result type than Resp or with idem.WithoutResult.
 func NewTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...Option) (Handler, error) {
 	c, optErr := idem.ApplyOptions("handler", opts)
-	errs := []error{optErr, nilArg("store", store == nil), nilArg("fn", fn == nil)}
+	errs := []error{nilArg("store", store == nil), nilArg("fn", fn == nil), optErr}
 	typ, err := request.NewType[Req](c.Request)
 	if err != nil {
 		// The type's errors say what is wrong with the options' Identity:

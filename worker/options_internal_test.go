@@ -55,7 +55,7 @@ func TestOptionBehaviour(t *testing.T) {
 	for _, bad := range idem.ConfigErrors(err) {
 		got = append(got, bad.Package+" "+bad.Field)
 	}
-	if want := []string{"worker options[0]", "worker options[2]", "worker fn"}; !slices.Equal(got, want) || !strings.Contains(err.Error(), "worker mode only") {
+	if want := []string{"worker fn", "worker options[0]", "worker options[2]"}; !slices.Equal(got, want) || !strings.Contains(err.Error(), "worker mode only") {
 		t.Errorf("every bad setting: %v\nnames %v, want %v and the mode", err, got, want)
 	}
 }

@@ -68,14 +68,15 @@ func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, o
 // the memory store. No error holds the store's password. Close the
 // Worker when done.
 func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
-	cfg, optErr := idem.ApplyOptions("worker", opts)
-	cfg, err := cfg.resolve()
-	errs := []error{optErr, err}
-	if s.Program != idemqenv.Worker {
-		errs = append(errs, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program))
-	}
+	var errs []error
 	if fn == nil {
 		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil})
+	}
+	cfg, optErr := idem.ApplyOptions("worker", opts)
+	cfg, err := cfg.resolve()
+	errs = append(errs, optErr, err)
+	if s.Program != idemqenv.Worker {
+		errs = append(errs, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program))
 	}
 	if s.Request.Namespace == "" && lambdacontext.FunctionName == "" {
 		errs = append(errs, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace))
