@@ -192,7 +192,7 @@ else, foreseen or not, comes back. The counts are the batch's summary line's
 (and, with ` + "`WithEMF`" + `, its CloudWatch metrics'): each record is ` + "`executed`" + `
 (` + "`fresh`" + ` or ` + "`took_over`" + `), ` + "`replayed`" + ` (` + "`stored_replays`" + `, ` + "`copies`" + ` or
 ` + "`cache_hits`" + `; each a ` + "`provider_calls_avoided`" + `), ` + "`keyless`" + `, ` + "`in_progress`" + `,
-` + "`failed`" + ` or ` + "`skipped`" + ` ([the counts](handler.md#what-it-counts)).
+` + "`failed`" + ` or ` + "`skipped`" + ` ([the counts](handler-reference.md#what-it-counts)).
 
 | found for the key, or what happened | the function | reported to Lambda | counted as |
 |---|---|---|---|

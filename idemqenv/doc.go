@@ -4,7 +4,7 @@
 // modes, package worker (the same contract for a function of your own),
 // the operator's command (cmd/idemq, whose flags map onto the same
 // variables) and the CDK construct (infra/idemqcdk, which writes them)
-// all take the names and the parsing from here, and docs/worker.md's
+// all take the names and the parsing from here, and docs/environment.md's
 // table is generated from it.
 //
 // Read parses an environment into Settings, typed, and checks each

@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/worker.md's table of variables from the table")
+var update = flag.Bool("update", false, "rewrite docs/environment.md's table of variables from the table")
 
-// The markers around the generated table in docs/worker.md.
+// The markers around the generated table in docs/environment.md.
 const (
 	docsBegin = "<!-- idemqenv: the table below is generated from idemqenv.Vars; go test ./idemqenv -run TestDocs -update rewrites it -->\n"
 	docsEnd   = "<!-- idemqenv: end -->\n"
 )
 
-// docsTable is the table of variables as docs/worker.md shows it.
+// docsTable is the table of variables as docs/environment.md shows it.
 func docsTable() string {
 	var b strings.Builder
 	b.WriteString("| variable | read by | meaning | default |\n|---|---|---|---|\n")
@@ -44,9 +44,9 @@ func docsTable() string {
 	return b.String()
 }
 
-// docs/worker.md's table of variables is the table's.
+// docs/environment.md's table of variables is the table's.
 func TestDocs(t *testing.T) {
-	path := filepath.Join("..", "docs", "worker.md")
+	path := filepath.Join("..", "docs", "environment.md")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

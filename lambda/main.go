@@ -5,7 +5,7 @@
 // once per idempotency key, and stores the completion as the key's result.
 //
 // Configuration is read from the IDEMQ_* environment at start-up, every
-// variable as package idemqenv declares it (docs/worker.md's table is
+// variable as package idemqenv declares it (docs/environment.md's table is
 // generated from it); a bad or missing variable stops the function with a
 // message naming every one at fault (a URL in it shown with its password
 // hidden, or not at all). Worker mode is wired by package worker, the same

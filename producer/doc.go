@@ -20,7 +20,8 @@
 // the handler will claim (Sent.RecordKey, with a namespace); a message
 // that already holds another key is refused (ErrKeyMismatch), and one
 // whose body and attributes exceed Config.MaxMessageBytes as they will be
-// sent, ErrTooLarge.
+// sent, ErrTooLarge; a body or attribute value SQS would refuse (empty,
+// not UTF-8, a character outside XML's: queue.CheckText), ErrBadMessage.
 //
 // # A lost answer
 //

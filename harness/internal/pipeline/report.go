@@ -132,12 +132,7 @@ func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, e
 	if r.naive == nil {
 		r.notStored = r.notStoredResults()
 	}
-	r.abandoned = map[string]int{}
-	for _, c := range r.provider.Log() {
-		if k := r.keyOf[c.Key]; k != "" && !c.Answered {
-			r.abandoned[k]++
-		}
-	}
+	r.abandoned = r.abandonedCalls()
 	for _, q := range r.reqs {
 		n := rep.Calls[q.Key]
 		rep.ProviderCalls += n
@@ -185,6 +180,60 @@ func (r *runner) notStoredResults() map[string]int {
 		countNotStored(p.Logs(), byRecordKey, out)
 	}
 	return out
+}
+
+// abandonedCalls are, per key, the provider's calls whose answer no
+// worker took: the calls the provider never finished answering, or, if
+// more, the worker's own "record comes back" lines of op "run" whose
+// call to the provider failed (its deadline cut the call while it read a
+// large answer the provider had finished writing). Either way the work
+// failed, and failed work is run again.
+func (r *runner) abandonedCalls() map[string]int {
+	unanswered := map[string]int{}
+	for _, c := range r.provider.Log() {
+		if k := r.keyOf[c.Key]; k != "" && !c.Answered {
+			unanswered[k]++
+		}
+	}
+	byRecordKey := make(map[string]string, len(r.reqs))
+	for _, q := range r.reqs {
+		byRecordKey[string(clientKey(q.Key))] = q.Key
+	}
+	failed := map[string]int{}
+	for _, in := range r.instances {
+		countFailedCalls(in.Logs(), byRecordKey, failed)
+	}
+	for _, p := range r.consumerProcs() {
+		countFailedCalls(p.Logs(), byRecordKey, failed)
+	}
+	out := map[string]int{}
+	for _, q := range r.reqs {
+		if n := max(unanswered[q.Key], failed[q.Key]); n > 0 {
+			out[q.Key] = n
+		}
+	}
+	return out
+}
+
+// countFailedCalls adds to out, per key, the "idemq: record comes back"
+// lines of logs whose op is "run" and whose error is the provider
+// client's: the worker's call failed, its answer not taken.
+func countFailedCalls(logs string, byRecordKey map[string]string, out map[string]int) {
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, `"idemq: record comes back"`) {
+			continue
+		}
+		var l struct {
+			Key string `json:"key"`
+			Op  string `json:"op"`
+			Err string `json:"err"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Op == string(idem.OpRun) && strings.Contains(l.Err, "provider: ") {
+			if k, ok := byRecordKey[l.Key]; ok {
+				out[k]++
+			}
+		}
+	}
 }
 
 // countNotStored adds to out, per key (byRecordKey maps a record's key to
