@@ -7,16 +7,8 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optiontest"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // resolved is what opts make of the zero Config.
 func resolved(opts ...Option) (Config, error) {
@@ -79,7 +71,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithUnhealthyAfter(-1)":    {WithUnhealthyAfter(-1), "UnhealthyAfter"},
 		"WithLease(1m, -1s)":        {WithLease(time.Minute, -time.Second), "Heartbeat"},
 	} {
-		if _, err := resolved(tc.opt); !slices.Equal(names(err), [][2]string{{"consumer", tc.field}}) {
+		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"consumer", tc.field}}) {
 			t.Errorf("%s: %v, want consumer's %s refused", name, err, tc.field)
 		}
 	}
@@ -95,10 +87,10 @@ func TestOptionBehaviour(t *testing.T) {
 	_, err = New(nil, "", nil, nil, WithBatchSize(11), WithWaitTime(1500*time.Millisecond), WithRetry(time.Second, time.Millisecond))
 	want := [][2]string{{"consumer", "client"}, {"consumer", "queueURL"}, {"consumer", "h"}, {"consumer", "options[0]"},
 		{"consumer", "BatchSize"}, {"consumer", "WaitTime"}, {"consumer", "RetryMax"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
-	if err := (Config{MaxBatches: -1, UnhealthyAfter: -1}).Validate(); !slices.Equal(names(err), [][2]string{{"consumer", "MaxBatches"}, {"consumer", "UnhealthyAfter"}}) {
+	if err := (Config{MaxBatches: -1, UnhealthyAfter: -1}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"consumer", "MaxBatches"}, {"consumer", "UnhealthyAfter"}}) {
 		t.Errorf("Validate: %v, want MaxBatches and UnhealthyAfter", err)
 	}
 }

@@ -6,17 +6,9 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optiontest"
 	"github.com/idemq/idemq/request"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // resolved is what opts make of the zero Config, with the namespace "ns".
 func resolved(opts ...Option) (Config, error) {
@@ -46,7 +38,7 @@ func TestOptionBehaviour(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want the defaults", name, got, err)
 		}
 	}
-	if _, err := resolved(WithConcurrency(-1)); !slices.Equal(names(err), [][2]string{{"durable", "Concurrency"}}) {
+	if _, err := resolved(WithConcurrency(-1)); !slices.Equal(optiontest.Names(err), [][2]string{{"durable", "Concurrency"}}) {
 		t.Errorf("WithConcurrency(-1): %v, want durable's Concurrency refused", err)
 	}
 
@@ -60,7 +52,7 @@ func TestOptionBehaviour(t *testing.T) {
 	// Every bad setting at once, each named by its package.
 	_, err = New(nil, "unqualified", nil, WithConcurrency(-1), WithRequest(request.Identity{Namespace: "ns", KeyField: "a", KeyAttribute: "b"}))
 	want := [][2]string{{"durable", "client"}, {"durable", "function"}, {"durable", "options[0]"}, {"request", "KeyAttribute"}, {"durable", "Concurrency"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
 }

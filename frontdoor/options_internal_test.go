@@ -10,18 +10,10 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/optiontest"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // resolved is what opts make of the zero Config, with the namespace "w".
 func resolved(opts ...Option) (Config, error) {
@@ -75,7 +67,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithEnqueueTimeout(-1s)":        {WithEnqueueTimeout(-time.Second), "frontdoor", "EnqueueTimeout"},
 		"WithIdem(idem.WithExpiry(-1s))": {WithIdem(idem.WithExpiry(-time.Second)), "idem", "Expiry"},
 	} {
-		if _, err := resolved(tc.opt); !slices.Equal(names(err), [][2]string{{tc.pkg, tc.field}}) {
+		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{tc.pkg, tc.field}}) {
 			t.Errorf("%s: %v, want %s's %s refused", name, err, tc.pkg, tc.field)
 		}
 	}
@@ -88,7 +80,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"nil":           {WithNamespace("w"), nil},
 		"WithIdem(nil)": {WithNamespace("w"), WithIdem(idem.WithExpiry(time.Hour), nil)},
 	} {
-		if _, err := New(store, q, opts...); !slices.Equal(names(err), [][2]string{{"frontdoor", "options[1]"}}) {
+		if _, err := New(store, q, opts...); !slices.Equal(optiontest.Names(err), [][2]string{{"frontdoor", "options[1]"}}) {
 			t.Errorf("%s: %v, want frontdoor's options[1] refused", name, err)
 		}
 	}
@@ -104,7 +96,7 @@ func TestOptionBehaviour(t *testing.T) {
 	_, err = New(nil, nil, nil, WithKeyField("a..b"), WithPath("relative"), WithMaxBodyBytes(-1), WithIdem(idem.WithLease(-time.Second)))
 	want := [][2]string{{"frontdoor", "store"}, {"frontdoor", "queue"}, {"frontdoor", "options[0]"},
 		{"request", "KeyField"}, {"frontdoor", "Namespace"}, {"frontdoor", "Path"}, {"frontdoor", "MaxBodyBytes"}, {"idem", "Lease"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
 }

@@ -7,18 +7,10 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optiontest"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // resolved is what opts make of the zero Config.
 func resolved(opts ...Option) (Config, error) {
@@ -71,7 +63,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithAttemptTimeout(-1s)": {WithAttemptTimeout(-time.Second), "AttemptTimeout"},
 		"WithRetry(-1s, 0)":       {WithRetry(-time.Second, 0), "RetryMin"},
 	} {
-		if _, err := resolved(tc.opt); !slices.Equal(names(err), [][2]string{{"producer", tc.field}}) {
+		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"producer", tc.field}}) {
 			t.Errorf("%s: %v, want producer's %s refused", name, err, tc.field)
 		}
 	}
@@ -90,10 +82,10 @@ func TestOptionBehaviour(t *testing.T) {
 	_, err = New(nil, "", nil, WithKeyField("a..b"), WithMaxAttempts(-1), WithRetry(time.Second, time.Millisecond), nil)
 	want := [][2]string{{"producer", "client"}, {"producer", "queueURL"}, {"producer", "options[0]"}, {"producer", "options[4]"},
 		{"request", "KeyField"}, {"producer", "MaxAttempts"}, {"producer", "RetryMax"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
-	if err := (Config{MaxMessageBytes: 2, MaxBatchBytes: 1, AttemptTimeout: -1}).Validate(); !slices.Equal(names(err), [][2]string{{"producer", "MaxBatchBytes"}, {"producer", "AttemptTimeout"}}) {
+	if err := (Config{MaxMessageBytes: 2, MaxBatchBytes: 1, AttemptTimeout: -1}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"producer", "MaxBatchBytes"}, {"producer", "AttemptTimeout"}}) {
 		t.Errorf("Validate: %v, want MaxBatchBytes and AttemptTimeout", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optiontest"
 )
 
 // The option behaviour every idemq package shares (docs/options.md): a
@@ -20,13 +21,6 @@ func TestOptionBehaviour(t *testing.T) {
 		}
 		return c.resolve()
 	}
-	names := func(err error) [][2]string {
-		var got [][2]string
-		for _, bad := range idem.ConfigErrors(err) {
-			got = append(got, [2]string{bad.Package, bad.Field})
-		}
-		return got
-	}
 	defaults, err := resolved()
 	if err != nil || defaults != (Config{Prefix: DefaultPrefix, MaxResultBytes: DefaultMaxResultBytes}) {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
@@ -40,7 +34,7 @@ func TestOptionBehaviour(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want the defaults", name, got, err)
 		}
 	}
-	if _, err := resolved(WithMaxResultBytes(-1)); !slices.Equal(names(err), [][2]string{{"redisstore", "MaxResultBytes"}}) {
+	if _, err := resolved(WithMaxResultBytes(-1)); !slices.Equal(optiontest.Names(err), [][2]string{{"redisstore", "MaxResultBytes"}}) {
 		t.Errorf("a negative MaxResultBytes: %v, want it refused", err)
 	}
 
@@ -54,7 +48,7 @@ func TestOptionBehaviour(t *testing.T) {
 	// Every bad setting at once.
 	_, err = New(nil, nil, WithMaxResultBytes(-1))
 	want := [][2]string{{"redisstore", "client"}, {"redisstore", "options[0]"}, {"redisstore", "MaxResultBytes"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
 }
