@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -68,8 +67,7 @@ type Option func(*Config)
 // and options before it are overwritten. Defaults to the zero Config,
 // every field its default.
 func WithConfig(cfg Config) Option {
-	cfg.Request.KeyFields = slices.Clone(cfg.Request.KeyFields)
-	cfg.Request.FingerprintFields = slices.Clone(cfg.Request.FingerprintFields)
+	cfg.Request = cfg.Request.Clone()
 	return func(c *Config) { *c = cfg }
 }
 
@@ -78,8 +76,7 @@ func WithConfig(cfg Config) Option {
 // request by one key. Defaults to the zero request.Identity (the body
 // field request.DefaultKeyField, the namespace the function's name).
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 

@@ -128,8 +128,7 @@ type Option func(*Config)
 // and options before it are overwritten. Defaults to the zero Config,
 // whose empty Request.Namespace is refused.
 func WithConfig(cfg Config) Option {
-	cfg.Request.KeyFields = slices.Clone(cfg.Request.KeyFields)
-	cfg.Request.FingerprintFields = slices.Clone(cfg.Request.FingerprintFields)
+	cfg.Request = cfg.Request.Clone()
 	return func(c *Config) { *c = cfg }
 }
 
@@ -137,8 +136,7 @@ func WithConfig(cfg Config) Option {
 // and the queue's. Defaults to the zero request.Identity, whose empty
 // Namespace is refused.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 

@@ -28,8 +28,7 @@ type Option func(*Config)
 // options before it are overwritten. Defaults to the zero Config, every
 // field its default.
 func WithConfig(cfg Config) Option {
-	cfg.Request.KeyFields = slices.Clone(cfg.Request.KeyFields)
-	cfg.Request.FingerprintFields = slices.Clone(cfg.Request.FingerprintFields)
+	cfg.Request = cfg.Request.Clone()
 	return func(c *Config) { *c = cfg }
 }
 
@@ -50,8 +49,7 @@ func WithNamespace(ns string) Option {
 // request.Identity: the key is the body field DefaultKeyField, the
 // namespace the function's name, the fingerprint the whole body.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 

@@ -81,8 +81,7 @@ type Option func(*Config)
 // and options before it are overwritten. Defaults to the zero Config,
 // every field its default.
 func WithConfig(cfg Config) Option {
-	cfg.Request.KeyFields = slices.Clone(cfg.Request.KeyFields)
-	cfg.Request.FingerprintFields = slices.Clone(cfg.Request.FingerprintFields)
+	cfg.Request = cfg.Request.Clone()
 	return func(c *Config) { *c = cfg }
 }
 
@@ -90,8 +89,7 @@ func WithConfig(cfg Config) Option {
 // the zero request.Identity: the key in the body field
 // request.DefaultKeyField.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 

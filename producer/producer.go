@@ -3,7 +3,6 @@ package producer
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -58,7 +57,6 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 // part that must send by the same one (a front door) to check at wiring.
 func (p *Producer) Request() request.Identity {
 	id := p.cfg.Request
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return id
 }

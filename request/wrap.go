@@ -47,16 +47,14 @@ type FuncOption func(*FuncConfig)
 // fields, and options before it are overwritten. Defaults to the zero
 // FuncConfig, whose empty Request.Namespace is refused.
 func WithConfig(cfg FuncConfig) FuncOption {
-	cfg.Request.KeyFields = slices.Clone(cfg.Request.KeyFields)
-	cfg.Request.FingerprintFields = slices.Clone(cfg.Request.FingerprintFields)
+	cfg.Request = cfg.Request.Clone()
 	return func(c *FuncConfig) { *c = cfg }
 }
 
 // WithIdentity sets FuncConfig.Request, whole. Defaults to the request
 // type's Identity, without a namespace.
 func WithIdentity(id Identity) FuncOption {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *FuncConfig) { c.Request = id }
 }
 

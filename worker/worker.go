@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // Worker is a handler around a function of your own, wired from the
@@ -131,7 +132,7 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		sqsClient = sqs.NewFromConfig(c, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
 			// back at once: keep a connection for each.
-			o.HTTPClient = keepConnections(o.HTTPClient, conns)
+			o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
 			if s.SQSEndpoint != "" {
 				o.BaseEndpoint = aws.String(s.SQSEndpoint)
 			}
