@@ -20,6 +20,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 func main() {
@@ -94,9 +95,11 @@ func NewOrdersStack(scope constructs.Construct, id *string, props *OrdersStackPr
 	// alarms, the dashboard and the redrive policy. Synth fails, naming
 	// the setting, if the queue cannot be safe for the function.
 	idemq := idemqcdk.NewAttachment(stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
-		Function:  handler,
-		Queue:     orders,
-		Namespace: jsii.String("orders"), // every key's prefix: never change it
+		Function: handler,
+		Queue:    orders,
+		// Who a request is: every key's prefix (never change it), and the
+		// key in the body's "idempotency_key" (the default).
+		Request: &request.Identity{Namespace: "orders"},
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("RecordExpiry"), &awscdk.CfnOutputProps{
 		Value: jsii.String(idemq.RecordExpiry.String()),

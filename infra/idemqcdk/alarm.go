@@ -114,7 +114,7 @@ func (p *AlarmsProps) parts(prefix string) (parts, error) {
 	case p.Timeout == nil:
 		return parts{}, bad("Timeout", "is nil: give the function's timeout (its Timeout())")
 	}
-	if err := checkNamespace(*p.Namespace, func(f string) string { return prefix + f }); err != nil {
+	if err := checkNamespace(*p.Namespace, "Namespace", func(f string) string { return prefix + f }); err != nil {
 		return parts{}, err
 	}
 	if err := p.Settings.Validate(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // builtFor is the folder of the tiny module's bootstrap built for goarch.
@@ -33,7 +34,7 @@ func TestArchitecture(t *testing.T) {
 	worker := func(arch awslambda.Architecture, dir string) assertions.Template {
 		stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 		idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
-			Code: awslambda.Code_FromAsset(jsii.String(dir), nil), Namespace: "jobs", Architecture: arch, FrontDoor: true,
+			Code: awslambda.Code_FromAsset(jsii.String(dir), nil), Request: request.Identity{Namespace: "jobs"}, Architecture: arch, FrontDoor: true,
 		})
 		return assertions.Template_FromStack(stack, nil)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // AttachmentProps configures an Attachment: which function and queue, and
@@ -35,14 +36,13 @@ type AttachmentProps struct {
 	// QueueSettings are Queue's settings CDK cannot read from an imported
 	// queue. Defaults to none.
 	QueueSettings *QueueSettings
-	// Namespace prefixes every idempotency key (IDEMQ_NAMESPACE). It must
-	// stay the same for the records' lifetime: a new namespace makes every
-	// earlier record unreachable. Required: a plain string, not a token.
-	Namespace *string
-	// KeyField is the JSON field of the message body holding the key
-	// (IDEMQ_KEY_FIELD), as idemjson.CheckField takes it. Defaults to
-	// handler.DefaultKeyField, "idempotency_key".
-	KeyField *string
+	// Request says who a request is, as WorkerProps.Request does: its
+	// key namespace (required, a plain string that never changes), where
+	// its key comes from (defaults to the body's "idempotency_key") and
+	// which members are its fingerprint, given to the function in its
+	// IDEMQ_* variables (idemqenv) and read back by worker.FromEnv.
+	// Required.
+	Request *request.Identity
 	// BatchSize is the most messages one invocation receives: 1 to 10 on
 	// a FIFO queue; 1 to 10,000 on a standard queue, where more than 10
 	// needs a MaxBatchingWindow of at least 1 s. Defaults to 10.
@@ -93,7 +93,7 @@ type AttachmentProps struct {
 // ChangeMessageVisibility for the back-off; s3:PutObject and GetObject
 // under the bucket's prefix; kms:Decrypt on the queue's key when CDK knows
 // one), the handler's environment (EnvTable, EnvRecordExpiry, EnvQueue,
-// EnvNamespace, EnvKeyField, EnvBackoff, EnvEMFNamespace, EnvBlobBucket,
+// the Request's variables (EnvNamespace, EnvKeyField, …), EnvBackoff, EnvEMFNamespace, EnvBlobBucket,
 // EnvBlobPrefix), the event source mapping with ReportBatchItemFailures,
 // the seven Alarms, a dashboard (NewDashboard) and a redrive policy
 // (NewRedrivePolicy). The queue's settings are checked against the
@@ -165,7 +165,7 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	if s.blobs {
 		a.Bucket = &ResultBucket{Bucket: newBucket(c, "Bucket", s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	}
-	a.Environment = handlerEnv(a.Table, a.Bucket, s, *props.Namespace)
+	a.Environment = handlerEnv(a.Table, a.Bucket, s)
 	for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
 		fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
 	}
@@ -182,7 +182,7 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	if role := props.Function.Role(); role != nil {
 		a.EventSource.Node().AddDependency(role)
 	}
-	watched := parts{queue: props.Queue, dlq: src.dlq, fn: props.Function, namespace: *props.Namespace, s: s}
+	watched := parts{queue: props.Queue, dlq: src.dlq, fn: props.Function, namespace: s.request.Namespace, s: s}
 	a.Alarms = addAlarms(c, watched)
 	a.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", src.dlq, props.Queue)
 	a.Dashboard = newDashboard(c, "Dashboard", watched, a.Alarms.All())
@@ -209,8 +209,7 @@ func (p *AttachmentProps) resolveInto(src *source, prefix string) {
 		return n
 	}
 	w := &WorkerProps{
-		KeyField:       deref(p.KeyField),
-		Namespace:      deref(p.Namespace),
+		Request:        deref(p.Request),
 		BatchSize:      whole("BatchSize", p.BatchSize),
 		MaxConcurrency: whole("MaxConcurrency", p.MaxConcurrency),
 		BlobExpiryDays: whole("ResultExpiryDays", p.ResultExpiryDays),
@@ -219,8 +218,8 @@ func (p *AttachmentProps) resolveInto(src *source, prefix string) {
 		DisableBackoff: p.DisableBackoff != nil && *p.DisableBackoff,
 		DisableBlobs:   p.DisableResultBucket != nil && *p.DisableResultBucket,
 	}
-	if p.KeyField != nil && *p.KeyField == "" {
-		bad("KeyField", "%sKeyField is empty; leave it nil for %s", prefix, "idempotency_key")
+	if p.Request == nil {
+		bad("Request.Namespace", "%sRequest is nil: give at least its Namespace, which prefixes every idempotency key and must never change", prefix)
 	}
 	if p.ResultPrefix != nil && *p.ResultPrefix == "" {
 		panic(checkBlobPrefix("", func(string) string { return prefix + "ResultPrefix" }))

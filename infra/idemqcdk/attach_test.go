@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // usersApp is a team's own stack: a queue with its dead-letter queue and a
@@ -67,7 +68,7 @@ var teamQueue = usersQueue{visibility: 6 * time.Minute, timeout: time.Minute, ma
 func TestAttachment(t *testing.T) {
 	app := newUsersApp(t, teamQueue)
 	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
-		Function: app.function, Queue: app.queue, Namespace: jsii.String("orders"),
+		Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"},
 	})
 	want := queue.Settings{Retention: 96 * time.Hour, VisibilityTimeout: 6 * time.Minute, MaxReceives: 5, DeadLetterRetention: 14 * 24 * time.Hour}
 	if a.Settings != want {
@@ -160,8 +161,8 @@ func attachRefused(t *testing.T, app usersApp, props idemqcdk.AttachmentProps) *
 	if props.Queue == nil {
 		props.Queue = app.queue
 	}
-	if props.Namespace == nil {
-		props.Namespace = jsii.String("orders")
+	if props.Request == nil {
+		props.Request = &request.Identity{Namespace: "orders"}
 	}
 	var got any
 	func() {
@@ -197,7 +198,7 @@ func TestAttachmentRefusesUnsafeQueues(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			app := newUsersApp(t, c.queue)
 			if c.field == "" {
-				idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Namespace: jsii.String("orders")})
+				idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"}})
 				return
 			}
 			se := attachRefused(t, app, idemqcdk.AttachmentProps{})
@@ -225,8 +226,10 @@ func TestAttachmentRefusesBadProps(t *testing.T) {
 		field string
 		says  string
 	}{
-		{"no namespace", func(usersApp) idemqcdk.AttachmentProps { return idemqcdk.AttachmentProps{Namespace: jsii.String("")} },
-			"Namespace", "AttachmentProps.Namespace is empty"},
+		{"no namespace", func(usersApp) idemqcdk.AttachmentProps {
+			return idemqcdk.AttachmentProps{Request: &request.Identity{Namespace: ""}}
+		},
+			"Request.Namespace", "AttachmentProps.Request.Namespace is empty"},
 		{"a batch over 10 without a window", func(usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{BatchSize: jsii.Number(20)}
 		}, "BatchSize", "AttachmentProps.MaxBatchingWindow"},
@@ -272,7 +275,7 @@ func TestAttachmentToImportedQueue(t *testing.T) {
 	dlq := awssqs.Queue_FromQueueArn(app.stack, jsii.String("ImportedDLQ"), jsii.String("arn:aws:sqs:us-east-1:123456789012:orders-dlq"))
 	alias := awslambda.NewAlias(app.stack, jsii.String("Live"), &awslambda.AliasProps{AliasName: jsii.String("live"), Version: app.function.CurrentVersion()})
 	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
-		Function: alias, Queue: q, Namespace: jsii.String("orders"),
+		Function: alias, Queue: q, Request: &request.Identity{Namespace: "orders"},
 		QueueSettings: &idemqcdk.QueueSettings{
 			RetentionPeriod:           awscdk.Duration_Days(jsii.Number(4)),
 			VisibilityTimeout:         awscdk.Duration_Minutes(jsii.Number(6)),

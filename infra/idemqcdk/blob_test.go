@@ -9,6 +9,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // TestNoBlobs checks that idemq:blobs false keeps the stack as it was
@@ -179,19 +180,19 @@ func TestRejectedBlobSettings(t *testing.T) {
 // the fields, and accepts the prefixes and lifetimes that can work.
 func TestBlobPropsCheck(t *testing.T) {
 	for _, ok := range []idemqcdk.WorkerProps{
-		{Namespace: "jobs", BlobPrefix: "a/"},
-		{Namespace: "jobs", BlobPrefix: "tenant-1/results_v2/(x)/it's.ok!/"},
-		{Namespace: "jobs", BlobPrefix: strings.Repeat("ab/", 170)}, // 510 bytes
-		{Namespace: "jobs", BlobExpiryDays: 24},
-		{Namespace: "jobs", BlobExpiryDays: 3650},
+		{Request: request.Identity{Namespace: "jobs"}, BlobPrefix: "a/"},
+		{Request: request.Identity{Namespace: "jobs"}, BlobPrefix: "tenant-1/results_v2/(x)/it's.ok!/"},
+		{Request: request.Identity{Namespace: "jobs"}, BlobPrefix: strings.Repeat("ab/", 170)}, // 510 bytes
+		{Request: request.Identity{Namespace: "jobs"}, BlobExpiryDays: 24},
+		{Request: request.Identity{Namespace: "jobs"}, BlobExpiryDays: 3650},
 	} {
 		if err := ok.Check(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
 		}
 	}
 	for field, bad := range map[string]idemqcdk.WorkerProps{
-		"BlobPrefix":     {Namespace: "jobs", BlobPrefix: "./"},
-		"BlobExpiryDays": {Namespace: "jobs", BlobExpiryDays: -1},
+		"BlobPrefix":     {Request: request.Identity{Namespace: "jobs"}, BlobPrefix: "./"},
+		"BlobExpiryDays": {Request: request.Identity{Namespace: "jobs"}, BlobExpiryDays: -1},
 	} {
 		err := bad.Check()
 		var se *idemqcdk.SettingError

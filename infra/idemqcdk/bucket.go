@@ -181,10 +181,11 @@ func (b *ResultBucket) GrantResults(grantee awsiam.IGrantable) {
 	allowBlobs(grantee, b.Bucket, b.Prefix)
 }
 
-// deref is *p, or "" when p is nil.
-func deref(p *string) string {
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
 	if p == nil {
-		return ""
+		var zero T
+		return zero
 	}
 	return *p
 }

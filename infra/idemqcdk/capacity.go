@@ -144,31 +144,3 @@ func (r *contextReader) capacityProvider() *CapacityProvider {
 		MemoryGiBPerVCpu: r.integer("CapacityProvider.MemoryGiBPerVCpu"),
 	}
 }
-
-// list reads a JSON array of strings, or a comma-separated string (as -c
-// gives): "subnet-a,subnet-b".
-func (r *contextReader) list(field string) []string {
-	key := contextKeys[field]
-	var out []string
-	switch v := r.get(key).(type) {
-	case nil:
-	case string:
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			s, ok := e.(string)
-			if !ok {
-				r.fail(field, key, v, "a list of strings, or a comma-separated string")
-				return nil
-			}
-			out = append(out, s)
-		}
-	default:
-		r.fail(field, key, v, "a list of strings, or a comma-separated string")
-	}
-	return out
-}

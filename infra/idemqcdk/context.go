@@ -22,30 +22,33 @@ const ContextPrefix = "idemq:"
 // NewStack imports, with the KMS key of ctxProviderAPIKeySecretKMSKey if
 // set.)
 var contextKeys = map[string]string{
-	"Architecture":         "idemq:architecture",
-	"Timeout":              "idemq:functionTimeout",
-	"MemoryMB":             "idemq:memoryMB",
-	"Retention":            "idemq:retention",
-	"VisibilityTimeout":    "idemq:visibilityTimeout",
-	"MaxReceives":          "idemq:maxReceives",
-	"FIFO":                 "idemq:fifo",
-	"BatchSize":            "idemq:batchSize",
-	"BatchingWindow":       "idemq:batchingWindow",
-	"MaxConcurrency":       "idemq:maxConcurrency",
-	"RecordExpiry":         "idemq:recordExpiry",
-	"KeyField":             "idemq:keyField",
-	"Namespace":            "idemq:namespace",
-	"DisableBackoff":       "idemq:backoff",
-	"Tracing":              "idemq:tracing",
-	"TracingLayerArn":      "idemq:tracingLayerArn",
-	"DisableBlobs":         "idemq:blobs",
-	"BlobExpiryDays":       "idemq:blobExpiryDays",
-	"BlobPrefix":           "idemq:blobPrefix",
-	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
-	"ProviderURL":          "idemq:providerUrl",
-	"FrontDoor":            "idemq:frontDoor",
-	"FrontDoorPublic":      "idemq:frontDoorPublic",
-	"FrontDoorScope":       "idemq:frontDoorScope",
+	"Architecture":              "idemq:architecture",
+	"Timeout":                   "idemq:functionTimeout",
+	"MemoryMB":                  "idemq:memoryMB",
+	"Retention":                 "idemq:retention",
+	"VisibilityTimeout":         "idemq:visibilityTimeout",
+	"MaxReceives":               "idemq:maxReceives",
+	"FIFO":                      "idemq:fifo",
+	"BatchSize":                 "idemq:batchSize",
+	"BatchingWindow":            "idemq:batchingWindow",
+	"MaxConcurrency":            "idemq:maxConcurrency",
+	"RecordExpiry":              "idemq:recordExpiry",
+	"Request.Namespace":         "idemq:namespace",
+	"Request.KeyField":          "idemq:keyField",
+	"Request.KeyFields":         "idemq:keyFields",
+	"Request.KeyAttribute":      "idemq:keyAttribute",
+	"Request.FingerprintFields": "idemq:fingerprintFields",
+	"DisableBackoff":            "idemq:backoff",
+	"Tracing":                   "idemq:tracing",
+	"TracingLayerArn":           "idemq:tracingLayerArn",
+	"DisableBlobs":              "idemq:blobs",
+	"BlobExpiryDays":            "idemq:blobExpiryDays",
+	"BlobPrefix":                "idemq:blobPrefix",
+	"ProviderAPIKeySecret":      "idemq:providerApiKeySecret",
+	"ProviderURL":               "idemq:providerUrl",
+	"FrontDoor":                 "idemq:frontDoor",
+	"FrontDoorPublic":           "idemq:frontDoorPublic",
+	"FrontDoorScope":            "idemq:frontDoorScope",
 	// pollers.go, capacity.go
 	"Pollers.Minimum":                   "idemq:minPollers",
 	"Pollers.Maximum":                   "idemq:maxPollers",
@@ -118,8 +121,11 @@ func readContext(node constructs.Node) (stackContext, error) {
 		p.MaxConcurrency = NoMaxConcurrency
 	}
 	p.RecordExpiry = r.duration("RecordExpiry")
-	p.KeyField = r.str("KeyField", contextKeys["KeyField"])
-	p.Namespace = r.str("Namespace", contextKeys["Namespace"])
+	p.Request.Namespace = r.str("Request.Namespace", contextKeys["Request.Namespace"])
+	p.Request.KeyField = r.str("Request.KeyField", contextKeys["Request.KeyField"])
+	p.Request.KeyFields = r.list("Request.KeyFields")
+	p.Request.KeyAttribute = r.str("Request.KeyAttribute", contextKeys["Request.KeyAttribute"])
+	p.Request.FingerprintFields = r.list("Request.FingerprintFields")
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
 	p.Tracing = r.tracing()
 	p.TracingLayerArn = r.str("TracingLayerArn", contextKeys["TracingLayerArn"])
@@ -257,6 +263,34 @@ func (r *contextReader) str(field, key string) string {
 		r.fail(field, key, v, "a string")
 		return ""
 	}
+}
+
+// list reads a JSON array of strings, or a comma-separated string (as -c
+// gives): "subnet-a,subnet-b".
+func (r *contextReader) list(field string) []string {
+	key := contextKeys[field]
+	var out []string
+	switch v := r.get(key).(type) {
+	case nil:
+	case string:
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				r.fail(field, key, v, "a list of strings, or a comma-separated string")
+				return nil
+			}
+			out = append(out, s)
+		}
+	default:
+		r.fail(field, key, v, "a list of strings, or a comma-separated string")
+	}
+	return out
 }
 
 // architecture reads idemq:architecture: "arm64" or "x86_64", Lambda's

@@ -16,9 +16,9 @@
 // the redrive policy:
 //
 //	idemqcdk.NewAttachment(stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
-//		Function:  handler, // an awslambda.Function of the app
-//		Queue:     orders,  // an awssqs.Queue with a dead-letter queue
-//		Namespace: jsii.String("orders"), // every key's prefix, never to change
+//		Function: handler, // an awslambda.Function of the app
+//		Queue:    orders,  // an awssqs.Queue with a dead-letter queue
+//		Request:  &request.Identity{Namespace: "orders"}, // every key's prefix, never to change
 //	})
 //
 // Its parts are constructs of their own: NewRecordTable, NewResultBucket,
@@ -29,7 +29,7 @@
 //
 //	idemqcdk.NewWorker(stack, jsii.String("Worker"), &idemqcdk.WorkerProps{
 //		Code:        idemqcdk.GoCode(".", "./cmd/worker"), // your main package, relative to where the app runs
-//		Namespace:   "jobs", // required: every key's prefix, never to change
+//		Request:     request.Identity{Namespace: "jobs"}, // required: every key's prefix, never to change
 //		ProviderURL: "https://api.openai.com/v1",
 //		Timeout:     30 * time.Second,
 //	})

@@ -17,11 +17,23 @@ const (
 	// EnvRecordExpiry holds the record expiry as a Go duration string
 	// (time.Duration.String, e.g. "120h19m0s").
 	EnvRecordExpiry = idemqenv.RecordExpiry
-	// EnvKeyField holds the JSON field of the body that carries the
-	// idempotency key (WorkerProps.KeyField).
-	EnvKeyField = idemqenv.KeyField
-	// EnvNamespace holds the prefix of every idempotency key.
+	// EnvNamespace holds the prefix of every idempotency key
+	// (WorkerProps.Request.Namespace).
 	EnvNamespace = idemqenv.Namespace
+	// EnvKeyField holds the JSON field of the body that carries the
+	// idempotency key (WorkerProps.Request.KeyField; when no other key
+	// source is set, request.DefaultKeyField).
+	EnvKeyField = idemqenv.KeyField
+	// EnvKeyFields holds the body members that make a natural key,
+	// comma-separated (WorkerProps.Request.KeyFields); set only with them.
+	EnvKeyFields = idemqenv.KeyFields
+	// EnvKeyAttribute holds the message attribute that carries the key
+	// (WorkerProps.Request.KeyAttribute); set only with it.
+	EnvKeyAttribute = idemqenv.KeyAttribute
+	// EnvFingerprintFields holds the body members checked against the
+	// stored record, comma-separated
+	// (WorkerProps.Request.FingerprintFields); set only with them.
+	EnvFingerprintFields = idemqenv.FingerprintFields
 	// EnvBackoff is "true" when in-progress back-off is on, "false" when
 	// it is off: always set, so the worker's own default never decides.
 	EnvBackoff = idemqenv.Backoff
@@ -72,7 +84,7 @@ const (
 )
 
 // setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvKeyField, EnvNamespace, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing}
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.

@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // functionEnvironments returns each function's environment variables, by
@@ -178,7 +179,7 @@ func TestAttachmentEnvironmentIsTheWorkers(t *testing.T) {
 		check func(t *testing.T, s idemqenv.Settings)
 	}{
 		{"every prop", func(app usersApp) *idemqcdk.AttachmentProps {
-			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Namespace: jsii.String("orders"), KeyField: jsii.String("order.id"),
+			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders", KeyField: "order.id"},
 				RecordExpiry: awscdk.Duration_Hours(jsii.Number(600))}
 		}, func(t *testing.T, s idemqenv.Settings) {
 			if s.Request.Namespace != "orders" || s.Request.KeyField != "order.id" || s.RecordExpiry != 600*time.Hour || !s.Backoff ||
@@ -188,7 +189,7 @@ func TestAttachmentEnvironmentIsTheWorkers(t *testing.T) {
 			}
 		}},
 		{"no back-off, no bucket", func(app usersApp) *idemqcdk.AttachmentProps {
-			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Namespace: jsii.String("orders"),
+			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"},
 				DisableBackoff: jsii.Bool(true), DisableResultBucket: jsii.Bool(true)}
 		}, func(t *testing.T, s idemqenv.Settings) {
 			if s.Backoff || s.Blobs != (idemqenv.BlobSettings{}) || s.Request.KeyField != "idempotency_key" {

@@ -19,5 +19,5 @@ func ExampleWorkerProps_Check() {
 	var bad *idemqcdk.SettingError
 	err := props.Check()
 	fmt.Println(errors.As(err, &bad), bad.Field)
-	// Output: true Namespace
+	// Output: true Request.Namespace
 }

@@ -93,8 +93,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 		EnvFrontDoorQueueURL: w.Queue.QueueUrl(),
 		EnvTable:             w.Table.TableName(),
 		EnvRecordExpiry:      jsii.String(s.expiry.String()),
-		EnvNamespace:         jsii.String(p.Namespace),
-		EnvKeyField:          jsii.String(s.keyField),
+	}
+	for k, v := range requestEnv(s.request, idemqenv.FrontDoor) {
+		env[k] = jsii.String(v)
 	}
 	if w.Bucket != nil {
 		env[EnvBlobBucket] = w.Bucket.BucketName()

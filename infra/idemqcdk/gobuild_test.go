@@ -16,6 +16,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // tinyModule is a module with a main package that prints its GOARCH.
@@ -107,7 +108,7 @@ func stagedAsset(t *testing.T, code func() awslambda.Code, overrides map[string]
 	ctx := appContext(t, overrides)
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
-	idemqcdk.NewWorker(stack, jsii.String("Worker"), &idemqcdk.WorkerProps{Code: code(), Namespace: "jobs"})
+	idemqcdk.NewWorker(stack, jsii.String("Worker"), &idemqcdk.WorkerProps{Code: code(), Request: request.Identity{Namespace: "jobs"}})
 	fns := *assertions.Template_FromStack(stack, nil).FindResources(jsii.String("AWS::Lambda::Function"), nil)
 	if len(fns) != 1 {
 		t.Fatalf("%d functions, want 1", len(fns))

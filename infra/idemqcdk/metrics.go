@@ -8,7 +8,7 @@ import (
 // MetricNamespace is the CloudWatch namespace of the handler's per-batch
 // metrics (handler.WithEMF), given to the function as EnvEMFNamespace. The
 // metrics' one dimension, "Service", is the key namespace
-// (WorkerProps.Namespace), so the workers of an account share the
+// (WorkerProps.Request.Namespace), so the workers of an account share the
 // namespace and keep their own metrics.
 const MetricNamespace = "idemq"
 

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // Provisioned pollers: the event source mapping gets ProvisionedPollerConfig
@@ -42,7 +43,7 @@ func TestProvisionedPollersTemplate(t *testing.T) {
 
 // The construct: Pollers with MaxConcurrency left at 0 is no cap.
 func TestProvisionedPollersConstruct(t *testing.T) {
-	p := idemqcdk.WorkerProps{Namespace: "idemq", Pollers: &idemqcdk.Pollers{Minimum: 2, Maximum: 2000}}
+	p := idemqcdk.WorkerProps{Request: request.Identity{Namespace: "idemq"}, Pollers: &idemqcdk.Pollers{Minimum: 2, Maximum: 2000}}
 	if err := p.Check(); err != nil {
 		t.Errorf("pollers 2..2000 without MaxConcurrency: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+
+	"github.com/idemq/idemq/request"
 )
 
 // Defaults used when a WorkerProps field is left zero, chosen for a worker
@@ -116,19 +118,20 @@ type WorkerProps struct {
 	// while the dead-letter queue keeps the message is answered from its
 	// record.
 	RecordExpiry time.Duration
-	// KeyField is the JSON field of the message body holding the
-	// idempotency key (a field as idemjson.CheckField takes it), passed as
-	// IDEMQ_KEY_FIELD. Like Namespace, it must stay the same while records
-	// live. Defaults to handler.DefaultKeyField, "idempotency_key".
-	KeyField string
-	// Namespace prefixes every idempotency key, passed as IDEMQ_NAMESPACE.
-	// It must stay the same for the records' lifetime: a new namespace
-	// makes every earlier record unreachable, and every message delivered
-	// again runs its work again. So it has no default that could change
-	// under it: neither the function's generated name (new when the
-	// function is replaced) nor the construct's path (new when the
-	// construct moves). Required: a plain string, not a token.
-	Namespace string
+	// Request says who a request is: its key namespace, where its key
+	// comes from and which members are its fingerprint, the one
+	// request.Identity the function reads back from IDEMQ_NAMESPACE,
+	// IDEMQ_KEY_FIELD, IDEMQ_KEY_FIELDS, IDEMQ_KEY_ATTRIBUTE and
+	// IDEMQ_FINGERPRINT_FIELDS (idemqenv), the front door too. Its
+	// Namespace is required: a plain string, not a token, that stays the
+	// same for the records' lifetime, since a new namespace makes every
+	// earlier record unreachable and every message delivered again runs
+	// its work again (neither the function's generated name nor the
+	// construct's path would do: both change). The key source defaults to
+	// the body's "idempotency_key" (request.DefaultKeyField). KeyFunc and
+	// NoFingerprint live in the function's code and are refused here, as
+	// is a list member an environment variable cannot carry.
+	Request request.Identity
 	// ProviderURL is the model provider's OpenAI-compatible base URL (such
 	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute
 	// http or https URL with a host and no user information, query or
@@ -206,7 +209,7 @@ type WorkerProps struct {
 	// that sends each request posted with an Idempotency-Key to the queue
 	// once and answers its status from the table (docs/frontdoor.md). It
 	// may send to the queue, claim and read records, and read results in
-	// the bucket. KeyField must then be a member name, not a path.
+	// the bucket, for every key rule Request can name.
 	// Defaults to false: no front door.
 	FrontDoor bool
 	// FrontDoorPublic makes the front door's function URL AuthType NONE,

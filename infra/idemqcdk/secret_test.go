@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // TestProviderAPIKeySecretByARN checks a secret given by its complete ARN:
@@ -73,7 +74,7 @@ func TestWorkerProviderAPIKeySecret(t *testing.T) {
 	secret := awssecretsmanager.NewSecret(stack, jsii.String("Key"), nil)
 	idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
-		Namespace:            "jobs",
+		Request:              request.Identity{Namespace: "jobs"},
 		ProviderAPIKeySecret: secret,
 	})
 	tpl := assertions.Template_FromStack(stack, nil)
@@ -100,7 +101,7 @@ func TestWorkerProviderAPIKeySecretWithKey(t *testing.T) {
 	})
 	idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 		Code:                 awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
-		Namespace:            "jobs",
+		Request:              request.Identity{Namespace: "jobs"},
 		ProviderAPIKeySecret: secret,
 	})
 	tpl := assertions.Template_FromStack(stack, nil)

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // Limits Lambda places on the function and its SQS event source.
@@ -82,7 +80,10 @@ type settings struct {
 	blobDays   int
 	blobPrefix string
 
-	keyField string
+	// request is WorkerProps.Request, checked, its key source defaulted
+	// to request.DefaultKeyField: who a request is, given to the worker
+	// and the front door through idemqenv (requestEnv).
+	request request.Identity
 	// warnings are annotations for settings that deploy but go against
 	// AWS's guidance.
 	warnings []string
@@ -195,12 +196,8 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 
 	// The key's parts: anything that can change under the records makes
 	// every redelivered request run again.
-	if err := checkNamespace(p.Namespace, label); err != nil {
+	if s.request, err = resolveRequest(p.Request, label); err != nil {
 		return s, err
-	}
-	s.keyField = or(p.KeyField, handler.DefaultKeyField)
-	if err := idemjson.CheckField(s.keyField); err != nil {
-		return s, &SettingError{Field: "KeyField", Msg: fmt.Sprintf("%s %q is not a field the worker can read", label("KeyField"), s.keyField), Err: err}
 	}
 
 	if p.ProviderURL != "" && !isToken(p.ProviderURL) {
@@ -222,26 +219,6 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 		return s, err
 	}
 	return s, nil
-}
-
-// checkNamespace refuses a key namespace that is missing or could change:
-// it prefixes every key, so it has no default.
-func checkNamespace(ns string, label func(field string) string) error {
-	bad := func(format string, args ...any) error {
-		return &SettingError{Field: "Namespace", Msg: fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case strings.TrimSpace(ns) == "":
-		return bad("%s is empty or unset: it prefixes every idempotency key and must stay the same while records live, so it has no default "+
-			"(the function's name and the construct's path both change when the function or construct does); set it once, e.g. to \"idemq\", and never change it",
-			label("Namespace"))
-	case isToken(ns):
-		return bad("%s is a token (a value known only at deployment, such as a generated name), which can change and with it every key; set a plain string",
-			label("Namespace"))
-	case strings.TrimSpace(ns) != ns:
-		return bad("%s %q has leading or trailing white space; set it without", label("Namespace"), ns)
-	}
-	return nil
 }
 
 // checkQueue checks the queue's settings in s against each other and

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // collectorLayer is an ADOT collector layer for arm64, as docs/tracing.md
@@ -166,18 +167,18 @@ func TestRejectedTracing(t *testing.T) {
 // names the fields, and accepts the layers that can work.
 func TestTracingPropsCheck(t *testing.T) {
 	for _, ok := range []idemqcdk.WorkerProps{
-		{Namespace: "jobs"},
-		{Namespace: "jobs", Tracing: idemqcdk.TracingOff},
-		{Namespace: "jobs", Tracing: idemqcdk.TracingOTel, TracingLayerArn: collectorLayer},
-		{Namespace: "jobs", Tracing: idemqcdk.TracingXRay, TracingLayerArn: "arn:aws-cn:lambda:cn-north-1:123456789012:layer:my_collector:12"},
+		{Request: request.Identity{Namespace: "jobs"}},
+		{Request: request.Identity{Namespace: "jobs"}, Tracing: idemqcdk.TracingOff},
+		{Request: request.Identity{Namespace: "jobs"}, Tracing: idemqcdk.TracingOTel, TracingLayerArn: collectorLayer},
+		{Request: request.Identity{Namespace: "jobs"}, Tracing: idemqcdk.TracingXRay, TracingLayerArn: "arn:aws-cn:lambda:cn-north-1:123456789012:layer:my_collector:12"},
 	} {
 		if err := ok.Check(); err != nil {
 			t.Errorf("%+v: %v", ok, err)
 		}
 	}
 	for field, bad := range map[string]idemqcdk.WorkerProps{
-		"Tracing":         {Namespace: "jobs", Tracing: "OTEL", TracingLayerArn: collectorLayer},
-		"TracingLayerArn": {Namespace: "jobs", Tracing: idemqcdk.TracingXRay},
+		"Tracing":         {Request: request.Identity{Namespace: "jobs"}, Tracing: "OTEL", TracingLayerArn: collectorLayer},
+		"TracingLayerArn": {Request: request.Identity{Namespace: "jobs"}, Tracing: idemqcdk.TracingXRay},
 	} {
 		err := bad.Check()
 		var se *idemqcdk.SettingError

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // Worker is an idemq worker: a queue with its dead-letter queue, the
@@ -95,7 +97,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 		w.Bucket = newBucket(c, "Bucket", s.blobPrefix, s.blobDays)
 		bucket = &ResultBucket{Bucket: w.Bucket, Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	}
-	env := handlerEnv(w.Table, bucket, s, p.Namespace)
+	env := handlerEnv(w.Table, bucket, s)
 	if p.ProviderURL != "" {
 		env[EnvProviderURL] = jsii.String(p.ProviderURL)
 	}
@@ -121,7 +123,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
-	watched := parts{queue: w.Queue, dlq: w.DeadLetterQueue, fn: w.Function, namespace: p.Namespace, s: s}
+	watched := parts{queue: w.Queue, dlq: w.DeadLetterQueue, fn: w.Function, namespace: s.request.Namespace, s: s}
 	a := addAlarms(c, watched)
 	w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.FailedAlarm, w.DurationAlarm, w.ErrorsAlarm, w.ThrottlesAlarm =
 		a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm
@@ -136,9 +138,9 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 // handlerEnv is the environment idemq's handler is configured by: the
 // table, the record expiry, the queue's settings (which the function
 // checks its expiry and lease against at start-up), the EMF namespace,
-// the key namespace and field, the back-off, and the result bucket when
+// who a request is (requestEnv), the back-off, and the result bucket when
 // there is one.
-func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings, namespace string) map[string]*string {
+func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings) map[string]*string {
 	queueJSON, err := json.Marshal(s.queue())
 	if err != nil { // unreachable: durations and numbers
 		panic(err)
@@ -148,9 +150,10 @@ func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings, na
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
 		EnvQueue:        jsii.String(string(queueJSON)),
 		EnvEMFNamespace: jsii.String(MetricNamespace),
-		EnvNamespace:    jsii.String(namespace),
-		EnvKeyField:     jsii.String(s.keyField),
 		EnvBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
+	}
+	for k, v := range requestEnv(s.request, idemqenv.Worker) {
+		env[k] = jsii.String(v)
 	}
 	if bucket != nil {
 		env[EnvBlobBucket] = bucket.Bucket.BucketName()

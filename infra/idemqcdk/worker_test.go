@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // TestCheckNamesFields checks that WorkerProps.Check, for users of the
@@ -27,32 +28,32 @@ func TestCheckNamesFields(t *testing.T) {
 	if !strings.Contains(err.Error(), "VisibilityTimeout 30s is shorter than Timeout 1m0s") {
 		t.Errorf("message: %v", err)
 	}
-	if err := (&idemqcdk.WorkerProps{Namespace: "jobs"}).Check(); err != nil {
+	if err := (&idemqcdk.WorkerProps{Request: request.Identity{Namespace: "jobs"}}).Check(); err != nil {
 		t.Errorf("WorkerProps with a namespace alone: %v", err)
 	}
 }
 
 // TestNamespaceRequired checks that a Worker has no namespace but the one
 // it is given: none, blank or a token (a value that can change) fails
-// Check naming Namespace, and NewWorker panics with the same error.
+// Check naming Request.Namespace, and NewWorker panics with the same error.
 func TestNamespaceRequired(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 	generated := awscdk.NewCfnResource(stack, jsii.String("Thing"), &awscdk.CfnResourceProps{Type: jsii.String("AWS::SQS::Queue")}).Ref()
 	for name, ns := range map[string]string{"unset": "", "blank": "  ", "a token": *generated, "spaces around": " jobs"} {
 		t.Run(name, func(t *testing.T) {
-			err := (&idemqcdk.WorkerProps{Namespace: ns}).Check()
+			err := (&idemqcdk.WorkerProps{Request: request.Identity{Namespace: ns}}).Check()
 			var se *idemqcdk.SettingError
-			if !errors.As(err, &se) || se.Field != "Namespace" || !strings.Contains(err.Error(), "Namespace") {
-				t.Fatalf("Check: got %v, want a *SettingError naming Namespace", err)
+			if !errors.As(err, &se) || se.Field != "Request.Namespace" || !strings.Contains(err.Error(), "Request.Namespace") {
+				t.Fatalf("Check: got %v, want a *SettingError naming Request.Namespace", err)
 			}
 			t.Log(err)
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Namespace") {
-					t.Errorf("NewWorker: recovered %v, want a panic naming Namespace", r)
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Request.Namespace") {
+					t.Errorf("NewWorker: recovered %v, want a panic naming Request.Namespace", r)
 				}
 			}()
 			idemqcdk.NewWorker(stack, jsii.String("Jobs"+strings.ReplaceAll(name, " ", "")), &idemqcdk.WorkerProps{
-				Code: awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil), Namespace: ns,
+				Code: awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil), Request: request.Identity{Namespace: ns},
 			})
 		})
 	}
@@ -66,23 +67,23 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 		props *idemqcdk.WorkerProps
 		want  string // in the panic's message
 	}{
-		{"no code", &idemqcdk.WorkerProps{Namespace: "jobs"}, "Code"},
+		{"no code", &idemqcdk.WorkerProps{Request: request.Identity{Namespace: "jobs"}}, "Code"},
 		{"nil props", nil, "Code"},
-		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Timeout: time.Minute, VisibilityTimeout: time.Second}, "VisibilityTimeout"},
-		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{idemqcdk.EnvTable: "x"}}, idemqcdk.EnvTable},
-		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Timeout: time.Minute, VisibilityTimeout: time.Second}, "VisibilityTimeout"},
+		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{idemqcdk.EnvTable: "x"}}, idemqcdk.EnvTable},
+		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
 			Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}, idemqcdk.EnvProviderAPIKeySecret},
-		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
 			Environment: map[string]string{idemqcdk.EnvProviderURL: "https://api.openai.com/v1"}}, "ProviderURL"},
-		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", ProviderURL: "not-a-url"}, "ProviderURL"},
-		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, ProviderURL: "not-a-url"}, "ProviderURL"},
+		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
 			Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}, idemqcdk.EnvProviderAPIKey},
-		{"the lease as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_LEASE": "30s"}}, "IDEMQ_LEASE"},
-		{"the heartbeat as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_HEARTBEAT": "10s"}}, "IDEMQ_HEARTBEAT"},
-		{"the queue's settings as a variable", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs",
+		{"the lease as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_LEASE": "30s"}}, "IDEMQ_LEASE"},
+		{"the heartbeat as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_HEARTBEAT": "10s"}}, "IDEMQ_HEARTBEAT"},
+		{"the queue's settings as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
 			Environment: map[string]string{idemqcdk.EnvQueue: `{"retention":"1h0m0s"}`}}, idemqcdk.EnvQueue},
-		{"a variable of a later worker", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", Environment: map[string]string{"IDEMQ_SOMETHING_NEW": "x"}}, "IDEMQ_SOMETHING_NEW"},
-		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Namespace: "jobs", KeyField: "order..id"}, "KeyField"},
+		{"a variable of a later worker", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_SOMETHING_NEW": "x"}}, "IDEMQ_SOMETHING_NEW"},
+		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs", KeyField: "order..id"}}, "Request.KeyField"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,9 +107,8 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 func TestWorkerInUsersStack(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 	w := idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
-		Code:      awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
-		KeyField:  "order_id",
-		Namespace: "jobs",
+		Code:    awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil),
+		Request: request.Identity{Namespace: "jobs", KeyField: "order_id"},
 	})
 	if w.RecordExpiry != 541*time.Hour+15*time.Minute {
 		t.Errorf("RecordExpiry = %s, want 541h15m0s", w.RecordExpiry)

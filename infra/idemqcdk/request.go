@@ -1,0 +1,132 @@
+package idemqcdk
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/request"
+)
+
+// requestFields are request.Identity's fields a construct carries to the
+// function, each in its IDEMQ_* variable (idemqenv's table); the others
+// (KeyFunc, NoFingerprint) live in code and are refused.
+var requestFields = map[string]string{
+	"Namespace":         EnvNamespace,
+	"KeyField":          EnvKeyField,
+	"KeyFields":         EnvKeyFields,
+	"KeyAttribute":      EnvKeyAttribute,
+	"FingerprintFields": EnvFingerprintFields,
+}
+
+// resolveRequest checks id as the function will read it back from its
+// environment: request.Identity.Validate's rules, a namespace that cannot
+// change (checkNamespace), and nothing an environment variable cannot
+// carry. The result has its key source defaulted to
+// request.DefaultKeyField, so the template names the field the worker
+// reads. Messages name each field by label("Request.<Field>").
+func resolveRequest(id request.Identity, label func(field string) string) (request.Identity, error) {
+	field := func(name string) string { return "Request." + name }
+	if err := checkNamespace(id.Namespace, field("Namespace"), label); err != nil {
+		return id, err
+	}
+	if id.KeyFunc != nil {
+		return id, &SettingError{Field: field("KeyFunc"), Msg: fmt.Sprintf(
+			"%s is set: a function cannot be carried in the function's environment; name the key's source with %s, %s or %s "+
+				"(or leave all four unset here and give the handler its KeyFunc in the function's code, with this construct's %s)",
+			label(field("KeyFunc")), label(field("KeyField")), label(field("KeyFields")), label(field("KeyAttribute")), label(field("Namespace")))}
+	}
+	if id.NoFingerprint {
+		return id, &SettingError{Field: field("NoFingerprint"), Msg: fmt.Sprintf(
+			"%s is set: no IDEMQ_ variable turns the payload check off, so the deployed function would check it; "+
+				"unset it here and give the handler handler.WithoutFingerprint in the function's code, or name the checked members with %s",
+			label(field("NoFingerprint")), label(field("FingerprintFields")))}
+	}
+	if err := id.Validate(); err != nil {
+		var ce *idem.ConfigError
+		if errors.As(err, &ce) && requestFields[ce.Field] != "" {
+			return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error())), Err: err}
+		}
+		return id, &SettingError{Field: "Request", Msg: fmt.Sprintf("%s: %v", label("Request"), err), Err: err}
+	}
+	id = id.Clone()
+	if len(id.KeyFields) == 0 {
+		id.KeyFields = nil
+	}
+	if len(id.FingerprintFields) == 0 {
+		id.FingerprintFields = nil
+	}
+	if id.KeyField == "" && len(id.KeyFields) == 0 && id.KeyAttribute == "" {
+		id.KeyField = request.DefaultKeyField
+	}
+	// The function reads id back from its environment, each list
+	// comma-separated and each name trimmed: refuse a name that would come
+	// back otherwise, and anything else that would (the round trip).
+	for _, list := range []struct {
+		name  string
+		items []string
+	}{{"KeyFields", id.KeyFields}, {"FingerprintFields", id.FingerprintFields}} {
+		for _, f := range list.items {
+			if strings.Contains(f, ",") || strings.TrimSpace(f) != f {
+				return id, &SettingError{Field: field(list.name), Msg: fmt.Sprintf(
+					"%s member %q cannot be carried in %s, which the worker reads comma-separated, each name trimmed: rename the member",
+					label(field(list.name)), f, requestFields[list.name])}
+			}
+		}
+	}
+	if back, err := readRequestEnv(requestEnv(id, idemqenv.Worker)); err != nil || !reflect.DeepEqual(back, id) {
+		return id, &SettingError{Field: "Request", Msg: fmt.Sprintf("%s does not come back from the worker's environment as given (read back: %+v, %v)", label("Request"), back, err)}
+	}
+	return id, nil
+}
+
+// readRequestEnv is the Identity the worker reads from env (idemqenv's
+// parser, given a table so that the rest of its settings are whole).
+func readRequestEnv(env map[string]string) (request.Identity, error) {
+	s, err := idemqenv.ReadFor(idemqenv.Worker, func(name string) string {
+		if name == idemqenv.Table {
+			return "records"
+		}
+		return env[name]
+	})
+	return s.Request, err
+}
+
+// requestEnv is id's environment for program p: the variables of
+// requestFields that id sets, written by idemqenv (Settings.Environ), so
+// that idemqenv.ReadFor(p, …) of the function's environment gives id
+// back.
+func requestEnv(id request.Identity, p idemqenv.Program) map[string]string {
+	all := idemqenv.Settings{Program: p, Request: id}.Environ()
+	env := map[string]string{}
+	for _, name := range requestFields {
+		if v, ok := all[name]; ok {
+			env[name] = v
+		}
+	}
+	return env
+}
+
+// checkNamespace refuses a key namespace that is missing or could change:
+// it prefixes every key, so it has no default. field names it in the
+// *SettingError.
+func checkNamespace(ns, field string, label func(field string) string) error {
+	bad := func(format string, args ...any) error {
+		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case strings.TrimSpace(ns) == "":
+		return bad("%s is empty or unset: it prefixes every idempotency key and must stay the same while records live, so it has no default "+
+			"(the function's name and the construct's path both change when the function or construct does); set it once, e.g. to \"idemq\", and never change it",
+			label(field))
+	case isToken(ns):
+		return bad("%s is a token (a value known only at deployment, such as a generated name), which can change and with it every key; set a plain string",
+			label(field))
+	case strings.TrimSpace(ns) != ns:
+		return bad("%s %q has leading or trailing white space; set it without", label(field), ns)
+	}
+	return nil
+}
