@@ -159,7 +159,7 @@ func TestWaitCanceled(t *testing.T) {
 // idRunner is a Runner that runs nothing: suite.runTrial is replaced.
 type idRunner string
 
-func (r idRunner) ID() string                               { return string(r) }
+func (r idRunner) ID() string                                 { return string(r) }
 func (r idRunner) Run(context.Context, Trial) (Sample, error) { return Sample{}, nil }
 
 func TestMeasureWaitsBeforeEachRound(t *testing.T) {
@@ -270,7 +270,9 @@ func TestResultsQuiet(t *testing.T) {
 }
 
 func TestCPUReportLoads(t *testing.T) {
-	cpu := func(us int) Sample { return Sample{Records: 100, CPU: time.Duration(us*100) * time.Microsecond, Wall: time.Second} }
+	cpu := func(us int) Sample {
+		return Sample{Records: 100, CPU: time.Duration(us*100) * time.Microsecond, Wall: time.Second}
+	}
 	r := &Results{Runs: 2, ThroughputRecords: 100, DefaultConcurrency: 100, QuietLoad: 1.5,
 		Started: time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC), Ended: time.Date(2026, 12, 4, 3, 20, 0, 0, time.UTC),
 		Throughput: []Measurement{
