@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,38 +53,45 @@ func CPUReport(w io.Writer, r *Results) error {
 }
 
 // quietNote says whether r was measured on a quiet machine, and how
-// quiet: the 1-minute load average at the measured rounds' starts and
-// ends, and the time spent waiting for it.
+// quiet: the 1-minute load average and the busy share of the machine's
+// CPU at the measured rounds' starts, the load at their ends, and the
+// time spent waiting for a quiet machine.
 func quietNote(r *Results) string {
 	ok, why := r.Quiet()
-	var before, after []float64
+	var before, busy, after []float64
 	var waited time.Duration
-	n := 0
 	for _, rd := range r.Rounds {
 		waited += rd.Waited
 		if rd.Measured() {
-			n++
 			before = append(before, rd.LoadBefore.One)
 			after = append(after, rd.LoadAfter.One)
+			if rd.BusyBefore >= 0 {
+				busy = append(busy, 100*rd.BusyBefore)
+			}
 		}
 	}
 	loads := ""
-	if n > 0 {
-		loads = fmt.Sprintf("; the 1-minute load average was %s at the %d measured rounds' starts and %s at their ends", span(before), n, span(after))
+	if len(before) > 0 {
+		loads = fmt.Sprintf("; at the %d measured rounds' starts the 1-minute load average was %s", len(before), span(before, 2))
+		if len(busy) > 0 {
+			loads += fmt.Sprintf(" and the machine's CPU %s %% busy", span(busy, 0))
+		}
+		loads += fmt.Sprintf(", at their ends the load %s", span(after, 2))
 		if r.QuietLoad > 0 {
-			loads += fmt.Sprintf(", and waiting for a quiet machine took %s of the run", waited.Round(time.Second))
+			loads += fmt.Sprintf("; waiting for a quiet machine took %s of the run", waited.Round(time.Second))
 		}
 	}
 	if !ok {
 		return fmt.Sprintf("**Not a quiet machine's figures**: %s%s.", why, loads)
 	}
-	return fmt.Sprintf("**A quiet machine**: every measured round started with the 1-minute load average under %.2f%s.", r.QuietLoad, loads)
+	return fmt.Sprintf("**A quiet machine**: every measured round started with the 1-minute load average under %.2f "+
+		"and under %.0f %% of the machine's CPU busy in the 5 s before it, while the run idled%s.", r.QuietLoad, 100*r.QuietBusy, loads)
 }
 
-// span formats the least and the greatest of v: "0.52–1.48", or "0.52"
-// when they are one.
-func span(v []float64) string {
-	lo, hi := fmt.Sprintf("%.2f", slices.Min(v)), fmt.Sprintf("%.2f", slices.Max(v))
+// span formats the least and the greatest of v with prec decimals:
+// "0.52–1.48", or "0.52" when they are one.
+func span(v []float64, prec int) string {
+	lo, hi := strconv.FormatFloat(slices.Min(v), 'f', prec, 64), strconv.FormatFloat(slices.Max(v), 'f', prec, 64)
 	if lo == hi {
 		return lo
 	}
@@ -117,7 +125,8 @@ func roundLoads(b *strings.Builder, r *Results) {
 	if warm {
 		first = 0
 	}
-	b.WriteString("\nThe 1-minute load average at each round's start → its end (bold: the round started at or over the threshold; the wait before it in brackets when there was one):\n\n| batch | model |")
+	b.WriteString("\nEach round's start → its end: the 1-minute load average at its start, with the share of the machine's CPU busy in the 5 s before it " +
+		"while the run idled; the load at its end; in brackets the time it waited for a quiet machine. Bold: the round started loud.\n\n| batch | model |")
 	for i := first; i <= cols; i++ {
 		if i == 0 {
 			b.WriteString(" warm-up |")
@@ -133,6 +142,9 @@ func roundLoads(b *strings.Builder, r *Results) {
 		}
 		for _, rd := range rows[c] {
 			start := fmt.Sprintf("%.2f", rd.LoadBefore.One)
+			if rd.BusyBefore >= 0 {
+				start += fmt.Sprintf(", %.0f %%", 100*rd.BusyBefore)
+			}
 			if r.QuietLoad > 0 && !rd.Quiet {
 				start = "**" + start + "**"
 			}

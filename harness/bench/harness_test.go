@@ -94,8 +94,8 @@ func TestHarness(t *testing.T) {
 		t.Errorf("%d rounds recorded, want %d (one per condition)", n, len(bench.Scenarios)+1)
 	}
 	for _, rd := range res.Rounds {
-		if rd.Index != 1 || rd.Quiet || rd.Waited != 0 {
-			t.Errorf("round %+v: want round 1, not waited for, not quiet", rd)
+		if rd.Index != 1 || rd.Quiet || rd.Waited != 0 || rd.BusyBefore != -1 {
+			t.Errorf("round %+v: want round 1, not waited for, not watched, not quiet", rd)
 		}
 	}
 	if ok, why := res.Quiet(); ok || !strings.Contains(why, "not checked") {

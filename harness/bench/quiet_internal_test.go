@@ -24,18 +24,40 @@ func TestParseLoad(t *testing.T) {
 	}
 }
 
-// fakeMachine is a clock that only sleeps move, and a load that is a
-// function of the time slept so far.
+func TestParseCPUTimes(t *testing.T) {
+	got, err := ParseCPUTimes("cpu  1000 10 200 5000 40 3 7 20 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n")
+	if want := (CPUTimes{Busy: 1000 + 10 + 200 + 3 + 7 + 20, Total: 1240 + 5000 + 40}); err != nil || got != want {
+		t.Errorf("ParseCPUTimes = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 3", "cpu 1 2 x 4 5 6 7 8"} {
+		if c, err := ParseCPUTimes(bad); err == nil {
+			t.Errorf("ParseCPUTimes(%q) = %+v, want an error", bad, c)
+		}
+	}
+	a, b := CPUTimes{Busy: 100, Total: 1000}, CPUTimes{Busy: 350, Total: 2000}
+	if got := BusyShare(a, b); got != 0.25 {
+		t.Errorf("BusyShare = %g, want 0.25", got)
+	}
+	if got := BusyShare(a, a); got != 0 {
+		t.Errorf("BusyShare over no time = %g, want 0", got)
+	}
+}
+
+// fakeMachine is a clock that only sleeps move, a load that is a
+// function of the time slept so far, and CPU times whose busy share over
+// a sleep is a function of when the sleep ends.
 type fakeMachine struct {
-	now    time.Time
-	start  time.Time
-	load   func(since time.Duration) (Load, error)
-	events []string // "read 2.00", "sleep 5s", and what else the test adds
+	now, start time.Time
+	load       func(since time.Duration) (Load, error)
+	busy       func(since time.Duration) float64
+	cpu        CPUTimes
+	cpuErr     error
+	events     []string // "cpu", "read 2.00", "sleep 5s", and what else the test adds
 }
 
 func newFakeMachine(load func(since time.Duration) (Load, error)) *fakeMachine {
 	t0 := time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC)
-	return &fakeMachine{now: t0, start: t0, load: load}
+	return &fakeMachine{now: t0, start: t0, load: load, busy: func(time.Duration) float64 { return 0.05 }}
 }
 
 func (m *fakeMachine) quiet(threshold float64, timeout time.Duration) Quiet {
@@ -45,6 +67,10 @@ func (m *fakeMachine) quiet(threshold float64, timeout time.Duration) Quiet {
 			m.events = append(m.events, fmt.Sprintf("read %.2f", l.One))
 			return l, err
 		},
+		ReadCPU: func() (CPUTimes, error) {
+			m.events = append(m.events, "cpu")
+			return m.cpu, m.cpuErr
+		},
 		Now: func() time.Time { return m.now },
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			if err := ctx.Err(); err != nil {
@@ -52,6 +78,9 @@ func (m *fakeMachine) quiet(threshold float64, timeout time.Duration) Quiet {
 			}
 			m.events = append(m.events, "sleep "+d.String())
 			m.now = m.now.Add(d)
+			ticks := uint64(d / time.Millisecond)
+			m.cpu.Total += ticks
+			m.cpu.Busy += uint64(float64(ticks) * m.busy(m.now.Sub(m.start)))
 			return nil
 		},
 	}
@@ -64,16 +93,16 @@ func constLoad(one float64) func(time.Duration) (Load, error) {
 func TestWaitQuietAtOnce(t *testing.T) {
 	m := newFakeMachine(constLoad(0.8))
 	w := newWaiter(m.quiet(1.5, time.Minute), nil)
-	l, waited, quiet, err := w.wait(context.Background(), "round 1")
-	if err != nil || !quiet || waited != 0 || l.One != 0.8 {
-		t.Errorf("wait = %v, %s, %t, %v; want load 0.80 at once, quiet", l, waited, quiet, err)
+	st, err := w.wait(context.Background(), "round 1")
+	if want := (start{load: Load{0.8, 0.8, 0.8}, busy: 0.05, waited: 5 * time.Second, quiet: true}); err != nil || st != want {
+		t.Errorf("wait = %+v, %v; want %+v: one watch of the machine, quiet", st, err, want)
 	}
-	if got := strings.Join(m.events, ", "); got != "read 0.80" {
-		t.Errorf("events %q, want one read and no sleep", got)
+	if got := strings.Join(m.events, ", "); got != "cpu, sleep 5s, cpu, read 0.80" {
+		t.Errorf("events %q, want one watch", got)
 	}
 }
 
-func TestWaitUntilQuiet(t *testing.T) {
+func TestWaitUntilLoadFalls(t *testing.T) {
 	// Loud for the first 20 s, then quiet.
 	m := newFakeMachine(func(since time.Duration) (Load, error) {
 		if since < 20*time.Second {
@@ -83,17 +112,43 @@ func TestWaitUntilQuiet(t *testing.T) {
 	})
 	var log strings.Builder
 	w := newWaiter(m.quiet(1.5, time.Minute), &log)
-	l, waited, quiet, err := w.wait(context.Background(), "round 1")
-	if err != nil || !quiet || waited != 20*time.Second || l.One != 1.2 {
-		t.Errorf("wait = %v, %s, %t, %v; want load 1.20 after 20s, quiet", l, waited, quiet, err)
+	st, err := w.wait(context.Background(), "round 1")
+	if want := (start{load: Load{One: 1.2}, busy: 0.05, waited: 20 * time.Second, quiet: true}); err != nil || st != want {
+		t.Errorf("wait = %+v, %v; want %+v", st, err, want)
 	}
-	want := "read 3.00, sleep 5s, read 3.00, sleep 5s, read 3.00, sleep 5s, read 3.00, sleep 5s, read 1.20"
+	want := "cpu, sleep 5s, cpu, read 3.00, sleep 5s, cpu, read 3.00, sleep 5s, cpu, read 3.00, sleep 5s, cpu, read 1.20"
 	if got := strings.Join(m.events, ", "); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
-	if !strings.Contains(log.String(), "waiting for a quiet machine (load 3.00 0.00 0.00, want the 1-minute average under 1.50") ||
-		!strings.Contains(log.String(), "quiet (load 1.20 0.00 0.00) after 20s; round 1") {
+	if !strings.Contains(log.String(), "waiting for a quiet machine (load 3.00 0.00 0.00, CPU 5 % busy; want the 1-minute load under 1.50 and under 20 % busy") ||
+		!strings.Contains(log.String(), "quiet (load 1.20 0.00 0.00, CPU 5 % busy) after 20s; round 1") {
 		t.Errorf("the log does not say it waited, and for what:\n%s", log.String())
+	}
+}
+
+func TestWaitWhileOtherWorkIsBusy(t *testing.T) {
+	// The 1-minute load is under the threshold from the start, but other
+	// work keeps half the machine's CPU busy until 15 s: one process on
+	// one of two CPUs.
+	m := newFakeMachine(constLoad(1.2))
+	m.busy = func(since time.Duration) float64 {
+		if since <= 15*time.Second {
+			return 0.5
+		}
+		return 0.05
+	}
+	w := newWaiter(m.quiet(1.5, time.Minute), nil)
+	st, err := w.wait(context.Background(), "round 1")
+	if want := (start{load: Load{1.2, 1.2, 1.2}, busy: 0.05, waited: 20 * time.Second, quiet: true}); err != nil || st != want {
+		t.Errorf("wait = %+v, %v; want %+v: quiet once the other work stopped", st, err, want)
+	}
+	// With the check off (Busy 1), the load alone decides.
+	m = newFakeMachine(constLoad(1.2))
+	m.busy = func(time.Duration) float64 { return 0.5 }
+	q := m.quiet(1.5, time.Minute)
+	q.Busy = 1
+	if st, err := newWaiter(q, nil).wait(context.Background(), "round 1"); err != nil || !st.quiet || st.busy != 0.5 || st.waited != 5*time.Second {
+		t.Errorf("wait with Busy 1 = %+v, %v; want quiet after one watch, 50 %% busy recorded", st, err)
 	}
 }
 
@@ -103,46 +158,53 @@ func TestWaitTimesOutThenStopsWaiting(t *testing.T) {
 	w := newWaiter(m.quiet(1.5, time.Minute), nil)
 	ctx := context.Background()
 
-	l, waited, quiet, err := w.wait(ctx, "round 1")
-	if err != nil || quiet || waited != time.Minute || l.One != 2 {
-		t.Errorf("first wait = %v, %s, %t, %v; want load 2.00 after the 1m timeout, not quiet", l, waited, quiet, err)
+	st, err := w.wait(ctx, "round 1")
+	if err != nil || st.quiet || st.waited != time.Minute || st.load.One != 2 {
+		t.Errorf("first wait = %+v, %v; want load 2.00 after the 1m timeout, not quiet", st, err)
 	}
-	// Given up: the next rounds read the load and do not wait.
+	// Given up: the next rounds watch the machine once and do not wait.
 	m.events = nil
-	if l, waited, quiet, err := w.wait(ctx, "round 2"); err != nil || quiet || waited != 0 || l.One != 2 {
-		t.Errorf("second wait = %v, %s, %t, %v; want load 2.00 at once, not quiet", l, waited, quiet, err)
+	if st, err := w.wait(ctx, "round 2"); err != nil || st.quiet || st.waited != 5*time.Second || st.load.One != 2 {
+		t.Errorf("second wait = %+v, %v; want load 2.00 after one watch, not quiet", st, err)
 	}
 	load = 1.0
-	if l, waited, quiet, err := w.wait(ctx, "round 3"); err != nil || !quiet || waited != 0 || l.One != 1 {
-		t.Errorf("third wait = %v, %s, %t, %v; want load 1.00 at once, quiet", l, waited, quiet, err)
+	if st, err := w.wait(ctx, "round 3"); err != nil || !st.quiet || st.waited != 5*time.Second || st.load.One != 1 {
+		t.Errorf("third wait = %+v, %v; want load 1.00 after one watch, quiet", st, err)
 	}
-	if got := strings.Join(m.events, ", "); got != "read 2.00, read 1.00" {
-		t.Errorf("events after giving up %q, want reads and no sleep", got)
+	if got := strings.Join(m.events, ", "); got != "cpu, sleep 5s, cpu, read 2.00, cpu, sleep 5s, cpu, read 1.00" {
+		t.Errorf("events after giving up %q, want one watch each", got)
 	}
 }
 
 func TestWaitOff(t *testing.T) {
 	m := newFakeMachine(constLoad(0.3))
 	w := newWaiter(m.quiet(0, time.Minute), nil)
-	l, waited, quiet, err := w.wait(context.Background(), "round 1")
-	if err != nil || quiet || waited != 0 || l.One != 0.3 {
-		t.Errorf("wait = %v, %s, %t, %v; want the load recorded, no wait, not quiet (nothing was checked)", l, waited, quiet, err)
+	st, err := w.wait(context.Background(), "round 1")
+	if want := (start{load: Load{0.3, 0.3, 0.3}, busy: -1}); err != nil || st != want {
+		t.Errorf("wait = %+v, %v; want %+v: the load recorded, no wait, not quiet (nothing was checked)", st, err, want)
+	}
+	if got := strings.Join(m.events, ", "); got != "read 0.30" {
+		t.Errorf("events %q, want one read of the load", got)
 	}
 	// Not waiting, a load that cannot be read is recorded as zero.
-	unreadable := errors.New("no /proc")
-	m.load = func(time.Duration) (Load, error) { return Load{}, unreadable }
-	if l, _, quiet, err := w.wait(context.Background(), "round 2"); err != nil || quiet || l != (Load{}) {
-		t.Errorf("wait = %v, %t, %v; want a zero load, not quiet, no error", l, quiet, err)
+	m.load = func(time.Duration) (Load, error) { return Load{}, errors.New("no /proc") }
+	if st, err := w.wait(context.Background(), "round 2"); err != nil || st.quiet || st.load != (Load{}) {
+		t.Errorf("wait = %+v, %v; want a zero load, not quiet, no error", st, err)
 	}
 }
 
-func TestWaitUnreadableLoad(t *testing.T) {
+func TestWaitUnreadable(t *testing.T) {
 	unreadable := errors.New("no /proc")
 	m := newFakeMachine(func(time.Duration) (Load, error) { return Load{}, unreadable })
-	w := newWaiter(m.quiet(1.5, time.Minute), nil)
-	_, _, quiet, err := w.wait(context.Background(), "round 1")
-	if !errors.Is(err, unreadable) || quiet || !strings.Contains(err.Error(), "-quiet-load 0") {
-		t.Errorf("wait = %t, %v; want the read's error, with the flag that measures without waiting", quiet, err)
+	st, err := newWaiter(m.quiet(1.5, time.Minute), nil).wait(context.Background(), "round 1")
+	if !errors.Is(err, unreadable) || st.quiet || !strings.Contains(err.Error(), "-quiet-load 0") {
+		t.Errorf("wait with an unreadable load = %+v, %v; want the read's error, with the flag that measures without waiting", st, err)
+	}
+	m = newFakeMachine(constLoad(0.5))
+	m.cpuErr = unreadable
+	st, err = newWaiter(m.quiet(1.5, time.Minute), nil).wait(context.Background(), "round 1")
+	if !errors.Is(err, unreadable) || st.quiet {
+		t.Errorf("wait with unreadable CPU times = %+v, %v; want the read's error", st, err)
 	}
 }
 
@@ -151,8 +213,8 @@ func TestWaitCanceled(t *testing.T) {
 	w := newWaiter(m.quiet(1.5, time.Minute), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, quiet, err := w.wait(ctx, "round 1"); !errors.Is(err, context.Canceled) || quiet {
-		t.Errorf("wait = %t, %v; want context.Canceled", quiet, err)
+	if st, err := w.wait(ctx, "round 1"); !errors.Is(err, context.Canceled) || st.quiet {
+		t.Errorf("wait = %+v, %v; want context.Canceled", st, err)
 	}
 }
 
@@ -163,11 +225,10 @@ func (r idRunner) ID() string                                 { return string(r)
 func (r idRunner) Run(context.Context, Trial) (Sample, error) { return Sample{}, nil }
 
 func TestMeasureWaitsBeforeEachRound(t *testing.T) {
-	// Each round: the machine is loud at the first read, quiet 5 s later;
-	// its end is read while the trials' load is on it.
-	var m *fakeMachine
-	phase := 0 // 0: before a round, 1: waited, 2: after its trials
-	m = newFakeMachine(func(time.Duration) (Load, error) {
+	// Each round: the machine is loud at the first watch, quiet at the
+	// second; its end is read while the trials' load is on it.
+	phase := 0 // 0: before a round, 1: watched once, 2: after its trials
+	m := newFakeMachine(func(time.Duration) (Load, error) {
 		switch phase {
 		case 0:
 			phase = 1
@@ -193,7 +254,7 @@ func TestMeasureWaitsBeforeEachRound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	round := "read 2.50, sleep 5s, read 1.10, trial %s, trial %s, read 1.90"
+	round := "cpu, sleep 5s, cpu, read 2.50, sleep 5s, cpu, read 1.10, trial %s, trial %s, read 1.90"
 	want := strings.Join([]string{
 		fmt.Sprintf(round, "a", "b"), // the warm-up
 		fmt.Sprintf(round, "a", "b"), // round 1
@@ -209,8 +270,8 @@ func TestMeasureWaitsBeforeEachRound(t *testing.T) {
 		t.Fatalf("%d rounds recorded, want 3 (the warm-up and 2)", len(s.rounds))
 	}
 	for i, rd := range s.rounds {
-		want := Round{Scenario: First, BatchSize: 10, Model: 20 * time.Millisecond, Index: i, Waited: 5 * time.Second,
-			LoadBefore: Load{One: 1.1}, LoadAfter: Load{One: 1.9}, Quiet: true}
+		want := Round{Scenario: First, BatchSize: 10, Model: 20 * time.Millisecond, Index: i, Waited: 10 * time.Second,
+			LoadBefore: Load{One: 1.1}, LoadAfter: Load{One: 1.9}, BusyBefore: 0.05, Quiet: true}
 		if rd != want {
 			t.Errorf("round %d = %+v, want %+v", i, rd, want)
 		}
@@ -227,28 +288,33 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // quietRounds returns measured rounds of batch 100, model 0 ms, starting
-// at the given 1-minute loads, quiet under threshold, after a warm-up
-// round starting at warm.
+// at the given 1-minute loads with 5 % of the CPU busy, quiet under
+// threshold, after a warm-up round starting at warm.
 func quietRounds(threshold, warm float64, starts ...float64) []Round {
-	rounds := []Round{{Scenario: First, BatchSize: 100, Index: 0, LoadBefore: Load{One: warm}, LoadAfter: Load{One: warm + 0.3}, Quiet: warm < threshold}}
+	rounds := []Round{{Scenario: First, BatchSize: 100, Index: 0, Waited: 5 * time.Second,
+		LoadBefore: Load{One: warm}, LoadAfter: Load{One: warm + 0.3}, BusyBefore: 0.05, Quiet: warm < threshold}}
 	for i, l := range starts {
 		rounds = append(rounds, Round{Scenario: First, BatchSize: 100, Index: i + 1, Waited: 10 * time.Second,
-			LoadBefore: Load{One: l}, LoadAfter: Load{One: l + 0.4}, Quiet: l < threshold})
+			LoadBefore: Load{One: l}, LoadAfter: Load{One: l + 0.4}, BusyBefore: 0.05, Quiet: l < threshold})
 	}
 	return rounds
 }
 
 func TestResultsQuiet(t *testing.T) {
+	busy := quietRounds(1.5, 1.2, 1.1, 1.4)
+	busy[2].BusyBefore, busy[2].Quiet = 0.45, false
 	for _, tc := range []struct {
 		name string
 		r    Results
 		ok   bool
 		why  string
 	}{
-		{"quiet", Results{QuietLoad: 1.5, Rounds: quietRounds(1.5, 1.2, 1.1, 1.4)}, true, ""},
-		{"a loud warm-up round does not count", Results{QuietLoad: 1.5, Rounds: quietRounds(1.5, 3.0, 1.1, 1.4)}, true, ""},
-		{"a loud measured round", Results{QuietLoad: 1.5, Rounds: quietRounds(1.5, 1.2, 1.1, 2.2, 1.7)}, false,
-			"2 of the 3 measured rounds started with the 1-minute load average at or over 1.50 (the highest 2.20: first delivery, batch 100, model 0 ms, round 2)"},
+		{"quiet", Results{QuietLoad: 1.5, QuietBusy: 0.2, Rounds: quietRounds(1.5, 1.2, 1.1, 1.4)}, true, ""},
+		{"a loud warm-up round does not count", Results{QuietLoad: 1.5, QuietBusy: 0.2, Rounds: quietRounds(1.5, 3.0, 1.1, 1.4)}, true, ""},
+		{"a loud measured round", Results{QuietLoad: 1.5, QuietBusy: 0.2, Rounds: quietRounds(1.5, 1.2, 1.1, 2.2, 1.7)}, false,
+			"2 of the 3 measured rounds started loud, with the 1-minute load average at or over 1.50 or over 20 % of the CPU busy (the first: first delivery, batch 100, model 0 ms, round 2, at load 2.20, 5 % busy)"},
+		{"a measured round after busy CPU", Results{QuietLoad: 1.5, QuietBusy: 0.2, Rounds: busy}, false,
+			"1 of the 2 measured rounds started loud, with the 1-minute load average at or over 1.50 or over 20 % of the CPU busy (the first: first delivery, batch 100, model 0 ms, round 2, at load 1.40, 45 % busy)"},
 		{"not checked", Results{Rounds: quietRounds(0, 0.2, 0.3)}, false, "not checked"},
 		{"not recorded", Results{QuietLoad: 1.5}, false, "not recorded per round"},
 		{"only a warm-up", Results{QuietLoad: 1.5, Rounds: quietRounds(1.5, 1.0)}, false, "no measured round"},
@@ -273,7 +339,7 @@ func TestCPUReportLoads(t *testing.T) {
 	cpu := func(us int) Sample {
 		return Sample{Records: 100, CPU: time.Duration(us*100) * time.Microsecond, Wall: time.Second}
 	}
-	r := &Results{Runs: 2, ThroughputRecords: 100, DefaultConcurrency: 100, QuietLoad: 1.5,
+	r := &Results{Runs: 2, ThroughputRecords: 100, DefaultConcurrency: 100, QuietLoad: 1.5, QuietBusy: 0.2,
 		Started: time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC), Ended: time.Date(2026, 12, 4, 3, 20, 0, 0, time.UTC),
 		Throughput: []Measurement{
 			{Runner: RunnerIdemq, Scenario: First, BatchSize: 100, Samples: []Sample{cpu(600), cpu(560)}},
@@ -286,9 +352,10 @@ func TestCPUReportLoads(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"**A quiet machine**: every measured round started with the 1-minute load average under 1.50; the 1-minute load average was 1.10–1.40 at the 2 measured rounds' starts and 1.50–1.80 at their ends, and waiting for a quiet machine took 20s of the run.",
+		"**A quiet machine**: every measured round started with the 1-minute load average under 1.50 and under 20 % of the machine's CPU busy in the 5 s before it, while the run idled; " +
+			"at the 2 measured rounds' starts the 1-minute load average was 1.10–1.40 and the machine's CPU 5 % busy, at their ends the load 1.50–1.80; waiting for a quiet machine took 25s of the run.",
 		"| batch | model | warm-up | round 1 | round 2 |",
-		"| 100 | 0 ms | **2.00** → 2.30 | 1.10 → 1.50 (10s) | 1.40 → 1.80 (10s) |",
+		"| 100 | 0 ms | **2.00, 5 %** → 2.30 (5s) | 1.10, 5 % → 1.50 (10s) | 1.40, 5 % → 1.80 (10s) |",
 		"| 100 | 0 ms | whole batch | 580 | 1150 | 0.50 |",
 	} {
 		if !strings.Contains(out, want) {
@@ -303,8 +370,8 @@ func TestCPUReportLoads(t *testing.T) {
 	}
 	out = b.String()
 	for _, want := range []string{
-		"**Not a quiet machine's figures**: 1 of the 2 measured rounds started with the 1-minute load average at or over 1.50 (the highest 1.90: first delivery, batch 100, model 0 ms, round 2)",
-		"| 100 | 0 ms | 1.00 → 1.30 | 1.10 → 1.50 (10s) | **1.90** → 2.30 (10s) |",
+		"**Not a quiet machine's figures**: 1 of the 2 measured rounds started loud, with the 1-minute load average at or over 1.50 or over 20 % of the CPU busy (the first: first delivery, batch 100, model 0 ms, round 2, at load 1.90, 5 % busy)",
+		"| 100 | 0 ms | 1.00, 5 % → 1.30 (5s) | 1.10, 5 % → 1.50 (10s) | **1.90, 5 %** → 2.30 (10s) |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)

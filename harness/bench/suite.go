@@ -151,6 +151,10 @@ type Results struct {
 	// QuietLoad is the 1-minute load average each round waited to be
 	// under before it started (Config.Quiet.Load); 0: it did not wait.
 	QuietLoad float64 `json:",omitempty"`
+	// QuietBusy is the share of the machine's CPU that could be busy,
+	// while the run idled, for a round to start (Config.Quiet.Busy);
+	// 0: not checked.
+	QuietBusy float64 `json:",omitempty"`
 	// Rounds are every round of every condition, in the order run, with
 	// the load at their start and end. Empty in runs made before they
 	// were kept.
@@ -169,7 +173,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	res := &Results{Machine: ReadMachine(cfg.Root), Started: time.Now(), LoadBefore: loadavg(),
 		Records: cfg.Records, ThroughputRecords: cfg.ThroughputRecords, NoWarmup: cfg.NoWarmup, CPUOnly: cfg.CPUOnly, Runs: cfg.Runs, ScenarioSize: cfg.ScenarioSize,
-		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true, QuietLoad: max(cfg.Quiet.Load, 0)}
+		DefaultConcurrency: handler.DefaultConcurrency, KeepConnections: true}
 	pt, err := StartPowertools(ctx, filepath.Join(cfg.Root, PowertoolsDir), cfg.Endpoint)
 	if err != nil {
 		return nil, err
@@ -178,6 +182,9 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	res.Node, res.Packages = pt.Node, pt.Versions
 
 	s := &suite{cfg: cfg, admin: newClient(cfg.Endpoint, nil, 0), quiet: newWaiter(cfg.Quiet, cfg.Log)}
+	if s.quiet.q.Load > 0 {
+		res.QuietLoad, res.QuietBusy = s.quiet.q.Load, s.quiet.q.Busy
+	}
 	floor := FloorRunner(RunnerFloor, false, handler.DefaultConcurrency, cfg.Endpoint)
 	fenced := FloorRunner(RunnerFloorFenced, true, handler.DefaultConcurrency, cfg.Endpoint)
 	idemq := IdemqRunner(RunnerIdemq, handler.DefaultConcurrency, cfg.Endpoint)
@@ -282,10 +289,11 @@ func (s *suite) measure(ctx context.Context, c trialCondition, runners []Runner,
 		if !rd.Measured() {
 			label = fmt.Sprintf("%s, batch %d, model %s, the warm-up round", c.Scenario, c.BatchSize, fmtModel(c.Model))
 		}
-		var err error
-		if rd.LoadBefore, rd.Waited, rd.Quiet, err = s.quiet.wait(ctx, label); err != nil {
+		st, err := s.quiet.wait(ctx, label)
+		if err != nil {
 			return nil, err
 		}
+		rd.LoadBefore, rd.BusyBefore, rd.Waited, rd.Quiet = st.load, st.busy, st.waited, st.quiet
 		for j := range runners {
 			k := (j + max(i, 0)) % len(runners)
 			r := runners[k]

@@ -11,8 +11,9 @@
 // putting a newer run of those benchmarks in its place).
 //
 // Before each round it waits until the 1-minute load average is under
-// -quiet-load (1.5), for at most -quiet-timeout, and it records the load at
-// every round's start and end. A -cpu-only run whose measured rounds did
+// -quiet-load (1.5) and the machine's CPU, watched for 5 s while the run
+// idles, under -quiet-busy (0.2) busy, for at most -quiet-timeout, and it
+// records both at every round's start, and the load at its end. A -cpu-only run whose measured rounds did
 // not all start under it is written to bench-cpu-loaded.md and .json, not
 // over the published bench-cpu.md and .json, and exits with status 1.
 //
@@ -71,6 +72,7 @@ func run() error {
 		dupRate      = flag.Float64("dup-rate", 0.1, "duplicates per record the costs by size assume (0.1: one record in ten delivered twice)")
 		cpuOnly      = flag.Bool("cpu-only", false, "first delivery alone, idemq and Powertools alone, no start-up: client CPU per record into bench-cpu.md and bench-cpu.json (bench-cpu-loaded.* when the machine was not quiet)")
 		quietLoad    = flag.Float64("quiet-load", bench.DefaultQuietLoad, "before each round, wait until the 1-minute load average is under this (0: do not wait, and call no table quiet)")
+		quietBusy    = flag.Float64("quiet-busy", bench.DefaultQuietBusy, "and until the machine's CPU, watched for 5 s while the run idles, is less busy than this share (0 to 1; 1: not checked)")
 		quietTimeout = flag.Duration("quiet-timeout", bench.DefaultQuietTimeout, "the longest one wait for a quiet machine lasts; after it the run goes on without waiting, marked not quiet")
 	)
 	flag.Parse()
@@ -129,10 +131,11 @@ func run() error {
 		cfg.Price = price
 	}
 	cfg.CPUOnly = *cpuOnly
-	if *quietLoad < 0 || *quietTimeout <= 0 {
-		return fmt.Errorf("-quiet-load %g, -quiet-timeout %s: want a load of at least 0 (0: no waiting) and a positive timeout", *quietLoad, *quietTimeout)
+	if *quietLoad < 0 || !(*quietBusy > 0) || *quietTimeout <= 0 {
+		return fmt.Errorf("-quiet-load %g, -quiet-busy %g, -quiet-timeout %s: want a load of at least 0 (0: no waiting), a busy share over 0 and a positive timeout",
+			*quietLoad, *quietBusy, *quietTimeout)
 	}
-	cfg.Quiet = bench.Quiet{Load: *quietLoad, Timeout: *quietTimeout}
+	cfg.Quiet = bench.Quiet{Load: *quietLoad, Busy: *quietBusy, Timeout: *quietTimeout}
 	if *short {
 		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
 		cfg.Quiet = bench.Quiet{} // a check of the harness waits for nothing
