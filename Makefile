@@ -118,6 +118,9 @@ FUZZ_TARGETS := \
 	idem/idemjson:FuzzDecode \
 	idem/idemjson:FuzzNumber \
 	frontdoor:FuzzRequestKey \
+	frontdoor:FuzzServe \
+	request:FuzzRead \
+	producer:FuzzSend \
 	cmd/idemq:FuzzEscape \
 	harness/internal/rfc8785:FuzzDecode \
 	harness/internal/rfc8785:FuzzNumber

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -64,9 +65,13 @@ const (
 )
 
 // Config is how a Consumer receives, runs, extends and deletes. Every
-// setting is declared, defaulted and checked here, once (New applies the
-// options over the zero Config, and Validate refuses a setting that cannot
-// work); the zero value takes every default.
+// setting is declared, defaulted and checked here, once, as every idemq
+// package does it (docs/options.md): a zero field is its default, a
+// negative one is refused unless the field says it turns something off,
+// and the options only set fields. New applies the options over the zero
+// Config and resolves it once, refusing every setting that cannot work at
+// once; Validate is that step without its result. WithConfig passes a
+// Config whole.
 type Config struct {
 	// BatchSize is how many messages one receive asks for (1 to 10).
 	// Defaults to queue.DefaultBatchSize, the most SQS hands out at once.
@@ -75,7 +80,7 @@ type Config struct {
 	// the messages in flight. A receive is only made when a batch may
 	// start. Defaults to DefaultMaxBatches.
 	MaxBatches int
-	// WaitTime is each receive's long poll (0 to 20 s, whole seconds).
+	// WaitTime is each receive's long poll (whole seconds, up to 20 s).
 	// Defaults to DefaultWaitTime.
 	WaitTime time.Duration
 	// VisibilityTimeout is how long a received message stays hidden, and
@@ -126,67 +131,91 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithBatchSize sets Config.BatchSize.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithBatchSize sets Config.BatchSize, the messages one receive asks for
+// (1 to 10). Defaults to queue.DefaultBatchSize.
 func WithBatchSize(n int) Option { return func(c *Config) { c.BatchSize = n } }
 
-// WithMaxBatches sets Config.MaxBatches.
+// WithMaxBatches sets Config.MaxBatches, the batches that run at once.
+// Defaults to DefaultMaxBatches.
 func WithMaxBatches(n int) Option { return func(c *Config) { c.MaxBatches = n } }
 
-// WithWaitTime sets Config.WaitTime.
+// WithWaitTime sets Config.WaitTime, each receive's long poll. Defaults
+// to DefaultWaitTime.
 func WithWaitTime(d time.Duration) Option { return func(c *Config) { c.WaitTime = d } }
 
-// WithVisibilityTimeout sets Config.VisibilityTimeout.
+// WithVisibilityTimeout sets Config.VisibilityTimeout, how long a received
+// message stays hidden. Defaults to the queue's.
 func WithVisibilityTimeout(d time.Duration) Option {
 	return func(c *Config) { c.VisibilityTimeout = d }
 }
 
-// WithMaxRunTime sets Config.MaxRunTime.
+// WithMaxRunTime sets Config.MaxRunTime, the deadline each batch's handler
+// runs under. Defaults to DefaultMaxRunTime.
 func WithMaxRunTime(d time.Duration) Option { return func(c *Config) { c.MaxRunTime = d } }
 
-// WithGracePeriod sets Config.GracePeriod.
+// WithGracePeriod sets Config.GracePeriod, how long running work may
+// finish after Run's context ends. Defaults to DefaultGracePeriod.
 func WithGracePeriod(d time.Duration) Option { return func(c *Config) { c.GracePeriod = d } }
 
-// WithDeleteTimeout sets Config.DeleteTimeout.
+// WithDeleteTimeout sets Config.DeleteTimeout, how long a batch's deletes
+// are retried. Defaults to DefaultDeleteTimeout.
 func WithDeleteTimeout(d time.Duration) Option { return func(c *Config) { c.DeleteTimeout = d } }
 
-// WithRetry sets Config.RetryMin and Config.RetryMax.
+// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
+// attempts of a failed SQS call. Defaults to DefaultRetryMin and
+// DefaultRetryMax.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
 
-// WithQueueARN sets Config.QueueARN.
+// WithQueueARN sets Config.QueueARN, put in each record's EventSourceARN.
+// Defaults to the queue's, read by Start.
 func WithQueueARN(arn string) Option { return func(c *Config) { c.QueueARN = arn } }
 
-// WithUnhealthyAfter sets Config.UnhealthyAfter.
+// WithUnhealthyAfter sets Config.UnhealthyAfter, the receives in a row
+// that must fail before Healthy reports an error. Defaults to
+// DefaultUnhealthyAfter.
 func WithUnhealthyAfter(n int) Option { return func(c *Config) { c.UnhealthyAfter = n } }
 
-// WithLogger sets Config.Logger.
+// WithLogger sets Config.Logger. Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
-// WithLease sets Config.Lease and Config.Heartbeat (0: its default).
+// WithLease sets Config.Lease and Config.Heartbeat, the short lease of
+// the handler's claims and how often it is renewed (0: its default).
+// Defaults to DefaultLease and DefaultHeartbeat.
 func WithLease(lease, heartbeat time.Duration) Option {
 	return func(c *Config) { c.Lease, c.Heartbeat = lease, heartbeat }
 }
 
 // WithDeadlineLease turns the short lease off (Config.Lease -1): a claim
 // the handler makes without a lease of its own lasts the batch's time
-// left, as under Lambda, and a crash blocks its keys that long.
+// left, as under Lambda, and a crash blocks its keys that long. Defaults
+// to off: the short lease, DefaultLease.
 func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
-// Validate reports the first setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil. VisibilityTimeout may be 0
-// (the queue's, checked when Start reads it). New calls it.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. VisibilityTimeout may be 0 (the queue's, checked
+// when Start reads it). It is the resolve step New runs, without its
+// result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
 }
 
-// resolve fills in the defaults and returns an *idem.ConfigError, naming
-// the setting, for one that cannot work. It is the one place defaults are
-// written and values checked.
+// resolve fills in the defaults and returns an error joining an
+// *idem.ConfigError, naming the setting, for each that cannot work. It is
+// the one place defaults are written and values checked.
 func (c Config) resolve() (Config, error) {
 	if c.BatchSize == 0 {
 		c.BatchSize = queue.DefaultBatchSize
@@ -226,38 +255,49 @@ func (c Config) resolve() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	bad := func(field string, value any, format string, args ...any) (Config, error) {
-		return Config{}, configError(field, fmt.Sprint(value), fmt.Errorf(format, args...))
+	var errs []error
+	bad := func(field string, value any, format string, args ...any) {
+		errs = append(errs, configError(field, fmt.Sprint(value), fmt.Errorf(format, args...)))
+	}
+	if c.BatchSize < 1 || c.BatchSize > MaxBatchSize {
+		bad("BatchSize", c.BatchSize, "must be in 1..%d", MaxBatchSize)
+	}
+	if c.MaxBatches < 1 {
+		bad("MaxBatches", c.MaxBatches, "must be at least 1")
+	}
+	if c.WaitTime < 0 || c.WaitTime > MaxWaitTime || c.WaitTime%time.Second != 0 {
+		bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", MaxWaitTime)
+	}
+	runTimeOK := c.MaxRunTime > 0 && c.MaxRunTime <= queue.MaxVisibility
+	if !runTimeOK {
+		bad("MaxRunTime", c.MaxRunTime, "must be in (0s, %s]", queue.MaxVisibility)
+	}
+	if c.VisibilityTimeout != 0 && runTimeOK {
+		errs = append(errs, checkVisibility(c.VisibilityTimeout, c.MaxRunTime))
+	}
+	if c.GracePeriod < 0 {
+		bad("GracePeriod", c.GracePeriod, "must not be negative")
+	}
+	if c.DeleteTimeout < 0 {
+		bad("DeleteTimeout", c.DeleteTimeout, "must not be negative")
 	}
 	switch {
-	case c.BatchSize < 1 || c.BatchSize > MaxBatchSize:
-		return bad("BatchSize", c.BatchSize, "must be in 1..%d", MaxBatchSize)
-	case c.MaxBatches < 1:
-		return bad("MaxBatches", c.MaxBatches, "must be at least 1")
-	case c.WaitTime < 0 || c.WaitTime > MaxWaitTime || c.WaitTime%time.Second != 0:
-		return bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", MaxWaitTime)
-	case c.MaxRunTime < 0 || c.MaxRunTime > queue.MaxVisibility:
-		return bad("MaxRunTime", c.MaxRunTime, "must be in (0s, %s]", queue.MaxVisibility)
-	case c.VisibilityTimeout != 0:
-		if err := checkVisibility(c.VisibilityTimeout, c.MaxRunTime); err != nil {
-			return Config{}, err
-		}
-	}
-	switch {
-	case c.GracePeriod < 0:
-		return bad("GracePeriod", c.GracePeriod, "must not be negative")
-	case c.DeleteTimeout < 0:
-		return bad("DeleteTimeout", c.DeleteTimeout, "must not be negative")
 	case c.RetryMin < 0:
-		return bad("RetryMin", c.RetryMin, "must not be negative")
+		bad("RetryMin", c.RetryMin, "must not be negative")
 	case c.RetryMax < c.RetryMin:
-		return bad("RetryMax", c.RetryMax, "must be at least RetryMin %s", c.RetryMin)
-	case c.UnhealthyAfter < 1:
-		return bad("UnhealthyAfter", c.UnhealthyAfter, "must be at least 1")
+		bad("RetryMax", c.RetryMax, "must be at least RetryMin %s", c.RetryMin)
+	}
+	if c.UnhealthyAfter < 1 {
+		bad("UnhealthyAfter", c.UnhealthyAfter, "must be at least 1")
+	}
+	switch {
 	case c.Lease < 0 && c.Heartbeat != 0:
-		return bad("Heartbeat", c.Heartbeat, "must be unset with a negative Lease (WithDeadlineLease): there is no short lease to renew")
+		bad("Heartbeat", c.Heartbeat, "must be unset with a negative Lease (WithDeadlineLease): there is no short lease to renew")
 	case c.Lease > 0 && (c.Heartbeat <= 0 || c.Heartbeat > c.Lease/2):
-		return bad("Heartbeat", c.Heartbeat, "must be positive and at most half of Lease %s: one slow or lost renewal would let the lease pass and another worker run the work", c.Lease)
+		bad("Heartbeat", c.Heartbeat, "must be positive and at most half of Lease %s: one slow or lost renewal would let the lease pass and another worker run the work", c.Lease)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -59,24 +59,25 @@ type Consumer struct {
 }
 
 // New returns a consumer of the queue at queueURL that hands each batch to
-// h, normally what handler.New returns. It returns an *idem.ConfigError
-// naming the setting for a nil client or handler, an empty URL, a nil
-// option or a Config that Validate refuses: nothing is sent before Start.
+// h, normally what handler.New returns. It returns an error joining an
+// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// client or handler, an empty URL, a nil option, a setting Validate
+// refuses. Nothing is sent before Start.
 func New(client SQS, queueURL string, h handler.Handler, opts ...Option) (*Consumer, error) {
-	switch {
-	case client == nil:
-		return nil, configError("client", "", idem.ErrNil)
-	case queueURL == "":
-		return nil, configError("queueURL", `""`, errors.New("must not be empty"))
-	case h == nil:
-		return nil, configError("h", "", idem.ErrNil)
+	var errs []error
+	if client == nil {
+		errs = append(errs, configError("client", "", idem.ErrNil))
+	}
+	if queueURL == "" {
+		errs = append(errs, configError("queueURL", `""`, errors.New("must not be empty")))
+	}
+	if h == nil {
+		errs = append(errs, configError("h", "", idem.ErrNil))
 	}
 	cfg, err := idem.ApplyOptions("consumer", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	cfg, err = cfg.resolve()
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	return &Consumer{client: client, queueURL: queueURL, h: h, cfg: cfg, done: make(chan struct{})}, nil

@@ -8,7 +8,7 @@
 //		handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
 //	c, err := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
 //	if err != nil {
-//		return err // an *idem.ConfigError naming the setting
+//		return err // an *idem.ConfigError for each bad setting
 //	}
 //	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 //	defer stop()
@@ -117,4 +117,9 @@
 //
 // The package reads no environment variable: the reference worker in
 // lambda/ does (IDEMQ_CONSUMER_QUEUE_URL runs it as a consumer).
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package consumer

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -21,9 +20,13 @@ import (
 // (TooManyRequestsException, a retry).
 const DefaultConcurrency = 10
 
-// Config is how a Dispatcher names and starts executions. New applies the
-// options over the zero Config, Validate refuses a setting that cannot be
-// safe, and the zero value takes every default.
+// Config is how a Dispatcher names and starts executions. Every setting
+// is declared, defaulted and checked here, once, as every idemq package
+// does it (docs/options.md): a zero field is its default, a negative one
+// is refused, and the options only set fields. New applies the options
+// over the zero Config and resolves it once, refusing every setting that
+// cannot be safe at once; Validate is that step without its result.
+// WithConfig passes a Config whole.
 type Config struct {
 	// Request is who each record's request is (request.Identity): where
 	// its key comes from and its namespace, read exactly as a handler
@@ -37,9 +40,9 @@ type Config struct {
 	// warning. Defaults to the zero request.Identity: the body field
 	// request.DefaultKeyField.
 	Request request.Identity
-	// Concurrency is how many records of a batch are started at once, at
-	// least 1; a FIFO message group's records are started one at a time,
-	// in order. Defaults to DefaultConcurrency.
+	// Concurrency is how many records of a batch are started at once; a
+	// FIFO message group's records are started one at a time, in order. A
+	// negative value is refused. Defaults to DefaultConcurrency.
 	Concurrency int
 	// Logger receives every record that is not acknowledged and a summary
 	// of each batch, in package handler's lines. Defaults to
@@ -53,95 +56,105 @@ type Config struct {
 	// alarms see a Lambda that refuses every start; Lambda brings back the
 	// same messages either way.
 	NoBatchError bool
-
-	// invalid holds what the With* options were given that no field can
-	// hold: Validate reports the first.
-	invalid []error
 }
 
-// Option changes a Config; New applies them in order over the zero Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot be safe is
+// stored as given, and New refuses it.
 type Option func(*Config)
+
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option {
+	cfg.Request = cfg.Request.Clone()
+	return func(c *Config) { *c = cfg }
+}
 
 // WithRequest sets Config.Request, whole: pass the request.Identity the
 // handler, the producer and the command are given, so that each names a
 // request by one key. Defaults to the zero request.Identity (the body
 // field request.DefaultKeyField, the namespace the function's name).
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 
-// WithConcurrency sets Config.Concurrency; n must be at least 1.
+// WithConcurrency sets Config.Concurrency, the records of a batch started
+// at once; a negative n is refused. Defaults to DefaultConcurrency.
 func WithConcurrency(n int) Option {
-	return func(c *Config) {
-		if n < 1 {
-			c.invalid = append(c.invalid, configError("Concurrency", fmt.Sprint(n), errNotPositive))
-			return
-		}
-		c.Concurrency = n
-	}
+	return func(c *Config) { c.Concurrency = n }
 }
 
-// WithLogger sets Config.Logger.
+// WithLogger sets Config.Logger. Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *Config) {
-		if l == nil {
-			c.invalid = append(c.invalid, configError("Logger", "", idem.ErrNil))
-			return
-		}
-		c.Logger = l
-	}
+	return func(c *Config) { c.Logger = l }
 }
 
-// WithoutBatchError sets Config.NoBatchError.
+// WithoutBatchError sets Config.NoBatchError: a batch whose every start
+// failed does not fail the invocation. Defaults to off: it fails with
+// handler.ErrBatchFailed.
 func WithoutBatchError() Option {
 	return func(c *Config) { c.NoBatchError = true }
 }
-
-var errNotPositive = errors.New("must be at least 1")
 
 // configError is an *idem.ConfigError of this package.
 func configError(field, value string, err error) *idem.ConfigError {
 	return &idem.ConfigError{Package: "durable", Field: field, Value: value, Err: err}
 }
 
-// Validate reports the first setting of c that cannot be safe, as an
-// *idem.ConfigError naming its field (a Request setting's error names
-// package "request"), or nil. New calls it.
+// Validate reports every setting of c that cannot be safe, each an
+// *idem.ConfigError naming its field (a Request setting's names package
+// "request"), joined (see idem.ConfigErrors); nil when there is none. It
+// is the resolve step New runs, without its result.
 func (c Config) Validate() error {
-	if len(c.invalid) > 0 {
-		return c.invalid[0]
-	}
-	if err := c.Request.Validate(); err != nil {
-		return err
-	}
+	_, _, err := c.resolve()
+	return err
+}
+
+// resolve fills in c's defaults and returns it, whether its namespace is
+// the program's name (for want of a function's: New warns), or an error
+// joining every setting that cannot be safe. It is the one place defaults
+// are written and values checked.
+func (c Config) resolve() (Config, bool, error) {
+	errs := []error{c.Request.Validate()}
 	if c.Concurrency < 0 {
-		return configError("Concurrency", fmt.Sprint(c.Concurrency), errNotPositive)
+		errs = append(errs, configError("Concurrency", fmt.Sprint(c.Concurrency), errors.New("must not be negative (0 is DefaultConcurrency)")))
 	}
-	return nil
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	program := false
+	if c.Request.Namespace == "" {
+		var err error
+		c.Request.Namespace, program, err = defaultNamespace()
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, false, err
+	}
+	return c, program, nil
 }
 
 // defaultNamespace is the namespace of a Config.Request without one, as
 // the handler defaults its own: the Lambda function's name; outside
-// Lambda, the program's name (its executable's base name), with a
-// warning.
-func defaultNamespace(logger *slog.Logger) (string, error) {
+// Lambda, the program's name (its executable's base name), and true.
+func defaultNamespace() (string, bool, error) {
 	if ns := lambdacontext.FunctionName; ns != "" {
-		return ns, nil
+		return ns, false, nil
 	}
 	ns := ""
 	if len(os.Args) > 0 {
 		ns = strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
 	}
 	if ns == "" || ns == "." || ns == string(filepath.Separator) {
-		return "", &idem.ConfigError{Package: "request", Field: "Namespace", Value: `""`,
+		return "", false, &idem.ConfigError{Package: "request", Field: "Namespace", Value: `""`,
 			Err: errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")}
 	}
-	ns = strings.ToValidUTF8(ns, "")
-	logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
-		"Executions are named after keys in it: pass durable.WithRequest with the handler's namespace", "namespace", ns)
-	return ns, nil
+	return strings.ToValidUTF8(ns, ""), true, nil
 }
 
 // checkFunction refuses a function name without a version or alias:

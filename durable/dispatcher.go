@@ -1,11 +1,9 @@
 package durable
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,39 +50,32 @@ type Start struct {
 // New returns a Dispatcher that starts executions of function through
 // client. function is the durable function's name or ARN with its version
 // or alias (my-function:prod): Lambda starts durable executions only of a
-// qualified function. New returns an *idem.ConfigError naming the setting
-// if client, function or an option is nil or empty, if function has no
-// qualifier, or if a setting cannot be safe (Config.Validate).
+// qualified function. New returns an error joining an *idem.ConfigError
+// for every bad setting (see idem.ConfigErrors): client or an option is
+// nil, function is empty or has no qualifier, a setting cannot be safe
+// (Config.Validate).
 func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
+	var errs []error
 	if client == nil {
-		return nil, configError("client", "", idem.ErrNil)
+		errs = append(errs, configError("client", "", idem.ErrNil))
 	}
-	if err := checkFunction(function); err != nil {
-		return nil, err
-	}
+	errs = append(errs, checkFunction(function))
 	c, err := idem.ApplyOptions("durable", opts)
+	errs = append(errs, err)
+	c, program, err := c.resolve()
+	if err := errors.Join(append(errs, err)...); err != nil {
+		return nil, err
+	}
+	if program {
+		c.Logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
+			"Executions are named after keys in it: pass durable.WithRequest with the handler's namespace", "namespace", c.Request.Namespace)
+	}
+	reader, err := request.NewReader(c.Request)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	logger := c.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	id := c.Request
-	if id.Namespace == "" {
-		if id.Namespace, err = defaultNamespace(logger); err != nil {
-			return nil, err
-		}
-	}
-	reader, err := request.NewReader(id)
-	if err != nil {
-		return nil, err
+		return nil, err // the program's name broke the key rule
 	}
 	d := &Dispatcher{client: client, function: function, reader: reader}
-	batch := []handler.Option{handler.WithConcurrency(cmp.Or(c.Concurrency, DefaultConcurrency)), handler.WithLogger(logger)}
+	batch := []handler.Option{handler.WithConcurrency(c.Concurrency), handler.WithLogger(c.Logger)}
 	if c.NoBatchError {
 		batch = append(batch, handler.WithoutBatchError())
 	}

@@ -279,7 +279,7 @@ func TestNewRefuses(t *testing.T) {
 		{"empty", "", "function", nil},
 		{"two key sources", function, "KeyAttribute", []durable.Option{durable.WithRequest(request.Identity{KeyField: "a", KeyAttribute: "b"})}},
 		{"bad namespace", function, "Namespace", []durable.Option{durable.WithRequest(request.Identity{Namespace: "a\x00b"})}},
-		{"concurrency", function, "Concurrency", []durable.Option{durable.WithConcurrency(0)}},
+		{"concurrency", function, "Concurrency", []durable.Option{durable.WithConcurrency(-1)}},
 		{"nil option", function, "options[0]", []durable.Option{nil}},
 	} {
 		var client durable.Invoker = inv

@@ -51,4 +51,9 @@
 // two answer a batch alike. A started record counts as dispatched in the
 // batch's summary line; a start no retry can change (ErrKeyReused,
 // ErrNotDurable, ErrBadPayload) is logged at level ERROR.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package durable

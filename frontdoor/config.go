@@ -37,9 +37,13 @@ const (
 )
 
 // Config is how a front door accepts, enqueues and answers requests.
-// Every setting is declared, defaulted and checked here, once: New applies
-// the options over the zero Config and Validate refuses a setting that
-// cannot be safe. Only Request.Namespace must be set.
+// Every setting is declared, defaulted and checked here, once, as every
+// idemq package does it (docs/options.md): a zero field is its default, a
+// negative one is refused, and the options only set fields. New applies
+// the options over the zero Config and resolves it once, refusing every
+// setting that cannot be safe at once; Validate is that step without its
+// result. WithConfig passes a Config whole. Only Request.Namespace must be
+// set.
 type Config struct {
 	// Request is who each request is: the same request.Identity the
 	// worker's handler is given (handler.WithRequest) and the queue sends
@@ -115,72 +119,97 @@ type Config struct {
 	CheckBody BodyCheck
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot be safe is
+// stored as given, and New refuses it.
 type Option func(*Config)
 
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// whose empty Request.Namespace is refused.
+func WithConfig(cfg Config) Option {
+	cfg.Request = cfg.Request.Clone()
+	return func(c *Config) { *c = cfg }
+}
+
 // WithRequest sets Config.Request, whole: pass the worker's handler's
-// and the queue's.
+// and the queue's. Defaults to the zero request.Identity, whose empty
+// Namespace is refused.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 
 // WithNamespace sets Config.Request.Namespace, the worker's namespace.
+// Defaults to none, which New refuses.
 func WithNamespace(ns string) Option { return func(c *Config) { c.Request.Namespace = ns } }
 
-// WithAcceptNamespace sets Config.AcceptNamespace.
+// WithAcceptNamespace sets Config.AcceptNamespace, the namespace of the
+// front door's own records. Defaults to Request.Namespace followed by
+// "#front".
 func WithAcceptNamespace(ns string) Option { return func(c *Config) { c.AcceptNamespace = ns } }
 
 // WithKeyField sets Config.Request.KeyField: the body member the key is
-// put in, where the worker reads it. "" is DefaultKeyField.
+// put in, where the worker reads it. Defaults to DefaultKeyField.
 func WithKeyField(field string) Option { return func(c *Config) { c.Request.KeyField = field } }
 
-// WithPath sets Config.Path.
+// WithPath sets Config.Path, where requests are posted. Defaults to
+// DefaultPath.
 func WithPath(path string) Option { return func(c *Config) { c.Path = path } }
 
 // WithKeyOptional sets Config.KeyOptional: a POST without an
-// Idempotency-Key is enqueued under a key of its own.
+// Idempotency-Key is enqueued under a key of its own. Defaults to off: it
+// is refused with 400.
 func WithKeyOptional() Option { return func(c *Config) { c.KeyOptional = true } }
 
-// WithMaxBodyBytes sets Config.MaxBodyBytes.
+// WithMaxBodyBytes sets Config.MaxBodyBytes, the largest request body
+// read. Defaults to DefaultMaxBodyBytes.
 func WithMaxBodyBytes(n int) Option { return func(c *Config) { c.MaxBodyBytes = n } }
 
-// WithEnqueueTimeout sets Config.EnqueueTimeout.
+// WithEnqueueTimeout sets Config.EnqueueTimeout, the bound of one
+// enqueue. Defaults to DefaultEnqueueTimeout.
 func WithEnqueueTimeout(d time.Duration) Option { return func(c *Config) { c.EnqueueTimeout = d } }
 
-// WithIdem applies opts to Config.Idem.
+// WithIdem applies opts, in order, to Config.Idem; idem.WithConfig sets
+// it whole. Like every idemq option that takes idem options, WithIdem
+// returns nil when one of opts is nil, and New refuses a nil option.
+// Defaults to none: idem.Config's defaults.
 func WithIdem(opts ...idem.Option) Option {
+	for _, opt := range opts {
+		if opt == nil {
+			return nil
+		}
+	}
+	opts = slices.Clone(opts)
 	return func(c *Config) {
 		for _, opt := range opts {
-			if opt != nil {
-				opt(&c.Idem)
-			}
+			opt(&c.Idem)
 		}
 	}
 }
 
-// WithLogger sets Config.Logger.
+// WithLogger sets Config.Logger. Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
-// WithScope sets Config.Scope: each caller's keys are its own.
+// WithScope sets Config.Scope: each caller's keys are its own. Defaults
+// to none: one key space shared by every caller.
 func WithScope(f ScopeFunc) Option { return func(c *Config) { c.Scope = f } }
 
-// Validate reports the first setting of c that cannot be safe, as an
-// *idem.ConfigError naming its field (an idem.Config field's error names
-// package "idem", a request.Identity field's package "request"), or nil.
-// Zero fields take their defaults. New calls it.
+// Validate reports every setting of c that cannot be safe, each an
+// *idem.ConfigError naming its field (an idem.Config field's names package
+// "idem", a request.Identity field's package "request"), joined (see
+// idem.ConfigErrors); nil when there is none. Zero fields take their
+// defaults. It is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
 }
 
 // resolve fills in the defaults and checks every setting: the one place
-// both are written.
+// both are written. It returns an error joining every setting that cannot
+// be safe.
 func (c Config) resolve() (Config, error) {
-	if err := c.Request.Validate(); err != nil {
-		return Config{}, err
-	}
+	errs := []error{c.Request.Validate()}
 	ns := c.Request.Namespace
 	if c.AcceptNamespace == "" && ns != "" {
 		c.AcceptNamespace = ns + "#front"
@@ -197,34 +226,40 @@ func (c Config) resolve() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	bad := func(field, value string, reason string) (Config, error) {
-		return Config{}, configError(field, value, errors.New(reason))
+	bad := func(field, value string, reason string) {
+		errs = append(errs, configError(field, value, errors.New(reason)))
 	}
 	switch {
 	case ns == "":
-		return bad("Namespace", `""`, "must be set to the worker's namespace (Request.Namespace, the handler's)")
+		bad("Namespace", `""`, "must be set to the worker's namespace (Request.Namespace, the handler's)")
 	case c.AcceptNamespace == ns:
-		return bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must differ from Request.Namespace: the front door's records would take the worker's keys")
-	case idem.CheckValue(c.AcceptNamespace) != nil:
-		return bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must obey the key rule (idem.CheckValue): UTF-8 text without control characters, at most idem.MaxValueBytes bytes")
-	case !strings.HasPrefix(c.Path, "/") || strings.HasSuffix(c.Path, "/") || strings.ContainsAny(c.Path, "{}? \t"):
-		return bad("Path", fmt.Sprintf("%q", c.Path), `must start with "/" and not end with one, like "/requests"`)
-	case c.MaxBodyBytes < 0:
-		return bad("MaxBodyBytes", fmt.Sprint(c.MaxBodyBytes), "must be at least 1")
-	case c.EnqueueTimeout < 0:
-		return bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must be positive")
+		bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must differ from Request.Namespace: the front door's records would take the worker's keys")
+	}
+	if c.AcceptNamespace != "" && idem.CheckValue(c.AcceptNamespace) != nil {
+		bad("AcceptNamespace", fmt.Sprintf("%q", c.AcceptNamespace), "must obey the key rule (idem.CheckValue): UTF-8 text without control characters, at most idem.MaxValueBytes bytes")
+	}
+	if !strings.HasPrefix(c.Path, "/") || strings.HasSuffix(c.Path, "/") || strings.ContainsAny(c.Path, "{}? \t") {
+		bad("Path", fmt.Sprintf("%q", c.Path), `must start with "/" and not end with one, like "/requests"`)
+	}
+	if c.MaxBodyBytes < 0 {
+		bad("MaxBodyBytes", fmt.Sprint(c.MaxBodyBytes), "must not be negative (0 is DefaultMaxBodyBytes)")
+	}
+	if c.EnqueueTimeout < 0 {
+		bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must not be negative (0 is DefaultEnqueueTimeout)")
 	}
 	// The claim lasts as long as an enqueue may, and a margin.
-	if c.Idem.Lease == 0 {
+	if c.Idem.Lease == 0 && c.EnqueueTimeout > 0 {
 		margin := c.Idem.LeaseMargin
-		if margin == 0 {
+		if margin <= 0 {
 			margin = idem.DefaultLeaseMargin
 		}
 		c.Idem.Lease = c.EnqueueTimeout + margin
 	}
-	ic := c.Idem
 	var err error
-	if c.Idem, err = idem.NewConfig(func(cfg *idem.Config) { *cfg = ic }); err != nil {
+	if c.Idem, err = idem.NewConfig(idem.WithConfig(c.Idem)); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	return c, nil

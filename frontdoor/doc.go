@@ -8,7 +8,7 @@
 //	q, err := producer.New(sqsClient, queueURL, producer.WithRequest(id))
 //	fd, err := frontdoor.New(store, q, frontdoor.WithRequest(id))
 //	if err != nil {
-//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//		log.Fatal(err) // an *idem.ConfigError for each bad setting
 //	}
 //	http.ListenAndServe(":8080", fd)
 //
@@ -94,4 +94,9 @@
 //
 // The front door reads results through idem.Config.StoredResult: set
 // Config.Idem.Blobs to the worker's blob store for results it offloads.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package frontdoor

@@ -48,26 +48,27 @@ type Queue interface {
 // Every answer is marked not to be cached or sniffed (Cache-Control:
 // no-store, X-Content-Type-Options: nosniff), and every error is a
 // problem, another path's 404 and another method's 405 included (route.go).
-// It fails with an *idem.ConfigError for a nil store or q, a nil option,
-// a setting Config.Validate refuses, or a q whose Identity is not
+// It fails with an error joining an *idem.ConfigError for every bad
+// setting (see idem.ConfigErrors): a nil store or q, a nil option, a
+// setting Config.Validate refuses, a q whose Identity is not
 // Config.Request.
 func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
+	var errs []error
 	if store == nil {
-		return nil, configError("store", "", idem.ErrNil)
+		errs = append(errs, configError("store", "", idem.ErrNil))
 	}
 	if q == nil {
-		return nil, configError("queue", "", idem.ErrNil)
+		errs = append(errs, configError("queue", "", idem.ErrNil))
 	}
 	c, err := idem.ApplyOptions("frontdoor", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	c, err = c.resolve()
-	if err != nil {
-		return nil, err
+	errs = append(errs, err)
+	if q != nil && err == nil && !sameIdentity(q.Request(), c.Request) {
+		errs = append(errs, configError("Request", "", errors.New("is not the queue's (producer.Config.Request): pass one request.Identity to the worker's handler, the producer and the front door")))
 	}
-	if !sameIdentity(q.Request(), c.Request) {
-		return nil, configError("Request", "", errors.New("is not the queue's (producer.Config.Request): pass one request.Identity to the worker's handler, the producer and the front door"))
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	reader, err := request.NewReader(c.Request)
 	if err != nil { // not reached: resolve validated it

@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
 
@@ -43,7 +44,13 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if scope != "" {
-		if err := idem.CheckValue(scope); err != nil {
+		err := idem.CheckValue(scope)
+		if err == nil {
+			if err = queue.CheckText(scope); err != nil {
+				err = fmt.Errorf("the queue cannot carry it: %w", err)
+			}
+		}
+		if err != nil {
 			problem(w, http.StatusBadRequest, "Caller's scope cannot key a request", "the scope this front door names the caller by is not one a key can hold: "+err.Error())
 			return
 		}
@@ -81,6 +88,11 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
+		return
+	}
+	// JSON takes U+FFFE and U+FFFF in a string; SQS does not.
+	if err := queue.CheckText(string(body)); err != nil {
+		problem(w, http.StatusBadRequest, "Body cannot be queued", "the queue cannot carry the body: "+err.Error()+"; write such a character as a JSON escape (\\uFFFF)")
 		return
 	}
 	stamped, id, ok := fd.stamp(w, body, key, scope)
@@ -187,13 +199,15 @@ func (fd *frontDoor) accepted(w http.ResponseWriter, acceptKey idem.Key, scope, 
 
 // sendError answers a send that failed, its claim released: 413 for a
 // message over the queue's size (the caller's to make smaller), 500 for a
-// queue that refused it or read it by another Identity (sending it again
-// would not help), else 503, to retry.
+// queue that refused it, or would not send it (producer.ErrBadMessage: a
+// FIFO queue without a group id; the caller's text is checked before), or
+// read it by another Identity (sending it again would not help), else
+// 503, to retry.
 func (fd *frontDoor) sendError(w http.ResponseWriter, acceptKey idem.Key, err error) {
 	switch {
 	case errors.Is(err, producer.ErrTooLarge):
 		problem(w, http.StatusRequestEntityTooLarge, "Request is too large for the queue", err.Error())
-	case errors.Is(err, producer.ErrRejected), errors.Is(err, errOtherKey), errors.Is(err, request.ErrKeyMismatch),
+	case errors.Is(err, producer.ErrRejected), errors.Is(err, producer.ErrBadMessage), errors.Is(err, errOtherKey), errors.Is(err, request.ErrKeyMismatch),
 		errors.Is(err, idem.ErrNoKey), errors.Is(err, request.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
 		fd.c.Logger.Error("idemq frontdoor: the queue refused the request", "key", acceptKey, "err", err.Error())
 		problem(w, http.StatusInternalServerError, "Request could not be queued", "the queue refused it")

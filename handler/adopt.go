@@ -76,3 +76,21 @@ func withNothingToReplay(f fate, hook bool) fate {
 	}
 	return f
 }
+
+// awaitFlight is the fate of rec, whose key another batch of this process
+// is settling, adopted from that batch's leader: a completed key is
+// replayed, a key found in progress there is in progress here too. It
+// returns false when rec must claim the key itself after all: the leader
+// ended without settling the key (its work failed, its deadline came),
+// which the store then decides. A record whose own deadline comes first
+// is not started (ErrDeadline).
+func (b *batch) awaitFlight(rec *record, f *flight) (fate, bool) {
+	b.settings.logger.DebugContext(b.ctx, "idemq: key in flight in another batch of this process; waiting for its outcome",
+		"message_id", rec.msg.MessageId, "key", string(rec.key))
+	select {
+	case <-f.done:
+	case <-b.recCtx.Done():
+		return decide(attempt{stage: stageNotStarted, err: ErrDeadline}), true
+	}
+	return b.adopt(rec, f.fp, f.leaderFate, fromLeader)
+}

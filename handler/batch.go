@@ -21,7 +21,10 @@ type record struct {
 	fp      string
 	keyless bool       // has no key and runs without a claim (WithKeyless)
 	id      request.ID // a step handler's record: its request, as read
-	fate    fate       // written by batch.assign only; zero: no outcome, so it comes back
+	// run is a typed handler's record's work, readied by prepare from its
+	// decoded body; nil: the wrapper's fn of the message.
+	run  idem.Func
+	fate fate // written by batch.assign only; zero: no outcome, so it comes back
 
 	// ctx is the context of the record's span (Config.Tracer); nil when
 	// tracing is off.
@@ -87,7 +90,28 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	return b
 }
 
+// startBatchSpan starts the batch's span (tracing is on): the context
+// the batch runs under, the function that ends the span, and the queue's
+// URL.
+func startBatchSpan(ctx context.Context, set *settings, records []events.SQSMessage, fifo bool) (context.Context, func(BatchEnd), string) {
+	url := set.queueURL
+	if url == "" && len(records) > 0 {
+		url, _ = queueURLFromARN(records[0].EventSourceARN) // "" if it is no SQS ARN
+	}
+	ctx, end := set.tracer.StartBatch(ctx, BatchStart{Records: records, QueueURL: url, FIFO: fifo})
+	return ctx, end, url
+}
+
 func (b *batch) now() time.Time { return b.settings.claims.Clock.Now() }
+
+// recordCtx is the context record rec's calls run under: its span's
+// when tracing is on, else the batch's records' context.
+func (b *batch) recordCtx(rec *record) context.Context {
+	if rec.ctx != nil {
+		return rec.ctx
+	}
+	return b.recCtx
+}
 
 // settleCtx is the context rec's claim is made and settled under: the
 // record's context, with the batch's settle deadline.
@@ -101,8 +125,10 @@ func (b *batch) settleCtx(rec *record) context.Context {
 // assign sets record i's fate: the one place a fate is written.
 func (b *batch) assign(i int, f fate) { b.records[i].fate = f }
 
-// prepare reads every record's key and fingerprint. A record whose key
-// cannot be read is decided here, as a failure.
+// prepare reads every record's key and fingerprint, and, for a typed
+// handler, decodes its body into its work: all before any claim. A record
+// whose key or body cannot be read is decided here, as a failure at
+// OpKey, without a claim.
 func (b *batch) prepare(messages []events.SQSMessage) {
 	for i := range messages {
 		rec := &b.records[i]
@@ -121,8 +147,15 @@ func (b *batch) prepare(messages []events.SQSMessage) {
 			rec.keyless = true
 		case errors.Is(err, request.ErrKeyFuncPanic):
 			b.assign(i, decide(attempt{stage: stageKey, err: fmt.Errorf("%w in the key func: %w", ErrPanic, err)}))
+			continue
 		default:
 			b.assign(i, decide(attempt{stage: stageKey, err: err}))
+			continue
+		}
+		if b.w.decode != nil {
+			if rec.run, err = b.w.decode(*rec.msg); err != nil {
+				b.assign(i, decide(attempt{stage: stageKey, err: err}))
+			}
 		}
 	}
 }

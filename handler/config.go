@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -14,15 +17,43 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
+// Defaults of Config's fields.
+const (
+	// DefaultKeyField is the JSON body member that holds a record's
+	// idempotency key (request.DefaultKeyField).
+	DefaultKeyField = request.DefaultKeyField
+	// DefaultConcurrency is how many records of a batch run at once: every
+	// record of a batch of up to 100 (the SQS event source sends 10 unless
+	// told otherwise), and 100 at a time of a larger one. Powertools runs
+	// every record of a batch at once; the bound keeps a batch of 10,000
+	// from opening 10,000 connections. The work is mostly waiting on the
+	// network (the store, a model provider), so it is not tied to the
+	// number of CPUs. Give the DynamoDB client as many idle connections
+	// (dynamostore.KeepConnections); lower it with WithConcurrency to stay
+	// within a provider's rate limit.
+	DefaultConcurrency = 100
+	// DefaultDeadlineReserve is the time left before the invocation's
+	// deadline under which records are no longer started. It is capped at
+	// half the time the invocation had when the batch began, so a function
+	// with a short timeout still runs its records.
+	DefaultDeadlineReserve = 5 * time.Second
+)
+
+// NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
+// guard off (WithoutDeadlineReserve); any negative value does.
+const NoDeadlineReserve time.Duration = -1
+
 // Config is how a Handler turns a batch into claims and a response. Every
-// setting is declared, defaulted and checked here, once: New applies the
-// options over the zero Config, Validate refuses a setting that cannot be
-// safe, and the zero value takes every default. The With* options set its
-// fields and never fail; a bad value they were given is reported by
-// Validate, naming the field. A Config made whole is passed as an option
-// of its own:
+// setting is declared, defaulted and checked here, once, as every idemq
+// package does it (docs/options.md): a zero field is its default, a
+// negative number or duration is refused unless the field says it turns
+// something off, and the options (Option) only set fields. New applies the
+// options over the zero Config and resolves it once, filling in the
+// defaults and refusing every setting that cannot be safe at once;
+// Validate is that step without its result. A Config made whole is passed
+// with WithConfig, and options after it change its fields:
 //
-//	h, err := handler.New(store, fn, func(c *handler.Config) { *c = cfg })
+//	h, err := handler.New(store, fn, handler.WithConfig(cfg), handler.WithLogger(logger))
 type Config struct {
 	// Request is who each record's request is: the namespace every key
 	// starts with, where the key comes from (a body field, several, a
@@ -31,26 +62,27 @@ type Config struct {
 	// dispatcher and the command (see WithRequest; WithNamespace,
 	// WithKeyField, WithKeyFields, WithKeyAttribute, WithKeyFunc,
 	// WithFingerprintFields and WithoutFingerprint change one of its
-	// fields). Its Namespace defaults to the Lambda function's name
-	// (lambdacontext.FunctionName); outside Lambda, where that is empty,
-	// to the program's name, with a warning. Defaults to the zero
-	// request.Identity: the body field DefaultKeyField, the whole body as
-	// the fingerprint.
+	// fields). It is checked by its own package (request.Identity.Validate:
+	// its errors name package "request"). Its Namespace defaults to the
+	// Lambda function's name (lambdacontext.FunctionName); outside Lambda,
+	// where that is empty, to the program's name, with a warning. Defaults
+	// to the zero request.Identity: the body field DefaultKeyField, the
+	// whole body as the fingerprint.
 	Request request.Identity
 	// Keyless runs records that carry no key without idempotency (see
 	// WithKeyless). Defaults to false: such a record is a batch item
 	// failure.
 	Keyless bool
 
-	// Concurrency is how many records of a batch run at once, at least 1.
-	// Defaults to DefaultConcurrency.
+	// Concurrency is how many records of a batch run at once; a negative
+	// value is refused. Defaults to DefaultConcurrency.
 	Concurrency int
 	// DeadlineReserve is the deadline guard (see WithDeadlineReserve): a
 	// record not yet started when less than it is left before the
 	// invocation's deadline is reported as a failure without starting. A
-	// negative value turns the guard off (WithDeadlineReserve(0) sets
-	// NoDeadlineReserve). Defaults to DefaultDeadlineReserve, capped at
-	// half the time the invocation had when the batch began.
+	// negative value turns the guard off (NoDeadlineReserve,
+	// WithoutDeadlineReserve). Defaults to DefaultDeadlineReserve, capped
+	// at half the time the invocation had when the batch began.
 	DeadlineReserve time.Duration
 	// FIFOGroupIsolation narrows what a failure stops on a FIFO queue to
 	// the failed record's message group (see WithFIFOGroupIsolation).
@@ -59,9 +91,9 @@ type Config struct {
 
 	// Idem is how each record's key is claimed, extended and completed:
 	// the lease, the record expiry, the heartbeat, the clock, compression
-	// and blobs, declared, defaulted and checked by idem.Config. Its clock
-	// also times the deadline guard and the back-off. Defaults to
-	// idem.Config's defaults.
+	// and blobs, declared, defaulted and checked by idem.Config (its
+	// errors name package "idem"). Its clock also times the deadline guard
+	// and the back-off. Defaults to idem.Config's defaults.
 	Idem idem.Config
 
 	// OnReplay is called with the stored result of every record that is
@@ -113,139 +145,56 @@ type Config struct {
 	// the event source's concurrency, and brings the whole batch back:
 	// the messages the response lists, no other.
 	NoBatchError bool
-
-	// invalid holds what the With* options were given that no field can
-	// hold (WithConcurrency(0) would read as the default): Validate
-	// reports the first.
-	invalid []error
 }
-
-// NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
-// guard off; any negative value does.
-const NoDeadlineReserve time.Duration = -1
-
-// errEmpty and errNotPositive say what is wrong with a setting.
-var (
-	errEmpty       = errors.New("must not be empty")
-	errNotPositive = errors.New("must be at least 1")
-)
 
 // configError is an *idem.ConfigError of this package.
 func configError(field, value string, err error) *idem.ConfigError {
 	return &idem.ConfigError{Package: "handler", Field: field, Value: value, Err: err}
 }
 
-// refuse records, for Validate, a value an option was given that its
-// field cannot hold.
-func (c *Config) refuse(field, value string, err error) {
-	c.invalid = append(c.invalid, configError(field, value, err))
-}
-
-// Validate reports the first setting of c that cannot be safe, as an
-// *idem.ConfigError naming its field (an idem.Config field's error names
-// package "idem"), or nil. New calls it.
+// Validate reports every setting of c that cannot be safe, each an
+// *idem.ConfigError naming its field (an idem.Config field's names package
+// "idem", a request.Identity field's package "request"), joined (see
+// idem.ConfigErrors); nil when there is none. It is the resolve step New
+// runs, without its result.
 func (c Config) Validate() error {
-	if len(c.invalid) > 0 {
-		return c.invalid[0]
-	}
-	if err := c.Request.Validate(); err != nil {
-		return err
-	}
-	switch {
-	case c.Concurrency < 0:
-		return configError("Concurrency", fmt.Sprint(c.Concurrency), errNotPositive)
-	case c.CacheEntries < 0 || (c.CacheEntries == 0 && c.CacheBytes != 0):
-		return configError("CacheEntries", fmt.Sprint(c.CacheEntries), errors.New("must be at least 1 with CacheBytes"))
-	case c.CacheBytes < 0 || (c.CacheBytes == 0 && c.CacheEntries != 0):
-		return configError("CacheBytes", fmt.Sprint(c.CacheBytes), errors.New("must be at least 1 with CacheEntries"))
-	case c.EMF != nil && c.EMFNamespace == "":
-		return configError("EMFNamespace", `""`, errors.New("must be set with EMF"))
-	case c.EMF == nil && c.EMFNamespace != "":
-		return configError("EMF", "", errors.New("is nil, with EMFNamespace set"))
-	}
-	return c.Idem.Validate()
+	_, err := c.resolve()
+	return err
 }
 
-// New returns a Lambda handler that runs fn for each record of an SQS
-// batch at most once per idempotency key, claiming the key in store first,
-// and reports the records that must come back as batch item failures:
-//
-//	h, err := handler.New(store, fn)
-//	if err != nil {
-//		return err
-//	}
-//	lambda.Start(h)
-//
-// With no options the key is the body's "idempotency_key" field, namespaced
-// by the function's name, and the whole body is the payload fingerprint.
-//
-// Outside Lambda, without WithNamespace, the namespace is the program's
-// name (its executable's base name, like "handler.test"), with a warning
-// logged: fine for tests and local runs, not for a table that other
-// programs share. New returns an *idem.ConfigError naming the setting if
-// store, fn or an option is nil, if a setting cannot be safe
-// (Config.Validate), or if there is no namespace to be had. The handler
-// returns an error when a failed record has no message id (Lambda could
-// not be told which one failed, so the whole batch must come back), and,
-// unless WithoutBatchError, ErrBatchFailed when no message of the batch is
-// acknowledged and one record at least failed; store errors fail the
-// records they touch.
-func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
-	switch {
-	case store == nil:
-		return nil, configError("store", "", idem.ErrNil)
-	case fn == nil:
-		return nil, configError("fn", "", idem.ErrNil)
-	}
-	c, err := idem.ApplyOptions("handler", opts)
-	if err != nil {
-		return nil, err
-	}
-	set, err := c.resolve()
-	if err != nil {
-		return nil, err
-	}
-	if set.tracer != nil {
-		store = tracedStore{store: store, tracer: set.tracer}
-	}
-	w := &wrapper{store: store, fn: fn, settings: set}
-	if set.cacheEntries > 0 {
-		w.cache = newCache(set.cacheEntries, set.cacheBytes)
-	}
-	return w.handle, nil
-}
-
-// settings is a Config resolved by New: what a batch reads, every default
-// filled in.
+// settings is a Config resolved: what a batch reads, every default filled
+// in.
 type settings struct {
-	namespace     string
-	keyName       string          // for logs: where the key comes from
-	reader        *request.Reader // each record's key and fingerprint
-	keyless       bool
-	concurrency   int
-	reserve       time.Duration
-	reserveSet    bool
-	fifoGroupOnly bool
-	claims        idem.Config // Config.Idem, resolved once by New
-	onReplay      ReplayFunc
-	onFailure     FailureFunc
-	cacheEntries  int
-	cacheBytes    int
-	backoff       VisibilityChanger
-	queueURL      string
-	logger        *slog.Logger
-	emf           io.Writer
-	emfNamespace  string
-	tracer        Tracer // nil: off
-	batchError    bool   // !Config.NoBatchError
+	namespace string
+	// programNamespace is set when the namespace is the program's name,
+	// for want of a function's: the constructor warns.
+	programNamespace bool
+	keyName          string          // for logs: where the key comes from
+	reader           *request.Reader // each record's key and fingerprint
+	keyless          bool
+	concurrency      int
+	reserve          time.Duration
+	reserveSet       bool
+	fifoGroupOnly    bool
+	claims           idem.Config // Config.Idem, resolved
+	onReplay         ReplayFunc
+	onFailure        FailureFunc
+	cacheEntries     int
+	cacheBytes       int
+	backoff          VisibilityChanger
+	queueURL         string
+	logger           *slog.Logger
+	emf              io.Writer
+	emfNamespace     string
+	tracer           Tracer // nil: off
+	batchError       bool   // !Config.NoBatchError
 }
 
-// resolve validates c and turns it into the options a batch reads, with
-// every default filled in. It is the one place defaults are written.
+// resolve fills in c's defaults and turns it into the settings a batch
+// reads, or returns an error joining every setting that cannot be safe.
+// It is the one place defaults are written and values checked; it logs
+// nothing and changes nothing.
 func (c Config) resolve() (settings, error) {
-	if err := c.Validate(); err != nil {
-		return settings{}, err
-	}
 	set := settings{
 		namespace:     c.Request.Namespace,
 		keyName:       c.Request.Source(),
@@ -264,6 +213,15 @@ func (c Config) resolve() (settings, error) {
 		tracer:        c.Tracer,
 		batchError:    !c.NoBatchError,
 	}
+	var errs []error
+	bad := func(field, value string, reason string) {
+		errs = append(errs, configError(field, value, errors.New(reason)))
+	}
+	requestErr := c.Request.Validate()
+	errs = append(errs, requestErr)
+	if c.Concurrency < 0 {
+		bad("Concurrency", fmt.Sprint(c.Concurrency), "must not be negative (0 is DefaultConcurrency)")
+	}
 	if set.concurrency == 0 {
 		set.concurrency = DefaultConcurrency
 	}
@@ -273,10 +231,21 @@ func (c Config) resolve() (settings, error) {
 	case c.DeadlineReserve > 0:
 		set.reserve, set.reserveSet = c.DeadlineReserve, true
 	}
-	claims := c.Idem
+	switch {
+	case c.CacheEntries < 0 || (c.CacheEntries == 0 && c.CacheBytes != 0):
+		bad("CacheEntries", fmt.Sprint(c.CacheEntries), "must be at least 1 with CacheBytes, or both 0 (off)")
+	case c.CacheBytes < 0 || (c.CacheBytes == 0 && c.CacheEntries != 0):
+		bad("CacheBytes", fmt.Sprint(c.CacheBytes), "must be at least 1 with CacheEntries, or both 0 (off)")
+	}
+	switch {
+	case c.EMF != nil && c.EMFNamespace == "":
+		bad("EMFNamespace", `""`, "must be set with EMF")
+	case c.EMF == nil && c.EMFNamespace != "":
+		bad("EMF", "", "is nil, with EMFNamespace set")
+	}
 	var err error
-	if set.claims, err = idem.NewConfig(func(ic *idem.Config) { *ic = claims }); err != nil {
-		return settings{}, err
+	if set.claims, err = idem.NewConfig(idem.WithConfig(c.Idem)); err != nil {
+		errs = append(errs, err)
 	}
 	if set.logger == nil {
 		set.logger = slog.Default()
@@ -287,16 +256,33 @@ func (c Config) resolve() (settings, error) {
 	if set.namespace == "" {
 		// Outside Lambda (a test, a local run): the program's name stands
 		// in for the function's, as stable as the binary's name.
-		if set.namespace = programName(); set.namespace == "" {
-			return settings{}, configError("Namespace", `""`, errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name"))
+		set.namespace, set.programNamespace = programName(), true
+		if set.namespace == "" {
+			bad("Namespace", `""`, "must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")
 		}
-		set.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
-			"Programs sharing a table must each pass handler.WithNamespace", "namespace", set.namespace)
 	}
-	id := c.Request
-	id.Namespace = set.namespace
-	if set.reader, err = request.NewReader(id); err != nil {
+	if requestErr == nil && set.namespace != "" {
+		id := c.Request
+		id.Namespace = set.namespace
+		if set.reader, err = request.NewReader(id); err != nil {
+			errs = append(errs, err) // the program's name broke the key rule
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return settings{}, err
 	}
 	return set, nil
+}
+
+// programName is the running executable's base name ("handler.test",
+// "worker"; Windows' ".exe" dropped), or "" if it has none.
+func programName() string {
+	if len(os.Args) == 0 {
+		return ""
+	}
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if name == "." || name == string(filepath.Separator) {
+		return ""
+	}
+	return strings.ToValidUTF8(name, "")
 }

@@ -4,7 +4,7 @@
 //	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
 //	store, err := dynamostore.New(client, "idempotency")
 //	if err != nil {
-//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//		log.Fatal(err) // an *idem.ConfigError for each bad setting
 //	}
 //	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
@@ -80,13 +80,25 @@
 //     acknowledged, after a failure earlier in a FIFO batch (or its
 //     message group).
 //
-// Settings: the batch's are Config's fields, which the options set; the
-// claim's (lease, expiry, heartbeat, clock) are idem.Config's, passed on as
-// Config.Idem (WithIdem). Each is defaulted and checked in one place, and
-// one that cannot be safe is refused when the handler is wired: New returns
-// an *idem.ConfigError naming it, and WrapSQS panics with that error. Size the record expiry for the queue
-// with queue.RecordLifetime, giving it the dead-letter queue's retention so that
-// a redrive from it replays rather than runs the work again.
+// Settings: the batch's are Config's fields, which the options set
+// (WithConfig sets them whole); the claim's (lease, expiry, heartbeat,
+// clock) are idem.Config's, passed on as Config.Idem (WithIdem). They
+// behave as every idemq package's do (docs/options.md): a zero value is
+// the default, a negative one is refused unless it turns something off,
+// and every setting that cannot be safe is refused at once when the
+// handler is wired: New returns an error joining an *idem.ConfigError for
+// each (idem.ConfigErrors lists them), and WrapSQS panics with that
+// error. Size the record expiry for the queue with queue.RecordLifetime,
+// giving it the dead-letter queue's retention so that a redrive from it
+// replays rather than runs the work again.
+//
+// The package's files are layered: each uses only files below it. At the
+// bottom are the function types (func.go), the tracer's interface
+// (tracer.go), the SQS client's part (visibility.go), the errors and the
+// fate (fate.go); above them Config and its resolve step (config.go) and
+// the options (options.go); then the batch (batch.go) and its steps
+// (adopt.go, record.go, step.go, report.go, run.go); the constructors
+// (new.go, typed.go) on top.
 //
 // On a FIFO queue (an event source ARN ending in ".fifo") the records of
 // one message group (attribute "MessageGroupId") run in order, and after a

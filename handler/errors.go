@@ -26,8 +26,10 @@ var (
 	// idem.ErrBadKey).
 	ErrBadKey = request.ErrBadKey
 	// ErrInProgress means another worker holds the record's key with a live
-	// lease; the message comes back later.
-	ErrInProgress = errors.New("handler: key in progress on another worker")
+	// lease; the message comes back later. It is idem.ErrInProgress, so
+	// one errors.Is matches a record's failure here and the
+	// *idem.InProgressError of a wrapped function (request.Wrap).
+	ErrInProgress = idem.ErrInProgress
 	// ErrDeadline means the record was not started because too little time
 	// was left before the invocation's deadline.
 	ErrDeadline = errors.New("handler: not started: the invocation's deadline is near")
@@ -63,7 +65,7 @@ type RecordError struct {
 	MessageID string
 	Key       idem.Key // empty when no key could be read
 	// Op is the stage that failed: OpKey (reading the key or the
-	// fingerprint), idem.OpClaim, idem.OpRun or idem.OpComplete (idem.Do's,
+	// fingerprint, or decoding a typed body), idem.OpClaim, idem.OpRun or idem.OpComplete (idem.Do's,
 	// or the handler's own, such as the deadline guard), idem.OpReplay
 	// (reading the stored result, or the replay hook).
 	Op idem.Op

@@ -51,17 +51,17 @@ func ExampleWrapSQS() {
 	// batch item failures: 0 <nil>
 }
 
-// New returns an error naming a setting that cannot be safe, before any
-// record is read; errors.As tells which one.
+// New returns an error naming every setting that cannot be safe, before
+// any record is read; idem.ConfigErrors lists them (errors.As gives the
+// first).
 func ExampleNew() {
 	store, err := memstore.New()
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = handler.New(store, summarise, handler.WithNamespace("summariser"), handler.WithConcurrency(0))
+	_, err = handler.New(store, summarise, handler.WithNamespace("summariser"), handler.WithConcurrency(-1), handler.WithCache(100, 0))
 	fmt.Println(err)
-	var bad *idem.ConfigError
-	if errors.As(err, &bad) {
+	for _, bad := range idem.ConfigErrors(err) {
 		fmt.Println(bad.Package, bad.Field)
 	}
 	h, err := handler.New(store, summarise, handler.WithNamespace("summariser"),
@@ -72,8 +72,10 @@ func ExampleNew() {
 	resp, err := h(context.Background(), delivery("msg-1"))
 	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
 	// Output:
-	// handler: Concurrency 0: must be at least 1
+	// handler: Concurrency -1: must not be negative (0 is DefaultConcurrency)
+	// handler: CacheBytes 0: must be at least 1 with CacheEntries, or both 0 (off)
 	// handler Concurrency
+	// handler CacheBytes
 	// generating for msg-1
 	// batch item failures: 0 <nil>
 }

@@ -144,8 +144,8 @@ func TestUnsafeSettingsAreRefused(t *testing.T) {
 		{"negative lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(-time.Second))},
 			"idem", "Lease", "idem: Lease -1s: must not be negative"},
 		{"nil option", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
-		{"nil idem option", []handler.Option{handler.WithIdem(nil)}, "idem", "options[0]", "idem: options[0]: is nil"},
-		{"empty namespace", []handler.Option{handler.WithNamespace("")}, "handler", "Namespace", `handler: Namespace "": must not be empty`},
+		{"nil idem option", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), nil)}, "handler", "options[1]", "handler: options[1]: is nil"},
+		{"negative concurrency", []handler.Option{handler.WithConcurrency(-2)}, "handler", "Concurrency", `handler: Concurrency -2: must not be negative`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

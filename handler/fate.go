@@ -9,7 +9,8 @@ import (
 )
 
 // OpKey is RecordError.Op for a record whose key or fingerprint could not
-// be read from the message. The other stages are idem's (idem.OpClaim,
+// be read from the message, or, for a typed handler (NewTyped), whose
+// body could not be decoded: all before any claim. The other stages are idem's (idem.OpClaim,
 // idem.OpRun, idem.OpComplete, idem.OpReplay).
 const OpKey idem.Op = "key"
 
@@ -113,7 +114,7 @@ type stage uint8
 
 const (
 	stageNone       stage = iota // nothing recorded
-	stageKey                     // its key or fingerprint could not be read: err
+	stageKey                     // its key or fingerprint could not be read, or its typed body decoded: err
 	stageNotStarted              // not started: err is ErrDeadline or ErrFIFOBlocked
 	stageKeyless                 // ran without a claim (WithKeyless): res.Value and err are the function's
 	stageClaimed                 // idem.Do returned res and err

@@ -94,7 +94,7 @@ func TestDecideClaimFailsClosed(t *testing.T) {
 // hook as an empty result.
 func TestAdoption(t *testing.T) {
 	t.Parallel()
-	done := claimed(idem.Result{Outcome: idem.Executed, Value: []byte("v")}, nil)
+	done := claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("v")}, nil)
 	if f, ok := adoption("a", "b", done, fromLeader); !ok || f.acked() || !errors.Is(f.reason, idem.ErrPayloadMismatch) {
 		t.Errorf("another payload: %+v %v", f, ok)
 	}
@@ -111,11 +111,11 @@ func TestAdoption(t *testing.T) {
 			t.Errorf("%s leader adopted: %+v", name, f)
 		}
 	}
-	busy := claimed(idem.Result{Outcome: idem.InProgress}, nil)
+	busy := claimedFate(idem.Result{Outcome: idem.InProgress}, nil)
 	if f, ok := adoption("", "a", busy, fromLeader); !ok || f.acked() || f.work != workInProgress || !errors.Is(f.reason, ErrInProgress) {
 		t.Errorf("an in-progress leader: %+v %v", f, ok)
 	}
-	nothing, _ := adoption("a", "a", claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), fromLeader)
+	nothing, _ := adoption("a", "a", claimedFate(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), fromLeader)
 	if f := withNothingToReplay(nothing, true); f.acked() || !errors.Is(f.reason, idem.ErrResultTooLarge) {
 		t.Errorf("nothing to replay to a hook: %+v", f)
 	}

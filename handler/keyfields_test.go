@@ -65,7 +65,7 @@ func TestKeyFieldsWiring(t *testing.T) {
 	for name, tc := range map[string]struct {
 		fields []string
 		pkg    string
-	}{"none": {nil, "handler"}, "empty": {[]string{""}, "request"}, "stray escape": {[]string{`a\`}, "request"}} {
+	}{"empty": {[]string{""}, "request"}, "stray escape": {[]string{`a\`}, "request"}} {
 		_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
 			handler.WithNamespace(handlerbundle.Namespace), handler.WithKeyFields(tc.fields...))
 		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != tc.pkg || bad.Field != "KeyFields" {

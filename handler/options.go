@@ -2,10 +2,11 @@ package handler
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"time"
 
@@ -15,46 +16,21 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// Defaults used when an option is not given.
-const (
-	// DefaultKeyField is the JSON body member that holds a record's
-	// idempotency key (request.DefaultKeyField).
-	DefaultKeyField = request.DefaultKeyField
-	// DefaultConcurrency is how many records of a batch run at once: every
-	// record of a batch of up to 100 (the SQS event source sends 10 unless
-	// told otherwise), and 100 at a time of a larger one. Powertools runs
-	// every record of a batch at once; the bound keeps a batch of 10,000
-	// from opening 10,000 connections. The work is mostly waiting on the
-	// network (the store, a model provider), so it is not tied to the
-	// number of CPUs. Give the DynamoDB client as many idle connections
-	// (dynamostore.KeepConnections); lower it with WithConcurrency to stay
-	// within a provider's rate limit.
-	DefaultConcurrency = 100
-	// DefaultDeadlineReserve is the time left before the invocation's
-	// deadline under which records are no longer started. It is capped at
-	// half the time the invocation had when the batch began, so a function
-	// with a short timeout still runs its records.
-	DefaultDeadlineReserve = 5 * time.Second
-)
-
-// Option changes a Config; New applies them in order over the zero
-// Config.
+// Option changes a Config; the constructors (New, NewTyped,
+// NewStepHandler) apply them in order over the zero Config. An option only
+// sets fields: a value that cannot be safe is stored as given, and the
+// constructor refuses it, with every other bad setting (Config.Validate).
+// A zero value (0, "", nil) sets the field's default (docs/options.md).
 type Option func(*Config)
 
-// KeyFunc returns the idempotency key of a message, within the namespace
-// (request.KeyFunc). Returning "" or an error wrapping idem.ErrNoKey says
-// the message has no key; any other error fails the record.
-type KeyFunc = request.KeyFunc
-
-// ReplayFunc receives the stored result of a record that was not executed
-// because its key had been done before (by an earlier delivery, or by a copy
-// in the same batch). An error fails the record, so the message comes back
-// and the hook runs again.
-type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) error
-
-// FailureFunc is told about each record reported as a batch item failure,
-// after the batch, in input order. err is a *RecordError naming the message.
-type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
+// WithConfig sets the whole Config, as a program that builds one (from its
+// environment, say) passes it: options after it change its fields, and
+// options before it are overwritten. Defaults to the zero Config, every
+// field its default.
+func WithConfig(cfg Config) Option {
+	cfg.Request = cfg.Request.Clone()
+	return func(c *Config) { *c = cfg }
+}
 
 // WithNamespace sets the namespace every key starts with, so functions that
 // share a table never share a key. Keep it stable: a new namespace makes
@@ -62,12 +38,7 @@ type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)
 // (lambdacontext.FunctionName); outside Lambda, where that is empty, to the
 // program's name, with a warning.
 func WithNamespace(ns string) Option {
-	return func(c *Config) {
-		if ns == "" {
-			c.refuse("Namespace", `""`, errEmpty)
-		}
-		c.Request.Namespace = ns
-	}
+	return func(c *Config) { c.Request.Namespace = ns }
 }
 
 // WithRequest sets who each record's request is, whole: its namespace,
@@ -78,8 +49,7 @@ func WithNamespace(ns string) Option {
 // request.Identity: the key is the body field DefaultKeyField, the
 // namespace the function's name, the fingerprint the whole body.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 
@@ -90,12 +60,7 @@ func WithRequest(id request.Identity) Option {
 // A key has one source: another key option given as well is refused.
 // Defaults to DefaultKeyField.
 func WithKeyField(field string) Option {
-	return func(c *Config) {
-		if field == "" {
-			c.refuse("KeyField", `""`, errEmpty)
-		}
-		c.Request.KeyField = field
-	}
+	return func(c *Config) { c.Request.KeyField = field }
 }
 
 // WithKeyFields takes the key from several members of the JSON body that
@@ -118,24 +83,14 @@ func WithKeyField(field string) Option {
 // (the key comes from the body field DefaultKeyField).
 func WithKeyFields(fields ...string) Option {
 	fields = slices.Clone(fields)
-	return func(c *Config) {
-		if len(fields) == 0 {
-			c.refuse("KeyFields", "[]", errEmpty)
-		}
-		c.Request.KeyFields = fields
-	}
+	return func(c *Config) { c.Request.KeyFields = fields }
 }
 
 // WithKeyAttribute takes the key from a String or Number message attribute
 // instead of the body. Defaults to off (the key comes from the body field
 // DefaultKeyField).
 func WithKeyAttribute(name string) Option {
-	return func(c *Config) {
-		if name == "" {
-			c.refuse("KeyAttribute", `""`, errEmpty)
-		}
-		c.Request.KeyAttribute = name
-	}
+	return func(c *Config) { c.Request.KeyAttribute = name }
 }
 
 // WithKeyFunc takes the key from a function of the message. Never use the
@@ -145,12 +100,7 @@ func WithKeyAttribute(name string) Option {
 // of several parts, idem.NaturalValue escapes and joins them.
 // Defaults to off (the key comes from the body field DefaultKeyField).
 func WithKeyFunc(f KeyFunc) Option {
-	return func(c *Config) {
-		if f == nil {
-			c.refuse("KeyFunc", "", idem.ErrNil)
-		}
-		c.Request.KeyFunc = f
-	}
+	return func(c *Config) { c.Request.KeyFunc = f }
 }
 
 // WithKeyless runs records that carry no key without idempotency: each
@@ -173,12 +123,7 @@ func WithKeyless() Option {
 // WithKeyFields, to no check.
 func WithFingerprintFields(fields ...string) Option {
 	fields = slices.Clone(fields)
-	return func(c *Config) {
-		if len(fields) == 0 {
-			c.refuse("FingerprintFields", "[]", errEmpty)
-		}
-		c.Request.FingerprintFields = fields
-	}
+	return func(c *Config) { c.Request.FingerprintFields = fields }
 }
 
 // WithoutFingerprint turns the payload check off: a key reused for another
@@ -189,35 +134,31 @@ func WithoutFingerprint() Option {
 	return func(c *Config) { c.Request.NoFingerprint = true }
 }
 
-// WithConcurrency sets how many records of a batch run at once; n must be
-// at least 1. Defaults to DefaultConcurrency.
+// WithConcurrency sets how many records of a batch run at once
+// (Config.Concurrency); a negative n is refused. Defaults to
+// DefaultConcurrency.
 func WithConcurrency(n int) Option {
-	return func(c *Config) {
-		if n < 1 {
-			c.refuse("Concurrency", fmt.Sprint(n), errNotPositive)
-		}
-		c.Concurrency = n
-	}
+	return func(c *Config) { c.Concurrency = n }
 }
 
-// WithDeadlineReserve sets the deadline guard: a record not yet started
-// when less than d is left before the invocation's deadline is reported as
-// a failure without starting, so the batch answers before Lambda's timeout
-// (which would redeliver every record). The records that run get contexts
-// that end d/2 before the deadline, leaving time to release their claims.
-// Zero turns the guard off. Defaults to DefaultDeadlineReserve, capped at
+// WithDeadlineReserve sets the deadline guard (Config.DeadlineReserve): a
+// record not yet started when less than d is left before the invocation's
+// deadline is reported as a failure without starting, so the batch answers
+// before Lambda's timeout (which would redeliver every record). The
+// records that run get contexts that end d/2 before the deadline, leaving
+// time to release their claims. A negative d turns the guard off
+// (WithoutDeadlineReserve). Defaults to DefaultDeadlineReserve, capped at
 // half the time the invocation had when the batch began.
 func WithDeadlineReserve(d time.Duration) Option {
-	return func(c *Config) {
-		switch {
-		case d < 0:
-			c.refuse("DeadlineReserve", d.String(), errors.New("must not be negative (0 turns the guard off)"))
-		case d == 0:
-			c.DeadlineReserve = NoDeadlineReserve
-		default:
-			c.DeadlineReserve = d
-		}
-	}
+	return func(c *Config) { c.DeadlineReserve = d }
+}
+
+// WithoutDeadlineReserve turns the deadline guard off
+// (Config.DeadlineReserve NoDeadlineReserve): every record is started,
+// however near the invocation's deadline, and runs under the invocation's
+// context. Defaults to off: the guard is on (see WithDeadlineReserve).
+func WithoutDeadlineReserve() Option {
+	return func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }
 }
 
 // WithFIFOGroupIsolation narrows what a failure stops on a FIFO queue to
@@ -229,136 +170,129 @@ func WithFIFOGroupIsolation() Option {
 	return func(c *Config) { c.FIFOGroupIsolation = true }
 }
 
-// WithIdem sets how each record's key is claimed, extended and completed:
-// the lease, the record expiry, the heartbeat and the clock, which are
-// idem.Config's fields, declared and defaulted there. The options apply in
-// order over idem.Config's defaults; the clock also times the deadline
-// guard and the back-off. Defaults to none: idem.Config's defaults.
+// WithIdem applies opts, in order, to Config.Idem: how each record's key
+// is claimed, extended and completed (the lease, the record expiry, the
+// heartbeat, the clock), idem.Config's fields, declared, defaulted and
+// checked there; idem.WithConfig sets it whole. The clock also times the
+// deadline guard and the back-off. Like every idemq option that takes
+// idem options, WithIdem returns nil when one of opts is nil, and the
+// constructor refuses a nil option. Defaults to none: idem.Config's
+// defaults.
 //
 //	handler.WrapSQS(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
 func WithIdem(opts ...idem.Option) Option {
+	for _, opt := range opts {
+		if opt == nil {
+			return nil
+		}
+	}
+	opts = slices.Clone(opts)
 	return func(c *Config) {
-		for i, opt := range opts {
-			if opt == nil {
-				c.invalid = append(c.invalid, &idem.ConfigError{Package: "idem", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil})
-				continue
-			}
+		for _, opt := range opts {
 			opt(&c.Idem)
 		}
 	}
 }
 
 // WithReplayHook calls f with the stored result of every record that is not
-// executed because its key was done before. Like the function, f runs in
-// the records' sequences: calls for different records may run at the same
-// time (up to WithConcurrency, in each of the invocations the runtime runs
-// at once), so f must be safe for concurrent use; within a batch, calls
-// for one key, or one FIFO message group, come one after another, in
-// input order. Defaults to none.
+// executed because its key was done before (Config.OnReplay). Like the
+// function, f runs in the records' sequences: calls for different records
+// may run at the same time (up to WithConcurrency, in each of the
+// invocations the runtime runs at once), so f must be safe for concurrent
+// use; within a batch, calls for one key, or one FIFO message group, come
+// one after another, in input order. Defaults to none.
 func WithReplayHook(f ReplayFunc) Option {
-	return func(c *Config) {
-		if f == nil {
-			c.refuse("OnReplay", "", idem.ErrNil)
-		}
-		c.OnReplay, c.replayType = f, nil
+	return func(c *Config) { c.OnReplay, c.replayType = f, nil }
+}
+
+// WithTypedReplayHook is WithReplayHook for a typed function (NewTyped):
+// f receives the stored result decoded from its JSON form into a Resp,
+// which must be the function's result type (NewTyped refuses another).
+// A stored result that does not decode fails the record with
+// ErrReplayHook and idem.ErrUnreadableResult, and the message comes back.
+// It runs as WithReplayHook's hook does; the last of the two given is
+// used. Defaults to none.
+func WithTypedReplayHook[Resp any](f TypedReplayFunc[Resp]) Option {
+	if f == nil {
+		return WithReplayHook(nil)
 	}
+	hook := func(ctx context.Context, msg events.SQSMessage, result []byte) error {
+		var resp Resp
+		if err := json.Unmarshal(result, &resp); err != nil {
+			return fmt.Errorf("%w: the stored result is not a %s: %w", idem.ErrUnreadableResult, reflect.TypeFor[Resp](), err)
+		}
+		return f(ctx, msg, resp)
+	}
+	return func(c *Config) { c.OnReplay, c.replayType = hook, reflect.TypeFor[Resp]() }
 }
 
 // WithFailureHook calls f for every record reported as a batch item
-// failure, with the reason. A batch calls it for its records one after
-// another; batches that run at once (Lambda Managed Instances run
-// AWS_LAMBDA_MAX_CONCURRENCY invocations in one process) call it at the
-// same time, so f must be safe for concurrent use. Defaults to none
-// (failures are logged).
+// failure, with the reason (Config.OnFailure). A batch calls it for its
+// records one after another; batches that run at once (Lambda Managed
+// Instances run AWS_LAMBDA_MAX_CONCURRENCY invocations in one process)
+// call it at the same time, so f must be safe for concurrent use. Defaults
+// to none (failures are logged).
 func WithFailureHook(f FailureFunc) Option {
-	return func(c *Config) {
-		if f == nil {
-			c.refuse("OnFailure", "", idem.ErrNil)
-		}
-		c.OnFailure = f
-	}
+	return func(c *Config) { c.OnFailure = f }
 }
 
 // WithCache keeps the results of up to maxEntries completed keys, and at
 // most maxBytes of results, in memory across the invocations of a warm
 // container, least recently used first out, so a duplicate delivered there
-// costs no store request. An entry lasts no longer than the record it
-// copies, and the payload fingerprint is still checked.
-// Defaults to off.
+// costs no store request (Config.CacheEntries, Config.CacheBytes: both
+// positive, or both 0). An entry lasts no longer than the record it
+// copies, and the payload fingerprint is still checked. Defaults to off.
 func WithCache(maxEntries, maxBytes int) Option {
-	return func(c *Config) {
-		switch {
-		case maxEntries < 1:
-			c.refuse("CacheEntries", fmt.Sprint(maxEntries), errNotPositive)
-		case maxBytes < 1:
-			c.refuse("CacheBytes", fmt.Sprint(maxBytes), errNotPositive)
-		}
-		c.CacheEntries, c.CacheBytes = maxEntries, maxBytes
-	}
+	return func(c *Config) { c.CacheEntries, c.CacheBytes = maxEntries, maxBytes }
 }
 
 // WithBackoff sets, through client, the visibility timeout of each record
 // found in progress on another worker to about the time its lease has
-// left, so the message comes back when a retry can succeed. The queue URL
-// is derived from the record's event source ARN (see QueueURL) unless
-// WithQueueURL is given. Defaults to off: the message comes back after the
-// queue's visibility timeout.
+// left, so the message comes back when a retry can succeed
+// (Config.Backoff). The queue URL is derived from the record's event
+// source ARN (see QueueURL) unless WithQueueURL is given. Defaults to off:
+// the message comes back after the queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {
-	return func(c *Config) {
-		if client == nil {
-			c.refuse("Backoff", "", idem.ErrNil)
-		}
-		c.Backoff = client
-	}
+	return func(c *Config) { c.Backoff = client }
 }
 
-// WithQueueURL sets the queue URL WithBackoff uses. Defaults to the URL
-// derived from each record's event source ARN.
+// WithQueueURL sets the queue URL WithBackoff uses (Config.QueueURL).
+// Defaults to the URL derived from each record's event source ARN.
 func WithQueueURL(url string) Option {
-	return func(c *Config) {
-		if url == "" {
-			c.refuse("QueueURL", `""`, errEmpty)
-		}
-		c.QueueURL = url
-	}
+	return func(c *Config) { c.QueueURL = url }
 }
 
 // WithLogger sets the logger for the per-batch summary and per-record
-// failures. Payloads and results are never logged. Defaults to
-// slog.Default().
+// failures (Config.Logger). Payloads and results are never logged.
+// Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *Config) {
-		if l == nil {
-			c.refuse("Logger", "", idem.ErrNil)
-		}
-		c.Logger = l
-	}
+	return func(c *Config) { c.Logger = l }
 }
 
 // WithEMF writes, after each batch, one CloudWatch Embedded Metric Format
 // line with the batch's counts to w (in Lambda, os.Stdout) under the
-// CloudWatch namespace ns, with the key namespace as dimension "Service".
-// Each line is one Write, and the handler makes one at a time, also when
-// the runtime runs invocations at once (Lambda Managed Instances), so w
-// need not be safe for concurrent use. Defaults to off.
+// CloudWatch namespace ns, with the key namespace as dimension "Service"
+// (Config.EMF, Config.EMFNamespace: both or neither). Each line is one
+// Write, and the handler makes one at a time, also when the runtime runs
+// invocations at once (Lambda Managed Instances), so w need not be safe
+// for concurrent use. Defaults to off.
 func WithEMF(w io.Writer, ns string) Option {
-	return func(c *Config) {
-		switch {
-		case w == nil:
-			c.refuse("EMF", "", idem.ErrNil)
-		case ns == "":
-			c.refuse("EMFNamespace", `""`, errEmpty)
-		}
-		c.EMF, c.EMFNamespace = w, ns
-	}
+	return func(c *Config) { c.EMF, c.EMFNamespace = w, ns }
+}
+
+// WithTracer sets the tracing hook (Config.Tracer; see Tracer);
+// idemqotel.WithTracing sets it to OpenTelemetry's. Defaults to nil: off,
+// at the cost of a nil check.
+func WithTracer(t Tracer) Option {
+	return func(c *Config) { c.Tracer = t }
 }
 
 // WithoutBatchError keeps the invocation succeeding when every message of
 // a batch comes back: the response lists them all, and the handler returns
-// no error, so the function's Errors metric does not count the batch.
-// Lambda brings back the same messages either way. Defaults to off: such a
-// batch, one record at least having failed, fails the invocation with
-// ErrBatchFailed (see Config.NoBatchError).
+// no error, so the function's Errors metric does not count the batch
+// (Config.NoBatchError). Lambda brings back the same messages either way.
+// Defaults to off: such a batch, one record at least having failed, fails
+// the invocation with ErrBatchFailed.
 func WithoutBatchError() Option {
 	return func(c *Config) { c.NoBatchError = true }
 }

@@ -27,8 +27,8 @@ type outcomeRow struct {
 	fate func() fate
 }
 
-// claimed is the fate decide gives a claim that returned res and err.
-func claimed(res idem.Result, err error) fate {
+// claimedFate is the fate decide gives a claim that returned res and err.
+func claimedFate(res idem.Result, err error) fate {
 	return decide(attempt{stage: stageClaimed, res: res, err: err})
 }
 
@@ -36,13 +36,13 @@ func claimed(res idem.Result, err error) fate {
 // order docs/outcomes.md lists them.
 var outcomeTable = []outcomeRow{
 	{"nothing (no record, or one its store has deleted)", "runs; its result is stored", acknowledge, "", []string{"executed", "fresh"}, "",
-		func() fate { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }},
+		func() fate { return claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }},
 	{"a claim whose lease passed (its worker crashed), or an expired record still in the store", "runs; its result is stored", acknowledge, "", []string{"executed", "took_over"}, "",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil)
+			return claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r"), TookOver: true}, nil)
 		}},
 	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed", "stored_replays", "provider_calls_avoided"}, "",
-		func() fate { return claimed(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
+		func() fate { return claimedFate(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
 	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits", "provider_calls_avoided"}, "; no store request",
 		func() fate {
 			f, _ := adoption("fp", "fp", fate{verdict: acknowledge, work: workReplayed, value: []byte("r")}, fromCache)
@@ -50,44 +50,44 @@ var outcomeTable = []outcomeRow{
 		}},
 	{"a copy of a key settled earlier in the batch, or by another batch of this process meanwhile", "does not run; the leader's result goes to the replay hook", acknowledge, "", []string{"replayed", "copies", "provider_calls_avoided"}, "; one claim and one execution for all copies",
 		func() fate {
-			f, _ := adoption("fp", "fp", claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil), fromLeader)
+			f, _ := adoption("fp", "fp", claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil), fromLeader)
 			return f
 		}},
 	{"nothing, but the result is too large to store, even gzipped", "runs; the key is completed without the result", acknowledge, ", with an error logged", []string{"executed", "fresh", "result_omitted"}, "",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
+			return claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
 		}},
 	{"a copy, in the batch, of a result too large to store", "does not run; the fresh result, still in memory, goes to the replay hook", acknowledge, "", []string{"replayed", "copies", "provider_calls_avoided"}, "",
 		func() fate {
-			leader := claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
+			leader := claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r"), Omitted: true}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrResultTooLarge})
 			f, _ := adoption("fp", "fp", leader, fromLeader)
 			return withNothingToReplay(f, true)
 		}},
 	{"COMPLETED without its result (too large), no replay hook", "does not run", acknowledge, "", []string{"replayed", "stored_replays", "provider_calls_avoided"}, "",
 		func() fate {
-			return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false)
+			return withNothingToReplay(claimedFate(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), false)
 		}},
 	{"COMPLETED without its result (too large), with a replay hook", "does not run; nothing to hand the hook", retry, " (`idem.ErrResultTooLarge`): after max receives, the dead-letter queue", []string{"failed"}, "",
 		func() fate {
-			return withNothingToReplay(claimed(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), true)
+			return withNothingToReplay(claimedFate(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), true)
 		}},
 	{"IN_PROGRESS on another worker, its lease live", "does not run", retry, ": it comes back after the visibility timeout, or with `WithBackoff` just after the holder's lease ends", []string{"in_progress"}, "; `backed_off` with `WithBackoff`",
-		func() fate { return claimed(idem.Result{Outcome: idem.InProgress}, nil) }},
+		func() fate { return claimedFate(idem.Result{Outcome: idem.InProgress}, nil) }},
 	{"the function fails", "the claim is released", retry, ": the retry runs it again", []string{"failed"}, "",
-		func() fate { return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")}) }},
+		func() fate { return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")}) }},
 	{"a panic (the function, the replay hook, the key func, the store)", "the claim is released", retry, " (`ErrPanic`)", []string{"failed"}, "",
 		func() fate { return decide(attempt{stage: stageCrashed, err: fmt.Errorf("%w: boom", ErrPanic)}) }},
 	{"the function ran, but its completion failed (a store error that outlasted the store client's retries, a staged write's condition)", "ran; nothing stored; the claim is released", retry, " (`idem.NotStored`): the retry runs it again", []string{"failed"}, "",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
+			return claimedFate(idem.Result{Outcome: idem.NotStored, Value: []byte("r")}, &idem.Error{Op: idem.OpComplete, Err: errors.New("throttled")})
 		}},
 	{"the function ran past its lease; another worker took the key over and completed it", "ran; the completion is refused, with a warning", acknowledge, "", []string{"executed", "fresh", "superseded"}, "",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusCompleted}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
+			return claimedFate(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusCompleted}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
 		}},
 	{"the function ran past its lease; another worker took the key over and has not completed it", "ran; the completion is refused, with a warning", retry, ": it comes back to replay that worker's result, wait for it, or run again", []string{"failed"}, "",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusInProgress}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
+			return claimedFate(idem.Result{Outcome: idem.Superseded, Holder: idem.StatusInProgress}, &idem.Error{Op: idem.OpComplete, Err: idem.ErrLeaseLost})
 		}},
 	{"no key, or a body that is not JSON", "does not run", retry, " (after max receives: the dead-letter queue)", []string{"failed"}, "",
 		func() fate { return decide(attempt{stage: stageKey, err: idem.ErrNoKey}) }},
@@ -95,15 +95,15 @@ var outcomeTable = []outcomeRow{
 		func() fate { return decide(attempt{stage: stageKeyless, res: idem.Result{Value: []byte("r")}}) }},
 	{"another payload under the same key (a live record's)", "does not run", retry, " (`idem.ErrPayloadMismatch`)", []string{"failed"}, "",
 		func() fate {
-			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch})
+			return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: idem.ErrPayloadMismatch})
 		}},
 	{"the store cannot be reached", "does not run", retry, "; the invocation fails only when no message of the batch is acknowledged ([below](#what-the-invocation-returns))", []string{"failed"}, "",
 		func() fate {
-			return claimed(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")})
+			return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpClaim, Err: errors.New("connection refused")})
 		}},
 	{"COMPLETED, but the stored result cannot be read", "does not run", retry, " (`idem.ErrUnreadableResult`)", []string{"failed"}, "",
 		func() fate {
-			return claimed(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult})
+			return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult})
 		}},
 	{"not started: too near the invocation's deadline (`WithDeadlineReserve`)", "does not run", skip, " (`ErrDeadline`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrDeadline}) }},
@@ -111,7 +111,7 @@ var outcomeTable = []outcomeRow{
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }},
 	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed", "fresh"}, " (its own count)",
 		func() fate {
-			return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO()
+			return claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil).blockedByFIFO()
 		}},
 	{"no outcome (the record's goroutine exited: `runtime.Goexit`), or anything unforeseen", "a claim is left to its lease", retry, " (`ErrNoOutcome`)", []string{"failed"}, "",
 		func() fate { return fate{} }},
@@ -141,23 +141,25 @@ type invocationRow struct {
 
 // failedFate, inProgress and skipped are fates for the invocation table.
 func failedFate() fate {
-	return claimed(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")})
+	return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpRun, Err: errors.New("boom")})
 }
-func inProgress() fate { return claimed(idem.Result{Outcome: idem.InProgress}, nil) }
-func skipped() fate    { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }
-func executed() fate   { return claimed(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil) }
+func inProgressFate() fate { return claimedFate(idem.Result{Outcome: idem.InProgress}, nil) }
+func skippedFate() fate    { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }
+func executedFate() fate {
+	return claimedFate(idem.Result{Outcome: idem.Executed, Value: []byte("r")}, nil)
+}
 
 // invocationTable is what the invocation returns for each kind of batch,
 // in the order docs/outcomes.md lists them.
 var invocationTable = []invocationRow{
 	{"empty", "success, no batch item failures", "nothing to do", func() []fate { return nil }, -1, true, "", 0},
-	{"every record acknowledged", "success, no batch item failures", "deletes every message", func() []fate { return []fate{executed(), executed()} }, -1, true, "", 0},
-	{"some records acknowledged, the others not", "success, the others as batch item failures", "deletes the acknowledged messages; the others come back", func() []fate { return []fate{executed(), failedFate(), inProgress()} }, -1, true, "", 2},
+	{"every record acknowledged", "success, no batch item failures", "deletes every message", func() []fate { return []fate{executedFate(), executedFate()} }, -1, true, "", 0},
+	{"some records acknowledged, the others not", "success, the others as batch item failures", "deletes the acknowledged messages; the others come back", func() []fate { return []fate{executedFate(), failedFate(), inProgressFate()} }, -1, true, "", 2},
 	{"no record acknowledged, one at least failed (the rest may be in progress or not started: a FIFO batch whose first record failed)", "`handler.ErrBatchFailed`, with the response listing every message",
-		"counts an error (the function's `Errors`, the stack's `ErrorsAlarm`), backs off the event source's concurrency, and brings back the whole batch: the messages listed", func() []fate { return []fate{failedFate(), skipped(), skipped()} }, -1, true, "ErrBatchFailed", 3},
-	{"the same, with `WithoutBatchError`", "success, every message as a batch item failure", "brings back the same messages; no error counted, no back-off", func() []fate { return []fate{failedFate(), skipped(), skipped()} }, -1, false, "", 3},
-	{"no record acknowledged, none failed: every key in progress elsewhere, or not started", "success, every message as a batch item failure", "brings back every message: waiting is not failing", func() []fate { return []fate{inProgress(), skipped()} }, -1, true, "", 2},
-	{"a record not acknowledged has no message id", "an error, with an empty response (with `WithoutBatchError` too)", "brings back the whole batch: it could not be told which message failed", func() []fate { return []fate{executed(), failedFate()} }, 1, true, "other", 0},
+		"counts an error (the function's `Errors`, the stack's `ErrorsAlarm`), backs off the event source's concurrency, and brings back the whole batch: the messages listed", func() []fate { return []fate{failedFate(), skippedFate(), skippedFate()} }, -1, true, "ErrBatchFailed", 3},
+	{"the same, with `WithoutBatchError`", "success, every message as a batch item failure", "brings back the same messages; no error counted, no back-off", func() []fate { return []fate{failedFate(), skippedFate(), skippedFate()} }, -1, false, "", 3},
+	{"no record acknowledged, none failed: every key in progress elsewhere, or not started", "success, every message as a batch item failure", "brings back every message: waiting is not failing", func() []fate { return []fate{inProgressFate(), skippedFate()} }, -1, true, "", 2},
+	{"a record not acknowledged has no message id", "an error, with an empty response (with `WithoutBatchError` too)", "brings back the whole batch: it could not be told which message failed", func() []fate { return []fate{executedFate(), failedFate()} }, 1, true, "other", 0},
 }
 
 // invocationRecords are row's records: their fates and message ids.

@@ -41,9 +41,8 @@ func (b *batch) claimOrAdopt(rec *record) (f fate) {
 // replays the stored result, and decides the record's fate from what Do
 // returns. A panic is the caller's settleRecovering's to recover.
 func (b *batch) claimAndRun(rec *record) fate {
-	msg := *rec.msg
 	res, err := b.settings.claims.Do(b.settleCtx(rec), b.w.store, rec.key, rec.fp, func(ctx context.Context) ([]byte, error) {
-		return b.w.fn(withKey(ctx, rec.key), msg)
+		return b.runWork(withKey(ctx, rec.key), rec)
 	})
 	f := decide(attempt{stage: stageClaimed, res: res, err: err})
 	switch {
@@ -68,7 +67,7 @@ func (b *batch) claimAndRun(rec *record) fate {
 func (b *batch) runKeyless(rec *record) fate {
 	b.settings.logger.DebugContext(b.ctx, "idemq: record has no key; running it without idempotency",
 		"message_id", rec.msg.MessageId, "key_from", b.settings.keyName)
-	value, err := b.w.fn(b.recordCtx(rec), *rec.msg)
+	value, err := b.runWork(b.recordCtx(rec), rec)
 	return decide(attempt{stage: stageKeyless, res: idem.Result{Outcome: idem.Executed, Value: value}, err: err})
 }
 
@@ -80,4 +79,13 @@ func (b *batch) settleCopy(rec, leader *record) fate {
 		return f
 	}
 	return retried(leader.fate.cause())
+}
+
+// runWork runs rec's work under ctx: the typed function prepare readied
+// from its body, or the wrapper's fn of its message.
+func (b *batch) runWork(ctx context.Context, rec *record) ([]byte, error) {
+	if rec.run != nil {
+		return rec.run(ctx)
+	}
+	return b.w.fn(ctx, *rec.msg)
 }

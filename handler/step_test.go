@@ -118,7 +118,7 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 	}{
 		{"reader", nil, s.step, nil},
 		{"step", r, nil, nil},
-		{"Concurrency", r, s.step, []handler.Option{handler.WithConcurrency(0)}},
+		{"Concurrency", r, s.step, []handler.Option{handler.WithConcurrency(-1)}},
 		{"Request", r, s.step, []handler.Option{handler.WithKeyField("id")}},
 		{"Request", r, s.step, []handler.Option{handler.WithNamespace("other")}},
 		{"Request", r, s.step, []handler.Option{handler.WithoutFingerprint()}},
@@ -136,7 +136,7 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 		}
 	}
 	quiet := handler.WithLogger(slog.New(slog.DiscardHandler))
-	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), handler.WithDeadlineReserve(0),
+	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), handler.WithoutDeadlineReserve(),
 		handler.WithFIFOGroupIsolation(), handler.WithoutBatchError(),
 		handler.WithFailureHook(func(context.Context, events.SQSMessage, error) {})); err != nil {
 		t.Errorf("the batch's options: %v", err)

@@ -3,157 +3,8 @@ package handler
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/idemq/idemq/idem"
 )
-
-// Tracer is the handler's tracing hook (Config.Tracer, WithTracer): the
-// handler tells it when a batch, each of its records and each store call
-// starts and ends, and runs what follows under the context it returns, so
-// the spans of the function's own calls nest under their record's. The
-// package imports no tracing library: module
-// github.com/idemq/idemq/idemqotel implements Tracer with OpenTelemetry
-// (idemqotel.WithTracing). A nil Tracer is off and costs a nil check.
-//
-// Each Start method returns the context to run under and a function that
-// ends what it started; the handler calls that function exactly once,
-// also when the record's function panics. A Tracer is shared by every
-// batch of the handler, which may run at once, so its methods must be
-// safe for concurrent use.
-type Tracer interface {
-	// StartBatch is called when a batch begins, with the invocation's
-	// context. Every record of the batch runs under a context derived from
-	// the one it returns.
-	StartBatch(ctx context.Context, b BatchStart) (context.Context, func(BatchEnd))
-	// StartRecord is called when the handler turns to a record, with the
-	// batch's context: before its key is claimed, adopted or found
-	// unusable. The store calls, the function and the replay hook of the
-	// record run under the context it returns.
-	StartRecord(ctx context.Context, r RecordStart) (context.Context, func(RecordEnd))
-	// StartStoreCall is called before each call of the store (Claim,
-	// Complete, Release, Extend, heartbeats included), with the context
-	// the call is made under; the call is made under the context it
-	// returns.
-	StartStoreCall(ctx context.Context, c StoreCallStart) (context.Context, func(StoreCallEnd))
-}
-
-// BatchStart describes a batch to Tracer.StartBatch.
-type BatchStart struct {
-	// Records are the batch's messages, as Lambda delivered them; a
-	// Tracer must not change them.
-	Records []events.SQSMessage
-	// QueueURL is the queue's URL: Config.QueueURL, else the one derived
-	// from the first record's event source ARN; "" when neither is known.
-	QueueURL string
-	// FIFO is set for a FIFO queue's batch.
-	FIFO bool
-}
-
-// BatchEnd is how a batch ended, for the function Tracer.StartBatch
-// returned.
-type BatchEnd struct {
-	// Failures is the number of batch item failures in the response.
-	Failures int
-	// Err is the error the handler returns (a failed record without a
-	// message id), or nil.
-	Err error
-}
-
-// RecordStart describes a record to Tracer.StartRecord.
-type RecordStart struct {
-	// Message is the record's message; a Tracer must not change it.
-	Message *events.SQSMessage
-	// Index is the record's place in the batch, from 0.
-	Index int
-	// QueueURL is BatchStart.QueueURL.
-	QueueURL string
-	// Key is the record's idempotency key, namespace included; "" when it
-	// has none or it could not be read. Keys can carry what a user sent:
-	// a Tracer should not export them unless told to.
-	Key idem.Key
-}
-
-// RecordEnd is how a record ended, for the function Tracer.StartRecord
-// returned.
-type RecordEnd struct {
-	// Outcome is what became of the record, as the batch's counts class
-	// it.
-	Outcome RecordOutcome
-	// TookOver is set when the record's claim took over a passed lease or
-	// an expired record.
-	TookOver bool
-	// Err is why the record's message comes back (a sentinel of this
-	// package, an *idem.Error, the function's error), or nil when the
-	// record was acknowledged. A record of a FIFO batch acknowledged when
-	// it ended, but reported as a failure because an earlier record
-	// failed meanwhile, ends with a nil Err.
-	Err error
-}
-
-// RecordOutcome is what became of a record, as a Tracer is told it.
-type RecordOutcome string
-
-// The outcomes of a record. Every record ends with exactly one.
-const (
-	// RecordExecuted: the key was claimed and the function ran (its result
-	// stored, or the key completed by a claim that superseded it).
-	RecordExecuted RecordOutcome = "executed"
-	// RecordReplayed: the key was completed before; its stored result was
-	// replayed.
-	RecordReplayed RecordOutcome = "replayed"
-	// RecordCopy: a record of a key settled earlier in the batch, or in
-	// flight in another batch of this process; it took its leader's
-	// result (the Copies count).
-	RecordCopy RecordOutcome = "copy"
-	// RecordCacheHit: replayed from the local cache (WithCache), with no
-	// store call.
-	RecordCacheHit RecordOutcome = "cache_hit"
-	// RecordInProgress: another worker holds the key; the message comes
-	// back.
-	RecordInProgress RecordOutcome = "in_progress"
-	// RecordFailed: the key, the store, the function or a hook failed; the
-	// message comes back.
-	RecordFailed RecordOutcome = "failed"
-	// RecordSkipped: not started (the deadline guard, or a FIFO failure
-	// before it); the message comes back.
-	RecordSkipped RecordOutcome = "skipped"
-	// RecordKeyless: ran without a key (WithKeyless).
-	RecordKeyless RecordOutcome = "keyless"
-)
-
-// StoreCallStart describes a store call to Tracer.StartStoreCall.
-type StoreCallStart struct {
-	// Op is the call: idem.OpClaim, idem.OpComplete, idem.OpRelease or
-	// idem.OpExtend.
-	Op idem.Op
-	// Key is the key the call is for (see RecordStart.Key).
-	Key idem.Key
-}
-
-// StoreCallEnd is how a store call ended, for the function
-// Tracer.StartStoreCall returned.
-type StoreCallEnd struct {
-	// Claim is, for a Claim that returned no error, what the store
-	// answered: "claimed", or the status of the record that holds the key
-	// (idem.Claim.String). "" for other calls.
-	Claim string
-	// Err is the call's error, or nil. A key held by another claim is a
-	// Claim's answer, not an error.
-	Err error
-}
-
-// WithTracer sets the tracing hook (see Tracer); idemqotel.WithTracing
-// sets it to OpenTelemetry's. Defaults to nil: off, at the cost of a nil
-// check.
-func WithTracer(t Tracer) Option {
-	return func(c *Config) {
-		if t == nil {
-			c.refuse("Tracer", "", idem.ErrNil)
-		}
-		c.Tracer = t
-	}
-}
 
 // outcomeOf is the outcome a record with fate f is traced with: the
 // class the counts put it in (counts.add).
@@ -183,17 +34,6 @@ func outcomeOf(f *fate) RecordEnd {
 	return end
 }
 
-// startBatchSpan starts the batch's span (tracing is on): the context
-// the batch runs under, and the function that ends the span.
-func startBatchSpan(ctx context.Context, set *settings, records []events.SQSMessage, fifo bool) (context.Context, func(BatchEnd), string) {
-	url := set.queueURL
-	if url == "" && len(records) > 0 {
-		url, _ = queueURLFromARN(records[0].EventSourceARN) // "" if it is no SQS ARN
-	}
-	ctx, end := set.tracer.StartBatch(ctx, BatchStart{Records: records, QueueURL: url, FIFO: fifo})
-	return ctx, end, url
-}
-
 // startRecordSpan starts record i's span (tracing is on) and keeps the
 // context it returns for the record's calls.
 func (b *batch) startRecordSpan(i int) func(RecordEnd) {
@@ -210,15 +50,6 @@ func (b *batch) traceSettled(i int) {
 		return
 	}
 	b.startRecordSpan(i)(outcomeOf(&b.records[i].fate))
-}
-
-// recordCtx is the context record rec's calls run under: its span's
-// when tracing is on, else the batch's records' context.
-func (b *batch) recordCtx(rec *record) context.Context {
-	if rec.ctx != nil {
-		return rec.ctx
-	}
-	return b.recCtx
 }
 
 // tracedStore is the store a Handler calls when tracing is on: each call

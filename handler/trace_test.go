@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
@@ -179,12 +178,10 @@ func TestTracerSeesEveryRecord(t *testing.T) {
 	}
 }
 
-// TestWithTracerNil checks that a nil Tracer is refused.
+// TestWithTracerNil checks that a nil Tracer is the default: off.
 func TestWithTracerNil(t *testing.T) {
 	t.Parallel()
-	_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-		handler.WithNamespace("n"), handler.WithTracer(nil))
-	if ce, ok := errors.AsType[*idem.ConfigError](err); !ok || ce.Field != "Tracer" || !errors.Is(err, idem.ErrNil) {
-		t.Errorf("WithTracer(nil): %v, want a ConfigError for Tracer", err)
-	}
+	b := setup(t)
+	h := b.wrap(nil, handler.WithTracer(nil))
+	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 }

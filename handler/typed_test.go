@@ -81,7 +81,7 @@ func TestTypedDecodesStoresReplays(t *testing.T) {
 	r := newTypedRun(t)
 	h := must(handler.NewTyped(r.store, r.summarise, r.options()...))
 	body := `{"document_id":"doc-1","version":9,"prompt":"in brief","trace_id":"t-1"}`
-	if failed := r.Invoke(h, typedMsg("m1", body), typedMsg("m2", `{"version":9.0,"document_id":"doc-1","prompt":"in brief"}`)); len(failed) != 0 {
+	if failed := r.Invoke(h, typedMsg("m1", body), typedMsg("m2", `{"version":9,"document_id":"doc-1","prompt":"in brief"}`)); len(failed) != 0 {
 		t.Fatalf("failed %v: %v", failed, r.failures)
 	}
 	if want := []summariseReq{{DocumentID: "doc-1", Version: 9, Prompt: "in brief"}}; !slices.Equal(r.requests, want) {
@@ -104,36 +104,82 @@ func TestTypedDecodesStoresReplays(t *testing.T) {
 }
 
 // A body that does not decode into the type fails its record as a bad
-// body without running the function, and frees the key; one whose key
-// member another member decodes over is a bad key, refused before any
-// claim.
+// body, at OpKey, without a claim and without running the function; one
+// whose key member another member decodes over is a bad key, refused by
+// the key's reader. A body that does not decode fails even when its key
+// was completed before: what becomes of it does not depend on which
+// delivery came first.
 func TestTypedBadBody(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
+		done       bool // the key was completed by an earlier delivery
 		want       error
-		decode     bool // a request.DecodeError, from the type; else refused by the key's reader before any claim
+		decode     bool // a request.DecodeError, from the type; else refused by the key's reader
 	}{
-		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`, handler.ErrBadBody, true},
-		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`, handler.ErrBadKey, false},
+		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`, false, handler.ErrBadBody, true},
+		{"a number the type's int does not take, its key done", `{"document_id":"doc-1","version":9.0}`, true, handler.ErrBadBody, true},
+		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`, false, handler.ErrBadKey, false},
 	} {
 		r := newTypedRun(t)
-		h := must(handler.NewTyped(r.store, r.summarise, r.options()...))
+		store := &countingStore{Store: r.store}
+		h := must(handler.NewTyped(store, r.summarise, r.options()...))
+		claims := 0
+		if tc.done {
+			if failed := r.Invoke(h, typedMsg("first", `{"document_id":"doc-1","version":9}`)); len(failed) != 0 {
+				t.Fatalf("%s: the first delivery failed: %v", tc.name, failed)
+			}
+			claims = 1
+		}
 		// A good record beside it: the batch is not all failures.
 		failed := r.Invoke(h, typedMsg("m1", tc.body), typedMsg("ok", `{"document_id":"doc-9","version":1}`))
-		if !slices.Equal(failed, []string{"m1"}) || len(r.requests) != 1 || r.requests[0].DocumentID != "doc-9" {
+		if !slices.Equal(failed, []string{"m1"}) || r.requests[len(r.requests)-1].DocumentID != "doc-9" {
 			t.Errorf("%s: failed %v, ran %+v", tc.name, failed, r.requests)
 		}
+		if got := store.claimCount(); got != claims+1 {
+			t.Errorf("%s: %d claims, want %d: the bad body's record claimed its key", tc.name, got, claims+1)
+		}
 		err := r.failures["m1"]
-		if !errors.Is(err, tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		if re, ok := errors.AsType[*handler.RecordError](err); !ok || re.Op != handler.OpKey || !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want a RecordError at OpKey wrapping %v", tc.name, err, tc.want)
 		}
 		if _, ok := errors.AsType[*request.DecodeError](err); ok != tc.decode {
 			t.Errorf("%s: %v: a request.DecodeError %v, want %v", tc.name, err, ok, tc.decode)
 		}
-		if _, ok, _ := r.store.Get(context.Background(), "summarise#document_id:doc-1:version:9"); ok {
-			t.Errorf("%s: the claim was kept", tc.name)
+		if _, ok := r.replays["m1"]; ok {
+			t.Errorf("%s: the bad body's record was replayed", tc.name)
 		}
+	}
+}
+
+// panicky is a request whose decoding panics.
+type panicky struct {
+	ID string `json:"id" idemq:"key"`
+}
+
+func (p *panicky) UnmarshalJSON([]byte) error { panic("decoder") }
+
+// A decoder that panics fails its record with ErrPanic, without a claim;
+// the other records of the batch run.
+func TestTypedDecodePanics(t *testing.T) {
+	t.Parallel()
+	r := newTypedRun(t)
+	store := &countingStore{Store: r.store}
+	type holder struct {
+		ID    string   `json:"id" idemq:"key"`
+		Inner *panicky `json:"inner"`
+	}
+	ran := 0
+	h := must(handler.NewTyped(store, func(context.Context, holder) (string, error) { ran++; return "ok", nil },
+		handler.WithNamespace("panicky"), handler.WithLogger(r.Logger()), handler.WithFailureHook(func(_ context.Context, msg events.SQSMessage, err error) {
+			r.failures[msg.MessageId] = err
+		})))
+	failed := r.Invoke(h, typedMsg("m1", `{"id":"a","inner":{"id":"x"}}`), typedMsg("ok", `{"id":"b"}`))
+	if !slices.Equal(failed, []string{"m1"}) || ran != 1 || store.claimCount() != 1 {
+		t.Errorf("failed %v, ran %d, claims %d; want m1 failed, one run, one claim", failed, ran, store.claimCount())
+	}
+	if err := r.failures["m1"]; !errors.Is(err, handler.ErrPanic) {
+		t.Errorf("%v, want ErrPanic", err)
 	}
 }
 
@@ -175,8 +221,7 @@ func TestTypedOptionsJoinTags(t *testing.T) {
 		{"a key attribute", []handler.Option{handler.WithKeyAttribute("key")}, "KeyAttribute"},
 		{"a replay hook of another type", []handler.Option{handler.WithTypedReplayHook(func(context.Context, events.SQSMessage, string) error { return nil })}, "OnReplay"},
 		{"a typed replay hook with no result stored", r.options(handler.WithIdem(idem.WithoutResult())), "OnReplay"},
-		{"a nil typed replay hook", []handler.Option{handler.WithTypedReplayHook[summary](nil)}, "OnReplay"},
-		{"a handler setting", []handler.Option{handler.WithConcurrency(0)}, "Concurrency"},
+		{"a handler setting", []handler.Option{handler.WithConcurrency(-1)}, "Concurrency"},
 	} {
 		_, err := handler.NewTyped(r.store, r.summarise, append([]handler.Option{handler.WithNamespace("ns")}, tc.opts...)...)
 		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Field != tc.field {

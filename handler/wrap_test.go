@@ -62,6 +62,14 @@ func TestInProgressIsReported(t *testing.T) {
 	if err := b.Failure("m1"); !errors.Is(err, handler.ErrInProgress) || err.Key != key("k1") {
 		t.Errorf("failure = %v, want ErrInProgress for k1", err)
 	}
+	// One sentinel: what the handler reports matches idem's, and what
+	// request.Wrap returns matches the handler's.
+	if err := b.Failure("m1"); !errors.Is(err, idem.ErrInProgress) {
+		t.Errorf("failure = %v, want it to match idem.ErrInProgress", err)
+	}
+	if err := error(&idem.InProgressError{Key: key("k1")}); !errors.Is(err, handler.ErrInProgress) {
+		t.Errorf("%v does not match handler.ErrInProgress", err)
+	}
 	b.WantSummary(map[string]int{"executed": 1, "in_progress": 1, "batch_item_failures": 1})
 }
 
@@ -601,8 +609,7 @@ func TestWiringErrors(t *testing.T) {
 	}{
 		{"nil store", "store", nil, fn, nil},
 		{"nil func", "fn", store, nil, nil},
-		{"zero concurrency", "Concurrency", store, fn, handler.WithConcurrency(0)},
-		{"empty key field", "KeyField", store, fn, handler.WithKeyField("")},
+		{"negative concurrency", "Concurrency", store, fn, handler.WithConcurrency(-1)},
 		{"bad key field", "request.KeyField", store, fn, handler.WithKeyField("request..id")},
 		{"bad fp field", "request.FingerprintFields", store, fn, handler.WithFingerprintFields("prompt", `a\x`)},
 		{"two key sources", "request.KeyAttribute", store, fn, func(c *handler.Config) { c.Request.KeyField, c.Request.KeyAttribute = "a", "b" }},
@@ -610,11 +617,7 @@ func TestWiringErrors(t *testing.T) {
 			handler.WithFingerprintFields("a")(c)
 			handler.WithoutFingerprint()(c)
 		}},
-		{"nil backoff", "Backoff", store, fn, handler.WithBackoff(nil)},
 		{"cache size", "CacheEntries", store, fn, handler.WithCache(0, 1)},
-		{"negative deadline reserve", "DeadlineReserve", store, fn, handler.WithDeadlineReserve(-time.Second)},
-		{"nil key func", "KeyFunc", store, fn, handler.WithKeyFunc(nil)},
-		{"nil replay hook", "OnReplay", store, fn, handler.WithReplayHook(nil)},
 		{"EMF without a namespace", "EMFNamespace", store, fn, handler.WithEMF(io.Discard, "")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,7 +55,9 @@ const (
 // Config is how Do claims, extends and completes a key. Every setting is
 // declared, defaulted and checked here, once; the SQS handler passes it on
 // as it is (handler.WithIdem). The zero value is valid and takes every
-// default.
+// default: a zero field is its default, and a negative one is refused,
+// except where a field says a negative value turns it off
+// (docs/options.md).
 type Config struct {
 	// Clock tells the time leases and expiry are computed from. Defaults
 	// to the wall clock (time.Now).
@@ -126,71 +128,92 @@ type Config struct {
 	OffloadAbove int
 }
 
-// WithBlobs sets Config.Blobs: results above Config.OffloadAbove are kept
-// in b.
-func WithBlobs(b Blobs) Option { return func(cfg *Config) { cfg.Blobs = b } }
-
-// WithOffloadAbove sets Config.OffloadAbove.
-func WithOffloadAbove(n int) Option { return func(cfg *Config) { cfg.OffloadAbove = n } }
-
-// WithoutResult sets Config.DiscardResult: keys are completed without
-// their results.
-func WithoutResult() Option { return func(cfg *Config) { cfg.DiscardResult = true } }
-
-// Option changes a Config.
+// Option changes a Config. The options only set fields: a value that
+// cannot be safe is stored as it is, and NewConfig (or the constructor
+// that takes the options) refuses it.
 type Option func(*Config)
 
-// WithClock sets Config.Clock.
-func WithClock(c Clock) Option { return func(cfg *Config) { cfg.Clock = c } }
+// WithConfig sets the whole Config: options after it change its fields.
+// Defaults to the zero Config, every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
-// WithLease sets Config.Lease.
-func WithLease(d time.Duration) Option { return func(cfg *Config) { cfg.Lease = d } }
+// WithClock sets Config.Clock, the clock leases and expiry are computed
+// from. Defaults to the wall clock.
+func WithClock(clock Clock) Option { return func(c *Config) { c.Clock = clock } }
 
-// WithLeaseMargin sets Config.LeaseMargin.
-func WithLeaseMargin(d time.Duration) Option { return func(cfg *Config) { cfg.LeaseMargin = d } }
+// WithLease sets Config.Lease, how long a claim holds the key. Defaults
+// to the context's lease, else the time left before its deadline plus
+// Config.LeaseMargin, else DefaultLease.
+func WithLease(d time.Duration) Option { return func(c *Config) { c.Lease = d } }
 
-// WithExpiry sets Config.Expiry.
-func WithExpiry(d time.Duration) Option { return func(cfg *Config) { cfg.Expiry = d } }
+// WithLeaseMargin sets Config.LeaseMargin, added to the context's time
+// left to make the default lease. Defaults to DefaultLeaseMargin.
+func WithLeaseMargin(d time.Duration) Option { return func(c *Config) { c.LeaseMargin = d } }
 
-// WithHeartbeat sets Config.Heartbeat.
+// WithExpiry sets Config.Expiry, how long a record lives. Defaults to
+// DefaultExpiry.
+func WithExpiry(d time.Duration) Option { return func(c *Config) { c.Expiry = d } }
+
+// WithHeartbeat sets Config.Heartbeat, how often the lease is extended
+// while the work runs. Defaults to off, unless the context's lease brings
+// its own heartbeat.
 func WithHeartbeat(interval time.Duration) Option {
-	return func(cfg *Config) { cfg.Heartbeat = interval }
+	return func(c *Config) { c.Heartbeat = interval }
 }
 
-// WithCompressAbove sets Config.CompressAbove.
-func WithCompressAbove(n int) Option { return func(cfg *Config) { cfg.CompressAbove = n } }
+// WithCompressAbove sets Config.CompressAbove, the size above which a
+// result is stored compressed; a negative n turns compression off.
+// Defaults to DefaultCompressAbove.
+func WithCompressAbove(n int) Option { return func(c *Config) { c.CompressAbove = n } }
 
 // WithoutCompression stores every result as the work returned it
 // (Config.CompressAbove -1). Records already stored compressed are still
-// replayed.
-func WithoutCompression() Option { return func(cfg *Config) { cfg.CompressAbove = -1 } }
+// replayed. Defaults to off: results above DefaultCompressAbove are
+// compressed.
+func WithoutCompression() Option { return func(c *Config) { c.CompressAbove = -1 } }
 
-// WithMaxDecodedBytes sets Config.MaxDecodedBytes.
-func WithMaxDecodedBytes(n int) Option { return func(cfg *Config) { cfg.MaxDecodedBytes = n } }
+// WithMaxDecodedBytes sets Config.MaxDecodedBytes, the most a compressed
+// result may expand to. Defaults to DefaultMaxDecodedBytes.
+func WithMaxDecodedBytes(n int) Option { return func(c *Config) { c.MaxDecodedBytes = n } }
+
+// WithoutResult sets Config.DiscardResult: keys are completed without
+// their results. Defaults to off: results are stored.
+func WithoutResult() Option { return func(c *Config) { c.DiscardResult = true } }
+
+// WithBlobs sets Config.Blobs: results above Config.OffloadAbove are kept
+// in b. Defaults to none: every result is kept in its record.
+func WithBlobs(b Blobs) Option { return func(c *Config) { c.Blobs = b } }
+
+// WithOffloadAbove sets Config.OffloadAbove, the stored size above which
+// a result goes to Config.Blobs. Defaults to DefaultOffloadAbove.
+func WithOffloadAbove(n int) Option { return func(c *Config) { c.OffloadAbove = n } }
 
 // NewConfig applies opts to the zero Config and returns it with its
-// defaults filled in, or a *ConfigError naming the first setting that
-// cannot be safe (or a nil option): settings are fixed when a program is
-// wired, so a bad one is found at start, before the first request.
+// defaults filled in, or an error that joins a *ConfigError for every
+// setting that cannot be safe and every nil option: settings are fixed
+// when a program is wired, so a bad one is found at start, before the
+// first request.
 func NewConfig(opts ...Option) (Config, error) {
-	c, err := ApplyOptions("idem", opts)
-	if err != nil {
+	c, optErr := ApplyOptions("idem", opts)
+	c, err := c.resolve()
+	if err = errors.Join(optErr, err); err != nil {
 		return Config{}, err
 	}
-	return c.resolve()
+	return c, nil
 }
 
-// Validate reports the first setting of c that cannot be safe, as a
-// *ConfigError naming its field, or nil. Zero fields take their defaults
-// and are valid. Do, NewConfig and the SQS handler's New call it.
+// Validate reports every setting of c that cannot be safe, each a
+// *ConfigError naming its field (joined: see ConfigErrors), or nil. Zero
+// fields take their defaults and are valid. It is the resolve step that
+// Do, NewConfig and the SQS handler's New run, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
 }
 
-// resolve fills in the defaults and returns a *ConfigError for a setting
-// that cannot be safe. It is the one place defaults are written and values
-// checked.
+// resolve fills in the defaults and returns a *ConfigError for each
+// setting that cannot be safe, joined. It is the one place defaults are
+// written and values checked.
 func (c Config) resolve() (Config, error) {
 	if c.Clock == nil {
 		c.Clock = systemClock
@@ -210,26 +233,32 @@ func (c Config) resolve() (Config, error) {
 	if c.OffloadAbove == 0 {
 		c.OffloadAbove = DefaultOffloadAbove
 	}
-	bad := func(field string, value any, reason string) (Config, error) {
-		return Config{}, &ConfigError{Package: "idem", Field: field, Value: fmt.Sprint(value), Err: errors.New(reason)}
+	var errs []error
+	bad := func(field string, value any, reason string) {
+		errs = append(errs, &ConfigError{Package: "idem", Field: field, Value: fmt.Sprint(value), Err: errors.New(reason)})
 	}
-	switch {
-	case c.Lease < 0:
-		return bad("Lease", c.Lease, "must not be negative")
-	case c.LeaseMargin < 0:
-		return bad("LeaseMargin", c.LeaseMargin, "must not be negative")
-	case c.Expiry < 0:
-		return bad("Expiry", c.Expiry, "must not be negative")
-	case c.MaxDecodedBytes < 0:
-		return bad("MaxDecodedBytes", c.MaxDecodedBytes, "must not be negative")
-	case c.OffloadAbove < 0:
-		return bad("OffloadAbove", c.OffloadAbove, "must not be negative")
-	case c.Heartbeat < 0:
-		return bad("Heartbeat", c.Heartbeat, "must not be negative")
-	case c.Lease > 0 && c.Expiry < c.Lease:
-		return bad("Expiry", c.Expiry, fmt.Sprintf("must be at least Lease %s: the record could expire, and another worker claim the key, while the work still runs", c.Lease))
-	case c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat > c.Lease/2:
-		return bad("Heartbeat", c.Heartbeat, fmt.Sprintf("must be at most half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Lease))
+	for _, f := range []struct {
+		field string
+		value time.Duration
+	}{{"Lease", c.Lease}, {"LeaseMargin", c.LeaseMargin}, {"Expiry", c.Expiry}, {"Heartbeat", c.Heartbeat}} {
+		if f.value < 0 {
+			bad(f.field, f.value, "must not be negative")
+		}
+	}
+	if c.MaxDecodedBytes < 0 {
+		bad("MaxDecodedBytes", c.MaxDecodedBytes, "must not be negative")
+	}
+	if c.OffloadAbove < 0 {
+		bad("OffloadAbove", c.OffloadAbove, "must not be negative")
+	}
+	if c.Lease > 0 && c.Expiry > 0 && c.Expiry < c.Lease {
+		bad("Expiry", c.Expiry, fmt.Sprintf("must be at least Lease %s: the record could expire, and another worker claim the key, while the work still runs", c.Lease))
+	}
+	if c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat > c.Lease/2 {
+		bad("Heartbeat", c.Heartbeat, fmt.Sprintf("must be at most half of Lease %s: one slow or lost extension would let the lease pass and another worker run the work", c.Lease))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -47,17 +47,45 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 var ErrNil = errors.New("is nil")
 
 // ApplyOptions applies opts, in order, over the zero Config of package
-// pkg: the first step of every New that takes options of the one option
-// shape (type Option func(*Config)). A nil option is a *ConfigError
-// naming it by its index ("options[2]"), wrapping ErrNil.
+// pkg: the first step of every constructor that takes options of the one
+// option shape (type Option func(*Config)). Options only set fields; a
+// nil option is skipped and reported as a *ConfigError naming it by its
+// index ("options[2]"), wrapping ErrNil. The error joins one such error
+// for each nil option, so that the constructor can report them with
+// every other bad setting at once (docs/options.md).
 func ApplyOptions[C any, O ~func(*C)](pkg string, opts []O) (C, error) {
 	var c C
+	var errs []error
 	for i, opt := range opts {
 		if opt == nil {
-			var zero C
-			return zero, &ConfigError{Package: pkg, Field: fmt.Sprintf("options[%d]", i), Err: ErrNil}
+			errs = append(errs, &ConfigError{Package: pkg, Field: fmt.Sprintf("options[%d]", i), Err: ErrNil})
+			continue
 		}
 		opt(&c)
 	}
-	return c, nil
+	return c, errors.Join(errs...)
+}
+
+// ConfigErrors lists the *ConfigError values err holds: every bad setting
+// a constructor or a Validate method reported, in the order they were
+// found (each package's resolve joins them with errors.Join). It is nil
+// when err holds none.
+func ConfigErrors(err error) []*ConfigError {
+	var list []*ConfigError
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case nil:
+		case *ConfigError:
+			list = append(list, e)
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return list
 }

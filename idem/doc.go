@@ -44,6 +44,11 @@
 //
 // Settings live in Config, declared, defaulted and checked in one place;
 // Do takes them as Options, and the SQS handler passes them on unchanged.
+// They take the one option shape of every idemq package
+// (docs/options.md): the options set Config's fields (WithConfig sets it
+// whole); a zero value is the default; NewConfig and Validate report every
+// bad setting at once (ConfigErrors lists them); ApplyOptions is the
+// first step of every package's constructor.
 //
 // This package holds the model and imports no AWS package. Keys come from
 // ClientKey and NaturalKey here, or from a JSON body's fields with

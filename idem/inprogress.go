@@ -10,7 +10,9 @@ import (
 // the work was not done here, and a retry after the lease may replay its
 // result or run it. Do reports it as the InProgress outcome with a nil
 // error; a wrapper that keeps its function's signature (request.Wrap)
-// returns it, in an *InProgressError, where a caller matches an error.
+// returns it, in an *InProgressError, where a caller matches an error;
+// the SQS handler reports a record found so with it (handler.ErrInProgress
+// is this error).
 var ErrInProgress = errors.New("idem: key in progress on another worker")
 
 // InProgressError says which key another worker holds, and until when:

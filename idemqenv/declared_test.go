@@ -25,11 +25,9 @@ func notSetting(name string) bool {
 }
 
 // declaredElsewhere are the files outside this package that may spell a
-// setting's name: idem/dynamostore/dynamotest, the DynamoDB store's test
-// kit (a package users' tests import, kept apart from the table), names the
-// DynamoDB Local endpoint the test servers export under the worker's name
-// in its exported EndpointEnv.
-var declaredElsewhere = map[string]bool{"idem/dynamostore/dynamotest/dynamotest.go": true}
+// setting's name: none (the DynamoDB store's test kit names the endpoint
+// the test servers export by the table's constant).
+var declaredElsewhere = map[string]bool{}
 
 // No program declares an IDEMQ_ setting of its own: outside this package
 // and the tests, no string spells one's name (the worker, the command, the

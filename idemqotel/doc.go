@@ -48,4 +48,9 @@
 // This module alone imports OpenTelemetry: package handler defines the
 // hook (handler.Tracer) and imports no tracing library, and a handler
 // without a tracer costs a nil check (docs/tracing.md has the benchmark).
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package idemqotel

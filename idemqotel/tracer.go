@@ -2,6 +2,7 @@ package idemqotel
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -43,8 +44,11 @@ const (
 	BatchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
 )
 
-// Config is how a Tracer makes its spans. The zero value takes every
-// default.
+// Config is how a Tracer makes its spans. It is declared, defaulted and
+// checked here, once, as every idemq package does it (docs/options.md): a
+// zero field is its default and the options only set fields. New applies
+// the options over the zero Config and resolves it once; WithConfig passes
+// a Config whole. The zero value takes every default.
 type Config struct {
 	// Propagator reads a message's trace context from its message
 	// attributes. Defaults to propagation.TraceContext{}: the W3C
@@ -69,40 +73,50 @@ type Config struct {
 	// parent-based sampler (the SDK's default) then records nothing.
 	// Defaults to false.
 	LambdaTraceHeader bool
-
-	invalid error // what an option was given that Validate reports
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field.
 type Option func(*Config)
 
-// WithPropagator sets Config.Propagator.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithPropagator sets Config.Propagator, which reads a message's trace
+// context. Defaults to propagation.TraceContext{}.
 func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *Config) {
-		if p == nil {
-			c.invalid = configError("Propagator", "", idem.ErrNil)
-		}
-		c.Propagator = p
-	}
+	return func(c *Config) { c.Propagator = p }
 }
 
 // WithMessageParent sets Config.MessageParent: each record's span
-// continues its message's trace.
+// continues its message's trace. Defaults to off: a record's span is a
+// child of the batch's.
 func WithMessageParent() Option { return func(c *Config) { c.MessageParent = true } }
 
-// WithKeys sets Config.Keys: idempotency keys go on the spans.
+// WithKeys sets Config.Keys: idempotency keys go on the spans. Defaults to
+// off: keys are left out.
 func WithKeys() Option { return func(c *Config) { c.Keys = true } }
 
 // WithLambdaTraceHeader sets Config.LambdaTraceHeader: a batch continues
-// the invocation's X-Ray trace.
+// the invocation's X-Ray trace. Defaults to off.
 func WithLambdaTraceHeader() Option { return func(c *Config) { c.LambdaTraceHeader = true } }
 
-// Validate reports a setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
-func (c Config) Validate() error { return c.invalid }
+// Validate reports every setting of c that cannot work, joined, or nil:
+// every value of a Config can work, so it is nil. It is the resolve step
+// New runs, without its result.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
 
-func configError(field, value string, err error) *idem.ConfigError {
-	return &idem.ConfigError{Package: "idemqotel", Field: field, Value: value, Err: err}
+// resolve fills in c's defaults: the one place they are written.
+func (c Config) resolve() (Config, error) {
+	if c.Propagator == nil {
+		c.Propagator = propagation.TraceContext{}
+	}
+	return c, nil
 }
 
 // Tracer is handler.Tracer with OpenTelemetry: a span for each batch, each
@@ -116,18 +130,12 @@ var _ handler.Tracer = (*Tracer)(nil)
 
 // New returns a Tracer making its spans with tp's tracer (named
 // ScopeName); a nil tp is the global one, otel.GetTracerProvider(). It
-// returns an *idem.ConfigError if an option is nil or a setting cannot
-// work (Config.Validate).
+// returns an error joining an *idem.ConfigError for each nil option.
 func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
-	c, err := idem.ApplyOptions("idemqotel", opts)
-	if err != nil {
+	c, optErr := idem.ApplyOptions("idemqotel", opts)
+	c, err := c.resolve()
+	if err := errors.Join(optErr, err); err != nil {
 		return nil, err
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if c.Propagator == nil {
-		c.Propagator = propagation.TraceContext{}
 	}
 	if tp == nil {
 		tp = otel.GetTracerProvider()
@@ -136,15 +144,15 @@ func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 }
 
 // WithTracing is the handler option that turns tracing on: New(tp,
-// opts...) as the handler's Tracer. If New fails (a nil option), the
-// handler's New fails with an *idem.ConfigError naming its field Tracer
-// (and WrapSQS panics with it); call New first to see New's own error.
+// opts...) as the handler's Tracer. Like every idemq option that takes
+// options of another package, it returns nil when one of opts is nil,
+// and the handler's constructor refuses a nil option.
 //
 //	handler.WrapSQS(store, fn, idemqotel.WithTracing(tp))
 func WithTracing(tp trace.TracerProvider, opts ...Option) handler.Option {
 	t, err := New(tp, opts...)
 	if err != nil {
-		return handler.WithTracer(nil)
+		return nil
 	}
 	return handler.WithTracer(t)
 }

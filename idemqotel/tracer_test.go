@@ -311,19 +311,22 @@ func TestLambdaTraceHeader(t *testing.T) {
 	}
 }
 
-// TestNew checks New's refusals.
+// TestNew checks New's refusals: nil options, every one named; a nil
+// option given to WithTracing is refused by the handler's New as a nil
+// option, as a nil idem option given to handler.WithIdem is.
 func TestNew(t *testing.T) {
 	t.Parallel()
-	var ce *idem.ConfigError
-	if _, err := idemqotel.New(nil, nil); !errors.As(err, &ce) || ce.Field != "options[0]" {
-		t.Errorf("New(nil, nil) = %v, want a ConfigError for options[0]", err)
+	_, err := idemqotel.New(nil, nil, idemqotel.WithKeys(), nil)
+	if list := idem.ConfigErrors(err); len(list) != 2 || list[0].Field != "options[0]" || list[1].Field != "options[2]" {
+		t.Errorf("New(nil, nil, WithKeys(), nil) = %v, want ConfigErrors for options[0] and options[2]", err)
 	}
-	if _, err := idemqotel.New(nil, idemqotel.WithPropagator(nil)); !errors.As(err, &ce) || ce.Field != "Propagator" {
-		t.Errorf("WithPropagator(nil): %v, want a ConfigError for Propagator", err)
+	if _, err := idemqotel.New(nil, idemqotel.WithPropagator(nil)); err != nil {
+		t.Errorf("WithPropagator(nil): %v, want the default propagator", err)
 	}
 	store, _ := memstore.New()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
-	if _, err := handler.New(store, fn, handler.WithNamespace("n"), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Field != "Tracer" {
-		t.Errorf("handler.New with WithTracing(nil, nil) = %v, want a ConfigError for Tracer", err)
+	var ce *idem.ConfigError
+	if _, err := handler.New(store, fn, handler.WithNamespace("n"), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Package != "handler" || ce.Field != "options[1]" {
+		t.Errorf("handler.New with WithTracing(nil, nil) = %v, want a ConfigError for handler's options[1]", err)
 	}
 }

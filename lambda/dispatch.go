@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // wireDispatch wires dispatch mode (IDEMQ_MODE=dispatch): the worker
@@ -26,7 +27,7 @@ func wireDispatch(ctx context.Context, s idemqenv.Settings, logger *slog.Logger,
 	}
 	conns := max(s.Concurrency, durable.DefaultConcurrency) * max(s.MaxConcurrency, 1)
 	client := lambda.NewFromConfig(awsCfg, func(o *lambda.Options) {
-		o.HTTPClient = keepConnections(o.HTTPClient, conns)
+		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
 		if s.Dispatch.LambdaEndpoint != "" {
 			o.BaseEndpoint = aws.String(s.Dispatch.LambdaEndpoint)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/sdkhttp"
 	"github.com/idemq/idemq/producer"
 	idemqrequest "github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
@@ -83,7 +84,7 @@ func wireFrontDoor(ctx context.Context, s idemqenv.Settings, logger *slog.Logger
 // names a setting it refuses.
 func newFrontDoor(s idemqenv.Settings, awsCfg aws.Config, store frontdoor.Store, blobs idem.Blobs, conns int, logger *slog.Logger) (http.Handler, error) {
 	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
-		o.HTTPClient = keepConnections(o.HTTPClient, conns)
+		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
 		if s.SQSEndpoint != "" {
 			o.BaseEndpoint = aws.String(s.SQSEndpoint)
 		}

@@ -25,7 +25,7 @@ import (
 )
 
 // s3EndpointEnv names the variable scripts/with-s3.sh exports: moto's S3.
-const s3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+const s3EndpointEnv = testenv.S3Endpoint
 
 // testBucket makes a bucket of the test's own on the local S3 server and
 // returns the server's endpoint, a client for it and the bucket's name.

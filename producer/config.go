@@ -1,6 +1,7 @@
 package producer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -28,9 +29,13 @@ const (
 // MaxBatchEntries is the most messages one SendMessageBatch carries.
 const MaxBatchEntries = 10
 
-// Config is how a Producer puts the key in a message and sends it. New
-// applies the options over the zero Config; the zero value takes every
-// default.
+// Config is how a Producer puts the key in a message and sends it. Every
+// setting is declared, defaulted and checked here, once, as every idemq
+// package does it (docs/options.md): a zero field is its default, a
+// negative one is refused, and the options only set fields. New applies
+// the options over the zero Config and resolves it once, refusing every
+// setting that cannot work at once; Validate is that step without its
+// result. WithConfig passes a Config whole.
 type Config struct {
 	// Request is who each request is, the same request.Identity the
 	// handler is given (handler.WithRequest): where the key is put (its
@@ -67,68 +72,92 @@ type Config struct {
 	RetryMin, RetryMax time.Duration
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithRequest sets Config.Request, whole: pass the handler's.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option {
+	cfg.Request = cfg.Request.Clone()
+	return func(c *Config) { *c = cfg }
+}
+
+// WithRequest sets Config.Request, whole: pass the handler's. Defaults to
+// the zero request.Identity: the key in the body field
+// request.DefaultKeyField.
 func WithRequest(id request.Identity) Option {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *Config) { c.Request = id }
 }
 
-// WithKeyField sets Config.Request.KeyField.
+// WithKeyField sets Config.Request.KeyField, the body member the key is
+// put in. Defaults to request.DefaultKeyField.
 func WithKeyField(field string) Option {
 	return func(c *Config) { c.Request.KeyField = field }
 }
 
-// WithKeyFields sets Config.Request.KeyFields.
+// WithKeyFields sets Config.Request.KeyFields, the body members that make
+// the key. Defaults to none: the key is put in request.DefaultKeyField.
 func WithKeyFields(fields ...string) Option {
 	fields = slices.Clone(fields)
 	return func(c *Config) { c.Request.KeyFields = fields }
 }
 
-// WithGroupID sets Config.GroupID.
+// WithGroupID sets Config.GroupID, the MessageGroupId of a message that
+// names none. Defaults to none.
 func WithGroupID(id string) Option { return func(c *Config) { c.GroupID = id } }
 
-// WithMaxMessageBytes sets Config.MaxMessageBytes.
+// WithMaxMessageBytes sets Config.MaxMessageBytes, the largest body sent.
+// Defaults to Config.MaxBatchBytes.
 func WithMaxMessageBytes(n int) Option { return func(c *Config) { c.MaxMessageBytes = n } }
 
-// WithMaxBatchBytes sets Config.MaxBatchBytes.
+// WithMaxBatchBytes sets Config.MaxBatchBytes, the most body bytes one
+// SendMessageBatch carries. Defaults to queue.MaxMessageBytes.
 func WithMaxBatchBytes(n int) Option { return func(c *Config) { c.MaxBatchBytes = n } }
 
-// WithMaxAttempts sets Config.MaxAttempts.
+// WithMaxAttempts sets Config.MaxAttempts, how many times one message is
+// sent at most while its answer is lost. Defaults to DefaultMaxAttempts.
 func WithMaxAttempts(n int) Option { return func(c *Config) { c.MaxAttempts = n } }
 
-// WithAttemptTimeout sets Config.AttemptTimeout.
+// WithAttemptTimeout sets Config.AttemptTimeout, how long one attempt
+// waits for its answer. Defaults to DefaultAttemptTimeout.
 func WithAttemptTimeout(d time.Duration) Option { return func(c *Config) { c.AttemptTimeout = d } }
 
-// WithRetry sets Config.RetryMin and Config.RetryMax.
+// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
+// attempts. Defaults to DefaultRetryMin and DefaultRetryMax.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
 
-// Validate reports the first setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil. New calls it.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field (a Request field's names package
+// "request"), joined (see idem.ConfigErrors); nil when there is none. It
+// is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
 }
 
 // resolve fills in the defaults and checks every value: the one place
-// both happen.
+// both happen. It returns an error joining every setting that cannot
+// work.
 func (c Config) resolve() (Config, error) {
-	bad := func(field, value, format string, args ...any) (Config, error) {
-		return Config{}, configError(field, value, fmt.Errorf(format, args...))
+	var errs []error
+	bad := func(field, value, format string, args ...any) {
+		errs = append(errs, configError(field, value, fmt.Errorf(format, args...)))
 	}
-	if err := c.Request.Validate(); err != nil {
-		return Config{}, err
-	}
+	errs = append(errs, c.Request.Validate())
 	if c.MaxBatchBytes == 0 {
 		c.MaxBatchBytes = queue.MaxMessageBytes
 	}
 	if c.MaxMessageBytes == 0 {
-		c.MaxMessageBytes = c.MaxBatchBytes
+		c.MaxMessageBytes = min(c.MaxBatchBytes, queue.MaxMessageBytes)
+		if c.MaxMessageBytes < 1 { // refused as MaxBatchBytes
+			c.MaxMessageBytes = queue.MaxMessageBytes
+		}
 	}
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = DefaultMaxAttempts
@@ -142,21 +171,30 @@ func (c Config) resolve() (Config, error) {
 	if c.RetryMax == 0 {
 		c.RetryMax = max(DefaultRetryMax, c.RetryMin)
 	}
+	if c.GroupID != "" && !validID(c.GroupID) {
+		bad("GroupID", fmt.Sprintf("%q", c.GroupID), "must be 1 to %d letters, digits and punctuation", maxIDLen)
+	}
+	messageOK := c.MaxMessageBytes >= 1 && c.MaxMessageBytes <= queue.MaxMessageBytes
+	if !messageOK {
+		bad("MaxMessageBytes", fmt.Sprint(c.MaxMessageBytes), "must be in 1..%d", queue.MaxMessageBytes)
+	}
+	if c.MaxBatchBytes > queue.MaxMessageBytes || c.MaxBatchBytes < 1 || (messageOK && c.MaxBatchBytes < c.MaxMessageBytes) {
+		bad("MaxBatchBytes", fmt.Sprint(c.MaxBatchBytes), "must be in MaxMessageBytes %d..%d", c.MaxMessageBytes, queue.MaxMessageBytes)
+	}
+	if c.MaxAttempts < 1 {
+		bad("MaxAttempts", fmt.Sprint(c.MaxAttempts), "must be at least 1")
+	}
+	if c.AttemptTimeout < 0 {
+		bad("AttemptTimeout", c.AttemptTimeout.String(), "must not be negative")
+	}
 	switch {
-	case c.GroupID != "" && !validID(c.GroupID):
-		return bad("GroupID", fmt.Sprintf("%q", c.GroupID), "must be 1 to %d letters, digits and punctuation", maxIDLen)
-	case c.MaxMessageBytes < 1 || c.MaxMessageBytes > queue.MaxMessageBytes:
-		return bad("MaxMessageBytes", fmt.Sprint(c.MaxMessageBytes), "must be in 1..%d", queue.MaxMessageBytes)
-	case c.MaxBatchBytes < c.MaxMessageBytes || c.MaxBatchBytes > queue.MaxMessageBytes:
-		return bad("MaxBatchBytes", fmt.Sprint(c.MaxBatchBytes), "must be in MaxMessageBytes %d..%d", c.MaxMessageBytes, queue.MaxMessageBytes)
-	case c.MaxAttempts < 1:
-		return bad("MaxAttempts", fmt.Sprint(c.MaxAttempts), "must be at least 1")
-	case c.AttemptTimeout < 0:
-		return bad("AttemptTimeout", c.AttemptTimeout.String(), "must not be negative")
 	case c.RetryMin < 0:
-		return bad("RetryMin", c.RetryMin.String(), "must not be negative")
+		bad("RetryMin", c.RetryMin.String(), "must not be negative")
 	case c.RetryMax < c.RetryMin:
-		return bad("RetryMax", c.RetryMax.String(), "must be at least RetryMin %s", c.RetryMin)
+		bad("RetryMax", c.RetryMax.String(), "must be at least RetryMin %s", c.RetryMin)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -6,7 +6,7 @@
 //
 //	p, err := producer.New(sqs.NewFromConfig(cfg), queueURL)
 //	if err != nil {
-//		log.Fatal(err) // an *idem.ConfigError naming the setting
+//		log.Fatal(err) // an *idem.ConfigError for each bad setting
 //	}
 //	sent, err := p.Send(ctx, producer.Message{Key: "order-1042", Body: []byte(`{"prompt":"summarise"}`)})
 //	// sends {"idempotency_key":"order-1042","prompt":"summarise"}
@@ -20,7 +20,8 @@
 // the handler will claim (Sent.RecordKey, with a namespace); a message
 // that already holds another key is refused (ErrKeyMismatch), and one
 // whose body and attributes exceed Config.MaxMessageBytes as they will be
-// sent, ErrTooLarge.
+// sent, ErrTooLarge; a body or attribute value SQS would refuse (empty,
+// not UTF-8, a character outside XML's: queue.CheckText), ErrBadMessage.
 //
 // # A lost answer
 //
@@ -48,4 +49,9 @@
 //
 // Program errors are *idem.ConfigError values from New; the package reads
 // no environment variables. See docs/producer.md.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package producer

@@ -17,9 +17,11 @@ var (
 	// fields make one, other than Message.Key. It is
 	// request.ErrKeyMismatch.
 	ErrKeyMismatch = request.ErrKeyMismatch
-	// ErrBadMessage means the message cannot be sent as it is: a FIFO
-	// message has no group id, or its group id is one SQS refuses. (A
-	// body the key cannot be put in is request.ErrBadBody.)
+	// ErrBadMessage means the message cannot be sent as it is: its body
+	// or an attribute's value is text SQS refuses (empty, not UTF-8, or
+	// holding a character outside those SQS allows: queue.CheckText), a
+	// FIFO message has no group id, or its group id is one SQS refuses.
+	// (A body the key cannot be put in is request.ErrBadBody.)
 	ErrBadMessage = errors.New("producer: message cannot be sent")
 	// ErrTooLarge means the body is larger than Config.MaxMessageBytes.
 	ErrTooLarge = errors.New("producer: message too large")

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
 
@@ -77,8 +78,9 @@ type prepared struct {
 
 // prepare puts the key where the handler reads it (request.Reader.Stamp,
 // which reads the message back with the handler's own Reader and fails
-// unless it gives this key), checks the message's size as it will be
-// sent, and picks the group and deduplication ids.
+// unless it gives this key), checks the message as it will be sent (its
+// text as SQS takes it, queue.CheckText, and its size), and picks the
+// group and deduplication ids.
 func (p *Producer) prepare(m Message) (prepared, error) {
 	var pm prepared
 	msg := events.SQSMessage{Body: string(m.Body)}
@@ -95,7 +97,13 @@ func (p *Producer) prepare(m Message) (prepared, error) {
 	}
 	pm.body = msg.Body
 	pm.size = len(msg.Body)
+	if err := queue.CheckText(msg.Body); err != nil {
+		return pm, fmt.Errorf("%w: SQS would refuse the body: %w", ErrBadMessage, err)
+	}
 	for name, a := range msg.MessageAttributes {
+		if err := queue.CheckText(aws.ToString(a.StringValue)); err != nil {
+			return pm, fmt.Errorf("%w: SQS would refuse the value of message attribute %q: %w", ErrBadMessage, name, err)
+		}
 		if pm.attributes == nil {
 			pm.attributes = map[string]types.MessageAttributeValue{}
 		}

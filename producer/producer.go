@@ -3,7 +3,6 @@ package producer
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -30,25 +29,25 @@ type Producer struct {
 }
 
 // New returns a Producer that sends to queueURL through client; a URL
-// ending in ".fifo" is a FIFO queue's. A bad setting is an
-// *idem.ConfigError naming it.
+// ending in ".fifo" is a FIFO queue's. It returns an error joining an
+// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// client, an empty URL, a nil option, a setting Validate refuses.
 func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
-	switch {
-	case client == nil:
-		return nil, configError("client", "", idem.ErrNil)
-	case queueURL == "":
-		return nil, configError("queueURL", `""`, errors.New("must not be empty"))
+	var errs []error
+	if client == nil {
+		errs = append(errs, configError("client", "", idem.ErrNil))
+	}
+	if queueURL == "" {
+		errs = append(errs, configError("queueURL", `""`, errors.New("must not be empty")))
 	}
 	cfg, err := idem.ApplyOptions("producer", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	cfg, err = cfg.resolve()
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	reader, err := request.NewReader(cfg.Request)
-	if err != nil {
+	if err != nil { // not reached: resolve validated it
 		return nil, err
 	}
 	return &Producer{client: client, queueURL: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), cfg: cfg, reader: reader}, nil
@@ -58,7 +57,6 @@ func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 // part that must send by the same one (a front door) to check at wiring.
 func (p *Producer) Request() request.Identity {
 	id := p.cfg.Request
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return id
 }

@@ -2,7 +2,9 @@
 // message can keep being delivered, and so how long its idempotency record
 // must be kept (RecordLifetime), whether a record expiry covers it
 // (CheckExpiry), and whether a message whose worker crashed holding its
-// claim can still be retried (CheckLease).
+// claim can still be retried (CheckLease). It also holds SQS's limits on
+// one message: its size (MaxMessageBytes) and the text it takes
+// (CheckText).
 //
 // A deployment describes its queue and event source mapping once, as a
 // Settings, and every part that sizes something from them reads it: the

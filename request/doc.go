@@ -52,4 +52,9 @@
 // Every value and scope obeys the key rule (idem.CheckValue): not empty,
 // UTF-8, no control characters, at most idem.MaxValueBytes bytes. A
 // scoped key (idem.ScopedKey) has a form no unscoped key can take.
+//
+// NewFunc's settings take the one option shape of every idemq package
+// (docs/options.md): FuncConfig's fields, set by the options or whole by
+// WithConfig; a zero value is the default; NewFunc reports every bad
+// setting at once, each an *idem.ConfigError.
 package request

@@ -3,6 +3,7 @@ package request
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -75,6 +76,14 @@ type Identity struct {
 	// payload replays the first payload's result. It cannot be set with
 	// FingerprintFields. Defaults to false.
 	NoFingerprint bool
+}
+
+// Clone returns id with slices of its own, so that a caller changing the
+// KeyFields or FingerprintFields it passed does not change id's.
+func (id Identity) Clone() Identity {
+	id.KeyFields = slices.Clone(id.KeyFields)
+	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	return id
 }
 
 // KeyFunc returns the key of a message, within the namespace. Returning

@@ -13,9 +13,11 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// FuncConfig is how NewFunc and Wrap make a function idempotent. The
-// options set its fields; a FuncConfig made whole is passed as an option
-// of its own (func(c *request.FuncConfig) { *c = cfg }). Request's
+// FuncConfig is how NewFunc and Wrap make a function idempotent. It is
+// declared, defaulted and checked as every idemq package does it
+// (docs/options.md): a zero field is its default, the options only set
+// fields, and NewFunc resolves it once, refusing every setting that cannot
+// be safe at once. WithConfig passes a FuncConfig whole. Request's
 // Namespace must be set; every other field has a default.
 type FuncConfig struct {
 	// Request is who a call's request is. Its Namespace must be set:
@@ -33,37 +35,48 @@ type FuncConfig struct {
 	// Defaults to idem.Config's defaults.
 	Idem idem.Config
 
-	keyOf   any     // a func(Req) (string, error), set by WithKeyOf
-	invalid []error // what options were given that no field can hold
+	keyOf any // a func(Req) (string, error), set by WithKeyOf; nil: none
 }
 
 // FuncOption changes a FuncConfig; NewFunc applies them in order over the
-// zero FuncConfig.
+// zero FuncConfig. An option only sets a field: a value that cannot be
+// safe is stored as given, and NewFunc refuses it.
 type FuncOption func(*FuncConfig)
+
+// WithConfig sets the whole FuncConfig: options after it change its
+// fields, and options before it are overwritten. Defaults to the zero
+// FuncConfig, whose empty Request.Namespace is refused.
+func WithConfig(cfg FuncConfig) FuncOption {
+	cfg.Request = cfg.Request.Clone()
+	return func(c *FuncConfig) { *c = cfg }
+}
 
 // WithIdentity sets FuncConfig.Request, whole. Defaults to the request
 // type's Identity, without a namespace.
 func WithIdentity(id Identity) FuncOption {
-	id.KeyFields = slices.Clone(id.KeyFields)
-	id.FingerprintFields = slices.Clone(id.FingerprintFields)
+	id = id.Clone()
 	return func(c *FuncConfig) { c.Request = id }
 }
 
 // WithNamespace sets FuncConfig.Request.Namespace, which every key of the
-// wrapped function starts with. It must be set; there is no default.
+// wrapped function starts with. Defaults to none, which NewFunc refuses.
 func WithNamespace(ns string) FuncOption {
 	return func(c *FuncConfig) { c.Request.Namespace = ns }
 }
 
-// WithIdem applies opts, in order, to FuncConfig.Idem. Defaults to none:
-// idem.Config's defaults.
+// WithIdem applies opts, in order, to FuncConfig.Idem; idem.WithConfig
+// sets it whole. Like every idemq option that takes idem options, WithIdem
+// returns nil when one of opts is nil, and NewFunc refuses a nil option.
+// Defaults to none: idem.Config's defaults.
 func WithIdem(opts ...idem.Option) FuncOption {
+	for _, opt := range opts {
+		if opt == nil {
+			return nil
+		}
+	}
+	opts = slices.Clone(opts)
 	return func(c *FuncConfig) {
-		for i, opt := range opts {
-			if opt == nil {
-				c.invalid = append(c.invalid, &idem.ConfigError{Package: "idem", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil})
-				continue
-			}
+		for _, opt := range opts {
 			opt(&c.Idem)
 		}
 	}
@@ -76,13 +89,13 @@ func WithIdem(opts ...idem.Option) FuncOption {
 // call then fails without running the function. Req must be the wrapped
 // function's request type, which NewFunc checks. It cannot be given with
 // a key field, from the options or from the type's tags. Defaults to
-// none: the key comes from the request's JSON form.
+// none (a nil f): the key comes from the request's JSON form.
 func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 	return func(c *FuncConfig) {
-		if f == nil {
-			c.invalid = append(c.invalid, configError("KeyOf", "", idem.ErrNil))
+		c.keyOf = nil
+		if f != nil {
+			c.keyOf = f
 		}
-		c.keyOf = f
 	}
 }
 
@@ -128,49 +141,69 @@ func Wrap[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, 
 //     or the stored result does not decode (idem.ErrUnreadableResult; a
 //     result completed without its value, idem.ErrResultTooLarge).
 //
-// NewFunc returns an *idem.ConfigError naming the setting if store, fn
-// or an option is nil, the namespace is not set, Req's tags are bad or
-// contradict the options, the key fields are not members of Req's JSON
-// form, or a setting of idem.Config cannot be safe.
+// NewFunc returns an error joining an *idem.ConfigError for every bad
+// setting (see idem.ConfigErrors): store, fn or an option is nil, the
+// namespace is not set, Req's tags are bad or contradict the options, the
+// key fields are not members of Req's JSON form, or a setting of
+// idem.Config cannot be safe.
 func NewFunc[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) (func(context.Context, Req) (Resp, error), error) {
-	switch {
-	case store == nil:
-		return nil, configError("store", "", idem.ErrNil)
-	case fn == nil:
-		return nil, configError("fn", "", idem.ErrNil)
+	var errs []error
+	if store == nil {
+		errs = append(errs, configError("store", "", idem.ErrNil))
+	}
+	if fn == nil {
+		errs = append(errs, configError("fn", "", idem.ErrNil))
 	}
 	c, err := idem.ApplyOptions("request", opts)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.invalid) > 0 {
-		return nil, errors.Join(c.invalid...)
-	}
+	errs = append(errs, err)
 	w := &wrapped[Req, Resp]{store: store, fn: fn}
+	if w.claims, err = c.resolve(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.keyOf != nil {
 		var ok bool
 		if w.keyOf, ok = c.keyOf.(func(Req) (string, error)); !ok {
-			return nil, configError("KeyOf", fmt.Sprintf("%T", c.keyOf), fmt.Errorf("is not a func(%s) (string, error): give WithKeyOf a function of the wrapped function's request", reflect.TypeFor[Req]()))
+			errs = append(errs, configError("KeyOf", fmt.Sprintf("%T", c.keyOf), fmt.Errorf("is not a func(%s) (string, error): give WithKeyOf a function of the wrapped function's request", reflect.TypeFor[Req]())))
 		}
 	}
-	if err := c.check(); err != nil {
-		return nil, err
+	// A key attribute or function, which check refuses, is left out of
+	// the type's Identity, so that it is not refused twice.
+	id := c.Request
+	id.KeyAttribute, id.KeyFunc = "", nil
+	if w.typ, err = NewType[Req](id); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, w.checkFields())
 	}
-	if w.typ, err = NewType[Req](c.Request); err != nil {
-		return nil, err
-	}
-	if err := w.checkFields(); err != nil {
-		return nil, err
-	}
-	claims := c.Idem
-	if w.claims, err = idem.NewConfig(func(ic *idem.Config) { *ic = claims }); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return w.call, nil
 }
 
+// Validate reports every setting of c that cannot be safe for any request
+// type (no namespace, a key attribute or function, idem.Config's settings),
+// each an *idem.ConfigError, joined (see idem.ConfigErrors); nil when
+// there is none. It is the resolve step NewFunc runs, without its result;
+// NewFunc then checks c against the request type.
+func (c FuncConfig) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve checks what of c does not depend on the request type and
+// returns its idem.Config, resolved, or an error joining every setting
+// that cannot be safe.
+func (c FuncConfig) resolve() (idem.Config, error) {
+	claims, err := idem.NewConfig(idem.WithConfig(c.Idem))
+	if err := errors.Join(c.check(), err); err != nil {
+		return idem.Config{}, err
+	}
+	return claims, nil
+}
+
 // check refuses what no wrapped function can do.
-func (c *FuncConfig) check() error {
+func (c FuncConfig) check() error {
 	var errs []error
 	if c.Request.Namespace == "" {
 		errs = append(errs, configError("Namespace", `""`, errors.New("must be set: functions sharing a store must not share keys")))

@@ -202,7 +202,7 @@ func TestNewFuncRefuses(t *testing.T) {
 		{"a fingerprint field that is no member", second(request.NewFunc(store, fn, request.WithIdentity(request.Identity{Namespace: "n", FingerprintFields: []string{"nope"}}))), "FingerprintFields"},
 		{"a key function of another type", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a key function and key fields", second(request.NewFunc(store, fn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
-		{"a nil key function", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf[event](nil))), "KeyOf"},
+		{"a nil key function: none, so the key member is looked for", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf[event](nil))), "KeyField"},
 		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithoutResult()))), "DiscardResult"},
 		{"a bad idem setting", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithExpiry(-time.Second)))), "Expiry"},
 		{"a contradiction", second(request.NewFunc(store, fn, request.WithIdentity(request.Identity{Namespace: "n", KeyField: "item"}))), "KeyField"},

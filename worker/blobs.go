@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemq/idemq/idem/s3blob"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // OpenBlobs returns the bucket of large results b names
@@ -16,7 +17,7 @@ import (
 // It makes no request. A setting s3blob refuses is its *idem.ConfigError.
 func OpenBlobs(cfg aws.Config, b idemqenv.BlobSettings, conns int) (*s3blob.Blobs, error) {
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		o.HTTPClient = keepConnections(o.HTTPClient, conns)
+		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
 		if b.S3Endpoint != "" {
 			o.BaseEndpoint = aws.String(b.S3Endpoint)
 			o.UsePathStyle = true

@@ -6,18 +6,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 )
 
 // Config is what New takes besides the settings: how it logs, reaches
-// AWS and opens stores, and what it adds to the handler. The zero Config
-// takes every default.
+// AWS and opens stores, and what it adds to the handler. It is declared
+// and defaulted here as every idemq package does it (docs/options.md): a
+// zero field is its default, the options only set fields, and WithConfig
+// passes a Config whole. The zero Config takes every default.
 type Config struct {
 	// Logger receives the handler's and the consumer's logs and the
 	// start-up warnings. Defaults to JSON lines on stdout, as Lambda's
@@ -56,50 +58,68 @@ type Tracing struct {
 	Wrap   func(handler.Handler) handler.Handler
 }
 
-// Option changes a Config.
+// Option changes a Config; New and FromEnv apply them in order over the
+// zero Config. An option only sets a field.
 type Option func(*Config)
 
-// WithLogger sets Config.Logger.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option {
+	cfg.Stores = slices.Clone(cfg.Stores)
+	cfg.HandlerOptions = slices.Clone(cfg.HandlerOptions)
+	return func(c *Config) { *c = cfg }
+}
+
+// WithLogger sets Config.Logger. Defaults to JSON lines on stdout.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
 
-// WithAWS sets Config.AWS.
+// WithAWS sets Config.AWS, how the AWS configuration is loaded. Defaults
+// to the SDK's default configuration.
 func WithAWS(load func(context.Context) (aws.Config, error)) Option {
 	return func(c *Config) { c.AWS = load }
 }
 
 // WithAWSConfig sets Config.AWS to return cfg: one configuration shared
-// with the caller's own clients.
+// with the caller's own clients. Defaults to the SDK's default
+// configuration.
 func WithAWSConfig(cfg aws.Config) Option {
 	return WithAWS(func(context.Context) (aws.Config, error) { return cfg, nil })
 }
 
-// WithStores adds openers to Config.Stores.
+// WithStores adds openers to Config.Stores. Defaults to none: DynamoDB
+// and memory only.
 func WithStores(openers ...idemqenv.Opener) Option {
+	openers = slices.Clone(openers)
 	return func(c *Config) { c.Stores = append(c.Stores, openers...) }
 }
 
-// WithHandlerOptions adds options to Config.HandlerOptions.
+// WithHandlerOptions adds options to Config.HandlerOptions. Defaults to
+// none.
 func WithHandlerOptions(opts ...handler.Option) Option {
+	opts = slices.Clone(opts)
 	return func(c *Config) { c.HandlerOptions = append(c.HandlerOptions, opts...) }
 }
 
-// WithTracing sets Config.Tracing.
+// WithTracing sets Config.Tracing. Defaults to nil: IDEMQ_TRACING is
+// refused.
 func WithTracing(f func(ctx context.Context, mode string) (Tracing, error)) Option {
 	return func(c *Config) { c.Tracing = f }
 }
 
-// WithEMF sets Config.EMF.
+// WithEMF sets Config.EMF, where the EMF lines go. Defaults to stdout.
 func WithEMF(w io.Writer) Option { return func(c *Config) { c.EMF = w } }
 
-// resolve applies opts over the zero Config and fills in the defaults.
-func resolve(opts []Option) (Config, error) {
-	var c Config
-	for i, o := range opts {
-		if o == nil {
-			return Config{}, &idem.ConfigError{Package: "worker", Field: fmt.Sprintf("options[%d]", i), Err: idem.ErrNil}
-		}
-		o(&c)
-	}
+// Validate reports every setting of c that cannot work, joined, or nil:
+// every value of a Config works, so it is nil. It is the resolve step New
+// runs, without its result.
+func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolve fills in c's defaults: the one place they are written.
+func (c Config) resolve() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	}

@@ -28,4 +28,9 @@
 // DynamoDB carries neither pgx nor go-redis. A setting the library
 // refuses stops FromEnv with the library's message after the name of the
 // variable that set it; no message holds the store's password.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package worker

@@ -26,7 +26,7 @@ import (
 )
 
 // s3EndpointEnv names the variable scripts/with-s3.sh exports: moto's S3.
-const s3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+const s3EndpointEnv = testenv.S3Endpoint
 
 // A result above IDEMQ_OFFLOAD_ABOVE goes to IDEMQ_BLOB_BUCKET under
 // IDEMQ_BLOB_PREFIX, at IDEMQ_S3_ENDPOINT (moto's S3), and the duplicate

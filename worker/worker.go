@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // Worker is a handler around a function of your own, wired from the
@@ -67,21 +69,24 @@ func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, o
 // the memory store. No error holds the store's password. Close the
 // Worker when done.
 func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
-	cfg, err := resolve(opts)
-	if err != nil {
-		return nil, err
-	}
-	if s.Program != idemqenv.Worker {
-		return nil, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program)
-	}
+	var errs []error
 	if fn == nil {
-		return nil, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil}
+		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil})
+	}
+	cfg, optErr := idem.ApplyOptions("worker", opts)
+	cfg, err := cfg.resolve()
+	errs = append(errs, optErr, err)
+	if s.Program != idemqenv.Worker {
+		errs = append(errs, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program))
 	}
 	if s.Request.Namespace == "" && lambdacontext.FunctionName == "" {
-		return nil, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace)
+		errs = append(errs, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace))
 	}
 	if s.Tracing != "" && cfg.Tracing == nil {
-		return nil, fmt.Errorf("%s=%s: this function cannot trace: give worker.WithTracing a tracer, or unset %s", idemqenv.Tracing, s.Tracing, idemqenv.Tracing)
+		errs = append(errs, fmt.Errorf("%s=%s: this function cannot trace: give worker.WithTracing a tracer, or unset %s", idemqenv.Tracing, s.Tracing, idemqenv.Tracing))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	w := &Worker{Settings: s, cfg: cfg, closeStore: func() {}}
 	if err := w.wire(ctx, fn); err != nil {
@@ -127,7 +132,7 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		sqsClient = sqs.NewFromConfig(c, func(o *sqs.Options) {
 			// Every in-progress record of a batch may give its message
 			// back at once: keep a connection for each.
-			o.HTTPClient = keepConnections(o.HTTPClient, conns)
+			o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
 			if s.SQSEndpoint != "" {
 				o.BaseEndpoint = aws.String(s.SQSEndpoint)
 			}

@@ -23,11 +23,12 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/s3blob"
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // S3EndpointEnv names the environment variable holding the local S3
 // server's URL, as scripts/with-s3.sh exports it.
-const S3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+const S3EndpointEnv = testenv.S3Endpoint
 
 // The sides the size scenarios compare.
 const (

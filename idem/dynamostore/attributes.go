@@ -1,6 +1,9 @@
 package dynamostore
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Attributes names the attributes of a record's item. An empty field takes
 // its default. The defaults are the names Powertools for AWS Lambda uses,
@@ -93,6 +96,7 @@ func (a Attributes) withDefaults() Attributes {
 // validate reports two fields, or a field and the sort key (empty: none),
 // naming one attribute.
 func (a Attributes) validate(sortKey string) error {
+	var errs []error
 	seen := make(map[string]string)
 	fields := a.fields()
 	if sortKey != "" {
@@ -104,9 +108,10 @@ func (a Attributes) validate(sortKey string) error {
 			if f.field == "the sort key" {
 				field = "SortKey"
 			}
-			return configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other))
+			errs = append(errs, configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other)))
+			continue
 		}
 		seen[*f.name] = f.field
 	}
-	return nil
+	return errors.Join(errs...)
 }

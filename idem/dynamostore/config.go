@@ -8,8 +8,12 @@ import (
 )
 
 // Config is a Store's settings, besides the client and the table that New
-// takes. The zero value takes every default. CreateTable and CheckTable
-// take the same options, to make and check the table such a Store needs.
+// takes. They are declared, defaulted and checked here, once, as every
+// idemq package does it (docs/options.md): a zero field is its default,
+// and the options only set fields; New resolves them once, refusing every
+// setting that cannot work at once, and WithConfig passes a Config whole.
+// The zero value takes every default. CreateTable and CheckTable take the
+// same options, to make and check the table such a Store needs.
 type Config struct {
 	// Attributes names the attributes of a record's item; an empty field
 	// takes its default. Two fields naming one attribute are refused.
@@ -23,8 +27,15 @@ type Config struct {
 	SortKey, PartitionValue string
 }
 
-// Option changes a Config.
+// Option changes a Config; New, CreateTable and CheckTable apply them in
+// order over the zero Config. An option only sets fields: a value that
+// cannot work is stored as given, and New refuses it.
 type Option func(*Config)
+
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // errEmpty is what a ConfigError says of a required name left empty.
 var errEmpty = errors.New("must not be empty")
@@ -34,33 +45,39 @@ func configError(field, value string, err error) error {
 	return &idem.ConfigError{Package: "dynamostore", Field: field, Value: value, Err: err}
 }
 
-// Validate reports the first setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. It is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
 }
 
-// resolve fills in the defaults and checks c.
+// resolve fills in the defaults and checks c, joining every setting that
+// cannot work.
 func (c Config) resolve() (Config, error) {
 	c.Attributes = c.Attributes.withDefaults()
+	var errs []error
 	switch {
 	case c.SortKey == "" && c.PartitionValue != "":
-		return Config{}, configError("SortKey", `""`, fmt.Errorf("must be set with PartitionValue %q", c.PartitionValue))
+		errs = append(errs, configError("SortKey", `""`, fmt.Errorf("must be set with PartitionValue %q", c.PartitionValue)))
 	case c.SortKey != "" && c.PartitionValue == "":
-		return Config{}, configError("PartitionValue", `""`, fmt.Errorf("must be set with SortKey %q", c.SortKey))
+		errs = append(errs, configError("PartitionValue", `""`, fmt.Errorf("must be set with SortKey %q", c.SortKey)))
 	}
-	if err := c.Attributes.validate(c.SortKey); err != nil {
+	errs = append(errs, c.Attributes.validate(c.SortKey))
+	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	return c, nil
 }
 
-// resolve applies opts to the zero Config, as New does, and resolves it.
+// resolve applies opts to the zero Config, as New does, and resolves it,
+// joining every nil option and every setting that cannot work.
 func resolve(opts []Option) (Config, error) {
-	c, err := idem.ApplyOptions("dynamostore", opts)
-	if err != nil {
+	c, optErr := idem.ApplyOptions("dynamostore", opts)
+	c, err := c.resolve()
+	if err := errors.Join(optErr, err); err != nil {
 		return Config{}, err
 	}
-	return c.resolve()
+	return c, nil
 }

@@ -1,10 +1,9 @@
 package dynamostore
 
 import (
-	"net/http"
-
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // KeepConnections returns a client option that keeps up to n idle
@@ -21,24 +20,5 @@ import (
 // awshttp.NewBuildableClient); a client of another type is left as it is.
 // With n below 1 it leaves the client as it is.
 func KeepConnections(n int) func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		if n < 1 {
-			return
-		}
-		var b *awshttp.BuildableClient
-		switch c := o.HTTPClient.(type) {
-		case nil:
-			b = awshttp.NewBuildableClient()
-		case *awshttp.BuildableClient:
-			b = c
-		default:
-			return
-		}
-		o.HTTPClient = b.WithTransportOptions(func(t *http.Transport) {
-			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, n)
-			if t.MaxIdleConns != 0 { // 0: no limit
-				t.MaxIdleConns = max(t.MaxIdleConns, n)
-			}
-		})
-	}
+	return func(o *dynamodb.Options) { o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, n) }
 }

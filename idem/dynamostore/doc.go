@@ -66,4 +66,9 @@
 // ErrWriteTooLarge, found before sending, and settles nothing; throttling
 // is ErrThrottled. DynamoDB's own
 // error stays wrapped for errors.As.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package dynamostore

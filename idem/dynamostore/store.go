@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -42,20 +43,19 @@ type Store struct {
 }
 
 // New returns a Store keeping records in table through client, or an
-// *idem.ConfigError naming the bad setting: a nil client, an empty table
-// name, a nil option, or a Config that Validate refuses.
+// error joining an *idem.ConfigError for every bad setting (see
+// idem.ConfigErrors): a nil client, an empty table name, a nil option, a
+// setting Validate refuses.
 func New(client API, table string, opts ...Option) (*Store, error) {
-	if client == nil {
-		return nil, configError("client", "", idem.ErrNil)
-	}
-	if c, ok := client.(*dynamodb.Client); ok && c == nil {
-		return nil, configError("client", "", idem.ErrNil)
+	var errs []error
+	if c, ok := client.(*dynamodb.Client); client == nil || ok && c == nil {
+		errs = append(errs, configError("client", "", idem.ErrNil))
 	}
 	if table == "" {
-		return nil, configError("table", `""`, errEmpty)
+		errs = append(errs, configError("table", `""`, errEmpty))
 	}
 	c, err := resolve(opts)
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: MaxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue}, nil

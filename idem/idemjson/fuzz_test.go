@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/internal/fuzzreq"
 )
 
 // FuzzBody checks the decoder's properties on any body (its seed corpus
@@ -71,7 +71,7 @@ func FuzzBody(f *testing.F) {
 		if again, err := idemjson.Canonical(canon); err != nil || !bytes.Equal(again, canon) {
 			t.Fatalf("canonical form %q is not its own: %q %v", canon, again, err)
 		}
-		other, err := reencode(body)
+		other, err := fuzzreq.Reencode(body)
 		if err != nil {
 			t.Fatalf("a body Fingerprint takes, encoding/json cannot read: %v", err)
 		}
@@ -172,89 +172,12 @@ func agreesWithEncodingJSON(t *testing.T, body []byte, obj idemjson.Object, f st
 	}
 }
 
-// reencode writes body, which encoding/json reads exactly (numbers as
-// spelled, strings UTF-8), again another way: members in reverse order,
-// white space between every token, every string's non-ASCII characters,
-// and its letters 'a' to 'f', escaped as \u.
-func reencode(body []byte) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	writeOther(&b, v)
-	return b.Bytes(), nil
-}
-
-func writeOther(b *bytes.Buffer, v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		names := make([]string, 0, len(v))
-		for n := range v {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		slices.Reverse(names)
-		b.WriteString("{\n")
-		for i, n := range names {
-			if i > 0 {
-				b.WriteString(" ,\t")
-			}
-			writeString(b, n)
-			b.WriteString(" : ")
-			writeOther(b, v[n])
-		}
-		b.WriteString("\r\n}")
-	case []any:
-		b.WriteString("[ ")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(" , ")
-			}
-			writeOther(b, e)
-		}
-		b.WriteString(" ]")
-	case string:
-		writeString(b, v)
-	case json.Number:
-		b.WriteString(v.String())
-	case bool:
-		fmt.Fprint(b, v)
-	case nil:
-		b.WriteString("null")
-	}
-}
-
-// writeString writes s with escapes wherever one may be written.
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r >= 0x80 || ('a' <= r && r <= 'f'):
-			if r >= 0x10000 {
-				r -= 0x10000
-				fmt.Fprintf(b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-				continue
-			}
-			fmt.Fprintf(b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-}
-
 // The re-encoding the fuzz target relies on is another spelling of the
 // same document.
 func TestReencodeSpellsTheSameDocument(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"a":"caf\u00e9 😀","n":[1,2.50,-0,1e3],"o":{"z":null,"y":true},"d":"\u0000\"\\"}`)
-	other, err := reencode(body)
+	other, err := fuzzreq.Reencode(body)
 	if err != nil {
 		t.Fatal(err)
 	}

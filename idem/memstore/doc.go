@@ -10,4 +10,9 @@
 // own key/value data, read back with Store.Value. They are committed with
 // the result or not at all: a Write that fails or panics fails the
 // completion, and leaves the record IN_PROGRESS and the data unchanged.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package memstore

@@ -30,7 +30,10 @@ type Store struct {
 	maxResult int
 }
 
-// Config is a Store's settings. The zero value takes every default.
+// Config is a Store's settings, declared, defaulted and checked here as
+// every idemq package does it (docs/options.md): a zero field is its
+// default, a negative one is refused, the options only set fields, and
+// WithConfig passes a Config whole. The zero value takes every default.
 type Config struct {
 	// MaxResultBytes is the largest result Complete accepts, counted as
 	// stored (compressed, when idem.Do compressed it); a larger one fails
@@ -39,16 +42,26 @@ type Config struct {
 	MaxResultBytes int
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithMaxResultBytes sets Config.MaxResultBytes.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithMaxResultBytes sets Config.MaxResultBytes, the largest result
+// Complete accepts. Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option {
 	return func(c *Config) { c.MaxResultBytes = n }
 }
 
-// Validate reports a setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. It is the resolve step New runs, without its
+// result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -63,17 +76,15 @@ func (c Config) resolve() (Config, error) {
 	return c, nil
 }
 
-// New returns an empty Store, or an *idem.ConfigError naming a nil option
-// or a setting that cannot work. It returns an error like every store's
-// New, although only a bad option can make it fail, so that one shape
-// serves every store (a test swaps one for another in one line).
+// New returns an empty Store, or an error joining an *idem.ConfigError for
+// every nil option and setting that cannot work (see idem.ConfigErrors).
+// It returns an error like every store's New, although only a bad option
+// can make it fail, so that one shape serves every store (a test swaps one
+// for another in one line).
 func New(opts ...Option) (*Store, error) {
-	c, err := idem.ApplyOptions("memstore", opts)
-	if err != nil {
-		return nil, err
-	}
-	c, err = c.resolve()
-	if err != nil {
+	c, optErr := idem.ApplyOptions("memstore", opts)
+	c, err := c.resolve()
+	if err := errors.Join(optErr, err); err != nil {
 		return nil, err
 	}
 	return &Store{records: make(map[idem.Key]idem.Record), data: make(map[string][]byte), maxResult: c.MaxResultBytes}, nil

@@ -97,4 +97,9 @@
 // and Extend are sent again only when nothing reached the server. An
 // unreachable server is an *idem.Error from the claim, and idem.Do runs
 // nothing.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package pgstore

@@ -47,7 +47,10 @@ type Store struct {
 }
 
 // Config is a Store's settings, besides the pool and the table that New
-// takes. The zero value takes every default.
+// takes, declared, defaulted and checked here as every idemq package does
+// it (docs/options.md): a zero field is its default, a negative one is
+// refused, the options only set fields, and WithConfig passes a Config
+// whole. The zero value takes every default.
 type Config struct {
 	// MaxResultBytes is the largest result Complete accepts, counted as
 	// stored (compressed, when idem.Do compressed it); a larger one fails
@@ -57,16 +60,26 @@ type Config struct {
 	MaxResultBytes int
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithMaxResultBytes sets Config.MaxResultBytes.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithMaxResultBytes sets Config.MaxResultBytes, the largest result
+// Complete accepts. Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option {
 	return func(c *Config) { c.MaxResultBytes = n }
 }
 
-// Validate reports a setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. It is the resolve step New runs, without its
+// result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -92,25 +105,21 @@ var errEmptyTable = errors.New("must not be empty")
 // New returns a Store keeping records in table (a name, or schema.name)
 // through db, usually a *pgxpool.Pool. It sends nothing: create the table
 // with CreateTable, or with the DDL that Schema returns, and check one made
-// by other means with Check. It returns an *idem.ConfigError naming the
-// bad setting for a nil db, an empty table name, a nil option or a Config
-// that Validate refuses.
+// by other means with Check. It returns an error joining an
+// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// db, an empty table name, a nil option, a setting Validate refuses.
 func New(db DB, table string, opts ...Option) (*Store, error) {
-	if db == nil {
-		return nil, configError("db", "", idem.ErrNil)
-	}
-	if p, ok := db.(*pgxpool.Pool); ok && p == nil {
-		return nil, configError("db", "", idem.ErrNil)
+	var errs []error
+	if p, ok := db.(*pgxpool.Pool); db == nil || ok && p == nil {
+		errs = append(errs, configError("db", "", idem.ErrNil))
 	}
 	if table == "" {
-		return nil, configError("table", `""`, errEmptyTable)
+		errs = append(errs, configError("table", `""`, errEmptyTable))
 	}
 	c, err := idem.ApplyOptions("pgstore", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	c, err = c.resolve()
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	quoted := quoteTable(table)

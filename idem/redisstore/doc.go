@@ -99,4 +99,9 @@
 // MaxRetries requests, none past the settle deadline idem.Do gives it. A
 // Release sent again after it applied reports idem.ErrLeaseLost ("the
 // record is gone"); the key is free either way.
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package redisstore

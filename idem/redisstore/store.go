@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 
@@ -42,8 +43,11 @@ type Store struct {
 	maxResult int
 }
 
-// Config is a Store's settings, besides the client that New takes. The
-// zero value takes every default.
+// Config is a Store's settings, besides the client that New takes,
+// declared, defaulted and checked here as every idemq package does it
+// (docs/options.md): a zero field is its default, a negative one is
+// refused, the options only set fields, and WithConfig passes a Config
+// whole. The zero value takes every default.
 type Config struct {
 	// Prefix is the prefix of the store's Redis keys: a record of key k
 	// is kept at Prefix+k. Defaults to DefaultPrefix.
@@ -56,17 +60,28 @@ type Config struct {
 	MaxResultBytes int
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithPrefix sets Config.Prefix.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithPrefix sets Config.Prefix, the prefix of the store's Redis keys.
+// Defaults to DefaultPrefix.
 func WithPrefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 
-// WithMaxResultBytes sets Config.MaxResultBytes.
+// WithMaxResultBytes sets Config.MaxResultBytes, the largest result
+// Complete accepts. Defaults to DefaultMaxResultBytes.
 func WithMaxResultBytes(n int) Option { return func(c *Config) { c.MaxResultBytes = n } }
 
-// Validate reports a setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. It is the resolve step New runs, without its
+// result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -90,21 +105,18 @@ func configError(field, value string, err error) error {
 }
 
 // New returns a Store keeping records in Redis through client. It sends
-// nothing. It returns an *idem.ConfigError naming the bad setting for a
-// nil client, a nil option or a Config that Validate refuses.
+// nothing. It returns an error joining an *idem.ConfigError for every bad
+// setting (see idem.ConfigErrors): a nil client, a nil option, a setting
+// Validate refuses.
 func New(client Client, opts ...Option) (*Store, error) {
-	if client == nil {
-		return nil, configError("client", "", idem.ErrNil)
-	}
-	if c, ok := client.(*redis.Client); ok && c == nil {
-		return nil, configError("client", "", idem.ErrNil)
+	var errs []error
+	if c, ok := client.(*redis.Client); client == nil || ok && c == nil {
+		errs = append(errs, configError("client", "", idem.ErrNil))
 	}
 	c, err := idem.ApplyOptions("redisstore", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	c, err = c.resolve()
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	return &Store{client: client, prefix: c.Prefix, maxResult: c.MaxResultBytes}, nil

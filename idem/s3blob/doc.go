@@ -18,4 +18,9 @@
 // replay with idem.ErrBlobTooLarge (and idem.ErrUnreadableResult), read no
 // further than the limit, and a result over the maximum is never put, so
 // Do completes its key without it (idem.ErrResultTooLarge).
+//
+// Its settings take the one option shape of every idemq package
+// (docs/options.md): Config's fields, set by the options or whole by
+// WithConfig; a zero value is the default; New reports every bad setting
+// at once, each an *idem.ConfigError.
 package s3blob

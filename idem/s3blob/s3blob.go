@@ -38,7 +38,10 @@ type Blobs struct {
 var _ idem.Blobs = (*Blobs)(nil)
 
 // Config is a Blobs' settings, besides the client, bucket and prefix
-// that New takes. The zero value takes every default.
+// that New takes, declared, defaulted and checked here as every idemq
+// package does it (docs/options.md): a zero field is its default, a
+// negative one is refused, the options only set fields, and WithConfig
+// passes a Config whole. The zero value takes every default.
 type Config struct {
 	// MaxBytes is the longest object Blobs puts or reads, in bytes: Put
 	// refuses longer data with an error wrapping idem.ErrResultTooLarge
@@ -48,14 +51,24 @@ type Config struct {
 	MaxBytes int
 }
 
-// Option changes a Config.
+// Option changes a Config; New applies them in order over the zero
+// Config. An option only sets a field: a value that cannot work is stored
+// as given, and New refuses it.
 type Option func(*Config)
 
-// WithMaxBytes sets Config.MaxBytes.
+// WithConfig sets the whole Config: options after it change its fields,
+// and options before it are overwritten. Defaults to the zero Config,
+// every field its default.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithMaxBytes sets Config.MaxBytes, the longest object put or read.
+// Defaults to DefaultMaxBytes.
 func WithMaxBytes(n int) Option { return func(c *Config) { c.MaxBytes = n } }
 
-// Validate reports a setting of c that cannot work, as an
-// *idem.ConfigError naming its field, or nil.
+// Validate reports every setting of c that cannot work, each an
+// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// when there is none. It is the resolve step New runs, without its
+// result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -76,25 +89,21 @@ func configError(field, value string, err error) error {
 }
 
 // New returns the Blobs keeping objects in bucket under prefix (which may
-// be empty). It returns an *idem.ConfigError naming the bad setting for a
-// nil client or option, an empty bucket name or a Config that Validate
-// refuses.
+// be empty). It returns an error joining an *idem.ConfigError for every
+// bad setting (see idem.ConfigErrors): a nil client or option, an empty
+// bucket name, a setting Validate refuses.
 func New(client API, bucket, prefix string, opts ...Option) (*Blobs, error) {
-	if client == nil {
-		return nil, configError("client", "", idem.ErrNil)
-	}
-	if c, ok := client.(*s3.Client); ok && c == nil {
-		return nil, configError("client", "", idem.ErrNil)
+	var errs []error
+	if c, ok := client.(*s3.Client); client == nil || ok && c == nil {
+		errs = append(errs, configError("client", "", idem.ErrNil))
 	}
 	if bucket == "" {
-		return nil, configError("bucket", `""`, errors.New("must not be empty"))
+		errs = append(errs, configError("bucket", `""`, errors.New("must not be empty")))
 	}
 	c, err := idem.ApplyOptions("s3blob", opts)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	c, err = c.resolve()
-	if err != nil {
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	return &Blobs{client: client, bucket: bucket, prefix: prefix, maxBytes: c.MaxBytes}, nil

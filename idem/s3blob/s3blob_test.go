@@ -19,10 +19,11 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idem/s3blob"
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // endpointEnv names the variable scripts/with-s3.sh exports.
-const endpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+const endpointEnv = testenv.S3Endpoint
 
 const hint = "no local S3 server: use `make test`, or `scripts/with-s3.sh go test ./idem/s3blob`"
 

@@ -25,12 +25,16 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
 
@@ -113,6 +117,15 @@ func (f *memSQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, _ ..
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// What SQS refuses: text outside XML's characters.
+	if err := queue.CheckText(aws.ToString(in.MessageBody)); err != nil {
+		return nil, invalidContents(err)
+	}
+	for _, a := range in.MessageAttributes {
+		if err := queue.CheckText(aws.ToString(a.StringValue)); err != nil {
+			return nil, invalidContents(err)
+		}
+	}
 	msg := events.SQSMessage{MessageId: fmt.Sprintf("m-%d", len(f.msgs)+1), Body: aws.ToString(in.MessageBody),
 		EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:requests"}
 	for name, a := range in.MessageAttributes {
@@ -131,6 +144,15 @@ func (f *memSQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, _ ..
 	}
 	f.msgs = append(f.msgs, msg)
 	return &sqs.SendMessageOutput{MessageId: aws.String(msg.MessageId)}, nil
+}
+
+// invalidContents is SQS's answer to a message with characters it does
+// not take: 400 InvalidMessageContents.
+func invalidContents(err error) error {
+	return &awshttp.ResponseError{ResponseError: &smithyhttp.ResponseError{
+		Response: &smithyhttp.Response{Response: &http.Response{StatusCode: http.StatusBadRequest}},
+		Err:      &smithy.GenericAPIError{Code: "InvalidMessageContents", Message: err.Error(), Fault: smithy.FaultClient},
+	}}
 }
 
 func (f *memSQS) SendMessageBatch(context.Context, *sqs.SendMessageBatchInput, ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {

@@ -19,10 +19,12 @@ const module = "github.com/idemq/idemq"
 // package may import it.
 var layers = map[string]int{
 	// The model and the deployment arithmetic: no package of ours below;
-	// the back-off the consumer and the producer share.
-	"idem":           0,
-	"queue":          0,
-	"internal/retry": 0,
+	// the back-off the consumer and the producer share; the SDK client's
+	// connections the stores and the worker size.
+	"idem":             0,
+	"queue":            0,
+	"internal/retry":   0,
+	"internal/sdkhttp": 0,
 	// Built on the model: keys from JSON, the stores, the conformance suite.
 	"idem/idemjson":    1,
 	"idem/memstore":    1,

@@ -33,7 +33,7 @@ import (
 
 // EndpointEnv names the environment variable holding the SQS server's URL,
 // as scripts/with-sqs.sh exports it.
-const EndpointEnv = "IDEMQ_TEST_SQS_ENDPOINT"
+const EndpointEnv = testenv.SQSEndpoint
 
 // Region is the region the test clients sign for.
 const Region = "us-east-1"

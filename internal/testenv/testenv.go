@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// The variables the test servers (scripts/with-*.sh) export where they
+// listen; each is declared here once. DynamoDB Local's is the worker's
+// own setting, idemqenv.DynamoDBEndpoint.
+const (
+	PostgresURL = "IDEMQ_TEST_POSTGRES_URL" // scripts/with-postgres.sh
+	RedisURL    = "IDEMQ_TEST_REDIS_URL"    // scripts/with-redis.sh
+	S3Endpoint  = "IDEMQ_TEST_S3_ENDPOINT"  // scripts/with-s3.sh (moto's S3)
+	SQSEndpoint = "IDEMQ_TEST_SQS_ENDPOINT" // scripts/with-sqs.sh (moto's SQS)
+)
+
 // URL returns the value of env, skipping the test under -short, and
 // failing it otherwise with hint, when it is unset.
 func URL(t testing.TB, env, hint string) string {

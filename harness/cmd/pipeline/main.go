@@ -38,6 +38,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 func main() {
@@ -181,7 +182,7 @@ var serverEnv = map[pipeline.Backend]string{
 
 // s3EndpointEnv names the variable scripts/with-s3.sh exports where its S3
 // server (moto) listens: the mixed runs' result bucket.
-const s3EndpointEnv = "IDEMQ_TEST_S3_ENDPOINT"
+const s3EndpointEnv = testenv.S3Endpoint
 
 // start starts the SQS server and builds the worker; the stores' servers
 // come from the scripts/with-*.sh scripts.

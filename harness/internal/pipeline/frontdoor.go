@@ -82,6 +82,12 @@ type FrontDoorReport struct {
 	// Left and DeadLettered are the messages in the queue and its
 	// dead-letter queue at the end.
 	Left, DeadLettered int
+	// Hostile counts the answers to the hostile requests sent alongside
+	// the normal traffic (hostileRequests), by status.
+	Hostile map[int]int
+	// Scoped counts the answers of the scoped front door to the scoped
+	// callers (scoped), by status, but for acme's status reads.
+	Scoped map[int]int
 	// Errors are the first warnings and errors the processes logged.
 	Errors  []string
 	Elapsed time.Duration
@@ -106,6 +112,8 @@ func (rep *FrontDoorReport) Summary() string {
 	fmt.Fprintf(&b, "  POST answers %s; %d answers cut by the proxy after the front door handled the request, %d POSTs sent again; the reused key's other payload: %d\n",
 		formatSorted(rep.Answers, "%d ×%d"), rep.Lost, rep.Reposted, rep.Reused)
 	fmt.Fprintf(&b, "  GET %s until each key's 200\n", formatSorted(rep.Polls, "%d ×%d"))
+	b.WriteString(hostileSummary(rep) + "\n")
+	b.WriteString(scopedSummary(rep))
 	fmt.Fprintf(&b, "  queue: %d sends, %d messages taken (keys by messages: %s), %d left, %d dead-lettered\n",
 		rep.Sends, rep.Messages, formatSorted(rep.MessagesPerKey, "%d ×%d"), rep.Left, rep.DeadLettered)
 	w := rep.Worker
@@ -149,14 +157,21 @@ type fdRun struct {
 	bodies   map[string][]string // key → the bodies of those messages
 	accepted map[string][]string
 	results  map[string][]byte // key → the 200 body of its status
+	hostiles []hostileAnswer   // the hostile requests' answers
+	// scopedAnswers are the scoped callers' answers, scopedResult acme's
+	// 200 body (scoped).
+	scopedAnswers []scopedAnswer
+	scopedResult  []byte
 }
 
 // RunFrontDoor runs cfg: it starts the front door and the consumers, posts
-// every key from concurrent clients, reads every key's status until it
-// is 200, waits for the queue to drain, and checks that each key was
-// enqueued once and called once, that each status is the provider's
-// answer for its key, and that the reused key's other payload was refused
-// and never ran.
+// every key from concurrent clients, and alongside them hostile requests
+// (hostileRequests), reads every key's status until it is 200, waits for
+// the queue to drain, and checks that each key was enqueued once and
+// called once, that each status is the provider's answer for its key,
+// that the reused key's other payload was refused and never ran, and that
+// each hostile request was answered as the threat model says and neither
+// enqueued nor ran.
 func RunFrontDoor(ctx context.Context, parts Parts, cfg FrontDoorConfig) (*FrontDoorReport, error) {
 	// Config.Variant Consumer: the processes' environment names their SQS
 	// endpoint here (workerEnv), and the store has no faults.
@@ -203,6 +218,10 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 	}
 	r.cleanups = append(r.cleanups, lose.Close)
 	f.base = "http://" + lose.Addr() + frontDoorPath
+	scoped, err := f.startScopedDoor(ctx, counter.URL)
+	if err != nil {
+		return nil, err
+	}
 	procs := []*ConsumerProc{door}
 	for i := range cfg.Consumers {
 		p, err := f.start(fmt.Sprintf("c%d", i), envConsumerQueueURL+"="+r.queue.URL, envSQSEndpoint+"="+r.parts.SQS,
@@ -217,6 +236,8 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 	var wg sync.WaitGroup
 	poster := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	reader := &http.Client{Timeout: 30 * time.Second}
+	wg.Go(func() { f.hostile(ctx, addr) })
+	wg.Go(func() { f.scoped(ctx, scoped) })
 	for i, q := range f.reqs {
 		wg.Go(func() { f.postKey(ctx, poster, i, q) })
 		wg.Go(func() { f.poll(ctx, reader, q.Key) })
@@ -234,6 +255,7 @@ func (f *fdRun) run(ctx context.Context) (*FrontDoorReport, error) {
 		return nil, err
 	}
 	f.rep.Elapsed = time.Since(start)
+	f.checkHostile(ctx, addr)
 	for _, p := range procs {
 		if !p.Alive() {
 			f.rep.violate("%s exited during the run (%v); its output:\n%s", p.Name, p.err, p.logs.tail(2000))
@@ -266,19 +288,24 @@ func (f *fdRun) env(name string) []string {
 	return env
 }
 
-// startFrontDoor starts the front door: the worker's environment (its key
-// rule included) less the variables front-door mode does not read (its
-// provider), which it refuses, and extra.
+// startFrontDoor starts the front door: frontDoorEnv and extra.
 func (f *fdRun) startFrontDoor(extra ...string) (*ConsumerProc, error) {
+	return f.startWith("frontdoor", append(f.frontDoorEnv("frontdoor"), extra...))
+}
+
+// frontDoorEnv is the environment of front-door process name: the
+// worker's (its key rule included) less the variables front-door mode
+// does not read (its provider), which it refuses.
+func (f *fdRun) frontDoorEnv(name string) []string {
 	var env []string
-	for _, kv := range f.env("frontdoor") {
+	for _, kv := range f.env(name) {
 		name, _, _ := strings.Cut(kv, "=")
 		if v, ok := idemqenv.Lookup(name); ok && !v.Programs.Has(idemqenv.FrontDoor) {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return f.startWith("frontdoor", append(env, extra...))
+	return env
 }
 
 // startWith starts process name with env.
@@ -598,8 +625,28 @@ func (f *fdRun) check(procs []*ConsumerProc) {
 	log := f.r.provider.Log()
 	rep.ProviderCalls = len(log)
 	calls := map[string][]loadtest.Call{} // prompt → calls
+	counts := map[string]int{}
 	for _, c := range log {
 		calls[c.Key] = append(calls[c.Key], c)
+		counts[c.Key]++
+	}
+	// answered says whether result is the worker's completion of a call
+	// the provider answered for prompt.
+	answered := func(prompt string, result []byte) error {
+		var res struct {
+			ID      string `json:"id"`
+			Content string `json:"content"`
+		}
+		kc := calls[prompt]
+		switch err := json.Unmarshal(result, &res); {
+		case err != nil:
+			return fmt.Errorf("not the worker's completion JSON: %v: %.200s", err, result)
+		case len(kc) == 0:
+			return fmt.Errorf("it reads %.200s, and the provider was never called for it", result)
+		case !slices.ContainsFunc(kc, func(c loadtest.Call) bool { return c.Answered && c.ID == res.ID && c.Content == res.Content }):
+			return fmt.Errorf("it reads completion %s %q, which the provider did not answer for it", res.ID, clip(res.Content))
+		}
+		return nil
 	}
 	for i, q := range f.reqs {
 		for _, a := range f.accepted[q.Key] {
@@ -630,17 +677,8 @@ func (f *fdRun) check(procs []*ConsumerProc) {
 			rep.violate("key %s: its status never read 200", q.Key)
 			continue
 		}
-		var res struct {
-			ID      string `json:"id"`
-			Content string `json:"content"`
-		}
-		switch err := json.Unmarshal(got, &res); {
-		case err != nil:
-			rep.violate("key %s: its status is not the worker's completion JSON: %v: %.200s", q.Key, err, got)
-		case len(kc) == 0:
-			rep.violate("key %s: its status reads %.200s, and the provider was never called for it", q.Key, got)
-		case !slices.ContainsFunc(kc, func(c loadtest.Call) bool { return c.Answered && c.ID == res.ID && c.Content == res.Content }):
-			rep.violate("key %s: its status reads completion %s %q, which the provider did not answer for it", q.Key, res.ID, clip(res.Content))
+		if err := answered(q.Prompt, got); err != nil {
+			rep.violate("key %s: its status: %v", q.Key, err)
 		}
 		if i == f.cfg.Reused {
 			if other := calls[bodyPrompt(f.otherPayload(q))]; len(other) != 0 {
@@ -651,11 +689,14 @@ func (f *fdRun) check(procs []*ConsumerProc) {
 			}
 		}
 	}
-	if rep.ProviderCalls != len(f.reqs) {
-		rep.violate("%d provider calls for %d keys", rep.ProviderCalls, len(f.reqs))
+	f.checkScoped(counts, answered)
+	// Beside the keys: the scoped caller's request, and the raw
+	// producer's (sent straight to the queue, not through the front door).
+	if rep.ProviderCalls != len(f.reqs)+2 {
+		rep.violate("%d provider calls for %d keys and the 2 scoped requests", rep.ProviderCalls, len(f.reqs))
 	}
-	if rep.Messages != len(f.reqs) {
-		rep.violate("%d messages taken by the queue for %d keys", rep.Messages, len(f.reqs))
+	if rep.Messages != len(f.reqs)+1 {
+		rep.violate("%d messages taken by the queue from the front doors for %d keys and the scoped caller's", rep.Messages, len(f.reqs))
 	}
 	for status := range maps.Keys(rep.Polls) {
 		if status != http.StatusOK && status != http.StatusAccepted && status != http.StatusNotFound {

@@ -17,9 +17,16 @@ import (
 // enqueued once, as posted (only the key put in it), and called once, its
 // status must be the provider's answer for it, the reused key's other
 // payload must be refused (422) and never run, and the queue must end
-// empty (RunFrontDoor's violations). It runs twice: the worker keyed by
-// the body's idempotency_key, and by two body fields (IDEMQ_KEY_FIELDS),
-// whose status the front door reads by the key it kept for each POST.
+// empty (RunFrontDoor's violations). Alongside, hostile callers send keys
+// and bodies the front door refuses, status URLs no POST made, and paths
+// and methods it does not serve, each answered as docs/frontdoor.md's
+// threat model says (4xx, never 5xx or a retry) and none enqueued or run;
+// and the front door as Lambda runs it (function URL events under the
+// emulator, each IAM caller's keys its own) keeps caller acme's key apart
+// from a raw producer's message aimed at it and from another caller. It
+// runs twice: the worker keyed by the body's idempotency_key, and by two
+// body fields (IDEMQ_KEY_FIELDS), whose status the front door reads by the
+// key it kept for each POST.
 func testFrontDoor(t *testing.T, parts pipeline.Parts) {
 	for _, fields := range []bool{false, true} {
 		name := "idempotency_key"

@@ -28,7 +28,7 @@ func setup(t *testing.T) pipeline.Parts {
 	_ = dynamotest.Client(t)
 	_ = pgtest.Pool(t)
 	_ = redistest.Client(t)
-	s3 := testenv.URL(t, "IDEMQ_TEST_S3_ENDPOINT", "no local S3 server: use `make test`, or scripts/with-s3.sh")
+	s3 := testenv.URL(t, testenv.S3Endpoint, "no local S3 server: use `make test`, or scripts/with-s3.sh")
 	ctx := context.Background()
 	root, err := repo.Root()
 	if err != nil {

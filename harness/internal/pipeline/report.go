@@ -164,61 +164,66 @@ func (rep *Report) violate(format string, args ...any) {
 }
 
 // notStoredResults counts, per key, the records the workers reported
-// because the work ran but its result could not be stored (countNotStored).
-// The next delivery runs the work again: one provider call more per such
-// report, as the simulation allows one after a refused completion.
-func (r *runner) notStoredResults() map[string]int {
-	byRecordKey := make(map[string]string, len(r.reqs))
-	for _, q := range r.reqs {
-		byRecordKey[string(clientKey(q.Key))] = q.Key
-	}
-	out := map[string]int{}
-	for _, in := range r.instances {
-		countNotStored(in.Logs(), byRecordKey, out)
-	}
-	for _, p := range r.consumerProcs() {
-		countNotStored(p.Logs(), byRecordKey, out)
-	}
-	return out
+// because the work ran but its result could not be stored: their
+// "record comes back" lines of op "complete" or "offload" (the store or
+// the bucket failed to keep the result after their own retries). The next
+// delivery runs the work again: one provider call more per such report,
+// as the simulation allows one after a refused completion.
+func (r *runner) notStoredResults() map[string]int { return r.comesBack(notStored) }
+
+// notStored keeps a "record comes back" line whose result was not kept.
+func notStored(op, _ string) bool {
+	return op == string(idem.OpComplete) || op == string(idem.OpOffload)
+}
+
+// failedCall keeps a "record comes back" line whose call to the provider
+// failed.
+func failedCall(op, err string) bool {
+	return op == string(idem.OpRun) && strings.Contains(err, "provider: ")
 }
 
 // abandonedCalls are, per key, the provider's calls whose answer no
 // worker took: the calls the provider never finished answering, or, if
-// more, the worker's own "record comes back" lines of op "run" whose
-// call to the provider failed (its deadline cut the call while it read a
-// large answer the provider had finished writing). Either way the work
-// failed, and failed work is run again.
+// more, the workers' "record comes back" lines of op "run" whose call to
+// the provider failed (its deadline cut the call while it read a large
+// answer the provider had finished writing). Either way the work failed,
+// and failed work is run again.
 func (r *runner) abandonedCalls() map[string]int {
+	out := r.comesBack(failedCall)
 	unanswered := map[string]int{}
 	for _, c := range r.provider.Log() {
 		if k := r.keyOf[c.Key]; k != "" && !c.Answered {
 			unanswered[k]++
 		}
 	}
-	byRecordKey := make(map[string]string, len(r.reqs))
-	for _, q := range r.reqs {
-		byRecordKey[string(clientKey(q.Key))] = q.Key
-	}
-	failed := map[string]int{}
-	for _, in := range r.instances {
-		countFailedCalls(in.Logs(), byRecordKey, failed)
-	}
-	for _, p := range r.consumerProcs() {
-		countFailedCalls(p.Logs(), byRecordKey, failed)
-	}
-	out := map[string]int{}
-	for _, q := range r.reqs {
-		if n := max(unanswered[q.Key], failed[q.Key]); n > 0 {
-			out[q.Key] = n
-		}
+	for k, n := range unanswered {
+		out[k] = max(out[k], n)
 	}
 	return out
 }
 
-// countFailedCalls adds to out, per key, the "idemq: record comes back"
-// lines of logs whose op is "run" and whose error is the provider
-// client's: the worker's call failed, its answer not taken.
-func countFailedCalls(logs string, byRecordKey map[string]string, out map[string]int) {
+// comesBack counts, per key, the "idemq: record comes back" lines of
+// every worker's log (the instances' and the consumer processes') whose
+// op and error keep says count.
+func (r *runner) comesBack(keep func(op, err string) bool) map[string]int {
+	byRecordKey := make(map[string]string, len(r.reqs))
+	for _, q := range r.reqs {
+		byRecordKey[string(clientKey(q.Key))] = q.Key
+	}
+	out := map[string]int{}
+	for _, in := range r.instances {
+		countComesBack(in.Logs(), byRecordKey, keep, out)
+	}
+	for _, p := range r.consumerProcs() {
+		countComesBack(p.Logs(), byRecordKey, keep, out)
+	}
+	return out
+}
+
+// countComesBack adds to out, per key (byRecordKey maps a record's key to
+// it), the "idemq: record comes back" lines of logs whose op and error
+// keep says count.
+func countComesBack(logs string, byRecordKey map[string]string, keep func(op, err string) bool, out map[string]int) {
 	for line := range strings.Lines(logs) {
 		if !strings.Contains(line, `"idemq: record comes back"`) {
 			continue
@@ -228,31 +233,11 @@ func countFailedCalls(logs string, byRecordKey map[string]string, out map[string
 			Op  string `json:"op"`
 			Err string `json:"err"`
 		}
-		if json.Unmarshal([]byte(line), &l) == nil && l.Op == string(idem.OpRun) && strings.Contains(l.Err, "provider: ") {
-			if k, ok := byRecordKey[l.Key]; ok {
-				out[k]++
-			}
-		}
-	}
-}
-
-// countNotStored adds to out, per key (byRecordKey maps a record's key to
-// it), the "idemq: record comes back" lines of logs whose op is
-// "complete" or "offload": the work ran, and the store or the bucket
-// failed to keep its result after their own retries.
-func countNotStored(logs string, byRecordKey map[string]string, out map[string]int) {
-	for line := range strings.Lines(logs) {
-		if !strings.Contains(line, `"idemq: record comes back"`) {
+		if json.Unmarshal([]byte(line), &l) != nil || !keep(l.Op, l.Err) {
 			continue
 		}
-		var l struct {
-			Key string `json:"key"`
-			Op  string `json:"op"`
-		}
-		if json.Unmarshal([]byte(line), &l) == nil && (l.Op == string(idem.OpComplete) || l.Op == string(idem.OpOffload)) {
-			if k, ok := byRecordKey[l.Key]; ok {
-				out[k]++
-			}
+		if k, ok := byRecordKey[l.Key]; ok {
+			out[k]++
 		}
 	}
 }

@@ -65,8 +65,9 @@ func (failingComplete) Complete(context.Context, idem.Completion) error {
 	return errors.New("store unreachable")
 }
 
-// countNotStored finds, in the handler's own log, the records whose work
-// ran but whose result was not stored, and only those.
+// countComesBack finds, in the handler's own log, the records whose work
+// ran but whose result was not stored, and only those; no call to the
+// provider failed there.
 func TestCountNotStored(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
@@ -90,9 +91,15 @@ func TestCountNotStored(t *testing.T) {
 	if _, err := h(context.Background(), ev); !errors.Is(err, handler.ErrBatchFailed) {
 		t.Fatalf("err = %v, want handler.ErrBatchFailed: no message of the batch is acknowledged", err)
 	}
+	keys := map[string]string{string(clientKey("a")): "a", string(clientKey("b")): "b"}
 	got := map[string]int{}
-	countNotStored(out.String(), map[string]string{string(clientKey("a")): "a", string(clientKey("b")): "b"}, got)
+	countComesBack(out.String(), keys, notStored, got)
 	if want := map[string]int{"a": 1}; !maps.Equal(got, want) {
-		t.Errorf("countNotStored: %v, want %v (b's work failed: nothing computed)\n%s", got, want, out.String())
+		t.Errorf("not stored: %v, want %v (b's work failed: nothing computed)\n%s", got, want, out.String())
+	}
+	calls := map[string]int{}
+	countComesBack(out.String(), keys, failedCall, calls)
+	if len(calls) != 0 {
+		t.Errorf("failed provider calls: %v, want none (b's work failed by itself)\n%s", calls, out.String())
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // URLEnv names the environment variable holding the server's URL, as
 // scripts/with-postgres.sh exports it.
-const URLEnv = "IDEMQ_TEST_POSTGRES_URL"
+const URLEnv = testenv.PostgresURL
 
 // Hint says how to get a server.
 const Hint = "start PostgreSQL and set " + URLEnv + " to a postgres:// URL (in idemq's repository: make test, or scripts/with-postgres.sh go test ./...)"

@@ -15,7 +15,7 @@ import (
 
 // URLEnv names the environment variable holding the server's URL, as
 // scripts/with-redis.sh exports it.
-const URLEnv = "IDEMQ_TEST_REDIS_URL"
+const URLEnv = testenv.RedisURL
 
 // Hint says how to get a server.
 const Hint = "start Redis and set " + URLEnv + " to a redis:// URL (in idemq's repository: make test, or scripts/with-redis.sh go test ./...; make deps-redis installs redis-server)"

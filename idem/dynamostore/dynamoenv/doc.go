@@ -1,0 +1,5 @@
+// Package dynamoenv opens the DynamoDB store of records from the worker's
+// settings (IDEMQ_STORE=dynamodb, IDEMQ_TABLE, IDEMQ_DYNAMODB_ENDPOINT;
+// package idemqenv): the worker, the command and your own function open
+// it through Opener.
+package dynamoenv
