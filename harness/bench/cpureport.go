@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -12,9 +14,11 @@ import (
 // with Config.CPUOnly (`-cpu-only`) as a markdown table: idemq against
 // Powertools per condition on the one clock (Sample.SteadyCPU), with the
 // whole-trial figures (what the reports before it gave) and the parts
-// that tell them apart.
+// that tell them apart; whether the machine was quiet (Results.Quiet),
+// and the load at every round's start and end.
 func CPUReport(w io.Writer, r *Results) error {
 	var b strings.Builder
+	b.WriteString(quietNote(r) + "\n\n")
 	fmt.Fprintf(&b, "Measured %s–%s UTC on %s (%d vCPUs), %s, Node %s; load average (1, 5, 15 min) %s before, %s after. "+
 		"First delivery, %d records per trial, %d rounds after %s, idemq and Powertools in turns, the order rotating.\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04"), r.Ended.UTC().Format("15:04"), r.Machine.CPU, r.Machine.CPUs, r.Machine.Go,
@@ -43,8 +47,115 @@ func CPUReport(w io.Writer, r *Results) error {
 	b.WriteString("\nµs are medians over the rounds; ratios the median of the per-round ratios with their interquartile range. " +
 		"µs/record: the batches after the trial's first tenth plus the tail (Sample.SteadyCPU); whole trial: every batch, no tail; " +
 		"first tenth: the first tenth's batches alone; tail: the forced collection and 50 ms idle after the clock stopped, per record of the trial.\n")
+	roundLoads(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// quietNote says whether r was measured on a quiet machine, and how
+// quiet: the 1-minute load average and the busy share of the machine's
+// CPU at the measured rounds' starts, the load at their ends, and the
+// time spent waiting for a quiet machine.
+func quietNote(r *Results) string {
+	ok, why := r.Quiet()
+	var before, busy, after []float64
+	var waited time.Duration
+	for _, rd := range r.Rounds {
+		waited += rd.Waited
+		if rd.Measured() {
+			before = append(before, rd.LoadBefore.One)
+			after = append(after, rd.LoadAfter.One)
+			if rd.BusyBefore >= 0 {
+				busy = append(busy, 100*rd.BusyBefore)
+			}
+		}
+	}
+	loads := ""
+	if len(before) > 0 {
+		loads = fmt.Sprintf("; at the %d measured rounds' starts the 1-minute load average was %s", len(before), span(before, 2))
+		if len(busy) > 0 {
+			loads += fmt.Sprintf(" and the machine's CPU %s %% busy", span(busy, 0))
+		}
+		loads += fmt.Sprintf(", at their ends the load %s", span(after, 2))
+		if r.QuietLoad > 0 {
+			loads += fmt.Sprintf("; waiting for a quiet machine took %s of the run", waited.Round(time.Second))
+		}
+	}
+	if !ok {
+		return fmt.Sprintf("**Not a quiet machine's figures**: %s%s.", why, loads)
+	}
+	return fmt.Sprintf("**A quiet machine**: every measured round started with the 1-minute load average under %.2f "+
+		"and under %.0f %% of the machine's CPU busy in the 5 s before it, while the run idled%s.", r.QuietLoad, 100*r.QuietBusy, loads)
+}
+
+// span formats the least and the greatest of v with prec decimals:
+// "0.52–1.48", or "0.52" when they are one.
+func span(v []float64, prec int) string {
+	lo, hi := strconv.FormatFloat(slices.Min(v), 'f', prec, 64), strconv.FormatFloat(slices.Max(v), 'f', prec, 64)
+	if lo == hi {
+		return lo
+	}
+	return lo + "–" + hi
+}
+
+// roundLoads writes the 1-minute load average at every round's start and
+// end, a row per condition, in the order the rounds ran.
+func roundLoads(b *strings.Builder, r *Results) {
+	if len(r.Rounds) == 0 {
+		return
+	}
+	type cond struct {
+		size  int
+		model time.Duration
+	}
+	var order []cond
+	rows := map[cond][]Round{}
+	cols := 0
+	warm := false
+	for _, rd := range r.Rounds {
+		c := cond{rd.BatchSize, rd.Model}
+		if _, ok := rows[c]; !ok {
+			order = append(order, c)
+		}
+		rows[c] = append(rows[c], rd)
+		cols = max(cols, rd.Index)
+		warm = warm || !rd.Measured()
+	}
+	first := 1
+	if warm {
+		first = 0
+	}
+	b.WriteString("\nEach round's start → its end: the 1-minute load average at its start, with the share of the machine's CPU busy in the 5 s before it " +
+		"while the run idled; the load at its end; in brackets the time it waited for a quiet machine. Bold: the round started loud.\n\n| batch | model |")
+	for i := first; i <= cols; i++ {
+		if i == 0 {
+			b.WriteString(" warm-up |")
+		} else {
+			fmt.Fprintf(b, " round %d |", i)
+		}
+	}
+	b.WriteString("\n|---:|---:|" + strings.Repeat("---:|", cols-first+1) + "\n")
+	for _, c := range order {
+		cells := make([]string, cols-first+1)
+		for i := range cells {
+			cells[i] = "–"
+		}
+		for _, rd := range rows[c] {
+			start := fmt.Sprintf("%.2f", rd.LoadBefore.One)
+			if rd.BusyBefore >= 0 {
+				start += fmt.Sprintf(", %.0f %%", 100*rd.BusyBefore)
+			}
+			if r.QuietLoad > 0 && !rd.Quiet {
+				start = "**" + start + "**"
+			}
+			cell := fmt.Sprintf("%s → %.2f", start, rd.LoadAfter.One)
+			if rd.Waited > 0 {
+				cell += fmt.Sprintf(" (%s)", rd.Waited.Round(time.Second))
+			}
+			cells[rd.Index-first] = cell
+		}
+		fmt.Fprintf(b, "| %d | %s | %s |\n", c.size, fmtModel(c.model), strings.Join(cells, " | "))
+	}
 }
 
 func warmupNote(r *Results) string {

@@ -89,6 +89,18 @@ func TestHarness(t *testing.T) {
 	if n := len(res.Throughput); n != 4 {
 		t.Errorf("%d throughput measurements, want 4 (floor, fenced floor, idemq, Powertools)", n)
 	}
+	// Every round is recorded, with the load; not waiting, none is quiet.
+	if n := len(res.Rounds); n != len(bench.Scenarios)+1 {
+		t.Errorf("%d rounds recorded, want %d (one per condition)", n, len(bench.Scenarios)+1)
+	}
+	for _, rd := range res.Rounds {
+		if rd.Index != 1 || rd.Quiet || rd.Waited != 0 || rd.BusyBefore != -1 {
+			t.Errorf("round %+v: want round 1, not waited for, not watched, not quiet", rd)
+		}
+	}
+	if ok, why := res.Quiet(); ok || !strings.Contains(why, "not checked") {
+		t.Errorf("Quiet() = %t, %q; want not quiet: the load was not checked", ok, why)
+	}
 	if st := res.Startup; st == nil || st.Sizes[runtime.GOARCH] < 1<<20 || len(st.Init) != 1 || st.Init[0] <= 0 {
 		t.Errorf("start-up %+v, want a size and an init time", st)
 	}

@@ -42,8 +42,8 @@ func machine(b *strings.Builder, r *Results) {
 	fmt.Fprintf(b, "Measured %s on %s (%d vCPUs, %.0f GB, Linux %s, %s); %s; Node %s with %s; DynamoDB Local %s on %s. ",
 		r.Started.UTC().Format("2006-01-02 15:04 MST"), m.CPU, m.CPUs, float64(m.MemoryMB)/1024, m.Kernel, m.OSArch,
 		m.Go, r.Node, packages(r.Packages), strings.TrimPrefix(m.DynamoDBLocal, "dynamodb_local_"), m.Java)
-	fmt.Fprintf(b, "Load average (1, 5, 15 min) %s before, %s after; the run took %s.\n\n",
-		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second))
+	fmt.Fprintf(b, "Load average (1, 5, 15 min) %s before, %s after; the run took %s. %s\n\n",
+		r.LoadBefore, r.LoadAfter, r.Ended.Sub(r.Started).Round(time.Second), quietNote(r))
 	fmt.Fprintf(b, "Every records/s and µs figure is the median of %d runs%s of %s, fed one batch at a time "+
 		"to one warm instance of each implementation, all against the same DynamoDB Local on loopback; "+
 		"each round runs every implementation once, in turns, and the order rotates from round to round, so each goes first in turn. Every ratio idemq / X is the median of the per-round "+

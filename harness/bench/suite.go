@@ -76,6 +76,10 @@ type Config struct {
 	// concurrency): no scenarios, no floors, no start-up. CPUReport
 	// reports it.
 	CPUOnly bool
+	// Quiet says whether each round waits for a quiet machine first.
+	// Defaults to no waiting (the load of every round is recorded all
+	// the same, and Results.Quiet is false).
+	Quiet Quiet
 	// Log receives progress lines. Defaults to io.Discard.
 	Log io.Writer
 }
@@ -144,6 +148,17 @@ type Results struct {
 	// BySize is what a result costs by its size (MeasureSizes); nil: not
 	// measured.
 	BySize *SizeResults `json:",omitempty"`
+	// QuietLoad is the 1-minute load average each round waited to be
+	// under before it started (Config.Quiet.Load); 0: it did not wait.
+	QuietLoad float64 `json:",omitempty"`
+	// QuietBusy is the share of the machine's CPU that could be busy,
+	// while the run idled, for a round to start (Config.Quiet.Busy);
+	// 0: not checked.
+	QuietBusy float64 `json:",omitempty"`
+	// Rounds are every round of every condition, in the order run, with
+	// the load at their start and end. Empty in runs made before they
+	// were kept.
+	Rounds []Round `json:",omitempty"`
 }
 
 // Run measures everything Config asks for against one DynamoDB Local and
@@ -166,7 +181,10 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	defer pt.Close()
 	res.Node, res.Packages = pt.Node, pt.Versions
 
-	s := &suite{cfg: cfg, admin: newClient(cfg.Endpoint, nil, 0)}
+	s := &suite{cfg: cfg, admin: newClient(cfg.Endpoint, nil, 0), quiet: newWaiter(cfg.Quiet, cfg.Log)}
+	if s.quiet.q.Load > 0 {
+		res.QuietLoad, res.QuietBusy = s.quiet.q.Load, s.quiet.q.Busy
+	}
 	floor := FloorRunner(RunnerFloor, false, handler.DefaultConcurrency, cfg.Endpoint)
 	fenced := FloorRunner(RunnerFloorFenced, true, handler.DefaultConcurrency, cfg.Endpoint)
 	idemq := IdemqRunner(RunnerIdemq, handler.DefaultConcurrency, cfg.Endpoint)
@@ -184,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		scenarios = nil
 	}
 	for _, sc := range scenarios {
-		ms, err := s.measure(ctx, []Runner{idemq, pt}, func(run string) Trial {
+		ms, err := s.measure(ctx, trialCondition{sc, cfg.ScenarioSize, 0}, []Runner{idemq, pt}, func(run string) Trial {
 			return NewTrial(sc, run, cfg.Records, cfg.ScenarioSize, 0)
 		})
 		if err != nil {
@@ -204,7 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 					runners = append(runners, idemqWide)
 				}
 			}
-			ms, err := s.measure(ctx, runners, func(run string) Trial {
+			ms, err := s.measure(ctx, trialCondition{First, size, model}, runners, func(run string) Trial {
 				return NewTrial(First, run, cfg.ThroughputRecords, size, model)
 			})
 			if err != nil {
@@ -228,32 +246,60 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			return nil, err
 		}
 	}
-	res.Ended, res.LoadAfter = time.Now(), loadavg()
+	res.Ended, res.LoadAfter, res.Rounds = time.Now(), loadavg(), s.rounds
 	return res, nil
+}
+
+// trialCondition is what every trial of a measurement shares.
+type trialCondition struct {
+	Scenario  Scenario
+	BatchSize int
+	Model     time.Duration
 }
 
 // suite runs trials, each on a table of its own.
 type suite struct {
-	cfg   Config
-	admin *dynamodb.Client
+	cfg    Config
+	admin  *dynamodb.Client
+	quiet  *waiter
+	rounds []Round // every round measure ran, in order
+	// runTrial runs one trial; nil: suite.trial (tests replace it).
+	runTrial func(ctx context.Context, r Runner, run string, t *Trial) (Sample, error)
 }
 
 // measure runs one warm-up trial per runner (discarded, unless NoWarmup),
 // then cfg.Runs measured trials per runner, interleaved and in a rotating
-// order, each on a fresh table with fresh keys.
-func (s *suite) measure(ctx context.Context, runners []Runner, build func(run string) Trial) ([]Measurement, error) {
+// order, each on a fresh table with fresh keys. Each round (every runner
+// once) first waits for a quiet machine (cfg.Quiet) and is recorded in
+// s.rounds with the load at its start and end; c names the condition
+// the trials build runs.
+func (s *suite) measure(ctx context.Context, c trialCondition, runners []Runner, build func(run string) Trial) ([]Measurement, error) {
 	out := make([]Measurement, len(runners))
 	first := -1
 	if s.cfg.NoWarmup {
 		first = 0
 	}
+	runTrial := s.runTrial
+	if runTrial == nil {
+		runTrial = s.trial
+	}
 	for i := first; i < s.cfg.Runs; i++ {
+		rd := Round{Scenario: c.Scenario, BatchSize: c.BatchSize, Model: c.Model, Index: i + 1}
+		label := fmt.Sprintf("%s, batch %d, model %s, round %d of %d", c.Scenario, c.BatchSize, fmtModel(c.Model), rd.Index, s.cfg.Runs)
+		if !rd.Measured() {
+			label = fmt.Sprintf("%s, batch %d, model %s, the warm-up round", c.Scenario, c.BatchSize, fmtModel(c.Model))
+		}
+		st, err := s.quiet.wait(ctx, label)
+		if err != nil {
+			return nil, err
+		}
+		rd.LoadBefore, rd.BusyBefore, rd.Waited, rd.Quiet = st.load, st.busy, st.waited, st.quiet
 		for j := range runners {
 			k := (j + max(i, 0)) % len(runners)
 			r := runners[k]
 			run := newRunID()
 			t := build(run)
-			smp, err := s.trial(ctx, r, run, &t)
+			smp, err := runTrial(ctx, r, run, &t)
 			if err != nil {
 				return nil, fmt.Errorf("bench: %s, %s, batch %d, model %s: %w", r.ID(), t.Scenario, t.BatchSize, t.Model, err)
 			}
@@ -267,6 +313,8 @@ func (s *suite) measure(ctx context.Context, runners []Runner, build func(run st
 				t.Scenario, t.BatchSize, t.Model, what, r.ID(), float64(smp.Records)/smp.Wall.Seconds(),
 				float64(smp.CPU.Microseconds())/float64(smp.Records), float64(smp.Calls())/float64(smp.Records), smp.Retries)
 		}
+		rd.LoadAfter, _ = s.quiet.q.ReadLoad()
+		s.rounds = append(s.rounds, rd)
 	}
 	return out, nil
 }

@@ -68,21 +68,15 @@ async function runTrial(t) {
     const key = JSON.parse(record.body).idempotency_key;
     return answers[Number(key.slice(-6)) % answers.length];
   };
-  let firstError = '';
-  const handler = newHandler({
+  const fn = newHandler({
     client,
     tableName: t.table,
     work,
     cacheEntries: t.cacheEntries,
-    onError: (err) => {
-      if (firstError) return;
-      firstError = `${err?.name}: ${err?.message}`;
-      for (let c = err?.cause; c; c = c.cause) firstError += ` (cause: ${c?.name}: ${c?.message})`;
-    },
   });
   let release = async () => {};
   if (t.prep === 'complete') {
-    await runBatches(handler, t.prepBatches);
+    await runBatches(fn, t.prepBatches);
   } else if (t.prep === 'hold') {
     release = await hold(t);
   }
@@ -97,14 +91,15 @@ async function runTrial(t) {
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let failures;
+  let firstError;
   let wallNs;
   let cpu;
   let cpuTailUs;
   try {
-    failures = await runBatches(handler, t.batches, () => {
+    ({ failures, firstError } = await runBatches(fn, t.batches, () => {
       const c = process.cpuUsage(cpu0);
       cpuMarksUs.push(c.user + c.system);
-    });
+    }));
   } finally {
     // The clock stops before the holder is let go, as on the Go side:
     // releasing the other worker is preparation, not the measured work.
@@ -132,23 +127,36 @@ async function runTrial(t) {
   };
 }
 
-// runBatches invokes the handler with each batch in turn, as Lambda would
-// one container, and counts the batch item failures. A batch whose every
-// record failed makes processPartialResponse throw: Lambda then retries
-// the whole batch, so all its records count as failures.
-async function runBatches(handler, batches, mark) {
+// runBatches invokes fn's handler with each batch in turn, as Lambda
+// would one container, counts the batch item failures and describes the
+// first record's error (firstError, '' without one) from fn's processor,
+// which keeps a batch's errors until the next. A batch whose every record
+// failed makes processPartialResponse throw: Lambda then retries the whole
+// batch, so all its records count as failures.
+async function runBatches(fn, batches, mark) {
   let failures = 0;
+  let firstError = '';
   for (const event of batches) {
     mark?.();
     try {
-      const resp = await handler(event, lambdaContext(INVOCATION_TIMEOUT_MS));
+      const resp = await fn.handler(event, lambdaContext(INVOCATION_TIMEOUT_MS));
       failures += resp.batchItemFailures.length;
     } catch (err) {
       if (!(err instanceof FullBatchFailureError)) throw err;
       failures += event.Records.length;
     }
+    if (!firstError && fn.processor.errors.length > 0) {
+      firstError = describe(fn.processor.errors[0]);
+    }
   }
-  return failures;
+  return { failures, firstError };
+}
+
+// describe names an error and its causes.
+function describe(err) {
+  let s = `${err?.name}: ${err?.message}`;
+  for (let c = err?.cause; c; c = c.cause) s += ` (cause: ${c?.name}: ${c?.message})`;
+  return s;
 }
 
 // settle collects the garbage (node runs with --expose-gc) and idles for
@@ -172,7 +180,7 @@ async function hold(t) {
   const gate = new Promise((resolve) => {
     open = resolve;
   });
-  const holder = newHandler({
+  const { handler: holder } = newHandler({
     client: otherClient,
     tableName: t.table,
     work: async () => {

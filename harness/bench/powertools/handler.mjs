@@ -18,7 +18,11 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 
 /**
  * newHandler returns what one function instance would export as its
- * handler.
+ * handler, built as the docs' "Batch integration" example builds it: the
+ * record handler itself handed to makeIdempotent, the Lambda context
+ * registered on every invocation, nothing between them. Its processor
+ * comes with it: the driver reads a failed batch's errors from it
+ * (processor.errors, kept until the next batch), outside the handler.
  *
  * @param {object} o
  * @param {import('@aws-sdk/client-dynamodb').DynamoDBClient} o.client the
@@ -27,10 +31,10 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
  * @param {(record: object) => Promise<object>} o.work the work per record
  * @param {number} [o.cacheEntries] keep a local cache of this many keys
  *   (useLocalCache); 0 or absent: no cache, Powertools' default
- * @param {(err: Error) => void} [o.onError] sees every record's error
- *   (the record still fails, as without it)
+ * @returns {{handler: (event: object, context: object) => Promise<object>,
+ *   processor: BatchProcessor}}
  */
-export function newHandler({ client, tableName, work, cacheEntries = 0, onError }) {
+export function newHandler({ client, tableName, work, cacheEntries = 0 }) {
   const processor = new BatchProcessor(EventType.SQS);
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName,
@@ -44,25 +48,15 @@ export function newHandler({ client, tableName, work, cacheEntries = 0, onError 
   });
   // The key prefix Powertools writes includes this function's name, so
   // every instance names it alike.
-  const recordHandler = async (record) => work(record);
-  const processIdempotently = makeIdempotent(recordHandler, {
+  const processIdempotently = makeIdempotent(work, {
     persistenceStore,
     config,
   });
-  const processRecord = onError
-    ? async (...args) => {
-        try {
-          return await processIdempotently(...args);
-        } catch (err) {
-          onError(err);
-          throw err;
-        }
-      }
-    : processIdempotently;
-  return async (event, context) => {
+  const handler = async (event, context) => {
     config.registerLambdaContext(context);
-    return processPartialResponse(event, processRecord, processor, {
+    return processPartialResponse(event, processIdempotently, processor, {
       context,
     });
   };
+  return { handler, processor };
 }

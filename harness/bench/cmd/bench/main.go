@@ -10,6 +10,13 @@
 // and the chart again from a bench.json without measuring (with -gobench,
 // putting a newer run of those benchmarks in its place).
 //
+// Before each round it waits until the 1-minute load average is under
+// -quiet-load (1.5) and the machine's CPU, watched for 5 s while the run
+// idles, under -quiet-busy (0.2) busy, for at most -quiet-timeout, and it
+// records both at every round's start, and the load at its end. A -cpu-only run whose measured rounds did
+// not all start under it is written to bench-cpu-loaded.md and .json, not
+// over the published bench-cpu.md and .json, and exits with status 1.
+//
 //	scripts/with-dynamodb.sh go run ./bench/cmd/bench   # make bench does this
 //
 // It needs IDEMQ_DYNAMODB_ENDPOINT (scripts/with-dynamodb.sh sets it),
@@ -63,7 +70,10 @@ func run() error {
 		priceSizes   = flag.String("price-sizes", "", "answer sizes in bytes, comma-separated (default 1, 4, 16, 64, 256 KiB, 1 and 4 MiB)")
 		priceRecords = flag.Int("price-records", 200, "records per side and answer size (each delivered twice)")
 		dupRate      = flag.Float64("dup-rate", 0.1, "duplicates per record the costs by size assume (0.1: one record in ten delivered twice)")
-		cpuOnly      = flag.Bool("cpu-only", false, "first delivery alone, idemq and Powertools alone, no start-up: client CPU per record into bench-cpu.md and bench-cpu.json")
+		cpuOnly      = flag.Bool("cpu-only", false, "first delivery alone, idemq and Powertools alone, no start-up: client CPU per record into bench-cpu.md and bench-cpu.json (bench-cpu-loaded.* when the machine was not quiet)")
+		quietLoad    = flag.Float64("quiet-load", bench.DefaultQuietLoad, "before each round, wait until the 1-minute load average is under this (0: do not wait, and call no table quiet)")
+		quietBusy    = flag.Float64("quiet-busy", bench.DefaultQuietBusy, "and until the machine's CPU, watched for 5 s while the run idles, is less busy than this share (0 to 1; 1: not checked)")
+		quietTimeout = flag.Duration("quiet-timeout", bench.DefaultQuietTimeout, "the longest one wait for a quiet machine lasts; after it the run goes on without waiting, marked not quiet")
 	)
 	flag.Parse()
 	var micro []bench.MicroResult
@@ -121,8 +131,14 @@ func run() error {
 		cfg.Price = price
 	}
 	cfg.CPUOnly = *cpuOnly
+	if *quietLoad < 0 || !(*quietBusy > 0) || *quietTimeout <= 0 {
+		return fmt.Errorf("-quiet-load %g, -quiet-busy %g, -quiet-timeout %s: want a load of at least 0 (0: no waiting), a busy share over 0 and a positive timeout",
+			*quietLoad, *quietBusy, *quietTimeout)
+	}
+	cfg.Quiet = bench.Quiet{Load: *quietLoad, Busy: *quietBusy, Timeout: *quietTimeout}
 	if *short {
 		cfg.Sizes, cfg.Runs, cfg.Records, cfg.ThroughputRecords, cfg.ScenarioSize, cfg.NoWarmup = []int{10}, 1, 20, 20, 10, true
+		cfg.Quiet = bench.Quiet{} // a check of the harness waits for nothing
 		if cfg.Startup != nil {
 			cfg.Startup.Starts = 1
 		}
@@ -324,7 +340,9 @@ func durations(s string) ([]time.Duration, error) {
 }
 
 // writeCPU puts the report of a -cpu-only run (bench.CPUReport) and its
-// samples in dir, and the report on stdout.
+// samples in dir, under the names bench.CPUFiles gives, and the report on
+// stdout. A run that was not quiet goes to bench-cpu-loaded.*, leaving
+// the published bench-cpu.* as they were, and is an error once written.
 func writeCPU(dir string, res *bench.Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -337,12 +355,20 @@ func writeCPU(dir string, res *bench.Results) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.md"), md.Bytes(), 0o644); err != nil {
+	mdName, jsonName, notQuiet := bench.CPUFiles(res)
+	mdFile, jsonFile := filepath.Join(dir, mdName), filepath.Join(dir, jsonName)
+	if err := os.WriteFile(mdFile, md.Bytes(), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bench-cpu.json"), append(raw, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(jsonFile, append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
-	_, err = os.Stdout.Write(md.Bytes())
-	return err
+	if _, err := os.Stdout.Write(md.Bytes()); err != nil {
+		return err
+	}
+	if notQuiet != nil {
+		return fmt.Errorf("%w; wrote %s and %s, and left %s as it was", notQuiet, mdFile, jsonFile, filepath.Join(dir, "bench-cpu.md"))
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s and %s\n", mdFile, jsonFile)
+	return nil
 }
