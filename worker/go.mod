@@ -9,9 +9,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.3
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.116.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
-	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq/idem/dynamostore v0.2.0
+	github.com/idemq/idemq/idem/s3blob v0.2.0
 )
 
 require (

@@ -8,9 +8,9 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/constructs-go/constructs/v10 v10.8.1
 	github.com/aws/jsii-runtime-go v1.143.0
-	github.com/idemq/idemq v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/infra v0.0.0-00010101000000-000000000000
-	github.com/idemq/idemq/worker v0.0.0-00010101000000-000000000000
+	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq/infra v0.2.0
+	github.com/idemq/idemq/worker v0.2.0
 )
 
 require (
@@ -41,8 +41,8 @@ require (
 	github.com/cdklabs/awscdk-asset-node-proxy-agent-go/nodeproxyagentv6/v2 v2.1.3 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
 	github.com/fatih/color v1.19.0 // indirect
-	github.com/idemq/idemq/idem/dynamostore v0.0.0-00010101000000-000000000000 // indirect
-	github.com/idemq/idemq/idem/s3blob v0.0.0-00010101000000-000000000000 // indirect
+	github.com/idemq/idemq/idem/dynamostore v0.2.0 // indirect
+	github.com/idemq/idemq/idem/s3blob v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
