@@ -48,7 +48,7 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 	if err := id.Validate(); err != nil {
 		var ce *idem.ConfigError
 		if errors.As(err, &ce) && requestFields[ce.Field] != "" {
-			return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error())), Err: err}
+			return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error()))}
 		}
 		return id, &SettingError{Field: "Request", Msg: fmt.Sprintf("%s: %v", label("Request"), err), Err: err}
 	}
