@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemq/idemq/internal/retry"
 )
 
 // A quiet machine. Powertools' CPU per record rises with the machine's
@@ -289,16 +291,12 @@ func (w *waiter) wait(ctx context.Context, what string) (start, error) {
 	}
 }
 
-// sleepCtx waits d, or until ctx ends.
+// sleepCtx waits d, or until ctx ends (then ctx's error).
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !retry.Sleep(ctx, d) {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // Quiet reports whether r's figures may be called a quiet machine's: the
