@@ -94,7 +94,7 @@ func main() {
 		lambda.Start(p.handler)
 		return
 	}
-	if err := runConsumer(p.consumer, p.healthAddr, logger); err != nil {
+	if err := worker.RunConsumer(context.Background(), p.consumer, p.healthAddr, logger); err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}

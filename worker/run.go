@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -27,22 +29,31 @@ func (w *Worker) Run(ctx context.Context) error {
 		lambda.StartWithOptions(w.Handler, lambda.WithContext(ctx))
 		return nil
 	}
+	return RunConsumer(ctx, w.Consumer, w.Settings.Consumer.HealthAddr, w.cfg.Logger)
+}
+
+// RunConsumer runs c until ctx is done or the process gets SIGTERM or
+// SIGINT, then stops it gracefully (consumer.Run), serving c's health
+// (GET /healthz) on healthAddr unless it is "": what Run does in
+// consumer mode, for a consumer wired by hand (the reference worker's
+// dispatch mode). It returns nil after a graceful stop.
+func RunConsumer(ctx context.Context, c *consumer.Consumer, healthAddr string, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if addr := w.Settings.Consumer.HealthAddr; addr != "" {
+	if healthAddr != "" {
 		mux := http.NewServeMux()
-		mux.Handle("GET /healthz", w.Consumer.HealthHandler())
-		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		ln, err := net.Listen("tcp", addr)
+		mux.Handle("GET /healthz", c.HealthHandler())
+		srv := &http.Server{Addr: healthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		ln, err := net.Listen("tcp", healthAddr)
 		if err != nil {
-			return fmt.Errorf("%s=%s: %w", idemqenv.HealthAddr, addr, err)
+			return fmt.Errorf("%s=%s: %w", idemqenv.HealthAddr, healthAddr, err)
 		}
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				w.cfg.Logger.Error("idemq worker: health server stopped", "err", err.Error())
+				logger.Error("idemq worker: health server stopped", "err", err.Error())
 			}
 		}()
 		defer srv.Close()
 	}
-	return w.Consumer.Run(ctx)
+	return c.Run(ctx)
 }

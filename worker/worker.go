@@ -169,9 +169,7 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		w.Handler = tr.Wrap(w.Handler)
 	}
 	if consuming {
-		c := s.Consumer
-		if w.Consumer, err = consumer.New(sqsClient, c.QueueURL, w.Handler, consumer.WithLogger(cfg.Logger), consumer.WithMaxRunTime(c.MaxRunTime),
-			consumer.WithMaxBatches(c.MaxBatches), consumer.WithGracePeriod(c.GracePeriod), consumer.WithVisibilityTimeout(c.Visibility)); err != nil {
+		if w.Consumer, err = consumer.New(sqsClient, s.Consumer.QueueURL, w.Handler, append(s.Consumer.Options(), consumer.WithLogger(cfg.Logger))...); err != nil {
 			return idemqenv.SettingError(err)
 		}
 	}
