@@ -140,28 +140,9 @@ func (d *decoder) checkObject(n *pathNode, at string) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
-	d.i++                        // '{'
+	invalid := func(err error) error { return fmt.Errorf("body is not valid JSON: %w", err) }
 	first := map[string]string{} // folded name → the first member's name
-	d.space()
-	if d.i < len(d.s) && d.s[d.i] == '}' {
-		d.i++
-		d.depth--
-		return nil
-	}
-	for {
-		d.space()
-		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return fmt.Errorf("body is not valid JSON: %w", d.syntax("looking for a member name"))
-		}
-		name, err := d.string()
-		if err != nil {
-			return fmt.Errorf("body is not valid JSON: %w", err)
-		}
-		d.space()
-		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return fmt.Errorf("body is not valid JSON: %w", d.syntax("after a member name"))
-		}
-		d.i++
+	return d.members(invalid, func(name string) error {
 		key := foldName(name)
 		child := n.children[key]
 		if child != nil {
@@ -176,25 +157,11 @@ func (d *decoder) checkObject(n *pathNode, at string) error {
 			if at != "" {
 				below = at + "." + below
 			}
-			if err := d.checkObject(child, below); err != nil {
-				return err
-			}
-		} else if _, err := d.value(); err != nil {
-			return fmt.Errorf("body is not valid JSON: %w", err)
+			return d.checkObject(child, below)
 		}
-		d.space()
-		if d.i >= len(d.s) {
-			return fmt.Errorf("body is not valid JSON: %w", errEnd)
+		if _, err := d.value(); err != nil {
+			return invalid(err)
 		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
-			return nil
-		default:
-			return fmt.Errorf("body is not valid JSON: %w", d.syntax("after an object member"))
-		}
-	}
+		return nil
+	})
 }

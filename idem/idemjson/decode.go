@@ -110,39 +110,57 @@ func (d *decoder) object() (any, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
-	d.i++ // '{'
 	m := make(map[string]any)
+	err := d.members(func(err error) error { return err }, func(name string) error {
+		v, err := d.value()
+		if err != nil {
+			return err
+		}
+		if _, dup := m[name]; dup && d.unique {
+			return fmt.Errorf("a member name appears twice in one object, before byte %d", d.i)
+		}
+		m[name] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// members reads the object at d.i (its '{' next, its level entered), up
+// to its '}' (the level left): each is called with every member's name,
+// d.i past the ':' after it, and reads the member's value. An error of
+// each is returned as it is; one of the object's own syntax, through
+// wrap.
+func (d *decoder) members(wrap func(error) error, each func(name string) error) error {
+	d.i++ // '{'
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
 		d.depth--
-		return m, nil
+		return nil
 	}
 	for {
 		d.space()
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return nil, d.syntax("looking for a member name")
+			return wrap(d.syntax("looking for a member name"))
 		}
 		name, err := d.string()
 		if err != nil {
-			return nil, err
+			return wrap(err)
 		}
 		d.space()
 		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return nil, d.syntax("after a member name")
+			return wrap(d.syntax("after a member name"))
 		}
 		d.i++
-		v, err := d.value()
-		if err != nil {
-			return nil, err
+		if err := each(name); err != nil {
+			return err
 		}
-		if _, dup := m[name]; dup && d.unique {
-			return nil, fmt.Errorf("a member name appears twice in one object, before byte %d", d.i)
-		}
-		m[name] = v
 		d.space()
 		if d.i >= len(d.s) {
-			return nil, errEnd
+			return wrap(errEnd)
 		}
 		switch d.s[d.i] {
 		case ',':
@@ -150,9 +168,9 @@ func (d *decoder) object() (any, error) {
 		case '}':
 			d.i++
 			d.depth--
-			return m, nil
+			return nil
 		default:
-			return nil, d.syntax("after an object member")
+			return wrap(d.syntax("after an object member"))
 		}
 	}
 }
