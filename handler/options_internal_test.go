@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/optiontest"
 	"github.com/idemq/idemq/request"
 )
 
@@ -36,15 +37,6 @@ func resolved(opts ...Option) (resolvedSettings, error) {
 	id := set.reader.Identity()
 	set.reader, set.claims.Clock = nil, nil
 	return resolvedSettings{set, id}, nil
-}
-
-// fields are the (package, field) pairs err names, in order.
-func fields(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
 }
 
 // The option behaviour every idemq package shares (docs/options.md): a
@@ -119,7 +111,7 @@ func TestOptionBehaviour(t *testing.T) {
 		{"WithIdem(idem.WithMaxDecodedBytes(-1))", WithIdem(idem.WithMaxDecodedBytes(-1)), [2]string{"idem", "MaxDecodedBytes"}},
 	} {
 		_, err := resolved(WithNamespace("ns"), tc.opt)
-		if got := fields(err); !slices.Equal(got, [][2]string{tc.want}) {
+		if got := optiontest.Names(err); !slices.Equal(got, [][2]string{tc.want}) {
 			t.Errorf("%s: %v, want one error naming %v", tc.name, err, tc.want)
 		}
 	}
@@ -133,7 +125,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithIdem(nil)": {WithNamespace("ns"), WithIdem(idem.WithLease(time.Minute), nil)},
 	} {
 		_, err := New(store, fn, opts...)
-		if got := fields(err); !slices.Equal(got, [][2]string{{"handler", "options[1]"}}) {
+		if got := optiontest.Names(err); !slices.Equal(got, [][2]string{{"handler", "options[1]"}}) {
 			t.Errorf("%s: %v, want handler's options[1] refused", name, err)
 		}
 	}
@@ -158,10 +150,10 @@ func TestOptionBehaviour(t *testing.T) {
 		{"request", "KeyAttribute"}, {"request", "KeyField"}, {"handler", "Concurrency"}, {"handler", "CacheEntries"}, {"handler", "EMF"},
 		{"idem", "Lease"}, {"idem", "Expiry"},
 	}
-	if got := fields(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
-	if err := (Config{Concurrency: -1, CacheEntries: 1}).Validate(); !slices.Equal(fields(err), [][2]string{{"handler", "Concurrency"}, {"handler", "CacheBytes"}}) {
+	if err := (Config{Concurrency: -1, CacheEntries: 1}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"handler", "Concurrency"}, {"handler", "CacheBytes"}}) {
 		t.Errorf("Validate: %v, want Concurrency and CacheBytes", err)
 	}
 }

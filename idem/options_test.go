@@ -6,16 +6,8 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optiontest"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // withoutClock is c without its clock, which holds a function and so
 // never compares equal.
@@ -69,7 +61,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithMaxDecodedBytes(-1)": {idem.WithMaxDecodedBytes(-1), "MaxDecodedBytes"},
 		"WithOffloadAbove(-1)":    {idem.WithOffloadAbove(-1), "OffloadAbove"},
 	} {
-		if _, err := idem.NewConfig(tc.opt); !slices.Equal(names(err), [][2]string{{"idem", tc.field}}) {
+		if _, err := idem.NewConfig(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", tc.field}}) {
 			t.Errorf("%s: %v, want idem's %s refused", name, err, tc.field)
 		}
 	}
@@ -84,10 +76,10 @@ func TestOptionBehaviour(t *testing.T) {
 	// Every bad setting at once, nil options included.
 	_, err = idem.NewConfig(nil, idem.WithLease(-time.Second), idem.WithExpiry(-time.Second), nil, idem.WithMaxDecodedBytes(-1))
 	want := [][2]string{{"idem", "options[0]"}, {"idem", "options[3]"}, {"idem", "Lease"}, {"idem", "Expiry"}, {"idem", "MaxDecodedBytes"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
-	if err := (idem.Config{Lease: time.Minute, Expiry: time.Second, Heartbeat: 40 * time.Second}).Validate(); !slices.Equal(names(err), [][2]string{{"idem", "Expiry"}, {"idem", "Heartbeat"}}) {
+	if err := (idem.Config{Lease: time.Minute, Expiry: time.Second, Heartbeat: 40 * time.Second}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", "Expiry"}, {"idem", "Heartbeat"}}) {
 		t.Errorf("Validate: %v, want Expiry and Heartbeat", err)
 	}
 	// Do wraps them in its *Error for op claim; ConfigErrors still lists them.

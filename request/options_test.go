@@ -8,17 +8,9 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/optiontest"
 	"github.com/idemq/idemq/request"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // The option behaviour every idemq package shares (docs/options.md),
 // through NewFunc: a zero value is the default, a nil option (a nested
@@ -52,14 +44,14 @@ func TestOptionBehaviour(t *testing.T) {
 		"nil":           {ns, nil},
 		"WithIdem(nil)": {ns, request.WithIdem(idem.WithExpiry(time.Hour), nil)},
 	} {
-		if _, err := request.NewFunc(store, fn, opts...); !slices.Equal(names(err), [][2]string{{"request", "options[1]"}}) {
+		if _, err := request.NewFunc(store, fn, opts...); !slices.Equal(optiontest.Names(err), [][2]string{{"request", "options[1]"}}) {
 			t.Errorf("%s: %v, want request's options[1] refused", name, err)
 		}
 	}
 
 	// A whole FuncConfig, then an option over it; an option before it is
 	// overwritten.
-	if _, err := request.NewFunc(store, fn, ns, request.WithConfig(request.FuncConfig{Idem: idem.Config{Expiry: time.Hour}})); !slices.Equal(names(err), [][2]string{{"request", "Namespace"}}) {
+	if _, err := request.NewFunc(store, fn, ns, request.WithConfig(request.FuncConfig{Idem: idem.Config{Expiry: time.Hour}})); !slices.Equal(optiontest.Names(err), [][2]string{{"request", "Namespace"}}) {
 		t.Errorf("an option before WithConfig: %v, want it overwritten (no namespace)", err)
 	}
 	if _, err := request.NewFunc(store, fn, request.WithConfig(request.FuncConfig{Idem: idem.Config{Expiry: -time.Hour}}), ns, request.WithIdem(idem.WithExpiry(time.Hour))); err != nil {
@@ -70,7 +62,7 @@ func TestOptionBehaviour(t *testing.T) {
 	_, err := request.NewFunc[order, receipt](nil, nil, nil, request.WithIdentity(request.Identity{KeyAttribute: "k"}), request.WithIdem(idem.WithLease(-time.Second)))
 	want := [][2]string{{"request", "store"}, {"request", "fn"}, {"request", "options[0]"},
 		{"request", "Namespace"}, {"request", "KeyAttribute"}, {"idem", "Lease"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
 }

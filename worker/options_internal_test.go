@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optiontest"
 )
 
 // The option behaviour every idemq package shares (docs/options.md): a
@@ -51,11 +52,8 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// Every bad setting at once: nil options, a nil function, the mode.
 	_, err = New(context.Background(), idemqenv.Settings{Program: idemqenv.Dispatch}, nil, nil, WithLogger(logger), nil)
-	var got []string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, bad.Package+" "+bad.Field)
-	}
-	if want := []string{"worker fn", "worker options[0]", "worker options[2]"}; !slices.Equal(got, want) || !strings.Contains(err.Error(), "worker mode only") {
+	got := optiontest.Names(err)
+	if want := [][2]string{{"worker", "fn"}, {"worker", "options[0]"}, {"worker", "options[2]"}}; !slices.Equal(got, want) || !strings.Contains(err.Error(), "worker mode only") {
 		t.Errorf("every bad setting: %v\nnames %v, want %v and the mode", err, got, want)
 	}
 }

@@ -4,18 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/optiontest"
 )
-
-// names are the (package, field) pairs err names, in order.
-func names(err error) [][2]string {
-	var got [][2]string
-	for _, bad := range idem.ConfigErrors(err) {
-		got = append(got, [2]string{bad.Package, bad.Field})
-	}
-	return got
-}
 
 // The option behaviour every idemq package shares (docs/options.md): a
 // zero value is the default, a nil option is refused, a whole Config can
@@ -53,10 +44,10 @@ func TestOptionBehaviour(t *testing.T) {
 		dynamostore.WithAttributes(dynamostore.Attributes{Status: "id", Result: "id"}))
 	want := [][2]string{{"dynamostore", "client"}, {"dynamostore", "table"}, {"dynamostore", "options[0]"},
 		{"dynamostore", "PartitionValue"}, {"dynamostore", "Attributes.Status"}, {"dynamostore", "Attributes.Result"}}
-	if got := names(err); !slices.Equal(got, want) {
+	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
 	}
-	if err := dynamostore.CheckTable(t.Context(), nil, "t", nil, dynamostore.WithSortKey("", "pk")); !slices.Equal(names(err), [][2]string{{"dynamostore", "options[0]"}, {"dynamostore", "SortKey"}}) {
+	if err := dynamostore.CheckTable(t.Context(), nil, "t", nil, dynamostore.WithSortKey("", "pk")); !slices.Equal(optiontest.Names(err), [][2]string{{"dynamostore", "options[0]"}, {"dynamostore", "SortKey"}}) {
 		t.Errorf("CheckTable: %v, want options[0] and SortKey", err)
 	}
 }
