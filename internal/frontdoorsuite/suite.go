@@ -33,6 +33,7 @@ import (
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
@@ -963,24 +964,6 @@ func overQueueSize(t *testing.T, store frontdoor.Store) {
 	wantStatus(t, "one byte more", b.postAs("acme", "html-2", bodyOf(limit-attr+1, `"idempotency_key":"html-2",`, "<&>")), http.StatusRequestEntityTooLarge)
 }
 
-// logBuffer keeps what a logger writes, for a test to read.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // unpostableKeys: a status URL whose key no POST can have (not printable
 // ASCII: invalid UTF-8, a NUL, an overlong or surrogate encoding, a
 // control character; over 255 bytes) is 404, without asking the store
@@ -988,7 +971,7 @@ func (l *logBuffer) String() string {
 // rule refuses is the caller's error: 400 at a POST, 404 at a GET, and
 // nothing is sent.
 func unpostableKeys(t *testing.T, store frontdoor.Store) {
-	var logs logBuffer
+	var logs handlerbundle.SyncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	plain := newBundle(t, store, frontdoor.WithLogger(logger))
 	scoped := newBundle(t, store, frontdoor.WithLogger(logger), frontdoor.WithScope(HeaderScope))
@@ -1005,7 +988,7 @@ func unpostableKeys(t *testing.T, store frontdoor.Store) {
 	if n := len(plain.queue.Messages()) + len(scoped.queue.Messages()); n != 0 {
 		t.Errorf("sent %d messages, want none", n)
 	}
-	for line := range strings.Lines(logs.String()) {
+	for line := range strings.Lines(string(logs.Bytes())) {
 		if strings.Contains(line, `"level":"ERROR"`) {
 			t.Errorf("logged an error: %s", line)
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -127,13 +128,7 @@ func Reencode(body []byte) ([]byte, error) {
 func writeOther(b *bytes.Buffer, v any) {
 	switch v := v.(type) {
 	case map[string]any:
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range v {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		names := slices.Sorted(maps.Keys(v))
 		slices.Reverse(names)
 		b.WriteString(" {\n")
 		for i, n := range names {
