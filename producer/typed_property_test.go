@@ -18,6 +18,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/fuzzreq"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -231,31 +232,7 @@ func shuffled(rng *rand.Rand, s []string) []string {
 
 // str writes s as a JSON string, escaping characters as \u at random.
 func str(rng *rand.Rand, s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || rng.IntN(4) == 0:
-			if r > 0xffff {
-				r1, r2 := utf16Pair(r)
-				fmt.Fprintf(&b, `\u%04x\u%04X`, r1, r2)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+	return fuzzreq.Quote(s, func(rune) bool { return rng.IntN(4) == 0 })
 }
 
 // integer spells n as itself, or with a fraction or an exponent.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -79,8 +80,8 @@ func safeJSON(line []byte) []byte {
 		} else if r <= 0xFFFF {
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
-			r -= 0x10000
-			out = fmt.Appendf(out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
 		}
 		i += size
 	}

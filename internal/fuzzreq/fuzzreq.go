@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -162,24 +164,34 @@ func writeOther(b *bytes.Buffer, v any) {
 
 // writeString writes s with escapes wherever one may be written.
 func writeString(b *bytes.Buffer, s string) {
+	b.WriteString(Quote(s, func(r rune) bool { return r >= 0x80 || ('a' <= r && r <= 'f') }))
+}
+
+// Quote spells s as a JSON string: '"' and a backslash escaped with a
+// backslash; a control character, and each rune escape says, as a \u
+// escape (upper-case hex; above U+FFFF a surrogate pair, lower-case
+// hex); every other rune as itself. A test spells one value many ways
+// with it.
+func Quote(s string, escape func(r rune) bool) string {
+	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
 		switch {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r >= 0x80 || ('a' <= r && r <= 'f'):
-			if r >= 0x10000 {
-				r -= 0x10000
-				fmt.Fprintf(b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		case r < 0x20 || escape(r):
+			if hi, lo := utf16.EncodeRune(r); hi != unicode.ReplacementChar {
+				fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
 				continue
 			}
-			fmt.Fprintf(b, `\u%04X`, r)
+			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
+	return b.String()
 }
 
 // CheckStamped checks body, as a stamp sent it, against orig, the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -93,8 +94,8 @@ func jsonString(r *rand.Rand, s string) string {
 	for _, c := range s {
 		switch {
 		case r.IntN(4) == 0 && c >= 0x10000:
-			c -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(c>>10), 0xdc00+(c&0x3ff))
+			hi, lo := utf16.EncodeRune(c)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
 		case r.IntN(4) == 0 && c < 0x10000:
 			fmt.Fprintf(&b, `\u%04X`, c)
 		case c == '"' || c == '\\':
