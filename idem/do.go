@@ -26,7 +26,8 @@ const (
 	// with Result.Omitted).
 	Replayed
 	// InProgress: another worker holds the key; the work has not been done
-	// here and Value is nil. Try again after LeaseUntil.
+	// here and Value is nil. Try again after LeaseUntil (zero when the
+	// store did not say: a claim refused with ErrWriteConflict).
 	InProgress
 	// Superseded: the work ran now, but its completion was refused because
 	// another claim owns the key (this claim's lease had passed and the key
@@ -224,7 +225,8 @@ func (a *attempt) do(ctx context.Context, fingerprint string, fn Func) (Result, 
 }
 
 // claim is the claim phase: one atomic write that takes the key, or
-// returns the record that holds it.
+// returns the record that holds it. A claim refused with ErrWriteConflict
+// is the key held by another claimant (InProgress).
 func (a *attempt) claim(ctx context.Context, fingerprint string) (Claim, error) {
 	claim, err := a.s.Claim(ctx, ClaimRequest{
 		Key:         a.key,
@@ -234,6 +236,11 @@ func (a *attempt) claim(ctx context.Context, fingerprint string) (Claim, error) 
 		LeaseUntil:  a.now.Add(a.lease),
 		ExpiresAt:   a.c.claimExpiry(a.now, a.lease),
 	})
+	if errors.Is(err, ErrWriteConflict) {
+		// Another writer is at the key: never a claim, whatever else
+		// the error says.
+		return claimConflict(a.key), nil
+	}
 	if err != nil {
 		return Claim{}, wrap(OpClaim, a.key, err)
 	}

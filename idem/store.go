@@ -16,7 +16,9 @@ type Store interface {
 	// writes nothing and returns the record that holds the key. A key that is
 	// held is an outcome, not an error. A key held IN_PROGRESS by req.Owner
 	// is Claimed: the request is a retry of this claim whose answer was
-	// lost.
+	// lost. A store that refuses a write because another writer is
+	// changing the record (a replicated table's conflict) returns
+	// ErrWriteConflict, wrapped, never a claim: Do reports it InProgress.
 	Claim(ctx context.Context, req ClaimRequest) (Claim, error)
 	// Complete stores the result and its encoding and marks the record
 	// COMPLETED, if owner still owns it (ErrLeaseLost otherwise). Writes

@@ -158,6 +158,60 @@ func TestRIE(t *testing.T) {
 		url := startRIE(t, rieBin, bootstrap, f, "IDEMQ_STORE=memory")
 		checkScenario(t, url, f)
 	})
+	t.Run("event source mapping", func(t *testing.T) {
+		t.Parallel()
+		lambdaAPI := newFakeMappings(t, `{"EventSourceMappings":[{"UUID":"a1b2c3d4-0000-4000-8000-000000000001",`+
+			`"EventSourceArn":"arn:aws:sqs:us-east-1:000000000000:idemq-jobs","FunctionResponseTypes":[],"State":"Enabled"}]}`)
+		f := newFakeProvider(t)
+		url, out := startRIEOutput(t, rieBin, bootstrap, f, "IDEMQ_STORE=memory", "AWS_ENDPOINT_URL_LAMBDA="+lambdaAPI.URL,
+			"AWS_ACCESS_KEY_ID=idemqrie", "AWS_SECRET_ACCESS_KEY=idemqrie")
+		// The worker starts, once, and serves.
+		invokeRIE(t, url, "sqs-first.json")
+		invokeRIE(t, url, "sqs-redelivery.json")
+		if got := lambdaAPI.functions(); !slices.Equal(got, []string{functionName}) {
+			t.Errorf("ListEventSourceMappings requests for %q, want one, at start-up, for %q", got, functionName)
+		}
+		var named bool
+		for line := range strings.Lines(out.String()) {
+			named = named || strings.Contains(line, `"level":"ERROR"`) && strings.Contains(line, "ReportBatchItemFailures") &&
+				strings.Contains(line, "a1b2c3d4-0000-4000-8000-000000000001")
+		}
+		if !named {
+			t.Errorf("no error naming the mapping without ReportBatchItemFailures in the output:\n%s", out.String())
+		}
+	})
+}
+
+// fakeMappings is Lambda's ListEventSourceMappings on loopback: it answers
+// every request with body and keeps the FunctionName of each.
+type fakeMappings struct {
+	*httptest.Server
+	mu    sync.Mutex
+	names []string
+}
+
+func newFakeMappings(t *testing.T, body string) *fakeMappings {
+	t.Helper()
+	f := &fakeMappings{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.names = append(f.names, r.URL.Query().Get("FunctionName"))
+		f.mu.Unlock()
+		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/2015-03-31/event-source-mappings") {
+			http.Error(w, `{"message":"not ListEventSourceMappings"}`, http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeMappings) functions() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.names)
 }
 
 // holdKey claims key as another worker would, for lease, with body's
@@ -354,7 +408,15 @@ func buildBootstrap(t *testing.T, arch string) string {
 // test failed.
 func startRIE(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...string) string {
 	t.Helper()
-	var out lockedBuffer
+	url, _ := startRIEOutput(t, rieBin, bootstrap, f, env...)
+	return url
+}
+
+// startRIEOutput is startRIE, with the emulator's and the bootstrap's
+// output.
+func startRIEOutput(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...string) (string, *lockedBuffer) {
+	t.Helper()
+	out := &lockedBuffer{}
 	e, err := rie.Start(context.Background(), rie.Config{
 		RIE: rieBin, Bootstrap: bootstrap, Dir: filepath.Dir(bootstrap), LogLevel: "warn",
 		Env: append([]string{
@@ -367,10 +429,13 @@ func startRIE(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...st
 			// The back-off is on by default: keep it on loopback (a closed
 			// port) unless a test gives it a server (IDEMQ_SQS_ENDPOINT).
 			"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:1",
+			// So is the start-up's read of the function's event source
+			// mappings: refused, it is logged and the worker goes on.
+			"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1",
 			"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
 			"IDEMQ_RECORD_EXPIRY=120h",
 		}, env...),
-		Output: &out,
+		Output: out,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -381,7 +446,7 @@ func startRIE(t *testing.T, rieBin, bootstrap string, f *fakeProvider, env ...st
 			t.Logf("emulator and bootstrap output:\n%s", out.String())
 		}
 	})
-	return e.URL()
+	return e.URL(), out
 }
 
 // checkConfigErrors runs the built bootstrap without its configuration:

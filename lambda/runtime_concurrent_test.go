@@ -242,7 +242,8 @@ func startRuntime(t *testing.T, bootstrap string, f *fakeProvider, env ...string
 		"AWS_REGION=us-east-1",
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ACCESS_KEY_ID=idemqtest", "AWS_SECRET_ACCESS_KEY=idemqtest",
-		"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:1", // the back-off: a closed port
+		"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:1",    // the back-off: a closed port
+		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused, logged
 		"IDEMQ_PROVIDER_URL=" + f.URL + "/v1",
 		"IDEMQ_RECORD_EXPIRY=120h",
 	}, env...)

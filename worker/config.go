@@ -47,6 +47,12 @@ type Config struct {
 	// EMF receives the EMF lines when IDEMQ_EMF_NAMESPACE is set. Defaults
 	// to stdout, which Lambda sends to CloudWatch Logs.
 	EMF io.Writer
+	// Lambda lists the function's event source mappings, which New reads
+	// once on Lambda (not in consumer mode) to log an error for a mapping
+	// from an SQS queue without ReportBatchItemFailures; what it cannot
+	// read it logs at INFO, and goes on. Defaults to a Lambda client of
+	// Config.AWS's configuration.
+	Lambda Mappings
 }
 
 // Tracing is how a Worker traces (IDEMQ_TRACING): a handler option that
@@ -109,6 +115,11 @@ func WithTracing(f func(ctx context.Context, mode string) (Tracing, error)) Opti
 
 // WithEMF sets Config.EMF, where the EMF lines go. Defaults to stdout.
 func WithEMF(w io.Writer) Option { return func(c *Config) { c.EMF = w } }
+
+// WithLambda sets Config.Lambda, the client the start-up check lists the
+// function's event source mappings with. Defaults to a Lambda client of
+// Config.AWS's configuration.
+func WithLambda(client Mappings) Option { return func(c *Config) { c.Lambda = client } }
 
 // Validate reports every setting of c that cannot work, joined, or nil:
 // every value of a Config works, so it is nil. It is the resolve step New

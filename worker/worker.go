@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/consumer"
@@ -66,8 +67,12 @@ func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, o
 // execution: no namespace on Lambda (the function's name, which a
 // replaced or renamed function does not keep), a record expiry that
 // covers the queue but not a redrive from its dead-letter queue; and for
-// the memory store. No error holds the store's password. Close the
-// Worker when done.
+// the memory store. On Lambda (not in consumer mode) it reads the
+// function's event source mappings once, within 2 s (Config.Lambda), and
+// logs an error for a mapping from an SQS queue without
+// ReportBatchItemFailures, whose partial batch responses Lambda would
+// ignore; what it cannot read it logs at INFO, and starts all the same.
+// No error holds the store's password. Close the Worker when done.
 func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
 	var errs []error
 	if fn == nil {
@@ -172,8 +177,33 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		if w.Consumer, err = consumer.New(sqsClient, s.Consumer.QueueURL, w.Handler, append(s.Consumer.Options(), consumer.WithLogger(cfg.Logger))...); err != nil {
 			return idemqenv.SettingError(err)
 		}
+		return nil
+	}
+	if function := lambdacontext.FunctionName; function != "" {
+		checkMappings(ctx, lambdaClient(ctx, cfg, awsCfg), function, cfg.Logger)
 	}
 	return nil
+}
+
+// lambdaClient is Config.Lambda, or a Lambda client of the AWS
+// configuration; when that cannot be loaded, a client whose every request
+// fails with the reason, which checkMappings logs.
+func lambdaClient(ctx context.Context, cfg Config, awsCfg func(context.Context) (aws.Config, error)) Mappings {
+	if cfg.Lambda != nil {
+		return cfg.Lambda
+	}
+	c, err := awsCfg(ctx)
+	if err != nil {
+		return unreadable{err}
+	}
+	return lambda.NewFromConfig(c)
+}
+
+// unreadable answers every request with err.
+type unreadable struct{ err error }
+
+func (u unreadable) ListEventSourceMappings(context.Context, *lambda.ListEventSourceMappingsInput, ...func(*lambda.Options)) (*lambda.ListEventSourceMappingsOutput, error) {
+	return nil, u.err
 }
 
 // Close closes the store's connections. It is safe to call more than

@@ -146,6 +146,7 @@ func coldStart(ctx context.Context, cfg StartupConfig, bootstrap, home string) (
 			"AWS_LAMBDA_FUNCTION_NAME=idemq-bench", "AWS_LAMBDA_FUNCTION_TIMEOUT=60", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
 			"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
 			"AWS_EC2_METADATA_DISABLED=true",
+			"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused at once
 			idemqenv.Table + "=" + cfg.Table, idemqenv.DynamoDBEndpoint + "=" + cfg.Endpoint,
 			idemqenv.ProviderURL + "=http://127.0.0.1:9/v1", // never called: the batches are empty
 			idemqenv.RecordExpiry + "=120h",

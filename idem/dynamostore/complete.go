@@ -32,6 +32,8 @@ const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :
 // With Completion.Writes, which must each be a types.TransactWriteItem
 // (idem.ErrUnsupportedWrite otherwise; at most MaxWrites), the update and
 // the writes go in one TransactWriteItems: all of them are written or none.
+// A store made WithMultiRegionStrong refuses them all
+// (idem.ErrUnsupportedWrite): such a table runs no transactions.
 //
 // A Complete that finds the record already COMPLETED by the same owner
 // with the same result succeeds: it is a retry (the SDK's, after a lost
@@ -49,7 +51,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if c.Key == "" {
 		return &idem.Error{Op: idem.OpComplete, Err: idem.ErrNoKey}
 	}
-	writes, err := transactWrites(c.Writes)
+	writes, err := s.transactWrites(c.Writes)
 	if err != nil {
 		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: err}
 	}
@@ -66,7 +68,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 			ExpressionAttributeNames:            u.ExpressionAttributeNames,
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}, persist, errorChecksums)
+		}, persist, retryConflicts, errorChecksums)
 		if err != nil {
 			return s.completeFailed(c, err)
 		}

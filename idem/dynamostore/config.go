@@ -25,6 +25,15 @@ type Config struct {
 	// Both or neither must be set; SortKey must not name another
 	// attribute. Default to none: the partition key holds the idem.Key.
 	SortKey, PartitionValue string
+	// MultiRegionStrong says the table is, or is to become, a global
+	// table with multi-Region strong consistency (MRSC), which keeps no
+	// TTL and runs no transactions: the store refuses staged writes
+	// (dynamostore.Stage, idem.Completion.Writes) with
+	// idem.ErrUnsupportedWrite before it sends anything, CreateTable leaves
+	// TTL off, and CheckTable does not ask for TTL (see
+	// WithMultiRegionStrong). Defaults to false: a table in one Region,
+	// with TTL.
+	MultiRegionStrong bool
 }
 
 // Option changes a Config; New, CreateTable and CheckTable apply them in

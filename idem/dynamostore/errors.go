@@ -32,13 +32,17 @@ var throttlingCodes = map[string]bool{
 }
 
 // fail wraps an error from DynamoDB in an *idem.Error for op and key,
-// marking throttling with ErrThrottled and, for complete, an oversized
+// marking a write refused because another Region was modifying the item
+// with idem.ErrWriteConflict, throttling with ErrThrottled and, for
+// complete, an oversized
 // item with idem.ErrResultTooLarge. Any other ValidationException is
 // marked idem.Permanent: the same request gets it again. DynamoDB's error
 // stays reachable with errors.As.
 func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 	var cause error
 	switch {
+	case conflicted(err):
+		cause = fmt.Errorf("%w: %w", idem.ErrWriteConflict, err)
 	case throttled(err):
 		cause = fmt.Errorf("%w: %w", ErrThrottled, err)
 	case op == idem.OpComplete && itemTooLarge(err):

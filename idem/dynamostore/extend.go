@@ -49,7 +49,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 		ExpressionAttributeNames:            s.names(names...),
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, errorChecksums)
+	}, retryConflicts, errorChecksums)
 	if err != nil {
 		return s.writeFailed(idem.OpExtend, key, owner, err)
 	}

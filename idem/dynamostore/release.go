@@ -23,7 +23,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 		ExpressionAttributeNames:            s.names(phOwner, phStatus),
 		ExpressionAttributeValues:           ownedValues(owner),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, errorChecksums)
+	}, retryConflicts, errorChecksums)
 	if err != nil {
 		return s.writeFailed(idem.OpRelease, key, owner, err)
 	}

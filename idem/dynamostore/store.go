@@ -40,6 +40,8 @@ type Store struct {
 	// sortKey, when set, is the attribute holding the key, and
 	// partitionValue the partition key of every record (WithSortKey).
 	sortKey, partitionValue string
+	// noTransactions refuses staged writes (Config.MultiRegionStrong).
+	noTransactions bool
 }
 
 // New returns a Store keeping records in table through client, or an
@@ -58,7 +60,7 @@ func New(client API, table string, opts ...Option) (*Store, error) {
 	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
-	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: MaxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue}, nil
+	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: MaxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue, noTransactions: c.MultiRegionStrong}, nil
 }
 
 // Table returns the name of the table the store writes to.

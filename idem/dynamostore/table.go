@@ -25,8 +25,9 @@ type TableAPI interface {
 var _ TableAPI = (*dynamodb.Client)(nil)
 
 // ErrTableMismatch means a table exists but is not the one a Store with
-// these options needs: another key schema, or no TTL on the expiry
-// attribute.
+// these options needs: another key schema, no TTL on the expiry
+// attribute, or replicas in other Regions that can each grant a claim
+// (multi-Region eventual consistency).
 var ErrTableMismatch = errors.New("dynamostore: table does not match the store")
 
 // tableWait is how long CreateTable waits for a new table to be ACTIVE.
@@ -36,7 +37,9 @@ const tableWait = 2 * time.Minute
 // in, for users without the CDK app (infra/) or another template: the
 // partition key (Attributes.Key, a string; with WithSortKey, the sort key
 // too), on-demand billing, and TTL on the expiry attribute so that expired
-// records are deleted. It waits until the table is ACTIVE. A table that
+// records are deleted (not WithMultiRegionStrong: the table, made in one
+// Region, is to get its replicas next, and an MRSC table keeps no TTL).
+// It waits until the table is ACTIVE. A table that
 // already exists is not changed: CreateTable then checks it as CheckTable
 // does. Options New refuses are refused here too, with the same
 // *idem.ConfigError, before any request.
@@ -68,6 +71,9 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 	if err := waitActive(wait, client, table); err != nil {
 		return err
 	}
+	if o.MultiRegionStrong {
+		return nil // an MRSC table keeps no TTL
+	}
 	if _, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(table),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
@@ -81,12 +87,16 @@ func CreateTable(ctx context.Context, client TableAPI, table string, opts ...Opt
 }
 
 // CheckTable checks that table is the one a Store made with opts needs:
-// its key schema, and TTL on (or being turned on for) the expiry
-// attribute. A difference is ErrTableMismatch, saying what differs; a
-// missing table is the SDK's *types.ResourceNotFoundException. A worker
-// can call it at start-up to fail early rather than on every record.
-// Options New refuses are refused here too, with the same
-// *idem.ConfigError, before any request.
+// its key schema; its replicas, if any: a global table must have
+// multi-Region strong consistency (MRSC), and the store be made
+// WithMultiRegionStrong for it, since with eventual consistency two
+// Regions can both claim one key and both run the work; and TTL on (or
+// being turned on for) the expiry attribute, unless WithMultiRegionStrong
+// (such a table keeps no TTL). A difference is ErrTableMismatch, saying
+// what differs and why; a missing table is the SDK's
+// *types.ResourceNotFoundException. A worker can call it at start-up to
+// fail early rather than on every record. Options New refuses are refused
+// here too, with the same *idem.ConfigError, before any request.
 func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Option) error {
 	o, err := resolve(opts)
 	if err != nil {
@@ -115,6 +125,12 @@ func CheckTable(ctx context.Context, client TableAPI, table string, opts ...Opti
 	}
 	if len(got) != len(want) {
 		return fmt.Errorf("%w: %s's key schema is %v, want %v", ErrTableMismatch, table, got, want)
+	}
+	if _, err := checkReplicas(table, out.Table, o); err != nil {
+		return err
+	}
+	if o.MultiRegionStrong {
+		return nil // such a table keeps no TTL
 	}
 	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)}, errorChecksums)
 	if err != nil {

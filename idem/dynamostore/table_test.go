@@ -96,3 +96,35 @@ func isNotFound(err error) bool {
 	_, ok := errors.AsType[*types.ResourceNotFoundException](err)
 	return ok
 }
+
+// CreateTable WithMultiRegionStrong makes the table of one Region that
+// replicas with strong consistency are then added to: TTL left off, as
+// such a table keeps none; CheckTable with the option accepts it, and
+// without it refuses it for want of TTL.
+func TestCreateTableForMultiRegionStrong(t *testing.T) {
+	t.Parallel()
+	client := dynamotest.Client(t)
+	ctx := context.Background()
+	table := tableName(t, client)
+	if err := dynamostore.CreateTable(ctx, client, table, dynamostore.WithMultiRegionStrong()); err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus != types.TimeToLiveStatusDisabled {
+		t.Errorf("TTL %s on %q, want it off", d.TimeToLiveStatus, aws.ToString(d.AttributeName))
+	}
+	if err := dynamostore.CheckTable(ctx, client, table, dynamostore.WithMultiRegionStrong()); err != nil {
+		t.Errorf("check with the option: %v", err)
+	}
+	if err := dynamostore.CheckTable(ctx, client, table); !errors.Is(err, dynamostore.ErrTableMismatch) {
+		t.Errorf("check without the option: %v, want ErrTableMismatch (no TTL)", err)
+	}
+	store := must(dynamostore.New(client, table, dynamostore.WithMultiRegionStrong()))
+	r, err := idem.Do(ctx, store, "t#1", "", func(context.Context) ([]byte, error) { return []byte("done"), nil })
+	if err != nil || r.Outcome != idem.Executed {
+		t.Fatalf("Do on the table: %+v, %v; want Executed", r, err)
+	}
+}

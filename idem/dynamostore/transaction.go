@@ -16,8 +16,14 @@ import (
 const MaxWrites = 99
 
 // transactWrites checks the staged writes: each must be a
-// types.TransactWriteItem, and they must fit in one transaction.
-func transactWrites(ws []any) ([]types.TransactWriteItem, error) {
+// types.TransactWriteItem, they must fit in one transaction, and the
+// table must run transactions.
+func (s *Store) transactWrites(ws []any) ([]types.TransactWriteItem, error) {
+	if len(ws) > 0 && s.noTransactions {
+		return nil, fmt.Errorf("%w: %d staged writes: dynamostore: the store was made WithMultiRegionStrong, and a global table with "+
+			"multi-Region strong consistency runs no transactions (TransactWriteItems), so nothing can be committed with the record",
+			idem.ErrUnsupportedWrite, len(ws))
+	}
 	if len(ws) > MaxWrites {
 		return nil, fmt.Errorf("%w: %d staged writes, a transaction holds the record and at most %d more",
 			idem.ErrUnsupportedWrite, len(ws), MaxWrites)

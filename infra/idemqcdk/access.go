@@ -34,10 +34,16 @@ var (
 	blobActions = []string{"s3:PutObject", "s3:GetObject"}
 	// logActions let the function write to its own log group.
 	logActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
+	// mappingActions let the worker read its function's event source
+	// mappings once at start-up, to say when one lacks
+	// ReportBatchItemFailures. The action takes no narrower resource (the
+	// Service Authorization Reference names no resource type for it): "*".
+	mappingActions = []string{"lambda:ListEventSourceMappings"}
 )
 
 // allow gives grantee the worker's permissions on the table and the queue:
-// tableActions, pollActions and, with back-off, backoffActions.
+// tableActions, pollActions and, with back-off, backoffActions; and
+// mappingActions.
 func allow(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, queue awssqs.IQueue, backoff bool) {
 	add := statementAdder(grantee)
 	add("RecordTable", tableActions, table.TableArn())
@@ -45,6 +51,7 @@ func allow(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, queue awssqs.I
 	if backoff {
 		add("InProgressBackoff", backoffActions, queue.QueueArn())
 	}
+	add("ReadMappings", mappingActions, jsii.String("*"))
 }
 
 // statementAdder adds to grantee's policy a statement allowing actions on

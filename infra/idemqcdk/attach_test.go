@@ -129,7 +129,7 @@ func TestAttachment(t *testing.T) {
 	}
 	// The role CDK made for the function keeps its managed policy (the
 	// team's choice); idemq adds exactly its own grants.
-	grant := func(resource obj, actions ...string) obj {
+	grant := func(resource any, actions ...string) obj {
 		a := arr{}
 		for _, x := range actions {
 			a = append(a, x)
@@ -140,6 +140,7 @@ func TestAttachment(t *testing.T) {
 		grant(getAtt(table, "Arn"), "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"),
 		grant(getAtt(queueID, "Arn"), "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
 		grant(blobObjects(bucket, "idemq/"), "s3:PutObject", "s3:GetObject"),
+		grant("*", "lambda:ListEventSourceMappings"),
 	})
 	if got := grantPairs(roleStatements(tpl)); strings.Join(got, "\n") != strings.Join(wantPairs, "\n") {
 		t.Errorf("the function's role is allowed\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(wantPairs, "\n\t"))

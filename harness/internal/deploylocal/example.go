@@ -131,6 +131,7 @@ func runOrders(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_S3=" + endpoint,
+		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused, logged
 	}
 	for k, v := range d.env {
 		env = append(env, k+"="+v)

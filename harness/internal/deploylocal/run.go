@@ -188,6 +188,7 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		"AWS_REGION=" + Region, "AWS_DEFAULT_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=idemqlocal", "AWS_SECRET_ACCESS_KEY=idemqlocal", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + endpoint, "AWS_ENDPOINT_URL_SQS=" + endpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER=" + endpoint,
+		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused, logged
 	}
 	var s3log *s3Log
 	if d.env[idemqenv.BlobBucket] != "" {

@@ -58,6 +58,9 @@ func (r *runner) workerEnv(name string) []string {
 		"AWS_ACCESS_KEY_ID=idemqlocal",
 		"AWS_SECRET_ACCESS_KEY=idemqlocal",
 		"AWS_EC2_METADATA_DISABLED=true",
+		// The start-up's read of the function's event source mappings:
+		// refused at a closed port, logged, and the worker goes on.
+		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1",
 		idemqenv.ProviderURL + "=" + r.provider.URLFor(name),
 		idemqenv.RecordExpiry + "=" + fmt.Sprint(24*3600) + "s",
 		idemqenv.Namespace + "=" + Namespace,

@@ -28,6 +28,13 @@ type Config struct {
 	Refuse       float64 // per store request: not applied, an error returned
 	Lose         float64 // per store request: applied, its answer lost
 	GiveUp       float64 // per lost answer: the client gives up with an error; else it retries once
+	// Conflict is, per store request, and per retry of one whose answer
+	// was lost, the chance that another Region was writing the record
+	// (a global table with multi-Region strong consistency): not
+	// applied, and answered as dynamostore answers
+	// ReplicatedWriteConflictException (idem.ErrWriteConflict). The
+	// client sends a Complete so refused again, as a refused one.
+	Conflict float64
 	// Outage is, per refused Complete, the chance that the store stays
 	// down for the execution: the client's retries of it are refused too,
 	// until the client gives up and idem.Do releases the claim.
@@ -37,6 +44,10 @@ type Config struct {
 	// pgstore's CompleteAttempts, go-redis's 1 + MaxRetries).
 	ClientAttempts int
 	MaxSteps       int
+
+	// mutation breaks what a conflict is taken for, for the tests that
+	// show the simulation finds it; sound in every other run.
+	mutation mutation
 }
 
 // DefaultConfig is the world the tests explore.
@@ -46,7 +57,7 @@ func DefaultConfig() Config {
 		Visibilities: []time.Duration{10 * time.Second, 6 * time.Minute}, MaxTick: 10 * time.Second,
 		MaxCall: 20 * time.Second, MaxBeatCall: 3 * time.Minute, MaxReceives: 200, DupRate: 0.5,
 		CrashRate: 0.02, FailRate: 0.1, StallRate: 0.05, StageRate: 0.5, BeatRate: 0.5,
-		Refuse: 0.1, Lose: 0.1, GiveUp: 0.5, Outage: 0.5, ClientAttempts: 4, MaxSteps: 20000,
+		Refuse: 0.1, Lose: 0.1, GiveUp: 0.5, Conflict: 0.05, Outage: 0.5, ClientAttempts: 4, MaxSteps: 20000,
 	}
 }
 
@@ -74,11 +85,12 @@ const (
 	refused                   // not applied; the client gets an error
 	lostGaveUp                // applied; the answer is lost and the client gives up with an error
 	lostRetried               // applied; the answer is lost and the client's retry gets its own
+	conflicted                // not applied: another Region was writing the record
 	numAnswers
 )
 
 func (a answer) String() string {
-	return [...]string{"answered", "refused", "applied, answer lost, gave up", "applied, answer lost, retried"}[a]
+	return [...]string{"answered", "refused", "applied, answer lost, gave up", "applied, answer lost, retried", "conflicted"}[a]
 }
 
 // Stats counts what one run, or many, did.
@@ -105,7 +117,10 @@ type Stats struct {
 	// included; MaxCompleteRequests is the most one execution's
 	// completion sent (at most Config.ClientAttempts).
 	CompleteRequests, MaxCompleteRequests int
-	Requests                              [numOps][numAnswers]int
+	// RetryConflicted counts requests applied whose answer was lost and
+	// whose retry met a conflict: a claim that is ours, taken for another's.
+	RetryConflicted int
+	Requests        [numOps][numAnswers]int
 }
 
 // Add adds o's counts to s.
@@ -131,6 +146,7 @@ func (s *Stats) Add(o Stats) {
 	s.CompleteRetried += o.CompleteRetried
 	s.CompleteGaveUp += o.CompleteGaveUp
 	s.CompleteRequests += o.CompleteRequests
+	s.RetryConflicted += o.RetryConflicted
 	s.MaxCompleteRequests = max(s.MaxCompleteRequests, o.MaxCompleteRequests)
 	for i := range s.Requests {
 		for j := range s.Requests[i] {
@@ -157,6 +173,7 @@ func (s *Stats) Unreached(rare bool) []string {
 		"a refused Complete whose Release lost its answer":         s.RefusedCompleteLostRelease,
 		"a refused Complete applied when its client sent it again": s.CompleteRetried,
 		"a refused Complete given up on":                           s.CompleteGaveUp,
+		"a request applied whose retry met a conflict":             s.RetryConflicted,
 	} {
 		if n == 0 {
 			out = append(out, name)

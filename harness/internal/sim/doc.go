@@ -26,6 +26,15 @@
 //     attempts, each a scheduler step; the first refusal may find the
 //     store down for the execution's whole window (Config.Outage), so that
 //     every attempt is refused until the client gives up and Do releases;
+//   - a second Region: any request, and the retry of one whose answer was
+//     lost, may meet another Region's write to the record (a global table
+//     with multi-Region strong consistency) and be refused, not applied;
+//     the instance then gets what dynamostore itself answers
+//     ReplicatedWriteConflictException with (a request sent to a
+//     dynamostore.Store whose DynamoDB answers every write so):
+//     idem.ErrWriteConflict, which idem.Do takes for another claimant on a
+//     claim (InProgress) and for a failure elsewhere; a Complete so refused
+//     is sent again by the client, as a refused one;
 //   - crashes: at any yield (before a request, between a lost answer and
 //     its retry, in the call, after the handler answered) an instance dies;
 //     its goroutines exit at their next yield, its answer is discarded and a

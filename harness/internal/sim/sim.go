@@ -20,12 +20,15 @@ const clockFormat = "15:04:05.000"
 // a time: the scheduler's, or a worker goroutine it has handed the turn to
 // and is waiting for.
 type world struct {
-	cfg     Config
-	rng     *rand.Rand
-	now     time.Time
-	store   *memstore.Store
-	beating bool          // the workers run with a heartbeat
-	visible time.Duration // the queue's visibility timeout
+	cfg   Config
+	rng   *rand.Rand
+	now   time.Time
+	store *memstore.Store
+	// conflicts answers a request that meets another Region's write, as
+	// dynamostore does.
+	conflicts conflicts
+	beating   bool          // the workers run with a heartbeat
+	visible   time.Duration // the queue's visibility timeout
 
 	keys    []string
 	keyOf   map[idem.Key]string // the store's key → the sim's name for it
@@ -69,7 +72,7 @@ func newWorld(seed uint64, cfg Config) *world {
 	}
 	w := &world{
 		cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), store: store,
+		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), store: store, conflicts: newConflicts(),
 		keyOf: map[idem.Key]string{}, byOwner: map[string]*exec{}, calls: map[string]int{},
 		allowances: map[string][]*exec{}, completedBy: map[string]*exec{}, dead: map[string]bool{},
 	}

@@ -64,9 +64,14 @@ var foundDefects = []struct {
 		"applied with the answer lost; the message must come back", func(s Stats) int { return s.RefusedCompleteLostRelease }},
 }
 
+// TestSeedsThatFoundDefects replays each seed in the world it was found
+// in: before conflicts with another Region's writes were simulated, which
+// draw nothing when Config.Conflict is 0.
 func TestSeedsThatFoundDefects(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Conflict = 0
 	for _, f := range foundDefects {
-		stats, err := Run(f.seed, DefaultConfig())
+		stats, err := Run(f.seed, cfg)
 		if err != nil {
 			t.Errorf("seed %d, which found %s:\n%v", f.seed, f.what, err)
 		}
@@ -74,4 +79,40 @@ func TestSeedsThatFoundDefects(t *testing.T) {
 			t.Errorf("seed %d no longer reaches the path of %s", f.seed, f.what)
 		}
 	}
+}
+
+// The simulation bites: a mapping of the conflict that takes a claim in
+// conflict for a claim, or a completion in conflict for one applied, is
+// found within a few hundred seeds.
+func TestConflictMutantsAreFound(t *testing.T) {
+	for _, m := range []struct {
+		mutation mutation
+		what     string
+	}{
+		{conflictClaims, "a claim in conflict answered as claimed"},
+		{conflictApplies, "a completion in conflict answered as applied"},
+	} {
+		cfg := DefaultConfig()
+		cfg.mutation = m.mutation
+		found := false
+		for seed := uint64(1); seed <= 500 && !found; seed++ {
+			if _, err := Run(seed, cfg); err != nil {
+				found = true
+				t.Logf("%s: seed %d finds it: %s", m.what, seed, firstLine(err))
+			}
+		}
+		if !found {
+			t.Errorf("%s: 500 seeds found nothing wrong", m.what)
+		}
+	}
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i]
+		}
+	}
+	return s
 }

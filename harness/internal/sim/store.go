@@ -36,16 +36,12 @@ type faultStore struct {
 }
 
 // send carries one request: apply runs it against the store and records
-// its effect; pause, if not nil, comes between a lost answer and the
-// retry.
-func (s *faultStore) send(o op, what string, apply func() error, pause func()) (answer, error) {
-	return s.sendDown(o, what, false, apply, pause)
-}
-
-// sendDown is send, with down: the store is down and the request refused.
-func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, pause func()) (answer, error) {
+// its effect; conflict is what dynamostore answers when the request meets
+// another Region's write (conflicts); pause, if not nil, comes between a
+// lost answer and the retry.
+func (s *faultStore) send(o op, what string, apply, conflict func() error, pause func()) (answer, error) {
 	w := s.w
-	a := w.network(down)
+	a := w.network(false)
 	w.stats.Requests[o][a]++
 	var err error
 	switch a {
@@ -53,6 +49,8 @@ func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, 
 		err = apply()
 	case refused:
 		err = errRefused
+	case conflicted:
+		err = conflict()
 	case lostGaveUp:
 		w.logf("w%d %s → %v, answer lost", s.wk.id, what, apply())
 		err = errLost
@@ -61,15 +59,22 @@ func (s *faultStore) sendDown(o op, what string, down bool, apply func() error, 
 		if pause != nil {
 			pause()
 		}
-		err = apply()
+		if w.retryConflicts() {
+			w.stats.RetryConflicted++
+			w.logf("w%d %s: the retry meets another Region's write", s.wk.id, what)
+			err = conflict()
+		} else {
+			err = apply()
+		}
 	}
 	w.logf("w%d %s (%s) → %v", s.wk.id, what, a, err)
 	return a, err
 }
 
 // network is what the network makes of one request: answered; refused
-// (always, with down: the store is down); or applied with its answer
-// lost, after which the client gives up or sends it again.
+// (always, with down: the store is down); applied with its answer lost,
+// after which the client gives up or sends it again; or refused as a
+// conflict with another Region's write.
 func (w *world) network(down bool) answer {
 	switch r := w.rng.Float64(); {
 	case down || r < w.cfg.Refuse:
@@ -79,8 +84,17 @@ func (w *world) network(down bool) answer {
 			return lostGaveUp
 		}
 		return lostRetried
+	case r < w.cfg.Refuse+w.cfg.Lose+w.cfg.Conflict:
+		return conflicted
 	}
 	return answered
+}
+
+// retryConflicts decides whether the retry of a request whose answer was
+// lost meets another Region's write. Without conflicts it draws nothing,
+// so a world without them runs as it did before they were simulated.
+func (w *world) retryConflicts() bool {
+	return w.cfg.Conflict > 0 && w.rng.Float64() < w.cfg.Conflict
 }
 
 func (s *faultStore) retryPause() { s.wk.yield(atRetry) }
@@ -105,6 +119,12 @@ func (s *faultStore) Claim(_ context.Context, req idem.ClaimRequest) (idem.Claim
 				w.stats.TakeOvers++
 				w.logf("%s takes %s over from %s", ex, ex.key, w.describe(*c.Previous, true))
 			}
+		}
+		return err
+	}, func() error {
+		var err error
+		if c, err = w.conflicts.claim(req); w.cfg.mutation == conflictClaims {
+			c, err = idem.Claim{Claimed: true}, nil
 		}
 		return err
 	}, s.retryPause)
@@ -198,6 +218,12 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 				w.logf("%s: the store is down for its Complete", ex)
 			}
 			ex.refused = true
+		case conflicted:
+			// Not applied, like a refusal: the client sends it again.
+			if err = w.conflicts.complete(c); w.cfg.mutation == conflictApplies {
+				err = nil
+			}
+			ex.refused = true
 		case lostGaveUp:
 			w.logf("w%d %s → %v, answer lost", wk.id, what, apply())
 			err = errLost
@@ -205,7 +231,7 @@ func (s *faultStore) Complete(_ context.Context, c idem.Completion) error {
 			w.logf("w%d %s → %v, answer lost; sending it again", wk.id, what, apply())
 		}
 		w.logf("w%d %s (%s) → %v", wk.id, what, a, err)
-		if a == answered || a == lostGaveUp || (a == refused && last) {
+		if a == answered || a == lostGaveUp || ((a == refused || a == conflicted) && (last || err == nil)) {
 			break
 		}
 	}
@@ -243,7 +269,7 @@ func (s *faultStore) Release(_ context.Context, key idem.Key, owner string) erro
 		w.fenced(ex, "Release", before, held, err, false)
 		w.checkExec(ex)
 		return err
-	}, s.retryPause)
+	}, func() error { return w.conflicts.release(key, owner) }, s.retryPause)
 	if ex.refused && (a == lostGaveUp || a == lostRetried) {
 		w.stats.RefusedCompleteLostRelease++
 	}
@@ -271,7 +297,7 @@ func (s *faultStore) Extend(ctx context.Context, e idem.Extension) error {
 			wk.lease = rec.LeaseUntil
 		}
 		return err
-	}, nil)
+	}, func() error { return w.conflicts.extend(e) }, nil)
 	b.answered <- beatAnswer{ctx: ctx, err: err}
 	return err
 }
