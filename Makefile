@@ -38,8 +38,28 @@ PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 # of a team's own app with idemq attached (docs/deploy.md).
 CDK_APPS := infra examples/existing-app
 
+# make test prints the CPU time (user + sys, of every process it waited
+# for: compilers, test binaries, servers) and the wall time of each phase
+# and of the whole run (scripts/cputime.sh), and keeps them in
+# CPUTIME_LOG; docs/development.md ("Where make test spends its time")
+# says what a cold run costs.
+CPUTIME_LOG := results/tmp/make-test-cpu.tsv
+CPUTIME := $(CURDIR)/scripts/cputime.sh
+SUBMAKE := $(MAKE) --no-print-directory
+
 .PHONY: test
-test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
+test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests; print the CPU-seconds of each phase.
+	@mkdir -p $(dir $(CPUTIME_LOG)) && : >$(CPUTIME_LOG)
+	@export IDEMQ_CPUTIME_LOG=$(CURDIR)/$(CPUTIME_LOG); \
+	$(CPUTIME) tools $(SUBMAKE) deps-test && $(CPUTIME) lint $(SUBMAKE) lint && \
+		$(CPUTIME) test-go $(SUBMAKE) test-go && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
+	status=$$?; echo "CPU-seconds (user + sys) and wall seconds by phase ($(CPUTIME_LOG)):"; \
+	sort -t$$'\t' -k5,5n $(CPUTIME_LOG) | awk -F'\t' '{ printf "  %-40s %5.0f CPU-s %5.0f s wall\n", $$1, $$2 + $$3, $$4 } \
+		$$1 !~ /^ / { u += $$2; s += $$3; w += $$4 } \
+		END { printf "make test: %.0f CPU-seconds (user %.0f, sys %.0f), %.0f s wall\n", u + s, u, s, w }'; exit $$status
+
+.PHONY: deps-test
+deps-test: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) $(STATICCHECK) $(RELEASE_TOOL) ## Install every tool and package make test uses.
 
 # The servers the Go tests run against, each started for the run on a free
 # loopback port and stopped after it (scripts/with-*.sh).
@@ -49,7 +69,8 @@ WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dyna
 # The library's modules (one go test over the workspace) and the proof and
 # benchmark harness (harness/) run under one set of servers.
 test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
-	$(WITH_SERVERS) bash -c 'go test -race -count=1 $(PACKAGES) && go -C harness test -race -count=1 ./...'
+	$(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(PACKAGES) && \
+		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 ./...'
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -80,10 +101,8 @@ test-short: ## Run the Go tests that need no server (-short).
 .PHONY: lint
 lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go module; every go.mod tidy.
 	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; if [[ -n "$$unformatted" ]]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
-	go vet $(PACKAGES)
-	$(STATICCHECK) $(PACKAGES)
-	go -C harness vet ./...
-	cd harness && $(STATICCHECK) ./...
+	$(CPUTIME) "  go vet" bash -c 'go vet $(PACKAGES) && go -C harness vet ./...'
+	$(CPUTIME) "  staticcheck" bash -c '$(STATICCHECK) $(PACKAGES) && cd harness && $(STATICCHECK) ./...'
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
 # harness/ and the CDK apps; every module is tidy against the working
@@ -235,7 +254,8 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
-	for m in $(CDK_APPS); do (cd $$m && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...) || exit 1; done
+	for m in $(CDK_APPS); do (cd $$m && $(CPUTIME) "  $$m: go vet" go vet ./... && $(CPUTIME) "  $$m: staticcheck" $(STATICCHECK) ./... && \
+		$(CPUTIME) "  $$m: go test" go test -count=1 ./...) || exit 1; done
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
