@@ -67,10 +67,23 @@ WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dyna
 
 .PHONY: test-go
 # The library's modules (one go test over the workspace) and the proof and
-# benchmark harness (harness/) run under one set of servers.
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
-	$(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(PACKAGES) && \
+# benchmark harness (harness/) run under one set of servers, and share one
+# build of the worker (TEST_BOOTSTRAP).
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) test-bootstrap ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
+	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(PACKAGES) && \
 		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 ./...'
+
+# The worker as Lambda runs it (make build-lambda's flags, which
+# internal/rie.BuildFlags repeats), built once for a test run for this
+# machine: the RIE test, the consumer-mode test, the real pipeline and the
+# benchmark's start-up run it (IDEMQ_TEST_BOOTSTRAP, internal/rie.Bootstrap)
+# rather than each building its own; run alone, each builds its own with
+# the same flags, which share the build cache's packages.
+TEST_BOOTSTRAP := $(BIN)/test/bootstrap
+
+.PHONY: test-bootstrap
+test-bootstrap: ## Build the worker the Go tests share, bin/test/bootstrap, for this machine.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) $(CPUTIME) "  the worker for the tests" go build $(LAMBDA_BUILD_FLAGS) -o $(TEST_BOOTSTRAP) ./lambda
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -186,11 +199,14 @@ rie: $(RIE) ## Install the Lambda Runtime Interface Emulator into bin/ (the RIE 
 $(RIE):
 	GOBIN=$(BIN) go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 
+# go build's flags for the worker (with CGO_ENABLED=0 GOOS=linux), as
+# internal/rie.BuildFlags has them for the tests' builds.
+LAMBDA_BUILD_FLAGS := -trimpath -tags lambda.norpc -ldflags '-s -w'
+
 .PHONY: build-lambda
 build-lambda: ## Build the worker as bin/lambda/{arm64,amd64}/bootstrap for provided.al2023.
 	for arch in $(LAMBDA_ARCHS); do \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go -C lambda build -trimpath -tags lambda.norpc -ldflags '-s -w' \
-			-o $(BIN)/lambda/$$arch/bootstrap . || exit 1; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build $(LAMBDA_BUILD_FLAGS) -o $(BIN)/lambda/$$arch/bootstrap ./lambda || exit 1; \
 	done
 	@ls -l $(BIN)/lambda/*/bootstrap
 

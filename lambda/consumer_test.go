@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,10 +42,7 @@ func TestConsumerMode(t *testing.T) {
 		BaseEndpoint: aws.String(os.Getenv(dynamotest.EndpointEnv)),
 		Credentials:  credentials.NewStaticCredentialsProvider("idemqconsumer", "idemqconsumer", ""),
 	})
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := workerBootstrap(t)
 	env := func(table, queueURL string, p *holdingProvider, extra ...string) []string {
 		return append([]string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true",

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -47,7 +46,7 @@ func TestRIE(t *testing.T) {
 	}
 	t.Parallel()
 	rieBin := rieBinary(t)
-	bootstrap := buildBootstrap(t, runtime.GOARCH)
+	bootstrap := workerBootstrap(t)
 
 	t.Run("dynamodb", func(t *testing.T) {
 		t.Parallel()
@@ -387,19 +386,6 @@ func rieBinary(t *testing.T) string {
 		t.Fatalf("%v, or set %s; -short skips this test", err, rieEnv)
 	}
 	return abs
-}
-
-// buildBootstrap builds the worker as Lambda runs it: bootstrap, linux,
-// no cgo, -tags lambda.norpc.
-func buildBootstrap(t *testing.T, arch string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-trimpath", "-tags", "lambda.norpc", "-o", out, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	return out
 }
 
 // startRIE runs the emulator with the bootstrap on loopback ports of its

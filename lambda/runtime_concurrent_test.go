@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +43,7 @@ func TestConcurrentInvocations(t *testing.T) {
 		t.Skip("-short: the test builds the bootstrap")
 	}
 	t.Parallel()
-	bootstrap := buildBootstrap(t, runtime.GOARCH)
+	bootstrap := workerBootstrap(t)
 
 	g := newGate(concurrentInvocations, 30*time.Second)
 	f := &fakeProvider{t: t}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemq/idemq/harness/bench"
 	"github.com/idemq/idemq/harness/internal/repo"
+	"github.com/idemq/idemq/internal/rie"
 )
 
 // TestHarness runs the whole benchmark once at one size, with one run and
@@ -35,10 +36,16 @@ func TestHarness(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// The worker a test run shares (make test builds it once), or one
+	// built here.
+	bootstrap, err := rie.Bootstrap(ctx, root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := bench.Run(ctx, bench.Config{
 		Root: root, Sizes: []int{10}, Models: []time.Duration{time.Millisecond}, Records: 10, ThroughputRecords: 10, Runs: 1,
 		ScenarioSize: 10, NoWarmup: true, Log: testLog{t},
-		Startup: &bench.StartupConfig{RIE: filepath.Join(root, "bin", "aws-lambda-rie"), Archs: []string{runtime.GOARCH}, Starts: 1},
+		Startup: &bench.StartupConfig{RIE: filepath.Join(root, "bin", "aws-lambda-rie"), Archs: []string{runtime.GOARCH}, Starts: 1, Bootstrap: bootstrap},
 	})
 	if err != nil {
 		t.Fatalf("%v\n(make deps-bench installs bench/powertools; make rie installs the emulator)", err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -34,6 +33,11 @@ type StartupConfig struct {
 	// Endpoint and Table are the DynamoDB Local and the table the worker is
 	// configured with (its DynamoDB store is built at init).
 	Endpoint, Table string
+	// Bootstrap, when set, is the worker already built for this machine's
+	// arch as `make build-lambda` builds it (rie.Bootstrap: the one a test
+	// run shares): it is sized and cold-started rather than built again.
+	// Defaults to building it.
+	Bootstrap string
 }
 
 // StartupResult is the worker's start-up.
@@ -67,8 +71,10 @@ func medianDuration(d []time.Duration) time.Duration {
 }
 
 // MeasureStartup builds the worker (lambda/) for each arch as
-// `make build-lambda` does, and cold-starts the build for this machine's
-// arch under the Lambda Runtime Interface Emulator, cfg.Starts times.
+// `make build-lambda` does (rie.BuildBootstrap; for this machine's arch,
+// unless cfg.Bootstrap is given), and cold-starts the build for this
+// machine's arch under the Lambda Runtime Interface Emulator, cfg.Starts
+// times.
 func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, error) {
 	if runtime.GOOS != "linux" {
 		return nil, errors.New("bench: the start-up is measured on Linux (the emulator runs a linux bootstrap)")
@@ -94,10 +100,16 @@ func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, err
 	if !slices.Contains(archs, runtime.GOARCH) {
 		archs = append(slices.Clone(archs), runtime.GOARCH)
 	}
+	bootstrap := cfg.Bootstrap
 	for _, arch := range archs {
 		out := filepath.Join(dir, arch, "bootstrap")
-		if err := buildWorker(ctx, cfg.Root, arch, out); err != nil {
-			return nil, err
+		if arch == runtime.GOARCH && bootstrap != "" {
+			out = bootstrap
+		} else if err := rie.BuildBootstrap(ctx, cfg.Root, arch, out); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		if arch == runtime.GOARCH {
+			bootstrap = out
 		}
 		fi, err := os.Stat(out)
 		if err != nil {
@@ -107,7 +119,6 @@ func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, err
 			res.Sizes[arch] = fi.Size()
 		}
 	}
-	bootstrap := filepath.Join(dir, runtime.GOARCH, "bootstrap")
 	for range cfg.Starts {
 		initD, first, warm, err := coldStart(ctx, cfg, bootstrap, dir)
 		if err != nil {
@@ -118,17 +129,6 @@ func MeasureStartup(ctx context.Context, cfg StartupConfig) (*StartupResult, err
 		res.WarmInvoke = append(res.WarmInvoke, warm)
 	}
 	return res, nil
-}
-
-// buildWorker builds lambda/ as `make build-lambda` does.
-func buildWorker(ctx context.Context, root, arch, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-o", out, "./lambda")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("bench: build the worker for %s: %v\n%s", arch, err, b)
-	}
-	return nil
 }
 
 var initReport = regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`)

@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/idemq/idemq/internal/rie"
@@ -27,15 +25,14 @@ func FindRIE(root string) (string, error) {
 	return rie.Find(filepath.Join(root, rie.BinPath))
 }
 
-// BuildBootstrap builds the reference worker (lambda/) for this machine
-// into dir/bootstrap, as Lambda's provided.al2023 runtime runs it.
+// BuildBootstrap returns the reference worker (lambda/) for this machine
+// as Lambda's provided.al2023 runtime runs it: the one a whole test run
+// shares when rie.BootstrapEnv names it (make test builds it once), else
+// one built into dir/bootstrap (rie.BuildBootstrap).
 func BuildBootstrap(ctx context.Context, root, dir string) (string, error) {
-	out := filepath.Join(dir, "bootstrap")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", out, "./lambda")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("pipeline: build the worker (go build ./lambda): %w\n%s", err, msg)
+	path, err := rie.Bootstrap(ctx, root, dir)
+	if err != nil {
+		return "", fmt.Errorf("pipeline: %w", err)
 	}
-	return out, nil
+	return path, nil
 }
