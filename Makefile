@@ -37,6 +37,7 @@ PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 # the reference stack (infra/, run by the root's cdk.json) and the example
 # of a team's own app with idemq attached (docs/deploy.md).
 CDK_APPS := infra examples/existing-app
+CDK_PACKAGES := $(patsubst %,./%/...,$(CDK_APPS))
 
 # make test prints the CPU time (user + sys, of every process it waited
 # for: compilers, test binaries, servers) and the wall time of each phase
@@ -52,7 +53,7 @@ test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Red
 	@mkdir -p $(dir $(CPUTIME_LOG)) && : >$(CPUTIME_LOG)
 	@export IDEMQ_CPUTIME_LOG=$(CURDIR)/$(CPUTIME_LOG); \
 	$(CPUTIME) tools $(SUBMAKE) deps-test && $(CPUTIME) lint $(SUBMAKE) lint && \
-		$(CPUTIME) test-go $(SUBMAKE) test-go && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
+		$(CPUTIME) builds $(SUBMAKE) test-builds && $(CPUTIME) test-go $(SUBMAKE) test-go && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
 	status=$$?; echo "CPU-seconds (user + sys) and wall seconds by phase ($(CPUTIME_LOG)):"; \
 	sort -t$$'\t' -k5,5n $(CPUTIME_LOG) | awk -F'\t' '{ printf "  %-40s %5.0f CPU-s %5.0f s wall\n", $$1, $$2 + $$3, $$4 } \
 		$$1 !~ /^ / { u += $$2; s += $$3; w += $$4 } \
@@ -69,21 +70,29 @@ WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dyna
 # The library's modules (one go test over the workspace) and the proof and
 # benchmark harness (harness/) run under one set of servers, and share one
 # build of the worker (TEST_BOOTSTRAP).
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) test-bootstrap ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) test-builds ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
 	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(PACKAGES) && \
 		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 ./...'
 
-# The worker as Lambda runs it (make build-lambda's flags, which
-# internal/rie.BuildFlags repeats), built once for a test run for this
-# machine: the RIE test, the consumer-mode test, the real pipeline and the
-# benchmark's start-up run it (IDEMQ_TEST_BOOTSTRAP, internal/rie.Bootstrap)
-# rather than each building its own; run alone, each builds its own with
-# the same flags, which share the build cache's packages.
+# What the Go tests build, built once before they run: the worker as
+# Lambda runs it (make build-lambda's flags, which internal/rie.BuildFlags
+# repeats) for this machine, which the RIE test, the consumer-mode test,
+# the real pipeline and the benchmark's start-up run
+# (IDEMQ_TEST_BOOTSTRAP, internal/rie.Bootstrap) rather than each building
+# its own; the worker for arm64 and the CDK apps (cdk.json's build of
+# infra/, examples/existing-app/), which the local deployment and
+# test-infra build again from the build cache (idemqcdk.GoBuild uses the
+# same flags). Run alone, each test builds what it needs with the same
+# flags, sharing the cache's packages.
 TEST_BOOTSTRAP := $(BIN)/test/bootstrap
 
-.PHONY: test-bootstrap
-test-bootstrap: ## Build the worker the Go tests share, bin/test/bootstrap, for this machine.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) $(CPUTIME) "  the worker for the tests" go build $(LAMBDA_BUILD_FLAGS) -o $(TEST_BOOTSTRAP) ./lambda
+.PHONY: test-builds
+test-builds: ## Build what the Go tests run: the worker for this machine (bin/test/bootstrap) and for arm64, the CDK apps.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) $(CPUTIME) "  the worker for this machine" \
+		go build $(LAMBDA_BUILD_FLAGS) -o $(TEST_BOOTSTRAP) ./lambda
+	[[ "$$(go env GOARCH)" == arm64 ]] || CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(CPUTIME) "  the worker for arm64" \
+		go build $(LAMBDA_BUILD_FLAGS) -o $(BIN)/test/arm64/bootstrap ./lambda
+	$(CPUTIME) "  the CDK apps" bash -c 'go -C infra build -o ../bin/idemq-cdk-app . && go build ./examples/existing-app/...'
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -111,11 +120,17 @@ test-short: ## Run the Go tests that need no server (-short).
 	go test -short -count=1 $(PACKAGES)
 	go -C harness test -short -count=1 ./...
 
+# go vet and staticcheck read the packages compiled with -race, as
+# go test -race compiles them: make test compiles the library and the
+# harness once, not once for the checks and once more for the tests (no
+# file of ours depends on the race build tag). One run of each covers the
+# library's modules and harness/ (a module of go.work, so ./harness/...
+# from the root names its packages); test-infra checks the CDK apps.
 .PHONY: lint
 lint: $(STATICCHECK) modules-check ## gofmt, go vet and staticcheck, on every Go module; every go.mod tidy.
 	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; if [[ -n "$$unformatted" ]]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
-	$(CPUTIME) "  go vet" bash -c 'go vet $(PACKAGES) && go -C harness vet ./...'
-	$(CPUTIME) "  staticcheck" bash -c '$(STATICCHECK) $(PACKAGES) && cd harness && $(STATICCHECK) ./...'
+	$(CPUTIME) "  go vet" go vet -race $(PACKAGES) ./harness/...
+	GOFLAGS="$(GOFLAGS) -race" $(CPUTIME) "  staticcheck" $(STATICCHECK) $(PACKAGES) ./harness/...
 
 # Every go.mod of the repository is in go.work, and in MODULES but for
 # harness/ and the CDK apps; every module is tidy against the working
@@ -270,8 +285,9 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
-	for m in $(CDK_APPS); do (cd $$m && $(CPUTIME) "  $$m: go vet" go vet ./... && $(CPUTIME) "  $$m: staticcheck" $(STATICCHECK) ./... && \
-		$(CPUTIME) "  $$m: go test" go test -count=1 ./...) || exit 1; done
+	$(CPUTIME) "  go vet" go vet $(CDK_PACKAGES)
+	$(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
+	$(CPUTIME) "  go test" go test -count=1 $(CDK_PACKAGES)
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

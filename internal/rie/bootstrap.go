@@ -68,7 +68,7 @@ func machine(arch string) (elf.Machine, bool) {
 // error naming BootstrapEnv otherwise.
 func checkBootstrap(path, arch string) error {
 	fail := func(why string) error {
-		return fmt.Errorf("rie: %s=%s: %s; unset it to build the worker, or run `make test-bootstrap`", BootstrapEnv, path, why)
+		return fmt.Errorf("rie: %s=%s: %s; unset it to build the worker, or run `make test-builds`", BootstrapEnv, path, why)
 	}
 	if !filepath.IsAbs(path) {
 		return fail("not an absolute path")
