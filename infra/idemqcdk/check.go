@@ -52,5 +52,8 @@ func CheckQueue(q queue.Settings, timeout time.Duration, backoff bool) (warnings
 	if err := s.resolveExpiry(0, fieldName); err != nil {
 		return nil, err
 	}
-	return s.warnings, nil
+	for _, w := range s.warnings {
+		warnings = append(warnings, w.msg)
+	}
+	return warnings, nil
 }
