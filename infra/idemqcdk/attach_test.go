@@ -34,11 +34,16 @@ type usersQueue struct {
 	maxReceives         float64
 	dlqRetention        time.Duration // 0: SQS's default
 	noDLQ               bool
+	region              string // the stack's; "": region-agnostic
 }
 
 func newUsersApp(t *testing.T, q usersQueue) usersApp {
 	t.Helper()
-	a := usersApp{stack: awscdk.NewStack(newApp(t, nil), jsii.String("Team"), nil)}
+	var stackProps *awscdk.StackProps
+	if q.region != "" {
+		stackProps = &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(q.region), Account: jsii.String("123456789012")}}
+	}
+	a := usersApp{stack: awscdk.NewStack(newApp(t, nil), jsii.String("Team"), stackProps)}
 	dlqProps := &awssqs.QueueProps{}
 	if q.dlqRetention != 0 {
 		dlqProps.RetentionPeriod = awscdk.Duration_Seconds(jsii.Number(q.dlqRetention.Seconds()))

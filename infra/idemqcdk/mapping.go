@@ -180,7 +180,7 @@ func takeOver(m awslambda.EventSourceMapping, s settings, given mappingSettings)
 	}
 	if given.concurrency != nil {
 		if s.concurrency == NoMaxConcurrency {
-			cfn.SetScalingConfig(nil)
+			cfn.AddPropertyDeletionOverride(jsii.String("ScalingConfig"))
 		} else {
 			cfn.SetScalingConfig(&awslambda.CfnEventSourceMapping_ScalingConfigProperty{MaximumConcurrency: jsii.Number(s.concurrency)})
 		}
