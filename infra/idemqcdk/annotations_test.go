@@ -67,6 +67,7 @@ func notes(t *testing.T, stack awscdk.Stack, errs bool) (out []note) {
 		find = a.FindError
 	}
 	for _, m := range *find(jsii.String("*"), assertions.Match_AnyValue()) {
+		//lint:ignore SA1019 the pinned assertions package returns no other type
 		add(*m.Id, fmt.Sprint(m.Entry.Data))
 	}
 	return out
@@ -104,16 +105,4 @@ func noNotes(t *testing.T, stack awscdk.Stack) {
 			t.Errorf("synth note: %s", n)
 		}
 	}
-}
-
-// warningsWithID are stack's warnings of the id given.
-func warningsWithID(t *testing.T, stack awscdk.Stack, id string) []note {
-	t.Helper()
-	var out []note
-	for _, n := range notes(t, stack, false) {
-		if n.id == id {
-			out = append(out, n)
-		}
-	}
-	return out
 }
