@@ -177,7 +177,7 @@ func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c cl
 		}
 		// A poller of the old mapping holding messages: hidden until
 		// after the deploy has begun, then back.
-		out, err := c.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(before.queueURL), MaxNumberOfMessages: 3, VisibilityTimeout: 15})
+		out, err := c.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(before.queueURL), MaxNumberOfMessages: 3, VisibilityTimeout: 5})
 		if err != nil {
 			return fmt.Errorf("deploylocal: hold messages in flight: %w", err)
 		}
