@@ -10,7 +10,8 @@ import (
 )
 
 // Check reports the first value of p that cannot be deployed, as a
-// *SettingError. NewWorker fails the synth with the same error.
+// *SettingError. NewWorker fails the synth with the same error; it also
+// checks Replicas' regions against its stack's, which Check cannot see.
 func (p *WorkerProps) Check() error {
 	_, err := p.resolve(fieldName)
 	return err
