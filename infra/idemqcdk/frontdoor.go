@@ -97,6 +97,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	for k, v := range requestEnv(s.request, idemqenv.FrontDoor) {
 		env[k] = jsii.String(v)
 	}
+	if len(s.replicas) > 0 {
+		env[EnvDynamoDBStrong] = jsii.String("true")
+	}
 	if w.Bucket != nil {
 		env[EnvBlobBucket] = w.Bucket.BucketName()
 		env[EnvBlobPrefix] = jsii.String(w.BlobPrefix)

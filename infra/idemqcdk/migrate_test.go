@@ -231,7 +231,12 @@ func TestMRSCTable(t *testing.T) {
 		tpl.HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), obj{
 			"MultiRegionConsistency":  "STRONG",
 			"Replicas":                assertions.Match_ArrayWith(&arr{assertions.Match_ObjectLike(&obj{"Region": "us-east-2"}), assertions.Match_ObjectLike(&obj{"Region": "us-west-2"})}),
-			"TimeToLiveSpecification": obj{"AttributeName": "expiration", "Enabled": true},
+			"TimeToLiveSpecification": assertions.Match_Absent(),
+		})
+		// The function is told, so that its store refuses staged writes
+		// before they are sent: such a table commits no transaction.
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
+			"Environment": obj{"Variables": assertions.Match_ObjectLike(&obj{idemqcdk.EnvDynamoDBStrong: "true"})},
 		})
 	})
 	noNotes(t, app.stack)

@@ -172,6 +172,11 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
 	}
 	if len(s.replicas) > 0 {
+		// An MRSC table keeps no TTL (DynamoDB developer guide, How
+		// global tables work): expired records stay until deleted (a
+		// claim takes them over all the same; idemq purge removes them),
+		// and the worker is told (EnvDynamoDBStrong), as CheckTable is.
+		props.TimeToLiveAttribute = nil
 		props.MultiRegionConsistency = awsdynamodb.MultiRegionConsistency_STRONG
 		var replicas []*awsdynamodb.ReplicaTableProps
 		for _, r := range s.replicas {

@@ -178,6 +178,9 @@ func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[
 	for k, v := range requestEnv(s.request, idemqenv.Worker) {
 		env[k] = jsii.String(v)
 	}
+	if len(s.replicas) > 0 {
+		env[EnvDynamoDBStrong] = jsii.String("true")
+	}
 	if bucket != nil {
 		env[EnvBlobBucket] = bucket.Bucket.BucketName()
 		env[EnvBlobPrefix] = jsii.String(bucket.Prefix)
