@@ -172,6 +172,7 @@ func TestTemplate(t *testing.T) {
 		"Allow dynamodb:PutItem on " + arn(tableID), "Allow dynamodb:UpdateItem on " + arn(tableID), "Allow dynamodb:DeleteItem on " + arn(tableID),
 		"Allow sqs:ReceiveMessage on " + arn(queueID), "Allow sqs:DeleteMessage on " + arn(queueID), "Allow sqs:GetQueueAttributes on " + arn(queueID),
 		"Allow sqs:ChangeMessageVisibility on " + arn(queueID),
+		"Allow lambda:ListEventSourceMappings on " + jsonText("*"), // the worker's start-up read of its mappings
 	}
 	for _, a := range teamsConsumeGrant {
 		want = append(want, "Allow "+a+" on "+arn(queueID))
