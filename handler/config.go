@@ -145,6 +145,17 @@ type Config struct {
 	// the event source's concurrency, and brings the whole batch back:
 	// the messages the response lists, no other.
 	NoBatchError bool
+
+	// WholeBatchQueues are the ARNs of queues whose event source mapping
+	// lacks ReportBatchItemFailures, so that Lambda ignores the partial
+	// batch response and deletes every message of a batch whose
+	// invocation succeeds. A batch from one of them with a record not
+	// acknowledged fails the invocation instead: the whole batch comes
+	// back, its acknowledged records replay from the store, and nothing
+	// unsettled is deleted. The worker fills it from its start-up read of
+	// the function's mappings. Defaults to none: every mapping reports
+	// batch item failures.
+	WholeBatchQueues []string
 }
 
 // configError is an *idem.ConfigError of this package.
@@ -186,8 +197,9 @@ type settings struct {
 	logger           *slog.Logger
 	emf              io.Writer
 	emfNamespace     string
-	tracer           Tracer // nil: off
-	batchError       bool   // !Config.NoBatchError
+	tracer           Tracer          // nil: off
+	batchError       bool            // !Config.NoBatchError
+	wholeBatch       map[string]bool // Config.WholeBatchQueues
 }
 
 // resolve fills in c's defaults and turns it into the settings a batch
@@ -212,6 +224,12 @@ func (c Config) resolve() (settings, error) {
 		emfNamespace:  c.EMFNamespace,
 		tracer:        c.Tracer,
 		batchError:    !c.NoBatchError,
+	}
+	for _, arn := range c.WholeBatchQueues {
+		if set.wholeBatch == nil {
+			set.wholeBatch = make(map[string]bool)
+		}
+		set.wholeBatch[arn] = true
 	}
 	var errs []error
 	bad := func(field, value string, reason string) {

@@ -87,7 +87,7 @@ func TestOutcomesFallInOneClass(t *testing.T) {
 func TestInvocationTableIsTheCodes(t *testing.T) {
 	t.Parallel()
 	for _, r := range invocationTable {
-		resp, err := answer(r.records(), r.batchError)
+		resp, err := answer(r.records(), r.batchError, nil)
 		got := ""
 		switch {
 		case errors.Is(err, ErrBatchFailed):

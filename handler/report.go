@@ -28,7 +28,7 @@ func (b *batch) respond() (events.SQSEventResponse, error) {
 			b.assign(i, rec.fate.blockedByFIFO())
 		}
 	}
-	resp, err := answer(b.records, b.settings.batchError)
+	resp, err := answer(b.records, b.settings.batchError, b.settings.wholeBatch)
 	for i := range b.records {
 		if rec := &b.records[i]; !rec.fate.acked() {
 			b.reportFailure(rec)
@@ -48,11 +48,14 @@ func (b *batch) respond() (events.SQSEventResponse, error) {
 //
 //   - a record not acknowledged has no message id: Lambda could not be
 //     told which one failed (the response is then empty);
+//   - a record not acknowledged came from a queue in wholeBatch, whose
+//     mapping lacks ReportBatchItemFailures: Lambda would ignore the
+//     response and delete every message;
 //   - with batchError, ErrBatchFailed when the batch is not empty, every
 //     message of it is listed (so the error brings back no other), and
 //     one record at least failed, not only found its key in progress or
 //     was not started: waiting is not failing.
-func answer(records []record, batchError bool) (events.SQSEventResponse, error) {
+func answer(records []record, batchError bool, wholeBatch map[string]bool) (events.SQSEventResponse, error) {
 	var resp events.SQSEventResponse
 	listed := make(map[string]bool)
 	for i := range records {
@@ -67,6 +70,13 @@ func answer(records []record, batchError bool) (events.SQSEventResponse, error) 
 		if !listed[id] {
 			listed[id] = true
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+		}
+	}
+	for i := range records {
+		if rec := &records[i]; !rec.fate.acked() && wholeBatch[rec.msg.EventSourceARN] {
+			return resp, fmt.Errorf("handler: %d of %d records not acknowledged, and the event source mapping from %s lacks ReportBatchItemFailures, "+
+				"so Lambda would ignore the partial response and delete them: failing the whole batch; the first: %w",
+				len(resp.BatchItemFailures), len(records), rec.msg.EventSourceARN, rec.failure())
 		}
 	}
 	if !batchError || len(records) == 0 {

@@ -90,6 +90,9 @@ type StoreSettings struct {
 	URL string
 	// DynamoDBEndpoint is IDEMQ_DYNAMODB_ENDPOINT, for DynamoDB Local.
 	DynamoDBEndpoint string
+	// DynamoDBStrong is IDEMQ_DYNAMODB_MULTI_REGION_STRONG: the DynamoDB
+	// table is a global table with multi-Region strong consistency.
+	DynamoDBStrong bool
 }
 
 // DefaultBlobPrefix is the object key prefix of offloaded results when

@@ -109,7 +109,7 @@ func TestEnvironRoundTrip(t *testing.T) {
 			Store: "redis", StoreURL: "rediss://:pw@cache:6380/2", Table: "jobs", KeyAttribute: "key",
 		},
 		{ // the front door
-			Mode: "frontdoor", Table: "idempotency", Namespace: "summarise", KeyField: "idempotency_key", RecordExpiry: "120h0m0s",
+			Mode: "frontdoor", Table: "idempotency", DynamoDBStrong: "true", Namespace: "summarise", KeyField: "idempotency_key", RecordExpiry: "120h0m0s",
 			FrontDoorQueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", FrontDoorPath: "/v1/jobs", FrontDoorMaxBodyBytes: "1000",
 			FrontDoorAddr: "127.0.0.1:8080", FrontDoorScope: "none", BlobBucket: "results", BlobPrefix: "idemq/", SQSEndpoint: "http://127.0.0.1:9324",
 		},

@@ -25,6 +25,7 @@ const (
 	Table                 = "IDEMQ_TABLE"
 	StoreURL              = "IDEMQ_STORE_URL"
 	DynamoDBEndpoint      = "IDEMQ_DYNAMODB_ENDPOINT"
+	DynamoDBStrong        = "IDEMQ_DYNAMODB_MULTI_REGION_STRONG"
 	Namespace             = "IDEMQ_NAMESPACE"
 	KeyField              = "IDEMQ_KEY_FIELD"
 	KeyFields             = "IDEMQ_KEY_FIELDS"
@@ -95,6 +96,10 @@ var vars = []Var{
 	{Name: DynamoDBEndpoint, Programs: stores, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
 		Doc:   "DynamoDB endpoint URL, for DynamoDB Local",
 		value: urlValue(func(s *Settings) *string { return &s.Store.DynamoDBEndpoint })},
+	{Name: DynamoDBStrong, Programs: stores, Default: "`false`",
+		Sets:  []string{"dynamostore.MultiRegionStrong"},
+		Doc:   "`true` when the DynamoDB table is a global table with multi-Region strong consistency (`dynamostore.WithMultiRegionStrong`): staged writes are refused before anything is sent, as such a table runs no transactions; the CDK stack sets it with `Replicas`",
+		value: boolValue(func(s *Settings) *bool { return &s.Store.DynamoDBStrong })},
 
 	// Who a request is: one request.Identity.
 	{Name: Namespace, Programs: keyed | Command, Default: "the function's name, with a warning at start-up", Flag: "namespace",

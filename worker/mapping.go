@@ -36,8 +36,11 @@ const mappingPages = 5
 // work that failed) with it. What it cannot read (no right to
 // lambda:ListEventSourceMappings, no network, no answer in
 // mappingCheckTimeout) it logs at INFO, and the worker starts all the
-// same: the check never stops a worker.
-func checkMappings(ctx context.Context, client Mappings, function string, logger *slog.Logger) {
+// same: the check never stops a worker. It returns the ARNs of the
+// queues whose mapping lacks ReportBatchItemFailures, for the handler's
+// Config.WholeBatchQueues: a batch from one of them with a record not
+// acknowledged then fails whole, rather than lose that record's message.
+func checkMappings(ctx context.Context, client Mappings, function string, logger *slog.Logger) (lacking []string) {
 	ctx, cancel := context.WithTimeout(ctx, mappingCheckTimeout)
 	defer cancel()
 	in := &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(function), MaxItems: aws.Int32(100)}
@@ -47,7 +50,7 @@ func checkMappings(ctx context.Context, client Mappings, function string, logger
 		if err != nil {
 			logger.Info("idemq worker: could not read the function's event source mappings to check that each reports batch item failures "+
 				"(grant lambda:ListEventSourceMappings on \"*\" to have it checked at start-up)", "function", function, "err", err.Error())
-			return
+			return nil
 		}
 		for _, m := range out.EventSourceMappings {
 			if strings.Contains(aws.ToString(m.EventSourceArn), ":sqs:") {
@@ -61,7 +64,7 @@ func checkMappings(ctx context.Context, client Mappings, function string, logger
 	}
 	if len(sqs) == 0 {
 		logger.Debug("idemq worker: no event source mapping from an SQS queue to the function", "function", function)
-		return
+		return nil
 	}
 	for _, m := range sqs {
 		attrs := []any{"function", function, "mapping", aws.ToString(m.UUID), "queue", aws.ToString(m.EventSourceArn), "state", aws.ToString(m.State)}
@@ -71,6 +74,9 @@ func checkMappings(ctx context.Context, client Mappings, function string, logger
 		}
 		logger.Error("idemq worker: the event source mapping from the queue lacks ReportBatchItemFailures (FunctionResponseTypes): Lambda ignores "+
 			"the handler's partial batch response, and deletes the whole batch when the handler returns, the messages it lists to come back "+
-			"(in progress on another worker, failed) with it; add ReportBatchItemFailures to the mapping", attrs...)
+			"(in progress on another worker, failed) with it; until this instance ends, a batch from the queue with a record that comes back "+
+			"fails whole (its settled records replay); add ReportBatchItemFailures to the mapping", attrs...)
+		lacking = append(lacking, aws.ToString(m.EventSourceArn))
 	}
+	return lacking
 }

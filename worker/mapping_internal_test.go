@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // fakeMappings answers ListEventSourceMappings with its pages, or err,
@@ -134,5 +139,52 @@ func TestCheckMappingsHasADeadline(t *testing.T) {
 	}
 	if len(lines) != 1 || lines[0]["level"] != "INFO" {
 		t.Fatalf("log %v; want one INFO line", lines)
+	}
+}
+
+// On Lambda, a worker whose mapping from the queue lacks
+// ReportBatchItemFailures fails a batch from that queue with a record that
+// comes back, so that Lambda brings the whole batch back rather than
+// delete the record's message with the rest; with the mapping reporting
+// them, the same batch answers with the partial response alone.
+func TestWorkerFailsTheWholeBatchWithoutReportBatchItemFailures(t *testing.T) {
+	defer func(name string) { lambdacontext.FunctionName = name }(lambdacontext.FunctionName)
+	lambdacontext.FunctionName = "summarise"
+	const jobs = "arn:aws:sqs:us-east-1:123456789012:jobs"
+	fn := func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		if strings.Contains(m.Body, "bad") {
+			return nil, errors.New("the provider answered 500")
+		}
+		return []byte("ok"), nil
+	}
+	env := map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false"}
+	ev := events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "m0", ReceiptHandle: "r0", EventSourceARN: jobs, Body: `{"idempotency_key":"k0"}`},
+		{MessageId: "m1", ReceiptHandle: "r1", EventSourceARN: jobs, Body: `{"idempotency_key":"k1","bad":true}`},
+	}}
+	for _, tc := range []struct {
+		name      string
+		responses []types.FunctionResponseType
+		wantErr   bool
+	}{
+		{"without ReportBatchItemFailures", nil, true},
+		{"with ReportBatchItemFailures", []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeMappings{pages: [][]types.EventSourceMappingConfiguration{{mapping("m", jobs, tc.responses...)}}}
+			w, err := FromEnv(context.Background(), func(k string) string { return env[k] }, fn,
+				WithLambda(f), WithLogger(slog.New(slog.DiscardHandler)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			resp, err := w.Handler(context.Background(), ev)
+			if len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "m1" {
+				t.Errorf("batch item failures %v, want m1's", resp.BatchItemFailures)
+			}
+			if got := err != nil && strings.Contains(err.Error(), "ReportBatchItemFailures"); got != tc.wantErr {
+				t.Errorf("invocation error %v; want one naming ReportBatchItemFailures: %v", err, tc.wantErr)
+			}
+		})
 	}
 }

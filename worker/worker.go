@@ -166,6 +166,11 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 			opts = append(opts, tr.Option)
 		}
 	}
+	if function := lambdacontext.FunctionName; function != "" && !consuming {
+		if lacking := checkMappings(ctx, lambdaClient(ctx, cfg, awsCfg), function, cfg.Logger); len(lacking) > 0 {
+			opts = append(opts, func(c *handler.Config) { c.WholeBatchQueues = lacking })
+		}
+	}
 	opts = append(opts, cfg.HandlerOptions...)
 	if w.Handler, err = handler.New(w.Store, fn, opts...); err != nil {
 		return idemqenv.SettingError(err)
@@ -177,10 +182,6 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		if w.Consumer, err = consumer.New(sqsClient, s.Consumer.QueueURL, w.Handler, append(s.Consumer.Options(), consumer.WithLogger(cfg.Logger))...); err != nil {
 			return idemqenv.SettingError(err)
 		}
-		return nil
-	}
-	if function := lambdacontext.FunctionName; function != "" {
-		checkMappings(ctx, lambdaClient(ctx, cfg, awsCfg), function, cfg.Logger)
 	}
 	return nil
 }

@@ -1,12 +1,17 @@
-// Command existing-app is a team's own CDK app, with its own queue and its
-// own Go Lambda function, and idemq attached to both with
-// idemqcdk.NewAttachment: the record table sized from that queue, the
-// function's grants and environment, the event source mapping with
-// ReportBatchItemFailures, the alarms, the dashboard and the redrive
-// policy. docs/deploy.md ("Add idemq to an existing app") shows the same
-// code; main_test.go checks the template it synthesizes.
+// Command existing-app is a team's own CDK app in production, with its own
+// queue, its own Go Lambda function fed by its own SqsEventSource and its
+// own pager topic, and idemq attached to them with idemqcdk.NewAttachment:
+// the record table sized from that queue, the function's grants and
+// environment, ReportBatchItemFailures on the team's event source mapping
+// (taken over, so the deploy updates it in place), the alarms paging the
+// team's topic, and the dashboard. docs/deploy.md ("Add idemq to an
+// existing app", "Add idemq to an app in production") shows the same code;
+// main_test.go checks the template it synthesizes.
 //
-//	cd examples/existing-app && npx cdk synth   # the repository's pinned CLI (npm ci at the root)
+// With the context key withoutIdemq true, it is the app as it was before
+// idemq (make deploy-local deploys that first, then this).
+//
+//	cd examples/existing-app && npx cdk synth --strict   # the repository's pinned CLI (npm ci at the root)
 package main
 
 import (
@@ -14,7 +19,11 @@ import (
 	"os"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -25,9 +34,10 @@ import (
 
 func main() {
 	if err := synth(); err != nil {
-		// A refused setting panics in the construct: say it, not a Go
-		// stack trace. (No jsii.Close after a failed CDK call: exiting
-		// ends the runtime.)
+		// A refused setting is a synth error, which CDK reports (an app
+		// whose cdk.json sets @aws-cdk/core:annotationsInValidationReport
+		// has its synth fail with it): say it, not a Go stack trace. (No
+		// jsii.Close after a failed CDK call: exiting ends the runtime.)
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -42,7 +52,8 @@ func synth() (err error) {
 		}
 	}()
 	app := awscdk.NewApp(nil)
-	NewOrdersStack(app, jsii.String("Orders"), &OrdersStackProps{Code: idemqcdk.GoCode(".", "./function")})
+	without := fmt.Sprint(app.Node().TryGetContext(jsii.String("withoutIdemq"))) == "true"
+	NewOrdersStack(app, jsii.String("Orders"), &OrdersStackProps{Code: idemqcdk.GoCode(".", "./function"), WithoutIdemq: without})
 	app.Synth(nil)
 	return nil
 }
@@ -59,10 +70,14 @@ type OrdersStackProps struct {
 	// MaxReceiveCount is how many receives a message gets before it moves
 	// to the dead-letter queue. Defaults to 5, AWS's recommendation.
 	MaxReceiveCount *float64
+	// WithoutIdemq leaves idemq out: the app as it was before. Defaults
+	// to false.
+	WithoutIdemq bool
 }
 
 // NewOrdersStack is the team's stack: the orders queue with its
-// dead-letter queue, the function that handles each order, and idemq.
+// dead-letter queue, the function that handles each order, fed by its
+// event source, the team's pager topic, and idemq.
 func NewOrdersStack(scope constructs.Construct, id *string, props *OrdersStackProps) awscdk.Stack {
 	stack := awscdk.NewStack(scope, id, &props.StackProps)
 	visibility, receives := props.VisibilityTimeout, props.MaxReceiveCount
@@ -73,7 +88,8 @@ func NewOrdersStack(scope constructs.Construct, id *string, props *OrdersStackPr
 		receives = jsii.Number(5)
 	}
 
-	// The team's own queue and function, as they were before idemq.
+	// The team's own queue, function, event source and pager topic, as
+	// they were before idemq.
 	dlq := awssqs.NewQueue(stack, jsii.String("OrdersDLQ"), &awssqs.QueueProps{
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 	})
@@ -88,18 +104,27 @@ func NewOrdersStack(scope constructs.Construct, id *string, props *OrdersStackPr
 		Code:         props.Code,
 		Timeout:      awscdk.Duration_Minutes(jsii.Number(1)),
 	})
+	handler.AddEventSource(awslambdaeventsources.NewSqsEventSource(orders, &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize: jsii.Number(10),
+	}))
+	pager := awssns.NewTopic(stack, jsii.String("Pager"), nil)
+	if props.WithoutIdemq {
+		return stack
+	}
 
 	// docs:begin (docs/deploy.md, "Add idemq to an existing app", shows these lines)
 	// idemq, attached to them: the record table sized from the queue, the
-	// function's grants and environment, the event source mapping, the
-	// alarms, the dashboard and the redrive policy. Synth fails, naming
-	// the setting, if the queue cannot be safe for the function.
+	// function's grants and environment, ReportBatchItemFailures on the
+	// event source above (taken over: the deploy updates it in place),
+	// the alarms, paging the team's topic, and the dashboard. Synth fails,
+	// naming the setting, if the queue cannot be safe for the function.
 	idemq := idemqcdk.NewAttachment(stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
 		Function: handler,
 		Queue:    orders,
 		// Who a request is: every key's prefix (never change it), and the
 		// key in the body's "idempotency_key" (the default).
-		Request: &request.Identity{Namespace: "orders"},
+		Request:      &request.Identity{Namespace: "orders"},
+		AlarmActions: &[]awscloudwatch.IAlarmAction{awscloudwatchactions.NewSnsAction(pager)},
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("RecordExpiry"), &awscdk.CfnOutputProps{
 		Value: jsii.String(idemq.RecordExpiry.String()),

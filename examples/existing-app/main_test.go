@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -32,10 +31,33 @@ type arr = []any
 // its template as JSON, and as an assertions.Template.
 func template(t *testing.T, props OrdersStackProps) (obj, assertions.Template) {
 	t.Helper()
+	tpl := assertions.Template_FromStack(ordersStack(t, props), nil)
+	return *tpl.ToJSON(), tpl
+}
+
+// ordersStack is the team's stack with props (Code set), in an app of its
+// own.
+func ordersStack(t *testing.T, props OrdersStackProps) awscdk.Stack {
+	t.Helper()
 	props.Code = idemqcdk.GoCode(".", "./function") // as the app builds it (go's build cache makes it quick after the first)
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
-	tpl := assertions.Template_FromStack(NewOrdersStack(app, jsii.String("Orders"), &props), nil)
-	return *tpl.ToJSON(), tpl
+	return NewOrdersStack(app, jsii.String("Orders"), &props)
+}
+
+// notes are the synth errors (errs) or warnings of stack, each as its
+// path and message, as `cdk synth` prints them.
+func notes(stack awscdk.Stack, errs bool) []string {
+	a := assertions.Annotations_FromStack(stack)
+	find := a.FindWarning
+	if errs {
+		find = a.FindError
+	}
+	var out []string
+	for _, m := range *find(jsii.String("*"), assertions.Match_AnyValue()) {
+		//lint:ignore SA1019 the pinned assertions package returns no other type
+		out = append(out, fmt.Sprintf("%s %v", *m.Id, m.Entry.Data))
+	}
+	return out
 }
 
 // only is the logical id and resource of the one resource of type typ in
@@ -64,17 +86,23 @@ func props(r obj) obj { p, _ := r["Properties"].(obj); return p }
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 // TestTemplate checks what idemq adds to the team's app: the record table
-// with TTL, its expiry sized from that queue; only the actions idemq's own
-// stack grants; the event source mapping with ReportBatchItemFailures; the
-// seven alarms; and the environment the function's start-up check reads.
+// (an AWS::DynamoDB::Table) with TTL, its expiry sized from that queue;
+// only the actions idemq's own stack grants, beside the team's own; the
+// team's event source mapping with ReportBatchItemFailures and its own
+// batch size; the seven alarms, paging the team's topic; the environment
+// the function's start-up check reads; and nothing it was not asked for:
+// no bucket, no managed policy, no concurrency cap, no synth warning (so
+// `cdk synth --strict` passes).
 func TestTemplate(t *testing.T) {
-	doc, tpl := template(t, OrdersStackProps{})
+	stack := ordersStack(t, OrdersStackProps{})
+	tpl := assertions.Template_FromStack(stack, nil)
+	doc := *tpl.ToJSON()
 	hasRedrive := func(r obj) bool { return props(r)["RedrivePolicy"] != nil }
 	queueID, q := only(t, doc, "AWS::SQS::Queue", hasRedrive)
 	_, dlq := only(t, doc, "AWS::SQS::Queue", func(r obj) bool { return !hasRedrive(r) })
 	fnID, fn := only(t, doc, "AWS::Lambda::Function", nil)
-	tableID, table := only(t, doc, "AWS::DynamoDB::GlobalTable", nil)
-	bucketID, _ := only(t, doc, "AWS::S3::Bucket", nil)
+	tableID, table := only(t, doc, "AWS::DynamoDB::Table", nil)
+	topicID, _ := only(t, doc, "AWS::SNS::Topic", nil)
 
 	// The queue's settings, as the template deploys them: SQS's default
 	// retention (none set), the dead-letter queue's 14 days.
@@ -111,20 +139,19 @@ func TestTemplate(t *testing.T) {
 		"IDEMQ_KEY_FIELD":     "idempotency_key",
 		"IDEMQ_BACKOFF":       "true",
 		"IDEMQ_EMF_NAMESPACE": "idemq",
-		"IDEMQ_BLOB_BUCKET":   obj{"Ref": bucketID},
-		"IDEMQ_BLOB_PREFIX":   "idemq/",
 	} {
 		if jsonText(env[k]) != jsonText(want) {
 			t.Errorf("the function's %s is %s, want %s", k, jsonText(env[k]), jsonText(want))
 		}
 	}
-	if len(env) != 9 {
-		t.Errorf("the function's environment has %d variables, want idemq's 9: %s", len(env), jsonText(env))
+	if len(env) != 7 {
+		t.Errorf("the function's environment has %d variables, want idemq's 7: %s", len(env), jsonText(env))
 	}
 
-	// Only the actions idemq's own stack grants: the role CDK made for the
-	// team's function keeps its managed policy (the team's choice), and
-	// its one inline policy holds idemq's grants and nothing else.
+	// Only the actions idemq's own stack grants, beside the team's: the
+	// role CDK made for the team's function keeps its managed policy (the
+	// team's choice), and its one inline policy holds what the team's
+	// SqsEventSource granted and idemq's grants, nothing else.
 	var got []string
 	for _, r := range doc["Resources"].(obj) {
 		if r := r.(obj); r["Type"] == "AWS::IAM::Policy" {
@@ -141,12 +168,14 @@ func TestTemplate(t *testing.T) {
 		}
 	}
 	arn := func(id string) string { return jsonText(obj{"Fn::GetAtt": arr{id, "Arn"}}) }
-	objects := jsonText(obj{"Fn::Join": arr{"", arr{obj{"Fn::GetAtt": arr{bucketID, "Arn"}}, "/idemq/*"}}})
 	want := []string{
 		"Allow dynamodb:PutItem on " + arn(tableID), "Allow dynamodb:UpdateItem on " + arn(tableID), "Allow dynamodb:DeleteItem on " + arn(tableID),
 		"Allow sqs:ReceiveMessage on " + arn(queueID), "Allow sqs:DeleteMessage on " + arn(queueID), "Allow sqs:GetQueueAttributes on " + arn(queueID),
 		"Allow sqs:ChangeMessageVisibility on " + arn(queueID),
-		"Allow s3:PutObject on " + objects, "Allow s3:GetObject on " + objects,
+		"Allow lambda:ListEventSourceMappings on " + jsonText("*"), // the worker's start-up read of its mappings
+	}
+	for _, a := range teamsConsumeGrant {
+		want = append(want, "Allow "+a+" on "+arn(queueID))
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -160,7 +189,6 @@ func TestTemplate(t *testing.T) {
 		"EventSourceArn":        obj{"Fn::GetAtt": arr{queueID, "Arn"}},
 		"FunctionName":          obj{"Ref": fnID},
 		"FunctionResponseTypes": arr{"ReportBatchItemFailures"},
-		"ScalingConfig":         obj{"MaximumConcurrency": 10},
 	}); got != want {
 		t.Errorf("event source mapping %s, want %s", got, want)
 	}
@@ -168,43 +196,75 @@ func TestTemplate(t *testing.T) {
 	for _, r := range doc["Resources"].(obj) {
 		if r := r.(obj); r["Type"] == "AWS::CloudWatch::Alarm" {
 			alarms[fmt.Sprint(props(r)["MetricName"])]++
+			if got := jsonText(props(r)["AlarmActions"]); got != jsonText(arr{obj{"Ref": topicID}}) {
+				t.Errorf("alarm %v's actions %s, want the team's pager topic", props(r)["MetricName"], got)
+			}
 		}
 	}
 	if got := jsonText(alarms); got != `{"ApproximateAgeOfOldestMessage":2,"ApproximateNumberOfMessagesVisible":1,"Duration":1,"Errors":1,"Failed":1,"Throttles":1}` {
 		t.Errorf("alarms by metric: %s, want the seven", got)
 	}
 	tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
-	tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(1)) // the redrive policy, attached to nothing
+	tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(0))
+	tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(0))
+	for _, errs := range []bool{true, false} {
+		for _, n := range notes(stack, errs) {
+			t.Errorf("synth note (cdk synth --strict fails on it): %s", n)
+		}
+	}
+}
+
+// teamsConsumeGrant are the actions CDK's SqsEventSource grants the
+// function on its queue (grantConsumeMessages), which the team's role has
+// had since before idemq.
+var teamsConsumeGrant = []string{"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+
+// TestMigrationUpdatesTheMappingInPlace synthesizes the app as it was
+// before idemq and with idemq: one event source mapping in each, from the
+// queue to the function, with the same logical id, so the deploy that
+// attaches idemq updates it in place (a second mapping, or a replaced one,
+// would fail the deploy); with idemq it has ReportBatchItemFailures.
+func TestMigrationUpdatesTheMappingInPlace(t *testing.T) {
+	before, _ := template(t, OrdersStackProps{WithoutIdemq: true})
+	after, _ := template(t, OrdersStackProps{})
+	beforeID, b := only(t, before, "AWS::Lambda::EventSourceMapping", nil)
+	afterID, a := only(t, after, "AWS::Lambda::EventSourceMapping", nil)
+	if beforeID != afterID {
+		t.Errorf("the mapping is %s before idemq and %s with it: CloudFormation would replace it", beforeID, afterID)
+	}
+	if props(b)["FunctionResponseTypes"] != nil || jsonText(props(a)["FunctionResponseTypes"]) != `["ReportBatchItemFailures"]` {
+		t.Errorf("response types before %v, after %v; want none, then ReportBatchItemFailures", props(b)["FunctionResponseTypes"], props(a)["FunctionResponseTypes"])
+	}
+	// Every resource the team had keeps its logical id and type.
+	for id, r := range before["Resources"].(obj) {
+		if got, ok := after["Resources"].(obj)[id].(obj); !ok || got["Type"] != r.(obj)["Type"] {
+			t.Errorf("the team's %v %s is not in the stack with idemq as it was", r.(obj)["Type"], id)
+		}
+	}
 }
 
 // TestUnsafeQueueFailsSynth checks that the team's queue fails the synth,
-// naming the setting, when its visibility timeout is shorter than the
-// function's timeout (issue 35's team had 30 s under 45 s), or its max
-// receives leave no retry.
+// with a synth error on the Attachment (no Go panic) naming the setting,
+// when its visibility timeout is shorter than the function's timeout
+// (issue 35's team had 30 s under 45 s), or its max receives leave no
+// retry.
 func TestUnsafeQueueFailsSynth(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		props OrdersStackProps
-		field string
 		says  string
 	}{
 		{"visibility 30s under the 1-minute function", OrdersStackProps{VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(30))},
-			"VisibilityTimeout", "the queue's VisibilityTimeout 30s is shorter than the function's Timeout 1m0s"},
+			"the queue's VisibilityTimeout 30s is shorter than the function's Timeout 1m0s"},
 		{"max receives 1", OrdersStackProps{MaxReceiveCount: jsii.Number(1)},
-			"MaxReceives", "the queue's DeadLetterQueue.MaxReceiveCount 1"},
+			"the queue's DeadLetterQueue.MaxReceiveCount 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var got any
-			func() {
-				defer func() { got = recover() }()
-				template(t, c.props)
-			}()
-			err, _ := got.(error)
-			var se *idemqcdk.SettingError
-			if !errors.As(err, &se) || se.Field != c.field || !strings.Contains(err.Error(), c.says) {
-				t.Fatalf("synth: recovered %v; want a *idemqcdk.SettingError for %s saying %q", got, c.field, c.says)
+			errs := notes(ordersStack(t, c.props), true)
+			if len(errs) != 1 || !strings.HasPrefix(errs[0], "/Orders/Idemq ") || !strings.Contains(errs[0], c.says) {
+				t.Fatalf("synth errors %v; want one on /Orders/Idemq saying %q", errs, c.says)
 			}
-			t.Log(err)
+			t.Log(errs[0])
 		})
 	}
 }

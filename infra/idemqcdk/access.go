@@ -44,7 +44,7 @@ var (
 // allow gives grantee the worker's permissions on the table and the queue:
 // tableActions, pollActions and, with back-off, backoffActions; and
 // mappingActions.
-func allow(grantee awsiam.IGrantable, table awsdynamodb.ITableV2, queue awssqs.IQueue, backoff bool) {
+func allow(grantee awsiam.IGrantable, table awsdynamodb.ITable, queue awssqs.IQueue, backoff bool) {
 	add := statementAdder(grantee)
 	add("RecordTable", tableActions, table.TableArn())
 	add("PollQueue", pollActions, queue.QueueArn())

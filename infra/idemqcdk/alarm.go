@@ -92,43 +92,62 @@ type AlarmsProps struct {
 	Settings *queue.Settings
 	// Timeout is Function's timeout. Required.
 	Timeout awscdk.Duration
+	// AlarmActions are what every alarm does when it goes off (an
+	// awscloudwatchactions.NewSnsAction, say). Defaults to none.
+	AlarmActions *[]awscloudwatch.IAlarmAction
 }
 
-// parts resolves p into what the alarms and the dashboard are made from;
-// a prop missing or out of range is a *SettingError naming it.
+// parts resolves p into what the alarms and the dashboard are made from.
+// It panics if p, its Queue, DeadLetterQueue or Function is nil (nothing
+// can watch them); another prop missing or out of range is a *SettingError
+// naming it, returned with the parts made of the rest (zero for what is
+// missing), for the caller to refuse.
 func (p *AlarmsProps) parts(prefix string) (parts, error) {
+	switch {
+	case p == nil || p.Queue == nil:
+		panic("idemqcdk: " + prefix + "Queue is nil: give the queue feeding the function")
+	case p.DeadLetterQueue == nil:
+		panic("idemqcdk: " + prefix + "DeadLetterQueue is nil: give the queue's dead-letter queue")
+	case p.Function == nil:
+		panic("idemqcdk: " + prefix + "Function is nil: give the function the queue feeds")
+	}
+	out := parts{queue: p.Queue, dlq: p.DeadLetterQueue, fn: p.Function, namespace: deref(p.Namespace)}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: prefix + field + " " + fmt.Sprintf(format, args...)}
 	}
+	var errs []error
 	switch {
-	case p == nil || p.Queue == nil:
-		return parts{}, bad("Queue", "is nil: give the queue feeding the function")
-	case p.DeadLetterQueue == nil:
-		return parts{}, bad("DeadLetterQueue", "is nil: give the queue's dead-letter queue")
-	case p.Function == nil:
-		return parts{}, bad("Function", "is nil: give the function the queue feeds")
 	case p.Namespace == nil:
-		return parts{}, bad("Namespace", "is nil: give the handler's key namespace (IDEMQ_NAMESPACE)")
+		errs = append(errs, bad("Namespace", "is nil: give the handler's key namespace (IDEMQ_NAMESPACE)"))
+	default:
+		errs = append(errs, checkNamespace(*p.Namespace, "Namespace", func(f string) string { return prefix + f }))
+	}
+	switch {
 	case p.Settings == nil:
-		return parts{}, bad("Settings", "is nil: give the queue's settings (RecordTable.Settings)")
-	case p.Timeout == nil:
-		return parts{}, bad("Timeout", "is nil: give the function's timeout (its Timeout())")
+		errs = append(errs, bad("Settings", "is nil: give the queue's settings (RecordTable.Settings)"))
+	case p.Settings.Validate() != nil:
+		errs = append(errs, &SettingError{Field: "Settings", Msg: prefix + "Settings", Err: p.Settings.Validate()})
+	default:
+		q := p.Settings
+		out.s = settings{retention: q.Retention, visibility: q.VisibilityTimeout, window: q.BatchingWindow,
+			maxReceives: q.MaxReceives, dlqRetention: q.DeadLetterRetention, fifo: q.FIFO}
 	}
-	if err := checkNamespace(*p.Namespace, "Namespace", func(f string) string { return prefix + f }); err != nil {
-		return parts{}, err
+	if p.Timeout == nil {
+		errs = append(errs, bad("Timeout", "is nil: give the function's timeout (its Timeout())"))
+	} else if timeout, err := duration(p.Timeout, prefix+"Timeout"); err != nil {
+		errs = append(errs, &SettingError{Field: "Timeout", Msg: err.Error()})
+	} else {
+		out.s.timeout = timeout
 	}
-	if err := p.Settings.Validate(); err != nil {
-		return parts{}, &SettingError{Field: "Settings", Msg: prefix + "Settings", Err: err}
+	for _, err := range errs {
+		if err != nil {
+			if out.namespace == "" {
+				out.namespace = "refused" // a metric's dimension takes no empty value; nothing deploys
+			}
+			return out, err
+		}
 	}
-	timeout, err := duration(p.Timeout, prefix+"Timeout")
-	if err != nil {
-		return parts{}, &SettingError{Field: "Timeout", Msg: err.Error()}
-	}
-	q := p.Settings
-	return parts{queue: p.Queue, dlq: p.DeadLetterQueue, fn: p.Function, namespace: *p.Namespace, s: settings{
-		timeout: timeout, retention: q.Retention, visibility: q.VisibilityTimeout, window: q.BatchingWindow,
-		maxReceives: q.MaxReceives, dlqRetention: q.DeadLetterRetention, fifo: q.FIFO,
-	}}, nil
+	return out, nil
 }
 
 // parts are what the alarms and the dashboard watch: the queue, its
@@ -140,21 +159,23 @@ type parts struct {
 	s          settings
 }
 
-// NewAlarms adds Alarms to scope, in a construct of the id given. It
-// panics with a *SettingError naming a prop that is missing or invalid.
+// NewAlarms adds Alarms to scope, in a construct of the id given. A prop
+// missing or invalid fails the synth with an error naming it. It panics if
+// props, its Queue, DeadLetterQueue or Function is nil.
 func NewAlarms(scope constructs.Construct, id *string, props *AlarmsProps) *Alarms {
 	p, err := props.parts("AlarmsProps.")
-	if err != nil {
-		panic(err)
-	}
 	c := constructs.NewConstruct(scope, id)
-	a := addAlarms(c, p)
+	if err != nil {
+		refuse(c, err)
+	}
+	a := addAlarms(c, p, derefSlice(props.AlarmActions))
 	a.Construct = c
 	return a
 }
 
-// addAlarms adds p's alarms to scope (see Alarms).
-func addAlarms(scope constructs.Construct, p parts) *Alarms {
+// addAlarms adds p's alarms to scope (see Alarms), each doing actions
+// when it goes off.
+func addAlarms(scope constructs.Construct, p parts, actions []awscloudwatch.IAlarmAction) *Alarms {
 	s := p.s
 	period := seconds(alarmPeriod)
 	alarm := func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm {
@@ -193,6 +214,11 @@ func addAlarms(scope constructs.Construct, p parts) *Alarms {
 		p.fn.MetricErrors(sum), 1)
 	a.ThrottlesAlarm = alarm("ThrottlesAlarm", "Invocations of the idemq function were throttled: raise its concurrency or lower the event source's.",
 		p.fn.MetricThrottles(sum), 1)
+	for _, x := range a.All() {
+		for _, action := range actions {
+			x.AddAlarmAction(action)
+		}
+	}
 	return a
 }
 
@@ -210,11 +236,8 @@ func checkAlarmTopic(arn string) error {
 		ctxAlarmTopicArn, arn)}
 }
 
-// notifyTopic makes each alarm publish to the SNS topic with the ARN arn
-// when it goes off (and not when it recovers).
-func notifyTopic(scope constructs.Construct, alarms []awscloudwatch.Alarm, arn string) {
-	action := awscloudwatchactions.NewSnsAction(awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn)))
-	for _, a := range alarms {
-		a.AddAlarmAction(action)
-	}
+// topicAction publishes to the SNS topic with the ARN arn, imported into
+// scope as AlarmTopic.
+func topicAction(scope constructs.Construct, arn string) awscloudwatch.IAlarmAction {
+	return awscloudwatchactions.NewSnsAction(awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn)))
 }

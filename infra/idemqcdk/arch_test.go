@@ -31,12 +31,11 @@ func builtFor(t *testing.T, goarch string) string {
 // the stack (idemq:architecture, idemq:bootstrapDir).
 func TestArchitecture(t *testing.T) {
 	amd64, arm64 := builtFor(t, "amd64"), builtFor(t, "arm64")
-	worker := func(arch awslambda.Architecture, dir string) assertions.Template {
+	worker := func(arch awslambda.Architecture, dir string) *idemqcdk.Worker {
 		stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
-		idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
+		return idemqcdk.NewWorker(stack, jsii.String("Jobs"), &idemqcdk.WorkerProps{
 			Code: awslambda.Code_FromAsset(jsii.String(dir), nil), Request: request.Identity{Namespace: "jobs"}, Architecture: arch, FrontDoor: true,
 		})
-		return assertions.Template_FromStack(stack, nil)
 	}
 	for name, c := range map[string]struct {
 		arch awslambda.Architecture
@@ -50,7 +49,7 @@ func TestArchitecture(t *testing.T) {
 		"default, a script too": {nil, prebuilt(t), "arm64"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tpl := worker(c.arch, c.dir)
+			tpl := assertions.Template_FromStack(awscdk.Stack_Of(worker(c.arch, c.dir).Construct), nil)
 			check(t, "both functions' architecture", func() {
 				tpl.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), obj{"Architectures": arr{c.want}})
 			})
@@ -65,15 +64,11 @@ func TestArchitecture(t *testing.T) {
 		"an architecture Lambda has not": {awslambda.Architecture_Custom(jsii.String("riscv64"), jsii.String("linux/riscv64")), arm64},
 	} {
 		t.Run(name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				se, ok := r.(*idemqcdk.SettingError)
-				if !ok || se.Field != "Architecture" {
-					t.Errorf("NewWorker: recovered %v, want a *SettingError for Architecture", r)
-				}
-				t.Log(r)
-			}()
-			worker(c.arch, c.dir)
+			msg := refusal(t, worker(c.arch, c.dir).Construct)
+			if !strings.Contains(msg, "Architecture") {
+				t.Errorf("NewWorker: synth error %s, want it to name Architecture", msg)
+			}
+			t.Log(msg)
 		})
 	}
 

@@ -21,7 +21,9 @@ import (
 
 // AttachmentProps configures an Attachment: which function and queue, and
 // the handler's and the event source's settings. The queue's and the
-// function's own settings are read from them.
+// function's own settings are read from them, and the event source's
+// from the event source mapping the app already has from the queue to the
+// function, if any.
 type AttachmentProps struct {
 	// Function is the function the queue is to feed, whose handler is
 	// idemq's (handler.WrapSQS, configured by the environment the
@@ -45,129 +47,219 @@ type AttachmentProps struct {
 	Request *request.Identity
 	// BatchSize is the most messages one invocation receives: 1 to 10 on
 	// a FIFO queue; 1 to 10,000 on a standard queue, where more than 10
-	// needs a MaxBatchingWindow of at least 1 s. Defaults to 10.
+	// needs a MaxBatchingWindow of at least 1 s. Defaults to the app's
+	// own event source mapping's, else Lambda's (10), left unset.
 	BatchSize *float64
 	// MaxBatchingWindow is how long the event source gathers messages
 	// before invoking the function, whole seconds, 0 to 300 s; FIFO
-	// queues take none. Defaults to none.
+	// queues take none. Defaults to the app's own event source mapping's,
+	// else none.
 	MaxBatchingWindow awscdk.Duration
 	// MaxConcurrency caps the invocations the event source runs at once,
-	// 2 to 1000, or NoMaxConcurrency for no cap but the account's.
-	// Defaults to DefaultMaxConcurrency.
+	// 2 to 1000, or NoMaxConcurrency for no cap but the account's (it
+	// removes the app's own mapping's cap). Defaults to the app's own
+	// event source mapping's cap, else none.
 	MaxConcurrency *float64
 	// Pollers, when set, runs the event source in provisioned mode (see
 	// Pollers); MaxConcurrency must then be unset or NoMaxConcurrency.
-	// Defaults to nil: on-demand polling.
+	// Defaults to the app's own event source mapping's, else nil:
+	// on-demand polling.
 	Pollers *Pollers
 	// RecordExpiry is how long a record lives: at least the queue's
-	// message lifetime, or the Attachment is refused; shorter than a
-	// redrive from the dead-letter queue needs, it deploys with a warning.
-	// Defaults to queue.RecordLifetime of the queue's settings, the
-	// dead-letter queue's retention included.
+	// message lifetime, or synth fails; shorter than a redrive from the
+	// dead-letter queue needs, it deploys with a warning. Defaults to
+	// queue.RecordLifetime of the queue's settings, the dead-letter
+	// queue's retention included.
 	RecordExpiry awscdk.Duration
 	// DisableBackoff turns off the handler's in-progress back-off
 	// (IDEMQ_BACKOFF "false") and its grant, sqs:ChangeMessageVisibility
 	// on the queue. Defaults to false: back-off on, a message found in
 	// progress comes back when the other worker's lease ends.
 	DisableBackoff *bool
-	// DisableResultBucket leaves out the bucket of results too large for
-	// a record (ResultBucket). With it (the default), the function is
-	// given IDEMQ_BLOB_BUCKET and IDEMQ_BLOB_PREFIX and may put and get
-	// the objects under the prefix. Defaults to false (bucket on).
-	DisableResultBucket *bool
+	// ResultBucket adds the bucket of results too large for a record
+	// (ResultBucket): the function is given IDEMQ_BLOB_BUCKET and
+	// IDEMQ_BLOB_PREFIX and may put and get the objects under the prefix,
+	// so a result over idem.DefaultOffloadAbove bytes (after compression)
+	// is kept there and replayed whole. Defaults to false: no bucket; a
+	// result too large for its record (400 KB) completes its key without
+	// the result (idem.ErrResultTooLarge), and a duplicate is acknowledged
+	// with none.
+	ResultBucket *bool
 	// ResultExpiryDays is how many days the bucket keeps a result (see
-	// ResultBucketProps.ExpiryDays). Only with the bucket. Defaults to the
-	// record expiry rounded up to whole days, plus one.
+	// ResultBucketProps.ExpiryDays). Only with ResultBucket. Defaults to
+	// the record expiry rounded up to whole days, plus one.
 	ResultExpiryDays *float64
 	// ResultPrefix is the results' key prefix in the bucket (see
-	// ResultBucketProps.Prefix). Only with the bucket. Defaults to
+	// ResultBucketProps.Prefix). Only with ResultBucket. Defaults to
 	// DefaultBlobPrefix.
 	ResultPrefix *string
+	// AlarmActions are what every alarm does when it goes off: an
+	// awscloudwatchactions.NewSnsAction of a topic that pages someone,
+	// say. Defaults to none: the alarms only show on the dashboard.
+	AlarmActions *[]awscloudwatch.IAlarmAction
+	// Replicas are the regions of the record table's replicas, besides
+	// the stack's: the table is then a TableV2 with multi-Region strong
+	// consistency, as WorkerProps.Replicas says. Defaults to none.
+	Replicas *[]*string
+	// WitnessRegion is that table's witness region, with one replica.
+	// Defaults to none.
+	WitnessRegion *string
+	// KeepV020 keeps what v0.2.0's Attachment deployed, for an app that
+	// deployed it: the record table as a TableV2 in the stack's region
+	// alone (AWS::DynamoDB::GlobalTable), the event source mapping where
+	// v0.2.0 put it (the construct QueueSource in the Attachment), and the
+	// redrive managed policy (RedrivePolicy). Without it, CloudFormation
+	// refuses the update ("Update of resource type is not permitted") and
+	// changes nothing. Defaults to false.
+	KeepV020 *bool
 }
 
 // Attachment attaches idemq to a function and the queue feeding it, both
-// the user's own: a record table sized from the queue (RecordTable), a
-// result bucket (ResultBucket), the function's grants (the record table's
-// dynamodb:PutItem, UpdateItem and DeleteItem; polling the queue,
-// sqs:ReceiveMessage, DeleteMessage and GetQueueAttributes, with
-// ChangeMessageVisibility for the back-off; s3:PutObject and GetObject
-// under the bucket's prefix; kms:Decrypt on the queue's key when CDK knows
-// one), the handler's environment (EnvTable, EnvRecordExpiry, EnvQueue,
-// the Request's variables (EnvNamespace, EnvKeyField, …), EnvBackoff, EnvEMFNamespace, EnvBlobBucket,
-// EnvBlobPrefix), the event source mapping with ReportBatchItemFailures,
-// the seven Alarms, a dashboard (NewDashboard) and a redrive policy
-// (NewRedrivePolicy). The queue's settings are checked against the
-// function's timeout at synth, as a Worker's are (CheckQueue).
+// the app's own: a record table sized from the queue (RecordTable), the
+// function's grants (the record table's dynamodb:PutItem, UpdateItem and
+// DeleteItem; polling the queue, sqs:ReceiveMessage, DeleteMessage and
+// GetQueueAttributes, with ChangeMessageVisibility for the back-off;
+// kms:Decrypt on the queue's key when CDK knows one), the handler's
+// environment (EnvTable, EnvRecordExpiry, EnvQueue, the Request's
+// variables (EnvNamespace, EnvKeyField, …), EnvBackoff, EnvEMFNamespace),
+// the event source mapping with ReportBatchItemFailures, the seven Alarms
+// and a dashboard (NewDashboard); with ResultBucket, a result bucket
+// (ResultBucket, with s3:PutObject and GetObject under its prefix,
+// EnvBlobBucket and EnvBlobPrefix).
+//
+// The event source mapping is the app's own when it has one from the queue
+// to the function (made before NewAttachment, by
+// fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(queue, …)) or
+// awslambda.NewEventSourceMapping): the Attachment takes it over, turning
+// on ReportBatchItemFailures and changing only the batching settings it
+// is given, so the deploy updates it in place. Otherwise it makes one
+// under the construct path SqsEventSource would have used
+// (fn.AddEventSourceMapping with its id), so an app that swaps its
+// AddEventSource line for the Attachment keeps the mapping's logical id,
+// and the deploy again updates it in place.
+//
+// The queue's settings are checked against the function's timeout at
+// synth, as a Worker's are (CheckQueue); at synth, once the app's code has
+// run, the stack is checked too (two mappings from one queue to one
+// function, a mapping to the function without ReportBatchItemFailures,
+// replicas of the table without strong consistency). A refusal fails the
+// synth with an error on the Attachment's construct, naming the setting
+// to change.
 type Attachment struct {
 	// Construct is the scope holding the parts.
 	Construct constructs.Construct
-	// Table holds the idempotency records.
-	Table awsdynamodb.TableV2
-	// RecordExpiry is the record expiry given to the function.
+	// Table holds the idempotency records: an awsdynamodb.Table, or an
+	// awsdynamodb.TableV2 with Replicas or KeepV020.
+	Table awsdynamodb.ITable
+	// RecordExpiry is the record expiry given to the function; 0 when a
+	// setting was refused.
 	RecordExpiry time.Duration
 	// Settings are the queue's settings, with the batching window and the
 	// dead-letter queue's retention, that sized RecordExpiry.
 	Settings queue.Settings
 	// DeadLetterQueue is the queue's dead-letter queue.
 	DeadLetterQueue awssqs.IQueue
-	// Bucket keeps results too large for a record; nil with
-	// AttachmentProps.DisableResultBucket.
+	// Bucket keeps results too large for a record; nil without
+	// AttachmentProps.ResultBucket.
 	Bucket *ResultBucket
-	// EventSource feeds the function from the queue.
+	// EventSource feeds the function from the queue: the app's own
+	// mapping, taken over, or the Attachment's.
 	EventSource awslambda.EventSourceMapping
-	// Alarms have no action: add yours (Alarms.All).
+	// Alarms notify AttachmentProps.AlarmActions.
 	Alarms *Alarms
 	// Dashboard shows the alarms, the handler's counts, the queues and the
 	// function (docs/operate.md).
 	Dashboard awscloudwatch.Dashboard
-	// RedrivePolicy is a managed policy, attached to nothing, allowing
-	// exactly a redrive of the dead-letter queue into the queue.
+	// RedrivePolicy is v0.2.0's managed policy allowing a redrive of the
+	// dead-letter queue into the queue, attached to nothing; only with
+	// KeepV020 (otherwise nil: see GrantRedrive).
 	RedrivePolicy awsiam.ManagedPolicy
 	// Environment are the variables given to the function.
 	Environment map[string]*string
+
+	queue awssqs.IQueue
+}
+
+// GrantRedrive lets grantee (an operator's role or user) redrive the
+// dead-letter queue into the queue and nothing else
+// (sqs:StartMessageMoveTask and what it needs; see NewRedrivePolicy).
+func (a *Attachment) GrantRedrive(grantee awsiam.IGrantable) {
+	grantRedrive(grantee, a.DeadLetterQueue, a.queue)
 }
 
 // attachmentFields name WorkerProps' fields as AttachmentProps does.
 var attachmentFields = map[string]string{
 	"BatchingWindow": "MaxBatchingWindow",
-	"DisableBlobs":   "DisableResultBucket",
+	"DisableBlobs":   "ResultBucket",
 	"BlobExpiryDays": "ResultExpiryDays",
 	"BlobPrefix":     "ResultPrefix",
 }
 
 // NewAttachment attaches idemq to props.Function and props.Queue, adding
-// the parts to scope in a construct of the id given (see Attachment). It
-// panics with a *SettingError naming the setting if one cannot be read or
-// cannot be safe: a visibility timeout shorter than the function's
-// timeout, max receives too few for a retry, a queue without a
-// dead-letter queue, a setting given for a queue defined in the app that
-// differs from the queue's own, an imported queue's setting missing.
+// the parts to scope in a construct of the id given (see Attachment). A
+// setting that cannot be read or cannot be safe (a visibility timeout
+// shorter than the function's timeout, max receives too few for a retry, a
+// queue without a dead-letter queue, a setting given for a queue defined
+// in the app that differs from the queue's own, an imported queue's
+// setting missing, …) fails the synth with an error naming it; the parts
+// are then made with the default settings, so that the Attachment's fields
+// can be used, and synth fails all the same. It panics if props, its
+// Function or its Queue is nil.
 func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProps) *Attachment {
+	if props == nil || props.Function == nil || props.Queue == nil {
+		panic("idemqcdk: AttachmentProps.Function or Queue is nil: give the function and the queue that feeds it")
+	}
 	const prefix = "AttachmentProps."
-	if props == nil {
-		panic(&SettingError{Field: "Function", Msg: prefix + "Function and Queue are nil: give the function and the queue that feeds it"})
-	}
-	src, err := readQueue(props.Queue, props.QueueSettings, prefix)
-	if err != nil {
-		panic(err)
-	}
-	fn, err := src.readFunction(props.Function, prefix)
-	if err != nil {
-		panic(err)
-	}
-	props.resolveInto(src, prefix)
-	s := src.settings
-
 	c := constructs.NewConstruct(scope, id)
+	a := &Attachment{Construct: c, queue: props.Queue}
+	keep := deref(props.KeepV020)
+
+	// The app's own mapping from the queue to the function, taken over.
+	var own awslambda.EventSourceMapping
+	var ownSettings mappingSettings
+	var err error
+	if !keep {
+		if own, err = existingMapping(props.Function, props.Queue); err == nil && own != nil {
+			ownSettings, err = readMapping(own)
+		}
+	}
+	var src *source
+	if err == nil {
+		src, err = readQueue(props.Queue, props.QueueSettings, prefix)
+	}
+	var fn awslambda.Function
+	if err == nil {
+		fn, err = src.readFunction(props.Function, prefix)
+	}
+	var s settings
+	var given mappingSettings
+	if err == nil {
+		s, given, err = props.resolve(src, ownSettings, prefix)
+	}
+	if err == nil {
+		err = checkRegions(awscdk.Stack_Of(c), s, src.label(prefix))
+	}
+	if err != nil {
+		refuse(c, err)
+		s, given = refusedSettings(), mappingSettings{}
+		if src == nil || src.dlq == nil {
+			src = &source{dlq: props.Queue} // stands in; nothing deploys
+		}
+	} else {
+		a.RecordExpiry, a.Settings = s.expiry, s.queue()
+	}
 	warn(c, s.warnings)
-	a := &Attachment{Construct: c, RecordExpiry: s.expiry, Settings: s.queue(), DeadLetterQueue: src.dlq}
-	a.Table = newTable(c, "Table")
+	a.DeadLetterQueue = src.dlq
+
+	a.Table = newRecordTable(c, "Table", s)
 	if s.blobs {
 		a.Bucket = &ResultBucket{Bucket: newBucket(c, "Bucket", s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	}
 	a.Environment = handlerEnv(a.Table, a.Bucket, s)
-	for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
-		fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
+	if fn != nil {
+		for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
+			fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
+		}
 	}
 	allow(props.Function, a.Table, props.Queue, s.backoff)
 	if a.Bucket != nil {
@@ -176,27 +268,59 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	if key := props.Queue.EncryptionMasterKey(); key != nil {
 		key.GrantDecrypt(props.Function)
 	}
-	a.EventSource = newEventSource(c, props.Function, props.Queue, s)
+	switch {
+	case own != nil:
+		takeOver(own, s, given)
+		a.EventSource = own
+	case keep:
+		opts := mappingProps(props.Queue, s, given)
+		a.EventSource = awslambda.NewEventSourceMapping(c, jsii.String("QueueSource"), &awslambda.EventSourceMappingProps{
+			Target: props.Function, EventSourceArn: opts.EventSourceArn, BatchSize: jsii.Number(s.batchSize), ReportBatchItemFailures: opts.ReportBatchItemFailures,
+			MaxBatchingWindow: opts.MaxBatchingWindow, MaxConcurrency: opts.MaxConcurrency, ProvisionedPollerConfig: opts.ProvisionedPollerConfig,
+		})
+	default:
+		a.EventSource = props.Function.AddEventSourceMapping(jsii.String(eventSourceID(props.Queue)), mappingProps(props.Queue, s, given))
+	}
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	if role := props.Function.Role(); role != nil {
 		a.EventSource.Node().AddDependency(role)
 	}
 	watched := parts{queue: props.Queue, dlq: src.dlq, fn: props.Function, namespace: s.request.Namespace, s: s}
-	a.Alarms = addAlarms(c, watched)
-	a.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", src.dlq, props.Queue)
+	a.Alarms = addAlarms(c, watched, derefSlice(props.AlarmActions))
+	if keep {
+		a.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", src.dlq, props.Queue)
+	}
 	a.Dashboard = newDashboard(c, "Dashboard", watched, a.Alarms.All())
+	ch := &checks{functions: []awslambda.IFunction{props.Function}, table: a.Table}
+	if fn != nil && fn != props.Function {
+		ch.functions = append(ch.functions, fn)
+	}
+	addChecks(c, ch)
 	return a
 }
 
-// resolveInto checks p's settings with the queue's and the function's in
-// src (WorkerProps' checks, messages naming AttachmentProps' fields and
-// the queue's and the function's settings), leaving the result in
-// src.settings; it panics with the *SettingError of the first one that
-// cannot be deployed.
-func (p *AttachmentProps) resolveInto(src *source, prefix string) {
+// refusedSettings are the settings the parts of a construct whose own
+// settings were refused are made with: the default WorkerProps', which
+// are safe, so that making the parts succeeds; the refusal fails the synth.
+func refusedSettings() settings {
+	s, err := (&WorkerProps{Request: request.Identity{Namespace: "refused"}}).resolve(fieldName)
+	if err != nil { // unreachable: the defaults are checked by the tests
+		panic("idemqcdk: the default settings are refused: " + err.Error())
+	}
+	return s
+}
+
+// resolve checks p's settings with the queue's and the function's in src
+// and the app's own mapping's (own; given by p, given says which), as a
+// Worker's are checked (WorkerProps.resolveWith), messages naming
+// AttachmentProps' fields and the queue's and the function's settings.
+func (p *AttachmentProps) resolve(src *source, own mappingSettings, prefix string) (settings, mappingSettings, error) {
+	var firstErr error
 	bad := func(field, format string, args ...any) {
-		panic(&SettingError{Field: field, Msg: fmt.Sprintf(format, args...)})
+		if firstErr == nil {
+			firstErr = &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
+		}
 	}
 	whole := func(field string, v *float64) int {
 		if v == nil {
@@ -208,6 +332,7 @@ func (p *AttachmentProps) resolveInto(src *source, prefix string) {
 		}
 		return n
 	}
+	given := mappingSettings{batchSize: p.BatchSize, concurrency: p.MaxConcurrency, pollers: p.Pollers != nil}
 	w := &WorkerProps{
 		Request:        deref(p.Request),
 		BatchSize:      whole("BatchSize", p.BatchSize),
@@ -215,31 +340,61 @@ func (p *AttachmentProps) resolveInto(src *source, prefix string) {
 		BlobExpiryDays: whole("ResultExpiryDays", p.ResultExpiryDays),
 		BlobPrefix:     deref(p.ResultPrefix),
 		Pollers:        p.Pollers,
-		DisableBackoff: p.DisableBackoff != nil && *p.DisableBackoff,
-		DisableBlobs:   p.DisableResultBucket != nil && *p.DisableResultBucket,
+		DisableBackoff: deref(p.DisableBackoff),
+		DisableBlobs:   !deref(p.ResultBucket),
+		Replicas:       derefAll(p.Replicas),
+		WitnessRegion:  deref(p.WitnessRegion),
+		KeepV020:       deref(p.KeepV020),
 	}
-	if p.Request == nil {
+	// Unset, the app's own mapping's settings are kept, and checked.
+	if p.BatchSize == nil && own.batchSize != nil {
+		w.BatchSize = int(*own.batchSize)
+	}
+	if p.MaxConcurrency == nil && own.concurrency != nil {
+		w.MaxConcurrency = int(*own.concurrency)
+	}
+	if p.MaxConcurrency != nil && *p.MaxConcurrency != NoMaxConcurrency && p.Pollers == nil && own.pollers {
+		bad("MaxConcurrency", "%sMaxConcurrency %v cannot be combined with the provisioned pollers of the app's own event source mapping, which Lambda refuses; unset it, or give Pollers",
+			prefix, *p.MaxConcurrency)
+	}
+	switch {
+	case p.Request == nil:
 		bad("Request.Namespace", "%sRequest is nil: give at least its Namespace, which prefixes every idempotency key and must never change", prefix)
+	case p.ResultPrefix != nil && *p.ResultPrefix == "":
+		if err := checkBlobPrefix("", func(string) string { return prefix + "ResultPrefix" }); firstErr == nil {
+			firstErr = err
+		}
 	}
-	if p.ResultPrefix != nil && *p.ResultPrefix == "" {
-		panic(checkBlobPrefix("", func(string) string { return prefix + "ResultPrefix" }))
-	}
-	var err error
 	s := src.settings
+	var err error
 	if s.window, err = duration(p.MaxBatchingWindow, prefix+"MaxBatchingWindow"); err != nil {
 		bad("BatchingWindow", "%v", err)
+	}
+	if p.MaxBatchingWindow != nil {
+		given.window = jsii.Number(s.window.Seconds())
+	} else if own.window != nil {
+		s.window = time.Duration(*own.window) * time.Second
 	}
 	if w.RecordExpiry, err = duration(p.RecordExpiry, prefix+"RecordExpiry"); err != nil {
 		bad("RecordExpiry", "%v", err)
 	}
+	if firstErr != nil {
+		return s, given, firstErr
+	}
 	names := src.label(prefix)
 	label := func(field string) string {
+		switch {
+		case field == "BatchSize" && p.BatchSize == nil && own.batchSize != nil,
+			field == "BatchingWindow" && p.MaxBatchingWindow == nil && own.window != nil,
+			field == "MaxConcurrency" && p.MaxConcurrency == nil && own.concurrency != nil:
+			return "the app's event source mapping's " + map[string]string{
+				"BatchSize": "BatchSize", "BatchingWindow": "MaximumBatchingWindowInSeconds", "MaxConcurrency": "ScalingConfig.MaximumConcurrency"}[field]
+		}
 		if f, ok := attachmentFields[field]; ok {
 			return prefix + f
 		}
 		return names(field)
 	}
-	if src.settings, err = w.resolveWith(s, label); err != nil {
-		panic(err)
-	}
+	s, err = w.resolveWith(s, label)
+	return s, given, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
@@ -33,11 +34,16 @@ type usersQueue struct {
 	maxReceives         float64
 	dlqRetention        time.Duration // 0: SQS's default
 	noDLQ               bool
+	region              string // the stack's; "": region-agnostic
 }
 
 func newUsersApp(t *testing.T, q usersQueue) usersApp {
 	t.Helper()
-	a := usersApp{stack: awscdk.NewStack(newApp(t, nil), jsii.String("Team"), nil)}
+	var stackProps *awscdk.StackProps
+	if q.region != "" {
+		stackProps = &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(q.region), Account: jsii.String("123456789012")}}
+	}
+	a := usersApp{stack: awscdk.NewStack(newApp(t, nil), jsii.String("Team"), stackProps)}
 	dlqProps := &awssqs.QueueProps{}
 	if q.dlqRetention != 0 {
 		dlqProps.RetentionPeriod = awscdk.Duration_Seconds(jsii.Number(q.dlqRetention.Seconds()))
@@ -61,10 +67,11 @@ func newUsersApp(t *testing.T, q usersQueue) usersApp {
 var teamQueue = usersQueue{visibility: 6 * time.Minute, timeout: time.Minute, maxReceives: 5, dlqRetention: 14 * 24 * time.Hour}
 
 // TestAttachment attaches idemq to a team's queue and function and checks
-// the parts: the record expiry sized from that queue, the table, exactly
-// idemq's grants on the function's role, the environment, the event source
-// with ReportBatchItemFailures, the seven alarms, the dashboard and the
-// redrive policy.
+// the parts: the record expiry sized from that queue, the table (a plain
+// AWS::DynamoDB::Table), exactly idemq's grants on the function's role,
+// the environment, the event source with ReportBatchItemFailures and
+// nothing else set, the seven alarms and the dashboard; and nothing the
+// team did not ask for: no bucket, no managed policy, no concurrency cap.
 func TestAttachment(t *testing.T) {
 	app := newUsersApp(t, teamQueue)
 	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
@@ -81,16 +88,22 @@ func TestAttachment(t *testing.T) {
 	}
 	tpl := assertions.Template_FromStack(app.stack, nil)
 	id := func(typ string, props any) string { return *tpl.GetResourceId(jsii.String(typ), props) }
-	var table, queueID, bucket string
+	var table, queueID string
 	check(t, "resource ids", func() {
-		table = id("AWS::DynamoDB::GlobalTable", nil)
+		table = id("AWS::DynamoDB::Table", nil)
 		queueID = id("AWS::SQS::Queue", obj{"Properties": obj{"RedrivePolicy": assertions.Match_AnyValue()}})
-		bucket = id("AWS::S3::Bucket", nil)
 	})
 	check(t, "table", func() {
-		tpl.HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), obj{
-			"KeySchema":               arr{obj{"AttributeName": "id", "KeyType": "HASH"}},
-			"TimeToLiveSpecification": obj{"AttributeName": "expiration", "Enabled": true},
+		tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::GlobalTable"), jsii.Number(0))
+		tpl.HasResource(jsii.String("AWS::DynamoDB::Table"), obj{
+			"DeletionPolicy": "Retain",
+			"Properties": obj{
+				"KeySchema":                        arr{obj{"AttributeName": "id", "KeyType": "HASH"}},
+				"BillingMode":                      "PAY_PER_REQUEST",
+				"TimeToLiveSpecification":          obj{"AttributeName": "expiration", "Enabled": true},
+				"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
+				"DeletionProtectionEnabled":        true,
+			},
 		})
 	})
 	check(t, "environment", func() {
@@ -103,27 +116,27 @@ func TestAttachment(t *testing.T) {
 				"IDEMQ_NAMESPACE":     "orders",
 				"IDEMQ_QUEUE":         `{"retention":"96h0m0s","visibilityTimeout":"6m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`,
 				"IDEMQ_EMF_NAMESPACE": "idemq",
-				"IDEMQ_BLOB_BUCKET":   ref(bucket),
-				"IDEMQ_BLOB_PREFIX":   "idemq/",
 			})},
 		})
 	})
-	check(t, "event source", func() {
+	check(t, "event source: the queue, ReportBatchItemFailures, Lambda's defaults for the rest", func() {
 		tpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(1))
-		tpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
-			"EventSourceArn":                 getAtt(queueID, "Arn"),
-			"FunctionName":                   ref(id("AWS::Lambda::Function", nil)),
-			"BatchSize":                      10,
-			"FunctionResponseTypes":          arr{"ReportBatchItemFailures"},
-			"ScalingConfig":                  obj{"MaximumConcurrency": 10},
-			"MaximumBatchingWindowInSeconds": assertions.Match_Absent(),
-		})
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), assertions.Match_ObjectEquals(&obj{
+			"EventSourceArn":        getAtt(queueID, "Arn"),
+			"FunctionName":          ref(id("AWS::Lambda::Function", nil)),
+			"FunctionResponseTypes": arr{"ReportBatchItemFailures"},
+		}))
 	})
-	check(t, "seven alarms, a dashboard, the redrive policy", func() {
+	check(t, "seven alarms without actions, a dashboard; no bucket, no managed policy", func() {
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(7))
+		tpl.AllResourcesProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{"AlarmActions": assertions.Match_Absent()})
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
-		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(1))
+		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(0))
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(0))
 	})
+	if a.Bucket != nil || a.RedrivePolicy != nil {
+		t.Errorf("Bucket %v, RedrivePolicy %v; want neither unasked", a.Bucket, a.RedrivePolicy)
+	}
 	if got := len(a.Alarms.All()); got != 7 {
 		t.Errorf("%d alarms, want 7", got)
 	}
@@ -139,7 +152,6 @@ func TestAttachment(t *testing.T) {
 	wantPairs := grantPairs([]obj{
 		grant(getAtt(table, "Arn"), "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"),
 		grant(getAtt(queueID, "Arn"), "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"),
-		grant(blobObjects(bucket, "idemq/"), "s3:PutObject", "s3:GetObject"),
 		grant("*", "lambda:ListEventSourceMappings"),
 	})
 	if got := grantPairs(roleStatements(tpl)); strings.Join(got, "\n") != strings.Join(wantPairs, "\n") {
@@ -150,11 +162,12 @@ func TestAttachment(t *testing.T) {
 			"DependsOn": assertions.Match_ArrayWith(&arr{assertions.Match_StringLikeRegexp(jsii.String("^HandlerServiceRoleDefaultPolicy"))}),
 		})
 	})
+	noNotes(t, app.stack) // cdk synth --strict passes
 }
 
 // attachRefused attaches idemq with props (Function and Queue from app
-// unless set) and returns the *SettingError it panics with.
-func attachRefused(t *testing.T, app usersApp, props idemqcdk.AttachmentProps) *idemqcdk.SettingError {
+// unless set) and returns the one synth error it adds.
+func attachRefused(t *testing.T, app usersApp, props idemqcdk.AttachmentProps) string {
 	t.Helper()
 	if props.Function == nil {
 		props.Function = app.function
@@ -165,52 +178,47 @@ func attachRefused(t *testing.T, app usersApp, props idemqcdk.AttachmentProps) *
 	if props.Request == nil {
 		props.Request = &request.Identity{Namespace: "orders"}
 	}
-	var got any
-	func() {
-		defer func() { got = recover() }()
-		idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &props)
-	}()
-	se, ok := got.(*idemqcdk.SettingError)
-	if !ok {
-		t.Fatalf("NewAttachment: recovered %v (%T), want a *SettingError", got, got)
+	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &props)
+	if a.Table == nil || a.EventSource == nil || a.Alarms == nil || a.Dashboard == nil {
+		t.Errorf("a refused Attachment lacks parts: %+v", a)
 	}
-	return se
+	return refusal(t, a.Construct)
 }
 
 // TestAttachmentRefusesUnsafeQueues checks the refusals a Worker makes,
-// for the team's own queue and function: each names the setting, where it
-// comes from, and the value.
+// for the team's own queue and function: each is a synth error (not a
+// panic) that names the setting, where it comes from, and the value.
 func TestAttachmentRefusesUnsafeQueues(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		queue usersQueue
-		field string
 		says  []string
 	}{
 		{"visibility 30s under a 45s function (issue 35's team)", usersQueue{visibility: 30 * time.Second, timeout: 45 * time.Second, maxReceives: 5},
-			"VisibilityTimeout", []string{"the queue's VisibilityTimeout 30s is shorter than the function's Timeout 45s"}},
+			[]string{"the queue's VisibilityTimeout 30s is shorter than the function's Timeout 45s"}},
 		{"max receives 1", usersQueue{visibility: 6 * time.Minute, timeout: time.Minute, maxReceives: 1},
-			"MaxReceives", []string{"the queue's DeadLetterQueue.MaxReceiveCount 1"}},
+			[]string{"the queue's DeadLetterQueue.MaxReceiveCount 1"}},
 		{"no dead-letter queue", usersQueue{visibility: 6 * time.Minute, timeout: time.Minute, noDLQ: true},
-			"MaxReceives", []string{"has no dead-letter queue"}},
+			[]string{"has no dead-letter queue"}},
 		{"a retention that ends before a crashed worker's retry", usersQueue{visibility: 12 * time.Hour, timeout: time.Minute, maxReceives: 5},
-			"", nil}, // accepted: 4 days is long enough; see the next
+			nil}, // accepted: 4 days is long enough
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			app := newUsersApp(t, c.queue)
-			if c.field == "" {
-				idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"}})
+			if c.says == nil {
+				a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"}})
+				if r := refusals(t, a.Construct); len(r) > 0 {
+					t.Errorf("refused: %v", r)
+				}
 				return
 			}
-			se := attachRefused(t, app, idemqcdk.AttachmentProps{})
-			if se.Field != c.field {
-				t.Errorf("Field %q, want %q: %v", se.Field, c.field, se)
-			}
+			msg := attachRefused(t, app, idemqcdk.AttachmentProps{})
 			for _, s := range c.says {
-				if !strings.Contains(se.Error(), s) {
-					t.Errorf("%v\ndoes not say %q", se, s)
+				if !strings.Contains(msg, s) {
+					t.Errorf("%s\ndoes not say %q", msg, s)
 				}
 			}
+			t.Log(msg)
 		})
 	}
 }
@@ -224,43 +232,41 @@ func TestAttachmentRefusesBadProps(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		props func(app usersApp) idemqcdk.AttachmentProps
-		field string
 		says  string
 	}{
 		{"no namespace", func(usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{Request: &request.Identity{Namespace: ""}}
 		},
-			"Request.Namespace", "AttachmentProps.Request.Namespace is empty"},
+			"AttachmentProps.Request.Namespace is empty"},
 		{"a batch over 10 without a window", func(usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{BatchSize: jsii.Number(20)}
-		}, "BatchSize", "AttachmentProps.MaxBatchingWindow"},
+		}, "AttachmentProps.MaxBatchingWindow"},
 		{"a result bucket setting without the bucket", func(usersApp) idemqcdk.AttachmentProps {
-			return idemqcdk.AttachmentProps{DisableResultBucket: jsii.Bool(true), ResultPrefix: jsii.String("mine/")}
-		}, "BlobPrefix", "AttachmentProps.ResultPrefix is set, but AttachmentProps.DisableResultBucket"},
+			return idemqcdk.AttachmentProps{ResultPrefix: jsii.String("mine/")}
+		}, "AttachmentProps.ResultPrefix is set, but the bucket it would configure is left out (AttachmentProps.ResultBucket)"},
 		{"a setting given that differs from the queue's", func(usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{QueueSettings: &idemqcdk.QueueSettings{VisibilityTimeout: awscdk.Duration_Minutes(jsii.Number(10))}}
-		}, "VisibilityTimeout", "AttachmentProps.QueueSettings.VisibilityTimeout is 600, but the queue's VisibilityTimeout is 360"},
+		}, "AttachmentProps.QueueSettings.VisibilityTimeout is 600, but the queue's VisibilityTimeout is 360"},
 		{"an imported queue without its settings", func(app usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{Queue: imported(app)}
-		}, "Retention", "set AttachmentProps.QueueSettings.RetentionPeriod"},
+		}, "set AttachmentProps.QueueSettings.RetentionPeriod"},
 		{"an imported queue without its redrive policy", func(app usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{Queue: imported(app), QueueSettings: &idemqcdk.QueueSettings{
 				RetentionPeriod: awscdk.Duration_Days(jsii.Number(4)), VisibilityTimeout: awscdk.Duration_Minutes(jsii.Number(6)),
 			}}
-		}, "MaxReceives", "AttachmentProps.QueueSettings.DeadLetterQueue"},
+		}, "AttachmentProps.QueueSettings.DeadLetterQueue"},
 		{"an imported function", func(app usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{Function: awslambda.Function_FromFunctionArn(app.stack, jsii.String("ImportedFn"),
 				jsii.String("arn:aws:lambda:us-east-1:123456789012:function:orders"))}
-		}, "Function", "not a function defined in this app"},
+		}, "not a function defined in this app"},
 		{"a batching window that is not whole seconds", func(usersApp) idemqcdk.AttachmentProps {
 			return idemqcdk.AttachmentProps{MaxBatchingWindow: awscdk.Duration_Millis(jsii.Number(1500))}
-		}, "BatchingWindow", "AttachmentProps.MaxBatchingWindow 1 second 500 millis is not a whole number of seconds"},
+		}, "AttachmentProps.MaxBatchingWindow 1 second 500 millis is not a whole number of seconds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			app := newUsersApp(t, teamQueue)
-			se := attachRefused(t, app, c.props(app))
-			if se.Field != c.field || !strings.Contains(se.Error(), c.says) {
-				t.Errorf("got %v (Field %q); want Field %q and a message saying %q", se, se.Field, c.field, c.says)
+			if msg := attachRefused(t, app, c.props(app)); !strings.Contains(msg, c.says) {
+				t.Errorf("got %s; want a message saying %q", msg, c.says)
 			}
 		})
 	}
@@ -316,13 +322,10 @@ func TestRecordTable(t *testing.T) {
 		t.Errorf("RecordExpiry %s, dead-letter queue %v; want 540h38m0s and the queue's", rt.RecordExpiry, rt.DeadLetterQueue)
 	}
 	short := newUsersApp(t, usersQueue{visibility: 30 * time.Second, timeout: 45 * time.Second, maxReceives: 5})
-	defer func() {
-		se, ok := recover().(*idemqcdk.SettingError)
-		if !ok || se.Field != "VisibilityTimeout" || !errors.Is(se, queue.ErrInvalidSettings) {
-			t.Errorf("NewRecordTable: recovered %v, want a *SettingError for VisibilityTimeout wrapping queue's", se)
-		}
-	}()
-	idemqcdk.NewRecordTable(short.stack, jsii.String("Records"), &idemqcdk.RecordTableProps{Queue: short.queue, Timeout: short.function.Timeout()})
+	refused := idemqcdk.NewRecordTable(short.stack, jsii.String("Records"), &idemqcdk.RecordTableProps{Queue: short.queue, Timeout: short.function.Timeout()})
+	if msg := refusal(t, refused.Table); !strings.Contains(msg, "(the queue's VisibilityTimeout)") || !strings.Contains(msg, "shorter than the function's timeout 45s") || refused.RecordExpiry != 0 {
+		t.Errorf("NewRecordTable: %s (RecordExpiry %s); want a refusal of the visibility timeout", msg, refused.RecordExpiry)
+	}
 }
 
 // TestCheckQueue checks the exported check: the refusals name queue.Settings
@@ -333,9 +336,13 @@ func TestCheckQueue(t *testing.T) {
 		t.Errorf("the stack's defaults: %v, %v", w, err)
 	}
 	under := ok
-	under.VisibilityTimeout = 3 * time.Minute
-	if w, err := idemqcdk.CheckQueue(under, 2*time.Minute, true); err != nil || len(w) != 1 || !strings.Contains(w[0], "guidance") {
-		t.Errorf("visibility under 6 × the timeout: %v, %v; want one warning", w, err)
+	under.VisibilityTimeout = 3 * time.Minute // under 6 × 2 min, but a message cannot come back while its function runs
+	if w, err := idemqcdk.CheckQueue(under, 2*time.Minute, true); err != nil || len(w) != 0 {
+		t.Errorf("visibility under 6 × the timeout, over the timeout and the window: %v, %v; want no warning", w, err)
+	}
+	under.BatchingWindow = 90 * time.Second // 3 min < 90 s + 2 min
+	if w, err := idemqcdk.CheckQueue(under, 2*time.Minute, true); err != nil || len(w) != 1 || !strings.Contains(w[0], "shows again while its function still runs it") {
+		t.Errorf("visibility under the window and the timeout: %v, %v; want one warning", w, err)
 	}
 	for _, c := range []struct {
 		name    string
@@ -380,16 +387,27 @@ func TestExportedParts(t *testing.T) {
 	alarms := idemqcdk.NewAlarms(app.stack, jsii.String("Alarms"), &parts)
 	idemqcdk.NewDashboard(app.stack, jsii.String("Dashboard"), &idemqcdk.DashboardProps{AlarmsProps: parts, Alarms: alarms})
 	idemqcdk.NewRedrivePolicy(app.stack, jsii.String("Redrive"), &idemqcdk.RedrivePolicyProps{Queue: app.queue, DeadLetterQueue: rt.DeadLetterQueue})
+	operator := awsiam.NewRole(app.stack, jsii.String("Operator"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()})
+	idemqcdk.GrantRedrive(operator, rt.DeadLetterQueue, app.queue)
 	if b.ExpiryDays != 24 || b.Prefix != "orders/" {
 		t.Errorf("bucket: %d days under %q, want 24 under orders/", b.ExpiryDays, b.Prefix)
 	}
 	tpl := assertions.Template_FromStack(app.stack, nil)
 	check(t, "parts", func() {
-		tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::GlobalTable"), jsii.Number(1))
+		tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::Table"), jsii.Number(1))
 		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(1))
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(7))
 		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
 		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(1))
+		// GrantRedrive: the same statements, in the operator's own policy.
+		tpl.HasResourceProperties(jsii.String("AWS::IAM::Policy"), obj{
+			"Roles": arr{ref(*tpl.GetResourceId(jsii.String("AWS::IAM::Role"), obj{"Properties": obj{"AssumeRolePolicyDocument": obj{"Statement": arr{obj{
+				"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": assertions.Match_ObjectLike(&obj{"AWS": assertions.Match_AnyValue()})}}}}}))},
+			"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(&arr{
+				assertions.Match_ObjectLike(&obj{"Sid": "RedriveFromDeadLetterQueue", "Action": assertions.Match_ArrayWith(&arr{"sqs:StartMessageMoveTask"})}),
+				assertions.Match_ObjectLike(&obj{"Sid": "RedriveToQueue", "Action": "sqs:SendMessage"}),
+			})},
+		})
 		tpl.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
 			"LifecycleConfiguration": obj{"Rules": arr{obj{"Id": "ExpireResults", "Status": "Enabled", "Prefix": "orders/", "ExpirationInDays": 24}}},
 		})
@@ -398,6 +416,7 @@ func TestExportedParts(t *testing.T) {
 		// The duration alarm: 80% of a minute, in ms.
 		tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{"MetricName": "Duration", "Threshold": 48000})
 	})
+	// Nil where nothing can be made is a programmer's error: a panic.
 	for name, part := range map[string]func(){
 		"an alarm without its function": func() {
 			p := parts
@@ -407,20 +426,27 @@ func TestExportedParts(t *testing.T) {
 		"a dashboard without alarms": func() {
 			idemqcdk.NewDashboard(app.stack, jsii.String("NoAlarms"), &idemqcdk.DashboardProps{AlarmsProps: parts})
 		},
-		"a bucket with a result kept less long than its record": func() {
-			idemqcdk.NewResultBucket(app.stack, jsii.String("Short"), &idemqcdk.ResultBucketProps{
-				RecordExpiry: awscdk.Duration_Days(jsii.Number(10)), ExpiryDays: jsii.Number(3),
-			})
-		},
 	} {
 		func() {
 			defer func() {
-				if _, ok := recover().(*idemqcdk.SettingError); !ok {
-					t.Errorf("%s: no *SettingError", name)
+				if r := recover(); !strings.HasPrefix(fmt.Sprint(r), "idemqcdk: ") {
+					t.Errorf("%s: recovered %v, want idemqcdk's panic", name, r)
 				}
 			}()
 			part()
 		}()
+	}
+	// A setting that cannot be is a synth error on the part.
+	short := idemqcdk.NewResultBucket(app.stack, jsii.String("Short"), &idemqcdk.ResultBucketProps{
+		RecordExpiry: awscdk.Duration_Days(jsii.Number(10)), ExpiryDays: jsii.Number(3),
+	})
+	if msg := refusal(t, short.Bucket); !strings.Contains(msg, "ResultBucketProps.ExpiryDays 3") {
+		t.Errorf("a bucket with a result kept less long than its record: %s", msg)
+	}
+	noNamespace := parts
+	noNamespace.Namespace = nil
+	if msg := refusal(t, idemqcdk.NewAlarms(app.stack, jsii.String("NoNamespace"), &noNamespace).Construct); !strings.Contains(msg, "AlarmsProps.Namespace is nil") {
+		t.Errorf("alarms without a namespace: %s", msg)
 	}
 }
 

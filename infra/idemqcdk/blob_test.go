@@ -108,7 +108,7 @@ func TestBlobExpiryDaysUnderADayOverWarns(t *testing.T) {
 	})
 	check(t, "warning", func() {
 		assertions.Annotations_FromStack(stack).HasWarning(jsii.String("/Idemq/Worker"),
-			assertions.Match_StringLikeRegexp(jsii.String(`idemq:blobExpiryDays 23 covers idemq:recordExpiry 541h15m0s by less than a day.*leave it unset for 24`)))
+			assertions.Match_StringLikeRegexp(jsii.String(`idemq:blobExpiryDays 23 covers idemq:recordExpiry 541h15m0s by less than a day.*leave idemq:blobExpiryDays unset for 24`)))
 	})
 }
 

@@ -99,7 +99,7 @@ func blobExpiryWarning(days int, expiry time.Duration, label func(field string) 
 		return ""
 	}
 	return fmt.Sprintf("%s %d covers %s %s by less than a day: an object is written just before its record is completed, so a record may outlive its result "+
-		"by the completion's time and its last replays fail; leave it unset for %d", label("BlobExpiryDays"), days, label("RecordExpiry"), expiry, blobExpiryDays(expiry))
+		"by the completion's time and its last replays fail; leave %s unset for %d", label("BlobExpiryDays"), days, label("RecordExpiry"), expiry, label("BlobExpiryDays"), blobExpiryDays(expiry))
 }
 
 // ResultBucketProps configures a ResultBucket.
@@ -115,7 +115,7 @@ type ResultBucketProps struct {
 	// DefaultBlobPrefix.
 	Prefix *string
 	// ExpiryDays is how many days the lifecycle rule keeps a result: at
-	// least the record expiry in whole days, or NewResultBucket panics;
+	// least the record expiry in whole days, or synth fails;
 	// under a day more, it deploys with a warning. Defaults to the record
 	// expiry rounded up to whole days, plus one.
 	ExpiryDays *float64
@@ -137,9 +137,28 @@ type ResultBucket struct {
 	ExpiryDays int
 }
 
-// NewResultBucket adds a ResultBucket to scope, as the construct id. It
-// panics with a *SettingError naming the prop that cannot be deployed.
+// NewResultBucket adds a ResultBucket to scope, as the construct id. A
+// prop that cannot be deployed fails the synth with an error naming it. It
+// panics if props is nil.
 func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucketProps) *ResultBucket {
+	if props == nil {
+		panic("idemqcdk: ResultBucketProps is nil: give at least the records' expiry (RecordTable.RecordExpiry), which the results must outlive")
+	}
+	s, err := props.resolve()
+	if err != nil {
+		s.blobPrefix, s.blobDays = DefaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
+	}
+	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
+	if err != nil {
+		refuse(b.Bucket, err)
+	}
+	warn(b.Bucket, s.warnings)
+	return b
+}
+
+// resolve checks p as WorkerProps' bucket settings are checked
+// (resolveBlobs), messages naming ResultBucketProps' fields.
+func (p *ResultBucketProps) resolve() (settings, error) {
 	const prefix = "ResultBucketProps."
 	label := func(field string) string {
 		switch field {
@@ -150,29 +169,24 @@ func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucket
 		}
 		return prefix + field
 	}
-	if props == nil || props.RecordExpiry == nil {
-		panic(&SettingError{Field: "RecordExpiry", Msg: prefix + "RecordExpiry is nil: give the records' expiry (RecordTable.RecordExpiry), which the results must outlive"})
+	s := settings{blobs: true}
+	if p.RecordExpiry == nil {
+		return s, &SettingError{Field: "RecordExpiry", Msg: prefix + "RecordExpiry is nil: give the records' expiry (RecordTable.RecordExpiry), which the results must outlive"}
 	}
-	expiry, err := duration(props.RecordExpiry, label("RecordExpiry"))
-	if err != nil {
-		panic(&SettingError{Field: "RecordExpiry", Msg: err.Error()})
+	var err error
+	if s.expiry, err = duration(p.RecordExpiry, label("RecordExpiry")); err != nil {
+		return s, &SettingError{Field: "RecordExpiry", Msg: err.Error()}
 	}
-	p := &WorkerProps{BlobPrefix: deref(props.Prefix)}
-	if props.ExpiryDays != nil {
-		if p.BlobExpiryDays = int(*props.ExpiryDays); float64(p.BlobExpiryDays) != *props.ExpiryDays || p.BlobExpiryDays == 0 {
-			panic(&SettingError{Field: "BlobExpiryDays", Msg: fmt.Sprintf("%s %v must be a whole number of days of at least 1", label("BlobExpiryDays"), *props.ExpiryDays)})
+	w := &WorkerProps{BlobPrefix: deref(p.Prefix)}
+	if p.ExpiryDays != nil {
+		if w.BlobExpiryDays = int(*p.ExpiryDays); float64(w.BlobExpiryDays) != *p.ExpiryDays || w.BlobExpiryDays == 0 {
+			return s, &SettingError{Field: "BlobExpiryDays", Msg: fmt.Sprintf("%s %v must be a whole number of days of at least 1", label("BlobExpiryDays"), *p.ExpiryDays)}
 		}
 	}
-	if props.Prefix != nil && *props.Prefix == "" {
-		panic(checkBlobPrefix("", label))
+	if p.Prefix != nil && *p.Prefix == "" {
+		return s, checkBlobPrefix("", label)
 	}
-	s := settings{expiry: expiry, blobs: true}
-	if err := s.resolveBlobs(p, label); err != nil {
-		panic(err)
-	}
-	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
-	warn(b.Bucket, s.warnings)
-	return b
+	return s, s.resolveBlobs(w, label)
 }
 
 // GrantResults lets grantee put and get the objects under the bucket's
@@ -224,7 +238,7 @@ func (s *settings) resolveBlobs(p *WorkerProps, label func(field string) string)
 			set   bool
 		}{{"BlobExpiryDays", p.BlobExpiryDays != 0}, {"BlobPrefix", p.BlobPrefix != ""}} {
 			if field := f.field; f.set {
-				return &SettingError{Field: field, Msg: fmt.Sprintf("%s is set, but %s leaves out the bucket it would configure; unset it, or deploy the bucket",
+				return &SettingError{Field: field, Msg: fmt.Sprintf("%s is set, but the bucket it would configure is left out (%s); unset it, or deploy the bucket",
 					label(field), label("DisableBlobs"))}
 			}
 		}
@@ -235,7 +249,7 @@ func (s *settings) resolveBlobs(p *WorkerProps, label func(field string) string)
 		return err
 	}
 	if w := blobExpiryWarning(s.blobDays, s.expiry, label); w != "" {
-		s.warnings = append(s.warnings, w)
+		s.warnings = append(s.warnings, warning{WarningResultExpiry, w})
 	}
 	s.blobPrefix = or(p.BlobPrefix, DefaultBlobPrefix)
 	return checkBlobPrefix(s.blobPrefix, label)

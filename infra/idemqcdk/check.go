@@ -26,9 +26,11 @@ import (
 //     queue.MinSafeMaxReceives in any case;
 //   - a retention that ends before that retry.
 //
-// It warns of a visibility timeout under AWS's guidance (6 × the timeout
-// + the batching window) and of a dead letter sure to stay less than
-// MinDeadLetterStay in the dead-letter queue.
+// It warns of a visibility timeout under the batching window and the
+// timeout together (a message can show again while its function runs it;
+// AWS's guidance of 6 × the timeout + the window is not required), of a
+// dead letter sure to stay less than MinDeadLetterStay in the dead-letter
+// queue, each warning's message saying the change that makes it go away.
 func CheckQueue(q queue.Settings, timeout time.Duration, backoff bool) (warnings []string, err error) {
 	if err := q.Validate(); err != nil {
 		field := ""
@@ -52,5 +54,8 @@ func CheckQueue(q queue.Settings, timeout time.Duration, backoff bool) (warnings
 	if err := s.resolveExpiry(0, fieldName); err != nil {
 		return nil, err
 	}
-	return s.warnings, nil
+	for _, w := range s.warnings {
+		warnings = append(warnings, w.msg)
+	}
+	return warnings, nil
 }

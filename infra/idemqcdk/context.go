@@ -113,7 +113,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 	p.FIFO = r.boolean("FIFO")
 	p.BatchSize = r.integer("BatchSize")
 	p.BatchingWindow = r.duration("BatchingWindow")
-	// 0 here says "no cap"; absent, the default cap.
+	// 0 here says "no cap", as absent does (WorkerProps' 0).
 	switch p.MaxConcurrency = r.integer("MaxConcurrency"); {
 	case p.MaxConcurrency < 0:
 		r.fail("MaxConcurrency", contextKeys["MaxConcurrency"], r.get(contextKeys["MaxConcurrency"]), "a whole number from 2 to 1000, or 0 for no cap")

@@ -31,17 +31,19 @@ type DashboardProps struct {
 // dead letters and the oldest one's age against the expiry alarm's
 // threshold; the function's invocations, errors, throttles and
 // concurrency; its duration against the duration alarm's threshold and
-// the timeout (docs/operate.md). It panics with a *SettingError naming a
-// prop that is missing or invalid.
+// the timeout (docs/operate.md). A prop missing or invalid fails the synth
+// with an error naming it. It panics if props, its Alarms, Queue,
+// DeadLetterQueue or Function is nil.
 func NewDashboard(scope constructs.Construct, id *string, props *DashboardProps) awscloudwatch.Dashboard {
 	if props == nil || props.Alarms == nil {
-		panic(&SettingError{Field: "Alarms", Msg: "DashboardProps.Alarms is nil: give the alarms (NewAlarms) whose states the dashboard shows"})
+		panic("idemqcdk: DashboardProps.Alarms is nil: give the alarms (NewAlarms) whose states the dashboard shows")
 	}
 	p, err := props.AlarmsProps.parts("DashboardProps.")
+	d := newDashboard(scope, *id, p, props.Alarms.All())
 	if err != nil {
-		panic(err)
+		refuse(d, err)
 	}
-	return newDashboard(scope, *id, p, props.Alarms.All())
+	return d
 }
 
 // newDashboard is the dashboard of p, as id in scope, showing the states

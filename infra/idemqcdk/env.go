@@ -34,6 +34,11 @@ const (
 	// stored record, comma-separated
 	// (WorkerProps.Request.FingerprintFields); set only with them.
 	EnvFingerprintFields = idemqenv.FingerprintFields
+	// EnvDynamoDBStrong is "true" when the record table is a global table
+	// with multi-Region strong consistency (Replicas): the store then
+	// refuses staged writes, which such a table cannot commit. Set only
+	// with Replicas.
+	EnvDynamoDBStrong = idemqenv.DynamoDBStrong
 	// EnvBackoff is "true" when in-progress back-off is on, "false" when
 	// it is off: always set, so the worker's own default never decides.
 	EnvBackoff = idemqenv.Backoff
@@ -84,7 +89,7 @@ const (
 )
 
 // setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing}
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing, EnvDynamoDBStrong}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.

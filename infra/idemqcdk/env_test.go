@@ -180,7 +180,7 @@ func TestAttachmentEnvironmentIsTheWorkers(t *testing.T) {
 	}{
 		{"every prop", func(app usersApp) *idemqcdk.AttachmentProps {
 			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders", KeyField: "order.id"},
-				RecordExpiry: awscdk.Duration_Hours(jsii.Number(600))}
+				RecordExpiry: awscdk.Duration_Hours(jsii.Number(600)), ResultBucket: jsii.Bool(true)}
 		}, func(t *testing.T, s idemqenv.Settings) {
 			if s.Request.Namespace != "orders" || s.Request.KeyField != "order.id" || s.RecordExpiry != 600*time.Hour || !s.Backoff ||
 				s.Blobs.Bucket == "" || s.Blobs.Prefix != idemqcdk.DefaultBlobPrefix || s.EMFNamespace != idemqcdk.MetricNamespace ||
@@ -190,7 +190,7 @@ func TestAttachmentEnvironmentIsTheWorkers(t *testing.T) {
 		}},
 		{"no back-off, no bucket", func(app usersApp) *idemqcdk.AttachmentProps {
 			return &idemqcdk.AttachmentProps{Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"},
-				DisableBackoff: jsii.Bool(true), DisableResultBucket: jsii.Bool(true)}
+				DisableBackoff: jsii.Bool(true)}
 		}, func(t *testing.T, s idemqenv.Settings) {
 			if s.Backoff || s.Blobs != (idemqenv.BlobSettings{}) || s.Request.KeyField != "idempotency_key" {
 				t.Errorf("settings %+v", s)

@@ -97,6 +97,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	for k, v := range requestEnv(s.request, idemqenv.FrontDoor) {
 		env[k] = jsii.String(v)
 	}
+	if len(s.replicas) > 0 {
+		env[EnvDynamoDBStrong] = jsii.String("true")
+	}
 	if w.Bucket != nil {
 		env[EnvBlobBucket] = w.Bucket.BucketName()
 		env[EnvBlobPrefix] = jsii.String(w.BlobPrefix)
@@ -140,8 +143,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	if p.FrontDoorPublic {
 		auth = awslambda.FunctionUrlAuthType_NONE
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
-		awscdk.Annotations_Of(c).AddWarningV2(jsii.String("idemq:frontDoorPublic"), jsii.String(
-			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space)"), nil)
+		warn(c, []warning{{WarningFrontDoorPublic, fmt.Sprintf(
+			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space); "+
+				"unset FrontDoorPublic for an AWS_IAM URL, or acknowledge %s if the URL is meant for anyone", WarningFrontDoorPublic)}})
 	}
 	if p.FrontDoorScope == FrontDoorScopeSession {
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)

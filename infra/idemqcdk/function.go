@@ -4,7 +4,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -34,25 +33,4 @@ func newFunction(scope constructs.Construct, code awslambda.Code, s settings, en
 	})
 	s.trace(fn, role)
 	return fn, role, logs
-}
-
-// newEventSource feeds fn from the queue, reporting batch item failures so
-// that only the failed messages come back, as QueueSource in scope: a
-// Worker's function (where fn.AddEventSourceMapping puts it), an
-// Attachment's own construct.
-func newEventSource(scope constructs.Construct, fn awslambda.IFunction, queue awssqs.IQueue, s settings) awslambda.EventSourceMapping {
-	opts := &awslambda.EventSourceMappingProps{
-		Target:                  fn,
-		EventSourceArn:          queue.QueueArn(),
-		BatchSize:               jsii.Number(s.batchSize),
-		ReportBatchItemFailures: jsii.Bool(true),
-	}
-	if s.window > 0 {
-		opts.MaxBatchingWindow = seconds(s.window)
-	}
-	if s.concurrency != NoMaxConcurrency {
-		opts.MaxConcurrency = jsii.Number(s.concurrency)
-	}
-	opts.ProvisionedPollerConfig = pollerConfig(s) // nil: on demand
-	return awslambda.NewEventSourceMapping(scope, jsii.String("QueueSource"), opts)
 }

@@ -3,6 +3,7 @@ package idemqcdk
 import (
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 
@@ -22,17 +23,9 @@ const (
 	DefaultMemoryMB    = 256
 	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
 	DefaultMaxReceives = 5                  // AWS's recommended minimum
-	// DefaultMaxConcurrency caps the invocations the event source runs at
-	// once. A model provider limits requests a minute, and a request over
-	// the limit is a record failed (a 429), retried a visibility timeout
-	// later, and after its last receive a dead letter: a burst of messages
-	// must not become a burst of calls. 10 invocations of batches of 10 are
-	// at most 100 calls in flight: with calls of 30 s to 2 min, 50 to 200
-	// requests a minute. Size it to the limit: requests a minute × a call's
-	// minutes ÷ batch size.
-	DefaultMaxConcurrency = 10
-	// NoMaxConcurrency as WorkerProps.MaxConcurrency leaves the event
-	// source uncapped (the account's concurrency is the limit).
+	// NoMaxConcurrency as WorkerProps.MaxConcurrency (as 0 does) or
+	// AttachmentProps.MaxConcurrency leaves the event source uncapped (the
+	// account's concurrency is the limit).
 	NoMaxConcurrency = -1
 	// DLQRetention is the dead-letter queue's retention, the longest SQS
 	// allows, so a failed message stays there as long as possible. The
@@ -94,9 +87,13 @@ type WorkerProps struct {
 	// queue is quiet.
 	BatchingWindow time.Duration
 	// MaxConcurrency caps how many invocations the event source runs at
-	// once (its ScalingConfig.MaximumConcurrency), 2 to 1000, or
-	// NoMaxConcurrency for no cap but the account's. Defaults to
-	// DefaultMaxConcurrency.
+	// once (its ScalingConfig.MaximumConcurrency), 2 to 1000. A model
+	// provider limits requests a minute, and a request over the limit is
+	// a record failed (a 429), retried a visibility timeout later, and
+	// after its last receive a dead letter: size the cap to the limit,
+	// requests a minute × a call's minutes ÷ BatchSize (10 invocations of
+	// batches of 10 are at most 100 calls in flight). Defaults to 0 (or
+	// NoMaxConcurrency): no cap but the account's concurrency.
 	MaxConcurrency int
 	// Pollers, when set, runs the event source in provisioned mode (see
 	// Pollers); MaxConcurrency must then be 0 or NoMaxConcurrency. Defaults
@@ -226,6 +223,37 @@ type WorkerProps struct {
 	// Identity Center names a session by its user). Only with FrontDoor,
 	// not with FrontDoorPublic. Defaults to "": FrontDoorScopeRole.
 	FrontDoorScope string
+	// AlarmActions are what every alarm (Worker.Alarms) does when it goes
+	// off: an awscloudwatchactions.NewSnsAction of a topic that pages
+	// someone, say. Defaults to none: the alarms only show on the
+	// dashboard.
+	AlarmActions []awscloudwatch.IAlarmAction
+
+	// Replicas are the regions of the record table's replicas, besides
+	// the stack's, which makes it a TableV2 with multi-Region strong
+	// consistency (MRSC): 2 regions, or 1 with WitnessRegion, all in the
+	// stack's region set (US, EU or AP). The stack needs an explicit
+	// region. Claims then hold across regions: a claim's conditional
+	// write is evaluated against every region's latest write, and a write
+	// that conflicts with another region's fails rather than both
+	// winning. Eventually consistent replicas are never made, and one
+	// added to the table later (TableV2.AddReplica) fails the synth. Not
+	// with KeepV020. Defaults to none: the table lives in the stack's
+	// region alone.
+	Replicas []string
+	// WitnessRegion is the MRSC table's witness region, with one replica
+	// in Replicas. Defaults to "": none.
+	WitnessRegion string
+	// KeepV020 keeps the resources v0.2.0's Worker deployed as they are,
+	// for a stack that deployed it: the record table as a TableV2
+	// (AWS::DynamoDB::GlobalTable, in the stack's region alone) rather
+	// than an awsdynamodb.Table, and the redrive managed policy
+	// (Worker.RedrivePolicy). Without it, CloudFormation refuses to update
+	// such a stack ("Update of resource type is not permitted") and
+	// changes nothing: a new table would forget every record, and every
+	// request in flight would run again. Defaults to false.
+	KeepV020 bool
+
 	// Environment holds further variables for the function. A name that
 	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one

@@ -30,7 +30,7 @@ func TestRejectedSettings(t *testing.T) {
 			// lease 120s + 10s = 130s: one receive at 130s finds it in
 			// progress, and 2 receives leave none for the retry.
 			map[string]any{"idemq:backoff": false, "idemq:visibilityTimeout": "130s", "idemq:maxReceives": 2},
-			"MaxReceives", "idemq:backoff", false},
+			"MaxReceives", "idemq:visibilityTimeout", false},
 		{"without back-off, receives every visibility timeout use them all up",
 			map[string]any{"idemq:backoff": false, "idemq:functionTimeout": "5m", "idemq:visibilityTimeout": "5m", "idemq:maxReceives": 2},
 			"MaxReceives", "idemq:maxReceives", false},

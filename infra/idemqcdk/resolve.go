@@ -10,7 +10,8 @@ import (
 )
 
 // Check reports the first value of p that cannot be deployed, as a
-// *SettingError. NewWorker panics with the same error.
+// *SettingError. NewWorker fails the synth with the same error; it also
+// checks Replicas' regions against its stack's, which Check cannot see.
 func (p *WorkerProps) Check() error {
 	_, err := p.resolve(fieldName)
 	return err
@@ -41,7 +42,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (settings, error) {
 	s.memoryMB = or(p.MemoryMB, DefaultMemoryMB)
 	s.batchSize = or(p.BatchSize, queue.DefaultBatchSize)
-	s.concurrency = or(p.MaxConcurrency, DefaultMaxConcurrency)
+	s.concurrency = or(p.MaxConcurrency, NoMaxConcurrency)
 	s.backoff = !p.DisableBackoff
 	s.blobs = !p.DisableBlobs
 	bad := func(field, format string, args ...any) error {
@@ -70,7 +71,7 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
 			label("BatchSize"), s.batchSize, queue.DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), queue.DefaultBatchSize)
 	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
-		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (or NoMaxConcurrency for no cap; idemq:maxConcurrency 0)",
+		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (or unset for no cap; idemq:maxConcurrency 0)",
 			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
 	}
 
@@ -95,6 +96,9 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 	if err := s.resolveTracing(p, label); err != nil {
 		return s, err
 	}
+	if err := s.resolveTable(p, label); err != nil {
+		return s, err
+	}
 
 	// The key's parts: anything that can change under the records makes
 	// every redelivered request run again.
@@ -103,12 +107,12 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 	}
 
 	if p.ProviderURL != "" && !isToken(p.ProviderURL) {
-		warning, err := checkProviderURL(p.ProviderURL, label)
+		msg, err := checkProviderURL(p.ProviderURL, label)
 		if err != nil {
 			return s, err
 		}
-		if warning != "" {
-			s.warnings = append(s.warnings, warning)
+		if msg != "" {
+			s.warnings = append(s.warnings, warning{WarningProviderURL, msg})
 		}
 	}
 

@@ -3,6 +3,8 @@ package idemqcdk
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/idemq/idemq/idem"
@@ -70,14 +72,24 @@ type settings struct {
 	// DefaultBlobPrefix); 0 and "" without blobs.
 	blobDays   int
 	blobPrefix string
+	// replicas are the regions of the record table's replicas, besides
+	// the stack's, and witness its witness region ("": none): with them,
+	// the table is multi-Region strongly consistent. keepV020 keeps the
+	// table v0.2.0 deployed (resolveTable).
+	replicas []string
+	witness  string
+	keepV020 bool
 
 	// request is WorkerProps.Request, checked, its key source defaulted
 	// to request.DefaultKeyField: who a request is, given to the worker
 	// and the front door through idemqenv (requestEnv).
 	request request.Identity
-	// warnings are annotations for settings that deploy but go against
-	// AWS's guidance.
-	warnings []string
+	// checking says s is a trial of a fix (passes): its messages suggest
+	// none in turn.
+	checking bool
+	// warnings are annotations for settings that deploy but may cost
+	// receives, results or dead letters; each says what to change.
+	warnings []warning
 }
 
 // queue is the queue's settings, its dead-letter queue's retention
@@ -107,15 +119,15 @@ func (s settings) deadLetterStay() time.Duration {
 
 // checkQueue checks the queue's settings in s against each other and
 // against the function's timeout: what SQS accepts, the visibility
-// timeout against the timeout (refused under it, a warning under AWS's
-// guidance), a crashed worker's retry (checkCrashRetry), and how long a
-// dead letter is sure to stay (a warning). Messages name each setting by
+// timeout against the timeout (refused under it, a warning under the
+// batching window and the timeout together: checkVisibility), a crashed
+// worker's retry (checkCrashRetry), and how long a dead letter is sure to
+// stay (a warning: checkDeadLetterStay). Messages name each setting by
 // label(field).
 func (s *settings) checkQueue(label func(field string) string) error {
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	guidance := visibilityFactor*s.timeout + s.window
 	switch {
 	case !inSeconds(s.retention, queue.MinRetention, queue.MaxRetention):
 		return bad("Retention", "%s %s must be whole seconds from %s to %s", label("Retention"), s.retention, queue.MinRetention, queue.MaxRetention)
@@ -123,33 +135,112 @@ func (s *settings) checkQueue(label func(field string) string) error {
 		return bad("MaxReceives", "%s %d must be from %d to %d", label("MaxReceives"), s.maxReceives, queue.MinMaxReceives, queue.MaxMaxReceives)
 	case !inSeconds(s.visibility, time.Second, queue.MaxVisibility):
 		return bad("VisibilityTimeout", "%s %s must be whole seconds from 1s to %s", label("VisibilityTimeout"), s.visibility, queue.MaxVisibility)
-	case s.visibility < s.timeout:
-		fix := fmt.Sprintf("(left unset it is 6 × %s + %s = %s)", label("Timeout"), label("BatchingWindow"), guidance)
-		if s.existingQueue {
-			fix = fmt.Sprintf("to at least %s (AWS asks for 6 × %s + %s = %s)", s.timeout, label("Timeout"), label("BatchingWindow"), guidance)
-		}
-		return bad("VisibilityTimeout", "%s %s is shorter than %s %s, which Lambda rejects: a message would show again while its first receive still runs; raise %s %s or lower %s",
-			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout, label("VisibilityTimeout"), fix, label("Timeout"))
 	case s.dlqRetention != 0 && !inSeconds(s.dlqRetention, queue.MinRetention, queue.MaxRetention):
 		return bad("DeadLetterRetention", "%s %s must be whole seconds from %s to %s", label("DeadLetterRetention"), s.dlqRetention, queue.MinRetention, queue.MaxRetention)
-	case s.visibility < guidance:
-		s.warnings = append(s.warnings, fmt.Sprintf("%s %s is under AWS's guidance of 6 × %s + %s = %s: messages may come back while the function still runs them",
-			label("VisibilityTimeout"), s.visibility, label("Timeout"), label("BatchingWindow"), guidance))
+	}
+	if err := s.checkVisibility(label); err != nil {
+		return err
 	}
 	if err := s.checkCrashRetry(label); err != nil {
 		return err
 	}
-	if stay := s.deadLetterStay(); stay < MinDeadLetterStay {
-		fix := "lower " + label("Retention")
-		if s.dlqRetention < DLQRetention {
-			fix = fmt.Sprintf("raise %s to %s (SQS's longest), or lower %s", label("DeadLetterRetention"), DLQRetention, label("Retention"))
+	s.checkDeadLetterStay(label)
+	return nil
+}
+
+// passes reports whether s with change applied passes checkQueue with no
+// warning of the id given ("": any warning will do): the test every fix a
+// message suggests passes before it is suggested.
+func (s settings) passes(change func(*settings), id string) bool {
+	t := s
+	t.warnings, t.checking = nil, true
+	change(&t)
+	return t.checkQueue(fieldName) == nil && !slices.ContainsFunc(t.warnings, func(w warning) bool { return w.id == id })
+}
+
+// checkVisibility refuses a visibility timeout shorter than the
+// function's timeout (Lambda refuses such an event source: a message would
+// show again while its first receive still runs) and warns of one shorter
+// than the batching window and the timeout together: a message received
+// at the start of a batching window is run as late as the window's end,
+// up to the timeout, so it can show again while its function still runs
+// it. Its second receive then finds its key in progress and spends one of
+// the message's receives, or more without the back-off. AWS's guidance of
+// 6 × the timeout + the window also leaves room for Lambda's retries of a
+// throttled invocation; under it, but over the window and the timeout, a
+// message cannot show again while its function runs, and nothing is said.
+func (s *settings) checkVisibility(label func(field string) string) error {
+	run := s.window + s.timeout
+	var fixes []string
+	try := func(fix string, change func(*settings)) {
+		if !s.checking && s.passes(change, WarningVisibility) {
+			fixes = append(fixes, fix)
 		}
-		s.warnings = append(s.warnings, fmt.Sprintf(
-			"%s %s leaves a dead letter as little as %s in the dead-letter queue (which keeps messages %s) before SQS drops it: a standard queue's message keeps its first enqueue time, "+
-				"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s, so answer the dead-letter alarm at once, or %s",
-			label("Retention"), s.retention, stay, s.dlqRetention, DLQRetention, deadLetterExpiryAge(stay), fix))
+	}
+	switch {
+	case s.visibility < s.timeout:
+		fix := fmt.Sprintf("raise %s to at least %s", label("VisibilityTimeout"), run)
+		if guidance := visibilityFactor*s.timeout + s.window; !s.checking && !s.existingQueue && s.passes(func(t *settings) { t.visibility = guidance }, WarningVisibility) {
+			fix += fmt.Sprintf(" (left unset it is 6 × %s + %s = %s)", label("Timeout"), label("BatchingWindow"), guidance)
+		}
+		try(fix, func(t *settings) { t.visibility = run })
+		if t := s.visibility - s.window; t >= time.Second {
+			try(fmt.Sprintf("lower %s to at most %s", label("Timeout"), t), func(u *settings) { u.timeout = t })
+		}
+		if len(fixes) == 0 {
+			fixes = append(fixes, fmt.Sprintf("raise %s to at least %s", label("VisibilityTimeout"), run))
+		}
+		return &SettingError{Field: "VisibilityTimeout", Msg: fmt.Sprintf(
+			"%s %s is shorter than %s %s, which Lambda refuses: a message would show again while its first receive still runs; %s",
+			label("VisibilityTimeout"), s.visibility, label("Timeout"), s.timeout, strings.Join(fixes, ", or "))}
+	case s.visibility < run:
+		again := "a second receive finds it in progress and leaves it for one every " + label("VisibilityTimeout") + " while the first run's lease lasts, each spending a receive"
+		if s.backoff {
+			again = "a second receive finds it in progress and holds it until the first run's lease ends (the back-off), spending a receive"
+		}
+		try(fmt.Sprintf("raise %s to at least %s", label("VisibilityTimeout"), run), func(t *settings) { t.visibility = run })
+		if w := s.visibility - s.timeout; w < s.window {
+			try(fmt.Sprintf("lower %s to at most %s", label("BatchingWindow"), w), func(t *settings) { t.window = w })
+		}
+		s.warnings = append(s.warnings, warning{WarningVisibility, fmt.Sprintf(
+			"%s %s is shorter than %s %s + %s %s = %s: a message received at the start of a batching window and run to the timeout shows again while its function still runs it; "+
+				"%s; %s", label("VisibilityTimeout"), s.visibility, label("BatchingWindow"), s.window, label("Timeout"), s.timeout, run, again, strings.Join(fixes, ", or "))})
 	}
 	return nil
+}
+
+// checkDeadLetterStay warns of a dead letter sure to stay less than
+// MinDeadLetterStay in the dead-letter queue, naming the settings that
+// would make it stay longer.
+func (s *settings) checkDeadLetterStay(label func(field string) string) {
+	stay := s.deadLetterStay()
+	if stay >= MinDeadLetterStay {
+		return
+	}
+	var fixes []string
+	try := func(fix string, change func(*settings)) {
+		if !s.checking && s.passes(change, WarningDeadLetterStay) {
+			fixes = append(fixes, fix)
+		}
+	}
+	if s.dlqRetention < DLQRetention {
+		try(fmt.Sprintf("raise %s to %s (SQS's longest)", label("DeadLetterRetention"), DLQRetention), func(t *settings) { t.dlqRetention = DLQRetention })
+	}
+	if r := s.dlqRetention - MinDeadLetterStay; !s.fifo && r >= queue.MinRetention {
+		try(fmt.Sprintf("lower %s to at most %s", label("Retention"), r), func(t *settings) { t.retention = r })
+	}
+	if r := DLQRetention - MinDeadLetterStay; len(fixes) == 0 && !s.fifo {
+		try(fmt.Sprintf("raise %s to %s and lower %s to at most %s", label("DeadLetterRetention"), DLQRetention, label("Retention"), r),
+			func(t *settings) { t.dlqRetention, t.retention = DLQRetention, r })
+	}
+	fix := "answer the dead-letter alarm at once"
+	if len(fixes) > 0 {
+		fix = strings.Join(fixes, ", or ")
+	}
+	s.warnings = append(s.warnings, warning{WarningDeadLetterStay, fmt.Sprintf(
+		"%s %s leaves a dead letter as little as %s in the dead-letter queue (which keeps messages %s) before SQS drops it, under %s: a standard queue's message keeps its first enqueue time, "+
+			"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s; %s",
+		label("Retention"), s.retention, stay, s.dlqRetention, MinDeadLetterStay, DLQRetention, deadLetterExpiryAge(stay), fix)})
 }
 
 // resolveExpiry sets s.expiry: given, it must cover the message lifetime
@@ -184,10 +275,10 @@ func (s *settings) resolveExpiry(given time.Duration, label func(field string) s
 			Err: err}
 	}
 	if err := queue.CheckExpiry(s.queue(), s.expiry); err != nil {
-		s.warnings = append(s.warnings, fmt.Sprintf(
+		s.warnings = append(s.warnings, warning{WarningRecordExpiry, fmt.Sprintf(
 			"%s %s does not cover a redrive from the dead-letter queue, which keeps messages %s: a message redriven more than %s after it was sent "+
 				"(%s less the message lifetime %s) may find its record expired and run its work again; leave %s unset for the computed %s",
-			label("RecordExpiry"), s.expiry, s.dlqRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life))
+			label("RecordExpiry"), s.expiry, s.dlqRetention, s.expiry-inQueue.MessageLifetime(), label("RecordExpiry"), inQueue.MessageLifetime(), label("RecordExpiry"), life)})
 	}
 	return nil
 }
@@ -213,16 +304,34 @@ func (s settings) checkCrashRetry(label func(field string) string) error {
 		how = "one with back-off on"
 	}
 	if need := inProgress + 2; s.maxReceives < need {
-		fix := fmt.Sprintf("raise %s to at least %d or %s above %s", label("MaxReceives"), need, label("VisibilityTimeout"), lease)
-		if !s.backoff {
-			fix += fmt.Sprintf(", or turn on the in-progress back-off (%s)", label("DisableBackoff"))
+		var fixes []string
+		if !s.checking {
+			try := func(fix string, change func(*settings)) {
+				if s.passes(change, "") {
+					fixes = append(fixes, fix)
+				}
+			}
+			try(fmt.Sprintf("raise %s to at least %d", label("MaxReceives"), need), func(t *settings) { t.maxReceives = need })
+			// The least visibility under which the receives that find
+			// the claim in progress leave two: floor(lease / v) at most
+			// MaxReceives - 2.
+			if k := time.Duration(s.maxReceives - 1); k > 0 {
+				v := (lease / k).Truncate(time.Second) + time.Second
+				try(fmt.Sprintf("raise %s to at least %s", label("VisibilityTimeout"), v), func(t *settings) { t.visibility = v })
+			}
+			if !s.backoff {
+				try(fmt.Sprintf("turn on the in-progress back-off (%s)", label("DisableBackoff")), func(t *settings) { t.backoff = true })
+			}
+		}
+		if len(fixes) == 0 {
+			fixes = append(fixes, fmt.Sprintf("lower %s", label("Timeout")))
 		}
 		return &SettingError{Field: "MaxReceives", Msg: fmt.Sprintf(
 			"%s %d lets a message whose worker crashed mid-call reach the dead-letter queue with its work undone: "+
 				"its claim holds the key for a lease of up to %s + %s + %s margin = %s, receives that find it in progress spend %d (%s), "+
 				"and a retry needs one more after the first; %s",
 			label("MaxReceives"), s.maxReceives, label("BatchingWindow"), label("Timeout"), idem.DefaultLeaseMargin, lease,
-			inProgress, how, fix)}
+			inProgress, how, strings.Join(fixes, ", or "))}
 	}
 	if retry := lease + s.visibility; s.retention < retry {
 		return &SettingError{Field: "Retention", Msg: fmt.Sprintf(

@@ -143,19 +143,6 @@ func TestFIFO(t *testing.T) {
 	})
 }
 
-// TestVisibilityUnderGuidanceWarns checks that a visibility timeout between
-// the function timeout and 6 × it deploys, with a warning.
-func TestVisibilityUnderGuidanceWarns(t *testing.T) {
-	stack := newStack(t, map[string]any{"idemq:visibilityTimeout": "300s"})
-	check(t, "warning", func() {
-		assertions.Annotations_FromStack(stack).HasWarning(jsii.String("/Idemq/Worker"),
-			assertions.Match_StringLikeRegexp(jsii.String(`idemq:visibilityTimeout 5m0s is under AWS's guidance of 6 × idemq:functionTimeout \+ idemq:batchingWindow = 12m0s`)))
-	})
-	check(t, "no warning by default", func() {
-		assertions.Annotations_FromStack(newStack(t, nil)).HasNoWarning(jsii.String("*"), assertions.Match_AnyValue())
-	})
-}
-
 // TestRecordExpiryShortOfARedriveWarns checks that an expiry that covers
 // the queue but not a redrive from the dead-letter queue deploys, with a
 // warning saying after how long a redriven message runs its work again.
@@ -264,16 +251,17 @@ func TestDeadLetterExpiryAlarm(t *testing.T) {
 	}
 }
 
-// TestMaxConcurrency checks the event source's cap: 10 when
-// idemq:maxConcurrency is absent (cdk.json sets 10 too), none with 0, and
-// what it is set to otherwise.
+// TestMaxConcurrency checks the event source's cap: none when
+// idemq:maxConcurrency is absent or 0 (cdk.json sets 10), and what it is
+// set to otherwise.
 func TestMaxConcurrency(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		context map[string]any
 		scaling any
 	}{
-		{"absent", map[string]any{"idemq:maxConcurrency": nil}, obj{"MaximumConcurrency": 10}},
+		{"absent", map[string]any{"idemq:maxConcurrency": nil}, assertions.Match_Absent()},
+		{"cdk.json's", nil, obj{"MaximumConcurrency": 10}},
 		{"0: no cap", map[string]any{"idemq:maxConcurrency": 0}, assertions.Match_Absent()},
 		{"0 from the command line", map[string]any{"idemq:maxConcurrency": "0"}, assertions.Match_Absent()},
 		{"50", map[string]any{"idemq:maxConcurrency": 50}, obj{"MaximumConcurrency": 50}},

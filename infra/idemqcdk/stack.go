@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -35,9 +36,10 @@ type StackProps struct {
 // idemq:providerApiKeySecret set, the function reads the provider's API key
 // from that secret, and with idemq:providerApiKeySecretKmsKey set too, may
 // decrypt it with that KMS key; with idemq:alarmTopicArn set, every alarm
-// notifies that SNS topic. A setting that cannot be
-// deployed is returned as a *SettingError naming its context key, before
-// anything is added to scope.
+// notifies that SNS topic. The stack keeps what v0.2.0 deployed
+// (WorkerProps.KeepV020): the record table a TableV2, the redrive managed
+// policy an output. A setting that cannot be deployed is returned as a
+// *SettingError naming its context key, before anything is added to scope.
 func NewStack(scope constructs.Construct, id *string, props *StackProps) (awscdk.Stack, error) {
 	if props == nil {
 		props = &StackProps{}
@@ -54,6 +56,10 @@ func NewStack(scope constructs.Construct, id *string, props *StackProps) (awscdk
 			"%s is empty or unset: the worker needs its model provider's OpenAI-compatible base URL, like https://api.openai.com/v1 (cdk.json ships that one)",
 			contextLabel("ProviderURL"))}
 	}
+	// The reference stack keeps what v0.2.0 deployed: its table (a
+	// TableV2) and its redrive policy (an output, which an operator may
+	// have attached).
+	c.props.KeepV020 = true
 	s, err := c.props.resolve(contextLabel)
 	if err != nil {
 		return nil, err
@@ -75,10 +81,10 @@ func NewStack(scope constructs.Construct, id *string, props *StackProps) (awscdk
 	if c.apiKeySecret != "" {
 		c.props.ProviderAPIKeySecret = importSecret(stack, c.apiKeySecret, c.apiKeyKMSKey)
 	}
-	w := newWorker(stack, "Worker", &c.props, s)
 	if c.alarmTopicArn != "" {
-		notifyTopic(stack, w.Alarms(), c.alarmTopicArn)
+		c.props.AlarmActions = []awscloudwatch.IAlarmAction{topicAction(stack, c.alarmTopicArn)}
 	}
+	w := newWorker(stack, "Worker", &c.props, s)
 	for _, o := range []struct {
 		id, description string
 		value           *string

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -24,25 +25,28 @@ import (
 type Worker struct {
 	// Construct is the scope holding the parts. (A Go struct embedding a
 	// construct cannot itself be passed to the CDK as one.)
-	Construct       constructs.Construct
-	Table           awsdynamodb.TableV2
+	Construct constructs.Construct
+	// Table holds the idempotency records: an awsdynamodb.Table, or an
+	// awsdynamodb.TableV2 with WorkerProps.Replicas or KeepV020.
+	Table           awsdynamodb.ITable
 	Queue           awssqs.Queue
 	DeadLetterQueue awssqs.Queue
 	Function        awslambda.Function
 	Role            awsiam.Role
 	Logs            awslogs.LogGroup
 	EventSource     awslambda.EventSourceMapping
-	// The alarms, which have no action; NewStack gives each the SNS topic
-	// of idemq:alarmTopicArn. See Alarms.
+	// The alarms, each doing WorkerProps.AlarmActions when it goes off
+	// (NewStack: the SNS topic of idemq:alarmTopicArn). See Alarms.
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 	// Dashboard shows the alarms, the records by outcome, the records per
 	// day by class and the provider calls avoided per day, the queues and
 	// the function. See NewDashboard and docs/operate.md.
 	Dashboard awscloudwatch.Dashboard
-	// RedrivePolicy is a managed policy, attached to nothing, allowing
-	// exactly a redrive of the dead-letter queue into the queue
-	// (sqs:StartMessageMoveTask and what it needs): attach it to the
-	// operator's role or user. See NewRedrivePolicy.
+	// RedrivePolicy is v0.2.0's managed policy, attached to nothing,
+	// allowing exactly a redrive of the dead-letter queue into the queue
+	// (sqs:StartMessageMoveTask and what it needs), for the operator's
+	// role or user; only with WorkerProps.KeepV020 (otherwise nil: see
+	// GrantRedrive).
 	RedrivePolicy awsiam.ManagedPolicy
 	// Bucket keeps results too large for a record, under BlobPrefix, for
 	// BlobExpiryDays; nil with WorkerProps.DisableBlobs. See ResultBucket.
@@ -61,34 +65,43 @@ type Worker struct {
 	FrontDoor *FrontDoor
 }
 
-// NewWorker adds a Worker to scope, in a construct of the id given. It
-// panics if props.Code is nil or a setting cannot be deployed (the
-// *SettingError WorkerProps.Check returns), or if Code is a folder holding
-// a bootstrap built for another architecture than
-// WorkerProps.Architecture.
+// NewWorker adds a Worker to scope, in a construct of the id given. A
+// setting that cannot be deployed (the *SettingError WorkerProps.Check
+// returns), or Code that is a folder holding a bootstrap built for another
+// architecture than WorkerProps.Architecture, fails the synth with an
+// error on the Worker's construct naming it; the parts are then made with
+// the default settings, so that the Worker's fields can be used, and
+// synth fails all the same. It panics if props or props.Code is nil.
 func NewWorker(scope constructs.Construct, id *string, props *WorkerProps) *Worker {
 	if props == nil || props.Code == nil {
 		panic("idemqcdk: WorkerProps.Code is nil; use GoCode or awslambda.Code_FromAsset")
 	}
 	s, err := props.resolve(fieldName)
+	if err == nil {
+		err = checkCodeArch(props.Code, s.arch, fieldName)
+	}
+	if err == nil {
+		err = checkRegions(awscdk.Stack_Of(scope), s, fieldName)
+	}
 	if err != nil {
-		panic(err)
+		s = refusedSettings()
 	}
-	if err := checkCodeArch(props.Code, s.arch, fieldName); err != nil {
-		panic(err)
+	w := newWorker(scope, *id, props, s)
+	if err != nil {
+		refuse(w.Construct, err)
 	}
-	return newWorker(scope, *id, props, s)
+	return w
 }
 
 // newWorker builds the Worker from the parts an Attachment uses too: the
 // record table, the result bucket, the grants, the environment, the
-// alarms, the redrive policy and the dashboard (each at the construct
-// path it has always had, so that an update replaces none).
+// alarms, the dashboard and, with KeepV020, the redrive policy (each at
+// the construct path it has always had, so that an update replaces none).
 func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings) *Worker {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	w := &Worker{Construct: c, RecordExpiry: s.expiry}
 	warn(c, s.warnings)
-	w.Table = newTable(c, "Table")
+	w.Table = newRecordTable(c, "Table", s)
 	w.Queue, w.DeadLetterQueue = newQueues(c, s)
 
 	var bucket *ResultBucket
@@ -119,20 +132,30 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	if p.ProviderAPIKeySecret != nil {
 		allowSecret(w.Function, p.ProviderAPIKeySecret)
 	}
-	w.EventSource = newEventSource(w.Function, w.Function, w.Queue, s)
+	w.EventSource = newEventSource(w.Function, w.Queue, s)
 	// The event source polls with the role's permissions: create it only
 	// once its policy exists.
 	w.EventSource.Node().AddDependency(w.Role)
 	watched := parts{queue: w.Queue, dlq: w.DeadLetterQueue, fn: w.Function, namespace: s.request.Namespace, s: s}
-	a := addAlarms(c, watched)
+	a := addAlarms(c, watched, p.AlarmActions)
 	w.DeadLetterAlarm, w.DeadLetterExpiryAlarm, w.AgeAlarm, w.FailedAlarm, w.DurationAlarm, w.ErrorsAlarm, w.ThrottlesAlarm =
 		a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm
-	w.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", w.DeadLetterQueue, w.Queue)
+	if s.keepV020 {
+		w.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", w.DeadLetterQueue, w.Queue)
+	}
 	w.Dashboard = newDashboard(c, "Dashboard", watched, w.Alarms())
 	if p.FrontDoor {
 		w.FrontDoor = newFrontDoor(c, w, p, s)
 	}
+	addChecks(c, &checks{functions: []awslambda.IFunction{w.Function}, table: w.Table})
 	return w
+}
+
+// GrantRedrive lets grantee (an operator's role or user) redrive the
+// dead-letter queue into the queue and nothing else
+// (sqs:StartMessageMoveTask and what it needs; see NewRedrivePolicy).
+func (w *Worker) GrantRedrive(grantee awsiam.IGrantable) {
+	grantRedrive(grantee, w.DeadLetterQueue, w.Queue)
 }
 
 // handlerEnv is the environment idemq's handler is configured by: the
@@ -140,7 +163,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 // checks its expiry and lease against at start-up), the EMF namespace,
 // who a request is (requestEnv), the back-off, and the result bucket when
 // there is one.
-func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings) map[string]*string {
+func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[string]*string {
 	queueJSON, err := json.Marshal(s.queue())
 	if err != nil { // unreachable: durations and numbers
 		panic(err)
@@ -154,6 +177,9 @@ func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings) ma
 	}
 	for k, v := range requestEnv(s.request, idemqenv.Worker) {
 		env[k] = jsii.String(v)
+	}
+	if len(s.replicas) > 0 {
+		env[EnvDynamoDBStrong] = jsii.String("true")
 	}
 	if bucket != nil {
 		env[EnvBlobBucket] = bucket.Bucket.BucketName()

@@ -35,7 +35,8 @@ func TestCheckNamesFields(t *testing.T) {
 
 // TestNamespaceRequired checks that a Worker has no namespace but the one
 // it is given: none, blank or a token (a value that can change) fails
-// Check naming Request.Namespace, and NewWorker panics with the same error.
+// Check naming Request.Namespace, and NewWorker fails the synth with the
+// same message.
 func TestNamespaceRequired(t *testing.T) {
 	stack := awscdk.NewStack(newApp(t, nil), jsii.String("Users"), nil)
 	generated := awscdk.NewCfnResource(stack, jsii.String("Thing"), &awscdk.CfnResourceProps{Type: jsii.String("AWS::SQS::Queue")}).Ref()
@@ -47,25 +48,24 @@ func TestNamespaceRequired(t *testing.T) {
 				t.Fatalf("Check: got %v, want a *SettingError naming Request.Namespace", err)
 			}
 			t.Log(err)
-			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Request.Namespace") {
-					t.Errorf("NewWorker: recovered %v, want a panic naming Request.Namespace", r)
-				}
-			}()
-			idemqcdk.NewWorker(stack, jsii.String("Jobs"+strings.ReplaceAll(name, " ", "")), &idemqcdk.WorkerProps{
+			w := idemqcdk.NewWorker(stack, jsii.String("Jobs"+strings.ReplaceAll(name, " ", "")), &idemqcdk.WorkerProps{
 				Code: awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil), Request: request.Identity{Namespace: ns},
 			})
+			if msg := refusal(t, w.Construct); msg != err.Error() {
+				t.Errorf("NewWorker: synth error %q, want Check's %q", msg, err)
+			}
 		})
 	}
 }
 
-// TestNewWorkerPanicsOnBadProps checks the wiring-time panics.
-func TestNewWorkerPanicsOnBadProps(t *testing.T) {
+// TestNewWorkerRefusesBadProps checks the refusals: a panic where nothing
+// can be made (no code), a synth error naming the setting otherwise.
+func TestNewWorkerRefusesBadProps(t *testing.T) {
 	code := awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil)
 	cases := []struct {
 		name  string
 		props *idemqcdk.WorkerProps
-		want  string // in the panic's message
+		want  string // in the panic's or the synth error's message
 	}{
 		{"no code", &idemqcdk.WorkerProps{Request: request.Identity{Namespace: "jobs"}}, "Code"},
 		{"nil props", nil, "Code"},
@@ -87,17 +87,23 @@ func TestNewWorkerPanicsOnBadProps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				if r == nil {
-					t.Fatalf("NewWorker did not panic")
-				}
-				if !strings.Contains(fmt.Sprint(r), c.want) {
-					t.Errorf("NewWorker panicked with %v, want a message naming %s", r, c.want)
-				}
-			}()
 			stack := awscdk.NewStack(newApp(t, nil), jsii.String("S"), nil)
-			idemqcdk.NewWorker(stack, jsii.String("Worker"), c.props)
+			if c.props != nil && c.props.Code != nil {
+				p := *c.props
+				p.Code = awslambda.Code_FromAsset(jsii.String(prebuilt(t)), nil) // one asset per stack
+				c.props = &p
+			}
+			if c.props == nil || c.props.Code == nil {
+				defer func() {
+					if r := recover(); !strings.HasPrefix(fmt.Sprint(r), "idemqcdk: ") || !strings.Contains(fmt.Sprint(r), c.want) {
+						t.Errorf("NewWorker panicked with %v, want idemqcdk's panic naming %s", r, c.want)
+					}
+				}()
+			}
+			w := idemqcdk.NewWorker(stack, jsii.String("Worker"), c.props)
+			if msg := refusal(t, w.Construct); !strings.Contains(msg, c.want) {
+				t.Errorf("NewWorker: synth error %s, want a message naming %s", msg, c.want)
+			}
 		})
 	}
 }

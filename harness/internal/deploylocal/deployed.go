@@ -82,7 +82,7 @@ func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*d
 			d.physical[id] = aws.ToString(r.PhysicalResourceId)
 		}
 	}
-	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping",
+	for _, typ := range []string{"AWS::DynamoDB::GlobalTable", "AWS::DynamoDB::Table", "AWS::SQS::Queue", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping",
 		"AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::Logs::LogGroup", "AWS::CloudWatch::Dashboard",
 		"AWS::S3::Bucket"} { // moto deploys no AWS::S3::BucketPolicy (nor AWS::SQS::QueuePolicy)
 		for id, r := range tpl.Resources {
@@ -95,9 +95,14 @@ func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*d
 		return nil, problems, nil
 	}
 
-	// The table: moto keeps its key and deletion protection, not its TTL.
+	// The table (the reference stack's a TableV2, the example's a plain
+	// Table): moto keeps its key and deletion protection, not its TTL.
 	var tableRes resource
-	if d.tableID, tableRes, err = tpl.one("AWS::DynamoDB::GlobalTable", nil); err != nil {
+	tableType := "AWS::DynamoDB::Table"
+	if _, _, err := tpl.one("AWS::DynamoDB::GlobalTable", nil); err == nil {
+		tableType = "AWS::DynamoDB::GlobalTable"
+	}
+	if d.tableID, tableRes, err = tpl.one(tableType, nil); err != nil {
 		return nil, nil, err
 	}
 	d.table = d.physical[d.tableID]
@@ -218,7 +223,7 @@ func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*d
 		d.window = time.Duration(w) * time.Second
 	}
 
-	problems = append(problems, d.checkGrants(ctx, c, tpl)...)
+	problems = append(problems, d.checkGrants(ctx, c, tpl, spec)...)
 	problems = append(problems, checkTemplateOnly(tpl, d.dlqID, spec)...)
 	return d, problems, nil
 }
@@ -228,8 +233,8 @@ func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*d
 // back-off, ChangeMessageVisibility) on the queue, its log group (when the
 // stack makes one: the example's function logs as the team's role lets
 // it), and with the result bucket, put and get on the objects under its
-// prefix.
-func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []string {
+// prefix; and what spec says the team's role had before idemq.
+func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template, spec stackSpec) []string {
 	tableARN := "arn:aws:dynamodb:" + Region + ":" + Account + ":table/" + d.table
 	want := []string{
 		"dynamodb:DeleteItem " + tableARN, "dynamodb:PutItem " + tableARN, "dynamodb:UpdateItem " + tableARN,
@@ -245,6 +250,9 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []
 	if b := d.env[idemqenv.BlobBucket]; b != "" {
 		objects := "arn:aws:s3:::" + b + "/" + d.env[idemqenv.BlobPrefix] + "*"
 		want = append(want, "s3:GetObject "+objects, "s3:PutObject "+objects)
+	}
+	for _, a := range spec.ownQueueGrants {
+		want = append(want, a+" "+d.queueARN)
 	}
 	var got []string
 	names, err := c.iam.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(d.role)})
@@ -275,8 +283,11 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template) []
 			}
 		}
 	}
+	// The team's grants and idemq's may name one action twice.
 	slices.Sort(got)
+	got = slices.Compact(got)
 	slices.Sort(want)
+	want = slices.Compact(want)
 	if !slices.Equal(got, want) {
 		return []string{fmt.Sprintf("the role allows\n\t%s\nwant exactly\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))}
 	}

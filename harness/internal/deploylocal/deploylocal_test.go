@@ -15,7 +15,8 @@ import (
 
 // TestDeployLocal deploys the stack to moto with the pinned CDK CLI, runs
 // the uploaded bootstrap on duplicated requests, and destroys the stack
-// (then the same for the example app, examples/existing-app):
+// (then the example app, examples/existing-app, deployed first without
+// idemq, with orders in flight, then with idemq attached):
 // every check of Run must pass, every key must cost one provider call, and
 // no message may end in the dead-letter queue. The large request's result
 // must be in the deployed bucket (Run checks the object against its
@@ -103,27 +104,42 @@ func TestDeployLocal(t *testing.T) {
 	t.Logf("sent %d messages for %d keys; provider calls per key %v; %d invocations, %d deliveries, %d deleted",
 		res.Sent, keys, res.Calls, res.Stats.Invocations, res.Stats.TotalDeliveries(), res.Stats.Deleted)
 
-	// The example app: the team's own function, with idemq attached, run
-	// with its deployed environment. Each order's work is done once, the
-	// other copies replayed, each key's record completed.
+	// The example app: deployed first as the team had it, its own
+	// SqsEventSource feeding its function; then with idemq attached, while
+	// orders arrive. The team's mapping is updated in place (moto does not
+	// refuse a second mapping from one queue to one function, as Lambda
+	// does, so the test counts them), and the function, run with its
+	// deployed environment, does each order's work once, whenever it was
+	// sent, the other copies replayed, each key's record completed.
 	ex := res.Example
 	if ex == nil {
 		t.Fatal("the example app was not run")
 	}
 	t.Log(ex)
-	if ex.Sent != keys*copies {
-		t.Errorf("example: sent %d messages, want %d", ex.Sent, keys*copies)
+	per := keys / 2 // orders first sent before, during and after the deploy
+	orders := 3 * per
+	if ex.Before != per || ex.During != per || ex.After != per || ex.InFlight < 1 {
+		t.Errorf("example: orders sent %d before the deploy (%d in flight), %d during it, %d after; want %d each, some in flight",
+			ex.Before, ex.InFlight, ex.During, ex.After, per)
 	}
-	for k := range keys {
+	m := ex.Mapping
+	if m.Before == "" || m.After != m.Before || m.FromQueue != 1 || m.ReportsBefore || !m.ReportsAfter {
+		t.Errorf("example: the mapping %s was %s, is %s, %d from the queue to the function, ReportBatchItemFailures %v then %v; "+
+			"want it updated in place (one physical id), alone, ReportBatchItemFailures turned on", m.LogicalID, m.Before, m.After, m.FromQueue, m.ReportsBefore, m.ReportsAfter)
+	}
+	if ex.Sent != 2*orders { // each order, and each again once the first copies were done
+		t.Errorf("example: sent %d messages, want %d", ex.Sent, 2*orders)
+	}
+	for k := range orders {
 		if n := ex.Confirmed[fmt.Sprintf("order-%d", k)]; n != 1 {
 			t.Errorf("example: order-%d confirmed %d times, want once", k, n)
 		}
 	}
-	if len(ex.Confirmed) != keys || ex.Executed != keys || ex.Replayed != keys*(copies-1) || ex.Completed != keys {
+	if len(ex.Confirmed) != orders || ex.Executed != orders || ex.Replayed != orders || ex.Completed != orders {
 		t.Errorf("example: %d orders confirmed, the handler executed %d and replayed %d, %d records completed; want %d, %d, %d, %d",
-			len(ex.Confirmed), ex.Executed, ex.Replayed, ex.Completed, keys, keys, keys*(copies-1), keys)
+			len(ex.Confirmed), ex.Executed, ex.Replayed, ex.Completed, orders, orders, orders, orders)
 	}
-	if ex.DeadLetters != 0 || ex.Stats.Deleted != keys*copies {
-		t.Errorf("example: %d dead letters, %d messages acknowledged; want none and %d", ex.DeadLetters, ex.Stats.Deleted, keys*copies)
+	if ex.DeadLetters != 0 || ex.Stats.Deleted != 2*orders {
+		t.Errorf("example: %d dead letters, %d messages acknowledged; want none and %d", ex.DeadLetters, ex.Stats.Deleted, 2*orders)
 	}
 }

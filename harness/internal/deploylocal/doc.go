@@ -27,17 +27,24 @@
 // the queue and the function, and keep the table, the dead-letter queue and
 // the result bucket.
 //
-// Last, the same moto deploys the example app (ExampleDir: a team's own
-// queue and Go function with idemq attached by idemqcdk.NewAttachment),
-// with the CLI run in its folder and its cdk.json. Its deployment is
-// checked as the stack's is (the function's environment, exactly idemq's
-// grants on the team's role, the event source mapping, the alarms in the
-// template); its function runs under the emulator with the deployed
-// environment, on orders sent three times each: each order's work is done
-// once (the function's "order confirmed" lines), the handler's EMF counts
-// say the other copies were replayed, and each order's record in the
-// deployed table is COMPLETED. `cdk destroy` must keep the table and the
-// bucket.
+// Last, the same moto migrates the example app (ExampleDir: a team's own
+// queue and Go function, fed by its own SqsEventSource, with idemq
+// attached by idemqcdk.NewAttachment), with the CLI run in its folder and
+// its cdk.json: deployed first as it was before idemq (-c
+// withoutIdemq=true), with orders sent and some held in flight, then with
+// idemq attached (synthesized with --strict) while more orders arrive. The
+// team's mapping must have been updated in place: the same logical id in
+// both templates, the same physical id (UUID) before and after, one
+// mapping from the queue to the function, ReportBatchItemFailures on. The
+// deployment is then checked as the stack's is (the function's
+// environment, idemq's grants and the team's own on the team's role, the
+// event source mapping, the alarms in the template); its function runs
+// under the emulator with the deployed environment on every order, sent
+// before, during and after the deploy, and on each again twice: each
+// order's work is done once (the function's "order confirmed" lines), the
+// handler's EMF counts say the other copies were replayed, and each
+// order's record in the deployed table is COMPLETED. `cdk destroy` must
+// keep the table.
 //
 // # moto's gaps, worked around here, not in the template
 //
@@ -57,6 +64,13 @@
 //     spends the message's receives until it is dead-lettered. The harness
 //     disables that mapping once it has checked it, and runs the bootstrap
 //     itself, fed by a local mapping.
+//   - moto refuses neither a second mapping from one queue to one function
+//     (Lambda does: its check compares with a string literal) nor a
+//     change of a resource's type; infra/idemqcdk's synth checks and
+//     upgrade tests stand for those. An update through a change set fails
+//     on moto, so the example's second deploy updates the stack directly
+//     (--method=direct), and the BootstrapVersion parameter, which moto
+//     cannot keep for an update, is left out of the deployed copy.
 //
 // The provider's URL is the one stack setting given for the run, as
 // idemq:providerUrl, so that the deployed environment is used unchanged.

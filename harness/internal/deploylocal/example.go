@@ -5,16 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/harness/internal/pipeline"
@@ -30,6 +35,14 @@ type ExampleResult struct {
 	// Sent is how many messages were sent, duplicates included, for
 	// Orders orders.
 	Sent, Orders int
+	// Before, During and After are how many orders were first sent
+	// before the deploy that attached idemq, while it ran, and after it.
+	Before, During, After int
+	// InFlight is how many of the orders sent before were held by a
+	// receive (hidden, as a poller holds them) when that deploy began.
+	InFlight int
+	// Mapping is what became of the team's event source mapping.
+	Mapping MappingResult
 	// Confirmed is how many times the function did its work for each
 	// order (its "order confirmed" log lines), by idempotency key.
 	Confirmed map[string]int
@@ -44,23 +57,73 @@ type ExampleResult struct {
 	DeadLetters int
 }
 
-func (r *ExampleResult) String() string {
-	return fmt.Sprintf("example app: %d messages for %d orders; work done per order %v; the handler's counts: %d executed, %d replayed; %d COMPLETED records; %d dead letters",
-		r.Sent, r.Orders, r.Confirmed, r.Executed, r.Replayed, r.Completed, r.DeadLetters)
+// MappingResult is the team's event source mapping before and after the
+// deploy that attached idemq.
+type MappingResult struct {
+	// LogicalID is its logical id, the same in both templates (else an
+	// error).
+	LogicalID string
+	// Before and After are its physical id (its UUID) in the stack before
+	// and after the deploy.
+	Before, After string
+	// FromQueue is how many event source mappings run from the queue to
+	// the function after the deploy (ListEventSourceMappings).
+	FromQueue int
+	// ReportsBefore and ReportsAfter say whether it had
+	// ReportBatchItemFailures, as Lambda (moto) reports it.
+	ReportsBefore, ReportsAfter bool
 }
 
-// runExample deploys the example app with the CLI in its own folder (its
-// cdk.json) to the moto that cdk bootstrap prepared, checks the deployment
+func (r *ExampleResult) String() string {
+	return fmt.Sprintf("example app: %d messages for %d orders (%d sent before the deploy that attached idemq, %d of them in flight, %d during it, %d after); "+
+		"the mapping %s: %s before, %s after, %d from the queue to the function, ReportBatchItemFailures %v then %v; "+
+		"work done per order %v; the handler's counts: %d executed, %d replayed; %d COMPLETED records; %d dead letters",
+		r.Sent, r.Orders, r.Before, r.InFlight, r.During, r.After, r.Mapping.LogicalID, r.Mapping.Before, r.Mapping.After, r.Mapping.FromQueue,
+		r.Mapping.ReportsBefore, r.Mapping.ReportsAfter, r.Confirmed, r.Executed, r.Replayed, r.Completed, r.DeadLetters)
+}
+
+// orderBody is the message of order k.
+func orderBody(k int) string {
+	return fmt.Sprintf(`{"idempotency_key":"order-%d","item":"book","quantity":%d}`, k, k+1)
+}
+
+// runExample deploys the example app as it was before idemq (its own
+// SqsEventSource feeding its function; -c withoutIdemq=true), sends
+// cfg.Keys/2 orders and holds some of them in flight, then deploys it with
+// idemq attached (synthesized with --strict: no warning) while it sends
+// as many more, and checks that the team's mapping was updated in place:
+// one mapping from the queue to the function, the same logical and
+// physical id, ReportBatchItemFailures on. It then checks the deployment
 // as the reference stack's is checked (the example's dead-letter queue is
-// the team's, not kept), runs the deployed function under the emulator
-// with the deployed environment on orders sent several times each, and
-// destroys the stack.
+// the team's, not kept; its role keeps the team's own grants), sends
+// as many more, runs the deployed function under the emulator on all of
+// them, and on every order sent again, and destroys the stack.
 func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c clients, work string, res *Result, step func(string, func() error) error) error {
 	ex := cdk.in(filepath.Join(cfg.Root, ExampleDir))
-	asm := filepath.Join(work, "example.out")
-	var tpl *template
-	if err := step("cdk synth (example app)", func() error {
-		if err := ex.run(ctx, "synth", "--quiet", "--output", asm); err != nil {
+	asm, asmBefore := filepath.Join(work, "example.out"), filepath.Join(work, "example-before.out")
+	// The app, built once for both synths (its cdk.json's "go run ." would
+	// link it twice).
+	app := filepath.Join(work, "orders-app")
+	var tpl, tplBefore *template
+	if err := step("cdk synth (example app, before idemq)", func() error {
+		build := exec.CommandContext(ctx, "go", "build", "-o", app, ".")
+		build.Dir, build.Stdout, build.Stderr = ex.root, cfg.Log, cfg.Log
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("deploylocal: build the example app: %w", err)
+		}
+		if err := ex.run(ctx, "synth", "--app", app, "--quiet", "--output", asmBefore, "--context", "withoutIdemq=true"); err != nil {
+			return err
+		}
+		var err error
+		if tplBefore, err = readTemplate(asmBefore, ExampleStackName); err != nil {
+			return err
+		}
+		return patchForMoto(asmBefore, ExampleStackName)
+	}); err != nil {
+		return err
+	}
+	if err := step("cdk synth --strict (example app)", func() error {
+		if err := ex.run(ctx, "synth", "--app", app, "--quiet", "--strict", "--output", asm); err != nil {
 			return err
 		}
 		var err error
@@ -71,8 +134,109 @@ func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c cl
 	}); err != nil {
 		return err
 	}
-	if err := step("cdk deploy (example app)", func() error {
-		return ex.run(ctx, "deploy", "--app", asm, "--require-approval", "never", ExampleStackName)
+	// Orders per phase: before, during and after the deploy.
+	per := max(cfg.Keys/2, 1)
+	res.Example = &ExampleResult{Orders: 3 * per}
+	r := res.Example
+	var before *teamMapping
+	if err := step("cdk deploy (example app, before idemq)", func() error {
+		if err := ex.run(ctx, "deploy", "--app", asmBefore, "--require-approval", "never", ExampleStackName); err != nil {
+			return err
+		}
+		var err error
+		before, err = findMapping(ctx, c, tplBefore)
+		return err
+	}); err != nil {
+		return err
+	}
+	r.Mapping.LogicalID, r.Mapping.Before, r.Mapping.ReportsBefore = before.logicalID, before.uuid, before.reports
+	// moto's mapping would receive each message as it is sent and fail to
+	// invoke the function (see the package documentation): off. Its
+	// update by the next deploy leaves it off (the template sets no
+	// Enabled).
+	if _, err := c.lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(before.uuid), Enabled: aws.Bool(false)}); err != nil {
+		return fmt.Errorf("deploylocal: disable moto's event source mapping of the example: %w", err)
+	}
+	q, err := pipeline.OpenQueue(ctx, pipeline.NewSQSClient(endpoint), before.queueURL, before.dlqURL, false)
+	if err != nil {
+		return err
+	}
+	send := func(k int) error {
+		if err := q.Send(ctx, orderBody(k)); err != nil {
+			return fmt.Errorf("deploylocal: send: %w", err)
+		}
+		r.Sent++
+		return nil
+	}
+	if err := step("send orders, hold some in flight", func() error {
+		for k := range per {
+			if err := send(k); err != nil {
+				return err
+			}
+			r.Before++
+		}
+		// A poller of the old mapping holding messages: hidden until
+		// after the deploy has begun, then back.
+		out, err := c.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(before.queueURL), MaxNumberOfMessages: 3, VisibilityTimeout: 5})
+		if err != nil {
+			return fmt.Errorf("deploylocal: hold messages in flight: %w", err)
+		}
+		r.InFlight = len(out.Messages)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := step("cdk deploy (example app, idemq attached, orders sent during it)", func() error {
+		done := make(chan error, 1)
+		// An update through a change set fails on moto (the CLI looks for
+		// its last change set and gets "Stack with id … does not exist",
+		// not ChangeSetNotFound): UpdateStack directly.
+		go func() {
+			done <- ex.run(ctx, "deploy", "--app", asm, "--require-approval", "never", "--method=direct", ExampleStackName)
+		}()
+		var deployErr error
+		deploying := true
+		for k := per; k < 2*per; k++ {
+			select {
+			case deployErr = <-done:
+				deploying = false
+			case <-time.After(50 * time.Millisecond):
+			}
+			if err := send(k); err != nil {
+				return err
+			}
+			if deploying {
+				r.During++
+			} else {
+				r.After++
+			}
+		}
+		if deploying {
+			deployErr = <-done
+		}
+		return deployErr
+	}); err != nil {
+		return err
+	}
+	if err := step("check the mapping was updated in place", func() error {
+		after, err := findMapping(ctx, c, tpl)
+		if err != nil {
+			return err
+		}
+		r.Mapping.After, r.Mapping.ReportsAfter = after.uuid, after.reports
+		out, err := c.lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{EventSourceArn: aws.String(after.queueARN)})
+		if err != nil {
+			return fmt.Errorf("deploylocal: list the event source mappings: %w", err)
+		}
+		for _, m := range out.EventSourceMappings {
+			if strings.HasSuffix(aws.ToString(m.FunctionArn), ":function:"+after.function) {
+				r.Mapping.FromQueue++
+			}
+		}
+		if after.logicalID != before.logicalID {
+			return fmt.Errorf("deploylocal: the example's event source mapping is %s with idemq, %s before: CloudFormation replaced it", after.logicalID, before.logicalID)
+		}
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -93,9 +257,8 @@ func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c cl
 	}); err != nil {
 		return err
 	}
-	res.Example = &ExampleResult{Orders: cfg.Keys}
 	if err := step("run the example's function", func() error {
-		return runOrders(ctx, cfg, endpoint, c, d, work, res.Example)
+		return runOrders(ctx, cfg, endpoint, c, d, q, work, send, r)
 	}); err != nil {
 		return err
 	}
@@ -107,14 +270,61 @@ func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c cl
 	})
 }
 
+// teamMapping is the example's one event source mapping as deployed.
+type teamMapping struct {
+	logicalID, uuid    string
+	queueURL, dlqURL   string
+	queueARN, function string
+	reports            bool // ReportBatchItemFailures, as moto reports it
+}
+
+// findMapping finds the example's event source mapping in tpl (its only
+// one) and as deployed, with its queue and function.
+func findMapping(ctx context.Context, c clients, tpl *template) (*teamMapping, error) {
+	id, esm, err := tpl.one("AWS::Lambda::EventSourceMapping", nil)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.cfn.ListStackResources(ctx, &cloudformation.ListStackResourcesInput{StackName: aws.String(ExampleStackName)})
+	if err != nil {
+		return nil, fmt.Errorf("deploylocal: list the example's resources: %w", err)
+	}
+	physical := map[string]string{}
+	for _, r := range out.StackResourceSummaries {
+		physical[aws.ToString(r.LogicalResourceId)] = aws.ToString(r.PhysicalResourceId)
+	}
+	m := &teamMapping{logicalID: id, uuid: physical[id], function: physical[refOf(esm.Properties["FunctionName"])]}
+	queueID := refOf(esm.Properties["EventSourceArn"])
+	queueRes := tpl.Resources[queueID]
+	dlqID := refOf(queueRes.Properties["RedrivePolicy"].(map[string]any)["deadLetterTargetArn"])
+	if m.queueURL, err = localQueueURL(ctx, c.sqs, physical[queueID]); err != nil {
+		return nil, err
+	}
+	if m.dlqURL, err = localQueueURL(ctx, c.sqs, physical[dlqID]); err != nil {
+		return nil, err
+	}
+	got, err := c.lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(m.uuid)})
+	if err != nil {
+		return nil, fmt.Errorf("deploylocal: the example's event source mapping %s (%s): %w", id, m.uuid, err)
+	}
+	m.queueARN = aws.ToString(got.EventSourceArn)
+	m.reports = slices.ContainsFunc(got.FunctionResponseTypes, func(t lambdatypes.FunctionResponseType) bool {
+		return t == lambdatypes.FunctionResponseTypeReportBatchItemFailures
+	})
+	return m, nil
+}
+
 // confirmedLine is the example function's log line for an order it
 // confirmed: its work, done once per order.
 var confirmedLine = regexp.MustCompile(`order confirmed order=(\S+)`)
 
-// runOrders runs the example's deployed bootstrap on cfg.Keys orders sent
-// cfg.Copies times each, in two rounds (the first copies, drained, then
-// the others), and records what came of it.
-func runOrders(ctx context.Context, cfg Config, endpoint string, c clients, d *deployed, work string, res *ExampleResult) error {
+// runOrders runs the example's deployed bootstrap on the orders in q
+// (sent before and during the deploy), then sends the orders still unsent
+// (after it) and runs it until the queue is drained; then sends every
+// order once more and runs it again, and records what came of it. The copies wait for the first round to drain:
+// sent at once, a copy could meet its key in progress on the other
+// instance and be held back, by design, until the claim's lease ends.
+func runOrders(ctx context.Context, cfg Config, endpoint string, c clients, d *deployed, q *pipeline.Queue, work string, send func(int) error, res *ExampleResult) error {
 	dir := filepath.Join(work, "example-function")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -139,10 +349,6 @@ func runOrders(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	if _, err := c.lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(d.mapping), Enabled: aws.Bool(false)}); err != nil {
 		return fmt.Errorf("deploylocal: disable moto's event source mapping of the example: %w", err)
 	}
-	q, err := pipeline.OpenQueue(ctx, pipeline.NewSQSClient(endpoint), d.queueURL, d.dlqURL, false)
-	if err != nil {
-		return err
-	}
 	var instances []loadtest.Invoker
 	var logs []func() string
 	for i := range cfg.Instances {
@@ -159,26 +365,22 @@ func runOrders(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		instances = append(instances, in)
 		logs = append(logs, in.Logs)
 	}
-	sendOrders := func() error {
-		for k := range cfg.Keys {
-			if err := q.Send(ctx, fmt.Sprintf(`{"idempotency_key":"order-%d","item":"book","quantity":%d}`, k, k+1)); err != nil {
-				return fmt.Errorf("deploylocal: send: %w", err)
-			}
-			res.Sent++
-		}
-		return nil
-	}
 	runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for round := range min(cfg.Copies, 2) {
-		copies := 1
-		if round > 0 {
+		if round == 0 {
+			for k := res.Before + res.During + res.After; k < res.Orders; k++ { // the orders not sent yet
+				if err := send(k); err != nil {
+					return err
+				}
+				res.After++
+			}
+		} else {
 			orphanedPolls()
-			copies = cfg.Copies - 1
-		}
-		for range copies {
-			if err := sendOrders(); err != nil {
-				return err
+			for k := range res.Orders {
+				if err := send(k); err != nil {
+					return err
+				}
 			}
 		}
 		esm := &loadtest.ESM{Source: q, Instances: instances, BatchSize: d.batchSize, BatchingWindow: d.window, Timeout: d.timeout}

@@ -112,8 +112,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	c := newClients(moto.Endpoint)
 
 	var tpl *template
-	if err := step("cdk synth", func() error {
-		if err := cdk.run(ctx, "synth", "--quiet", "--output", asm, "--context", "idemq:providerUrl="+provider.URL()); err != nil {
+	if err := step("cdk synth --strict", func() error {
+		if err := cdk.run(ctx, "synth", "--quiet", "--strict", "--output", asm, "--context", "idemq:providerUrl="+provider.URL()); err != nil {
 			return err
 		}
 		if tpl, err = readTemplate(asm, StackName); err != nil {

@@ -14,7 +14,8 @@ import (
 // Opener opens the DynamoDB store (IDEMQ_STORE=dynamodb, the default):
 // a client of OpenConfig.AWS's configuration, keeping
 // OpenConfig.Connections idle connections, at IDEMQ_DYNAMODB_ENDPOINT when
-// set, and dynamostore.New over IDEMQ_TABLE. It makes no request.
+// set, and dynamostore.New over IDEMQ_TABLE (WithMultiRegionStrong with
+// IDEMQ_DYNAMODB_MULTI_REGION_STRONG). It makes no request.
 func Opener() idemqenv.Opener {
 	return idemqenv.Opener{Store: idemqenv.StoreDynamoDB, Open: open}
 }
@@ -32,7 +33,11 @@ func open(ctx context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) 
 			o.BaseEndpoint = aws.String(s.DynamoDBEndpoint)
 		}
 	})
-	st, err := dynamostore.New(client, s.Table)
+	var opts []dynamostore.Option
+	if s.DynamoDBStrong {
+		opts = append(opts, dynamostore.WithMultiRegionStrong())
+	}
+	st, err := dynamostore.New(client, s.Table, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,8 @@ package dynamoenv_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
@@ -41,5 +44,39 @@ func TestOpener(t *testing.T) {
 
 	if _, _, err := dynamoenv.Opener().Open(context.Background(), s, idemqenv.OpenConfig{}); err == nil || !strings.Contains(err.Error(), "AWS") {
 		t.Errorf("no AWS configuration: %v; want an error saying so", err)
+	}
+}
+
+// IDEMQ_DYNAMODB_MULTI_REGION_STRONG opens the store for a table with
+// multi-Region strong consistency: a completion with staged writes, which
+// such a table cannot commit, is refused before it is sent.
+func TestOpenerMultiRegionStrong(t *testing.T) {
+	t.Parallel()
+	client := dynamotest.Client(t)
+	table := dynamotest.NewTable(t, client)
+	cfg := aws.Config{Region: dynamotest.Region, Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")}
+	open := func(strong bool) idemqenv.Records {
+		s := idemqenv.StoreSettings{Kind: idemqenv.StoreDynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv), DynamoDBStrong: strong}
+		st, closeStore, err := idemqenv.Open(context.Background(), s, idemqenv.OpenConfig{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
+			dynamoenv.Opener())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(closeStore)
+		return st
+	}
+	for _, strong := range []bool{true, false} {
+		st := open(strong)
+		now := time.Now()
+		key := idem.Key(fmt.Sprintf("ns#strong-%v", strong))
+		if _, err := st.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: "o", Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		write := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"id": &types.AttributeValueMemberS{Value: "side-" + string(key)}}}}
+		err := st.Complete(context.Background(), idem.Completion{Key: key, Owner: "o", ExpiresAt: now.Add(time.Hour), Writes: []any{write}})
+		if refused := errors.Is(err, idem.ErrUnsupportedWrite); refused != strong {
+			t.Errorf("%s=%v: a completion with a staged write answered %v; want it refused: %v", idemqenv.DynamoDBStrong, strong, err, strong)
+		}
 	}
 }
