@@ -22,9 +22,7 @@ func newStatements(t string) statements {
 		extend:   fenced(t, fmt.Sprintf(extendSQL, t), ""),
 		get:      fmt.Sprintf("SELECT "+columns+" FROM %s WHERE id = $1", t),
 		list:     fmt.Sprintf(listSQL, t),
-		delete: fmt.Sprintf(`WITH w AS (%s RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner, o.in_progress_expiration FROM (VALUES (1)) AS one LEFT JOIN %s AS o ON o.id = $1`,
-			fmt.Sprintf(deleteSQL, t), t),
+		delete:   fenced(t, fmt.Sprintf(deleteSQL, t), ", o.in_progress_expiration"),
 		// The inner select picks a bounded batch of the oldest expired
 		// rows, skipping rows a claim has locked; the outer delete checks
 		// the expiry again under the lock.
@@ -116,12 +114,23 @@ const deleteSQL = `DELETE FROM %s WHERE id = $1 AND status = $2 AND owner = $3 A
 const extendSQL = `UPDATE %s SET in_progress_expiration = $3, expiration = COALESCE($4, expiration)
 	WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
 
-// fenced wraps a write conditioned on the owner (key $1) so that one
-// statement says whether it applied and, when it did not, what the row
-// held: its status and owner, then extra. The row is read from the
-// statement's snapshot; it only explains a failed fence (or recognises a
-// completion already applied), it decides nothing.
+// fenced wraps a write conditioned on the owner (key $1, its WHERE
+// last) so that one statement says whether it applied and, when it did
+// not, what the row held: its status and owner, then extra.
+//
+// o reads the row locked (FOR UPDATE), and the write runs only once o has
+// (its EXISTS is a one-time filter, evaluated first). Under READ
+// COMMITTED a plain read of the row would come from the statement's
+// snapshot: a write that waited for a concurrent take-over's lock, and
+// then found the row changed, was refused rightly but named the row as
+// the snapshot had it, the writer itself as the owner
+// (TestRefusalAfterATakeOverNamesTheNewOwner). FOR UPDATE reads the
+// row's latest version, after waiting for that lock, as the claim
+// statement's old does; the write, refused or applied, is judged on the
+// same version, which stays locked until the statement ends.
 func fenced(t, write, extra string) string {
-	return fmt.Sprintf(`WITH w AS (%s RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner%s FROM (VALUES (1)) AS one LEFT JOIN %s AS o ON o.id = $1`, write, extra, t)
+	return fmt.Sprintf(`WITH o AS (
+	SELECT status, owner, result_omitted_bytes, data, data_encoding, in_progress_expiration FROM %s WHERE id = $1 FOR UPDATE
+), w AS (%s AND EXISTS (SELECT 1 FROM o) RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner%s FROM (VALUES (1)) AS one LEFT JOIN o ON true`, t, write, extra)
 }
