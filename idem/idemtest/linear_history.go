@@ -1,12 +1,15 @@
 package idemtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +25,7 @@ type History struct {
 	Report Report
 
 	name        string
-	start       int64
+	start, end  int64 // true time (ns); operations with no answer return at end
 	ops         []porcupine.Operation
 	annotations []porcupine.Annotation
 	pictureDir  string
@@ -116,7 +119,7 @@ func Record(s idem.Store, cfg Linearity) (*History, error) {
 
 	h := &History{name: cfg.Name, start: rec.startNs, pictureDir: cfg.PictureDir, timeout: cfg.CheckTimeout}
 	h.Report = run.report(restarts, ran)
-	h.ops, h.annotations, h.Report.Resent = rec.history(run)
+	h.ops, h.annotations, h.Report.Resent, h.end = rec.history(run)
 	if err := run.restartErr.Load(); err != nil {
 		return h, fmt.Errorf("idemtest: restarting the server: %w", *err)
 	}
@@ -126,10 +129,10 @@ func Record(s idem.Store, cfg Linearity) (*History, error) {
 // history turns the recorded operations into porcupine's: an operation
 // with no answer returns after the last one; each answer lost and sent
 // again adds its first send, as a ghost over the same span.
-func (r *recorder) history(run *runner) (ops []porcupine.Operation, notes []porcupine.Annotation, resent int) {
+func (r *recorder) history(run *runner) (ops []porcupine.Operation, notes []porcupine.Annotation, resent int, end int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	end := r.now()
+	end = r.now()
 	for _, op := range r.ops {
 		end = max(end, op.ret)
 	}
@@ -158,7 +161,7 @@ func (r *recorder) history(run *runner) (ops []porcupine.Operation, notes []porc
 		r.annotations = append(r.annotations, porcupine.Annotation{ClientId: i, Start: r.startNs,
 			Description: fmt.Sprintf("clock %+v", off), Details: fmt.Sprintf("client %d's clock is %s off the true time", i, off)})
 	}
-	return ops, r.annotations, resent
+	return ops, r.annotations, resent, end
 }
 
 // ErrNotLinearizable is what Check returns, in a *LinearizationError,
@@ -166,14 +169,21 @@ func (r *recorder) history(run *runner) (ops []porcupine.Operation, notes []porc
 var ErrNotLinearizable = errors.New("idemtest: the history is not linearizable")
 
 // LinearizationError is a history that is not linearizable, with the
-// pictures of it that were written.
+// pictures of it that were written (each with a .txt beside it: Keys).
 type LinearizationError struct {
 	Report   Report
 	Pictures []string
+	// Keys lists the operations of each key whose history fails, in the
+	// order of their calls.
+	Keys string
 }
 
 func (e *LinearizationError) Error() string {
-	return fmt.Sprintf("%s: %s; picture: %v", ErrNotLinearizable, e.Report, e.Pictures)
+	keys := e.Keys
+	if len(keys) > 4000 {
+		keys = keys[:4000] + "…"
+	}
+	return fmt.Sprintf("%s: %s; picture: %v\n%s", ErrNotLinearizable, e.Report, e.Pictures, keys)
 }
 
 // Unwrap returns ErrNotLinearizable.
@@ -200,6 +210,7 @@ func (h *History) Check() error {
 		return fmt.Errorf("idemtest: the check of %d operations did not end within %s: %s", len(h.ops), h.timeout, h.Report)
 	}
 	h.Report.Verdict = "not linearizable"
+	failing := h.failingKeys(model)
 	info.AddAnnotations(h.annotations)
 	var pictures []string
 	var errs []error
@@ -212,6 +223,9 @@ func (h *History) Check() error {
 		if err == nil {
 			err = porcupine.VisualizePath(model, info, path)
 		}
+		if err == nil {
+			err = os.WriteFile(strings.TrimSuffix(path, ".html")+".txt", []byte(failing), 0o644)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("idemtest: the picture: %w", err))
 			continue
@@ -221,7 +235,30 @@ func (h *History) Check() error {
 	if len(pictures) > 0 {
 		h.Report.Picture = pictures[len(pictures)-1]
 	}
-	return errors.Join(append(errs, &LinearizationError{Report: h.Report, Pictures: pictures})...)
+	return errors.Join(append(errs, &LinearizationError{Report: h.Report, Pictures: pictures, Keys: failing})...)
+}
+
+// failingKeys checks each key's history alone and describes the
+// operations of those that fail, in the order of their calls, times
+// counted from the run's start.
+func (h *History) failingKeys(model porcupine.Model) string {
+	var b strings.Builder
+	for _, part := range model.Partition(h.ops) {
+		if porcupine.CheckOperationsTimeout(model, part, h.timeout) != porcupine.Illegal {
+			continue
+		}
+		part = slices.Clone(part)
+		slices.SortFunc(part, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+		fmt.Fprintf(&b, "key %s, %d operations:\n", part[0].Input.(linInput).Key, len(part))
+		for _, op := range part {
+			ret := "never"
+			if op.Return < h.end {
+				ret = since(h.start, op.Return)
+			}
+			fmt.Fprintf(&b, "  [%s, %s] %s\n", since(h.start, op.Call), ret, describeOp(h.start, op.Input.(linInput), op.Output.(linOutput)))
+		}
+	}
+	return b.String()
 }
 
 // pictureName is the file a test's picture is written to.

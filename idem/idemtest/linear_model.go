@@ -174,7 +174,7 @@ func apply(r recState, in linInput, out linOutput) (bool, recState) {
 		}
 		return out.Unknown || r.refused(out), r
 	case opGet:
-		return out.Found == r.Present && (!r.Present || out.Record == r.recView), r
+		return out.Unknown || out.Found == r.Present && (!r.Present || out.Record == r.recView), r
 	}
 	return false, r
 }

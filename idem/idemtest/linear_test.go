@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"sync"
 	"testing"
@@ -13,25 +12,8 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/lintest"
 )
-
-// pictures is where the picture of the failing history the skew test
-// makes is written besides the test's artifacts (make linearize: results/).
-var pictures = flag.String("idemtest.pictures", "", "a directory for the picture of the history the skew test breaks")
-
-// The in-memory store, its answers lost after it applied them (half then
-// fail, half are sent again), clocks within the bound: linearizable.
-func TestLinearizableInMemory(t *testing.T) {
-	t.Parallel()
-	s, err := memstore.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := idemtest.Linearizable(t, s, idemtest.Linearity{LoseAnswers: 0.05})
-	if r.TakeOvers == 0 || r.PausedRefused == 0 || r.Resent == 0 || r.NoAnswer == 0 || r.Reclaimed == 0 {
-		t.Errorf("the run did not exercise every fault: %s", r)
-	}
-}
 
 // Clocks four times the bound apart: a client whose clock runs ahead
 // takes over a lease whose holder, its clock behind, still counts on it,
@@ -43,7 +25,7 @@ func TestLinearizableFindsSkewBeyondTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := idemtest.Linearity{Operations: 1500, ClockSkew: 50 * time.Millisecond, ClockOffset: 200 * time.Millisecond,
-		Name: "skew-beyond-the-bound", PictureDir: t.ArtifactDir() + string(os.PathListSeparator) + *pictures}
+		Name: "skew-beyond-the-bound", PictureDir: t.ArtifactDir() + string(os.PathListSeparator) + lintest.Pictures()}
 	h, err := idemtest.Record(s, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,29 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/lintest"
+)
+
+// The store's histories under concurrent clients, checked against the
+// model of a key's record, its answers lost after it applied the request
+// (half then fail, half are sent again), with timeouts, pauses past the
+// lease and clocks within the bound (make linearize adds a long run and
+// clocks beyond the bound).
+func TestLinearizable(t *testing.T) {
+	t.Parallel()
+	lintest.Run(t, lintest.Store{
+		Name: "memory",
+		Open: func(t *testing.T, _ *idemtest.Faults) idem.Store {
+			s, err := memstore.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+	})
+}
