@@ -76,3 +76,59 @@ func TestRefusalAfterATakeOverNamesTheNewOwner(t *testing.T) {
 		t.Logf("%s: %d of %d refused after the take-over, %d naming the wrong owner", name, refused, rounds, wrong)
 	}
 }
+
+// A fenced write that races the owner's own claim (a claim whose answer
+// the owner did not wait for, as after a timeout) is judged on the row as
+// the claim left it, not as the write's snapshot had it: the claim took
+// over an expired record, so the write applies, or, sent before the
+// claim, is refused naming that expired record; never refused naming its
+// own claim, the row it found and would not write.
+func TestWriteRacingItsOwnClaimIsJudgedOnTheLatestRow(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	const rounds = 400
+	writes := map[string]func(key idem.Key, owner string) error{
+		"complete": func(key idem.Key, owner string) error {
+			return b.store.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour)})
+		},
+		"release": func(key idem.Key, owner string) error { return b.store.Release(ctx, key, owner) },
+		"extend": func(key idem.Key, owner string) error {
+			return b.store.Extend(ctx, idem.Extension{Key: key, Owner: owner, LeaseUntil: b.now.Add(time.Hour), ExpiresAt: b.now.Add(2 * time.Hour)})
+		},
+	}
+	for name, write := range writes {
+		wrong := 0
+		for round := range rounds {
+			key := idem.Key(fmt.Sprintf("t#own%s%d", name, round))
+			// An expired record holds the key.
+			if c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: b.now.Add(2 * time.Second)}); err != nil || !c.Claimed {
+				t.Fatal(c, err)
+			}
+			owner := idem.NewOwner()
+			later := b.now.Add(time.Minute)
+			var claimErr, writeErr error
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				<-start
+				_, claimErr = b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: owner, Now: later, LeaseUntil: later.Add(time.Minute), ExpiresAt: later.Add(time.Hour)})
+			})
+			wg.Go(func() {
+				<-start
+				for spin := time.Now().Add(time.Duration(round%6) * 100 * time.Microsecond); time.Now().Before(spin); {
+				}
+				writeErr = write(key, owner)
+			})
+			close(start)
+			wg.Wait()
+			if claimErr != nil {
+				t.Fatal(claimErr)
+			}
+			if lost, ok := errors.AsType[*idem.LeaseLostError](writeErr); ok && lost.Holder == owner && lost.Status == idem.StatusInProgress {
+				wrong++
+				t.Errorf("%s %d: refused naming its own claim, which it holds: %v", name, round, writeErr)
+			}
+		}
+		t.Logf("%s: %d of %d refused naming their own claim", name, wrong, rounds)
+	}
+}
