@@ -64,7 +64,8 @@ type Linearity struct {
 	Pauses float64
 	// Restart restarts the store's server, keeping its data, while the
 	// clients run: every RestartEvery from the start, the requests in
-	// flight failing. Defaults to nil: never.
+	// flight failing. A restart begun runs to its end (its context is
+	// not cancelled with the run). Defaults to nil: never.
 	Restart func(ctx context.Context) error
 	// RestartEvery is how often Restart is called. Defaults to 2 s.
 	RestartEvery time.Duration

@@ -87,7 +87,7 @@ func Run(t *testing.T, s Store) {
 			err = h.Check()
 			t.Log(h.Report)
 			if !errors.Is(err, idemtest.ErrNotLinearizable) {
-				t.Fatalf("clocks ±%s with a bound of %s: %v; want the history not linearizable", cfg.ClockOffset, cfg.ClockSkew, err)
+				t.Fatalf("clocks ±%s with a bound of %s: %v; want the history not linearizable", h.Report.ClockOffset, h.Report.ClockSkew, err)
 			}
 			row(t, s.Name, r.faults, h.Report)
 		})
