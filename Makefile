@@ -78,7 +78,7 @@ sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=fir
 # synced on every write, DynamoDB Local's tables on disk); one store at a
 # time, so that restarting one server disturbs no other run.
 LINEARIZE_OPS ?= 40000
-LINEARIZE_STORES := ./idem/memstore ./idem/pgstore ./idem/redisstore ./idem/dynamostore
+LINEARIZE_STORES := ./idem/pgstore/internal/linearize ./idem/redisstore/internal/linearize ./idem/dynamostore/internal/linearize
 LINEARIZE_TABLE := results/linearize.md
 
 .PHONY: linearize
@@ -86,11 +86,12 @@ linearize: deps-node deps-servers ## Check every store's histories on its real s
 	@mkdir -p results
 	@printf '| store | faults | clients | keys | operations | what the faults did | verdict | time |\n|---|---|---:|---:|---:|---|---|---:|\n' >$(LINEARIZE_TABLE)
 	IDEMQ_POSTGRES_DURABLE=1 IDEMQ_REDIS_DURABLE=1 IDEMQ_DYNAMODB_DATA=1 scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh bash -c '\
+		go test -count=1 -timeout 90m -run "^Test(Memstore|LinearizableFinds)" -v ./idem/idemtest/linearize -args -linearize.ops=$(LINEARIZE_OPS) \
+			-linearize.beyond -linearize.pictures=$(CURDIR)/results -linearize.table=$(CURDIR)/$(LINEARIZE_TABLE) || exit 1; \
 		for pkg in $(LINEARIZE_STORES); do \
 			go test -count=1 -timeout 90m -run "^TestLinearizable$$" -v $$pkg -args -linearize.ops=$(LINEARIZE_OPS) -linearize.restart -linearize.beyond \
 				-linearize.pictures=$(CURDIR)/results -linearize.table=$(CURDIR)/$(LINEARIZE_TABLE) || exit 1; \
-		done; \
-		go test -count=1 -run "^TestLinearizableFinds" -v ./idem/idemtest -args -linearize.pictures=$(CURDIR)/results'
+		done'
 	@cat $(LINEARIZE_TABLE)
 
 .PHONY: test-short

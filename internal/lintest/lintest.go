@@ -1,7 +1,7 @@
 // Package lintest runs idemtest's history check on idemq's own stores,
 // each on its real server: the runs every store gets (a short one in
 // make test, long ones in make linearize), the flags make linearize sets,
-// a netfault filter from idemtest.Faults, and the server's restart from
+// a netfault filter from linearize.Faults, and the server's restart from
 // the scripts/with-*.sh command.
 package lintest
 
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/internal/netfault"
 )
 
@@ -37,7 +37,7 @@ type Store struct {
 	Name string
 	// Open returns the store on a fresh table (or key space); with
 	// Layer, its requests go through a fault layer that asks faults.
-	Open func(t *testing.T, faults *idemtest.Faults) idem.Store
+	Open func(t *testing.T, faults *linearize.Faults) idem.Store
 	// Layer says the store has a fault layer (a proxy before its
 	// server); without one the checker loses answers itself.
 	Layer bool
@@ -53,7 +53,7 @@ type Store struct {
 type run struct {
 	name   string
 	faults string // what the table says of its faults
-	cfg    idemtest.Linearity
+	cfg    linearize.Config
 	layer  bool // through the store's fault layer
 	bites  bool // must be found not linearizable
 }
@@ -68,25 +68,25 @@ func Run(t *testing.T, s Store) {
 	}
 	for _, r := range runs(s) {
 		t.Run(r.name, func(t *testing.T) {
-			var faults *idemtest.Faults
+			var faults *linearize.Faults
 			cfg := r.cfg
 			if r.layer {
-				faults = &idemtest.Faults{LoseAnswers: 0.05, Refusals: 0.02}
+				faults = &linearize.Faults{LoseAnswers: 0.05, Refusals: 0.02}
 				cfg.Faults = faults
 			}
 			store := s.Open(t, faults)
 			if !r.bites {
-				rep := idemtest.Linearizable(t, store, cfg)
+				rep := linearize.Linearizable(t, store, cfg)
 				row(t, s.Name, r.faults, rep)
 				return
 			}
-			h, err := idemtest.Record(store, cfg)
+			h, err := linearize.Record(store, cfg)
 			if err != nil {
 				t.Error(err)
 			}
 			err = h.Check()
 			t.Log(h.Report)
-			if !errors.Is(err, idemtest.ErrNotLinearizable) {
+			if !errors.Is(err, linearize.ErrNotLinearizable) {
 				t.Fatalf("clocks ±%s with a bound of %s: %v; want the history not linearizable", h.Report.ClockOffset, h.Report.ClockSkew, err)
 			}
 			row(t, s.Name, r.faults, h.Report)
@@ -96,7 +96,7 @@ func Run(t *testing.T, s Store) {
 
 // runs are the store's runs.
 func runs(s Store) []run {
-	base := idemtest.Linearity{PictureDir: *pictures}
+	base := linearize.Config{PictureDir: *pictures}
 	network := "lost answers, refusals"
 	layer := s.Layer
 	if !layer {
@@ -144,12 +144,12 @@ func restarter(env string) func(context.Context) error {
 }
 
 // Filter is a netfault filter that asks faults about each request.
-func Filter(faults *idemtest.Faults) netfault.Filter {
+func Filter(faults *linearize.Faults) netfault.Filter {
 	return func(req []byte) netfault.Verdict {
 		switch faults.Decide(req) {
-		case idemtest.FaultRefuse:
+		case linearize.FaultRefuse:
 			return netfault.Refuse
-		case idemtest.FaultLoseAnswer:
+		case linearize.FaultLoseAnswer:
 			return netfault.LoseAnswer
 		}
 		return netfault.Pass
@@ -160,7 +160,7 @@ var tableMu sync.Mutex
 
 // row appends the run's row to -linearize.table: store, faults, clients,
 // keys, operations, what the faults did, the verdict, the time.
-func row(t *testing.T, store, faults string, r idemtest.Report) {
+func row(t *testing.T, store, faults string, r linearize.Report) {
 	t.Helper()
 	if *table == "" {
 		return

@@ -1,4 +1,4 @@
-package idemtest
+package linearize
 
 import (
 	"cmp"
@@ -16,6 +16,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // History is what Record recorded: every operation of a run, with its
@@ -85,8 +86,8 @@ func (r *recorder) annotate(a porcupine.Annotation) {
 
 // Record drives s as cfg says (see Linearizable) and returns the history
 // it recorded, unchecked, for Check. Its error says why a restart
-// (Linearity.Restart) failed; the history is whole even then.
-func Record(s idem.Store, cfg Linearity) (*History, error) {
+// (Config.Restart) failed; the history is whole even then.
+func Record(s idem.Store, cfg Config) (*History, error) {
 	cfg = cfg.resolve()
 	seed := cfg.Seed
 	if seed == 0 {
@@ -96,7 +97,7 @@ func Record(s idem.Store, cfg Linearity) (*History, error) {
 	rec := &recorder{start: now, startNs: now.UnixNano(), faults: cfg.Faults}
 	cfg.Faults.start(seed)
 	run := &runner{cfg: cfg, store: s, rec: rec, name: "lin-" + idem.NewOwner()[:8], seed: seed}
-	getter, _ := s.(Getter)
+	getter, _ := s.(idemtest.Getter)
 	run.getter = getter
 	run.keys = newKeyPool(run.name, cfg.Keys)
 
@@ -121,7 +122,7 @@ func Record(s idem.Store, cfg Linearity) (*History, error) {
 	h.Report = run.report(restarts, ran)
 	h.ops, h.annotations, h.Report.Resent, h.end = rec.history(run)
 	if err := run.restartErr.Load(); err != nil {
-		return h, fmt.Errorf("idemtest: restarting the server: %w", *err)
+		return h, fmt.Errorf("linearize: restarting the server: %w", *err)
 	}
 	return h, nil
 }
@@ -166,7 +167,7 @@ func (r *recorder) history(run *runner) (ops []porcupine.Operation, notes []porc
 
 // ErrNotLinearizable is what Check returns, in a *LinearizationError,
 // for a history that no order of its operations explains.
-var ErrNotLinearizable = errors.New("idemtest: the history is not linearizable")
+var ErrNotLinearizable = errors.New("linearize: the history is not linearizable")
 
 // LinearizationError is a history that is not linearizable, with the
 // pictures of it that were written (each with a .txt beside it: Keys).
@@ -192,10 +193,10 @@ func (e *LinearizationError) Unwrap() error { return ErrNotLinearizable }
 // Check checks the history against the model of a key's record. It
 // returns nil when it is linearizable; a *LinearizationError (with
 // ErrNotLinearizable) when it is not, after writing its picture,
-// porcupine's HTML visualization, into Linearity.PictureDir (each
+// porcupine's HTML visualization, into Config.PictureDir (each
 // directory of the list; Linearizable adds the test's artifact
 // directory); and an error saying so when the check did not end within
-// Linearity.CheckTimeout. Report says what was found.
+// Config.CheckTimeout. Report says what was found.
 func (h *History) Check() error {
 	model := recordModel(h.start)
 	began := time.Now()
@@ -207,7 +208,7 @@ func (h *History) Check() error {
 		return nil
 	case porcupine.Unknown:
 		h.Report.Verdict = "not checked"
-		return fmt.Errorf("idemtest: the check of %d operations did not end within %s: %s", len(h.ops), h.timeout, h.Report)
+		return fmt.Errorf("linearize: the check of %d operations did not end within %s: %s", len(h.ops), h.timeout, h.Report)
 	}
 	h.Report.Verdict = "not linearizable"
 	failing := h.failingKeys(model)
@@ -227,7 +228,7 @@ func (h *History) Check() error {
 			err = os.WriteFile(strings.TrimSuffix(path, ".html")+".txt", []byte(failing), 0o644)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("idemtest: the picture: %w", err))
+			errs = append(errs, fmt.Errorf("linearize: the picture: %w", err))
 			continue
 		}
 		pictures = append(pictures, path)

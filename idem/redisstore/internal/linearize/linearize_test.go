@@ -1,4 +1,7 @@
-package redisstore_test
+// Package linearize_test checks redisstore's histories (here, not in
+// redisstore's own tests, so that a user of redisstore never needs the
+// checker).
+package linearize_test
 
 import (
 	"testing"
@@ -6,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/idemq/idemq/internal/lintest"
@@ -25,14 +28,24 @@ func TestLinearizable(t *testing.T) {
 		Name:       "redis",
 		Layer:      true,
 		RestartEnv: "IDEMQ_TEST_REDIS_RESTART",
-		Open: func(t *testing.T, faults *idemtest.Faults) idem.Store {
-			p, err := netfault.Start(serverAddr(t), lintest.Filter(faults))
+		Open: func(t *testing.T, faults *linearize.Faults) idem.Store {
+			opts, err := redis.ParseURL(redistest.URL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := netfault.Start(opts.Addr, lintest.Filter(faults))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(p.Close)
-			client := newClient(t, p.Addr(), func(o *redis.Options) { o.PoolSize = 32 })
-			return must(redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t))))
+			opts.Addr, opts.PoolSize = p.Addr(), 32
+			client := redis.NewClient(opts)
+			t.Cleanup(func() { _ = client.Close() })
+			s, err := redisstore.New(client, redisstore.WithPrefix(redistest.Prefix(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
 		},
 	})
 }

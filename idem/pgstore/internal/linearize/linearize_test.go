@@ -1,4 +1,7 @@
-package pgstore_test
+// Package linearize_test checks pgstore's histories (here, not in
+// pgstore's own tests, so that a user of pgstore never needs the
+// checker).
+package linearize_test
 
 import (
 	"context"
@@ -9,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/internal/lintest"
@@ -27,7 +30,7 @@ func TestLinearizable(t *testing.T) {
 		Name:       "postgres",
 		Layer:      true,
 		RestartEnv: "IDEMQ_TEST_POSTGRES_RESTART",
-		Open: func(t *testing.T, faults *idemtest.Faults) idem.Store {
+		Open: func(t *testing.T, faults *linearize.Faults) idem.Store {
 			pool := pgtest.Pool(t)
 			table := pgtest.NewTable(t, pool)
 			cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
@@ -50,7 +53,11 @@ func TestLinearizable(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(faulty.Close)
-			return must(pgstore.New(faulty, table))
+			s, err := pgstore.New(faulty, table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
 		},
 	})
 }

@@ -1,4 +1,4 @@
-package idemtest
+package linearize
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // runner is one history's run: its settings, the store, the clients'
 // shared state and counts.
 type runner struct {
-	cfg     Linearity
+	cfg     Config
 	store   idem.Store
-	getter  Getter
+	getter  idemtest.Getter
 	rec     *recorder
 	name    string
 	seed    uint64
@@ -278,7 +279,7 @@ func (c *client) pausePastLease(ctx context.Context, key idem.Key, owner string,
 
 // send records one operation: in, the request's call, the answer of do
 // (its error: none came), within a deadline of a few milliseconds for
-// Linearity.Timeouts of them; a share of Linearity.LoseAnswers of them
+// Config.Timeouts of them; a share of Config.LoseAnswers of them
 // have their answer lost here after the store applied them.
 func (c *client) send(ctx context.Context, in linInput, do func(context.Context) (linOutput, error)) (linOutput, bool) {
 	cfg := c.run.cfg
@@ -311,7 +312,7 @@ func (c *client) send(ctx context.Context, in linInput, do func(context.Context)
 	return out, err == nil
 }
 
-var errLostHere = errors.New("idemtest: answer lost by the checker")
+var errLostHere = errors.New("linearize: answer lost by the checker")
 
 func (c *client) claim(ctx context.Context, key idem.Key, owner string, expiry time.Duration) (linOutput, bool) {
 	readAt, now := c.clock()

@@ -1,4 +1,7 @@
-package dynamostore_test
+// Package linearize_test checks dynamostore's histories (here, not in
+// dynamostore's own tests, so that a user of dynamostore never needs the
+// checker).
+package linearize_test
 
 import (
 	"bytes"
@@ -14,7 +17,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/internal/lintest"
 )
 
@@ -31,12 +34,16 @@ func TestLinearizable(t *testing.T) {
 		Layer:        true,
 		RestartEnv:   "IDEMQ_TEST_DYNAMODB_RESTART",
 		RestartEvery: 40 * time.Second, // the JVM takes seconds to start
-		Open: func(t *testing.T, faults *idemtest.Faults) idem.Store {
+		Open: func(t *testing.T, faults *linearize.Faults) idem.Store {
 			base := dynamotest.Client(t)
 			table := dynamotest.NewTable(t, base)
 			opts := base.Options()
 			opts.HTTPClient = &faultyHTTP{next: &http.Client{}, faults: faults}
-			return must(dynamostore.New(dynamodb.New(opts), table))
+			s, err := dynamostore.New(dynamodb.New(opts), table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
 		},
 	})
 }
@@ -47,7 +54,7 @@ func TestLinearizable(t *testing.T) {
 // decides from the request's body.
 type faultyHTTP struct {
 	next   *http.Client
-	faults *idemtest.Faults
+	faults *linearize.Faults
 }
 
 func (f *faultyHTTP) Do(req *http.Request) (*http.Response, error) {
@@ -61,9 +68,9 @@ func (f *faultyHTTP) Do(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	switch f.faults.Decide(body) {
-	case idemtest.FaultRefuse:
+	case linearize.FaultRefuse:
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	case idemtest.FaultLoseAnswer:
+	case linearize.FaultLoseAnswer:
 		resp, err := f.next.Do(req)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)

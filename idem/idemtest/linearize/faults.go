@@ -1,4 +1,4 @@
-package idemtest
+package linearize
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package idemtest_test
+package linearize_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/lintest"
 )
@@ -24,16 +24,16 @@ func TestLinearizableFindsSkewBeyondTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := idemtest.Linearity{Operations: 1500, ClockSkew: 50 * time.Millisecond, ClockOffset: 200 * time.Millisecond,
+	cfg := linearize.Config{Operations: 1500, ClockSkew: 50 * time.Millisecond, ClockOffset: 200 * time.Millisecond,
 		Name: "skew-beyond-the-bound", PictureDir: t.ArtifactDir() + string(os.PathListSeparator) + lintest.Pictures()}
-	h, err := idemtest.Record(s, cfg)
+	h, err := linearize.Record(s, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = h.Check()
 	t.Log(h.Report)
-	lin, ok := errors.AsType[*idemtest.LinearizationError](err)
-	if !ok || !errors.Is(err, idemtest.ErrNotLinearizable) {
+	lin, ok := errors.AsType[*linearize.LinearizationError](err)
+	if !ok || !errors.Is(err, linearize.ErrNotLinearizable) {
 		t.Fatalf("clocks ±%s with a bound of %s: %v, want the history not linearizable", cfg.ClockOffset, cfg.ClockSkew, err)
 	}
 	if len(lin.Pictures) == 0 {
@@ -56,13 +56,13 @@ func TestLinearizableFindsBrokenStores(t *testing.T) {
 			t.Parallel()
 			// Many pauses: a paused client's late write must meet the
 			// key held by the client that took it over.
-			h, err := idemtest.Record(&mutant{m: m, records: map[idem.Key]idem.Record{}}, idemtest.Linearity{Operations: 1000, Pauses: 0.25})
+			h, err := linearize.Record(&mutant{m: m, records: map[idem.Key]idem.Record{}}, linearize.Config{Operations: 1000, Pauses: 0.25})
 			if err != nil {
 				t.Fatal(err)
 			}
 			err = h.Check()
 			t.Log(h.Report)
-			if !errors.Is(err, idemtest.ErrNotLinearizable) {
+			if !errors.Is(err, linearize.ErrNotLinearizable) {
 				t.Fatalf("%s: %v, want the history not linearizable", m, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package idemtest
+package linearize
 
 import (
 	"cmp"
@@ -11,11 +11,11 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// Linearity is what a history check (Linearizable, Record) does: how
+// Config is what a history check (Linearizable, Record) does: how
 // many clients drive the store, on how many keys, for how many
 // operations, with which leases, clocks and faults. Its zero value takes
 // every default, a history of a few seconds.
-type Linearity struct {
+type Config struct {
 	// Clients is how many clients run at once, each a worker with a
 	// clock of its own. Defaults to 12.
 	Clients int
@@ -85,7 +85,7 @@ type Linearity struct {
 }
 
 // resolve fills in the defaults.
-func (c Linearity) resolve() Linearity {
+func (c Config) resolve() Config {
 	c.Clients = cmp.Or(c.Clients, 12)
 	c.Keys = cmp.Or(c.Keys, 8)
 	c.Operations = cmp.Or(c.Operations, 2000)
@@ -105,7 +105,7 @@ func (c Linearity) resolve() Linearity {
 	return c
 }
 
-// Linearizable drives s from Linearity's clients, records every
+// Linearizable drives s from Config's clients, records every
 // operation's call and return on one clock, and checks the history
 // against the sequential model of a key's record (porcupine): every
 // answer must be one the record could have given at some moment between
@@ -114,13 +114,13 @@ func (c Linearity) resolve() Linearity {
 // when the history is not linearizable, and returns what the run did.
 //
 //	func TestLinearizable(t *testing.T) {
-//		idemtest.Linearizable(t, mystore.New(...), idemtest.Linearity{})
+//		linearize.Linearizable(t, mystore.New(...), linearize.Config{})
 //	}
 //
 // s must be empty, or hold no key the clients pick (their keys begin
-// "lin-" and a random run name). With Linearity's defaults a run takes a
+// "lin-" and a random run name). With Config's defaults a run takes a
 // few seconds.
-func Linearizable(t *testing.T, s idem.Store, cfg Linearity) Report {
+func Linearizable(t *testing.T, s idem.Store, cfg Config) Report {
 	t.Helper()
 	cfg.Name = cmp.Or(cfg.Name, t.Name())
 	cfg.PictureDir = t.ArtifactDir() + string(os.PathListSeparator) + cfg.PictureDir
@@ -139,7 +139,7 @@ func Linearizable(t *testing.T, s idem.Store, cfg Linearity) Report {
 // Report is what a history check did and found.
 type Report struct {
 	Store      string // the store's type
-	Seed       uint64 // Linearity.Seed, or the random one taken
+	Seed       uint64 // Config.Seed, or the random one taken
 	Clients    int    // clients at once
 	Keys       int    // keys used in all
 	Operations int    // operations recorded (first sends of lost answers not counted)
