@@ -15,6 +15,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -148,6 +149,7 @@ func handlerEnv(table awsdynamodb.ITableV2, bucket *ResultBucket, s settings) ma
 	env := map[string]*string{
 		EnvTable:        table.TableName(),
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
+		EnvClockSkew:    jsii.String(idem.DefaultClockSkew.String()),
 		EnvQueue:        jsii.String(string(queueJSON)),
 		EnvEMFNamespace: jsii.String(MetricNamespace),
 		EnvBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
