@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
 )
@@ -106,6 +107,7 @@ func TestTemplate(t *testing.T) {
 	for k, want := range map[string]any{
 		"IDEMQ_TABLE":         obj{"Ref": tableID},
 		"IDEMQ_RECORD_EXPIRY": life.String(),
+		"IDEMQ_CLOCK_SKEW":    idem.DefaultClockSkew.String(),
 		"IDEMQ_QUEUE":         string(queueJSON), // what the function's start-up check reads
 		"IDEMQ_NAMESPACE":     "orders",
 		"IDEMQ_KEY_FIELD":     "idempotency_key",
@@ -118,8 +120,8 @@ func TestTemplate(t *testing.T) {
 			t.Errorf("the function's %s is %s, want %s", k, jsonText(env[k]), jsonText(want))
 		}
 	}
-	if len(env) != 9 {
-		t.Errorf("the function's environment has %d variables, want idemq's 9: %s", len(env), jsonText(env))
+	if len(env) != 10 {
+		t.Errorf("the function's environment has %d variables, want idemq's 10: %s", len(env), jsonText(env))
 	}
 
 	// Only the actions idemq's own stack grants: the role CDK made for the
