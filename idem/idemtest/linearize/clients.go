@@ -193,9 +193,14 @@ func (c *client) round(ctx context.Context) {
 	expiry := c.expiry()
 	out, answered := c.claim(ctx, key, owner, expiry)
 	if !answered {
+		// It may have claimed the key: count it, so that a key's
+		// operations with no answer (every one while a server restarts)
+		// stay few, and free it.
+		c.run.keys.claimed(key)
 		if c.rng.IntN(2) == 0 {
-			c.release(ctx, key, owner) // it may be ours: free it
+			c.release(ctx, key, owner)
 		}
+		c.sleep(ctx, cfg.Lease/10)
 		return
 	}
 	if !out.Claimed {
