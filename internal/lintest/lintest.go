@@ -74,6 +74,7 @@ func Run(t *testing.T, s Store) {
 				faults = &linearize.Faults{LoseAnswers: 0.05, Refusals: 0.02}
 				cfg.Faults = faults
 			}
+			cfg.Name = s.Name + "-" + r.name // the picture's file, when the check fails
 			store := s.Open(t, faults)
 			if !r.bites {
 				rep := linearize.Linearizable(t, store, cfg)

@@ -30,7 +30,7 @@ type runner struct {
 
 	issued                                     atomic.Int64
 	byKind                                     [opGet + 1]atomic.Int64
-	noAnswer, resent, timeouts                 atomic.Int64
+	noAnswer, resent, lostHere, timeouts       atomic.Int64
 	pauses, pausedRefused, takeOvers, reclaims atomic.Int64
 	restartErr                                 atomic.Pointer[error]
 }
@@ -291,7 +291,8 @@ func (c *client) send(ctx context.Context, in linInput, do func(context.Context)
 	c.run.issued.Add(1)
 	c.run.byKind[in.Kind].Add(1)
 	in.Client = c.id
-	if c.rng.Float64() < cfg.Timeouts {
+	deadline := c.rng.Float64() < cfg.Timeouts
+	if deadline {
 		c.run.timeouts.Add(1)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(100+c.rng.IntN(3000))*time.Microsecond)
@@ -304,6 +305,7 @@ func (c *client) send(ctx context.Context, in linInput, do func(context.Context)
 	if err == nil && in.Owner != "" && c.rng.Float64() < cfg.LoseAnswers {
 		if c.rng.IntN(2) == 0 {
 			err = errLostHere
+			c.run.lostHere.Add(1)
 		} else {
 			op.resent++
 			c.run.resent.Add(1)
@@ -314,6 +316,12 @@ func (c *client) send(ctx context.Context, in linInput, do func(context.Context)
 		c.run.noAnswer.Add(1)
 	}
 	c.run.rec.end(op, out, err == nil)
+	if err != nil && !deadline && err != errLostHere {
+		// The store failed (a server restarting, a client's retries
+		// spent): wait a little, as a worker's retry would, rather than
+		// fill the history with requests that cannot be answered.
+		c.sleep(ctx, cfg.Lease/2)
+	}
 	return out, err == nil
 }
 
@@ -449,7 +457,7 @@ func (r *runner) report(restarts int, ran time.Duration) Report {
 	rep := Report{
 		Store: reflect.TypeOf(r.store).String(), Seed: r.seed, Clients: r.cfg.Clients, Keys: r.keys.count(),
 		ClockSkew: r.cfg.ClockSkew, ClockOffset: r.cfg.ClockOffset, ByKind: map[string]int{},
-		NoAnswer: int(r.noAnswer.Load()), LostAnswers: lost + int(r.resent.Load()), Refused: refused,
+		NoAnswer: int(r.noAnswer.Load()), LostAnswers: lost + int(r.resent.Load()) + int(r.lostHere.Load()), Refused: refused,
 		Timeouts: int(r.timeouts.Load()), Pauses: int(r.pauses.Load()), PausedRefused: int(r.pausedRefused.Load()),
 		TakeOvers: int(r.takeOvers.Load()), Reclaimed: int(r.reclaims.Load()), Restarts: restarts, Ran: ran,
 	}

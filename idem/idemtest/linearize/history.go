@@ -211,7 +211,12 @@ func (h *History) Check() error {
 		return fmt.Errorf("linearize: the check of %d operations did not end within %s: %s", len(h.ops), h.timeout, h.Report)
 	}
 	h.Report.Verdict = "not linearizable"
-	failing := h.failingKeys(model)
+	// The picture holds the keys whose histories fail (the first
+	// pictureKeys of them), not every key: it stays small enough to open.
+	failing, failingOps := h.failingKeys(model)
+	if _, only := porcupine.CheckOperationsVerbose(model, failingOps, h.timeout); len(failingOps) > 0 {
+		info = only
+	}
 	info.AddAnnotations(h.annotations)
 	var pictures []string
 	var errs []error
@@ -239,14 +244,23 @@ func (h *History) Check() error {
 	return errors.Join(append(errs, &LinearizationError{Report: h.Report, Pictures: pictures, Keys: failing})...)
 }
 
+// pictureKeys is how many failing keys a picture shows at most.
+const pictureKeys = 20
+
 // failingKeys checks each key's history alone and describes the
 // operations of those that fail, in the order of their calls, times
-// counted from the run's start.
-func (h *History) failingKeys(model porcupine.Model) string {
+// counted from the run's start; it returns the operations of the first
+// pictureKeys of them too.
+func (h *History) failingKeys(model porcupine.Model) (string, []porcupine.Operation) {
 	var b strings.Builder
+	var ops []porcupine.Operation
+	keys := 0
 	for _, part := range model.Partition(h.ops) {
 		if porcupine.CheckOperationsTimeout(model, part, h.timeout) != porcupine.Illegal {
 			continue
+		}
+		if keys++; keys <= pictureKeys {
+			ops = append(ops, part...)
 		}
 		part = slices.Clone(part)
 		slices.SortFunc(part, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
@@ -259,7 +273,7 @@ func (h *History) failingKeys(model porcupine.Model) string {
 			fmt.Fprintf(&b, "  [%s, %s] %s\n", since(h.start, op.Call), ret, describeOp(h.start, op.Input.(linInput), op.Output.(linOutput)))
 		}
 	}
-	return b.String()
+	return b.String(), ops
 }
 
 // pictureName is the file a test's picture is written to.

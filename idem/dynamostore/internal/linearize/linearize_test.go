@@ -33,7 +33,7 @@ func TestLinearizable(t *testing.T) {
 		Name:         "dynamodb",
 		Layer:        true,
 		RestartEnv:   "IDEMQ_TEST_DYNAMODB_RESTART",
-		RestartEvery: 40 * time.Second, // the JVM takes seconds to start
+		RestartEvery: 30 * time.Second, // the JVM takes seconds to start
 		Open: func(t *testing.T, faults *linearize.Faults) idem.Store {
 			base := dynamotest.Client(t)
 			table := dynamotest.NewTable(t, base)
