@@ -55,8 +55,10 @@ func TestLinearizableFindsBrokenStores(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
 			// Many pauses: a paused client's late write must meet the
-			// key held by the client that took it over.
-			h, err := linearize.Record(&mutant{m: m, records: map[idem.Key]idem.Record{}}, linearize.Config{Operations: 1000, Pauses: 0.25})
+			// key held by the client that took it over. 3,000
+			// operations: about 16 stray releases after a completion,
+			// where 1,000 made about 5 and once none met the mutation.
+			h, err := linearize.Record(&mutant{m: m, records: map[idem.Key]idem.Record{}}, linearize.Config{Operations: 3000, Pauses: 0.25})
 			if err != nil {
 				t.Fatal(err)
 			}
