@@ -318,9 +318,9 @@ func (c *client) send(ctx context.Context, in linInput, do func(context.Context)
 	c.run.rec.end(op, out, err == nil)
 	if err != nil && !deadline && err != errLostHere {
 		// The store failed (a server restarting, a client's retries
-		// spent): wait a little, as a worker's retry would, rather than
+		// spent): wait a lease, as a worker's retry would, rather than
 		// fill the history with requests that cannot be answered.
-		c.sleep(ctx, cfg.Lease/2)
+		c.sleep(ctx, cfg.Lease)
 	}
 	return out, err == nil
 }
@@ -425,15 +425,16 @@ func view(r idem.Record) recView {
 	return v
 }
 
-// restarts calls Restart every RestartEvery until ctx ends, and returns
-// how many times it did.
+// restarts calls Restart RestartEvery after the start and after each
+// restart ended (a server that takes long to start still serves that
+// long between two), until ctx ends, and returns how many times it did.
 func (r *runner) restarts(ctx context.Context) int {
 	n := 0
-	t := time.NewTicker(r.cfg.RestartEvery)
-	defer t.Stop()
 	for {
+		t := time.NewTimer(r.cfg.RestartEvery)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return n
 		case <-t.C:
 		}

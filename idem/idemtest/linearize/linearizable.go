@@ -63,11 +63,13 @@ type Config struct {
 	// refused. A negative value turns them off. Defaults to 0.1.
 	Pauses float64
 	// Restart restarts the store's server, keeping its data, while the
-	// clients run: every RestartEvery from the start, the requests in
-	// flight failing. A restart begun runs to its end (its context is
-	// not cancelled with the run). Defaults to nil: never.
+	// clients run: RestartEvery after the start and after each restart
+	// ended, the requests in flight failing. A restart begun runs to its
+	// end (its context is not cancelled with the run). Defaults to nil:
+	// never.
 	Restart func(ctx context.Context) error
-	// RestartEvery is how often Restart is called. Defaults to 2 s.
+	// RestartEvery is how long the server runs between two restarts.
+	// Defaults to 2 s.
 	RestartEvery time.Duration
 	// CheckTimeout bounds the check of the history; a check that does not
 	// end in time fails the test, as not checked. Defaults to 5 minutes.
