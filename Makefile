@@ -115,6 +115,28 @@ deps-redis: ## Install redis-server (Debian's package) when missing.
 sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=first).
 	go -C harness test -count=1 -run TestSimulation ./internal/sim -sim.seeds=$(or $(SEEDS),100000) -sim.seed=$(or $(SEED),1) -v
 
+# Every store's histories, long (idem/idemtest's check, internal/lintest's
+# runs): each store on its real server, which keeps its data across the
+# restarts (PostgreSQL's commits synchronous, Redis's append-only file
+# synced on every write, DynamoDB Local's tables on disk); one store at a
+# time, so that restarting one server disturbs no other run.
+LINEARIZE_OPS ?= 40000
+LINEARIZE_STORES := ./idem/pgstore/internal/linearize ./idem/redisstore/internal/linearize ./idem/dynamostore/internal/linearize
+LINEARIZE_TABLE := results/linearize.md
+
+.PHONY: linearize
+linearize: deps-node deps-servers ## Check every store's histories on its real server (LINEARIZE_OPS=40000 operations a run): lost answers, refusals, timeouts, pauses, server restarts, clocks within and beyond the bound; results/linearize.md, and the pictures of the histories beyond the bound in results/.
+	@mkdir -p results
+	@printf '| store | faults | clients | keys | operations | what the faults did | verdict | time |\n|---|---|---:|---:|---:|---|---|---:|\n' >$(LINEARIZE_TABLE)
+	IDEMQ_POSTGRES_DURABLE=1 IDEMQ_REDIS_DURABLE=1 IDEMQ_DYNAMODB_DATA=1 scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh bash -c '\
+		go test -count=1 -timeout 90m -run "^Test(Memstore|LinearizableFinds)" -v ./idem/idemtest/linearize -args -linearize.ops=$(LINEARIZE_OPS) \
+			-linearize.beyond -linearize.pictures=$(CURDIR)/results -linearize.table=$(CURDIR)/$(LINEARIZE_TABLE) || exit 1; \
+		for pkg in $(LINEARIZE_STORES); do \
+			go test -count=1 -timeout 90m -run "^TestLinearizable$$" -v $$pkg -args -linearize.ops=$(LINEARIZE_OPS) -linearize.restart -linearize.beyond \
+				-linearize.pictures=$(CURDIR)/results -linearize.table=$(CURDIR)/$(LINEARIZE_TABLE) || exit 1; \
+		done'
+	@cat $(LINEARIZE_TABLE)
+
 .PHONY: test-short
 test-short: ## Run the Go tests that need no server (-short).
 	go test -short -count=1 $(PACKAGES)

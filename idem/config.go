@@ -13,6 +13,11 @@ const (
 	// DefaultLeaseMargin is added to the time left before the context's
 	// deadline to make the lease.
 	DefaultLeaseMargin = 10 * time.Second
+	// DefaultClockSkew is the bound on every worker's clock error that
+	// leases are safe within unless told otherwise: 500 ms, CockroachDB's
+	// default maximum clock offset. NTP-synchronised hosts (Amazon Time
+	// Sync on Lambda and EC2) keep well within a millisecond of it.
+	DefaultClockSkew = 500 * time.Millisecond
 	// DefaultExpiry is how long a record lives: 40 days, enough for SQS's
 	// longest retention (14 days) with a dead-letter queue as long, from
 	// which a message is redriven once as late as it can be
@@ -73,6 +78,18 @@ type Config struct {
 	// LeaseMargin is added to the context's remaining time to make the
 	// default lease. Defaults to DefaultLeaseMargin.
 	LeaseMargin time.Duration
+	// ClockSkew is how far any worker's clock may be from the true time:
+	// the bound within which a live lease is never taken over
+	// (docs/protocol.md, "Clocks"). Every time a claim or an extension
+	// writes is padded by it (the lease ends at now + lease + ClockSkew,
+	// the record expires at now + expiry + ClockSkew), and a claim is
+	// judged at now - ClockSkew, so a lease or a record counts as passed
+	// only when it has passed on every clock within the bound. With every
+	// worker's clock within ClockSkew of the truth, a claim never takes
+	// over a lease its holder still counts on, nor a record before it has
+	// lived its expiry: a key taken over after a crash waits about twice
+	// ClockSkew more. Defaults to DefaultClockSkew.
+	ClockSkew time.Duration
 	// Expiry is how long a record lives, counted from the claim, from each
 	// heartbeat and again from the completion; never less than the lease,
 	// so a live lease never outlasts its record. Setting it below Lease is
@@ -150,6 +167,10 @@ func WithLease(d time.Duration) Option { return func(c *Config) { c.Lease = d } 
 // left to make the default lease. Defaults to DefaultLeaseMargin.
 func WithLeaseMargin(d time.Duration) Option { return func(c *Config) { c.LeaseMargin = d } }
 
+// WithClockSkew sets Config.ClockSkew, the bound on every worker's clock
+// error that leases are safe within. Defaults to DefaultClockSkew.
+func WithClockSkew(d time.Duration) Option { return func(c *Config) { c.ClockSkew = d } }
+
 // WithExpiry sets Config.Expiry, how long a record lives. Defaults to
 // DefaultExpiry.
 func WithExpiry(d time.Duration) Option { return func(c *Config) { c.Expiry = d } }
@@ -224,6 +245,9 @@ func (c Config) resolve() (Config, error) {
 	if c.Expiry == 0 {
 		c.Expiry = DefaultExpiry
 	}
+	if c.ClockSkew == 0 {
+		c.ClockSkew = DefaultClockSkew
+	}
 	if c.CompressAbove == 0 {
 		c.CompressAbove = DefaultCompressAbove
 	}
@@ -240,7 +264,7 @@ func (c Config) resolve() (Config, error) {
 	for _, f := range []struct {
 		field string
 		value time.Duration
-	}{{"Lease", c.Lease}, {"LeaseMargin", c.LeaseMargin}, {"Expiry", c.Expiry}, {"Heartbeat", c.Heartbeat}} {
+	}{{"Lease", c.Lease}, {"LeaseMargin", c.LeaseMargin}, {"ClockSkew", c.ClockSkew}, {"Expiry", c.Expiry}, {"Heartbeat", c.Heartbeat}} {
 		if f.value < 0 {
 			bad(f.field, f.value, "must not be negative")
 		}
@@ -276,9 +300,10 @@ func (c *Config) leaseFor(deadline time.Time, hasDeadline bool, now time.Time) t
 }
 
 // claimExpiry is the expiry of a claim, or of an extension, made at now
-// with the given lease: Expiry, and never before the lease ends.
+// with the given lease: Expiry, and never before the lease ends, padded
+// by the clock-skew bound.
 func (c *Config) claimExpiry(now time.Time, lease time.Duration) time.Time {
-	return now.Add(max(c.Expiry, lease))
+	return now.Add(max(c.Expiry, lease) + c.skew())
 }
 
 // beatFor is the heartbeat interval for a lease: Heartbeat, at most half

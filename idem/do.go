@@ -71,7 +71,9 @@ type Result struct {
 	// TookOver is set when the key was claimed over a lease that had passed
 	// or a record that had expired.
 	TookOver bool
-	// LeaseUntil is when the holder's lease ends, for InProgress.
+	// LeaseUntil is, for InProgress, when a claim by this worker may
+	// take the key over: the holder's lease end as stored plus
+	// Config.ClockSkew (TakeOverAt), by this worker's clock.
 	LeaseUntil time.Time
 	// ExpiresAt is when the key's record expires: as completed, for
 	// Executed; as stored, for Replayed. A copy of the result kept
@@ -228,14 +230,7 @@ func (a *attempt) do(ctx context.Context, fingerprint string, fn Func) (Result, 
 // returns the record that holds it. A claim refused with ErrWriteConflict
 // is the key held by another claimant (InProgress).
 func (a *attempt) claim(ctx context.Context, fingerprint string) (Claim, error) {
-	claim, err := a.s.Claim(ctx, ClaimRequest{
-		Key:         a.key,
-		Owner:       a.owner,
-		Fingerprint: StoredFingerprint(fingerprint),
-		Now:         a.now,
-		LeaseUntil:  a.now.Add(a.lease),
-		ExpiresAt:   a.c.claimExpiry(a.now, a.lease),
-	})
+	claim, err := a.s.Claim(ctx, a.c.NewClaim(a.key, a.owner, fingerprint, a.now, a.lease))
 	if errors.Is(err, ErrWriteConflict) {
 		// Another writer is at the key: never a claim, whatever else
 		// the error says.
@@ -266,7 +261,7 @@ func (a *attempt) answerFromHolder(ctx context.Context, rec Record, fingerprint 
 		}
 		return Result{Outcome: Replayed, Value: value, ExpiresAt: rec.ExpiresAt}, nil
 	case StatusInProgress:
-		return Result{Outcome: InProgress, LeaseUntil: rec.LeaseUntil}, nil
+		return Result{Outcome: InProgress, LeaseUntil: a.c.TakeOverAt(rec.LeaseUntil)}, nil
 	}
 	// Fail closed: a holder nobody can read is not a result.
 	return Result{}, &Error{Op: OpClaim, Key: a.key, Err: fmt.Errorf("the store returned a holder with status %q", rec.Status)}
@@ -295,7 +290,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 		Owner:     a.owner,
 		Result:    stored,
 		Encoding:  encoding,
-		ExpiresAt: a.c.Clock.Now().Add(a.c.Expiry),
+		ExpiresAt: a.c.CompletionExpiry(a.c.Clock.Now()),
 		Writes:    writes,
 	}
 	res := Result{Outcome: Executed, Value: value, TookOver: claim.Previous != nil, ExpiresAt: comp.ExpiresAt}
@@ -456,8 +451,7 @@ func heartbeat(ctx context.Context, s Store, key Key, owner string, lease, inter
 			case <-beatCtx.Done():
 				return
 			case <-t.C:
-				now := c.Clock.Now()
-				err := s.Extend(beatCtx, Extension{Key: key, Owner: owner, LeaseUntil: now.Add(lease), ExpiresAt: c.claimExpiry(now, lease)})
+				err := s.Extend(beatCtx, c.NewExtension(key, owner, c.Clock.Now(), lease))
 				if errors.Is(err, ErrLeaseLost) {
 					cancel(ErrLeaseLost)
 					return

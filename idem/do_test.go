@@ -63,7 +63,9 @@ func TestDoInProgressIsAnOutcome(t *testing.T) {
 	if err != nil || r.Outcome != idem.InProgress || r.Value != nil {
 		t.Fatalf("got %+v, %v; want InProgress with no value", r, err)
 	}
-	if want := s.Now().Add(time.Minute); !r.LeaseUntil.Equal(want) {
+	// The holder's lease as stored (its lease plus the clock-skew bound)
+	// plus the bound again: when a claim here may take the key over.
+	if want := s.Now().Add(time.Minute + 2*idem.DefaultClockSkew); !r.LeaseUntil.Equal(want) {
 		t.Fatalf("lease until %s, want %s", r.LeaseUntil, want)
 	}
 	close(release)
@@ -85,7 +87,13 @@ func TestDoTakesOverAfterTheLease(t *testing.T) {
 	if r, _ := s.do(context.Background(), "k#crash", "", answer("x")); r.Outcome != idem.InProgress {
 		t.Fatalf("before the lease passed: %s, want in progress", r.Outcome)
 	}
-	s.advance(time.Minute + time.Millisecond)
+	// The lease is judged at now less the clock-skew bound: a lease that
+	// passed by less than the bound on this clock still holds.
+	s.advance(time.Minute + idem.DefaultClockSkew)
+	if r, _ := s.do(context.Background(), "k#crash", "", answer("x")); r.Outcome != idem.InProgress {
+		t.Fatalf("the lease passed by the clock-skew bound: %s, want in progress", r.Outcome)
+	}
+	s.advance(time.Millisecond)
 	r, err := s.do(context.Background(), "k#crash", "", answer("x"))
 	if err != nil || r.Outcome != idem.Executed || !r.TookOver {
 		t.Fatalf("after the lease: %+v, %v; want executed with a take-over", r, err)
@@ -99,7 +107,7 @@ func TestDoLeaseFromTheDeadline(t *testing.T) {
 	defer cancel()
 	_, err := s.do(ctx, "k#lease", "", func(context.Context) ([]byte, error) {
 		rec, _ := idemtest.MustGet(t, s.store, "k#lease")
-		if want := s.Now().Add(30*time.Second + idem.DefaultLeaseMargin); !rec.LeaseUntil.Equal(want) {
+		if want := s.Now().Add(30*time.Second + idem.DefaultLeaseMargin + idem.DefaultClockSkew); !rec.LeaseUntil.Equal(want) {
 			t.Errorf("lease until %s, want the deadline plus the margin, %s", rec.LeaseUntil, want)
 		}
 		return nil, nil
@@ -109,7 +117,7 @@ func TestDoLeaseFromTheDeadline(t *testing.T) {
 	}
 	_, _ = s.do(context.Background(), "k#nodeadline", "", func(context.Context) ([]byte, error) {
 		rec, _ := idemtest.MustGet(t, s.store, "k#nodeadline")
-		if want := s.Now().Add(idem.DefaultLease); !rec.LeaseUntil.Equal(want) {
+		if want := s.Now().Add(idem.DefaultLease + idem.DefaultClockSkew); !rec.LeaseUntil.Equal(want) {
 			t.Errorf("lease until %s, want DefaultLease, %s", rec.LeaseUntil, want)
 		}
 		return nil, nil

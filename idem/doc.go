@@ -92,6 +92,15 @@
 //		idemtest.Run(t, func(t *testing.T) idem.Store { return mystore.New(...) })
 //	}
 //
+// and the history check (package idem/idemtest/linearize): its histories
+// under concurrent clients, lost answers, pauses and skewed clocks
+// checked linearizable against the model of a record (put it in a
+// test-only package, so that the store's users never need the checker):
+//
+//	func TestLinearizable(t *testing.T) {
+//		linearize.Linearizable(t, mystore.New(...), linearize.Config{})
+//	}
+//
 // The helpers every store uses, so that every store judges and answers
 // alike, are in one file (storehelpers.go):
 //

@@ -20,8 +20,9 @@ var ErrInProgress = errors.New("idem: key in progress on another worker")
 // end, for an answer such as HTTP's Retry-After.
 type InProgressError struct {
 	Key Key
-	// LeaseUntil is when the holder's lease ends: Result.LeaseUntil. Zero
-	// when the store did not say.
+	// LeaseUntil is when this worker may take the key over: the holder's
+	// lease end plus the clock-skew bound, Result.LeaseUntil. Zero when
+	// the store did not say.
 	LeaseUntil time.Time
 }
 

@@ -41,7 +41,7 @@ func TestContextDefaultLease(t *testing.T) {
 	ctx = idem.ContextWithDefaultLease(ctx, lease, 10*time.Millisecond)
 	r, err := idem.Do(ctx, store, "k#beat", "", func(context.Context) ([]byte, error) {
 		rec, _ := idemtest.MustGet(t, s.store, "k#beat")
-		if want := s.Now().Add(lease); !rec.LeaseUntil.Equal(want) {
+		if want := s.Now().Add(lease + idem.DefaultClockSkew); !rec.LeaseUntil.Equal(want) {
 			t.Errorf("claimed until %s, want the context's lease: %s", rec.LeaseUntil, want)
 		}
 		// Three extensions, each a whole lease from its beat: the key is
@@ -49,7 +49,7 @@ func TestContextDefaultLease(t *testing.T) {
 		for range 3 {
 			s.advance(lease)
 			x := <-store.extended
-			for !x.LeaseUntil.Equal(s.Now().Add(lease)) { // an extension of before the advance
+			for !x.LeaseUntil.Equal(s.Now().Add(lease + idem.DefaultClockSkew)) { // an extension of before the advance
 				x = <-store.extended
 			}
 		}
@@ -76,7 +76,7 @@ func TestContextDefaultLeaseYieldsToTheConfig(t *testing.T) {
 		mu.Unlock()
 		return nil, nil
 	}, idem.WithLease(5*time.Minute))
-	if err != nil || !until.Equal(s.Now().Add(5*time.Minute)) {
+	if err != nil || !until.Equal(s.Now().Add(5*time.Minute+idem.DefaultClockSkew)) {
 		t.Errorf("claimed until %s, %v; want the configured 5m", until, err)
 	}
 }

@@ -27,6 +27,8 @@ type Settings struct {
 	Lease time.Duration
 	// Heartbeat is IDEMQ_HEARTBEAT (idem.Config.Heartbeat).
 	Heartbeat time.Duration
+	// ClockSkew is IDEMQ_CLOCK_SKEW (idem.Config.ClockSkew).
+	ClockSkew time.Duration
 	// CompressAbove is IDEMQ_COMPRESS_ABOVE (idem.Config.CompressAbove):
 	// -1 when it is "off".
 	CompressAbove int

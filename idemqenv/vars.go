@@ -34,6 +34,7 @@ const (
 	RecordExpiry          = "IDEMQ_RECORD_EXPIRY"
 	Lease                 = "IDEMQ_LEASE"
 	Heartbeat             = "IDEMQ_HEARTBEAT"
+	ClockSkew             = "IDEMQ_CLOCK_SKEW"
 	CompressAbove         = "IDEMQ_COMPRESS_ABOVE"
 	Concurrency           = "IDEMQ_CONCURRENCY"
 	MaxConcurrency        = "AWS_LAMBDA_MAX_CONCURRENCY" // Lambda's, not ours: set on a capacity provider
@@ -136,6 +137,10 @@ var vars = []Var{
 		Sets:  []string{"idem.Heartbeat"},
 		Doc:   "extend a running record's lease this often (Go duration), at most half of the lease: on Lambda it needs `IDEMQ_LEASE` (the default lease already covers the whole invocation); in consumer mode without `IDEMQ_LEASE` it renews the consumer's default 1-minute lease, at most every 30 s",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Heartbeat })},
+	{Name: ClockSkew, Programs: Worker | FrontDoor, Default: idem.DefaultClockSkew.String() + " (`idem.DefaultClockSkew`)",
+		Sets:  []string{"idem.ClockSkew"},
+		Doc:   "the bound on every worker's clock error (Go duration) within which no live lease is taken over: claims judge leases and expiries this much late, and write them this much long (docs/protocol.md, \"Clocks\"); give every worker and front door of a table the same value",
+		value: durationValue(func(s *Settings) *time.Duration { return &s.ClockSkew })},
 	{Name: CompressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
 		Sets:  []string{"idem.CompressAbove"},
 		Doc:   "size in bytes above which results are stored gzipped (`idem.Config.CompressAbove`), or `off`: for a rolling upgrade from a release without compression, or a table Powertools also reads",

@@ -92,7 +92,7 @@ func newFrontDoor(s idemqenv.Settings, awsCfg aws.Config, store frontdoor.Store,
 	id := s.Request
 	opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(logger),
 		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes),
-		frontdoor.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))}
+		frontdoor.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithClockSkew(s.ClockSkew), idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))}
 	switch s.FrontDoor.Scope {
 	case idemqenv.ScopeIAM:
 		opts = append(opts, frontdoor.WithScope(iamScope))

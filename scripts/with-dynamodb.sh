@@ -17,6 +17,13 @@
 # IDEMQ_DYNAMODB_JAVA_OPTS adds JVM flags (make bench fixes the heap, so
 # the JVM does not resize it mid-run).
 #
+# It also exports IDEMQ_TEST_DYNAMODB_RESTART, a command that kills the
+# server (SIGKILL: a crash) and starts it again on the same port, waiting
+# until it answers (make linearize's restarts). With IDEMQ_DYNAMODB_DATA=1
+# the server keeps its tables in a directory (-dbPath, -sharedDb: SQLite
+# files) instead of memory, so they outlive a restart; without it a
+# restart starts empty.
+#
 # It waits up to IDEMQ_DYNAMODB_READY_TIMEOUT seconds (default 60) for the
 # server to answer, and prints the server's log if it does not.
 set -euo pipefail
@@ -48,12 +55,17 @@ command -v curl >/dev/null || die "curl is not on PATH: it is used to wait for D
 # shellcheck source=lib.sh
 source "$root/scripts/lib.sh"
 
-log="$(mktemp "${TMPDIR:-/tmp}/dynamodb-local.XXXXXX.log")"
+dir="$(mktemp -d "${TMPDIR:-/tmp}/idemq-dynamodb.XXXXXX")"
+log="$dir/server.log"
 pid=""
 
 cleanup() {
 	stop_pid "$pid"
-	rm -f "$log"
+	# A server the restart command started again.
+	if [[ -f "$dir/pid" ]]; then
+		stop_pid "$(cat "$dir/pid")"
+	fi
+	rm -rf "$dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -67,6 +79,12 @@ ready() {
 	[[ -n "$code" && "$code" != "000" ]]
 }
 
+storage=(-inMemory)
+if [[ "${IDEMQ_DYNAMODB_DATA:-}" == 1 ]]; then
+	mkdir -p "$dir/data"
+	storage=(-dbPath "$dir/data" -sharedDb)
+fi
+
 # start launches the server on port $1 and waits until it answers
 # (wait_ready).
 start() {
@@ -74,7 +92,7 @@ start() {
 	: >"$log"
 	# shellcheck disable=SC2086 # IDEMQ_DYNAMODB_JAVA_OPTS is a list of JVM flags
 	java ${IDEMQ_DYNAMODB_JAVA_OPTS:-} -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
-		-inMemory -disableTelemetry -port "$port" >"$log" 2>&1 &
+		"${storage[@]}" -disableTelemetry -port "$port" >"$log" 2>&1 &
 	pid=$!
 	wait_ready "with-dynamodb: DynamoDB Local" "$port" "$ready_timeout" "$log"
 }
@@ -83,6 +101,29 @@ start_on_free_port "with-dynamodb: DynamoDB Local" "$log"
 echo "with-dynamodb: DynamoDB Local $(basename "$jar_dir") on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
 
 export IDEMQ_DYNAMODB_ENDPOINT="http://127.0.0.1:$started"
+
+# The restart command: kill the server (the first, or the one it started
+# last, in $dir/pid), start the same server again, wait.
+cat >"$dir/restart" <<RESTART
+#!/usr/bin/env bash
+set -euo pipefail
+source "$root/scripts/lib.sh"
+old="\$(cat "$dir/pid" 2>/dev/null || echo "$pid")"
+kill -9 "\$old" 2>/dev/null || true
+for _ in \$(seq 100); do kill -0 "\$old" 2>/dev/null || break; sleep 0.05; done
+ready() {
+	local code
+	code="\$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:\$1/" 2>/dev/null || true)"
+	[[ -n "\$code" && "\$code" != "000" ]]
+}
+setsid java ${IDEMQ_DYNAMODB_JAVA_OPTS:-} -Djava.library.path="$jar_dir/DynamoDBLocal_lib" -jar "$jar_dir/DynamoDBLocal.jar" \
+	${storage[*]} -disableTelemetry -port "$started" </dev/null >>"$log" 2>&1 &
+pid=\$!
+echo "\$pid" >"$dir/pid"
+wait_ready "restart: DynamoDB Local" "$started" "$ready_timeout" "$log"
+RESTART
+chmod 755 "$dir/restart"
+export IDEMQ_TEST_DYNAMODB_RESTART="$dir/restart"
 
 status=0
 "$@" || status=$?

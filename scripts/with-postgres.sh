@@ -14,6 +14,14 @@
 # Authentication is `trust` on loopback only; durability is off (fsync,
 # synchronous_commit, full_page_writes): a test database, lost on exit.
 #
+# It also exports IDEMQ_TEST_POSTGRES_RESTART, a command that crashes the
+# server (pg_ctl's immediate stop: every connection cut, no checkpoint)
+# and starts it again on the same port and data, waiting until it is up
+# (make linearize's restarts). With IDEMQ_POSTGRES_DURABLE=1 commits are
+# synchronous (synchronous_commit=on: a commit is acknowledged once its
+# WAL is written, which a crash of the server keeps); without it a crash
+# may lose the last commits it acknowledged.
+#
 # The binaries are looked up on PATH, then in /usr/lib/postgresql/*/bin
 # (IDEMQ_POSTGRES_BIN overrides). It waits up to IDEMQ_POSTGRES_READY_TIMEOUT
 # seconds (default 60) for the server, and prints its log if it does not
@@ -65,6 +73,10 @@ log="$dir/server.log"
 pid=""
 cleanup() {
 	stop_pid "$pid"
+	# A server the restart command started again is pg_ctl's.
+	if [[ -f "$dir/data/postmaster.pid" && -x "$bin/pg_ctl" ]]; then
+		"${run_as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+	fi
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -91,8 +103,10 @@ ready() {
 start() {
 	local port="$1"
 	: >"$log"
+	local sync=off
+	[[ "${IDEMQ_POSTGRES_DURABLE:-}" == 1 ]] && sync=on
 	"${run_as[@]}" "$bin/postgres" -D "$dir/data" -h 127.0.0.1 -p "$port" -k "$dir" \
-		-c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+		-c fsync=off -c synchronous_commit="$sync" -c full_page_writes=off \
 		-c max_connections=300 -c shared_buffers=64MB >"$log" 2>&1 &
 	pid=$!
 	wait_ready "with-postgres: PostgreSQL" "$port" "$ready_timeout" "$log"
@@ -102,6 +116,16 @@ start_on_free_port "with-postgres: PostgreSQL" "$log"
 echo "with-postgres: $("$bin/postgres" --version) on 127.0.0.1:$started (ready in ${ready_in}s)" >&2
 
 export IDEMQ_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$started/postgres?sslmode=disable"
+
+# The restart command: pg_ctl restarts the server with the options it was
+# started with (postmaster.opts) and waits for it.
+cat >"$dir/restart" <<RESTART
+#!/usr/bin/env bash
+set -euo pipefail
+exec ${run_as[*]} "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 60 -l "$dir/restart.log" restart >/dev/null
+RESTART
+chmod 755 "$dir/restart"
+export IDEMQ_TEST_POSTGRES_RESTART="$dir/restart"
 
 status=0
 "$@" || status=$?

@@ -113,7 +113,8 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		return err
 	}
 	opts := []handler.Option{handler.WithLogger(cfg.Logger), handler.WithRequest(s.Request),
-		handler.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat), idem.WithCompressAbove(s.CompressAbove))}
+		handler.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat), idem.WithClockSkew(s.ClockSkew),
+			idem.WithCompressAbove(s.CompressAbove))}
 	if s.Concurrency != 0 {
 		opts = append(opts, handler.WithConcurrency(s.Concurrency))
 	}

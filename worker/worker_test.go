@@ -264,3 +264,37 @@ func TestWorkerEMFAndTracing(t *testing.T) {
 		t.Errorf("a failed tracer: %v", err)
 	}
 }
+
+// IDEMQ_CLOCK_SKEW reaches the claims: a lease that passed 5 s ago, by
+// this worker's clock, still holds under a bound of 10 s (another
+// worker's clock may be that far behind), and is taken over under the
+// default bound.
+func TestWorkerClockSkew(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		skew string
+		runs int
+	}{{"10s", 0}, {"", 1}} {
+		var c counter
+		env := map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false"}
+		if tc.skew != "" {
+			env[idemqenv.ClockSkew] = tc.skew
+		}
+		w, err := worker.FromEnv(context.Background(), lookup(env), c.fn, quiet, testAWS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		past := time.Now().Add(-time.Minute)
+		if _, err := w.Store.Claim(context.Background(), idem.ClaimRequest{Key: "worker-test#crashed", Owner: "crashed", Now: past,
+			LeaseUntil: time.Now().Add(-5 * time.Second), ExpiresAt: past.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Handler(context.Background(), batch(`{"idempotency_key":"crashed"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.count(`{"idempotency_key":"crashed"}`); got != tc.runs {
+			t.Errorf("IDEMQ_CLOCK_SKEW=%q: a lease passed 5 s ago taken over %d times, want %d", tc.skew, got, tc.runs)
+		}
+		w.Close()
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
 )
@@ -134,6 +135,7 @@ func TestTemplate(t *testing.T) {
 	for k, want := range map[string]any{
 		"IDEMQ_TABLE":         obj{"Ref": tableID},
 		"IDEMQ_RECORD_EXPIRY": life.String(),
+		"IDEMQ_CLOCK_SKEW":    idem.DefaultClockSkew.String(),
 		"IDEMQ_QUEUE":         string(queueJSON), // what the function's start-up check reads
 		"IDEMQ_NAMESPACE":     "orders",
 		"IDEMQ_KEY_FIELD":     "idempotency_key",
@@ -144,8 +146,8 @@ func TestTemplate(t *testing.T) {
 			t.Errorf("the function's %s is %s, want %s", k, jsonText(env[k]), jsonText(want))
 		}
 	}
-	if len(env) != 7 {
-		t.Errorf("the function's environment has %d variables, want idemq's 7: %s", len(env), jsonText(env))
+	if len(env) != 8 {
+		t.Errorf("the function's environment has %d variables, want idemq's 8: %s", len(env), jsonText(env))
 	}
 
 	// Only the actions idemq's own stack grants, beside the team's: the

@@ -7,4 +7,10 @@
 //
 // newStore is called once per subtest and must return an empty store (for a
 // database, a fresh table) that stays usable until the subtest ends.
+//
+// The conformance suite checks answers by example; package
+// idem/idemtest/linearize checks the histories a store makes under many
+// concurrent clients, with lost answers, pauses and skewed clocks,
+// against the model of a key's record (it is a package of its own so
+// that a store's conformance tests pull in no checker for its users).
 package idemtest

@@ -69,9 +69,10 @@
 // stores have no clock, and this store follows it: leases and expiries are
 // then judged on one time line (the workers'), the tests can move time by
 // hand, and a database whose clock is off changes nothing. The cost is
-// that workers' clocks must agree to within the lease margin
-// (idem.Config.LeaseMargin, 10 s by default), as they must for the
-// DynamoDB store; NTP-synchronised hosts (Lambda's) agree to milliseconds.
+// that workers' clocks must be within idem.Config.ClockSkew of the true
+// time (500 ms by default), as they must for every store: idem.Do pads
+// the times it writes by it and judges claims that much late;
+// NTP-synchronised hosts (Lambda's) agree to milliseconds.
 // DeleteExpired takes the time to judge by for the same reason.
 //
 // # Staged writes

@@ -22,9 +22,7 @@ func newStatements(t string) statements {
 		extend:   fenced(t, fmt.Sprintf(extendSQL, t), ""),
 		get:      fmt.Sprintf("SELECT "+columns+" FROM %s WHERE id = $1", t),
 		list:     fmt.Sprintf(listSQL, t),
-		delete: fmt.Sprintf(`WITH w AS (%s RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner, o.in_progress_expiration FROM (VALUES (1)) AS one LEFT JOIN %s AS o ON o.id = $1`,
-			fmt.Sprintf(deleteSQL, t), t),
+		delete:   fenced(t, fmt.Sprintf(deleteSQL, t), ", o.in_progress_expiration"),
 		// The inner select picks a bounded batch of the oldest expired
 		// rows, skipping rows a claim has locked; the outer delete checks
 		// the expiry again under the lock.
@@ -83,16 +81,20 @@ SELECT 'up', * FROM up
 UNION ALL
 SELECT 'old', * FROM old`
 
+// The fenced writes, each judged on o, the row as fenced reads it
+// (locked, its latest version), never on the row as the write's own scan
+// finds it in the statement's snapshot.
+
 // completeSQL marks the record COMPLETED with its result ($3, or NULL
 // with $4 the size of a result too large to store) in its encoding ($6,
 // or NULL: as the work returned it) and new expiry ($5), and drops the
 // lease, if owner $2 holds it INPROGRESS.
-const completeSQL = `UPDATE %s SET status = 'COMPLETED', data = $3, result_omitted_bytes = $4, expiration = $5, in_progress_expiration = NULL,
+const completeSQL = `UPDATE %s AS r SET status = 'COMPLETED', data = $3, result_omitted_bytes = $4, expiration = $5, in_progress_expiration = NULL,
 	data_encoding = $6
-	WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
+	FROM o WHERE r.id = $1 AND o.owner = $2 AND o.status = 'INPROGRESS'`
 
 // releaseSQL deletes the record if owner $2 holds it INPROGRESS.
-const releaseSQL = `DELETE FROM %s WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
+const releaseSQL = `DELETE FROM %s AS r USING o WHERE r.id = $1 AND o.owner = $2 AND o.status = 'INPROGRESS'`
 
 // listSQL is a page of records (idem.Admin's List), keyset-paged by
 // id: $1 the last id of the page before ("" for the first), $2 the status
@@ -109,19 +111,33 @@ const listSQL = `SELECT ` + columns + ` FROM %s WHERE id > $1
 
 // deleteSQL deletes the record (idem.Admin's Delete) if it still has the
 // status $2, the owner $3 and the lease $4 (ms, or NULL: none) read.
-const deleteSQL = `DELETE FROM %s WHERE id = $1 AND status = $2 AND owner = $3 AND in_progress_expiration IS NOT DISTINCT FROM $4`
+const deleteSQL = `DELETE FROM %s AS r USING o WHERE r.id = $1 AND o.status = $2 AND o.owner = $3 AND o.in_progress_expiration IS NOT DISTINCT FROM $4`
 
 // extendSQL moves the lease to $3 (ms, or NULL: none) and the expiry to
 // $4 (s, or NULL: as it is) if owner $2 holds the record INPROGRESS.
-const extendSQL = `UPDATE %s SET in_progress_expiration = $3, expiration = COALESCE($4, expiration)
-	WHERE id = $1 AND owner = $2 AND status = 'INPROGRESS'`
+const extendSQL = `UPDATE %s AS r SET in_progress_expiration = $3, expiration = COALESCE($4, r.expiration)
+	FROM o WHERE r.id = $1 AND o.owner = $2 AND o.status = 'INPROGRESS'`
 
-// fenced wraps a write conditioned on the owner (key $1) so that one
+// fenced wraps a write conditioned on o, the row of key $1, so that one
 // statement says whether it applied and, when it did not, what the row
-// held: its status and owner, then extra. The row is read from the
-// statement's snapshot; it only explains a failed fence (or recognises a
-// completion already applied), it decides nothing.
+// held: its status and owner, then extra.
+//
+// o reads the row locked (FOR UPDATE): its latest version, after waiting
+// for a concurrent writer's lock, as the claim statement's old does, and
+// the write's condition is o's, so the write is decided, refused or
+// applied, on the version its refusal reports, which stays locked until
+// the statement ends. Under READ COMMITTED the statement's snapshot can
+// be older: an UPDATE or DELETE conditioned on its own scan of the row
+// judges the snapshot's version, and re-judges only a row that matched
+// there. So a write that waited for a take-over's lock was refused
+// rightly but named the row as the snapshot had it, the writer itself as
+// the owner (TestRefusalAfterATakeOverNamesTheNewOwner); and a write
+// racing its owner's own claim, whose snapshot still had the record the
+// claim replaced, was refused though its owner held the row
+// (TestWriteRacingItsOwnClaimIsJudgedOnTheLatestRow).
 func fenced(t, write, extra string) string {
-	return fmt.Sprintf(`WITH w AS (%s RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner%s FROM (VALUES (1)) AS one LEFT JOIN %s AS o ON o.id = $1`, write, extra, t)
+	return fmt.Sprintf(`WITH o AS (
+	SELECT status, owner, result_omitted_bytes, data, data_encoding, in_progress_expiration FROM %s WHERE id = $1 FOR UPDATE
+), w AS (%s RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM w), o.status, o.owner%s FROM (VALUES (1)) AS one LEFT JOIN o ON true`, t, write, extra)
 }

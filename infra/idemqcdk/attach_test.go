@@ -111,6 +111,7 @@ func TestAttachment(t *testing.T) {
 			"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 				"IDEMQ_TABLE":         ref(table),
 				"IDEMQ_RECORD_EXPIRY": "540h38m0s",
+				"IDEMQ_CLOCK_SKEW":    "500ms",
 				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "idempotency_key",
 				"IDEMQ_NAMESPACE":     "orders",

@@ -39,6 +39,12 @@ const (
 	// refuses staged writes, which such a table cannot commit. Set only
 	// with Replicas.
 	EnvDynamoDBStrong = idemqenv.DynamoDBStrong
+	// EnvClockSkew holds the bound on every worker's clock error that
+	// leases are safe within (idem.Config.ClockSkew), as a Go duration:
+	// always set, idem.DefaultClockSkew, so that every function of a
+	// table judges leases by the same bound, whatever its version's
+	// default.
+	EnvClockSkew = idemqenv.ClockSkew
 	// EnvBackoff is "true" when in-progress back-off is on, "false" when
 	// it is off: always set, so the worker's own default never decides.
 	EnvBackoff = idemqenv.Backoff
@@ -89,7 +95,7 @@ const (
 )
 
 // setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing, EnvDynamoDBStrong}
+var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvClockSkew, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing, EnvDynamoDBStrong}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
@@ -138,7 +139,7 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 		t.Errorf("the front door of idemq:frontDoorScope=session reads the scope %q, want %q", got, idemqenv.ScopeIAMSession)
 	}
 	// Every variable the construct sets, set here.
-	for _, name := range []string{idemqcdk.EnvTable, idemqcdk.EnvRecordExpiry, idemqcdk.EnvKeyField, idemqcdk.EnvNamespace, idemqcdk.EnvBackoff,
+	for _, name := range []string{idemqcdk.EnvTable, idemqcdk.EnvRecordExpiry, idemqcdk.EnvClockSkew, idemqcdk.EnvKeyField, idemqcdk.EnvNamespace, idemqcdk.EnvBackoff,
 		idemqcdk.EnvProviderURL, idemqcdk.EnvProviderAPIKeySecret, idemqcdk.EnvQueue, idemqcdk.EnvEMFNamespace, idemqcdk.EnvBlobBucket,
 		idemqcdk.EnvBlobPrefix, idemqcdk.EnvTracing, idemqcdk.EnvMode, idemqcdk.EnvFrontDoorQueueURL, idemqcdk.EnvFrontDoorScope} {
 		if !set[name] {
@@ -154,6 +155,9 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 			s.RecordExpiry == 0 || s.Blobs.Bucket == "" || s.Blobs.Prefix != idemqcdk.DefaultBlobPrefix || s.Tracing != "xray" {
 			t.Errorf("%v settings %+v", s.Program, s)
 		}
+	}
+	if worker.ClockSkew != idem.DefaultClockSkew || front.ClockSkew != idem.DefaultClockSkew {
+		t.Errorf("clock-skew bounds %s (worker) and %s (front door), want idem.DefaultClockSkew, %s, on both", worker.ClockSkew, front.ClockSkew, idem.DefaultClockSkew)
 	}
 	if worker.RecordExpiry != front.RecordExpiry || worker.Store.Table != front.Store.Table || worker.Blobs.Bucket != front.Blobs.Bucket {
 		t.Errorf("the front door reads other records than the worker writes: %+v and %+v", worker, front)

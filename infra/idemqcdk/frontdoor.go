@@ -10,6 +10,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -93,6 +94,7 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 		EnvFrontDoorQueueURL: w.Queue.QueueUrl(),
 		EnvTable:             w.Table.TableName(),
 		EnvRecordExpiry:      jsii.String(s.expiry.String()),
+		EnvClockSkew:         jsii.String(idem.DefaultClockSkew.String()),
 	}
 	for k, v := range requestEnv(s.request, idemqenv.FrontDoor) {
 		env[k] = jsii.String(v)

@@ -144,6 +144,7 @@ var templateChecks = []templateCheck{
 				"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 					"IDEMQ_TABLE":         ref(id.table),
 					"IDEMQ_RECORD_EXPIRY": "541h15m0s",
+					"IDEMQ_CLOCK_SKEW":    "500ms",
 					"IDEMQ_BACKOFF":       "true",
 					"IDEMQ_KEY_FIELD":     "idempotency_key",
 					"IDEMQ_NAMESPACE":     "idemq",

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -171,6 +172,7 @@ func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[
 	env := map[string]*string{
 		EnvTable:        table.TableName(),
 		EnvRecordExpiry: jsii.String(s.expiry.String()),
+		EnvClockSkew:    jsii.String(idem.DefaultClockSkew.String()),
 		EnvQueue:        jsii.String(string(queueJSON)),
 		EnvEMFNamespace: jsii.String(MetricNamespace),
 		EnvBackoff:      jsii.String(strconv.FormatBool(s.backoff)),

@@ -125,6 +125,7 @@ func TestWorkerInUsersStack(t *testing.T) {
 			"Environment": obj{"Variables": assertions.Match_ObjectEquals(&obj{
 				"IDEMQ_TABLE":         assertions.Match_AnyValue(),
 				"IDEMQ_RECORD_EXPIRY": "541h15m0s",
+				"IDEMQ_CLOCK_SKEW":    "500ms",
 				"IDEMQ_BACKOFF":       "true",
 				"IDEMQ_KEY_FIELD":     "order_id",
 				"IDEMQ_NAMESPACE":     "jobs",

@@ -33,6 +33,9 @@ var layers = map[string]int{
 	"idem/redisstore":  1,
 	"idem/s3blob":      1,
 	"idem/idemtest":    2,
+	// The history check, apart from the suite so that only a test that
+	// imports it needs its checker (porcupine).
+	"idem/idemtest/linearize": 3,
 	// Who a request is: its key and fingerprint from a message, for
 	// every part below.
 	"request": 2,

@@ -229,7 +229,8 @@ func describe(ctx context.Context, c clients, tpl *template, spec stackSpec) (*d
 }
 
 // checkGrants compares the role's inline policies, as moto keeps them,
-// with what the worker needs: its writes on the table, polling (and with
+// with what the worker needs: its writes on the table, reading its event
+// source mappings, polling (and with
 // back-off, ChangeMessageVisibility) on the queue, its log group (when the
 // stack makes one: the example's function logs as the team's role lets
 // it), and with the result bucket, put and get on the objects under its
@@ -239,6 +240,7 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template, sp
 	want := []string{
 		"dynamodb:DeleteItem " + tableARN, "dynamodb:PutItem " + tableARN, "dynamodb:UpdateItem " + tableARN,
 		"sqs:DeleteMessage " + d.queueARN, "sqs:GetQueueAttributes " + d.queueARN, "sqs:ReceiveMessage " + d.queueARN,
+		"lambda:ListEventSourceMappings *", // the start-up read of the function's mappings
 	}
 	if logID, _, err := tpl.one("AWS::Logs::LogGroup", nil); err == nil {
 		logARN := "arn:aws:logs:" + Region + ":" + Account + ":log-group:" + d.physical[logID]

@@ -1,6 +1,10 @@
 package pipeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemq/idemq/idem"
+)
 
 // BackoffReport is what the workers' in-progress back-off asked of the
 // queue, as the SQS proxy saw it.
@@ -57,9 +61,11 @@ func (r *runner) backoffReport() *BackoffReport {
 // checkBackoff asserts what the back-off must have done: every back-off
 // the workers counted reached the server and was accepted (the server may
 // have seen more: a worker killed during its batch logs no count); each
-// asked for at most the lease plus the 1 s the handler adds; none for a
-// message that was never received; and in-progress messages came back
-// sooner than the queue's visibility timeout would have brought them.
+// asked for at most the lease, plus twice the clock-skew bound (a stored
+// lease is padded by it, and a claim may take it over only that much
+// after it ends), plus the 1 s the handler adds; none for a message that
+// was never received; and in-progress messages came back sooner than the
+// queue's visibility timeout would have brought them.
 func (r *runner) checkBackoff(rep *Report) {
 	b := rep.Backoff
 	if b == nil {
@@ -72,10 +78,10 @@ func (r *runner) checkBackoff(rep *Report) {
 		rep.violate("back-off: %d visibility changes for receipt handles never received", b.Unmatched)
 	}
 	lease := r.cfg.lease()
-	limit := int((lease+time.Second-1)/time.Second) + 1
+	limit := int((lease+2*idem.DefaultClockSkew+time.Second-1)/time.Second) + 1
 	for s, n := range b.Seconds {
 		if s > limit {
-			rep.violate("back-off: %d visibility changes to %d s, longer than the %s lease (+1 s)", n, s, lease)
+			rep.violate("back-off: %d visibility changes to %d s, longer than the %s lease (+%s, +1 s)", n, s, lease, 2*idem.DefaultClockSkew)
 		}
 	}
 	// A lease longer than the visibility timeout is held back longer than

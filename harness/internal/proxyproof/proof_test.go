@@ -126,8 +126,45 @@ func TestModuleProxy(t *testing.T) {
 						t.Errorf("the %s user's module graph lacks %s:\n%s", u.name, need, graph)
 					}
 				}
+				// The history check's checker is a requirement of the
+				// root module, but only idem/idemtest/linearize imports
+				// it, and no package a user imports (nor its tests) does:
+				// the user's go.sum holds no line of it, and nothing of it
+				// is downloaded.
+				sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(sum), porcupine) {
+					t.Errorf("the %s user's go.sum holds %s, which only the history check needs:\n%s", u.name, porcupine, sum)
+				}
 			})
 		}
+		t.Run("a store of one's own", func(t *testing.T) {
+			t.Parallel()
+			// A store written outside the repository, as a store author
+			// tests it: idemtest's conformance suite and the history
+			// check (idemtest/linearize), from the root module alone.
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "go.mod"), "module example.com/mystore\n\ngo 1.26.0\n")
+			env.run(t, dir, "get", repo.Module+"@"+v)
+			write(t, filepath.Join(dir, "store.go"), ownStore)
+			write(t, filepath.Join(dir, "store_test.go"), ownStoreTest)
+			env.run(t, dir, "mod", "tidy")
+			checkGoMod(t, dir, v, repo.Module)
+			out := env.run(t, dir, "test", "-count=1", "-v", "-run", "TestConformance|TestLinearizable", ".")
+			if !strings.Contains(out, "--- PASS: TestLinearizable") || !strings.Contains(out, ": linearizable;") {
+				t.Errorf("the store's history check did not pass:\n%s", out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, ": linearizable;") {
+					t.Logf("the outside store's check: %s", strings.TrimSpace(line))
+				}
+			}
+			if graph := env.run(t, dir, "mod", "graph"); !strings.Contains(graph, " "+porcupine+"@") {
+				t.Errorf("the store author's module graph lacks %s:\n%s", porcupine, graph)
+			}
+		})
 		t.Run("go install cmd/idemq", func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir() // in no module
@@ -165,6 +202,9 @@ func TestModuleProxy(t *testing.T) {
 	}
 	t.Logf("the proof of %s took %s", v, time.Since(start).Round(time.Second))
 }
+
+// porcupine is the history check's checker (idem/idemtest/linearize).
+const porcupine = "github.com/anishathalye/porcupine"
 
 // goEnv runs the go command as a user outside the repository does, with
 // the release's proxy first.

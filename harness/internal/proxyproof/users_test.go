@@ -208,3 +208,146 @@ func TestSummariseOncePerKey(t *testing.T) {
 	}
 }
 `
+
+// ownStore is a store written outside the repository: one map under a
+// mutex, each method one atomic step, as idem.Store asks.
+const ownStore = `// Package mystore is a store of one's own, kept in memory.
+package mystore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemq/idemq/idem"
+)
+
+// Store keeps records in a map.
+type Store struct {
+	mu      sync.Mutex
+	records map[idem.Key]idem.Record
+}
+
+// New returns an empty Store.
+func New() *Store { return &Store{records: map[idem.Key]idem.Record{}} }
+
+const maxResult = 400 << 10
+
+func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
+	if err := ctx.Err(); err != nil {
+		return idem.Claim{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.records[req.Key]
+	if ok && old.Status == idem.StatusInProgress && old.Owner == req.Owner {
+		return idem.Claim{Claimed: true}, nil
+	}
+	if ok && !old.Claimable(req.Now) {
+		return idem.Claim{Record: old}, nil
+	}
+	s.records[req.Key] = idem.Record{Key: req.Key, Status: idem.StatusInProgress, Owner: req.Owner, Fingerprint: req.Fingerprint,
+		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0)}
+	c := idem.Claim{Claimed: true}
+	if ok {
+		c.Previous = &old
+	}
+	return c, nil
+}
+
+func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(c.Writes) > 0 {
+		return fmt.Errorf("%w: mystore commits none", idem.ErrUnsupportedWrite)
+	}
+	result, encoding := bytes.Clone(c.Result), c.Encoding
+	if c.OmittedBytes > 0 {
+		result, encoding = nil, idem.EncodingRaw
+	} else if len(result) > maxResult {
+		return idem.ErrResultTooLarge
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[c.Key]
+	if ok && rec.Status == idem.StatusCompleted && rec.Owner == c.Owner && rec.OmittedBytes == max(c.OmittedBytes, 0) &&
+		rec.Encoding == encoding && bytes.Equal(rec.Result, result) {
+		return nil
+	}
+	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != c.Owner {
+		return idem.LeaseLost(rec.Status, rec.Owner, c.Owner)
+	}
+	rec.Status, rec.LeaseUntil, rec.Result, rec.Encoding, rec.OmittedBytes = idem.StatusCompleted, time.Time{}, result, encoding, max(c.OmittedBytes, 0)
+	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
+	s.records[c.Key] = rec
+	return nil
+}
+
+func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[key]
+	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != owner {
+		return idem.LeaseLost(rec.Status, rec.Owner, owner)
+	}
+	delete(s.records, key)
+	return nil
+}
+
+func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[e.Key]
+	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != e.Owner {
+		return idem.LeaseLost(rec.Status, rec.Owner, e.Owner)
+	}
+	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
+	if !e.ExpiresAt.IsZero() {
+		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+	}
+	s.records[e.Key] = rec
+	return nil
+}
+
+// Get reads a record as stored.
+func (s *Store) Get(ctx context.Context, key idem.Key) (idem.Record, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return idem.Record{}, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[key]
+	rec.Result = bytes.Clone(rec.Result)
+	return rec, ok, nil
+}
+`
+
+// ownStoreTest is the store author's test: the conformance suite and the
+// history check, beside it, in a few lines.
+const ownStoreTest = `package mystore
+
+import (
+	"testing"
+
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/idem/idemtest/linearize"
+)
+
+func TestConformance(t *testing.T) {
+	idemtest.Run(t, func(*testing.T) idem.Store { return New() })
+}
+
+func TestLinearizable(t *testing.T) {
+	linearize.Linearizable(t, New(), linearize.Config{LoseAnswers: 0.05, Operations: 1000})
+}
+`
