@@ -46,6 +46,9 @@ CDK_PACKAGES := $(patsubst %,./%/...,$(CDK_APPS))
 # says what a cold run costs.
 CPUTIME_LOG := results/tmp/make-test-cpu.tsv
 CPUTIME := $(CURDIR)/scripts/cputime.sh
+# go test runs each test binary through it: what each package's tests
+# cost to run, beside the phases'.
+TEST_EXEC := -exec $(CURDIR)/scripts/cputime-exec.sh
 SUBMAKE := $(MAKE) --no-print-directory
 
 .PHONY: test
@@ -53,9 +56,11 @@ test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Red
 	@mkdir -p $(dir $(CPUTIME_LOG)) && : >$(CPUTIME_LOG)
 	@export IDEMQ_CPUTIME_LOG=$(CURDIR)/$(CPUTIME_LOG); \
 	$(CPUTIME) tools $(SUBMAKE) deps-test && $(CPUTIME) lint $(SUBMAKE) lint && \
-		$(CPUTIME) builds $(SUBMAKE) test-builds && $(CPUTIME) test-go $(SUBMAKE) test-go && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
-	status=$$?; echo "CPU-seconds (user + sys) and wall seconds by phase ($(CPUTIME_LOG)):"; \
-	sort -t$$'\t' -k5,5n $(CPUTIME_LOG) | awk -F'\t' '{ printf "  %-40s %5.0f CPU-s %5.0f s wall\n", $$1, $$2 + $$3, $$4 } \
+		$(CPUTIME) builds $(SUBMAKE) test-builds && $(CPUTIME) test-go $(SUBMAKE) test-go TEST_BUILDS= && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
+	status=$$?; echo "Running the tests of a package that took 5 CPU-seconds or more:"; \
+	awk -F'\t' '$$1 ~ /^    / && $$2 + $$3 >= 5 { printf "  %-40s %5.0f CPU-s %5.0f s wall\n", substr($$1, 5), $$2 + $$3, $$4 }' $(CPUTIME_LOG) | sort -k2,2nr; \
+	echo "CPU-seconds (user + sys) and wall seconds by phase ($(CPUTIME_LOG)):"; \
+	sort -t$$'\t' -k5,5n $(CPUTIME_LOG) | awk -F'\t' '$$1 !~ /^    / { printf "  %-40s %5.0f CPU-s %5.0f s wall\n", $$1, $$2 + $$3, $$4 } \
 		$$1 !~ /^ / { u += $$2; s += $$3; w += $$4 } \
 		END { printf "make test: %.0f CPU-seconds (user %.0f, sys %.0f), %.0f s wall\n", u + s, u, s, w }'; exit $$status
 
@@ -66,13 +71,17 @@ deps-test: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF
 # loopback port and stopped after it (scripts/with-*.sh).
 WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh scripts/with-sqs.sh
 
+# make test builds what the tests run (test-builds, below) as a phase of
+# its own, then runs test-go with TEST_BUILDS empty.
+TEST_BUILDS ?= test-builds
+
 .PHONY: test-go
 # The library's modules (one go test over the workspace) and the proof and
 # benchmark harness (harness/) run under one set of servers, and share one
 # build of the worker (TEST_BOOTSTRAP).
-test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) test-builds ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
-	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(PACKAGES) && \
-		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 ./...'
+test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) $(TEST_BUILDS) ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
+	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(TEST_EXEC) $(PACKAGES) && \
+		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 $(TEST_EXEC) ./...'
 
 # What the Go tests build, built once before they run: the worker as
 # Lambda runs it (make build-lambda's flags, which internal/rie.BuildFlags
@@ -309,7 +318,7 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
 	$(CPUTIME) "  go vet" go vet $(CDK_PACKAGES)
 	$(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
-	$(CPUTIME) "  go test" go test -count=1 $(CDK_PACKAGES)
+	$(CPUTIME) "  go test" go test -count=1 $(TEST_EXEC) $(CDK_PACKAGES)
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
