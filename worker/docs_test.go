@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // docsSection is the heading of docs/worker.md's section on this package.
@@ -42,7 +44,10 @@ func TestDocsExampleBuilds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("go", "build", "-o", os.DevNull, "./"+filepath.Base(dir)).CombinedOutput()
+	// With the test binary's flags (-race under make test): only the
+	// example compiles, the rest is the test run's.
+	args := append(append([]string{"build"}, testenv.GoFlags(t)...), "-o", os.DevNull, "./"+filepath.Base(dir))
+	out, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {
 		t.Errorf("docs/worker.md's example does not build: %v\n%s\n%s", err, out, code)
 	}

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // fileLayered are the packages whose files are layered as the packages
@@ -49,7 +51,10 @@ func TestFilesGoDown(t *testing.T) {
 // from each (a type, a function, a method, a field, a constant).
 func fileUses(t *testing.T, path string) map[string]map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", path)
+	// The export data of the test run's build (-race under make test),
+	// so that go list compiles nothing again.
+	args := append(append([]string{"list"}, testenv.GoFlags(t)...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", path)
+	cmd := exec.Command("go", args...)
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	if err != nil {
