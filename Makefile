@@ -46,10 +46,23 @@ CDK_PACKAGES := $(patsubst %,./%/...,$(CDK_APPS))
 # says what a cold run costs.
 CPUTIME_LOG := results/tmp/make-test-cpu.tsv
 CPUTIME := $(CURDIR)/scripts/cputime.sh
-# go test runs each test binary through it: what each package's tests
-# cost to run, beside the phases'.
-TEST_EXEC := -exec $(CURDIR)/scripts/cputime-exec.sh
+# make test's go test flags: each test binary runs through
+# scripts/cputime-exec.sh (what running each package's tests costs,
+# beside the phases'); no vet of its own (make lint vets the same
+# packages, compiled the same way, first); no DWARF in the test binaries
+# (-w: a quarter of each link's CPU time; stack traces and the race
+# detector's reports do not read it).
+TEST_FLAGS := -count=1 -vet=off -ldflags=-w -exec $(CURDIR)/scripts/cputime-exec.sh
 SUBMAKE := $(MAKE) --no-print-directory
+
+# Every build make test makes without -race has the worker's flags (as
+# Lambda runs it: CGO_ENABLED=0, -trimpath; LAMBDA_BUILD_FLAGS): the
+# tools, the CDK apps (cdk.json's app and their tests too), the worker
+# for this machine and the module-proxy proof's users compile the
+# standard library and the AWS SDK once between them, not once with cgo
+# and the checkout's paths and once without.
+NATIVE_GO := CGO_ENABLED=0 go
+NATIVE_FLAGS := -trimpath
 
 .PHONY: test
 test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests; print the CPU-seconds of each phase.
@@ -71,6 +84,11 @@ deps-test: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF
 # loopback port and stopped after it (scripts/with-*.sh).
 WITH_SERVERS := scripts/with-postgres.sh scripts/with-redis.sh scripts/with-dynamodb.sh scripts/with-s3.sh scripts/with-sqs.sh
 
+# DynamoDB Local's JVM in the tests compiles with its first-tier JIT only
+# and collects on one thread: a test's few thousand requests never repay
+# the optimizing compiler (make bench keeps the JVM's defaults).
+TEST_JAVA_OPTS ?= -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+
 # make test builds what the tests run (test-builds, below) as a phase of
 # its own, then runs test-go with TEST_BUILDS empty.
 TEST_BUILDS ?= test-builds
@@ -80,8 +98,8 @@ TEST_BUILDS ?= test-builds
 # benchmark harness (harness/) run under one set of servers, and share one
 # build of the worker (TEST_BOOTSTRAP).
 test-go: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) $(TEST_BUILDS) ## Run the Go tests of every module against PostgreSQL, Redis, DynamoDB Local and moto's S3 and SQS started for the run (the local deployment included).
-	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race -count=1 $(TEST_EXEC) $(PACKAGES) && \
-		$(CPUTIME) "  go test -race, harness/" go -C harness test -race -count=1 $(TEST_EXEC) ./...'
+	IDEMQ_TEST_BOOTSTRAP=$(TEST_BOOTSTRAP) IDEMQ_DYNAMODB_JAVA_OPTS="$(TEST_JAVA_OPTS)" $(WITH_SERVERS) bash -c '$(CPUTIME) "  go test -race, library modules" go test -race $(TEST_FLAGS) $(PACKAGES) && \
+		$(CPUTIME) "  go test -race, harness/" go -C harness test -race $(TEST_FLAGS) ./...'
 
 # What the Go tests build, built once before they run: the worker as
 # Lambda runs it (make build-lambda's flags, which internal/rie.BuildFlags
@@ -101,7 +119,7 @@ test-builds: ## Build what the Go tests run: the worker for this machine (bin/te
 		go build $(LAMBDA_BUILD_FLAGS) -o $(TEST_BOOTSTRAP) ./lambda
 	[[ "$$(go env GOARCH)" == arm64 ]] || CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(CPUTIME) "  the worker for arm64" \
 		go build $(LAMBDA_BUILD_FLAGS) -o $(BIN)/test/arm64/bootstrap ./lambda
-	$(CPUTIME) "  the CDK apps" bash -c 'go -C infra build -o ../bin/idemq-cdk-app . && go build ./examples/existing-app/...'
+	$(CPUTIME) "  the CDK apps" bash -c '$(NATIVE_GO) -C infra build $(NATIVE_FLAGS) -o ../bin/idemq-cdk-app . && $(NATIVE_GO) build $(NATIVE_FLAGS) ./examples/existing-app/...'
 
 .PHONY: deps-servers
 deps-servers: deps-postgres deps-redis ## Install the PostgreSQL and Redis servers the tests start, when missing.
@@ -175,7 +193,7 @@ RELEASE_TOOL := $(BIN)/release
 # Phony: go build rebuilds what changed, and nothing else.
 .PHONY: $(RELEASE_TOOL)
 $(RELEASE_TOOL):
-	@GOWORK=off go -C tools/release build -o $(RELEASE_TOOL) ./cmd/release
+	@GOWORK=off $(NATIVE_GO) -C tools/release build $(NATIVE_FLAGS) -o $(RELEASE_TOOL) ./cmd/release
 
 .PHONY: modules-check
 modules-check: $(RELEASE_TOOL) ## Check that go.work and MODULES name every module, that each go.mod is tidy and has no replace directive, that each module's LICENSE is the root's.
@@ -213,13 +231,13 @@ tidy: $(RELEASE_TOOL) ## go mod tidy in every module, against the working tree; 
 	$(RELEASE_TOOL) tidy
 
 $(STATICCHECK):
-	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	GOBIN=$(BIN) $(NATIVE_GO) install $(NATIVE_FLAGS) honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 .PHONY: apidiff
 apidiff: $(APIDIFF) ## Install the pinned apidiff into bin/.
 
 $(APIDIFF):
-	GOBIN=$(BIN) go install golang.org/x/exp/cmd/apidiff@$(APIDIFF_VERSION)
+	GOBIN=$(BIN) $(NATIVE_GO) install $(NATIVE_FLAGS) golang.org/x/exp/cmd/apidiff@$(APIDIFF_VERSION)
 
 .PHONY: release-check
 release-check: $(APIDIFF) ## May HEAD be released as VERSION? The API against the last tag (or BASE), the version bump it needs, the CHANGELOG section.
@@ -243,7 +261,7 @@ LAMBDA_ARCHS := arm64 amd64
 rie: $(RIE) ## Install the Lambda Runtime Interface Emulator into bin/ (the RIE test runs the worker under it).
 
 $(RIE):
-	GOBIN=$(BIN) go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	GOBIN=$(BIN) $(NATIVE_GO) install $(NATIVE_FLAGS) github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 
 # go build's flags for the worker (with CGO_ENABLED=0 GOOS=linux), as
 # internal/rie.BuildFlags has them for the tests' builds.
@@ -316,9 +334,9 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
-	$(CPUTIME) "  go vet" go vet $(CDK_PACKAGES)
-	$(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
-	$(CPUTIME) "  go test" go test -count=1 $(TEST_EXEC) $(CDK_PACKAGES)
+	$(CPUTIME) "  go vet" $(NATIVE_GO) vet $(NATIVE_FLAGS) $(CDK_PACKAGES)
+	GOFLAGS="$(GOFLAGS) $(NATIVE_FLAGS)" CGO_ENABLED=0 $(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
+	$(CPUTIME) "  go test" $(NATIVE_GO) test $(NATIVE_FLAGS) $(TEST_FLAGS) $(CDK_PACKAGES)
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

@@ -102,12 +102,15 @@ func runExample(ctx context.Context, cfg Config, endpoint string, cdk *cli, c cl
 	ex := cdk.in(filepath.Join(cfg.Root, ExampleDir))
 	asm, asmBefore := filepath.Join(work, "example.out"), filepath.Join(work, "example-before.out")
 	// The app, built once for both synths (its cdk.json's "go run ." would
-	// link it twice).
+	// link it twice), as make test-builds and the root's cdk.json build
+	// theirs (CGO_ENABLED=0, -trimpath: the worker's flags), so that the
+	// build cache has its packages compiled.
 	app := filepath.Join(work, "orders-app")
 	var tpl, tplBefore *template
 	if err := step("cdk synth (example app, before idemq)", func() error {
-		build := exec.CommandContext(ctx, "go", "build", "-o", app, ".")
+		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", app, ".")
 		build.Dir, build.Stdout, build.Stderr = ex.root, cfg.Log, cfg.Log
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("deploylocal: build the example app: %w", err)
 		}
