@@ -171,8 +171,9 @@ test-short: ## Run the Go tests that need no server (-short).
 
 # go vet and staticcheck read the packages compiled with -race, as
 # go test -race compiles them: make test compiles the library and the
-# harness once, not once for the checks and once more for the tests (no
-# file of ours depends on the race build tag). One run of each covers the
+# harness once, not once for the checks and once more for the tests (the
+# race build tag selects only internal/testenv's norace_test.go or
+# race_test.go, one constant). One run of each covers the
 # library's modules and harness/ (a module of go.work, so ./harness/...
 # from the root names its packages); test-infra checks the CDK apps.
 .PHONY: lint
