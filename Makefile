@@ -335,9 +335,9 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
-	$(CPUTIME) "  go vet" $(NATIVE_GO) vet $(NATIVE_FLAGS) $(CDK_PACKAGES)
-	GOFLAGS="$(GOFLAGS) $(NATIVE_FLAGS)" CGO_ENABLED=0 $(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
-	$(CPUTIME) "  go test" $(NATIVE_GO) test $(NATIVE_FLAGS) $(TEST_FLAGS) $(CDK_PACKAGES)
+	CGO_ENABLED=0 $(CPUTIME) "  go vet" go vet $(NATIVE_FLAGS) $(CDK_PACKAGES)
+	CGO_ENABLED=0 GOFLAGS="$(GOFLAGS) $(NATIVE_FLAGS)" $(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
+	CGO_ENABLED=0 $(CPUTIME) "  go test" go test $(NATIVE_FLAGS) $(TEST_FLAGS) $(CDK_PACKAGES)
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
