@@ -47,15 +47,17 @@ var users = []struct {
 	},
 	{
 		// A function of the user's own on the worker's contract
-		// (worker.FromEnv): the results bucket's S3 client, but no other
-		// store's driver (their openers are their stores' modules').
+		// (worker.FromEnv): the results bucket's S3 client and the Lambda
+		// client that reads the function's event source mappings at
+		// start-up (docs/deploy.md), but no other store's driver (their
+		// openers are their stores' modules').
 		name: "worker", store: "worker", main: constant(workerMain),
 		forbid: []string{
 			"github.com/jackc/pgx", "github.com/redis/go-redis",
-			"github.com/aws/aws-sdk-go-v2/service/secretsmanager", "github.com/aws/aws-sdk-go-v2/service/lambda",
+			"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
 			"github.com/gowebpki/jcs", "go.opentelemetry.io", "golang.org/x/mod",
 		},
-		need: []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/aws/aws-sdk-go-v2/service/s3"},
+		need: []string{"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/aws/aws-sdk-go-v2/service/s3", "github.com/aws/aws-sdk-go-v2/service/lambda"},
 	},
 	{
 		name: "redisstore", store: "idem/redisstore", main: constant(redisMain),
