@@ -19,9 +19,9 @@ import (
 // error, a throttle) is sent again, the same body with the same key (and,
 // on a FIFO queue, the same deduplication id), up to Config.MaxAttempts
 // times with a back-off, while ctx lasts. These are the only attempts:
-// each goes out once through the SDK, whatever the client's retryer. The queue may then hold the
-// request twice: a duplicate message, never a duplicate request, since
-// the handler keys on the body.
+// each goes out once through the SDK, whatever the client's retryer. The
+// queue may then hold the request twice: a duplicate message, never a
+// duplicate request, since the handler keys on the body.
 //
 // The error (also in Sent.Err) wraps what refused the message before
 // sending (ErrKeyMismatch, ErrBadMessage, ErrTooLarge, idem.ErrNoKey,
