@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/retry"
 	"github.com/idemq/idemq/queue"
 )
 
@@ -29,11 +30,6 @@ const (
 	// left when the grace period ends, for it to release its claims and
 	// for the deletes of the work that finished: 5 s.
 	DefaultCancelWait = 5 * time.Second
-	// DefaultRetryMin and DefaultRetryMax bound the capped exponential
-	// back-off between attempts of a failed SQS call: 200 ms doubling up
-	// to 20 s, each with up to half of it added at random.
-	DefaultRetryMin = 200 * time.Millisecond
-	DefaultRetryMax = 20 * time.Second
 	// DefaultDeleteTimeout is how long the deletes of one batch are
 	// retried before the messages they could not delete are left to come
 	// back: 30 s.
@@ -41,11 +37,12 @@ const (
 	// DefaultUnhealthyAfter is how many receives in a row must fail before
 	// Healthy reports the consumer unhealthy: 3.
 	DefaultUnhealthyAfter = 3
-	// DefaultLease is the lease of a claim the handler makes without a
-	// lease of its own (idem.Config.Lease unset): 1 minute, so a key whose
-	// worker died (kill -9, a lost node) is free a minute after its last
-	// heartbeat at most.
-	DefaultLease = time.Minute
+	// DefaultShortLease is the short lease of a claim the handler makes
+	// without a lease of its own (idem.Config.Lease unset): 1 minute, so a
+	// key whose worker died (kill -9, a lost node) is free a minute after
+	// its last heartbeat at most. (idem.DefaultLease is another: the lease
+	// of a claim whose context has no deadline.)
+	DefaultShortLease = time.Minute
 	// DefaultHeartbeat is how often such a claim's lease is renewed while
 	// its work runs: every 20 s, three times a lease, so two lost or slow
 	// extensions in a row do not lose the key. Each is one conditional
@@ -102,9 +99,13 @@ type Config struct {
 	// DeleteTimeout is how long the deletes of one batch are retried.
 	// Defaults to DefaultDeleteTimeout.
 	DeleteTimeout time.Duration
-	// RetryMin and RetryMax bound the back-off between attempts of a
-	// failed receive, delete or visibility change. Default to
-	// DefaultRetryMin and DefaultRetryMax.
+	// RetryMin and RetryMax bound the capped exponential back-off after a
+	// failed receive, delete, visibility change or reading of the queue,
+	// before the consumer's loop sends it again, each wait with up to half
+	// of it added at random: the same back-off as the producer's. These
+	// loops are the only retries of the calls: each call is one request
+	// (the SDK's retryer makes one attempt of each). Default to 100 ms and
+	// 5 s.
 	RetryMin, RetryMax time.Duration
 	// QueueARN is the queue's ARN, put in each record's EventSourceARN
 	// (and AWSRegion) as Lambda does; a FIFO queue's ends in ".fifo",
@@ -120,7 +121,7 @@ type Config struct {
 	// context): a key whose worker died is free Lease after the last
 	// renewal. A negative Lease turns this off (WithDeadlineLease): such
 	// claims then last the batch's time left plus idem's LeaseMargin,
-	// about MaxRunTime, as under Lambda. Defaults to DefaultLease.
+	// about MaxRunTime, as under Lambda. Defaults to DefaultShortLease.
 	Lease time.Duration
 	// Heartbeat is how often the lease is renewed: at most half of Lease.
 	// Each renewal is one conditional write to the store per running
@@ -171,9 +172,8 @@ func WithGracePeriod(d time.Duration) Option { return func(c *Config) { c.GraceP
 // are retried. Defaults to DefaultDeleteTimeout.
 func WithDeleteTimeout(d time.Duration) Option { return func(c *Config) { c.DeleteTimeout = d } }
 
-// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
-// attempts of a failed SQS call. Defaults to DefaultRetryMin and
-// DefaultRetryMax.
+// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off after a
+// failed SQS call. Defaults to 100 ms and 5 s.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
@@ -192,7 +192,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l }
 
 // WithLease sets Config.Lease and Config.Heartbeat, the short lease of
 // the handler's claims and how often it is renewed (0: its default).
-// Defaults to DefaultLease and DefaultHeartbeat.
+// Defaults to DefaultShortLease and DefaultHeartbeat.
 func WithLease(lease, heartbeat time.Duration) Option {
 	return func(c *Config) { c.Lease, c.Heartbeat = lease, heartbeat }
 }
@@ -200,7 +200,7 @@ func WithLease(lease, heartbeat time.Duration) Option {
 // WithDeadlineLease turns the short lease off (Config.Lease -1): a claim
 // the handler makes without a lease of its own lasts the batch's time
 // left, as under Lambda, and a crash blocks its keys that long. Defaults
-// to off: the short lease, DefaultLease.
+// to off: the short lease, DefaultShortLease.
 func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
 // Validate reports every setting of c that cannot work, each an
@@ -236,19 +236,19 @@ func (c Config) resolve() (Config, error) {
 		c.DeleteTimeout = DefaultDeleteTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = DefaultRetryMin
+		c.RetryMin = retry.DefaultMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(DefaultRetryMax, c.RetryMin)
+		c.RetryMax = max(retry.DefaultMax, c.RetryMin)
 	}
 	if c.UnhealthyAfter == 0 {
 		c.UnhealthyAfter = DefaultUnhealthyAfter
 	}
 	switch {
 	case c.Lease == 0 && c.Heartbeat == 0:
-		c.Lease, c.Heartbeat = DefaultLease, DefaultHeartbeat
+		c.Lease, c.Heartbeat = DefaultShortLease, DefaultHeartbeat
 	case c.Lease == 0:
-		c.Lease = DefaultLease
+		c.Lease = DefaultShortLease
 	case c.Lease > 0 && c.Heartbeat == 0:
 		c.Heartbeat = c.Lease / 3
 	}

@@ -13,6 +13,8 @@ import (
 
 // SQS is the part of the SQS client a Consumer calls. *sqs.Client
 // satisfies it (and handler.VisibilityChanger, for handler.WithBackoff).
+// A wrapper passes the per-call options on: they make each call one
+// request, the consumer's loops its only retries.
 type SQS interface {
 	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)

@@ -42,7 +42,7 @@ func (c *Consumer) deleteChunk(ctx context.Context, records []events.SQSMessage)
 		for id, r := range pending {
 			in.Entries = append(in.Entries, types.DeleteMessageBatchRequestEntry{Id: aws.String(id), ReceiptHandle: aws.String(r.ReceiptHandle)})
 		}
-		out, err := c.client.DeleteMessageBatch(ctx, in)
+		out, err := c.client.DeleteMessageBatch(ctx, in, retry.Once)
 		if err != nil {
 			c.stats.deleteErrors.Add(1)
 			c.cfg.Logger.Warn("idemq consumer: delete failed; retrying", "messages", len(pending), "attempt", attempt, "err", err.Error())

@@ -39,8 +39,11 @@
 //     Failed deletes are retried with back-off for Config.DeleteTimeout,
 //     then logged and left: the message comes back and replays its key's
 //     result. Nothing is acknowledged on a failed call's behalf.
-//   - Receive, delete and visibility errors are retried with capped
-//     exponential back-off (Config.RetryMin to RetryMax) and logged.
+//   - Receive, delete and visibility errors are retried by these loops,
+//     with capped exponential back-off (Config.RetryMin to RetryMax), and
+//     logged. The loops are the calls' only retries: each call is one
+//     request, whatever the client's retryer (the SDK makes one attempt
+//     of each).
 //
 // # Lease and visibility
 //

@@ -55,7 +55,7 @@ func (c *Consumer) queueAttributes(ctx context.Context) (map[string]string, erro
 		out, err = c.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 			QueueUrl:       aws.String(c.queueURL),
 			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout},
-		})
+		}, retry.Once)
 		if err == nil {
 			return out.Attributes, nil
 		}

@@ -37,7 +37,7 @@ func (c *Consumer) receiveLoop(ctx context.Context) {
 		if ctx.Err() != nil { // both were ready
 			return
 		}
-		out, err := c.client.ReceiveMessage(ctx, in)
+		out, err := c.client.ReceiveMessage(ctx, in, retry.Once)
 		if ctx.Err() != nil {
 			<-slots
 			if err == nil && len(out.Messages) > 0 {

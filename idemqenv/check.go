@@ -196,7 +196,7 @@ func (r *reader) checkExpiry(s *Settings) {
 //     is the invocation's time left plus a margin, which already covers
 //     all an invocation can run, and the library would silently make the
 //     beat at most half of it. In consumer mode a claim without a lease
-//     of its own takes the consumer's default lease (consumer.DefaultLease),
+//     of its own takes the consumer's default lease (consumer.DefaultShortLease),
 //     which the heartbeat renews: a beat above half of it, which the
 //     library would silently cut, is refused.
 //   - No expiry can be shorter than SQS's shortest retention.
@@ -210,10 +210,10 @@ func (r *reader) checkClaim(s *Settings) {
 	switch {
 	case s.Heartbeat == 0 || s.Lease > 0:
 	case s.Consumer.QueueURL != "":
-		if s.Heartbeat > consumer.DefaultLease/2 {
+		if s.Heartbeat > consumer.DefaultShortLease/2 {
 			r.bad("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
 				"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
-				Heartbeat, s.Heartbeat, Lease, consumer.DefaultLease, consumer.DefaultLease/2, Heartbeat, consumer.DefaultLease/2, Lease)
+				Heartbeat, s.Heartbeat, Lease, consumer.DefaultShortLease, consumer.DefaultShortLease/2, Heartbeat, consumer.DefaultShortLease/2, Lease)
 		}
 	default:
 		r.bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+

@@ -207,7 +207,7 @@ func TestReadClaim(t *testing.T) {
 	}{
 		{"a heartbeat without a lease", with(Heartbeat, "1h"), []string{Heartbeat, Lease, "invocation's time left"}},
 		{"a consumer's heartbeat the default lease would cut", with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "31s"),
-			[]string{Heartbeat + "=31s", Lease, consumer.DefaultLease.String(), "30s"}},
+			[]string{Heartbeat + "=31s", Lease, consumer.DefaultShortLease.String(), "30s"}},
 		{"an expiry of a second", with(RecordExpiry, "1s"), []string{RecordExpiry, "1m0s"}},
 		{"an expiry shorter than the message lifetime", with(Queue, stackQueue, RecordExpiry, "96h"), []string{RecordExpiry, Queue, "message lifetime 97h0m0s"}},
 		{"the default expiry for a queue it does not cover", with(Queue, endless), []string{RecordExpiry, idem.DefaultExpiry.String(), Queue}},

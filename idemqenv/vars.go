@@ -129,7 +129,7 @@ var vars = []Var{
 		Sets:  []string{"idem.Expiry"},
 		Doc:   "how long records live (Go duration), at least 60 s (SQS's shortest retention); with `IDEMQ_QUEUE`, at least the message lifetime (a warning below the redrive lifetime); size it with `queue.RecordLifetime`",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.RecordExpiry })},
-	{Name: Lease, Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultLease`, `consumer.DefaultHeartbeat`)",
+	{Name: Lease, Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultShortLease`, `consumer.DefaultHeartbeat`)",
 		Sets:  []string{"idem.Lease"},
 		Doc:   "claim lease (Go duration), at most `IDEMQ_RECORD_EXPIRY`; with `IDEMQ_QUEUE`, short enough that a crashed worker's message keeps a receive for its retry (`queue.CheckLease`)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Lease })},

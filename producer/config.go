@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/retry"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -19,11 +20,6 @@ const (
 	// DefaultAttemptTimeout is how long one attempt waits for SQS's
 	// answer before it is taken as lost and the message sent again: 20 s.
 	DefaultAttemptTimeout = 20 * time.Second
-	// DefaultRetryMin and DefaultRetryMax bound the capped exponential
-	// back-off between attempts: 100 ms doubling up to 5 s, each with up to
-	// half of it added at random.
-	DefaultRetryMin = 100 * time.Millisecond
-	DefaultRetryMax = 5 * time.Second
 )
 
 // MaxBatchEntries is the most messages one SendMessageBatch carries.
@@ -61,14 +57,16 @@ type Config struct {
 	// Defaults to queue.MaxMessageBytes.
 	MaxBatchBytes int
 	// MaxAttempts is how many times one message is sent at most while its
-	// answer is lost (a timeout, a connection cut, a 5xx, a throttle).
-	// Defaults to DefaultMaxAttempts.
+	// answer is lost (a timeout, a connection cut, a 5xx, a throttle): the
+	// only retries of the send, each attempt one request (the SDK's
+	// retryer makes one attempt of each). Defaults to DefaultMaxAttempts.
 	MaxAttempts int
 	// AttemptTimeout is how long one attempt waits for its answer.
 	// Defaults to DefaultAttemptTimeout.
 	AttemptTimeout time.Duration
-	// RetryMin and RetryMax bound the back-off between attempts. Default
-	// to DefaultRetryMin and DefaultRetryMax.
+	// RetryMin and RetryMax bound the capped exponential back-off between
+	// attempts, each wait with up to half of it added at random: the same
+	// back-off as the consumer's. Default to 100 ms and 5 s.
 	RetryMin, RetryMax time.Duration
 }
 
@@ -127,7 +125,7 @@ func WithMaxAttempts(n int) Option { return func(c *Config) { c.MaxAttempts = n 
 func WithAttemptTimeout(d time.Duration) Option { return func(c *Config) { c.AttemptTimeout = d } }
 
 // WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
-// attempts. Defaults to DefaultRetryMin and DefaultRetryMax.
+// attempts. Defaults to 100 ms and 5 s.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
@@ -166,10 +164,10 @@ func (c Config) resolve() (Config, error) {
 		c.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = DefaultRetryMin
+		c.RetryMin = retry.DefaultMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(DefaultRetryMax, c.RetryMin)
+		c.RetryMax = max(retry.DefaultMax, c.RetryMin)
 	}
 	if c.GroupID != "" && !validID(c.GroupID) {
 		bad("GroupID", fmt.Sprintf("%q", c.GroupID), "must be 1 to %d letters, digits and punctuation", maxIDLen)

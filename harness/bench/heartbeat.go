@@ -15,13 +15,13 @@ import (
 )
 
 // The heartbeat micro-benchmarks' settings: the consumer's default lease
-// and heartbeat (consumer.DefaultLease, consumer.DefaultHeartbeat: 1 min,
+// and heartbeat (consumer.DefaultShortLease, consumer.DefaultHeartbeat: 1 min,
 // 20 s) scaled down by HeartbeatScale, so that work of a few beats takes
 // half a second, not minutes; the extensions per record scale with it.
 const (
 	HeartbeatScale = 400
-	heartbeatLease = consumer.DefaultLease / HeartbeatScale     // 150 ms
-	heartbeatBeat  = consumer.DefaultHeartbeat / HeartbeatScale // 50 ms
+	heartbeatLease = consumer.DefaultShortLease / HeartbeatScale // 150 ms
+	heartbeatBeat  = consumer.DefaultHeartbeat / HeartbeatScale  // 50 ms
 	// HeartbeatWork is each record's work: 10 beats long, as 200 s of work
 	// at the consumer's default.
 	HeartbeatWork = 10 * heartbeatBeat

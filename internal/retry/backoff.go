@@ -1,11 +1,21 @@
-// Package retry is the capped exponential back-off the consumer and the
-// producer wait between attempts of a failed SQS call.
+// Package retry is the one retry layer of the SQS calls the producer and
+// the consumer make: each call goes out once through the SDK (Once), and
+// its caller's loop sends it again after the capped exponential back-off
+// both wait (Backoff, from DefaultMin to DefaultMax).
 package retry
 
 import (
 	"context"
 	"math/rand/v2"
 	"time"
+)
+
+// The back-off both wait when not told otherwise (producer.WithRetry,
+// consumer.WithRetry): 100 ms doubling up to 5 s, each wait with up to
+// half of it added at random.
+const (
+	DefaultMin = 100 * time.Millisecond
+	DefaultMax = 5 * time.Second
 )
 
 // Backoff is a capped exponential back-off: Min doubling up to Max, each
