@@ -59,6 +59,12 @@ var (
 	ErrBatchFailed = errors.New("handler: no message of the batch is acknowledged")
 )
 
+// OpKey is RecordError.Op for a record whose key or fingerprint could not
+// be read from the message, or, for a typed handler (NewTyped), whose
+// body could not be decoded: all before any claim. The other stages are idem's (idem.OpClaim,
+// idem.OpRun, idem.OpComplete, idem.OpReplay).
+const OpKey idem.Op = "key"
+
 // RecordError says which message failed and why. The failure hook and the
 // log get one for every record reported as a batch item failure.
 type RecordError struct {
@@ -74,14 +80,24 @@ type RecordError struct {
 	Err error
 }
 
-// Error names the message and, unless the cause does, the key.
+// Error names the message, then the stage and the key unless the cause
+// names them (an *idem.Error does): "handler: message m-1: idem: run key
+// "ns#k": ...", "handler: message m-2: reading its key: idem: no
+// idempotency key: ...", "handler: message m-3: run key "ns#k": handler:
+// panic: ...".
 func (e *RecordError) Error() string {
-	s := "handler: " + string(e.Op) + " message " + e.MessageID
+	s := "handler: message " + e.MessageID + ": "
 	var ie *idem.Error
-	if e.Key != "" && !errors.As(e.Err, &ie) {
-		s += fmt.Sprintf(" key %q", string(e.Key))
+	switch {
+	case errors.As(e.Err, &ie):
+	case e.Op == OpKey:
+		s += "reading its key: "
+	case e.Key != "":
+		s += fmt.Sprintf("%s key %q: ", e.Op, string(e.Key))
+	case e.Op != "":
+		s += string(e.Op) + ": "
 	}
-	return s + ": " + e.Err.Error()
+	return s + e.Err.Error()
 }
 
 // Unwrap returns the cause.

@@ -116,11 +116,9 @@ func ExampleWrapSQS_inProgress() {
 		log.Fatal(err)
 	}
 	key, _ := idem.ClientKey("summariser", "request-42")
-	now := time.Now()
-	_, _ = store.Claim(context.Background(), idem.ClaimRequest{ // another worker
-		Key: key, Owner: idem.NewOwner(), Now: now,
-		LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
-	})
+	if _, err := handlertest.Hold(context.Background(), store, key, time.Now().Add(time.Minute)); err != nil { // another worker
+		log.Fatal(err)
+	}
 	h := handler.WrapSQS(store, summarise,
 		handler.WithNamespace("summariser"),
 		handler.WithLogger(slog.New(slog.DiscardHandler)))

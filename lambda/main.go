@@ -71,6 +71,9 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	p, err := start(context.Background(), os.Getenv, logger)
+	if err == nil {
+		err = offLambda(p, os.Getenv)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
@@ -98,6 +101,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// offLambda is the error of a program that would serve Lambda (no
+// consumer's queue, no front door's address) where getenv has no Lambda
+// runtime API, which aws-lambda-go would only report by its variables'
+// names; nil otherwise.
+func offLambda(p program, getenv func(string) string) error {
+	if getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+		return nil
+	}
+	switch {
+	case p.frontDoor != nil && p.frontDoorAddr == "":
+		return fmt.Errorf("not in Lambda (AWS_LAMBDA_RUNTIME_API is unset) and no %s: set it to serve HTTP here, or run in Lambda", idemqenv.FrontDoorAddr)
+	case p.frontDoor == nil && p.consumer == nil:
+		return worker.ErrNotLambda
+	}
+	return nil
 }
 
 // program is what start wires: worker mode's Worker, or dispatch mode's

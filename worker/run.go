@@ -18,14 +18,27 @@ import (
 	"github.com/idemq/idemq/idemqenv"
 )
 
+// lambdaRuntimeAPI is the variable Lambda's runtime API is found by,
+// which aws-lambda-go needs to serve.
+const lambdaRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
+
+// ErrNotLambda is Run's error for a Worker that FromEnv wired outside
+// Lambda and not in consumer mode: there is nothing to serve.
+var ErrNotLambda = fmt.Errorf("worker: not in Lambda (%s is unset) and no %s: set it to consume that queue here, or run in Lambda", lambdaRuntimeAPI, idemqenv.ConsumerQueueURL)
+
 // Run serves w. On Lambda it is lambda.StartWithOptions over w.Handler
 // with ctx, which does not return. In consumer mode
 // (IDEMQ_CONSUMER_QUEUE_URL) it runs w.Consumer until ctx is done or the
 // process gets SIGTERM or SIGINT, then stops it gracefully
 // (consumer.Run), serving GET /healthz on IDEMQ_HEALTH_ADDR if set; it
-// returns nil after a graceful stop.
+// returns nil after a graceful stop. A Worker FromEnv wired neither in
+// Lambda (its getenv has no AWS_LAMBDA_RUNTIME_API) nor in consumer mode
+// returns ErrNotLambda at once.
 func (w *Worker) Run(ctx context.Context) error {
 	if w.Consumer == nil {
+		if w.offLambda {
+			return ErrNotLambda
+		}
 		lambda.StartWithOptions(w.Handler, lambda.WithContext(ctx))
 		return nil
 	}

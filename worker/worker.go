@@ -38,17 +38,50 @@ type Worker struct {
 	cfg        Config
 	closeStore func()
 	closeOnce  sync.Once
+	// offLambda is set by FromEnv when getenv has no
+	// AWS_LAMBDA_RUNTIME_API: Run then has no Lambda to serve.
+	offLambda bool
 }
+
+// newHandler makes the handler around the function of your own, over the
+// store New opened, with the options the settings make.
+type newHandler func(store idem.Store, opts ...handler.Option) (handler.Handler, error)
 
 // FromEnv reads the environment through getenv (os.Getenv) with
 // idemqenv.Read and wires a Worker around fn from it (New). Its error
 // names every bad or missing variable at once.
 func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, opts ...Option) (*Worker, error) {
+	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.New(store, fn, o...)
+	}, opts)
+}
+
+// FromEnvTyped is FromEnv for a function of a request type, as
+// handler.NewTyped takes it: each record's body is decoded into a Req,
+// and fn's result stored as JSON. Who a request is comes from Req's tags
+// merged with the IDEMQ_* identity (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD,
+// ...); a variable that sets otherwise what a tag says is refused.
+//
+//	w, err := worker.FromEnvTyped(ctx, os.Getenv, func(ctx context.Context, req Summarise) (Summary, error) { ... })
+func FromEnvTyped[Req, Resp any](ctx context.Context, getenv func(string) string, fn func(context.Context, Req) (Resp, error), opts ...Option) (*Worker, error) {
+	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.NewTyped(store, fn, o...)
+	}, opts)
+}
+
+// fromEnv reads the settings through getenv and wires a Worker with
+// build (newWorker), noting for Run whether it runs on Lambda.
+func fromEnv(ctx context.Context, getenv func(string) string, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
 	s, err := idemqenv.Read(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("bad configuration:\n%w", err)
 	}
-	return New(ctx, s, fn, opts...)
+	w, err := newWorker(ctx, s, nilFn, build, opts)
+	if err != nil {
+		return nil, err
+	}
+	w.offLambda = getenv(lambdaRuntimeAPI) == ""
+	return w, nil
 }
 
 // New wires a Worker around fn from s, settings of worker mode as
@@ -74,8 +107,16 @@ func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, o
 // ignore; what it cannot read it logs at INFO, and starts all the same.
 // No error holds the store's password. Close the Worker when done.
 func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
+	return newWorker(ctx, s, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.New(store, fn, o...)
+	}, opts)
+}
+
+// newWorker is New with the handler made by build; nilFn says the
+// function of your own is nil.
+func newWorker(ctx context.Context, s idemqenv.Settings, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
 	var errs []error
-	if fn == nil {
+	if nilFn {
 		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil})
 	}
 	cfg, optErr := idem.ApplyOptions("worker", opts)
@@ -94,7 +135,7 @@ func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Opti
 		return nil, err
 	}
 	w := &Worker{Settings: s, cfg: cfg, closeStore: func() {}}
-	if err := w.wire(ctx, fn); err != nil {
+	if err := w.wire(ctx, build); err != nil {
 		w.Close()
 		return nil, idemqenv.Redact(err, s.Store.URL)
 	}
@@ -102,7 +143,7 @@ func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Opti
 }
 
 // wire opens what w's settings name and makes its handler.
-func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
+func (w *Worker) wire(ctx context.Context, build newHandler) error {
 	s, cfg := w.Settings, w.cfg
 	warnings(s, cfg.Logger)
 	conns := s.Connections() // one per record at once, in every batch at once
@@ -173,7 +214,7 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		}
 	}
 	opts = append(opts, cfg.HandlerOptions...)
-	if w.Handler, err = handler.New(w.Store, fn, opts...); err != nil {
+	if w.Handler, err = build(w.Store, opts...); err != nil {
 		return idemqenv.SettingError(err)
 	}
 	if tr.Wrap != nil {
