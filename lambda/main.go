@@ -8,7 +8,7 @@
 // variable as package idemqenv declares it (docs/environment.md's table is
 // generated from it); a bad or missing variable stops the function with a
 // message naming every one at fault (a URL in it shown with its password
-// hidden, or not at all). Worker mode is wired by package worker, the same
+// hidden, or not at all). Every mode is wired by package worker, the same
 // contract a function of your own takes; the reference worker adds its
 // model provider (IDEMQ_PROVIDER_URL, required, and its API key, in plain
 // text or read once from Secrets Manager) and its tracer (IDEMQ_TRACING).
