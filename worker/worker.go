@@ -99,9 +99,9 @@ func newWorker(ctx context.Context, s idemqenv.Settings, readErr error, fn handl
 	errs = append(errs, more...)
 	var id request.Identity
 	if s.Program == idemqenv.Worker {
-		var more []error
-		id, more = w.checkWorker()
-		errs = append(errs, more...)
+		var checks []error
+		id, checks = w.checkWorker()
+		errs = append(errs, checks...)
 	}
 	if err := w.open(ctx, readErr, errs); err != nil {
 		return nil, err
