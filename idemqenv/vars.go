@@ -8,10 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/consumer"
-	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -72,7 +70,7 @@ const Prefix = "IDEMQ_"
 
 // Programs that read a group of variables.
 const (
-	stores   = Worker | FrontDoor | Command // the store of records
+	storing  = Worker | FrontDoor | Command // the store of records
 	keyed    = Worker | FrontDoor | Dispatch
 	lambdaed = Worker | FrontDoor | Dispatch // every program that runs as a function
 	consumed = Worker | Dispatch             // the programs with a consumer mode
@@ -85,19 +83,19 @@ var vars = []Var{
 		value: modeValue()},
 
 	// The store of records.
-	{Name: Store, Programs: stores, Default: "`dynamodb`", Flag: "store",
+	{Name: Store, Programs: storing, Default: "`dynamodb`", Flag: "store",
 		Doc:   "the store of records: `dynamodb`, `postgres`, `redis`, or `memory` for local runs (records last as long as the process; the command refuses it)",
-		value: enumValue(func(s *Settings) *string { return &s.Store.Kind }, StoreDynamoDB, StorePostgres, StoreRedis, StoreMemory)},
-	{Name: Table, Programs: stores, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
+		value: enumValue(func(s *Settings) *string { return &s.Store.Kind }, stores.DynamoDB, stores.Postgres, stores.Redis, stores.Memory)},
+	{Name: Table, Programs: storing, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
 		Doc:   "table of records: DynamoDB's, or PostgreSQL's (its shape checked at start-up, never created there); the key prefix on Redis; required with the DynamoDB and PostgreSQL stores",
 		value: stringValue(func(s *Settings) *string { return &s.Store.Table }, nil)},
-	{Name: StoreURL, Programs: stores, Flag: "store-url",
+	{Name: StoreURL, Programs: storing, Flag: "store-url",
 		Doc:   "the `postgres://` or `redis://` URL of those stores, required with them (pgx and go-redis URLs; a key=value connection string is not taken; percent-encode `@ : / ? #` in the user name and password); shown only with its password and query values hidden",
 		value: storeURLValue()},
-	{Name: DynamoDBEndpoint, Programs: stores, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
+	{Name: DynamoDBEndpoint, Programs: storing, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
 		Doc:   "DynamoDB endpoint URL, for DynamoDB Local",
 		value: urlValue(func(s *Settings) *string { return &s.Store.DynamoDBEndpoint })},
-	{Name: DynamoDBStrong, Programs: stores, Default: "`false`",
+	{Name: DynamoDBStrong, Programs: storing, Default: "`false`",
 		Sets:  []string{"dynamostore.MultiRegionStrong"},
 		Doc:   "`true` when the DynamoDB table is a global table with multi-Region strong consistency (`dynamostore.WithMultiRegionStrong`): staged writes are refused before anything is sent, as such a table runs no transactions; the CDK stack sets it with `Replicas`",
 		value: boolValue(func(s *Settings) *bool { return &s.Store.DynamoDBStrong })},
@@ -147,7 +145,7 @@ var vars = []Var{
 		value: compressValue()},
 
 	// The batch.
-	{Name: Concurrency, Programs: Worker | Dispatch, Default: strconv.Itoa(handler.DefaultConcurrency) + " (the dispatcher: 10)",
+	{Name: Concurrency, Programs: Worker | Dispatch, Default: "100 (the dispatcher: 10)",
 		Sets:  []string{"handler.Concurrency", "durable.Concurrency"},
 		Doc:   "records of a batch at once; the pools are sized for it times `AWS_LAMBDA_MAX_CONCURRENCY`",
 		value: countValue(func(s *Settings) *int { return &s.Concurrency })},
@@ -175,11 +173,11 @@ var vars = []Var{
 		value: queueValue(func(s *Settings) *queue.Settings { return &s.Queue })},
 
 	// Results too large for a record.
-	{Name: BlobBucket, Programs: stores, Default: "none: every result stays in its record", Flag: "blob-bucket",
+	{Name: BlobBucket, Programs: storing, Default: "none: every result stays in its record", Flag: "blob-bucket",
 		Sets:  []string{"s3blob.bucket"},
 		Doc:   "S3 bucket of results whose stored size is above `IDEMQ_OFFLOAD_ABOVE` (`s3blob`); needs `s3:PutObject` and `s3:GetObject` on the prefix, and a lifecycle rule no shorter than `IDEMQ_RECORD_EXPIRY`",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Bucket }, checkBucket)},
-	{Name: BlobPrefix, Programs: stores, Default: "`" + DefaultBlobPrefix + "`", Needs: BlobBucket, Flag: "blob-prefix",
+	{Name: BlobPrefix, Programs: storing, Default: "`" + DefaultBlobPrefix + "`", Needs: BlobBucket, Flag: "blob-prefix",
 		Sets:  []string{"s3blob.prefix"},
 		Doc:   "object key prefix in the bucket",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Prefix }, nil)},
@@ -211,15 +209,15 @@ var vars = []Var{
 		Sets:  []string{"consumer.queueURL"},
 		Doc:   "run off Lambda: receive from this queue (package `consumer`)",
 		value: urlValue(func(s *Settings) *string { return &s.Consumer.QueueURL })},
-	{Name: ConsumerMaxRunTime, Programs: consumed, Default: consumer.DefaultMaxRunTime.String() + " (`consumer.DefaultMaxRunTime`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerMaxRunTime, Programs: consumed, Default: "15m0s (`consumer.DefaultMaxRunTime`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.MaxRunTime"},
 		Doc:   "each batch's deadline (Go duration), as a function's timeout; the default lease is made from it",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.MaxRunTime })},
-	{Name: ConsumerMaxBatches, Programs: consumed, Default: strconv.Itoa(consumer.DefaultMaxBatches) + " (`consumer.DefaultMaxBatches`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerMaxBatches, Programs: consumed, Default: "4 (`consumer.DefaultMaxBatches`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.MaxBatches"},
 		Doc:   "batches at once, up to 10 messages each",
 		value: countValue(func(s *Settings) *int { return &s.Consumer.MaxBatches })},
-	{Name: ConsumerGracePeriod, Programs: consumed, Default: consumer.DefaultGracePeriod.String() + " (`consumer.DefaultGracePeriod`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerGracePeriod, Programs: consumed, Default: "20s (`consumer.DefaultGracePeriod`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.GracePeriod"},
 		Doc:   "after SIGTERM, how long running work may finish before it is cancelled (Go duration)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.GracePeriod })},
@@ -235,11 +233,11 @@ var vars = []Var{
 	{Name: FrontDoorQueueURL, Programs: FrontDoor,
 		Doc:   "the worker's queue, to send requests to; required in front-door mode, with `IDEMQ_NAMESPACE`",
 		value: urlValue(func(s *Settings) *string { return &s.FrontDoor.QueueURL })},
-	{Name: FrontDoorPath, Programs: FrontDoor, Default: "`" + frontdoor.DefaultPath + "`",
+	{Name: FrontDoorPath, Programs: FrontDoor, Default: "`/requests`",
 		Sets:  []string{"frontdoor.Path"},
 		Doc:   "where requests are posted; each status at the path and `/{key}`",
 		value: stringValue(func(s *Settings) *string { return &s.FrontDoor.Path }, nil)},
-	{Name: FrontDoorMaxBodyBytes, Programs: FrontDoor, Default: strconv.Itoa(frontdoor.DefaultMaxBodyBytes),
+	{Name: FrontDoorMaxBodyBytes, Programs: FrontDoor, Default: "1048576",
 		Sets:  []string{"frontdoor.MaxBodyBytes"},
 		Doc:   "largest request body read; a body whose message is over the queue's size is refused too (413)",
 		value: bytesValue(func(s *Settings) *int { return &s.FrontDoor.MaxBodyBytes })},

@@ -131,7 +131,7 @@ func (rep *FrontDoorReport) Summary() string {
 	return b.String()
 }
 
-// The reference worker's front-door mode (lambda/frontdoor.go).
+// The reference worker's front-door mode (worker.NewFrontDoor, lambda/frontdoor.go).
 const (
 	envMode             = idemqenv.Mode
 	envFrontDoorQueue   = idemqenv.FrontDoorQueueURL

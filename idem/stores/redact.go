@@ -1,4 +1,4 @@
-package idemqenv
+package stores
 
 import (
 	"fmt"
@@ -14,9 +14,11 @@ const hidden = "xxxxx"
 // notShown stands for a whole value that is not printed.
 const notShown = "(value not shown: not a URL whose password can be hidden)"
 
-// ShowVar returns "NAME=value" for an error message, with value's
-// password and query values hidden (RedactURL).
-func ShowVar(name, value string) string {
+// ShowURL returns "NAME=value" for an error message, with value's
+// password and query values hidden (RedactURL), or NAME and a note that
+// the value is not shown when it is not a URL whose password can be told
+// apart.
+func ShowURL(name, value string) string {
 	shown, ok := RedactURL(value)
 	if !ok {
 		return name + " " + notShown
@@ -56,11 +58,11 @@ func RedactURL(u string) (string, bool) {
 	return u[:len(p.Scheme)] + s[len(p.Scheme):], true
 }
 
-// HideSecrets returns msg with every secret part of the URL u (its
+// hideSecrets returns msg with every secret part of the URL u (its
 // password, query values and fragment, as written, decoded and quoted) and
 // u itself replaced by xxxxx: for an error of a parser that may echo its
 // input.
-func HideSecrets(msg, u string) string {
+func hideSecrets(msg, u string) string {
 	secrets := []string{u}
 	if p, err := url.Parse(u); err == nil {
 		if pw, ok := p.User.Password(); ok {
@@ -88,9 +90,9 @@ func HideSecrets(msg, u string) string {
 }
 
 // Redact returns err with every secret part of the URL u taken out of its
-// message (HideSecrets); errors.Is and errors.As still see err.
+// message (hideSecrets); errors.Is and errors.As still see err.
 func Redact(err error, u string) error {
-	return redacted{err: err, msg: HideSecrets(err.Error(), u)}
+	return redacted{err: err, msg: hideSecrets(err.Error(), u)}
 }
 
 // redacted is an error whose message has the store URL's secrets taken
@@ -110,7 +112,7 @@ func (e redacted) Unwrap() error { return e.err }
 // secrets can be told apart.
 func URLError(u string, err error) error {
 	if _, ok := RedactURL(u); !ok {
-		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", ShowVar(StoreURL, u))
+		return fmt.Errorf("%s: the store's client cannot read it (its error is not shown: it may quote the value)", ShowURL(storeURLVar, u))
 	}
-	return fmt.Errorf("%s: %s", ShowVar(StoreURL, u), HideSecrets(err.Error(), u))
+	return fmt.Errorf("%s: %s", ShowURL(storeURLVar, u), hideSecrets(err.Error(), u))
 }

@@ -1,4 +1,4 @@
-package idemqenv
+package stores
 
 import "testing"
 
