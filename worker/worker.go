@@ -172,7 +172,21 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 			opts = append(opts, func(c *handler.Config) { c.WholeBatchQueues = lacking })
 		}
 	}
-	opts = append(opts, cfg.HandlerOptions...)
+	// A request.Identity given in code (handler.WithRequest among the
+	// handler options) may add what no variable carries (a KeyFunc,
+	// NoFingerprint) but never contradict the environment, which the
+	// command and the CDK constructs read too.
+	inCode := handler.Config{Request: s.Request}
+	for _, opt := range cfg.HandlerOptions {
+		if opt != nil {
+			opt(&inCode)
+		}
+	}
+	id, err := inCode.Request.Merge(s.Request)
+	if err != nil {
+		return fmt.Errorf("worker: the request given in code (WithHandlerOptions) contradicts the environment's: %w", err)
+	}
+	opts = append(append(opts, cfg.HandlerOptions...), handler.WithRequest(id))
 	if w.Handler, err = handler.New(w.Store, fn, opts...); err != nil {
 		return idemqenv.SettingError(err)
 	}
