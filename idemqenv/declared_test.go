@@ -25,9 +25,12 @@ func notSetting(name string) bool {
 }
 
 // declaredElsewhere are the files outside this package that may spell a
-// setting's name: none (the DynamoDB store's test kit names the endpoint
-// the test servers export by the table's constant).
-var declaredElsewhere = map[string]bool{}
+// setting's name: request's table of who a request is (request.Fields),
+// whose rows this package reads as its own (requestVars), and the row a
+// build with the tag idemq_keysource adds to it. (The DynamoDB store's
+// test kit names the endpoint the test servers export by the table's
+// constant.)
+var declaredElsewhere = map[string]bool{"request/fields.go": true, "request/fields_keysource.go": true}
 
 // No program declares an IDEMQ_ setting of its own: outside this package
 // and the tests, no string spells one's name (the worker, the command, the
