@@ -57,7 +57,11 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 	}
 	var ce *idem.ConfigError
 	if errors.As(err, &ce) && ce.Package == "request" {
-		if _, carried := request.FieldNamed(ce.Field); !carried {
+		carried := false // whether a variable holds the value id sets
+		for _, f := range request.Fields() {
+			carried = carried || (f.Name == ce.Field && f.Get(id) != nil)
+		}
+		if !carried {
 			var carriers []string
 			for _, f := range request.Fields() {
 				carriers = append(carriers, label(field(f.Name)))
