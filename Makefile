@@ -39,7 +39,7 @@ PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 CDK_APPS := infra examples/existing-app
 
 .PHONY: test
-test: lint test-go test-infra ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests.
+test: lint test-go test-infra keysource ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests, the second key source.
 
 # The servers the Go tests run against, each started for the run on a free
 # loopback port and stopped after it (scripts/with-*.sh).
@@ -258,6 +258,13 @@ deploy-local: deps-cdk deps-qemu $(RIE) ## Deploy the stack to a local moto_serv
 .PHONY: test-infra
 test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/existing-app/): assertions on the synthesized templates (slow when cold).
 	for m in $(CDK_APPS); do (cd $$m && go vet ./... && $(STATICCHECK) ./... && go test -count=1 ./...) || exit 1; done
+
+.PHONY: keysource
+keysource: deps-cdk $(STATICCHECK) ## A key source added to request's table alone (the build tag idemq_keysource, request/fields_keysource.go) is read, written and checked by the environment, the CDK constructs and the command, unchanged.
+	go vet -tags idemq_keysource ./request ./idemqenv && $(STATICCHECK) -tags idemq_keysource ./request ./idemqenv
+	go test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqenv
+	go -C cmd/idemq test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' .
+	go -C infra test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqcdk
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

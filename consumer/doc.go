@@ -4,7 +4,7 @@
 // would run, so outcomes, back-off, FIFO order and partial failures have
 // one code path wherever the worker runs:
 //
-//	h := handler.WrapSQS(store, fn, handler.WithNamespace("summarise"),
+//	h := handler.WrapSQS(store, fn, handler.WithRequest(request.Identity{Namespace: "summarise"}),
 //		handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
 //	c, err := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
 //	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A worker off Lambda: the handler WrapSQS returns, run by a consumer.
@@ -34,7 +35,7 @@ func Example() {
 	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		executions.Add(1) // the model call, billed once
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summarise"), handler.WithLogger(quiet))
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithLogger(quiet))
 
 	c, err := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
 		consumer.WithMaxRunTime(time.Hour), consumer.WithLogger(quiet))

@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // bundle is one test's store, work and what the work did.
@@ -59,7 +60,7 @@ func (b *bundle) handler(opts ...handler.Option) handler.Handler {
 		b.mu.Unlock()
 		return []byte("done:" + key), nil
 	}
-	opts = append([]handler.Option{handler.WithNamespace("consumer-test"), handler.WithLogger(b.log)}, opts...)
+	opts = append([]handler.Option{handler.WithRequest(request.Identity{Namespace: "consumer-test"}), handler.WithLogger(b.log)}, opts...)
 	return handler.WrapSQS(b.store, fn, opts...)
 }
 

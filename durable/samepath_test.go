@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // scriptedInvoker starts every execution but those named in fail (a
@@ -129,7 +130,7 @@ func TestAnswersAsTheHandler(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			}
-			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithNamespace(namespace),
+			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithRequest(request.Identity{Namespace: namespace}),
 				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil))))
 			inv := &scriptedInvoker{fail: names(tc.fail), panics: names(tc.panics)}
 			d := must(durable.New(inv, function, inNamespace, durable.WithLogger(slog.New(slog.NewJSONHandler(&dLogs, nil)))))

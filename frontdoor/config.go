@@ -15,10 +15,6 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the member of the JSON body the key is put in
-	// when Config.Request names no other source, where the worker's
-	// handler reads it by default (request.DefaultKeyField).
-	DefaultKeyField = request.DefaultKeyField
 	// DefaultPath is where requests are posted; each one's status is at
 	// DefaultPath + "/" + its key.
 	DefaultPath = "/requests"
@@ -51,14 +47,13 @@ type Config struct {
 	// under which the worker keeps its records (the front door runs in a
 	// function of its own, whose name is not the worker's). Its key
 	// source says what the Idempotency-Key is: with KeyField (the
-	// default, DefaultKeyField) or KeyAttribute the front door puts the
+	// default, request.DefaultKeyField) or KeyAttribute the front door puts the
 	// key there, and it is the key the worker claims; with KeyFields or
 	// KeyFunc the body makes the worker's key, and the Idempotency-Key is
 	// the front door's own handle for the POST. Either way the front door
 	// keeps the worker's key in its record, so a status read finds the
-	// worker's record for every key rule. WithNamespace and WithKeyField
-	// set one of its fields. Defaults to the zero request.Identity, whose
-	// empty Namespace is refused.
+	// worker's record for every key rule. Defaults to the zero
+	// request.Identity, whose empty Namespace is refused.
 	Request request.Identity
 	// AcceptNamespace is the namespace of the front door's own records,
 	// one per accepted Idempotency-Key, which hold the 202 answer, the
@@ -140,18 +135,10 @@ func WithRequest(id request.Identity) Option {
 	return func(c *Config) { c.Request = id }
 }
 
-// WithNamespace sets Config.Request.Namespace, the worker's namespace.
-// Defaults to none, which New refuses.
-func WithNamespace(ns string) Option { return func(c *Config) { c.Request.Namespace = ns } }
-
 // WithAcceptNamespace sets Config.AcceptNamespace, the namespace of the
 // front door's own records. Defaults to Request.Namespace followed by
 // "#front".
 func WithAcceptNamespace(ns string) Option { return func(c *Config) { c.AcceptNamespace = ns } }
-
-// WithKeyField sets Config.Request.KeyField: the body member the key is
-// put in, where the worker reads it. Defaults to DefaultKeyField.
-func WithKeyField(field string) Option { return func(c *Config) { c.Request.KeyField = field } }
 
 // WithPath sets Config.Path, where requests are posted. Defaults to
 // DefaultPath.

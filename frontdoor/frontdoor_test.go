@@ -35,7 +35,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	store := must(memstore.New())
 	id := request.Identity{Namespace: "w"}
 	q := frontdoorsuite.NewQueue(id)
-	ns := frontdoor.WithNamespace("w")
+	ns := frontdoor.WithRequest(id)
 	for _, tc := range []struct {
 		name       string
 		store      frontdoor.Store
@@ -50,9 +50,9 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		{"accept namespace is the worker's", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w")}, "frontdoor", "AcceptNamespace"},
 		{"accept namespace with a control character", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w\x00")}, "frontdoor", "AcceptNamespace"},
 		{"two key sources", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "a", KeyAttribute: "b"})}, "request", "KeyAttribute"},
-		{"malformed key field", store, q, []frontdoor.Option{ns, frontdoor.WithKeyField("request..id")}, "request", "KeyField"},
-		{"another key field than the queue's", store, q, []frontdoor.Option{ns, frontdoor.WithKeyField("request.id")}, "frontdoor", "Request"},
-		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithNamespace("v")}, "frontdoor", "Request"},
+		{"malformed key field", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request..id"})}, "request", "KeyField"},
+		{"another key field than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request.id"})}, "frontdoor", "Request"},
+		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "v"})}, "frontdoor", "Request"},
 		{"a queue without the namespace", store, frontdoorsuite.NewQueue(request.Identity{}), []frontdoor.Option{ns}, "frontdoor", "Request"},
 		{"relative path", store, q, []frontdoor.Option{ns, frontdoor.WithPath("requests")}, "frontdoor", "Path"},
 		{"path ending in a slash", store, q, []frontdoor.Option{ns, frontdoor.WithPath("/requests/")}, "frontdoor", "Path"},
@@ -70,7 +70,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		t.Errorf("only a namespace: %v", err)
 	}
 	// The same Identity, spelled with the default key field.
-	if _, err := frontdoor.New(store, q, ns, frontdoor.WithKeyField(frontdoor.DefaultKeyField)); err != nil {
+	if _, err := frontdoor.New(store, q, frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: request.DefaultKeyField})); err != nil {
 		t.Errorf("the default key field named: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestQueueSendsUnderAnotherKey(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
 	q := otherKeyQueue{frontdoorsuite.NewQueue(request.Identity{Namespace: "v"})}
-	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithNamespace("w"), frontdoor.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
+	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(request.Identity{Namespace: "w"}), frontdoor.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
 	if w := post(fd, "k-1", `{"prompt":"p"}`); w.Code != http.StatusInternalServerError {
 		t.Errorf("%d %s, want 500", w.Code, w.Body)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // corrupting is a memstore that flips a byte of every compressed result
@@ -57,7 +58,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 			mu.Unlock()
 			return answer, nil
 		},
-			handler.WithNamespace("compress-test"),
+			handler.WithRequest(request.Identity{Namespace: "compress-test"}),
 			handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 			handler.WithReplayHook(func(_ context.Context, _ events.SQSMessage, result []byte) error {
 				mu.Lock()

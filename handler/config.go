@@ -5,13 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
-
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
@@ -19,9 +14,6 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the JSON body member that holds a record's
-	// idempotency key (request.DefaultKeyField).
-	DefaultKeyField = request.DefaultKeyField
 	// DefaultConcurrency is how many records of a batch run at once: every
 	// record of a batch of up to 100 (the SQS event source sends 10 unless
 	// told otherwise), and 100 at a time of a larger one. Powertools runs
@@ -59,15 +51,12 @@ type Config struct {
 	// starts with, where the key comes from (a body field, several, a
 	// message attribute or a function), and the fields its payload is
 	// checked by; one value shared with the producer, the front door, the
-	// dispatcher and the command (see WithRequest; WithNamespace,
-	// WithKeyField, WithKeyFields, WithKeyAttribute, WithKeyFunc,
-	// WithFingerprintFields and WithoutFingerprint change one of its
-	// fields). It is checked by its own package (request.Identity.Validate:
-	// its errors name package "request"). Its Namespace defaults to the
-	// Lambda function's name (lambdacontext.FunctionName); outside Lambda,
-	// where that is empty, to the program's name, with a warning. Defaults
-	// to the zero request.Identity: the body field DefaultKeyField, the
-	// whole body as the fingerprint.
+	// dispatcher and the command (WithRequest). It is checked by its own
+	// package (request.Identity.Validate: its errors name package
+	// "request"). Its Namespace defaults to request.DefaultNamespace: the
+	// Lambda function's name; outside Lambda, the program's name, with a
+	// warning. Defaults to the zero request.Identity: the body field
+	// request.DefaultKeyField, the whole body as the fingerprint.
 	Request request.Identity
 	// Keyless runs records that carry no key without idempotency (see
 	// WithKeyless). Defaults to false: such a record is a batch item
@@ -269,15 +258,8 @@ func (c Config) resolve() (settings, error) {
 		set.logger = slog.Default()
 	}
 	if set.namespace == "" {
-		set.namespace = lambdacontext.FunctionName
-	}
-	if set.namespace == "" {
-		// Outside Lambda (a test, a local run): the program's name stands
-		// in for the function's, as stable as the binary's name.
-		set.namespace, set.programNamespace = programName(), true
-		if set.namespace == "" {
-			bad("Namespace", `""`, "must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")
-		}
+		set.namespace, set.programNamespace, err = request.DefaultNamespace()
+		errs = append(errs, err)
 	}
 	if requestErr == nil && set.namespace != "" {
 		id := c.Request
@@ -290,17 +272,4 @@ func (c Config) resolve() (settings, error) {
 		return settings{}, err
 	}
 	return set, nil
-}
-
-// programName is the running executable's base name ("handler.test",
-// "worker"; Windows' ".exe" dropped), or "" if it has none.
-func programName() string {
-	if len(os.Args) == 0 {
-		return ""
-	}
-	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
-	if name == "." || name == string(filepath.Separator) {
-		return ""
-	}
-	return strings.ToValidUTF8(name, "")
 }

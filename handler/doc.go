@@ -15,8 +15,8 @@
 // the result stored as JSON, the replay hook typed (WithTypedReplayHook).
 //
 // Each record's idempotency key comes from its body (the JSON field
-// "idempotency_key" unless WithKeyField, WithKeyAttribute or WithKeyFunc
-// says otherwise), never from the message id, which changes on a
+// "idempotency_key" unless WithRequest's request.Identity names another
+// source), never from the message id, which changes on a
 // producer's re-send and on a redrive from the dead-letter queue. The key
 // is claimed with idem.Do before the function runs. A record's message is
 // deleted only when its key is proven settled (executed and stored,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // docs/handler.md is what a user reads before the code: its options table
@@ -65,11 +66,13 @@ func TestDocsMatchTheCode(t *testing.T) {
 		"WithConcurrency":     "| 100",
 		"WithDeadlineReserve": "| 5 s",
 		"WithIdem":            "default 40 days",
-		"WithKeyField":        "| `" + DefaultKeyField + "` |",
 	} {
 		if !strings.Contains(rows[option], want) {
 			t.Errorf("docs/handler.md's %s row does not say %q:\n%s", option, want, rows[option])
 		}
+	}
+	if !strings.Contains(doc, "| `KeyField` |") || !strings.Contains(doc, "`"+request.DefaultKeyField+"`, when no other source is set |") {
+		t.Errorf("docs/handler.md's table of request.Identity does not say the default key field %s", request.DefaultKeyField)
 	}
 	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
 		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, DefaultDeadlineReserve, idem.DefaultExpiry)

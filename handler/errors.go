@@ -14,7 +14,7 @@ import (
 var (
 	// ErrBadBody means the message body is not the JSON object the key or
 	// the fingerprint is read from: not JSON, not an object, or a
-	// WithFingerprintFields field absent, null or holding a string that is
+	// fingerprint field (request.Identity.FingerprintFields) absent, null or holding a string that is
 	// not Unicode text. It is request.ErrBadBody.
 	ErrBadBody = request.ErrBadBody
 	// ErrBadKey means the key field or attribute holds no usable key:

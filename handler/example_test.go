@@ -17,6 +17,7 @@ import (
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // summarise stands for a model call: billed every time it runs.
@@ -41,7 +42,7 @@ func ExampleWrapSQS() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"), // in Lambda: the function's name
+		handler.WithRequest(request.Identity{Namespace: "summariser"}), // in Lambda: the function's name
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	resp, err := h(context.Background(), delivery("msg-1"))
@@ -59,12 +60,12 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = handler.New(store, summarise, handler.WithNamespace("summariser"), handler.WithConcurrency(-1), handler.WithCache(100, 0))
+	_, err = handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}), handler.WithConcurrency(-1), handler.WithCache(100, 0))
 	fmt.Println(err)
 	for _, bad := range idem.ConfigErrors(err) {
 		fmt.Println(bad.Package, bad.Field)
 	}
-	h, err := handler.New(store, summarise, handler.WithNamespace("summariser"),
+	h, err := handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		log.Fatal(err)
@@ -89,7 +90,7 @@ func ExampleWrapSQS_replay() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithReplayHook(func(_ context.Context, msg events.SQSMessage, result []byte) error {
 			fmt.Printf("replayed for %s: %s\n", msg.MessageId, result)
@@ -120,7 +121,7 @@ func ExampleWrapSQS_inProgress() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	resp, err := h(context.Background(), delivery("msg-3"))
@@ -147,7 +148,7 @@ func ExampleWithIdem() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithIdem(idem.WithExpiry(life), idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second)))
 
@@ -190,7 +191,7 @@ func ExampleKeyFromContext() {
 		return summary.Value, nil
 	}
 	h := handler.WrapSQS(store, summariseAndEmail,
-		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
 	q.Send(`{"idempotency_key":"document-4471-v9"}`)
 	if err := handlertest.Drain(context.Background(), q, h, 10); err != nil {
@@ -204,7 +205,7 @@ func ExampleKeyFromContext() {
 // version 9 — and tested on a FIFO queue with handlertest: the producer's
 // re-send, spelled another way, is replayed, and each document's requests
 // run in the order they were sent.
-func ExampleWithKeyFields() {
+func ExampleWithRequest_keyFields() {
 	var calls handlertest.Calls
 	docVersion := func(msg events.SQSMessage) string {
 		obj, _ := idemjson.Parse(msg.Body)
@@ -219,8 +220,8 @@ func ExampleWithKeyFields() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, summarise,
-		handler.WithKeyFields("document_id", "version"),
-		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "summarise", KeyFields: []string{"document_id", "version"}}),
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 	q.SendToGroup("doc-4471", `{"document_id":4471,"version":9}`)

@@ -31,11 +31,6 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // invocation's deadline.
 type StepFunc func(ctx context.Context, msg events.SQSMessage, id request.ID) error
 
-// KeyFunc returns the idempotency key of a message, within the namespace
-// (request.KeyFunc). Returning "" or an error wrapping idem.ErrNoKey says
-// the message has no key; any other error fails the record.
-type KeyFunc = request.KeyFunc
-
 // ReplayFunc receives the stored result of a record that was not executed
 // because its key had been done before (by an earlier delivery, or by a copy
 // in the same batch). An error fails the record, so the message comes back

@@ -23,7 +23,7 @@ import (
 // With no options the key is the body's "idempotency_key" field, namespaced
 // by the function's name, and the whole body is the payload fingerprint.
 //
-// Outside Lambda, without WithNamespace, the namespace is the program's
+// Outside Lambda, without a namespace (WithRequest), the namespace is the program's
 // name (its executable's base name, like "handler.test"), with a warning
 // logged: fine for tests and local runs, not for a table that other
 // programs share. New returns an error joining an *idem.ConfigError for
@@ -117,7 +117,7 @@ func newHandler(w *wrapper, c Config, errs ...error) (Handler, error) {
 	}
 	if set.programNamespace {
 		set.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
-			"Programs sharing a table must each pass handler.WithNamespace", "namespace", set.namespace)
+			"Programs sharing a table must each set it (handler.WithRequest)", "namespace", set.namespace)
 	}
 	if set.tracer != nil && w.store != nil {
 		w.store = tracedStore{store: w.store, tracer: set.tracer}

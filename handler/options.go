@@ -32,75 +32,19 @@ func WithConfig(cfg Config) Option {
 	return func(c *Config) { *c = cfg }
 }
 
-// WithNamespace sets the namespace every key starts with, so functions that
-// share a table never share a key. Keep it stable: a new namespace makes
-// every earlier record unreachable. Defaults to the Lambda function's name
-// (lambdacontext.FunctionName); outside Lambda, where that is empty, to the
-// program's name, with a warning.
-func WithNamespace(ns string) Option {
-	return func(c *Config) { c.Request.Namespace = ns }
-}
-
 // WithRequest sets who each record's request is, whole: its namespace,
-// where its key comes from, its fingerprint (Config.Request). Pass the
-// same request.Identity to the producer, the front door, the dispatcher
-// and the command, so that all of them name a request by one key. The key
-// options below change one of its fields. Defaults to the zero
-// request.Identity: the key is the body field DefaultKeyField, the
-// namespace the function's name, the fingerprint the whole body.
+// where its key comes from, its fingerprint (Config.Request), as in
+//
+//	handler.WithRequest(request.Identity{Namespace: "summarise", KeyFields: []string{"document_id", "version"}})
+//
+// Pass the same request.Identity to the producer, the front door, the
+// dispatcher and the command, so that all of them name a request by one
+// key. Defaults to the zero request.Identity: the key is the body field
+// request.DefaultKeyField, the namespace the function's name
+// (request.DefaultNamespace), the fingerprint the whole body.
 func WithRequest(id request.Identity) Option {
 	id = id.Clone()
 	return func(c *Config) { c.Request = id }
-}
-
-// WithKeyField takes the key from a member of the JSON body: a name, or a
-// dotted path into nested objects ("request.id"); a dot that is part of a
-// name is written `\.` (see idemjson.CheckField). Its value must be a
-// non-empty string of Unicode text, or a number (taken as spelled).
-// A key has one source: another key option given as well is refused.
-// Defaults to DefaultKeyField.
-func WithKeyField(field string) Option {
-	return func(c *Config) { c.Request.KeyField = field }
-}
-
-// WithKeyFields takes the key from several members of the JSON body that
-// together name the request — "summarise document 4471 at version 9":
-//
-//	handler.WithKeyFields("document_id", "version") // key ns#document_id:4471:version:9
-//
-// Each field is a name or a dotted path, as in WithKeyField; their order
-// does not matter. A value counts by what it says, not how it is spelled:
-// a string's characters, a number's exact value (9, 9.0 and "9" are one
-// key; 9007199254740993 and 9007199254740992 are two), true or false, an
-// object's or an array's canonical JSON (idemjson.Object.NaturalValue). A
-// field that is absent, null or empty is idem.ErrNoKey.
-//
-// With a key of fields the payload is not checked unless
-// WithFingerprintFields names fields to check: the key already says which
-// request a body is, and a whole-body check would fail the same request
-// spelled another way ("version":"9" after "version":9), or carrying
-// another trace id, all the way to the dead-letter queue. Defaults to off
-// (the key comes from the body field DefaultKeyField).
-func WithKeyFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.KeyFields = fields }
-}
-
-// WithKeyAttribute takes the key from a String or Number message attribute
-// instead of the body. Defaults to off (the key comes from the body field
-// DefaultKeyField).
-func WithKeyAttribute(name string) Option {
-	return func(c *Config) { c.Request.KeyAttribute = name }
-}
-
-// WithKeyFunc takes the key from a function of the message. Never use the
-// message id: a producer's re-send and a DLQ redrive carry new ones. The
-// handler puts the namespace and "#" before what f returns (see
-// idem.ClientKey), so f returns the key within the namespace; for a key
-// of several parts, idem.NaturalValue escapes and joins them.
-// Defaults to off (the key comes from the body field DefaultKeyField).
-func WithKeyFunc(f KeyFunc) Option {
-	return func(c *Config) { c.Request.KeyFunc = f }
 }
 
 // WithKeyless runs records that carry no key without idempotency: each
@@ -109,29 +53,13 @@ func WithKeyFunc(f KeyFunc) Option {
 // records are counted as keyless in the batch's summary line (and EMF
 // metric Keyless) and logged one by one at debug level only, so a queue
 // whose messages mostly carry no key does not flood the log. A body that
-// is not valid JSON still fails. Defaults to off: a record without a key
-// is a batch item failure, so it reaches the dead-letter queue.
+// is not valid JSON still fails. It is the handler's own setting, not the
+// request's (request.Identity): what every part names a request by does
+// not change, and only the handler meets a record that has none. Defaults
+// to off: a record without a key is a batch item failure, so it reaches
+// the dead-letter queue.
 func WithKeyless() Option {
 	return func(c *Config) { c.Keyless = true }
-}
-
-// WithFingerprintFields checks only these JSON body fields (names or
-// dotted paths, as in WithKeyField) against the stored record, so fields
-// that change between re-sends (a trace id, a timestamp) do not count.
-// Defaults to the whole body, in canonical JSON form (idemjson.Fingerprint:
-// RFC 8785 with numbers kept exact) when it has one, else its bytes; with
-// WithKeyFields, to no check.
-func WithFingerprintFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.FingerprintFields = fields }
-}
-
-// WithoutFingerprint turns the payload check off: a key reused for another
-// payload replays the first payload's result. It cannot be given with
-// WithFingerprintFields. Defaults to checking the whole body (see
-// WithFingerprintFields).
-func WithoutFingerprint() Option {
-	return func(c *Config) { c.Request.NoFingerprint = true }
 }
 
 // WithConcurrency sets how many records of a batch run at once

@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 const omittedLog = "idemq: result not stored: too large; the key is completed without it"
@@ -63,7 +64,7 @@ func TestResultTooLarge(t *testing.T) {
 		plain := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) {
 			t.Error("the function ran for a completed key")
 			return nil, nil
-		}, handler.WithNamespace(handlerbundle.Namespace), handler.WithLogger(slog.New(slog.NewJSONHandler(b.Logs, nil))))
+		}, handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithLogger(slog.New(slog.NewJSONHandler(b.Logs, nil))))
 		handlerbundle.WantIDs(t, b.Invoke(plain, handlerbundle.Msg("m3", "k1")))
 		b.WantSummary(map[string]int{"replayed": 1, "failed": 0, "batch_item_failures": 0})
 

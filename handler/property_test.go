@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 var (
@@ -219,7 +220,7 @@ func (p *propBatch) check() error {
 		return []byte("result:" + k), nil
 	}
 	opts := []handler.Option{
-		handler.WithNamespace(handlerbundle.Namespace),
+		handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 		handler.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))),
 		handler.WithReplayHook(func(_ context.Context, m events.SQSMessage, result []byte) error {
 			replayMu.Lock()

@@ -28,9 +28,9 @@ import (
 //
 // Who a request is comes from Req's tags (request.IdentityOf) merged with
 // the options (request.Identity.Merge): the options say the namespace,
-// and may add what the tags leave unset (WithKeyAttribute or WithKeyFunc
-// for a type without key fields, WithFingerprintFields,
-// WithoutFingerprint); an option that sets what a tag says, otherwise
+// and may add what the tags leave unset (a KeyAttribute or a KeyFunc
+// for a type without key fields, FingerprintFields, NoFingerprint); a
+// setting that sets what a tag says, otherwise
 // than the tag, is refused. Pass the same Identity to the producer and
 // the other parts (the Type's, request.NewType), or Req itself
 // (producer.NewTyped).

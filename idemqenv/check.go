@@ -133,15 +133,6 @@ func (r *reader) checkStoreURL(s string, schemes ...string) error {
 	return fmt.Errorf("%s: %s", stores.ShowURL(r.label(StoreURL), s), why)
 }
 
-// identityVars name the variable of each field of request.Identity.
-var identityVars = map[string]string{
-	"Namespace":         Namespace,
-	"KeyField":          KeyField,
-	"KeyFields":         KeyFields,
-	"KeyAttribute":      KeyAttribute,
-	"FingerprintFields": FingerprintFields,
-}
-
 // checkIdentity checks the request's identity as request.Identity does,
 // each refusal after the variable that set the field.
 func (r *reader) checkIdentity(s *Settings) {
@@ -154,9 +145,11 @@ func (r *reader) checkIdentity(s *Settings) {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		if ce, ok := errors.AsType[*idem.ConfigError](e); ok && identityVars[ce.Field] != "" {
-			r.bad("%s: %w", r.label(identityVars[ce.Field]), e)
-			continue
+		if ce, ok := errors.AsType[*idem.ConfigError](e); ok {
+			if name := settingVar(ce.Package + "." + ce.Field); name != "" {
+				r.bad("%s: %w", r.label(name), e)
+				continue
+			}
 		}
 		r.errs = append(r.errs, e)
 	}

@@ -216,23 +216,6 @@ func hostPortValue(field func(*Settings) *string, example string) value {
 	return v
 }
 
-// listValue is a list of non-empty values, separated by commas.
-func listValue(field func(*Settings) *[]string) value {
-	return value{kind: KindList,
-		parse: func(s *Settings, v string) error {
-			list := strings.Split(v, ",")
-			for i, item := range list {
-				if list[i] = strings.TrimSpace(item); list[i] == "" {
-					return errors.New("want names separated by commas, none empty")
-				}
-			}
-			*field(s) = list
-			return nil
-		},
-		format: func(s Settings) string { return strings.Join(*field(&s), ",") },
-	}
-}
-
 // queueValue is the queue's settings as JSON (queue.Settings), valid
 // ones; the zero Settings is unset.
 func queueValue(field func(*Settings) *queue.Settings) value {

@@ -77,7 +77,8 @@ const (
 )
 
 // vars is the table: every variable, in the order the docs list them.
-var vars = []Var{
+// Who a request is (requestVars) is request.Fields' table, not this one's.
+var vars = slices.Concat([]Var{
 	{Name: Mode, Programs: lambdaed, Default: "`worker`",
 		Doc:   "what the program is: `worker` (claims and runs each record, on Lambda or as a consumer), `frontdoor` (the HTTP front door, docs/frontdoor.md) or `dispatch` (to a Lambda durable function, docs/dispatcher.md)",
 		value: modeValue()},
@@ -99,29 +100,7 @@ var vars = []Var{
 		Sets:  []string{"dynamostore.MultiRegionStrong"},
 		Doc:   "`true` when the DynamoDB table is a global table with multi-Region strong consistency (`dynamostore.WithMultiRegionStrong`): staged writes are refused before anything is sent, as such a table runs no transactions; the CDK stack sets it with `Replicas`",
 		value: boolValue(func(s *Settings) *bool { return &s.Store.DynamoDBStrong })},
-
-	// Who a request is: one request.Identity.
-	{Name: Namespace, Programs: keyed | Command, Default: "the function's name, with a warning at start-up", Flag: "namespace",
-		Sets:  []string{"request.Namespace", "handler.Namespace", "frontdoor.Namespace"},
-		Doc:   "key namespace (`request.Identity.Namespace`); set it once and keep it: a replaced or renamed function finds none of its records under another; required by the front door and the command; the dispatcher names each execution after the record key in it",
-		value: stringValue(func(s *Settings) *string { return &s.Request.Namespace }, nil)},
-	{Name: KeyField, Programs: keyed | Command, Default: "`" + request.DefaultKeyField + "`", Flag: "key-field",
-		Sets:  []string{"request.KeyField", "handler.KeyField"},
-		Doc:   "body member holding the key, or a dotted path into nested objects (`request.Identity.KeyField`); one key source of the four",
-		value: stringValue(func(s *Settings) *string { return &s.Request.KeyField }, nil)},
-	{Name: KeyFields, Programs: keyed | Command, Default: "none", Flag: "key-fields",
-		Sets:  []string{"request.KeyFields", "handler.KeyFields"},
-		Doc:   "body members that together make the key, a natural key, comma-separated: `document_id,version`, stored as `ns#document_id:doc-1:version:9` (`request.Identity.KeyFields`); one key source of the four",
-		value: listValue(func(s *Settings) *[]string { return &s.Request.KeyFields })},
-	{Name: KeyAttribute, Programs: keyed | Command, Default: "none", Flag: "key-attribute",
-		Sets:  []string{"request.KeyAttribute", "handler.KeyAttribute"},
-		Doc:   "String or Number message attribute holding the key (`request.Identity.KeyAttribute`); one key source of the four",
-		value: stringValue(func(s *Settings) *string { return &s.Request.KeyAttribute }, nil)},
-	{Name: FingerprintFields, Programs: Worker | FrontDoor, Default: "the whole body; with `IDEMQ_KEY_FIELDS`, no check",
-		Sets:  []string{"request.FingerprintFields", "handler.FingerprintFields"},
-		Doc:   "body members checked against the stored record, comma-separated, so that fields changing between re-sends do not count (`request.Identity.FingerprintFields`)",
-		value: listValue(func(s *Settings) *[]string { return &s.Request.FingerprintFields })},
-
+}, requestVars(), []Var{
 	// The claim.
 	{Name: RecordExpiry, Programs: Worker | FrontDoor | Command, Default: idem.DefaultExpiry.String() + " (`idem.DefaultExpiry`)", Flag: "record-expiry",
 		Sets:  []string{"idem.Expiry"},
@@ -255,6 +234,46 @@ var vars = []Var{
 	{Name: LambdaEndpoint, Programs: Dispatch, Default: "the AWS endpoint",
 		Doc:   "Lambda endpoint URL, for a local fake",
 		value: urlValue(func(s *Settings) *string { return &s.Dispatch.LambdaEndpoint })},
+})
+
+// requestVars are the variables of who a request is, one for each field
+// of request.Fields, read into Settings.Request: the field's own name,
+// doc line, default and flag, refused under its name when the field is
+// (Var.Sets). A field of the payload check is read by the parts that
+// check payloads only.
+func requestVars() []Var {
+	var out []Var
+	for _, f := range request.Fields() {
+		programs := keyed | Command
+		if f.Payload {
+			programs = Worker | FrontDoor
+		}
+		out = append(out, Var{Name: f.Var, Programs: programs, Default: f.Default, Flag: f.Flag,
+			Sets: []string{"request." + f.Name}, Doc: f.Doc, value: fieldValue(f)})
+	}
+	return out
+}
+
+// fieldValue parses a field of request.Identity from its variable, a
+// list's names separated by commas, and writes it back.
+func fieldValue(f request.Field) value {
+	kind := KindString
+	if f.List {
+		kind = KindList
+	}
+	return value{kind: kind,
+		parse: func(s *Settings, v string) error {
+			values := []string{v}
+			if f.List {
+				values = strings.Split(v, ",")
+				for i := range values {
+					values[i] = strings.TrimSpace(values[i])
+				}
+			}
+			return f.Set(&s.Request, values)
+		},
+		format: func(s Settings) string { return strings.Join(f.Get(s.Request), ",") },
+	}
 }
 
 // retired are the variables no program reads any more, each with what

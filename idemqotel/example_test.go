@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/request"
 )
 
 // A batch of two deliveries of one request, traced: one batch span, a span
@@ -25,7 +26,7 @@ func Example() {
 	store, _ := memstore.New()
 	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summarise"), idemqotel.WithTracing(tp),
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), idemqotel.WithTracing(tp),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 
 	_, _ = h(context.Background(), handlertest.Event(

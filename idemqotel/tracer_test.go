@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/request"
 )
 
 const namespace = "traced"
@@ -63,7 +64,7 @@ func newSetup(t *testing.T, opts ...idemqotel.Option) *setup {
 		}
 		return []byte("result"), nil
 	}
-	h, err := handler.New(store, fn, handler.WithNamespace(namespace),
+	h, err := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: namespace}),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), idemqotel.WithTracing(tp, opts...))
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +327,7 @@ func TestNew(t *testing.T) {
 	store, _ := memstore.New()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
 	var ce *idem.ConfigError
-	if _, err := handler.New(store, fn, handler.WithNamespace("n"), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Package != "handler" || ce.Field != "options[1]" {
+	if _, err := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: "n"}), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Package != "handler" || ce.Field != "options[1]" {
 		t.Errorf("handler.New with WithTracing(nil, nil) = %v, want a ConfigError for handler's options[1]", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // otlpServer is an OTLP/HTTP collector that keeps the bodies of the
@@ -74,7 +75,7 @@ func TestTracingSendsEachBatchsSpans(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := tr.flushing(handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte("r"), nil },
-				handler.WithNamespace("traced"), tr.option("otel")))
+				handler.WithRequest(idemqrequest.Identity{Namespace: "traced"}), tr.option("otel")))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"idempotency_key":"k"}`,
@@ -110,7 +111,7 @@ func TestTracingFlushFailureChangesNothing(t *testing.T) {
 			return nil, errNo
 		}
 		return []byte("r"), nil
-	}, handler.WithNamespace("traced"), handler.WithLogger(slog.New(slog.DiscardHandler)), tr.option("otel")))
+	}, handler.WithRequest(idemqrequest.Identity{Namespace: "traced"}), handler.WithLogger(slog.New(slog.DiscardHandler)), tr.option("otel")))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{

@@ -3,7 +3,6 @@ package producer
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/idemq/idemq/idem"
@@ -89,19 +88,6 @@ func WithConfig(cfg Config) Option {
 func WithRequest(id request.Identity) Option {
 	id = id.Clone()
 	return func(c *Config) { c.Request = id }
-}
-
-// WithKeyField sets Config.Request.KeyField, the body member the key is
-// put in. Defaults to request.DefaultKeyField.
-func WithKeyField(field string) Option {
-	return func(c *Config) { c.Request.KeyField = field }
-}
-
-// WithKeyFields sets Config.Request.KeyFields, the body members that make
-// the key. Defaults to none: the key is put in request.DefaultKeyField.
-func WithKeyFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.KeyFields = fields }
 }
 
 // WithGroupID sets Config.GroupID, the MessageGroupId of a message that

@@ -194,13 +194,15 @@ func (id Identity) Source() string {
 	case id.KeyFunc != nil:
 		return "key func"
 	}
-	return "body field " + id.keyField()
+	return "body field " + id.Defaulted().KeyField
 }
 
-// keyField is the body member of a field-keyed Identity.
-func (id Identity) keyField() string {
-	if id.KeyField == "" {
-		return DefaultKeyField
+// Defaulted returns id with its key source filled in by the one rule
+// every part follows: with no source set (KeyField, KeyFields,
+// KeyAttribute, KeyFunc), the key is the body member DefaultKeyField.
+func (id Identity) Defaulted() Identity {
+	if id.keySource().field == "" {
+		id.KeyField = DefaultKeyField
 	}
-	return id.KeyField
+	return id
 }

@@ -53,7 +53,7 @@ func NewReader(id Identity) (*Reader, error) {
 	case id.KeyFunc != nil:
 		r.key = funcKey(id.KeyFunc)
 	default:
-		r.key = fieldKey(id.keyField())
+		r.key = fieldKey(id.Defaulted().KeyField)
 	}
 	switch {
 	case id.NoFingerprint:

@@ -58,13 +58,11 @@ func NewType[T any](id Identity) (*Type[T], error) {
 	d := deref(t)
 	typ := &Type[T]{reader: r, name: typeName(t), object: !opaque(d) && (d.Kind() == reflect.Struct || d.Kind() == reflect.Map)}
 	var fields []string
-	switch {
-	case merged.KeyField != "":
-		fields = append(fields, merged.KeyField)
-	case len(merged.KeyFields) > 0:
-		fields = append(fields, merged.KeyFields...)
-	case merged.KeyAttribute == "" && merged.KeyFunc == nil:
-		fields = append(fields, DefaultKeyField)
+	switch read := merged.Defaulted(); {
+	case read.KeyField != "":
+		fields = append(fields, read.KeyField)
+	case len(read.KeyFields) > 0:
+		fields = append(fields, read.KeyFields...)
 	}
 	typ.keyed = len(fields) > 0
 	for _, f := range fields {

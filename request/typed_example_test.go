@@ -60,7 +60,7 @@ func ExampleWrap() {
 		// The key is the client's; the fingerprint covers what the
 		// client sent, not the request id or the headers each retry
 		// changes.
-		request.WithIdentity(request.Identity{Namespace: "orders", FingerprintFields: []string{"httpMethod", "path", "body"}}),
+		request.WithRequest(request.Identity{Namespace: "orders", FingerprintFields: []string{"httpMethod", "path", "body"}}),
 		request.WithKeyOf(func(req events.APIGatewayProxyRequest) (string, error) {
 			return req.Headers["Idempotency-Key"], nil
 		}))

@@ -51,17 +51,12 @@ func WithConfig(cfg FuncConfig) FuncOption {
 	return func(c *FuncConfig) { *c = cfg }
 }
 
-// WithIdentity sets FuncConfig.Request, whole. Defaults to the request
-// type's Identity, without a namespace.
-func WithIdentity(id Identity) FuncOption {
+// WithRequest sets FuncConfig.Request, whole; its Namespace is
+// required. Defaults to the request type's Identity, without a namespace,
+// which NewFunc refuses.
+func WithRequest(id Identity) FuncOption {
 	id = id.Clone()
 	return func(c *FuncConfig) { c.Request = id }
-}
-
-// WithNamespace sets FuncConfig.Request.Namespace, which every key of the
-// wrapped function starts with. Defaults to none, which NewFunc refuses.
-func WithNamespace(ns string) FuncOption {
-	return func(c *FuncConfig) { c.Request.Namespace = ns }
 }
 
 // WithIdem applies opts, in order, to FuncConfig.Idem; idem.WithConfig
@@ -104,7 +99,7 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 // NewFunc's error (an *idem.ConfigError naming the setting) if NewFunc
 // fails, as regexp.MustCompile does:
 //
-//	lambda.Start(request.Wrap(store, createOrder, request.WithNamespace("orders")))
+//	lambda.Start(request.Wrap(store, createOrder, request.WithRequest(request.Identity{Namespace: "orders"})))
 func Wrap[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) func(context.Context, Req) (Resp, error) {
 	f, err := NewFunc(store, fn, opts...)
 	if err != nil {
@@ -236,10 +231,7 @@ func (w *wrapped[Req, Resp]) checkFields() error {
 		errs = append(errs, configError("KeyOf", "", fmt.Errorf("is given with %s %s: a key has one source", key.field, key.value)))
 	case w.keyOf != nil:
 	case id.KeyField != "" || key.field == "":
-		f := id.KeyField
-		if f == "" {
-			f = DefaultKeyField
-		}
+		f := id.Defaulted().KeyField
 		if _, _, found, _ := fieldOf(t, f); !found {
 			absent("KeyField", f)
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
 
@@ -95,7 +96,9 @@ func TestFromEnvRefuses(t *testing.T) {
 		{"an expiry under the lease", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
 			idemqenv.RecordExpiry: "1m", idemqenv.Lease: "2m"}, nil, []string{idemqenv.RecordExpiry + ": idem: Expiry 1m0s: must be at least Lease 2m0s"}},
 		{"a key function with a key field", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false", idemqenv.KeyField: "id"},
-			[]worker.Option{worker.WithHandlerOptions(handler.WithKeyFunc(func(events.SQSMessage) (string, error) { return "k", nil }))}, []string{idemqenv.KeyField + `: request: KeyField "id": contradicts`, "given in code"}},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}))}, []string{idemqenv.KeyField + `: request: KeyField "id": contradicts`, "given in code"}},
+		{"another namespace in code", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false"},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{Namespace: "other"}))}, []string{idemqenv.Namespace + ": request: Namespace", "given in code"}},
 		{"a consumer setting the consumer refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
 			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.ConsumerVisibility: "1500ms"},
 			[]worker.Option{testAWS}, []string{idemqenv.ConsumerVisibility + ": consumer: VisibilityTimeout"}},

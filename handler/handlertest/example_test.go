@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A producer re-sends every request it never saw acknowledged, under a
@@ -26,7 +27,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
 	for _, key := range []string{"order-1", "order-2", "order-3"} {
@@ -58,7 +59,7 @@ func ExampleWithFIFO() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 	for _, key := range []string{"step-1", "step-2", "step-3"} {

@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A FIFO queue delivers a group's messages in order and none while an
@@ -93,7 +94,7 @@ func TestFIFODrainKeepsOrder(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			})
-			opts := []handler.Option{handler.WithNamespace("fifo"), handler.WithLogger(slog.New(slog.DiscardHandler))}
+			opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "fifo"}), handler.WithLogger(slog.New(slog.DiscardHandler))}
 			if isolation {
 				opts = append(opts, handler.WithFIFOGroupIsolation())
 			}

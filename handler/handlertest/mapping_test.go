@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // Drain deletes what a response does not list, brings back what it lists
@@ -77,7 +78,7 @@ func TestCallsCatchANaiveHandler(t *testing.T) {
 	// The same messages through WrapSQS: once.
 	var once handlertest.Calls
 	h := handler.WrapSQS(must(memstore.New()), once.Func(handlertest.BodyField("idempotency_key"), nil),
-		handler.WithNamespace("t"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "t"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	q = handlertest.NewQueue()
 	q.Send(`{"idempotency_key":"k1"}`)
 	q.Send(`{"idempotency_key":"k1"}`)

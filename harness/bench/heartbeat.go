@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // The heartbeat micro-benchmarks' settings: the consumer's default lease
@@ -71,7 +72,7 @@ func heartbeatBench(mode string) func(*testing.B) {
 		ev := t.Batches[0]
 		store := &countExtends{Store: newMemstore(b)}
 		var calls atomic.Int64
-		h := handler.WrapSQS(store, model(HeartbeatWork, &calls), handler.WithNamespace("bench"),
+		h := handler.WrapSQS(store, model(HeartbeatWork, &calls), handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
 		var before, after runtime.MemStats
 		b.ReportAllocs()

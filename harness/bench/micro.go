@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // Micro is a benchmark of the handler without I/O: idemq with its defaults
@@ -61,7 +62,7 @@ func microBench(s Scenario, size int) func(*testing.B) {
 		ev := t.Batches[0]
 		store := &swapStore{Store: newMemstore(b)}
 		var calls atomic.Int64
-		opts := []handler.Option{handler.WithNamespace("bench"),
+		opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
 		if t.Cache {
 			opts = append(opts, handler.WithCache(size, cacheBytes))

@@ -24,6 +24,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/s3blob"
 	"github.com/idemq/idemq/internal/testenv"
+	"github.com/idemq/idemq/request"
 )
 
 // S3EndpointEnv names the environment variable holding the local S3
@@ -404,7 +405,7 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 		return err
 	}
 	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("bench"),
+		handler.WithRequest(request.Identity{Namespace: "bench"}),
 		handler.WithConcurrency(s.cfg.BatchSize),
 		handler.WithLogger(slog.New(logs)),
 		handler.WithIdem(opts...),

@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/request"
 )
 
 // TestMain points the SDK's default configuration, which the examples
@@ -85,7 +86,7 @@ func Example() {
 	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		fmt.Println("calling the provider for", msg.MessageId)
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summariser"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	}, handler.WithRequest(request.Identity{Namespace: "summariser"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	// In the function: lambda.Start(h).
 
 	for _, id := range []string{"msg-1", "msg-2"} {
@@ -158,7 +159,7 @@ func ExampleStage() {
 		log.Fatal(err)
 	}
 	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("orders"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
 	msg := events.SQSMessage{MessageId: "msg-1", Body: `{"idempotency_key":"order-4471"}`}
 	for range 2 { // the message and its redelivery
 		resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg}})

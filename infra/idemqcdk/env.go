@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/request"
 )
 
 // The environment variables the functions are given, by their names in
@@ -94,8 +95,16 @@ const (
 	EnvPrefix = idemqenv.Prefix
 )
 
-// setByWorker are the names a Worker sets itself.
-var setByWorker = []string{EnvTable, EnvRecordExpiry, EnvClockSkew, EnvNamespace, EnvKeyField, EnvKeyFields, EnvKeyAttribute, EnvFingerprintFields, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing, EnvDynamoDBStrong}
+// setByWorker reports whether a Worker sets the variable name itself:
+// who a request is (request.Fields), and the rest of its settings.
+func setByWorker(name string) bool {
+	for _, f := range request.Fields() {
+		if f.Var == name {
+			return true
+		}
+	}
+	return slices.Contains([]string{EnvTable, EnvRecordExpiry, EnvClockSkew, EnvBackoff, EnvProviderAPIKeySecret, EnvQueue, EnvEMFNamespace, EnvBlobBucket, EnvBlobPrefix, EnvTracing, EnvDynamoDBStrong}, name)
+}
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
 // EnvPrefix, saying what to set instead.
@@ -110,7 +119,7 @@ func checkEnvName(name string, label func(field string) string) error {
 			label("ProviderAPIKeySecret"))
 	case name == EnvProviderURL:
 		why = fmt.Sprintf("which the Worker sets itself from %s once checked; set that instead", label("ProviderURL"))
-	case slices.Contains(setByWorker, name):
+	case setByWorker(name):
 		why = "which the Worker sets itself; remove it"
 	default:
 		why = fmt.Sprintf("a worker's setting (every %s variable is reserved): the Worker sets the ones it supports from its props once they are checked against the queue, "+

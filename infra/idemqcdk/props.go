@@ -117,17 +117,18 @@ type WorkerProps struct {
 	RecordExpiry time.Duration
 	// Request says who a request is: its key namespace, where its key
 	// comes from and which members are its fingerprint, the one
-	// request.Identity the function reads back from IDEMQ_NAMESPACE,
-	// IDEMQ_KEY_FIELD, IDEMQ_KEY_FIELDS, IDEMQ_KEY_ATTRIBUTE and
-	// IDEMQ_FINGERPRINT_FIELDS (idemqenv), the front door too. Its
+	// request.Identity the function reads back from the variables of
+	// request.Fields (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD, …; idemqenv), the
+	// front door too. Its
 	// Namespace is required: a plain string, not a token, that stays the
 	// same for the records' lifetime, since a new namespace makes every
 	// earlier record unreachable and every message delivered again runs
 	// its work again (neither the function's generated name nor the
 	// construct's path would do: both change). The key source defaults to
-	// the body's "idempotency_key" (request.DefaultKeyField). KeyFunc and
-	// NoFingerprint live in the function's code and are refused here, as
-	// is a list member an environment variable cannot carry.
+	// the body's "idempotency_key" (request.DefaultKeyField). A setting no
+	// variable carries (KeyFunc, NoFingerprint) lives in the function's
+	// code and is refused here, as is a list member an environment
+	// variable cannot carry.
 	Request request.Identity
 	// ProviderURL is the model provider's OpenAI-compatible base URL (such
 	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute

@@ -85,8 +85,8 @@ func TestRequestRefusals(t *testing.T) {
 		field string
 		says  string
 	}{
-		{"a key function", request.Identity{Namespace: "jobs", KeyFunc: keyFunc}, "Request.KeyFunc", "cannot be carried"},
-		{"no fingerprint", request.Identity{Namespace: "jobs", NoFingerprint: true}, "Request.NoFingerprint", "WithoutFingerprint"},
+		{"a key function", request.Identity{Namespace: "jobs", KeyFunc: keyFunc}, "Request.KeyFunc", "no IDEMQ_ variable carries it"},
+		{"no fingerprint", request.Identity{Namespace: "jobs", NoFingerprint: true}, "Request.NoFingerprint", "no IDEMQ_ variable carries it"},
 		{"a comma in a fingerprint member", request.Identity{Namespace: "jobs", FingerprintFields: []string{"a,b"}}, "Request.FingerprintFields", idemqcdk.EnvFingerprintFields},
 		{"white space around a key member", request.Identity{Namespace: "jobs", KeyFields: []string{" id"}}, "Request.KeyFields", idemqcdk.EnvKeyFields},
 		{"two key sources", request.Identity{Namespace: "jobs", KeyField: "id", KeyAttribute: "id"}, "Request.KeyAttribute", "one source"},

@@ -485,7 +485,7 @@ func status(t *testing.T, store frontdoor.Store) {
 		close(started)
 		<-release
 		return []byte("slow summary"), nil
-	}, handler.WithNamespace(Namespace), handler.WithLogger(quiet))
+	}, handler.WithRequest(request.Identity{Namespace: Namespace}), handler.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +591,7 @@ func inProgress(t *testing.T, store frontdoor.Store) {
 	b := newBundle(t, store)
 	entered, release := make(chan struct{}), make(chan struct{})
 	slow, err := frontdoor.New(store, &heldQueue{Queue: b.queue, entered: entered, release: release},
-		frontdoor.WithNamespace(Namespace), frontdoor.WithLogger(quiet))
+		frontdoor.WithRequest(request.Identity{Namespace: Namespace}), frontdoor.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}

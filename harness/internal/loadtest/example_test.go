@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A wrapped handler run through an in-process event source mapping with
@@ -51,7 +52,7 @@ func Example() {
 			return nil, err
 		}
 		return loadtest.Chat(ctx, provider.URL(), body.Prompt)
-	}, handler.WithNamespace("example"), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
+	}, handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
 
 	queue := handlertest.NewQueue(handlertest.WithVisibility(200*time.Millisecond), handlertest.WithMaxReceives(50))
 	go func() {

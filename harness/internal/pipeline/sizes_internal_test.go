@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // lostBlobs keeps objects in memory, and loses them all at will.
@@ -43,7 +44,7 @@ func TestReplayFailures(t *testing.T) {
 	}
 	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte(strings.Repeat("a long answer ", 2000)), nil
-	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithNamespace("t"),
+	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithRequest(request.Identity{Namespace: "t"}),
 		handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(1)))
 	event := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"idempotency_key":"k1"}`,
 		EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q"}}}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // worker is one Lambda instance: its handler (handler.WrapSQS over the
@@ -47,7 +48,7 @@ type worker struct {
 func (w *world) newWorker(id int) *worker {
 	wk := &worker{w: w, id: id, resume: make(chan bool), events: make(chan event)}
 	opts := []handler.Option{
-		handler.WithNamespace(namespace), handler.WithKeyField("id"), handler.WithConcurrency(1),
+		handler.WithRequest(request.Identity{Namespace: namespace, KeyField: "id"}), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.DiscardHandler)), handler.WithReplayHook(wk.replayed),
 		handler.WithIdem(idem.WithClock(clock{wk}), idem.WithLease(w.cfg.Lease)),
 	}
