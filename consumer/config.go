@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/retry"
 	"github.com/idemq/idemq/queue"
 )
 
@@ -236,10 +235,10 @@ func (c Config) resolve() (Config, error) {
 		c.DeleteTimeout = DefaultDeleteTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = retry.DefaultMin
+		c.RetryMin = queue.DefaultRetryMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(retry.DefaultMax, c.RetryMin)
+		c.RetryMax = max(queue.DefaultRetryMax, c.RetryMin)
 	}
 	if c.UnhealthyAfter == 0 {
 		c.UnhealthyAfter = DefaultUnhealthyAfter

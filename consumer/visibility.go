@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // giveBackTimeout bounds the call that gives back a batch received while
@@ -61,7 +61,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 		bo := c.newBackoff()
 		warned := false
 		for len(entries) > 0 {
-			if !retry.Sleep(ctx, time.Until(next)) {
+			if !queue.Sleep(ctx, time.Until(next)) {
 				return
 			}
 			at := time.Now()
@@ -114,7 +114,7 @@ func (c *Consumer) changeVisibility(ctx context.Context, entries []types.ChangeM
 	ok := true
 	for start := 0; start < len(entries); start += 10 {
 		chunk := entries[start:min(start+10, len(entries))]
-		out, err := c.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(c.queueURL), Entries: chunk}, retry.Once)
+		out, err := c.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(c.queueURL), Entries: chunk}, once)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.stats.visibilityErrors.Add(1)
@@ -163,7 +163,7 @@ func (c *Consumer) giveBack(msgs []types.Message) {
 		if entries, ok = c.changeVisibility(ctx, entries); ok {
 			break
 		}
-		if len(entries) == 0 || !retry.Sleep(ctx, bo.Wait()) {
+		if len(entries) == 0 || !queue.Sleep(ctx, bo.Wait()) {
 			c.cfg.Logger.Warn("idemq consumer: could not give back messages received while stopping; they come back after their visibility timeout", "messages", len(msgs))
 			return
 		}

@@ -9,8 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
-	"github.com/idemq/idemq/internal/retry"
 )
 
 // SendBatch sends msgs with SendMessageBatch: in input order, split into
@@ -103,7 +101,7 @@ func (p *Producer) sendBatch(ctx context.Context, pending []int, preps []prepare
 			}
 		}
 		actx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
-		res, err := p.client.SendMessageBatch(actx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.queueURL), Entries: entries}, retry.Once)
+		res, err := p.client.SendMessageBatch(actx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.queueURL), Entries: entries}, once)
 		cancel()
 		if err != nil {
 			if rejected(err) {

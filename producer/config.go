@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/retry"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -150,10 +149,10 @@ func (c Config) resolve() (Config, error) {
 		c.AttemptTimeout = DefaultAttemptTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = retry.DefaultMin
+		c.RetryMin = queue.DefaultRetryMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(retry.DefaultMax, c.RetryMin)
+		c.RetryMax = max(queue.DefaultRetryMax, c.RetryMin)
 	}
 	if c.GroupID != "" && !validID(c.GroupID) {
 		bad("GroupID", fmt.Sprintf("%q", c.GroupID), "must be 1 to %d letters, digits and punctuation", maxIDLen)

@@ -10,8 +10,6 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
-
-	idemqretry "github.com/idemq/idemq/internal/retry"
 )
 
 // Send puts m's key in its body and sends it. An attempt whose answer is
@@ -52,7 +50,7 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 		out, err := p.client.SendMessage(actx, &sqs.SendMessageInput{
 			QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(pm.body), MessageAttributes: pm.attributes,
 			MessageGroupId: optional(pm.groupID), MessageDeduplicationId: optional(pm.dedupID),
-		}, idemqretry.Once)
+		}, once)
 		cancel()
 		if err == nil {
 			s.MessageID = aws.ToString(out.MessageId)

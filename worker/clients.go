@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/sdkhttp"
 )
 
 // clients are a program's AWS clients: each made here, once, when first
@@ -44,7 +44,7 @@ func (c *clients) SQS(ctx context.Context) (*sqs.Client, error) {
 		return nil, err
 	}
 	c.sqs = sqs.NewFromConfig(cfg, func(o *sqs.Options) {
-		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, c.conns)
+		o.HTTPClient = stores.KeepConnections(o.HTTPClient, c.conns)
 		if c.s.SQSEndpoint != "" {
 			o.BaseEndpoint = aws.String(c.s.SQSEndpoint)
 		}
@@ -64,7 +64,7 @@ func (c *clients) S3(ctx context.Context) (*s3.Client, error) {
 		return nil, err
 	}
 	c.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
-		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, c.conns)
+		o.HTTPClient = stores.KeepConnections(o.HTTPClient, c.conns)
 		if c.s.Blobs.S3Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.s.Blobs.S3Endpoint)
 			o.UsePathStyle = true
@@ -84,7 +84,7 @@ func (c *clients) Lambda(ctx context.Context) (*lambda.Client, error) {
 		return nil, err
 	}
 	c.lambda = lambda.NewFromConfig(cfg, func(o *lambda.Options) {
-		o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, c.conns)
+		o.HTTPClient = stores.KeepConnections(o.HTTPClient, c.conns)
 		if c.s.Dispatch.LambdaEndpoint != "" {
 			o.BaseEndpoint = aws.String(c.s.Dispatch.LambdaEndpoint)
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // A quiet machine. Powertools' CPU per record rises with the machine's
@@ -293,7 +293,7 @@ func (w *waiter) wait(ctx context.Context, what string) (start, error) {
 
 // sleepCtx waits d, or until ctx ends (then ctx's error).
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	if !retry.Sleep(ctx, d) {
+	if !queue.Sleep(ctx, d) {
 		return ctx.Err()
 	}
 	return nil

@@ -7,7 +7,8 @@
 // settings name.
 //
 // A store URL holds the store's password: RedactURL, ShowURL, Redact and
-// URLError keep it out of every message.
+// URLError keep it out of every message. KeepConnections sizes an AWS SDK
+// client's connections for the requests under way at once.
 //
 // It imports only idem and the memory store, so that the stores' modules
 // can import it without climbing above the model.

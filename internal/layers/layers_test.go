@@ -18,24 +18,22 @@ const module = "github.com/idemq/idemq"
 // harness, infra, internal helpers) is no library package: no library
 // package may import it.
 var layers = map[string]int{
-	// The model and the deployment arithmetic: no package of ours below;
-	// the back-off the consumer and the producer share; the SDK client's
-	// connections the stores and the worker size.
-	"idem":             0,
-	"queue":            0,
-	"internal/retry":   0,
-	"internal/sdkhttp": 0,
+	// The model and the deployment arithmetic (with the back-off the
+	// consumer and the producer share): no package of ours below.
+	"idem":  0,
+	"queue": 0,
 	// Built on the model: keys from JSON, the stores, the conformance suite.
-	"idem/idemjson":    1,
-	"idem/memstore":    1,
-	"idem/dynamostore": 1,
-	"idem/pgstore":     1,
-	"idem/redisstore":  1,
-	"idem/s3blob":      1,
-	"idem/idemtest":    2,
-	// A store opened from its settings, and each store's opener of it.
+	"idem/idemjson":   1,
+	"idem/memstore":   1,
+	"idem/pgstore":    1,
+	"idem/redisstore": 1,
+	"idem/s3blob":     1,
+	"idem/idemtest":   2,
+	// A store opened from its settings (and the SDK client's connections
+	// the DynamoDB store and the worker size); each store's opener of it.
 	"idem/stores":                2,
-	"idem/dynamostore/dynamoenv": 3,
+	"idem/dynamostore":           3,
+	"idem/dynamostore/dynamoenv": 4,
 	"idem/pgstore/pgenv":         3,
 	"idem/redisstore/redisenv":   3,
 	// The history check, apart from the suite so that only a test that

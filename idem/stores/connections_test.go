@@ -1,4 +1,4 @@
-package sdkhttp_test
+package stores_test
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
-	"github.com/idemq/idemq/internal/sdkhttp"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 func TestKeepConnections(t *testing.T) {
@@ -18,7 +18,7 @@ func TestKeepConnections(t *testing.T) {
 		if hc == nil {
 			in = nil
 		}
-		got, ok := sdkhttp.KeepConnections(asClient(in), 800).(*awshttp.BuildableClient)
+		got, ok := stores.KeepConnections(asClient(in), 800).(*awshttp.BuildableClient)
 		if !ok {
 			t.Fatalf("KeepConnections(%T) is not the SDK's client", in)
 		}
@@ -27,11 +27,11 @@ func TestKeepConnections(t *testing.T) {
 		}
 	}
 	custom := &http.Client{}
-	if hc := sdkhttp.KeepConnections(custom, 100); hc != custom {
+	if hc := stores.KeepConnections(custom, 100); hc != custom {
 		t.Errorf("another client was replaced: %T", hc)
 	}
 	sdk := awshttp.NewBuildableClient()
-	if hc := sdkhttp.KeepConnections(sdk, 0); hc != sdk {
+	if hc := stores.KeepConnections(sdk, 0); hc != sdk {
 		t.Errorf("n 0 changed the client")
 	}
 }

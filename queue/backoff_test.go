@@ -1,16 +1,18 @@
-package retry
+package queue_test
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/idemq/idemq/queue"
 )
 
 // Each wait is the current step plus up to half of it; steps double from
 // Min and stop at Max; Reset starts over.
 func TestBackoff(t *testing.T) {
 	t.Parallel()
-	b := Backoff{Min: 100 * time.Millisecond, Max: 400 * time.Millisecond}
+	b := queue.Backoff{Min: 100 * time.Millisecond, Max: 400 * time.Millisecond}
 	for _, step := range []time.Duration{100, 200, 400, 400} {
 		step *= time.Millisecond
 		if d := b.Wait(); d < step || d > step+step/2 {
@@ -21,7 +23,7 @@ func TestBackoff(t *testing.T) {
 	if d := b.Wait(); d < b.Min || d > b.Min+b.Min/2 {
 		t.Errorf("after Reset: wait %v, want within [%v, %v]", d, b.Min, b.Min+b.Min/2)
 	}
-	var zero Backoff
+	var zero queue.Backoff
 	if d := zero.Wait(); d != 0 {
 		t.Errorf("zero Backoff waits %v, want 0", d)
 	}
@@ -32,10 +34,10 @@ func TestSleep(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if Sleep(ctx, time.Hour) {
+	if queue.Sleep(ctx, time.Hour) {
 		t.Error("Sleep on an ended context reported the hour passed")
 	}
-	if !Sleep(context.Background(), time.Millisecond) {
+	if !queue.Sleep(context.Background(), time.Millisecond) {
 		t.Error("Sleep of 1 ms on a live context reported it did not pass")
 	}
 }
