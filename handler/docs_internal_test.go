@@ -44,9 +44,13 @@ func TestDocsMatchTheCode(t *testing.T) {
 	}
 	rows := map[string]string{} // option → its table row
 	for _, line := range strings.Split(doc, "\n") {
-		if strings.HasPrefix(line, "| `With") {
+		switch {
+		case strings.HasPrefix(line, "| `With"):
 			name := strings.TrimPrefix(line, "| `")
 			rows[name[:strings.IndexByte(name, '(')]] = line
+		case strings.HasPrefix(line, "| `Config."): // a field without an option
+			name := strings.TrimPrefix(line, "| `")
+			rows[name[:strings.IndexByte(name, '`')]] = line
 		}
 	}
 	for _, f := range files {
@@ -63,9 +67,9 @@ func TestDocsMatchTheCode(t *testing.T) {
 
 	// The defaults in the table are the code's.
 	for option, want := range map[string]string{
-		"WithConcurrency":     "| 100",
-		"WithDeadlineReserve": "| 5 s",
-		"WithIdem":            "default 40 days",
+		"WithConcurrency":        "| 100",
+		"Config.DeadlineReserve": "| 5 s",
+		"WithIdem":               "default 40 days",
 	} {
 		if !strings.Contains(rows[option], want) {
 			t.Errorf("docs/handler.md's %s row does not say %q:\n%s", option, want, rows[option])

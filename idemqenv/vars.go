@@ -141,7 +141,7 @@ var vars = slices.Concat([]Var{
 		value: urlValue(func(s *Settings) *string { return &s.SQSEndpoint })},
 	{Name: QueueURL, Programs: Worker, Default: "from each record's event source ARN; in consumer mode the consumed queue",
 		Sets:  []string{"handler.QueueURL"},
-		Doc:   "queue URL of the back-off (`handler.WithQueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
+		Doc:   "queue URL of the back-off (`handler.Config.QueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
 		value: urlValue(func(s *Settings) *string { return &s.QueueURL })},
 	{Name: EMFNamespace, Programs: Worker, Default: "off",
 		Sets:  []string{"handler.EMFNamespace"},

@@ -2,7 +2,7 @@
 // option turns it on,
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	lambda.Start(handler.WrapSQS(store, fn, idemqotel.WithTracing(tp)))
+//	lambda.Start(handler.New(store, fn, idemqotel.WithTracing(tp)))
 //
 // and each batch then makes these spans:
 //

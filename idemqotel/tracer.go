@@ -148,7 +148,7 @@ func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 // options of another package, it returns nil when one of opts is nil,
 // and the handler's constructor refuses a nil option.
 //
-//	handler.WrapSQS(store, fn, idemqotel.WithTracing(tp))
+//	handler.New(store, fn, idemqotel.WithTracing(tp))
 func WithTracing(tp trace.TracerProvider, opts ...Option) handler.Option {
 	t, err := New(tp, opts...)
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 // function, if any.
 type AttachmentProps struct {
 	// Function is the function the queue is to feed, whose handler is
-	// idemq's (handler.WrapSQS, configured by the environment the
+	// idemq's (handler.New, configured by the environment the
 	// Attachment gives it): an awslambda.Function defined in this app, or
 	// an Alias or Version of one (the event source then invokes the alias
 	// or version). Its Timeout is checked against the queue. Required.
