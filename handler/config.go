@@ -24,11 +24,11 @@ const (
 	// (dynamostore.KeepConnections); lower it with WithConcurrency to stay
 	// within a provider's rate limit.
 	DefaultConcurrency = 100
-	// DefaultDeadlineReserve is the time left before the invocation's
+	// defaultDeadlineReserve is the time left before the invocation's
 	// deadline under which records are no longer started. It is capped at
 	// half the time the invocation had when the batch began, so a function
 	// with a short timeout still runs its records.
-	DefaultDeadlineReserve = 5 * time.Second
+	defaultDeadlineReserve = 5 * time.Second
 )
 
 // NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
@@ -75,7 +75,7 @@ type Config struct {
 	// records that run get contexts that end DeadlineReserve/2 before the
 	// deadline, leaving time to release their claims. A negative value
 	// turns the guard off (NoDeadlineReserve). Defaults to
-	// DefaultDeadlineReserve, capped at half the time the invocation had
+	// defaultDeadlineReserve, capped at half the time the invocation had
 	// when the batch began.
 	DeadlineReserve time.Duration
 	// FIFOGroupIsolation narrows what a failure stops on a FIFO queue to

@@ -78,12 +78,12 @@ func TestDocsMatchTheCode(t *testing.T) {
 	if !strings.Contains(doc, "| `KeyField` |") || !strings.Contains(doc, "`"+request.DefaultKeyField+"`, when no other source is set |") {
 		t.Errorf("docs/handler.md's table of request.Identity does not say the default key field %s", request.DefaultKeyField)
 	}
-	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
-		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, DefaultDeadlineReserve, idem.DefaultExpiry)
+	if DefaultConcurrency != 100 || defaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
+		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, defaultDeadlineReserve, idem.DefaultExpiry)
 	}
 	lease := "records' time left + 10 s"
-	if idem.DefaultLeaseMargin.String() != "10s" || DefaultDeadlineReserve.String() != "5s" || !strings.Contains(rows["WithIdem"], lease) || !strings.Contains(rows["WithIdem"], "+ 7.5 s") {
-		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, DefaultDeadlineReserve, rows["WithIdem"])
+	if idem.DefaultLeaseMargin.String() != "10s" || defaultDeadlineReserve.String() != "5s" || !strings.Contains(rows["WithIdem"], lease) || !strings.Contains(rows["WithIdem"], "+ 7.5 s") {
+		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, defaultDeadlineReserve, rows["WithIdem"])
 	}
 
 	// Every count the summary line logs has a row in the counts table,

@@ -16,10 +16,10 @@ import (
 // (Worker.Bucket) when WorkerProps.BlobPrefix is empty.
 const DefaultBlobPrefix = "idemq/"
 
-// MaxBlobPrefix is the longest WorkerProps.BlobPrefix, in bytes: the
+// maxBlobPrefix is the longest WorkerProps.BlobPrefix, in bytes: the
 // object's name that follows it (the key's SHA-256 and the owner token,
 // 97 characters) must fit in S3's 1024-byte key.
-const MaxBlobPrefix = 512
+const maxBlobPrefix = 512
 
 // blobPrefixChars are the characters a blob prefix may hold: S3's safe
 // characters for object keys, less '*', which an IAM resource reads as a
@@ -28,7 +28,7 @@ const blobPrefixChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 // checkBlobPrefix refuses a prefix the lifecycle rule, the grant and the
 // worker cannot all read the same way: it must be a plain string (not a
-// token), non-empty, at most MaxBlobPrefix bytes, of blobPrefixChars,
+// token), non-empty, at most 512 bytes, of blobPrefixChars,
 // ending in '/', not starting with one, with no empty, "." or ".."
 // segment. What it accepts is then exactly the keys under it, in the rule's
 // Prefix, the grant's resource (prefix + "*") and EnvBlobPrefix.
@@ -42,8 +42,8 @@ func checkBlobPrefix(prefix string, label func(field string) string) error {
 		return bad("is empty (the worker's objects would share the bucket's root with anything else, and the lifecycle rule would expire it all)")
 	case isToken(prefix):
 		return bad("is a token (a value known only at deployment): the lifecycle rule and the grant need it at synth")
-	case len(prefix) > MaxBlobPrefix:
-		return bad(fmt.Sprintf("is %d bytes long, over %d", len(prefix), MaxBlobPrefix))
+	case len(prefix) > maxBlobPrefix:
+		return bad(fmt.Sprintf("is %d bytes long, over %d", len(prefix), maxBlobPrefix))
 	case strings.HasPrefix(prefix, "/"):
 		return bad("starts with '/' (S3 keys have no leading slash: the objects would be under an empty segment)")
 	case !strings.HasSuffix(prefix, "/"):
@@ -110,7 +110,7 @@ type ResultBucketProps struct {
 	RecordExpiry awscdk.Duration
 	// Prefix is the key prefix of the results: the lifecycle rule's
 	// prefix and the grant's (Prefix + "*"), given to the function as
-	// EnvBlobPrefix. Non-empty, at most MaxBlobPrefix bytes of letters,
+	// EnvBlobPrefix. Non-empty, at most 512 bytes of letters,
 	// digits and !-_.'() in segments each ending in '/'. Defaults to
 	// DefaultBlobPrefix.
 	Prefix *string

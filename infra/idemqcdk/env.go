@@ -28,9 +28,9 @@ const (
 	// EnvKeyFields holds the body members that make a natural key,
 	// comma-separated (WorkerProps.Request.KeyFields); set only with them.
 	EnvKeyFields = idemqenv.KeyFields
-	// EnvKeyAttribute holds the message attribute that carries the key
+	// envKeyAttribute holds the message attribute that carries the key
 	// (WorkerProps.Request.KeyAttribute); set only with it.
-	EnvKeyAttribute = idemqenv.KeyAttribute
+	envKeyAttribute = idemqenv.KeyAttribute
 	// EnvFingerprintFields holds the body members checked against the
 	// stored record, comma-separated
 	// (WorkerProps.Request.FingerprintFields); set only with them.
@@ -86,13 +86,13 @@ const (
 	EnvFrontDoorQueueURL = idemqenv.FrontDoorQueueURL
 	// EnvFrontDoorScope says whose key is it: unset (each IAM principal's
 	// keys are its own) or "iam-session" (each role session's:
-	// FrontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
+	// frontDoorScopeSession) behind an AWS_IAM URL, "none" (one key space
 	// shared by every caller) behind a public one, which carries no
 	// caller.
 	EnvFrontDoorScope = idemqenv.FrontDoorScope
-	// EnvPrefix starts every variable of the worker's: WorkerProps.Environment
+	// envPrefix starts every variable of the worker's: WorkerProps.Environment
 	// takes none, so that none bypasses the checks made at synth.
-	EnvPrefix = idemqenv.Prefix
+	envPrefix = idemqenv.Prefix
 )
 
 // setByWorker reports whether a Worker sets the variable name itself:
@@ -107,9 +107,9 @@ func setByWorker(name string) bool {
 }
 
 // checkEnvName refuses a name of WorkerProps.Environment that starts with
-// EnvPrefix, saying what to set instead.
+// envPrefix, saying what to set instead.
 func checkEnvName(name string, label func(field string) string) error {
-	if !strings.HasPrefix(name, EnvPrefix) {
+	if !strings.HasPrefix(name, envPrefix) {
 		return nil
 	}
 	var why string
@@ -124,7 +124,7 @@ func checkEnvName(name string, label func(field string) string) error {
 	default:
 		why = fmt.Sprintf("a worker's setting (every %s variable is reserved): the Worker sets the ones it supports from its props once they are checked against the queue, "+
 			"and one set here would bypass those checks (%s, for one, decides how long a crashed worker's message waits, which the checks of the receives and retention assume); remove it",
-			EnvPrefix, idemqenv.Lease)
+			envPrefix, idemqenv.Lease)
 	}
 	return &SettingError{Field: "Environment", Msg: fmt.Sprintf("%s sets %s, %s", label("Environment"), name, why)}
 }

@@ -16,11 +16,11 @@ import (
 
 // The values of WorkerProps.FrontDoorScope.
 const (
-	// FrontDoorScopeRole keeps each IAM principal's keys apart, an
+	// frontDoorScopeRole keeps each IAM principal's keys apart, an
 	// assumed role's sessions sharing them (the default).
-	FrontDoorScopeRole = "role"
-	// FrontDoorScopeSession keeps each role session's keys apart.
-	FrontDoorScopeSession = "session"
+	frontDoorScopeRole = "role"
+	// frontDoorScopeSession keeps each role session's keys apart.
+	frontDoorScopeSession = "session"
 )
 
 // frontDoorTimeout is the front door's function timeout: a request is a
@@ -74,9 +74,9 @@ func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error
 		return nil
 	}
 	switch {
-	case p.FrontDoorScope != "" && p.FrontDoorScope != FrontDoorScopeRole && p.FrontDoorScope != FrontDoorScopeSession:
+	case p.FrontDoorScope != "" && p.FrontDoorScope != frontDoorScopeRole && p.FrontDoorScope != frontDoorScopeSession:
 		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s %q: want %q (each IAM principal's keys its own) or %q (each role session's)",
-			label("FrontDoorScope"), p.FrontDoorScope, FrontDoorScopeRole, FrontDoorScopeSession)}
+			label("FrontDoorScope"), p.FrontDoorScope, frontDoorScopeRole, frontDoorScopeSession)}
 	case p.FrontDoorScope != "" && p.FrontDoorPublic:
 		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set with %s: a public URL carries no IAM caller, so every caller shares one key space",
 			label("FrontDoorScope"), label("FrontDoorPublic"))}
@@ -145,11 +145,11 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	if p.FrontDoorPublic {
 		auth = awslambda.FunctionUrlAuthType_NONE
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
-		warn(c, []warning{{WarningFrontDoorPublic, fmt.Sprintf(
+		warn(c, []warning{{warningFrontDoorPublic, fmt.Sprintf(
 			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space); "+
-				"unset FrontDoorPublic for an AWS_IAM URL, or acknowledge %s if the URL is meant for anyone", WarningFrontDoorPublic)}})
+				"unset FrontDoorPublic for an AWS_IAM URL, or acknowledge %s if the URL is meant for anyone", warningFrontDoorPublic)}})
 	}
-	if p.FrontDoorScope == FrontDoorScopeSession {
+	if p.FrontDoorScope == frontDoorScopeSession {
 		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})

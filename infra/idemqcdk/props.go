@@ -14,15 +14,15 @@ import (
 // that spends its time waiting on a model provider (docs/deploy.md says
 // why each).
 const (
-	// DefaultTimeout covers a long completion: at 30–60 tokens a second, a
+	// defaultTimeout covers a long completion: at 30–60 tokens a second, a
 	// few thousand tokens take one to two minutes. A batch's records run
 	// at once, so the invocation lasts as long as its slowest call.
-	DefaultTimeout = 2 * time.Minute
-	// DefaultMemoryMB is enough for a batch of calls in flight; an
+	defaultTimeout = 2 * time.Minute
+	// defaultMemoryMB is enough for a batch of calls in flight; an
 	// invocation that waits costs memory × time, so more buys nothing.
-	DefaultMemoryMB    = 256
-	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
-	DefaultMaxReceives = 5                  // AWS's recommended minimum
+	defaultMemoryMB    = 256
+	defaultRetention   = 4 * 24 * time.Hour // SQS's own default
+	defaultMaxReceives = 5                  // AWS's recommended minimum
 	// NoMaxConcurrency as WorkerProps.MaxConcurrency (as 0 does) or
 	// AttachmentProps.MaxConcurrency leaves the event source uncapped (the
 	// account's concurrency is the limit).
@@ -31,11 +31,11 @@ const (
 	// allows, so a failed message stays there as long as possible. The
 	// default record expiry covers a redrive from it until then.
 	DLQRetention = 14 * 24 * time.Hour
-	// MinDeadLetterStay is the least time a dead letter should be sure to
+	// minDeadLetterStay is the least time a dead letter should be sure to
 	// stay in the dead-letter queue: a long weekend. A Retention that
-	// leaves less (over DLQRetention less MinDeadLetterStay, on a standard
+	// leaves less (over DLQRetention less 3 days, on a standard
 	// queue) deploys with a warning.
-	MinDeadLetterStay = 3 * 24 * time.Hour
+	minDeadLetterStay = 3 * 24 * time.Hour
 )
 
 // WorkerProps configures a Worker. The zero value of every field but Code
@@ -55,14 +55,14 @@ type WorkerProps struct {
 	Architecture awslambda.Architecture
 
 	// Timeout is the function's timeout, in whole seconds, 1 s to 15 min.
-	// Defaults to DefaultTimeout.
+	// Defaults to 2 min.
 	Timeout time.Duration
 	// MemoryMB is the function's memory in MB, 128 to 10240. Defaults to
-	// DefaultMemoryMB.
+	// defaultMemoryMB.
 	MemoryMB int
 
 	// Retention is the queue's message retention period, whole seconds,
-	// 60 s to 14 days. Defaults to DefaultRetention.
+	// 60 s to 14 days. Defaults to 4 days.
 	Retention time.Duration
 	// VisibilityTimeout is the queue's visibility timeout, whole seconds,
 	// at least Timeout and at most 12 h. Defaults to 6 × Timeout +
@@ -70,7 +70,7 @@ type WorkerProps struct {
 	VisibilityTimeout time.Duration
 	// MaxReceives is how many times a message is received before it moves
 	// to the dead-letter queue (the redrive policy's maxReceiveCount),
-	// 1 to 1000. Defaults to DefaultMaxReceives.
+	// 1 to 1000. Defaults to 5.
 	MaxReceives int
 	// FIFO makes the queue and its dead-letter queue FIFO queues. Defaults
 	// to false (standard queues).
@@ -165,7 +165,7 @@ type WorkerProps struct {
 	BlobExpiryDays int
 	// BlobPrefix is the key prefix of the results in the bucket: the
 	// lifecycle rule's prefix, the function's grant (BlobPrefix + "*") and
-	// EnvBlobPrefix all follow it. Non-empty, at most MaxBlobPrefix bytes
+	// EnvBlobPrefix all follow it. Non-empty, at most 512 bytes
 	// of letters, digits and !-_.'() in segments each ending in '/' (so no
 	// leading '/', no empty segment, no '*'), not a token. Only with the
 	// bucket. Defaults to DefaultBlobPrefix.
@@ -217,12 +217,12 @@ type WorkerProps struct {
 	// SigV4, get through.
 	FrontDoorPublic bool
 	// FrontDoorScope says whose key is it behind the AWS_IAM URL:
-	// FrontDoorScopeRole, each IAM principal's keys are its own, every
-	// session of a role sharing them; FrontDoorScopeSession, each role
+	// frontDoorScopeRole, each IAM principal's keys are its own, every
+	// session of a role sharing them; "session", each role
 	// session's keys are its own (IDEMQ_FRONTDOOR_SCOPE=iam-session), for
 	// users who share a role under session names of their own (IAM
 	// Identity Center names a session by its user). Only with FrontDoor,
-	// not with FrontDoorPublic. Defaults to "": FrontDoorScopeRole.
+	// not with FrontDoorPublic. Defaults to "": "role".
 	FrontDoorScope string
 	// AlarmActions are what every alarm (Worker.Alarms) does when it goes
 	// off: an awscloudwatchactions.NewSnsAction of a topic that pages
@@ -256,7 +256,7 @@ type WorkerProps struct {
 	KeepV020 bool
 
 	// Environment holds further variables for the function. A name that
-	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
+	// starts with envPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one
 	// given here (IDEMQ_LEASE, say) would bypass the checks; and
 	// EnvProviderAPIKey would hold the key in plain text in the function's
