@@ -12,9 +12,9 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// DefaultBlobPrefix is the key prefix of the worker's objects in its bucket
+// defaultBlobPrefix is the key prefix of the worker's objects in its bucket
 // (Worker.Bucket) when WorkerProps.BlobPrefix is empty.
-const DefaultBlobPrefix = "idemq/"
+const defaultBlobPrefix = "idemq/"
 
 // maxBlobPrefix is the longest WorkerProps.BlobPrefix, in bytes: the
 // object's name that follows it (the key's SHA-256 and the owner token,
@@ -31,11 +31,11 @@ const blobPrefixChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 // token), non-empty, at most 512 bytes, of blobPrefixChars,
 // ending in '/', not starting with one, with no empty, "." or ".."
 // segment. What it accepts is then exactly the keys under it, in the rule's
-// Prefix, the grant's resource (prefix + "*") and EnvBlobPrefix.
+// Prefix, the grant's resource (prefix + "*") and envBlobPrefix.
 func checkBlobPrefix(prefix string, label func(field string) string) error {
 	bad := func(why string) error {
 		return &SettingError{Field: "BlobPrefix", Msg: fmt.Sprintf(
-			"%s %q %s; want a key prefix such as %q: letters, digits and !-_.'() in segments each ending in '/'", label("BlobPrefix"), prefix, why, DefaultBlobPrefix)}
+			"%s %q %s; want a key prefix such as %q: letters, digits and !-_.'() in segments each ending in '/'", label("BlobPrefix"), prefix, why, defaultBlobPrefix)}
 	}
 	switch {
 	case prefix == "":
@@ -110,9 +110,9 @@ type ResultBucketProps struct {
 	RecordExpiry awscdk.Duration
 	// Prefix is the key prefix of the results: the lifecycle rule's
 	// prefix and the grant's (Prefix + "*"), given to the function as
-	// EnvBlobPrefix. Non-empty, at most 512 bytes of letters,
+	// envBlobPrefix. Non-empty, at most 512 bytes of letters,
 	// digits and !-_.'() in segments each ending in '/'. Defaults to
-	// DefaultBlobPrefix.
+	// defaultBlobPrefix.
 	Prefix *string
 	// ExpiryDays is how many days the lifecycle rule keeps a result: at
 	// least the record expiry in whole days, or synth fails;
@@ -126,7 +126,7 @@ type ResultBucketProps struct {
 // lifecycle rule expiring the results under Prefix after ExpiryDays, kept
 // (with its TLS policy) when the stack is deleted, since a record kept in
 // the table may point to an object in it. Give the function its name as
-// EnvBlobBucket and Prefix as EnvBlobPrefix, and GrantResults (an
+// envBlobBucket and Prefix as envBlobPrefix, and GrantResults (an
 // Attachment does).
 type ResultBucket struct {
 	// Bucket is the bucket.
@@ -146,7 +146,7 @@ func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucket
 	}
 	s, err := props.resolve()
 	if err != nil {
-		s.blobPrefix, s.blobDays = DefaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
+		s.blobPrefix, s.blobDays = defaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
 	}
 	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	if err != nil {
@@ -251,6 +251,6 @@ func (s *settings) resolveBlobs(p *WorkerProps, label func(field string) string)
 	if w := blobExpiryWarning(s.blobDays, s.expiry, label); w != "" {
 		s.warnings = append(s.warnings, warning{WarningResultExpiry, w})
 	}
-	s.blobPrefix = or(p.BlobPrefix, DefaultBlobPrefix)
+	s.blobPrefix = or(p.BlobPrefix, defaultBlobPrefix)
 	return checkBlobPrefix(s.blobPrefix, label)
 }

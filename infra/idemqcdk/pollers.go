@@ -15,10 +15,10 @@ const (
 	minPollers        = 2
 	maxMinimumPollers = 200
 	maxMaximumPollers = 2000
-	// defaultMinPollers and DefaultMaxPollers are AWS's defaults for an
+	// defaultMinPollers and defaultMaxPollers are AWS's defaults for an
 	// SQS event source in provisioned mode.
 	defaultMinPollers = 2
-	DefaultMaxPollers = 200
+	defaultMaxPollers = 200
 )
 
 // Pollers runs the SQS event source in provisioned mode: Lambda keeps at
@@ -35,7 +35,7 @@ type Pollers struct {
 	// defaultMinPollers.
 	Minimum int
 	// Maximum is the most pollers Lambda scales up to, 2 to 2000, at
-	// least Minimum. Defaults to DefaultMaxPollers.
+	// least Minimum. Defaults to defaultMaxPollers.
 	Maximum int
 }
 
@@ -48,7 +48,7 @@ func (p *WorkerProps) resolvePollers(label func(field string) string) (*pollerSe
 	if p.Pollers == nil {
 		return nil, nil
 	}
-	s := &pollerSettings{min: or(p.Pollers.Minimum, defaultMinPollers), max: or(p.Pollers.Maximum, DefaultMaxPollers)}
+	s := &pollerSettings{min: or(p.Pollers.Minimum, defaultMinPollers), max: or(p.Pollers.Maximum, defaultMaxPollers)}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}

@@ -27,13 +27,13 @@ const (
 	// AttachmentProps.MaxConcurrency leaves the event source uncapped (the
 	// account's concurrency is the limit).
 	NoMaxConcurrency = -1
-	// DLQRetention is the dead-letter queue's retention, the longest SQS
+	// deadLetterRetention is the dead-letter queue's retention, the longest SQS
 	// allows, so a failed message stays there as long as possible. The
 	// default record expiry covers a redrive from it until then.
-	DLQRetention = 14 * 24 * time.Hour
+	deadLetterRetention = 14 * 24 * time.Hour
 	// minDeadLetterStay is the least time a dead letter should be sure to
 	// stay in the dead-letter queue: a long weekend. A Retention that
-	// leaves less (over DLQRetention less 3 days, on a standard
+	// leaves less (over deadLetterRetention less 3 days, on a standard
 	// queue) deploys with a warning.
 	minDeadLetterStay = 3 * 24 * time.Hour
 )
@@ -107,7 +107,7 @@ type WorkerProps struct {
 	// RecordExpiry is how long an idempotency record lives. It must be at
 	// least the message lifetime (queue.Settings.MessageLifetime);
 	// shorter than a redrive from the dead-letter queue needs
-	// (queue.Settings.RedriveLifetime, with DLQRetention) it
+	// (queue.Settings.RedriveLifetime, with deadLetterRetention) it
 	// deploys with a warning: a message redriven more than RecordExpiry
 	// less the message lifetime after it was sent may run its work again.
 	// Defaults to queue.RecordLifetime of the queue's settings, the
@@ -131,7 +131,7 @@ type WorkerProps struct {
 	// variable cannot carry.
 	Request request.Identity
 	// ProviderURL is the model provider's OpenAI-compatible base URL (such
-	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute
+	// as https://api.openai.com/v1), passed as envProviderURL: an absolute
 	// http or https URL with a host and no user information, query or
 	// fragment, checked at synth; plain http to a host that is not a
 	// loopback one deploys with a warning. A token (a value known only at
@@ -150,8 +150,8 @@ type WorkerProps struct {
 	DisableBackoff bool
 	// DisableBlobs leaves out the bucket of large results. With it (the
 	// default) the Worker has a Bucket, the function may s3:PutObject and
-	// s3:GetObject under BlobPrefix there and is given EnvBlobBucket and
-	// EnvBlobPrefix, so a result above the worker's offload size
+	// s3:GetObject under BlobPrefix there and is given envBlobBucket and
+	// envBlobPrefix, so a result above the worker's offload size
 	// (idem.DefaultOffloadAbove) is kept there rather than in its record.
 	// Without it every result stays in its record, as before. Defaults to
 	// false (bucket on).
@@ -165,13 +165,13 @@ type WorkerProps struct {
 	BlobExpiryDays int
 	// BlobPrefix is the key prefix of the results in the bucket: the
 	// lifecycle rule's prefix, the function's grant (BlobPrefix + "*") and
-	// EnvBlobPrefix all follow it. Non-empty, at most 512 bytes
+	// envBlobPrefix all follow it. Non-empty, at most 512 bytes
 	// of letters, digits and !-_.'() in segments each ending in '/' (so no
 	// leading '/', no empty segment, no '*'), not a token. Only with the
-	// bucket. Defaults to DefaultBlobPrefix.
+	// bucket. Defaults to defaultBlobPrefix.
 	BlobPrefix string
 	// Tracing traces the function (docs/tracing.md): with TracingOTel or
-	// TracingXRay it is given EnvTracing, the collector layer
+	// TracingXRay it is given envTracing, the collector layer
 	// TracingLayerArn, and may send to X-Ray, where the layer's collector
 	// exports by default (xray:PutTraceSegments, xray:PutTelemetryRecords,
 	// which X-Ray grants on no narrower resource than "*"); TracingXRay
@@ -194,7 +194,7 @@ type WorkerProps struct {
 	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
 	// is the model provider's API key. The function may read it (the
 	// secret's GrantRead) and is given its complete ARN as
-	// EnvProviderAPIKeySecret, or its name when CDK knows no complete ARN
+	// envProviderAPIKeySecret, or its name when CDK knows no complete ARN
 	// (a secret imported by name or partial ARN); the worker reads it once
 	// at start-up. A secret encrypted with a customer-managed KMS key must
 	// carry that key (its EncryptionKey: a Secret created with one, or
@@ -259,7 +259,7 @@ type WorkerProps struct {
 	// starts with envPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one
 	// given here (IDEMQ_LEASE, say) would bypass the checks; and
-	// EnvProviderAPIKey would hold the key in plain text in the function's
+	// envProviderAPIKey would hold the key in plain text in the function's
 	// configuration. Defaults to none.
 	Environment map[string]string
 }

@@ -29,7 +29,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 		maxReceives:  or(p.MaxReceives, defaultMaxReceives),
 		window:       p.BatchingWindow,
 		fifo:         p.FIFO,
-		dlqRetention: DLQRetention,
+		dlqRetention: deadLetterRetention,
 	}
 	s.visibility = or(p.VisibilityTimeout, visibilityFactor*s.timeout+s.window)
 	return p.resolveWith(s, label)

@@ -175,7 +175,7 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 		// An MRSC table keeps no TTL (DynamoDB developer guide, How
 		// global tables work): expired records stay until deleted (a
 		// claim takes them over all the same; idemq purge removes them),
-		// and the worker is told (EnvDynamoDBStrong), as CheckTable is.
+		// and the worker is told (envDynamoDBStrong), as CheckTable is.
 		props.TimeToLiveAttribute = nil
 		props.MultiRegionConsistency = awsdynamodb.MultiRegionConsistency_STRONG
 		var replicas []*awsdynamodb.ReplicaTableProps
