@@ -141,7 +141,7 @@ func (c *Consumer) Start(ctx context.Context) error {
 // Run starts the consumer and blocks until ctx ends (a SIGTERM, with
 // signal.NotifyContext), then shuts it down: it stops receiving, lets the
 // running work finish for Config.GracePeriod, cancels what is left, and
-// waits DefaultCancelWait more for it to release its claims. Messages
+// waits 5 s more for it to release its claims. Messages
 // whose work did not finish are not deleted: they come back when their
 // visibility timeout ends. It returns Start's error, or nil.
 func (c *Consumer) Run(ctx context.Context) error {
@@ -163,7 +163,7 @@ func (c *Consumer) shutdown() {
 		return
 	}
 	c.cfg.Logger.Warn("idemq consumer: grace period over; cancelling the running work (its messages come back)")
-	ctx, cancel = context.WithTimeout(context.Background(), DefaultCancelWait)
+	ctx, cancel = context.WithTimeout(context.Background(), defaultCancelWait)
 	defer cancel()
 	if err := c.StopAndCancel(ctx); err != nil {
 		c.cfg.Logger.Error("idemq consumer: work still running after cancel; its messages come back after their visibility timeout", "err", err.Error())

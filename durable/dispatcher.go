@@ -77,7 +77,7 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	d := &Dispatcher{client: client, function: function, reader: reader}
 	batch := []handler.Option{handler.WithConcurrency(c.Concurrency), handler.WithLogger(c.Logger)}
 	if c.NoBatchError {
-		batch = append(batch, handler.WithoutBatchError())
+		batch = append(batch, func(c *handler.Config) { c.NoBatchError = true })
 	}
 	if d.handle, err = handler.NewStepHandler(reader, d.step, batch...); err != nil {
 		return nil, err

@@ -130,8 +130,8 @@ func TestAnswersAsTheHandler(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			}
-			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithRequest(request.Identity{Namespace: namespace}),
-				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil))))
+			h := must(handler.New(must(memstore.New()), fn, handler.WithRequest(request.Identity{Namespace: namespace}),
+				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil)))))
 			inv := &scriptedInvoker{fail: names(tc.fail), panics: names(tc.panics)}
 			d := must(durable.New(inv, function, inNamespace, durable.WithLogger(slog.New(slog.NewJSONHandler(&dLogs, nil)))))
 

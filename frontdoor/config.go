@@ -25,9 +25,9 @@ const (
 	// Config.MaxMessageBytes): a body whose message does not is refused
 	// with 413 too.
 	DefaultMaxBodyBytes = queue.MaxMessageBytes
-	// DefaultEnqueueTimeout bounds one enqueue, and so the front door's
+	// defaultEnqueueTimeout bounds one enqueue, and so the front door's
 	// claim on a key (idem.Config.Lease, made from the deadline).
-	DefaultEnqueueTimeout = 10 * time.Second
+	defaultEnqueueTimeout = 10 * time.Second
 	// MaxKeyBytes is the longest Idempotency-Key taken.
 	MaxKeyBytes = 255
 )
@@ -82,7 +82,7 @@ type Config struct {
 	// EnqueueTimeout bounds one enqueue. The front door's claim on a key
 	// lasts as long plus idem.Config.LeaseMargin (unless Idem.Lease is
 	// set), so a front door that crashed while enqueuing holds the key no
-	// longer. Defaults to DefaultEnqueueTimeout.
+	// longer. Defaults to 10 s.
 	EnqueueTimeout time.Duration
 	// Idem is how the front door claims keys and reads results: Expiry is
 	// how long an accepted key is remembered (a POST after it is a new
@@ -154,7 +154,7 @@ func WithKeyOptional() Option { return func(c *Config) { c.KeyOptional = true } 
 func WithMaxBodyBytes(n int) Option { return func(c *Config) { c.MaxBodyBytes = n } }
 
 // WithEnqueueTimeout sets Config.EnqueueTimeout, the bound of one
-// enqueue. Defaults to DefaultEnqueueTimeout.
+// enqueue. Defaults to 10 s.
 func WithEnqueueTimeout(d time.Duration) Option { return func(c *Config) { c.EnqueueTimeout = d } }
 
 // WithIdem applies opts, in order, to Config.Idem; idem.WithConfig sets
@@ -208,7 +208,7 @@ func (c Config) resolve() (Config, error) {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if c.EnqueueTimeout == 0 {
-		c.EnqueueTimeout = DefaultEnqueueTimeout
+		c.EnqueueTimeout = defaultEnqueueTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -232,7 +232,7 @@ func (c Config) resolve() (Config, error) {
 		bad("MaxBodyBytes", fmt.Sprint(c.MaxBodyBytes), "must not be negative (0 is DefaultMaxBodyBytes)")
 	}
 	if c.EnqueueTimeout < 0 {
-		bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must not be negative (0 is DefaultEnqueueTimeout)")
+		bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must not be negative (0 is the default, 10 s)")
 	}
 	// The claim lasts as long as an enqueue may, and a margin.
 	if c.Idem.Lease == 0 && c.EnqueueTimeout > 0 {

@@ -38,8 +38,8 @@ func comparable(c Config) Config {
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults, err := resolved()
-	if err != nil || defaults.Path != DefaultPath || defaults.MaxBodyBytes != DefaultMaxBodyBytes || defaults.EnqueueTimeout != DefaultEnqueueTimeout ||
-		defaults.AcceptNamespace != "w#front" || defaults.Idem.Lease != DefaultEnqueueTimeout+idem.DefaultLeaseMargin {
+	if err != nil || defaults.Path != DefaultPath || defaults.MaxBodyBytes != DefaultMaxBodyBytes || defaults.EnqueueTimeout != defaultEnqueueTimeout ||
+		defaults.AcceptNamespace != "w#front" || defaults.Idem.Lease != defaultEnqueueTimeout+idem.DefaultLeaseMargin {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
 	for name, opt := range map[string]Option{

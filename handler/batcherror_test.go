@@ -18,7 +18,7 @@ import (
 // A batch none of whose messages is acknowledged, one record at least
 // having failed, fails the invocation with ErrBatchFailed, wrapping the
 // first failure, and its response still lists every message: the error
-// brings back no other. WithoutBatchError keeps the invocation
+// brings back no other. Config.NoBatchError keeps the invocation
 // succeeding, with the same response. A batch with a message acknowledged,
 // one that only waits (in progress elsewhere) and an empty one succeed.
 func TestBatchError(t *testing.T) {
@@ -42,7 +42,7 @@ func TestBatchError(t *testing.T) {
 		{"every record failed", nil, []events.SQSMessage{handlerbundle.Msg("m1", "bad1"), handlerbundle.Msg("m2", "bad2")}, []string{"m1", "m2"}, true, "m1"},
 		{"a FIFO batch whose first record failed", nil, []events.SQSMessage{fifo("m1", "bad1"), fifo("m2", "k2"), fifo("m3", "k3")}, []string{"m1", "m2", "m3"}, true, "m1"},
 		{"a record without a key", nil, []events.SQSMessage{handlerbundle.Msg("m1", "")}, []string{"m1"}, true, "m1"},
-		{"every record failed, WithoutBatchError", []handler.Option{handler.WithoutBatchError()}, []events.SQSMessage{handlerbundle.Msg("m1", "bad1")}, []string{"m1"}, false, ""},
+		{"every record failed, Config.NoBatchError", []handler.Option{func(c *handler.Config) { c.NoBatchError = true }}, []events.SQSMessage{handlerbundle.Msg("m1", "bad1")}, []string{"m1"}, false, ""},
 		{"one acknowledged", nil, []events.SQSMessage{handlerbundle.Msg("m1", "bad1"), handlerbundle.Msg("m2", "k2")}, []string{"m1"}, false, ""},
 		{"in progress elsewhere", nil, []events.SQSMessage{handlerbundle.Msg("m1", "held")}, []string{"m1"}, false, ""},
 		{"empty", nil, nil, []string{}, false, ""},

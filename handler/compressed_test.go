@@ -51,7 +51,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 			replayed [][]byte
 			failures []*handler.RecordError
 		)
-		h := handler.WrapSQS(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+		h := must(handler.New(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 			k, _ := handler.KeyFromContext(ctx)
 			mu.Lock()
 			keys = append(keys, k)
@@ -72,7 +72,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 				failures = append(failures, re)
 				mu.Unlock()
 			}),
-		)
+		))
 		message := func(id string) events.SQSMessage {
 			return events.SQSMessage{MessageId: id, ReceiptHandle: "rh-" + id, Body: `{"idempotency_key":"order-42"}`,
 				EventSourceARN: "arn:aws:sqs:eu-west-1:123456789012:jobs", AWSRegion: "eu-west-1"}

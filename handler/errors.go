@@ -35,7 +35,7 @@ var (
 	ErrDeadline = errors.New("handler: not started: the invocation's deadline is near")
 	// ErrFIFOBlocked means the record was not run, or its success not
 	// reported, because an earlier record of the FIFO batch (or, with
-	// WithFIFOGroupIsolation, of its message group) failed.
+	// Config.FIFOGroupIsolation, of its message group) failed.
 	ErrFIFOBlocked = errors.New("handler: not run or not acknowledged: an earlier record of the FIFO batch failed")
 	// ErrPanic means the function, the replay hook, the key func or the
 	// store panicked. (A failure hook's panic is logged and changes
@@ -51,7 +51,7 @@ var (
 	// key in progress until the lease ends, then takes it over.
 	ErrNoOutcome = errors.New("handler: record ended without an outcome")
 	// ErrBatchFailed is what the handler returns (unless
-	// WithoutBatchError) for a batch none of whose messages is
+	// Config.NoBatchError) for a batch none of whose messages is
 	// acknowledged, one record at least having failed: the invocation
 	// fails, so that Lambda counts it as an error and brings the whole
 	// batch back, the messages the response lists. It wraps the first

@@ -105,21 +105,21 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1")))
-		h := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+		h := must(handler.New(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
 			handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 			handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { panic("hook") }),
 			handler.WithFailureHook(func(_ context.Context, m events.SQSMessage, err error) {
 				if !errors.Is(err, handler.ErrPanic) {
 					t.Errorf("%s: failure %v, want ErrPanic", m.MessageId, err)
 				}
-			}))
+			})))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m2", "k1"), handlerbundle.Msg("m3", "k1")), "m2", "m3")
 	})
 	t.Run("failure hook", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		h := handler.WrapSQS(b.store, handlerbundle.FailOn("m1"), handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithLogger(b.Logger()),
-			handler.WithFailureHook(func(context.Context, events.SQSMessage, error) { panic("hook") }))
+		h := must(handler.New(b.store, handlerbundle.FailOn("m1"), handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithLogger(b.Logger()),
+			handler.WithFailureHook(func(context.Context, events.SQSMessage, error) { panic("hook") })))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1")
 		if len(b.Logged("idemq: panic in failure hook")) != 1 {
 			t.Error("the failure hook's panic was not logged")
@@ -128,7 +128,7 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 }
 
 // Settings that cannot be safe are refused when the handler is wired,
-// with an error naming them; WrapSQS panics with that error.
+// with an error naming them; New panics with that error.
 func TestUnsafeSettingsAreRefused(t *testing.T) {
 	t.Parallel()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
@@ -160,10 +160,10 @@ func TestUnsafeSettingsAreRefused(t *testing.T) {
 			}
 			defer func() {
 				if p, _ := recover().(error); p == nil || p.Error() != err.Error() {
-					t.Errorf("WrapSQS: panic %v, want New's error %v", p, err)
+					t.Errorf("New: panic %v, want New's error %v", p, err)
 				}
 			}()
-			handler.WrapSQS(newStore(), fn, tc.opts...)
+			must(handler.New(newStore(), fn, tc.opts...))
 		})
 	}
 }

@@ -41,7 +41,7 @@ type source uint8
 
 const (
 	fromStore  source = iota // the key's completed record, answered to the claim
-	fromCache                // the local cache (WithCache): no store request
+	fromCache                // the local cache (Config.CacheEntries): no store request
 	fromLeader               // a copy's leader: earlier in the batch, or another batch of this process (flights)
 )
 

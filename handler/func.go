@@ -14,7 +14,7 @@ import (
 // batch item failure, so the queue delivers it again.
 type Func func(ctx context.Context, msg events.SQSMessage) ([]byte, error)
 
-// Handler is what New and WrapSQS return: a Lambda handler for SQS events with
+// Handler is what New and New return: a Lambda handler for SQS events with
 // partial batch responses, exactly what lambda.Start accepts. The event
 // source mapping must have FunctionResponseTypes ["ReportBatchItemFailures"]
 // or Lambda ignores the response and retries whole batches.

@@ -31,26 +31,12 @@ import (
 // nil, a setting cannot be safe (Config.Validate), or there is no
 // namespace to be had. The handler returns an error when a failed record
 // has no message id (Lambda could not be told which one failed, so the
-// whole batch must come back), and, unless WithoutBatchError,
+// whole batch must come back), and, unless Config.NoBatchError,
 // ErrBatchFailed when no message of the batch is acknowledged and one
 // record at least failed; store errors fail the records they touch.
 func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	c, optErr := idem.ApplyOptions("handler", opts)
 	return newHandler(&wrapper{store: store, fn: fn}, c, nilArg("store", store == nil), nilArg("fn", fn == nil), optErr)
-}
-
-// WrapSQS is New for a program's wiring, where a bad setting is a
-// programmer's error: it returns New's handler, and panics with New's
-// error (an *idem.ConfigError naming the setting) if New fails, as
-// regexp.MustCompile does:
-//
-//	lambda.Start(handler.WrapSQS(store, fn))
-func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
-	h, err := New(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return h
 }
 
 // NewStepHandler returns a Handler that reads each record's request with
@@ -62,14 +48,14 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 //   - records run WithConcurrency at a time, one goroutine per sequence; on
 //     a FIFO queue a message group's records run in order, and no record
 //     starts, nor is acknowledged, after a failure earlier in the batch
-//     (WithFIFOGroupIsolation: in its message group): ErrFIFOBlocked;
+//     (Config.FIFOGroupIsolation: in its message group): ErrFIFOBlocked;
 //   - a record not started when less than the deadline reserve is left
-//     fails with ErrDeadline (WithDeadlineReserve);
+//     fails with ErrDeadline (Config.DeadlineReserve);
 //   - a panic of step fails its record with ErrPanic, and a record whose
 //     goroutine exits without an outcome fails with ErrNoOutcome;
 //   - the response lists every record not acknowledged, in input order;
 //     the invocation fails when a failed record has no message id, and,
-//     unless WithoutBatchError, when every record of the batch comes back
+//     unless Config.NoBatchError, when every record of the batch comes back
 //     and one at least failed (ErrBatchFailed);
 //   - the log has New's lines, with the record key a handler given the
 //     same request.Identity claims: one "idemq: record comes back" per
@@ -82,9 +68,9 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 //
 // reader's Identity is the request's, whole: its namespace (defaulted as
 // New defaults it when empty) names the batch in its summary line. The
-// options are the batch's: WithConcurrency, WithDeadlineReserve,
-// WithFIFOGroupIsolation, WithFailureHook, WithLogger and
-// WithoutBatchError. NewStepHandler returns an error joining an
+// options are the batch's: WithConcurrency, Config.DeadlineReserve,
+// Config.FIFOGroupIsolation, WithFailureHook, WithLogger and
+// Config.NoBatchError. NewStepHandler returns an error joining an
 // *idem.ConfigError for each bad setting: reader, step or an option is
 // nil, a setting cannot be safe (Config.Validate), or a setting the step
 // handler does not use is set: Request (the reader's), Keyless, Idem,

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -21,6 +20,10 @@ import (
 // sets fields: a value that cannot be safe is stored as given, and the
 // constructor refuses it, with every other bad setting (Config.Validate).
 // A zero value (0, "", nil) sets the field's default (docs/options.md).
+// A rarer setting has a Config field and no option of its own: set it with
+// WithConfig, or with an Option of your own, as in
+//
+//	handler.Option(func(c *handler.Config) { c.NoBatchError = true })
 type Option func(*Config)
 
 // WithConfig sets the whole Config, as a program that builds one (from its
@@ -69,35 +72,6 @@ func WithConcurrency(n int) Option {
 	return func(c *Config) { c.Concurrency = n }
 }
 
-// WithDeadlineReserve sets the deadline guard (Config.DeadlineReserve): a
-// record not yet started when less than d is left before the invocation's
-// deadline is reported as a failure without starting, so the batch answers
-// before Lambda's timeout (which would redeliver every record). The
-// records that run get contexts that end d/2 before the deadline, leaving
-// time to release their claims. A negative d turns the guard off
-// (WithoutDeadlineReserve). Defaults to DefaultDeadlineReserve, capped at
-// half the time the invocation had when the batch began.
-func WithDeadlineReserve(d time.Duration) Option {
-	return func(c *Config) { c.DeadlineReserve = d }
-}
-
-// WithoutDeadlineReserve turns the deadline guard off
-// (Config.DeadlineReserve NoDeadlineReserve): every record is started,
-// however near the invocation's deadline, and runs under the invocation's
-// context. Defaults to off: the guard is on (see WithDeadlineReserve).
-func WithoutDeadlineReserve() Option {
-	return func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }
-}
-
-// WithFIFOGroupIsolation narrows what a failure stops on a FIFO queue to
-// the failed record's message group: later records of that group are
-// reported as failures without running, while other groups go on.
-// Defaults to off: as AWS documents for FIFO, every record after the first
-// failure is reported as a failure.
-func WithFIFOGroupIsolation() Option {
-	return func(c *Config) { c.FIFOGroupIsolation = true }
-}
-
 // WithIdem applies opts, in order, to Config.Idem: how each record's key
 // is claimed, extended and completed (the lease, the record expiry, the
 // heartbeat, the clock), idem.Config's fields, declared, defaulted and
@@ -107,7 +81,7 @@ func WithFIFOGroupIsolation() Option {
 // constructor refuses a nil option. Defaults to none: idem.Config's
 // defaults.
 //
-//	handler.WrapSQS(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
+//	handler.New(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
 func WithIdem(opts ...idem.Option) Option {
 	for _, opt := range opts {
 		if opt == nil {
@@ -164,30 +138,14 @@ func WithFailureHook(f FailureFunc) Option {
 	return func(c *Config) { c.OnFailure = f }
 }
 
-// WithCache keeps the results of up to maxEntries completed keys, and at
-// most maxBytes of results, in memory across the invocations of a warm
-// container, least recently used first out, so a duplicate delivered there
-// costs no store request (Config.CacheEntries, Config.CacheBytes: both
-// positive, or both 0). An entry lasts no longer than the record it
-// copies, and the payload fingerprint is still checked. Defaults to off.
-func WithCache(maxEntries, maxBytes int) Option {
-	return func(c *Config) { c.CacheEntries, c.CacheBytes = maxEntries, maxBytes }
-}
-
 // WithBackoff sets, through client, the visibility timeout of each record
 // found in progress on another worker to about the time its lease has
 // left, so the message comes back when a retry can succeed
 // (Config.Backoff). The queue URL is derived from the record's event
-// source ARN (see QueueURL) unless WithQueueURL is given. Defaults to off:
+// source ARN (see QueueURL) unless Config.QueueURL is set. Defaults to off:
 // the message comes back after the queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {
 	return func(c *Config) { c.Backoff = client }
-}
-
-// WithQueueURL sets the queue URL WithBackoff uses (Config.QueueURL).
-// Defaults to the URL derived from each record's event source ARN.
-func WithQueueURL(url string) Option {
-	return func(c *Config) { c.QueueURL = url }
 }
 
 // WithLogger sets the logger for the per-batch summary and per-record
@@ -213,14 +171,4 @@ func WithEMF(w io.Writer, ns string) Option {
 // at the cost of a nil check.
 func WithTracer(t Tracer) Option {
 	return func(c *Config) { c.Tracer = t }
-}
-
-// WithoutBatchError keeps the invocation succeeding when every message of
-// a batch comes back: the response lists them all, and the handler returns
-// no error, so the function's Errors metric does not count the batch
-// (Config.NoBatchError). Lambda brings back the same messages either way.
-// Defaults to off: such a batch, one record at least having failed, fails
-// the invocation with ErrBatchFailed.
-func WithoutBatchError() Option {
-	return func(c *Config) { c.NoBatchError = true }
 }

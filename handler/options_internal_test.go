@@ -54,21 +54,21 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A zero value sets the field's default.
 	for name, opt := range map[string]Option{
-		"WithConcurrency(0)":        WithConcurrency(0),
-		"WithDeadlineReserve(0)":    WithDeadlineReserve(0),
-		"WithReplayHook(nil)":       WithReplayHook(nil),
-		"WithTypedReplayHook(nil)":  WithTypedReplayHook[string](nil),
-		"WithFailureHook(nil)":      WithFailureHook(nil),
-		"WithCache(0, 0)":           WithCache(0, 0),
-		"WithBackoff(nil)":          WithBackoff(nil),
-		"WithQueueURL(\"\")":        WithQueueURL(""),
-		"WithLogger(nil)":           WithLogger(nil),
-		"WithEMF(nil, \"\")":        WithEMF(nil, ""),
-		"WithTracer(nil)":           WithTracer(nil),
-		"WithIdem()":                WithIdem(),
-		"WithIdem(zero values)":     WithIdem(idem.WithLease(0), idem.WithExpiry(0), idem.WithCompressAbove(0), idem.WithClock(nil)),
-		"WithIdem(idem.WithConfig)": WithIdem(idem.WithConfig(idem.Config{})),
-		"WithRequest(namespace)":    ns,
+		"WithConcurrency(0)":                                      WithConcurrency(0),
+		"func(c *Config) { c.DeadlineReserve = 0 }":               func(c *Config) { c.DeadlineReserve = 0 },
+		"WithReplayHook(nil)":                                     WithReplayHook(nil),
+		"WithTypedReplayHook(nil)":                                WithTypedReplayHook[string](nil),
+		"WithFailureHook(nil)":                                    WithFailureHook(nil),
+		"func(c *Config) { c.CacheEntries, c.CacheBytes = 0, 0 }": func(c *Config) { c.CacheEntries, c.CacheBytes = 0, 0 },
+		"WithBackoff(nil)":                                        WithBackoff(nil),
+		"Config.QueueURL(\"\")":                                   func(c *Config) { c.QueueURL = "" },
+		"WithLogger(nil)":                                         WithLogger(nil),
+		"WithEMF(nil, \"\")":                                      WithEMF(nil, ""),
+		"WithTracer(nil)":                                         WithTracer(nil),
+		"WithIdem()":                                              WithIdem(),
+		"WithIdem(zero values)":                                   WithIdem(idem.WithLease(0), idem.WithExpiry(0), idem.WithCompressAbove(0), idem.WithClock(nil)),
+		"WithIdem(idem.WithConfig)":                               WithIdem(idem.WithConfig(idem.Config{})),
+		"WithRequest(namespace)":                                  ns,
 	} {
 		got, err := resolved(ns, opt)
 		if err != nil {
@@ -85,8 +85,8 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A negative value turns off what it can, and is refused elsewhere.
 	for name, opt := range map[string]Option{
-		"WithDeadlineReserve(-1s)": WithDeadlineReserve(-time.Second),
-		"WithoutDeadlineReserve()": WithoutDeadlineReserve(),
+		"func(c *Config) { c.DeadlineReserve = -1s }":               func(c *Config) { c.DeadlineReserve = -time.Second },
+		"func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }": func(c *Config) { c.DeadlineReserve = NoDeadlineReserve },
 	} {
 		if got, err := resolved(ns, opt); err != nil || !got.reserveSet || got.reserve != 0 {
 			t.Errorf("%s: reserve %v (set %v), %v; want the guard off", name, got.reserve, got.reserveSet, err)
@@ -101,8 +101,8 @@ func TestOptionBehaviour(t *testing.T) {
 		want [2]string
 	}{
 		{"WithConcurrency(-1)", WithConcurrency(-1), [2]string{"handler", "Concurrency"}},
-		{"WithCache(-1, 1)", WithCache(-1, 1), [2]string{"handler", "CacheEntries"}},
-		{"WithCache(1, -1)", WithCache(1, -1), [2]string{"handler", "CacheBytes"}},
+		{"func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }, [2]string{"handler", "CacheEntries"}},
+		{"func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }, [2]string{"handler", "CacheBytes"}},
 		{"WithIdem(idem.WithLease(-1s))", WithIdem(idem.WithLease(-time.Second)), [2]string{"idem", "Lease"}},
 		{"WithIdem(idem.WithMaxDecodedBytes(-1))", WithIdem(idem.WithMaxDecodedBytes(-1)), [2]string{"idem", "MaxDecodedBytes"}},
 	} {
@@ -129,7 +129,7 @@ func TestOptionBehaviour(t *testing.T) {
 	// A whole Config, then options over it; options before it are
 	// overwritten.
 	cfg := Config{Request: request.Identity{Namespace: "whole", KeyFields: []string{"a", "b"}}, Concurrency: 3, CacheEntries: 10, CacheBytes: 100}
-	got, err := resolved(WithConcurrency(7), WithQueueURL("before"), WithConfig(cfg), WithConcurrency(5))
+	got, err := resolved(WithConcurrency(7), func(c *Config) { c.QueueURL = "before" }, WithConfig(cfg), WithConcurrency(5))
 	if err != nil || got.namespace != "whole" || got.concurrency != 5 || got.cacheEntries != 10 || got.queueURL != "" {
 		t.Errorf("WithConfig then WithConcurrency(5): %+v, %v; want namespace whole, concurrency 5, the cache, no queue URL", got, err)
 	}
@@ -139,7 +139,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, each named by its package.
-	_, err = New(nil, nil, nil, WithRequest(request.Identity{Namespace: "ns", KeyField: "a..b", KeyAttribute: "key"}), WithConcurrency(-1), WithCache(-1, -1), WithEMF(nil, "metrics"),
+	_, err = New(nil, nil, nil, WithRequest(request.Identity{Namespace: "ns", KeyField: "a..b", KeyAttribute: "key"}), WithConcurrency(-1), func(c *Config) { c.CacheEntries, c.CacheBytes = -1, -1 }, WithEMF(nil, "metrics"),
 		WithIdem(idem.WithLease(-time.Second), idem.WithExpiry(-time.Second)))
 	want := [][2]string{
 		{"handler", "store"}, {"handler", "fn"}, {"handler", "options[0]"},

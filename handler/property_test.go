@@ -233,11 +233,11 @@ func (p *propBatch) check() error {
 		opts = append(opts, handler.WithConcurrency(p.concurrency))
 	}
 	if p.isolation {
-		opts = append(opts, handler.WithFIFOGroupIsolation())
+		opts = append(opts, func(c *handler.Config) { c.FIFOGroupIsolation = true })
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := handler.WrapSQS(store, fn, opts...)(ctx, p.event())
+	resp, err := must(handler.New(store, fn, opts...))(ctx, p.event())
 	reported := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
 		reported[f.ItemIdentifier] = true

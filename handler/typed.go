@@ -103,15 +103,3 @@ func typedWork[Req, Resp any](typ *request.Type[Req], fn func(context.Context, R
 		}, nil
 	}
 }
-
-// WrapTyped is NewTyped for a program's wiring: it panics with NewTyped's
-// error, as WrapSQS does with New's.
-//
-//	lambda.Start(handler.WrapTyped(store, summarise))
-func WrapTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...Option) Handler {
-	h, err := NewTyped(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return h
-}

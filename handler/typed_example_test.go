@@ -27,7 +27,7 @@ type Summary struct {
 
 // A function of a request type: the body is decoded into it, its result
 // stored as JSON, and a duplicate's replay hook gets the result typed.
-// In Lambda: lambda.Start(handler.WrapTyped(store, summariseDocument)).
+// In Lambda: lambda.Start(handler.NewTyped(store, summariseDocument)).
 func ExampleNewTyped() {
 	store, err := memstore.New()
 	if err != nil {

@@ -393,7 +393,7 @@ func TestDeadlineGuard(t *testing.T) {
 	t.Run("nothing starts", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		h := b.wrap(nil, handler.WithDeadlineReserve(2*time.Minute))
+		h := b.wrap(nil, func(c *handler.Config) { c.DeadlineReserve = 2 * time.Minute })
 		// invoke gives a minute: under the reserve.
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1", "m2")
 		if err := b.Failure("m1"); !errors.Is(err, handler.ErrDeadline) {
@@ -411,7 +411,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 			clock.Advance(10 * time.Minute) // a slow record
 			return []byte("ok"), nil
-		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
+		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), func(c *handler.Config) { c.DeadlineReserve = 30 * time.Second })
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m2", "m3")
 		b.WantSummary(map[string]int{"executed": 1, "skipped": 2})
 	})
@@ -423,7 +423,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 			got, _ = ctx.Deadline()
 			return nil, nil
-		}, handler.WithDeadlineReserve(10*time.Second))
+		}, func(c *handler.Config) { c.DeadlineReserve = 10 * time.Second })
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		defer cancel()
 		if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("m1", "k1")}}); err != nil {
@@ -550,7 +550,7 @@ func TestReplayHookFailure(t *testing.T) {
 	h := b.wrap(nil)
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 	hookErr := errors.New("reply queue down")
-	failing := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+	failing := must(handler.New(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
 		handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return hookErr }),
@@ -558,7 +558,7 @@ func TestReplayHookFailure(t *testing.T) {
 			if !errors.Is(err, hookErr) || !errors.Is(err, handler.ErrReplayHook) {
 				t.Errorf("failure = %v, want the hook's error", err)
 			}
-		}))
+		})))
 	handlerbundle.WantIDs(t, b.Invoke(failing, handlerbundle.Msg("m2", "k1")), "m2")
 }
 
@@ -569,10 +569,10 @@ func TestNamespaceOutsideLambda(t *testing.T) {
 	store := must(memstore.New())
 	var logs bytes.Buffer
 	calls := 0
-	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
+	h := must(handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		calls++
 		return []byte("done"), nil
-	}, handler.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	}, handler.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
 	ev := events.SQSEvent{Records: []events.SQSMessage{
 		{MessageId: "m1", Body: `{"idempotency_key":"k1"}`},
 		{MessageId: "m2", Body: `{"idempotency_key":"k1"}`},
@@ -616,7 +616,7 @@ func TestWiringErrors(t *testing.T) {
 		{"no fingerprint with fields", "request.NoFingerprint", store, fn, func(c *handler.Config) {
 			handler.WithRequest(request.Identity{FingerprintFields: []string{"a"}, NoFingerprint: true})(c)
 		}},
-		{"cache size", "CacheEntries", store, fn, handler.WithCache(0, 1)},
+		{"cache size", "CacheEntries", store, fn, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 0, 1 }},
 		{"EMF without a namespace", "EMFNamespace", store, fn, handler.WithEMF(io.Discard, "")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,8 +24,8 @@ func TestDefaultsShownAreThePartsDefaults(t *testing.T) {
 		ConsumerMaxRunTime:    {consumer.DefaultMaxRunTime.String() + " "},
 		ConsumerMaxBatches:    {strconv.Itoa(consumer.DefaultMaxBatches) + " "},
 		ConsumerGracePeriod:   {consumer.DefaultGracePeriod.String() + " "},
-		FrontDoorPath:         {"`" + frontdoor.DefaultPath + "`"},
-		FrontDoorMaxBodyBytes: {strconv.Itoa(frontdoor.DefaultMaxBodyBytes)},
+		frontDoorPath:         {"`" + frontdoor.DefaultPath + "`"},
+		frontDoorMaxBodyBytes: {strconv.Itoa(frontdoor.DefaultMaxBodyBytes)},
 		Lease:                 {durationWords(consumer.DefaultShortLease) + " renewed every " + durationWords(consumer.DefaultHeartbeat)},
 		Heartbeat:             {durationWords(consumer.DefaultHeartbeat) + " (`consumer.DefaultHeartbeat`)"},
 	} {

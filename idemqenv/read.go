@@ -100,7 +100,7 @@ func (r *reader) show(v Var, val string) string {
 	switch {
 	case v.Secret:
 		return name + " (value not shown)"
-	case v.value.kind == KindURL || v.value.kind == KindStoreURL:
+	case v.value.kind == KindURL || v.value.kind == kindStoreURL:
 		return stores.ShowURL(name, val)
 	}
 	return fmt.Sprintf("%s=%q", name, val)

@@ -52,17 +52,17 @@ func TestReadWorker(t *testing.T) {
 	}
 
 	for v, want := range map[string]int{"": 0, "off": -1, "OFF": -1, "2048": 2048} {
-		s, err := Read(env(Store, "memory", CompressAbove, v))
+		s, err := Read(env(Store, "memory", compressAbove, v))
 		if err != nil || s.CompressAbove != want {
-			t.Errorf("%s=%q: %d, %v; want %d", CompressAbove, v, s.CompressAbove, err, want)
+			t.Errorf("%s=%q: %d, %v; want %d", compressAbove, v, s.CompressAbove, err, want)
 		}
 		if cfg, err := idem.NewConfig(idem.WithCompressAbove(s.CompressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
-			t.Errorf("%s=off does not turn compression off: %+v", CompressAbove, cfg)
+			t.Errorf("%s=off does not turn compression off: %+v", compressAbove, cfg)
 		}
 	}
 	for _, v := range []string{"0", "-5", "lots"} {
-		_, err := Read(env(Store, "memory", CompressAbove, v))
-		wantErr(t, err, CompressAbove)
+		_, err := Read(env(Store, "memory", compressAbove, v))
+		wantErr(t, err, compressAbove)
 	}
 
 	// The memory store needs no table; the back-off is on unless turned off.
@@ -153,8 +153,8 @@ func TestReadErrors(t *testing.T) {
 		{"a bad fingerprint field", env(Table, "t", FingerprintFields, `a\`), []string{FingerprintFields}},
 		{"a bad namespace", env(Table, "t", Namespace, "a\x00b"), []string{Namespace}},
 		{"a bad key attribute", env(Table, "t", KeyAttribute, "AWS.key"), []string{KeyAttribute}},
-		{"front-door settings in worker mode", env(Table, "t", FrontDoorQueueURL, "http://q", FrontDoorPath, "/x", FrontDoorMaxBodyBytes, "9"),
-			[]string{FrontDoorQueueURL + " is set but " + Mode, FrontDoorPath, FrontDoorMaxBodyBytes, Mode + "=frontdoor"}},
+		{"front-door settings in worker mode", env(Table, "t", FrontDoorQueueURL, "http://q", frontDoorPath, "/x", frontDoorMaxBodyBytes, "9"),
+			[]string{FrontDoorQueueURL + " is set but " + Mode, frontDoorPath, frontDoorMaxBodyBytes, Mode + "=frontdoor"}},
 		{"dispatch settings in worker mode", env(Table, "t", DurableFunction, "f"), []string{DurableFunction + " is set but " + Mode}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,8 +165,8 @@ func TestReadErrors(t *testing.T) {
 	}
 
 	// Many at once: one error naming each.
-	_, err := Read(env(Store, "postgres", Lease, "soon", Concurrency, "0", BlobPrefix, "x/", Tracing, "on", FrontDoorPath, "/p"))
-	wantErr(t, err, Table, StoreURL, Lease, Concurrency, BlobPrefix, Tracing, FrontDoorPath)
+	_, err := Read(env(Store, "postgres", Lease, "soon", Concurrency, "0", BlobPrefix, "x/", Tracing, "on", frontDoorPath, "/p"))
+	wantErr(t, err, Table, StoreURL, Lease, Concurrency, BlobPrefix, Tracing, frontDoorPath)
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 7 {
 		t.Errorf("%d errors, want 7 (one a variable):\n%v", n, err)
 	}
@@ -254,7 +254,7 @@ func TestReadConsumer(t *testing.T) {
 func TestReadFrontDoor(t *testing.T) {
 	t.Parallel()
 	const q = "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
-	s, err := Read(env(Mode, "FrontDoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, FrontDoorPath, "/v1/jobs", FrontDoorMaxBodyBytes, "1000"))
+	s, err := Read(env(Mode, "FrontDoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, frontDoorPath, "/v1/jobs", frontDoorMaxBodyBytes, "1000"))
 	want := FrontDoorSettings{QueueURL: q, Path: "/v1/jobs", MaxBodyBytes: 1000, Scope: ScopeIAM}
 	if err != nil || s.Program != FrontDoor || s.FrontDoor != want || s.Request.Namespace != "summarise" || s.Backoff {
 		t.Errorf("front door %+v, %v; want %+v", s, err, want)
@@ -275,7 +275,7 @@ func TestReadFrontDoor(t *testing.T) {
 	}{
 		{"no queue, no namespace", env(Table, "t", Mode, "frontdoor"), []string{FrontDoorQueueURL + " is required", Namespace + " is required"}},
 		{"bad queue URL", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, "requests"), []string{FrontDoorQueueURL}},
-		{"bad body size", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorMaxBodyBytes, "0"), []string{FrontDoorMaxBodyBytes}},
+		{"bad body size", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, frontDoorMaxBodyBytes, "0"), []string{frontDoorMaxBodyBytes}},
 		{"and a consumer", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, ConsumerQueueURL, q), []string{ConsumerQueueURL, Mode}},
 		{"bad scope", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "account"), []string{FrontDoorScope}},
 		{"IAM scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam", FrontDoorAddr, "127.0.0.1:8080"),
@@ -329,7 +329,7 @@ func TestReadDispatch(t *testing.T) {
 func TestReadCommand(t *testing.T) {
 	t.Parallel()
 	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", KeyFields, "document_id,version", RecordExpiry, "100h", BlobBucket, "b",
-		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", FrontDoorPath, "x", DurableNamePrefix, "retired"))
+		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", frontDoorPath, "x", DurableNamePrefix, "retired"))
 	want := Settings{Program: Command, Store: stores.Settings{Kind: stores.DynamoDB, Table: "t"},
 		Request:      request.Identity{Namespace: "ns", KeyFields: []string{"document_id", "version"}},
 		RecordExpiry: 100 * time.Hour, Blobs: BlobSettings{Bucket: "b", Prefix: DefaultBlobPrefix}}

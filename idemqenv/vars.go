@@ -33,7 +33,7 @@ const (
 	Lease                 = "IDEMQ_LEASE"
 	Heartbeat             = "IDEMQ_HEARTBEAT"
 	ClockSkew             = "IDEMQ_CLOCK_SKEW"
-	CompressAbove         = "IDEMQ_COMPRESS_ABOVE"
+	compressAbove         = "IDEMQ_COMPRESS_ABOVE"
 	Concurrency           = "IDEMQ_CONCURRENCY"
 	MaxConcurrency        = "AWS_LAMBDA_MAX_CONCURRENCY" // Lambda's, not ours: set on a capacity provider
 	Backoff               = "IDEMQ_BACKOFF"
@@ -56,8 +56,8 @@ const (
 	ConsumerVisibility    = "IDEMQ_CONSUMER_VISIBILITY"
 	HealthAddr            = "IDEMQ_HEALTH_ADDR"
 	FrontDoorQueueURL     = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	FrontDoorPath         = "IDEMQ_FRONTDOOR_PATH"
-	FrontDoorMaxBodyBytes = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES"
+	frontDoorPath         = "IDEMQ_FRONTDOOR_PATH"
+	frontDoorMaxBodyBytes = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES"
 	FrontDoorAddr         = "IDEMQ_FRONTDOOR_ADDR"
 	FrontDoorScope        = "IDEMQ_FRONTDOOR_SCOPE"
 	DurableFunction       = "IDEMQ_DURABLE_FUNCTION"
@@ -118,7 +118,7 @@ var vars = slices.Concat([]Var{
 		Sets:  []string{"idem.ClockSkew"},
 		Doc:   "the bound on every worker's clock error (Go duration) within which no live lease is taken over: claims judge leases and expiries this much late, and write them this much long (docs/protocol.md, \"Clocks\"); give every worker and front door of a table the same value",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.ClockSkew })},
-	{Name: CompressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
+	{Name: compressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
 		Sets:  []string{"idem.CompressAbove"},
 		Doc:   "size in bytes above which results are stored gzipped (`idem.Config.CompressAbove`), or `off`: for a rolling upgrade from a release without compression, or a table Powertools also reads",
 		value: compressValue()},
@@ -141,7 +141,7 @@ var vars = slices.Concat([]Var{
 		value: urlValue(func(s *Settings) *string { return &s.SQSEndpoint })},
 	{Name: QueueURL, Programs: Worker, Default: "from each record's event source ARN; in consumer mode the consumed queue",
 		Sets:  []string{"handler.QueueURL"},
-		Doc:   "queue URL of the back-off (`handler.WithQueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
+		Doc:   "queue URL of the back-off (`handler.Config.QueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
 		value: urlValue(func(s *Settings) *string { return &s.QueueURL })},
 	{Name: EMFNamespace, Programs: Worker, Default: "off",
 		Sets:  []string{"handler.EMFNamespace"},
@@ -212,11 +212,11 @@ var vars = slices.Concat([]Var{
 	{Name: FrontDoorQueueURL, Programs: FrontDoor,
 		Doc:   "the worker's queue, to send requests to; required in front-door mode, with `IDEMQ_NAMESPACE`",
 		value: urlValue(func(s *Settings) *string { return &s.FrontDoor.QueueURL })},
-	{Name: FrontDoorPath, Programs: FrontDoor, Default: "`/requests`",
+	{Name: frontDoorPath, Programs: FrontDoor, Default: "`/requests`",
 		Sets:  []string{"frontdoor.Path"},
 		Doc:   "where requests are posted; each status at the path and `/{key}`",
 		value: stringValue(func(s *Settings) *string { return &s.FrontDoor.Path }, nil)},
-	{Name: FrontDoorMaxBodyBytes, Programs: FrontDoor, Default: "1048576",
+	{Name: frontDoorMaxBodyBytes, Programs: FrontDoor, Default: "1048576",
 		Sets:  []string{"frontdoor.MaxBodyBytes"},
 		Doc:   "largest request body read; a body whose message is over the queue's size is refused too (413)",
 		value: bytesValue(func(s *Settings) *int { return &s.FrontDoor.MaxBodyBytes })},
@@ -257,9 +257,9 @@ func requestVars() []Var {
 // fieldValue parses a field of request.Identity from its variable, a
 // list's names separated by commas, and writes it back.
 func fieldValue(f request.Field) value {
-	kind := KindString
+	kind := kindString
 	if f.List {
-		kind = KindList
+		kind = kindList
 	}
 	return value{kind: kind,
 		parse: func(s *Settings, v string) error {
@@ -306,7 +306,7 @@ func Lookup(name string) (Var, bool) {
 
 // modeValue is IDEMQ_MODE, the program.
 func modeValue() value {
-	return value{kind: KindEnum, values: []string{"worker", "frontdoor", "dispatch"},
+	return value{kind: kindEnum, values: []string{"worker", "frontdoor", "dispatch"},
 		parse: func(s *Settings, v string) error {
 			p, ok := modeProgram(v)
 			if !ok {
@@ -328,13 +328,13 @@ func modeValue() value {
 // are read (checkStore).
 func storeURLValue() value {
 	v := stringValue(func(s *Settings) *string { return &s.Store.URL }, nil)
-	v.kind = KindStoreURL
+	v.kind = kindStoreURL
 	return v
 }
 
 // compressValue is IDEMQ_COMPRESS_ABOVE: a size in bytes, or "off" (-1).
 func compressValue() value {
-	return value{kind: KindBytes,
+	return value{kind: kindBytes,
 		parse: func(s *Settings, v string) error {
 			if strings.EqualFold(v, "off") {
 				s.CompressAbove = -1
@@ -364,7 +364,7 @@ func compressValue() value {
 // least 1, and 1 for anything else. The worker sizes its pools for what
 // the runtime will really run, so it refuses nothing the runtime accepts.
 func maxConcurrencyValue() value {
-	return value{kind: KindCount,
+	return value{kind: kindCount,
 		parse: func(s *Settings, v string) error {
 			if n, err := strconv.Atoi(v); err == nil && n > 1 {
 				s.MaxConcurrency = n

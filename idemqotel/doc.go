@@ -2,7 +2,7 @@
 // option turns it on,
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	lambda.Start(handler.WrapSQS(store, fn, idemqotel.WithTracing(tp)))
+//	lambda.Start(handler.New(store, fn, idemqotel.WithTracing(tp)))
 //
 // and each batch then makes these spans:
 //
@@ -36,7 +36,7 @@
 // A message's trace context is its W3C traceparent message attribute
 // (read by Config.Propagator), else its AWSTraceHeader system attribute,
 // which SQS sets when the producer sent it in an X-Ray traced call
-// (ParseXRay reads it). As the messaging conventions advise for a batch,
+// (parseXRay reads it). As the messaging conventions advise for a batch,
 // the batch span links to each message's context, and each record span,
 // a child of the batch span, links to its own message's; WithMessageParent
 // turns a record span round, a child of its message's context (continuing

@@ -17,31 +17,31 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// ScopeName is the instrumentation scope of the spans: the name the
+// scopeName is the instrumentation scope of the spans: the name the
 // tracer is made with.
-const ScopeName = "github.com/idemq/idemq/idemqotel"
+const scopeName = "github.com/idemq/idemq/idemqotel"
 
 // The attributes of idemq's own, beside the messaging conventions'.
 const (
-	// OutcomeKey is a record span's outcome (handler.RecordOutcome):
+	// outcomeKey is a record span's outcome (handler.RecordOutcome):
 	// executed, replayed, copy, cache_hit, in_progress, failed, skipped
 	// or keyless.
-	OutcomeKey = attribute.Key("idemq.outcome")
-	// TookOverKey is set on a record span whose claim took over a passed
+	outcomeKey = attribute.Key("idemq.outcome")
+	// tookOverKey is set on a record span whose claim took over a passed
 	// lease or an expired record.
-	TookOverKey = attribute.Key("idemq.took_over")
-	// RetryReasonKey is why a record that did not fail comes back: in
+	tookOverKey = attribute.Key("idemq.took_over")
+	// retryReasonKey is why a record that did not fail comes back: in
 	// progress elsewhere, or not started (the deadline guard, FIFO).
-	RetryReasonKey = attribute.Key("idemq.retry_reason")
-	// KeyKey is the record's idempotency key, namespace included, on
+	retryReasonKey = attribute.Key("idemq.retry_reason")
+	// keyKey is the record's idempotency key, namespace included, on
 	// record and store call spans: only with WithKeys.
-	KeyKey = attribute.Key("idemq.key")
-	// ClaimAnswerKey is what a claim found: "claimed", "COMPLETED" or
+	keyKey = attribute.Key("idemq.key")
+	// claimAnswerKey is what a claim found: "claimed", "COMPLETED" or
 	// "INPROGRESS" (idem.Claim.String).
-	ClaimAnswerKey = attribute.Key("idemq.claim.answer")
-	// BatchItemFailuresKey is the number of batch item failures in a
+	claimAnswerKey = attribute.Key("idemq.claim.answer")
+	// batchItemFailuresKey is the number of batch item failures in a
 	// batch's response.
-	BatchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
+	batchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
 )
 
 // Config is how a Tracer makes its spans. It is declared, defaulted and
@@ -62,13 +62,13 @@ type Config struct {
 	// span, linked to its message's context.
 	MessageParent bool
 	// Keys puts each record's idempotency key on its span and on its
-	// store calls' spans (KeyKey), and leaves it in the errors the spans
+	// store calls' spans (keyKey), and leaves it in the errors the spans
 	// describe. Defaults to false: keys can carry what a user sent, so
 	// they are left out and cut out of error descriptions.
 	Keys bool
 	// LambdaTraceHeader makes a batch whose context carries no span a
 	// child of the invocation's X-Ray trace header, which aws-lambda-go
-	// puts in the context (Lambda's active tracing; see ContextWithXRay).
+	// puts in the context (Lambda's active tracing; see contextWithXRay).
 	// With active tracing off the header says "not sampled", and a
 	// parent-based sampler (the SDK's default) then records nothing.
 	// Defaults to false.
@@ -129,7 +129,7 @@ type Tracer struct {
 var _ handler.Tracer = (*Tracer)(nil)
 
 // New returns a Tracer making its spans with tp's tracer (named
-// ScopeName); a nil tp is the global one, otel.GetTracerProvider(). It
+// scopeName); a nil tp is the global one, otel.GetTracerProvider(). It
 // returns an error joining an *idem.ConfigError for each nil option.
 func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 	c, optErr := idem.ApplyOptions("idemqotel", opts)
@@ -140,7 +140,7 @@ func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	return &Tracer{tracer: tp.Tracer(ScopeName), cfg: c}, nil
+	return &Tracer{tracer: tp.Tracer(scopeName), cfg: c}, nil
 }
 
 // WithTracing is the handler option that turns tracing on: New(tp,
@@ -148,7 +148,7 @@ func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 // options of another package, it returns nil when one of opts is nil,
 // and the handler's constructor refuses a nil option.
 //
-//	handler.WrapSQS(store, fn, idemqotel.WithTracing(tp))
+//	handler.New(store, fn, idemqotel.WithTracing(tp))
 func WithTracing(tp trace.TracerProvider, opts ...Option) handler.Option {
 	t, err := New(tp, opts...)
 	if err != nil {
@@ -178,13 +178,13 @@ func queueName(url string) string { return url[strings.LastIndexByte(url, '/')+1
 func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.Context, func(handler.BatchEnd)) {
 	if t.cfg.LambdaTraceHeader && !trace.SpanContextFromContext(ctx).IsValid() {
 		if h, ok := ctx.Value("x-amzn-trace-id").(string); ok { // set by aws-lambda-go
-			ctx = ContextWithXRay(ctx, h)
+			ctx = contextWithXRay(ctx, h)
 		}
 	}
 	attrs := append(messaging(b.QueueURL), semconv.MessagingBatchMessageCount(len(b.Records)))
 	var links []trace.Link
 	for i := range b.Records {
-		if sc, ok := MessageContext(&b.Records[i], t.cfg.Propagator); ok {
+		if sc, ok := messageContext(&b.Records[i], t.cfg.Propagator); ok {
 			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{semconv.MessagingMessageID(b.Records[i].MessageId)}})
 		}
 	}
@@ -194,7 +194,7 @@ func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.
 	}
 	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	return ctx, func(e handler.BatchEnd) {
-		span.SetAttributes(BatchItemFailuresKey.Int(e.Failures))
+		span.SetAttributes(batchItemFailuresKey.Int(e.Failures))
 		if e.Err != nil {
 			span.SetStatus(codes.Error, e.Err.Error())
 		}
@@ -208,10 +208,10 @@ func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.
 func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (context.Context, func(handler.RecordEnd)) {
 	attrs := append(messaging(r.QueueURL), semconv.MessagingMessageID(r.Message.MessageId))
 	if t.cfg.Keys && r.Key != "" {
-		attrs = append(attrs, KeyKey.String(string(r.Key)))
+		attrs = append(attrs, keyKey.String(string(r.Key)))
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
-	if sc, ok := MessageContext(r.Message, t.cfg.Propagator); ok {
+	if sc, ok := messageContext(r.Message, t.cfg.Propagator); ok {
 		if t.cfg.MessageParent {
 			batch := trace.SpanContextFromContext(ctx)
 			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
@@ -222,15 +222,15 @@ func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (contex
 	}
 	ctx, span := t.tracer.Start(ctx, "idemq record", append(opts, trace.WithAttributes(attrs...))...)
 	return ctx, func(e handler.RecordEnd) {
-		span.SetAttributes(OutcomeKey.String(string(e.Outcome)))
+		span.SetAttributes(outcomeKey.String(string(e.Outcome)))
 		if e.TookOver {
-			span.SetAttributes(TookOverKey.Bool(true))
+			span.SetAttributes(tookOverKey.Bool(true))
 		}
 		if e.Err != nil {
 			if why := t.describe(e.Err, r.Key); e.Outcome == handler.RecordFailed {
 				span.SetStatus(codes.Error, why)
 			} else {
-				span.SetAttributes(RetryReasonKey.String(why))
+				span.SetAttributes(retryReasonKey.String(why))
 			}
 		}
 		span.End()
@@ -243,12 +243,12 @@ func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (contex
 func (t *Tracer) StartStoreCall(ctx context.Context, c handler.StoreCallStart) (context.Context, func(handler.StoreCallEnd)) {
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 	if t.cfg.Keys && c.Key != "" {
-		opts = append(opts, trace.WithAttributes(KeyKey.String(string(c.Key))))
+		opts = append(opts, trace.WithAttributes(keyKey.String(string(c.Key))))
 	}
 	ctx, span := t.tracer.Start(ctx, "idemq "+string(c.Op), opts...)
 	return ctx, func(e handler.StoreCallEnd) {
 		if e.Claim != "" {
-			span.SetAttributes(ClaimAnswerKey.String(e.Claim))
+			span.SetAttributes(claimAnswerKey.String(e.Claim))
 		}
 		if e.Err != nil {
 			span.SetStatus(codes.Error, t.describe(e.Err, c.Key))

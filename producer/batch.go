@@ -12,7 +12,7 @@ import (
 )
 
 // SendBatch sends msgs with SendMessageBatch: in input order, split into
-// batches of at most MaxBatchEntries messages and Config.MaxBatchBytes
+// batches of at most 10 messages and Config.MaxBatchBytes
 // body bytes, one batch after another. It returns a Sent per message, in
 // input order, and an error joining the failed ones' (each Sent.Err, a
 // *MessageError naming the message and its key).
@@ -59,7 +59,7 @@ func (p *Producer) split(preps []prepared, ready []int) [][]int {
 	size := 0
 	for _, i := range ready {
 		n := preps[i].size
-		if len(cur) == MaxBatchEntries || size+n > p.cfg.MaxBatchBytes {
+		if len(cur) == maxBatchEntries || size+n > p.cfg.MaxBatchBytes {
 			batches = append(batches, cur)
 			cur, size = nil, 0
 		}

@@ -12,16 +12,16 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultMaxAttempts is how many times one message is sent at most
+	// defaultMaxAttempts is how many times one message is sent at most
 	// when its answers are lost: 5.
-	DefaultMaxAttempts = 5
-	// DefaultAttemptTimeout is how long one attempt waits for SQS's
+	defaultMaxAttempts = 5
+	// defaultAttemptTimeout is how long one attempt waits for SQS's
 	// answer before it is taken as lost and the message sent again: 20 s.
-	DefaultAttemptTimeout = 20 * time.Second
+	defaultAttemptTimeout = 20 * time.Second
 )
 
-// MaxBatchEntries is the most messages one SendMessageBatch carries.
-const MaxBatchEntries = 10
+// maxBatchEntries is the most messages one SendMessageBatch carries.
+const maxBatchEntries = 10
 
 // Config is how a Producer puts the key in a message and sends it. Every
 // setting is declared, defaulted and checked here, once, as every idemq
@@ -57,10 +57,10 @@ type Config struct {
 	// MaxAttempts is how many times one message is sent at most while its
 	// answer is lost (a timeout, a connection cut, a 5xx, a throttle): the
 	// only retries of the send, each attempt one request (the SDK's
-	// retryer makes one attempt of each). Defaults to DefaultMaxAttempts.
+	// retryer makes one attempt of each). Defaults to 5.
 	MaxAttempts int
 	// AttemptTimeout is how long one attempt waits for its answer.
-	// Defaults to DefaultAttemptTimeout.
+	// Defaults to 20 s.
 	AttemptTimeout time.Duration
 	// RetryMin and RetryMax bound the capped exponential back-off between
 	// attempts, each wait with up to half of it added at random: the same
@@ -102,11 +102,11 @@ func WithMaxMessageBytes(n int) Option { return func(c *Config) { c.MaxMessageBy
 func WithMaxBatchBytes(n int) Option { return func(c *Config) { c.MaxBatchBytes = n } }
 
 // WithMaxAttempts sets Config.MaxAttempts, how many times one message is
-// sent at most while its answer is lost. Defaults to DefaultMaxAttempts.
+// sent at most while its answer is lost. Defaults to 5.
 func WithMaxAttempts(n int) Option { return func(c *Config) { c.MaxAttempts = n } }
 
 // WithAttemptTimeout sets Config.AttemptTimeout, how long one attempt
-// waits for its answer. Defaults to DefaultAttemptTimeout.
+// waits for its answer. Defaults to 20 s.
 func WithAttemptTimeout(d time.Duration) Option { return func(c *Config) { c.AttemptTimeout = d } }
 
 // WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
@@ -143,10 +143,10 @@ func (c Config) resolve() (Config, error) {
 		}
 	}
 	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
+		c.MaxAttempts = defaultMaxAttempts
 	}
 	if c.AttemptTimeout == 0 {
-		c.AttemptTimeout = DefaultAttemptTimeout
+		c.AttemptTimeout = defaultAttemptTimeout
 	}
 	if c.RetryMin == 0 {
 		c.RetryMin = queue.DefaultRetryMin

@@ -29,7 +29,7 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults, err := resolved()
 	if err != nil || defaults.MaxMessageBytes != queue.MaxMessageBytes || defaults.MaxBatchBytes != queue.MaxMessageBytes ||
-		defaults.MaxAttempts != DefaultMaxAttempts || defaults.AttemptTimeout != DefaultAttemptTimeout || defaults.RetryMin != 100*time.Millisecond || defaults.RetryMax != 5*time.Second {
+		defaults.MaxAttempts != defaultMaxAttempts || defaults.AttemptTimeout != defaultAttemptTimeout || defaults.RetryMin != 100*time.Millisecond || defaults.RetryMax != 5*time.Second {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
 	same := func(a, b Config) bool {

@@ -38,9 +38,9 @@ func (w *Worker) handlerOptions(backoff handler.VisibilityChanger, blobs idem.Bl
 		opts = append(opts, handler.WithBackoff(backoff))
 		switch {
 		case s.Consumer.QueueURL != "":
-			opts = append(opts, handler.WithQueueURL(s.Consumer.QueueURL))
+			opts = append(opts, func(c *handler.Config) { c.QueueURL = s.Consumer.QueueURL })
 		case s.QueueURL != "":
-			opts = append(opts, handler.WithQueueURL(s.QueueURL))
+			opts = append(opts, func(c *handler.Config) { c.QueueURL = s.QueueURL })
 		}
 	}
 	if s.EMFNamespace != "" {

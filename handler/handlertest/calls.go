@@ -19,7 +19,7 @@ type Calls struct {
 	order []string
 }
 
-// Func returns a function for handler.WrapSQS that counts a call for the
+// Func returns a function for handler.New that counts a call for the
 // request key(msg) names, then runs work (nil: returns the key).
 func (c *Calls) Func(key func(events.SQSMessage) string, work func(ctx context.Context, msg events.SQSMessage) ([]byte, error)) func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 	return func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
@@ -32,7 +32,7 @@ func (c *Calls) Func(key func(events.SQSMessage) string, work func(ctx context.C
 	}
 }
 
-// TypedFunc is Calls.Func for handler.NewTyped and handler.WrapTyped: it
+// TypedFunc is Calls.Func for handler.NewTyped and handler.NewTyped: it
 // returns a function that counts a call of c for the request key(req)
 // names, then runs work (nil: returns Resp's zero value).
 //

@@ -96,9 +96,9 @@ func TestFIFODrainKeepsOrder(t *testing.T) {
 			})
 			opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "fifo"}), handler.WithLogger(slog.New(slog.DiscardHandler))}
 			if isolation {
-				opts = append(opts, handler.WithFIFOGroupIsolation())
+				opts = append(opts, func(c *handler.Config) { c.FIFOGroupIsolation = true })
 			}
-			h := handler.WrapSQS(must(memstore.New()), work, opts...)
+			h := must(handler.New(must(memstore.New()), work, opts...))
 			q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 			for _, m := range []struct{ group, key string }{
 				{"A", "a1"}, {"B", "b1"}, {"A", "a2"}, {"B", "b2"}, {"A", "a3"}, {"A", "a1"}, // a1 re-sent

@@ -36,8 +36,11 @@ func ExampleTypedFunc() {
 		log.Fatal(err)
 	}
 	var calls handlertest.Calls
-	h := handler.WrapTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
+	h, err := handler.NewTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
 		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	msg := handlertest.JSONMessage("m-1", Order{OrderID: "order-7", Item: "book"})
 	resp, err := h(context.Background(), handlertest.Event(msg, handlertest.Resend(msg, "m-2"), handlertest.Redelivery(msg)))
@@ -58,8 +61,11 @@ func ExampleHold() {
 		log.Fatal(err)
 	}
 	var calls handlertest.Calls
-	h := handler.WrapTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
+	h, err := handler.NewTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
 		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	key, err := idem.ClientKey("orders", "order-7") // the handler's key for order-7
 	if err != nil {
@@ -93,8 +99,11 @@ func ExampleHold_expired() {
 		log.Fatal(err)
 	}
 	var calls handlertest.Calls
-	h := handler.WrapTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
+	h, err := handler.NewTyped(store, handlertest.TypedFunc(&calls, func(o Order) string { return o.OrderID }, placeOrder),
 		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	key, err := idem.ClientKey("orders", "order-7")
 	if err != nil {

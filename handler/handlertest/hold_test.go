@@ -27,9 +27,9 @@ func TestHold(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := now
 	var calls handlertest.Calls
-	h := handler.WrapTyped(store, handlertest.TypedFunc[order, struct{}](&calls, func(o order) string { return o.ID }, nil),
+	h := must(handler.NewTyped(store, handlertest.TypedFunc[order, struct{}](&calls, func(o order) string { return o.ID }, nil),
 		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)),
-		handler.WithIdem(idem.WithClock(idem.ClockFunc(func() time.Time { return clock }))))
+		handler.WithIdem(idem.WithClock(idem.ClockFunc(func() time.Time { return clock })))))
 	key := must(idem.ClientKey("orders", "o-1"))
 	msg := handlertest.JSONMessage("m-1", order{ID: "o-1"})
 	deliver := func(what string, wantFailed bool, wantCalls int) {
@@ -71,8 +71,8 @@ func TestHoldOwnerCompletes(t *testing.T) {
 	ctx := context.Background()
 	store := must(memstore.New())
 	var calls handlertest.Calls
-	h := handler.WrapTyped(store, handlertest.TypedFunc[order, struct{}](&calls, func(o order) string { return o.ID }, nil),
-		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h := must(handler.NewTyped(store, handlertest.TypedFunc[order, struct{}](&calls, func(o order) string { return o.ID }, nil),
+		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler))))
 	key := must(idem.ClientKey("orders", "o-1"))
 	owner, err := handlertest.Hold(ctx, store, key, time.Now().Add(time.Hour))
 	if err != nil {

@@ -72,8 +72,11 @@ func heartbeatBench(mode string) func(*testing.B) {
 		ev := t.Batches[0]
 		store := &countExtends{Store: newMemstore(b)}
 		var calls atomic.Int64
-		h := handler.WrapSQS(store, model(HeartbeatWork, &calls), handler.WithRequest(request.Identity{Namespace: "bench"}),
+		h, err := handler.New(store, model(HeartbeatWork, &calls), handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
+		if err != nil {
+			b.Fatal(err)
+		}
 		var before, after runtime.MemStats
 		b.ReportAllocs()
 		runtime.ReadMemStats(&before)

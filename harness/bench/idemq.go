@@ -29,7 +29,7 @@ func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurr
 		handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))),
 	}
 	if cacheEntries > 0 {
-		opts = append(opts, handler.WithCache(cacheEntries, cacheBytes))
+		opts = append(opts, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = cacheEntries, cacheBytes })
 	}
 	store, err := dynamostore.New(api, table)
 	if err != nil {

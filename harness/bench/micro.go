@@ -65,9 +65,12 @@ func microBench(s Scenario, size int) func(*testing.B) {
 		opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
 		if t.Cache {
-			opts = append(opts, handler.WithCache(size, cacheBytes))
+			opts = append(opts, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = size, cacheBytes })
 		}
-		h := handler.WrapSQS(store, model(0, &calls), opts...)
+		h, err := handler.New(store, model(0, &calls), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()
 		if t.Prep == PrepComplete {

@@ -84,7 +84,10 @@ func tracingBench(tracer string, size int) func(*testing.B) {
 			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 			opts = append(opts, idemqotel.WithTracing(tp))
 		}
-		h := handler.WrapSQS(store, model(0, &calls), opts...)
+		h, err := handler.New(store, model(0, &calls), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()
 		var before, after runtime.MemStats

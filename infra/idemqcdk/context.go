@@ -16,8 +16,8 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// ContextPrefix starts every context key NewStack reads.
-const ContextPrefix = "idemq:"
+// contextPrefix starts every context key NewStack reads.
+const contextPrefix = "idemq:"
 
 // contextKeys maps each WorkerProps field NewStack sets to its context key;
 // those of Request ("Request.KeyFields") are request.Fields' own
@@ -110,7 +110,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 		known = append(known, f.Context)
 	}
 	for _, key := range slices.Sorted(maps.Keys(all)) {
-		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
+		if strings.HasPrefix(key, contextPrefix) && !slices.Contains(known, key) {
 			slices.Sort(known)
 			return c, &SettingError{Msg: fmt.Sprintf("unknown context key %s; the idemq keys are %s", key, strings.Join(known, ", "))}
 		}

@@ -140,9 +140,9 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 		t.Errorf("the front door of idemq:frontDoorScope=session reads the scope %q, want %q", got, idemqenv.ScopeIAMSession)
 	}
 	// Every variable the construct sets, set here.
-	for _, name := range []string{idemqcdk.EnvTable, idemqcdk.EnvRecordExpiry, idemqcdk.EnvClockSkew, idemqcdk.EnvKeyField, idemqcdk.EnvNamespace, idemqcdk.EnvBackoff,
-		idemqcdk.EnvProviderURL, idemqcdk.EnvProviderAPIKeySecret, idemqcdk.EnvQueue, idemqcdk.EnvEMFNamespace, idemqcdk.EnvBlobBucket,
-		idemqcdk.EnvBlobPrefix, idemqcdk.EnvTracing, idemqcdk.EnvMode, idemqcdk.EnvFrontDoorQueueURL, idemqcdk.EnvFrontDoorScope} {
+	for _, name := range []string{idemqenv.Table, idemqenv.RecordExpiry, idemqenv.ClockSkew, idemqenv.KeyField, idemqenv.Namespace, idemqenv.Backoff,
+		idemqenv.ProviderURL, idemqenv.ProviderAPIKeySecret, idemqenv.Queue, idemqenv.EMFNamespace, idemqenv.BlobBucket,
+		idemqenv.BlobPrefix, idemqenv.Tracing, idemqenv.Mode, idemqenv.FrontDoorQueueURL, idemqenv.FrontDoorScope} {
 		if !set[name] {
 			t.Errorf("no function is given %s: the test does not cover it", name)
 		}

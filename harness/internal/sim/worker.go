@@ -16,7 +16,7 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// worker is one Lambda instance: its handler (handler.WrapSQS over the
+// worker is one Lambda instance: its handler (handler.New over the
 // faulty store) and the scheduler's view of where it stands. A crash
 // replaces it with a new instance.
 type worker struct {
@@ -57,7 +57,11 @@ func (w *world) newWorker(id int) *worker {
 		// which then waits at the clock for the scheduler (see beat).
 		opts = append(opts, handler.WithIdem(idem.WithHeartbeat(time.Microsecond)))
 	}
-	wk.handle = handler.WrapSQS(&faultStore{w: w, wk: wk}, wk.work, opts...)
+	h, err := handler.New(&faultStore{w: w, wk: wk}, wk.work, opts...)
+	if err != nil {
+		panic(err) // the simulation's own settings: a refusal is its bug
+	}
+	wk.handle = h
 	return wk
 }
 
