@@ -28,7 +28,7 @@ var (
 	// ErrInProgress means another worker holds the record's key with a live
 	// lease; the message comes back later. It is idem.ErrInProgress, so
 	// one errors.Is matches a record's failure here and the
-	// *idem.InProgressError of a wrapped function (request.Wrap).
+	// *idem.InProgressError of a wrapped function (request.NewFunc).
 	ErrInProgress = idem.ErrInProgress
 	// ErrDeadline means the record was not started because too little time
 	// was left before the invocation's deadline.

@@ -13,7 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// FuncConfig is how NewFunc and Wrap make a function idempotent. It is
+// FuncConfig is how NewFunc makes a function idempotent. It is
 // declared, defaulted and checked as every idemq package does it
 // (docs/options.md): a zero field is its default, the options only set
 // fields, and NewFunc resolves it once, refusing every setting that cannot
@@ -92,20 +92,6 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 			c.keyOf = f
 		}
 	}
-}
-
-// Wrap is NewFunc for a program's wiring, where a bad setting is a
-// programmer's error: it returns NewFunc's function, and panics with
-// NewFunc's error (an *idem.ConfigError naming the setting) if NewFunc
-// fails, as regexp.MustCompile does:
-//
-//	lambda.Start(request.Wrap(store, createOrder, request.WithRequest(request.Identity{Namespace: "orders"})))
-func Wrap[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) func(context.Context, Req) (Resp, error) {
-	f, err := NewFunc(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return f
 }
 
 // NewFunc returns fn made idempotent, with fn's own signature, as
