@@ -90,7 +90,9 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // asynchronously (InvocationType Event). It returns the Start when Lambda
 // accepted it: a new execution, or the one already running or closed
 // under that name with the same payload. Any other answer is a
-// *RecordError: the key could not be read, the body is not JSON
+// *handler.RecordError, as Handle's failures are: at handler.OpKey when
+// the key could not be read (idem.ErrNoKey, handler.ErrBadKey, ...), at
+// idem.OpRun with a cause naming the execution otherwise: the body is not JSON
 // (handler.ErrBadBody), the name is taken by another payload
 // (idem.ErrPayloadMismatch), the function is not durable (ErrNotDurable),
 // or the Lambda client's error (throttling, a lost answer, ...). A panic of the client is the
@@ -98,11 +100,11 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start, error) {
 	id, err := d.reader.ReadKey(msg)
 	if err != nil {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Err: err}
+		return Start{}, &handler.RecordError{MessageID: msg.MessageId, Op: handler.OpKey, Err: err}
 	}
 	s, err := d.start(ctx, msg, id)
 	if err != nil {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
+		return Start{}, &handler.RecordError{MessageID: msg.MessageId, Key: s.Key, Op: idem.OpRun, Err: fmt.Errorf("execution %s: %w", s.Name, err)}
 	}
 	return s, nil
 }

@@ -2,15 +2,14 @@ package durable
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 )
 
-// Sentinel errors. Dispatch's failure is a *RecordError naming the
-// message, the key and the execution name; Handle's is a
-// *handler.RecordError, whose cause names the execution. Match the cause
+// Sentinel errors. A failure of Dispatch or Handle is a
+// *handler.RecordError naming the message and the key, whose cause names
+// the execution. Match the cause
 // with errors.Is against ErrNotDurable and the sentinels the handler's
 // records fail with: idem.ErrPayloadMismatch (the execution name is taken
 // by another payload), handler.ErrBadBody (the body is not JSON),
@@ -52,26 +51,3 @@ type sentinel struct {
 
 func (e *sentinel) Error() string        { return e.msg }
 func (e *sentinel) Is(target error) bool { return target == e.is }
-
-// RecordError says which message was not acknowledged and why.
-type RecordError struct {
-	MessageID string
-	// Key is the record key (Start.Key), "" when none could be read.
-	Key string
-	// Name is the execution name the key maps to, "" when no key was read.
-	Name string
-	// Err is the cause: a sentinel above, a key error of package request,
-	// or the Lambda client's error.
-	Err error
-}
-
-// Error names the message, the key and the execution name.
-func (e *RecordError) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("durable: message %s: %v", e.MessageID, e.Err)
-	}
-	return fmt.Sprintf("durable: message %s key %q execution %s: %v", e.MessageID, e.Key, e.Name, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *RecordError) Unwrap() error { return e.Err }
