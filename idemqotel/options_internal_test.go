@@ -12,7 +12,7 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string][]Option{
 		"none":                 nil,
-		"WithPropagator(nil)":  {WithPropagator(nil)},
+		"a nil Propagator":     {WithConfig(Config{Propagator: nil})},
 		"WithConfig(Config{})": {WithConfig(Config{})},
 	} {
 		tr, err := newTracer(nil, opts...)

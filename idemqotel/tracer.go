@@ -84,12 +84,6 @@ type Option func(*Config)
 // every field its default.
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
-// WithPropagator sets Config.Propagator, which reads a message's trace
-// context. Defaults to propagation.TraceContext{}.
-func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *Config) { c.Propagator = p }
-}
-
 // WithMessageParent sets Config.MessageParent: each record's span
 // continues its message's trace. Defaults to off: a record's span is a
 // child of the batch's.

@@ -321,8 +321,8 @@ func TestNew(t *testing.T) {
 	if list := idem.ConfigErrors(err); len(list) != 2 || list[0].Field != "options[0]" || list[1].Field != "options[2]" {
 		t.Errorf("newTracer(nil, nil, WithKeys(), nil) = %v, want ConfigErrors for options[0] and options[2]", err)
 	}
-	if _, err := idemqotel.NewTracer(nil, idemqotel.WithPropagator(nil)); err != nil {
-		t.Errorf("WithPropagator(nil): %v, want the default propagator", err)
+	if _, err := idemqotel.NewTracer(nil, idemqotel.WithConfig(idemqotel.Config{Propagator: nil})); err != nil {
+		t.Errorf("a nil Propagator: %v, want the default propagator", err)
 	}
 	store, _ := memstore.New()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
