@@ -257,7 +257,7 @@ func attributeKey(name string) func(m *message) (string, error) {
 }
 
 // funcKey adapts a KeyFunc, recovering its panics.
-func funcKey(f KeyFunc) func(m *message) (string, error) {
+func funcKey(f keyFunc) func(m *message) (string, error) {
 	return func(m *message) (k string, err error) {
 		defer func() {
 			if p := recover(); p != nil {
