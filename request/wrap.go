@@ -100,7 +100,7 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 // The key and the fingerprint are those of the request's JSON form, read
 // by the Identity that Req's tags and the options make (NewType), or the
 // key is what WithKeyOf's function returns; a request without a key is
-// never run, its call failing with idem.ErrNoKey (or ErrBadKey,
+// never run, its call failing with idem.ErrNoKey (or idem.ErrBadKey,
 // ErrBadBody). fn's result is stored as JSON (encoding/json) and a later
 // call with the key gets it decoded into a Resp without running fn; the
 // call that ran fn gets fn's own value. Resp must survive that round
