@@ -87,13 +87,6 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *Config) { c.Logger = l }
 }
 
-// WithoutBatchError sets Config.NoBatchError: a batch whose every start
-// failed does not fail the invocation. Defaults to off: it fails with
-// handler.ErrBatchFailed.
-func WithoutBatchError() Option {
-	return func(c *Config) { c.NoBatchError = true }
-}
-
 // configError is an *idem.ConfigError of this package.
 func configError(field, value string, err error) *idem.ConfigError {
 	return &idem.ConfigError{Package: "durable", Field: field, Value: value, Err: err}

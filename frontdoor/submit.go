@@ -170,7 +170,7 @@ func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string
 		problem(w, http.StatusBadRequest, "Body holds another key", err.Error()+": leave the key out of the body, or send the same as the Idempotency-Key")
 	case errors.Is(err, idem.ErrNoKey):
 		problem(w, http.StatusBadRequest, "Body makes no key", "the worker keys a request by "+fd.c.Request.Source()+": "+err.Error())
-	case errors.Is(err, request.ErrBadKey):
+	case errors.Is(err, idem.ErrBadKey):
 		problem(w, http.StatusBadRequest, "Body's key cannot be used", err.Error())
 	case errors.Is(err, request.ErrBadBody):
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
@@ -239,7 +239,7 @@ func (fd *frontDoor) sendError(w http.ResponseWriter, acceptKey idem.Key, err er
 	case errors.Is(err, producer.ErrTooLarge):
 		problem(w, http.StatusRequestEntityTooLarge, "Request is too large for the queue", err.Error())
 	case errors.Is(err, producer.ErrRejected), errors.Is(err, producer.ErrBadMessage), errors.Is(err, errOtherKey), errors.Is(err, request.ErrKeyMismatch),
-		errors.Is(err, idem.ErrNoKey), errors.Is(err, request.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
+		errors.Is(err, idem.ErrNoKey), errors.Is(err, idem.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
 		fd.c.Logger.Error("idemq frontdoor: the queue refused the request", "key", acceptKey, "err", err.Error())
 		problem(w, http.StatusInternalServerError, "Request could not be queued", "the queue refused it")
 	default:

@@ -22,13 +22,12 @@ var (
 	// refuses (idem.CheckValue: not UTF-8, a control character, too
 	// long), or, for a dotted field, nothing at the path while a member is
 	// named with the field's dots. Unlike idem.ErrNoKey it fails the
-	// record even with WithKeyless. It is request.ErrBadKey (and
-	// idem.ErrBadKey).
-	ErrBadKey = request.ErrBadKey
+	// record even with WithKeyless. It is idem.ErrBadKey.
+	ErrBadKey = idem.ErrBadKey
 	// ErrInProgress means another worker holds the record's key with a live
 	// lease; the message comes back later. It is idem.ErrInProgress, so
 	// one errors.Is matches a record's failure here and the
-	// *idem.InProgressError of a wrapped function (request.Wrap).
+	// *idem.InProgressError of a wrapped function (request.NewFunc).
 	ErrInProgress = idem.ErrInProgress
 	// ErrDeadline means the record was not started because too little time
 	// was left before the invocation's deadline.

@@ -63,7 +63,7 @@ func TestInProgressIsReported(t *testing.T) {
 		t.Errorf("failure = %v, want ErrInProgress for k1", err)
 	}
 	// One sentinel: what the handler reports matches idem's, and what
-	// request.Wrap returns matches the handler's.
+	// request.NewFunc's function returns matches the handler's.
 	if err := b.Failure("m1"); !errors.Is(err, idem.ErrInProgress) {
 		t.Errorf("failure = %v, want it to match idem.ErrInProgress", err)
 	}

@@ -2,7 +2,11 @@
 // option turns it on,
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	lambda.Start(handler.New(store, fn, idemqotel.WithTracing(tp)))
+//	h, err := handler.New(store, fn, idemqotel.WithTracing(tp))
+//	if err != nil {
+//		return err
+//	}
+//	lambda.Start(h)
 //
 // and each batch then makes these spans:
 //
@@ -51,6 +55,6 @@
 //
 // Its settings take the one option shape of every idemq package
 // (docs/options.md): Config's fields, set by the options or whole by
-// WithConfig; a zero value is the default; New reports every bad setting
-// at once, each an *idem.ConfigError.
+// WithConfig; a zero value is the default; WithTracing returns nil for a
+// nil option, which the handler's constructor refuses.
 package idemqotel

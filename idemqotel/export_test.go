@@ -10,6 +10,7 @@ const (
 )
 
 var (
+	NewTracer      = newTracer
 	MessageContext = messageContext
 	ParseXRay      = parseXRay
 )

@@ -23,7 +23,7 @@ import (
 //
 // The error (also in Sent.Err) wraps what refused the message before
 // sending (ErrKeyMismatch, ErrBadMessage, ErrTooLarge, idem.ErrNoKey,
-// request.ErrBadKey, request.ErrBadBody), ErrRejected when SQS refused it,
+// idem.ErrBadKey, request.ErrBadBody), ErrRejected when SQS refused it,
 // or ErrUnconfirmed when no answer confirmed it.
 func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 	pm, err := p.prepare(m)

@@ -129,14 +129,3 @@ var fields = []Field{
 		Doc:     "body members checked against the stored record, comma-separated, so that fields changing between re-sends do not count (`request.Identity.FingerprintFields`)"},
 		func(id *Identity) *[]string { return &id.FingerprintFields }),
 }
-
-// FieldNamed returns the Field that sets the Identity's field name
-// ("KeyFields"), and false when no Field carries it outside code.
-func FieldNamed(name string) (Field, bool) {
-	for _, f := range Fields() {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return Field{}, false
-}

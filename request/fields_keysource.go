@@ -27,7 +27,7 @@ func extraFields() []Field {
 		Default: "`false`",
 		Doc:     "`true`: the key is the FIFO message's deduplication id; one key source"},
 		func(id Identity) []string {
-			if id.KeyFunc != nil && reflect.ValueOf(id.KeyFunc).Pointer() == reflect.ValueOf(KeyFunc(deduplicationKey)).Pointer() {
+			if id.KeyFunc != nil && reflect.ValueOf(id.KeyFunc).Pointer() == reflect.ValueOf(deduplicationKey).Pointer() {
 				return []string{"true"}
 			}
 			return nil

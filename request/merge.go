@@ -133,7 +133,7 @@ func (id Identity) SameAs(other Identity) error {
 }
 
 // funcCode names a KeyFunc by its code.
-func funcCode(f KeyFunc) string {
+func funcCode(f keyFunc) string {
 	return fmt.Sprintf("func@%#x", reflect.ValueOf(f).Pointer())
 }
 

@@ -16,7 +16,7 @@ import (
 // Type is who a request of Go type T is: the Identity its tags say
 // (IdentityOf) joined with a part's settings, read by one Reader, and the
 // decoding of a body into T and of T into a body. The typed handler, the
-// typed producer, the front door's body check and Wrap each make one. It
+// typed producer, the front door's body check and NewFunc each make one. It
 // is safe for concurrent use.
 type Type[T any] struct {
 	reader *Reader

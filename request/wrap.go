@@ -13,7 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// FuncConfig is how NewFunc and Wrap make a function idempotent. It is
+// FuncConfig is how NewFunc makes a function idempotent. It is
 // declared, defaulted and checked as every idemq package does it
 // (docs/options.md): a zero field is its default, the options only set
 // fields, and NewFunc resolves it once, refusing every setting that cannot
@@ -94,27 +94,13 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 	}
 }
 
-// Wrap is NewFunc for a program's wiring, where a bad setting is a
-// programmer's error: it returns NewFunc's function, and panics with
-// NewFunc's error (an *idem.ConfigError naming the setting) if NewFunc
-// fails, as regexp.MustCompile does:
-//
-//	lambda.Start(request.Wrap(store, createOrder, request.WithRequest(request.Identity{Namespace: "orders"})))
-func Wrap[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) func(context.Context, Req) (Resp, error) {
-	f, err := NewFunc(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return f
-}
-
 // NewFunc returns fn made idempotent, with fn's own signature, as
 // Powertools' makeIdempotent does: a call runs fn once per key, whatever
 // the number of calls with that key, on any number of workers (idem.Do).
 // The key and the fingerprint are those of the request's JSON form, read
 // by the Identity that Req's tags and the options make (NewType), or the
 // key is what WithKeyOf's function returns; a request without a key is
-// never run, its call failing with idem.ErrNoKey (or ErrBadKey,
+// never run, its call failing with idem.ErrNoKey (or idem.ErrBadKey,
 // ErrBadBody). fn's result is stored as JSON (encoding/json) and a later
 // call with the key gets it decoded into a Resp without running fn; the
 // call that ran fn gets fn's own value. Resp must survive that round

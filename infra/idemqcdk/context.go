@@ -79,11 +79,22 @@ func contextLabel(field string) string {
 	return field
 }
 
+// fieldNamed returns the request.Field that sets the Identity's field
+// name ("KeyFields"), and false when no Field carries it outside code.
+func fieldNamed(name string) (request.Field, bool) {
+	for _, f := range request.Fields() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return request.Field{}, false
+}
+
 // contextKey is the context key of a WorkerProps field, "" for none: a
 // field of Request has its request.Field's.
 func contextKey(field string) string {
 	if name, ok := strings.CutPrefix(field, "Request."); ok {
-		if f, ok := request.FieldNamed(name); ok {
+		if f, ok := fieldNamed(name); ok {
 			return f.Context
 		}
 	}

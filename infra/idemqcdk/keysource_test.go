@@ -3,6 +3,7 @@
 package idemqcdk_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,10 +43,11 @@ func TestSecondKeySource(t *testing.T) {
 		"idemq:namespace": "orders", "idemq:keyField": nil, "idemq:keyDeduplicationId": "true", "idemq:frontDoor": true,
 	}), map[string]bool{})))
 
-	f, ok := request.FieldNamed("KeyFunc")
-	if !ok || f.Context != "idemq:keyDeduplicationId" {
-		t.Fatalf("request.FieldNamed(KeyFunc) = %+v, %v; want this build's row", f, ok)
+	i := slices.IndexFunc(request.Fields(), func(f request.Field) bool { return f.Name == "KeyFunc" })
+	if i < 0 || request.Fields()[i].Context != "idemq:keyDeduplicationId" {
+		t.Fatalf("request.Fields() has no KeyFunc row with this build's context key (at %d)", i)
 	}
+	f := request.Fields()[i]
 	id := request.Identity{Namespace: "orders"}
 	if err := f.Set(&id, []string{"true"}); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 	if err := id.Validate(); err != nil {
 		var ce *idem.ConfigError
 		if errors.As(err, &ce) {
-			if _, carried := request.FieldNamed(ce.Field); carried {
+			if _, carried := fieldNamed(ce.Field); carried {
 				return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error()))}
 			}
 		}
