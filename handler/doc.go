@@ -6,9 +6,13 @@
 //	if err != nil {
 //		log.Fatal(err) // an *idem.ConfigError for each bad setting
 //	}
-//	lambda.Start(handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+//	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
-//	}))
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	lambda.Start(h)
 //
 // A function of a request type, whose struct tags say which fields make
 // the key (request.IdentityOf), is wrapped by NewTyped: the body decoded,

@@ -27,7 +27,8 @@ type Summary struct {
 
 // A function of a request type: the body is decoded into it, its result
 // stored as JSON, and a duplicate's replay hook gets the result typed.
-// In Lambda: lambda.Start(handler.NewTyped(store, summariseDocument)).
+// In Lambda: h, err := handler.NewTyped(store, summariseDocument), then
+// lambda.Start(h).
 func ExampleNewTyped() {
 	store, err := memstore.New()
 	if err != nil {
