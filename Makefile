@@ -65,11 +65,12 @@ NATIVE_GO := CGO_ENABLED=0 go
 NATIVE_FLAGS := -trimpath
 
 .PHONY: test
-test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests; print the CPU-seconds of each phase.
+test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Redis, DynamoDB Local, a local S3 and SQS), the CDK app's tests, the second key source; print the CPU-seconds of each phase.
 	@mkdir -p $(dir $(CPUTIME_LOG)) && : >$(CPUTIME_LOG)
 	@export IDEMQ_CPUTIME_LOG=$(CURDIR)/$(CPUTIME_LOG); \
 	$(CPUTIME) tools $(SUBMAKE) deps-test && $(CPUTIME) lint $(SUBMAKE) lint && \
-		$(CPUTIME) builds $(SUBMAKE) test-builds && $(CPUTIME) test-go $(SUBMAKE) test-go TEST_BUILDS= && $(CPUTIME) test-infra $(SUBMAKE) test-infra; \
+		$(CPUTIME) builds $(SUBMAKE) test-builds && $(CPUTIME) test-go $(SUBMAKE) test-go TEST_BUILDS= && $(CPUTIME) test-infra $(SUBMAKE) test-infra && \
+		$(CPUTIME) keysource $(SUBMAKE) keysource; \
 	status=$$?; echo "Running the tests of a package that took 5 CPU-seconds or more:"; \
 	awk -F'\t' '$$1 ~ /^    / && $$2 + $$3 >= 5 { printf "  %-40s %5.0f CPU-s %5.0f s wall\n", substr($$1, 5), $$2 + $$3, $$4 }' $(CPUTIME_LOG) | sort -k2,2nr; \
 	echo "CPU-seconds (user + sys) and wall seconds by phase ($(CPUTIME_LOG)):"; \
@@ -338,6 +339,13 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/
 	CGO_ENABLED=0 $(CPUTIME) "  go vet" go vet $(NATIVE_FLAGS) $(CDK_PACKAGES)
 	CGO_ENABLED=0 GOFLAGS="$(GOFLAGS) $(NATIVE_FLAGS)" $(CPUTIME) "  staticcheck" $(STATICCHECK) $(CDK_PACKAGES)
 	CGO_ENABLED=0 $(CPUTIME) "  go test" go test $(NATIVE_FLAGS) $(TEST_FLAGS) $(CDK_PACKAGES)
+
+.PHONY: keysource
+keysource: deps-cdk $(STATICCHECK) ## A key source added to request's table alone (the build tag idemq_keysource, request/fields_keysource.go) is read, written and checked by the environment, the CDK constructs and the command, unchanged.
+	go vet -tags idemq_keysource ./request ./idemqenv && $(STATICCHECK) -tags idemq_keysource ./request ./idemqenv
+	go test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqenv
+	go -C cmd/idemq test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' .
+	go -C infra test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqcdk
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline

@@ -22,7 +22,7 @@ type batchContextKey struct{}
 // waits for ends.
 //
 //	client := sqs.NewFromConfig(cfg)
-//	h := handler.WrapSQS(store, fn, handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
+//	h := handler.New(store, fn, handler.WithBackoff(consumer.Backoff(client)), handler.Config.QueueURL(queueURL))
 //	c, err := consumer.New(client, queueURL, h)
 //
 // Outside a consumer's batch it calls client as it is. Backoff(nil) is

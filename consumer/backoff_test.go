@@ -49,7 +49,7 @@ func TestBackedOffMessageIsNotExtended(t *testing.T) {
 		return nil
 	}
 	const url = "https://sqs.eu-west-1.amazonaws.com/123456789012/fake"
-	b.start(q, url, b.handler(handler.WithBackoff(consumer.Backoff(q)), handler.WithQueueURL(url)))
+	b.start(q, url, b.handler(handler.WithBackoff(consumer.Backoff(q)), func(c *handler.Config) { c.QueueURL = url }))
 	eventually(t, "the long message deleted", func() bool { return q.msg(long).deleted })
 	got := changesOf(busy)
 	if len(got) != 1 || got[0] < 50 {

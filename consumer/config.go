@@ -15,9 +15,9 @@ const (
 	// DefaultMaxBatches is how many batches run at once: 4, so at most
 	// 40 messages are in flight with queue.DefaultBatchSize.
 	DefaultMaxBatches = 4
-	// DefaultWaitTime is the long poll of each receive: 20 s, the most SQS
+	// defaultWaitTime is the long poll of each receive: 20 s, the most SQS
 	// allows.
-	DefaultWaitTime = 20 * time.Second
+	defaultWaitTime = 20 * time.Second
 	// DefaultMaxRunTime is the deadline each batch's handler runs under,
 	// like a Lambda function's timeout: 15 minutes, Lambda's longest.
 	DefaultMaxRunTime = 15 * time.Minute
@@ -25,27 +25,23 @@ const (
 	// context ends (SIGTERM) before cancelling it: 20 s, inside the 30 s
 	// ECS and Kubernetes wait between SIGTERM and SIGKILL.
 	DefaultGracePeriod = 20 * time.Second
-	// DefaultCancelWait is how long Run waits, after cancelling the work
+	// defaultCancelWait is how long Run waits, after cancelling the work
 	// left when the grace period ends, for it to release its claims and
 	// for the deletes of the work that finished: 5 s.
-	DefaultCancelWait = 5 * time.Second
-	// DefaultRetryMin and DefaultRetryMax bound the capped exponential
-	// back-off between attempts of a failed SQS call: 200 ms doubling up
-	// to 20 s, each with up to half of it added at random.
-	DefaultRetryMin = 200 * time.Millisecond
-	DefaultRetryMax = 20 * time.Second
-	// DefaultDeleteTimeout is how long the deletes of one batch are
+	defaultCancelWait = 5 * time.Second
+	// defaultDeleteTimeout is how long the deletes of one batch are
 	// retried before the messages they could not delete are left to come
 	// back: 30 s.
-	DefaultDeleteTimeout = 30 * time.Second
-	// DefaultUnhealthyAfter is how many receives in a row must fail before
+	defaultDeleteTimeout = 30 * time.Second
+	// defaultUnhealthyAfter is how many receives in a row must fail before
 	// Healthy reports the consumer unhealthy: 3.
-	DefaultUnhealthyAfter = 3
-	// DefaultLease is the lease of a claim the handler makes without a
-	// lease of its own (idem.Config.Lease unset): 1 minute, so a key whose
-	// worker died (kill -9, a lost node) is free a minute after its last
-	// heartbeat at most.
-	DefaultLease = time.Minute
+	defaultUnhealthyAfter = 3
+	// DefaultShortLease is the short lease of a claim the handler makes
+	// without a lease of its own (idem.Config.Lease unset): 1 minute, so a
+	// key whose worker died (kill -9, a lost node) is free a minute after
+	// its last heartbeat at most. (idem.DefaultLease is another: the lease
+	// of a claim whose context has no deadline.)
+	DefaultShortLease = time.Minute
 	// DefaultHeartbeat is how often such a claim's lease is renewed while
 	// its work runs: every 20 s, three times a lease, so two lost or slow
 	// extensions in a row do not lose the key. Each is one conditional
@@ -57,11 +53,11 @@ const (
 // Limits SQS places on the settings (its longest visibility timeout is
 // queue.MaxVisibility).
 const (
-	MaxBatchSize = 10
-	MaxWaitTime  = 20 * time.Second
-	// MinVisibility is the shortest visibility timeout the consumer can
+	maxBatchSize = 10
+	maxWaitTime  = 20 * time.Second
+	// minVisibility is the shortest visibility timeout the consumer can
 	// keep extending: it extends every half of it, in whole seconds.
-	MinVisibility = 2 * time.Second
+	minVisibility = 2 * time.Second
 )
 
 // Config is how a Consumer receives, runs, extends and deletes. Every
@@ -81,7 +77,7 @@ type Config struct {
 	// start. Defaults to DefaultMaxBatches.
 	MaxBatches int
 	// WaitTime is each receive's long poll (whole seconds, up to 20 s).
-	// Defaults to DefaultWaitTime.
+	// Defaults to 20 s.
 	WaitTime time.Duration
 	// VisibilityTimeout is how long a received message stays hidden, and
 	// how far each extension pushes it (2 s to 12 h, whole seconds). The
@@ -100,11 +96,15 @@ type Config struct {
 	// context ends before cancelling it. Defaults to DefaultGracePeriod.
 	GracePeriod time.Duration
 	// DeleteTimeout is how long the deletes of one batch are retried.
-	// Defaults to DefaultDeleteTimeout.
+	// Defaults to 30 s.
 	DeleteTimeout time.Duration
-	// RetryMin and RetryMax bound the back-off between attempts of a
-	// failed receive, delete or visibility change. Default to
-	// DefaultRetryMin and DefaultRetryMax.
+	// RetryMin and RetryMax bound the capped exponential back-off after a
+	// failed receive, delete, visibility change or reading of the queue,
+	// before the consumer's loop sends it again, each wait with up to half
+	// of it added at random: the same back-off as the producer's. These
+	// loops are the only retries of the calls: each call is one request
+	// (the SDK's retryer makes one attempt of each). Default to 100 ms and
+	// 5 s.
 	RetryMin, RetryMax time.Duration
 	// QueueARN is the queue's ARN, put in each record's EventSourceARN
 	// (and AWSRegion) as Lambda does; a FIFO queue's ends in ".fifo",
@@ -112,7 +112,7 @@ type Config struct {
 	// queue's, read once by Start with GetQueueAttributes.
 	QueueARN string
 	// UnhealthyAfter is how many receives in a row must fail before
-	// Healthy reports an error. Defaults to DefaultUnhealthyAfter.
+	// Healthy reports an error. Defaults to 3.
 	UnhealthyAfter int
 	// Lease is the lease of the claims the handler makes without a lease
 	// of its own (idem.Config.Lease unset), renewed every Heartbeat while
@@ -120,7 +120,7 @@ type Config struct {
 	// context): a key whose worker died is free Lease after the last
 	// renewal. A negative Lease turns this off (WithDeadlineLease): such
 	// claims then last the batch's time left plus idem's LeaseMargin,
-	// about MaxRunTime, as under Lambda. Defaults to DefaultLease.
+	// about MaxRunTime, as under Lambda. Defaults to DefaultShortLease.
 	Lease time.Duration
 	// Heartbeat is how often the lease is renewed: at most half of Lease.
 	// Each renewal is one conditional write to the store per running
@@ -150,7 +150,7 @@ func WithBatchSize(n int) Option { return func(c *Config) { c.BatchSize = n } }
 func WithMaxBatches(n int) Option { return func(c *Config) { c.MaxBatches = n } }
 
 // WithWaitTime sets Config.WaitTime, each receive's long poll. Defaults
-// to DefaultWaitTime.
+// to 20 s.
 func WithWaitTime(d time.Duration) Option { return func(c *Config) { c.WaitTime = d } }
 
 // WithVisibilityTimeout sets Config.VisibilityTimeout, how long a received
@@ -168,12 +168,11 @@ func WithMaxRunTime(d time.Duration) Option { return func(c *Config) { c.MaxRunT
 func WithGracePeriod(d time.Duration) Option { return func(c *Config) { c.GracePeriod = d } }
 
 // WithDeleteTimeout sets Config.DeleteTimeout, how long a batch's deletes
-// are retried. Defaults to DefaultDeleteTimeout.
+// are retried. Defaults to 30 s.
 func WithDeleteTimeout(d time.Duration) Option { return func(c *Config) { c.DeleteTimeout = d } }
 
-// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
-// attempts of a failed SQS call. Defaults to DefaultRetryMin and
-// DefaultRetryMax.
+// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off after a
+// failed SQS call. Defaults to 100 ms and 5 s.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
@@ -184,7 +183,7 @@ func WithQueueARN(arn string) Option { return func(c *Config) { c.QueueARN = arn
 
 // WithUnhealthyAfter sets Config.UnhealthyAfter, the receives in a row
 // that must fail before Healthy reports an error. Defaults to
-// DefaultUnhealthyAfter.
+// defaultUnhealthyAfter.
 func WithUnhealthyAfter(n int) Option { return func(c *Config) { c.UnhealthyAfter = n } }
 
 // WithLogger sets Config.Logger. Defaults to slog.Default().
@@ -192,7 +191,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l }
 
 // WithLease sets Config.Lease and Config.Heartbeat, the short lease of
 // the handler's claims and how often it is renewed (0: its default).
-// Defaults to DefaultLease and DefaultHeartbeat.
+// Defaults to DefaultShortLease and DefaultHeartbeat.
 func WithLease(lease, heartbeat time.Duration) Option {
 	return func(c *Config) { c.Lease, c.Heartbeat = lease, heartbeat }
 }
@@ -200,7 +199,7 @@ func WithLease(lease, heartbeat time.Duration) Option {
 // WithDeadlineLease turns the short lease off (Config.Lease -1): a claim
 // the handler makes without a lease of its own lasts the batch's time
 // left, as under Lambda, and a crash blocks its keys that long. Defaults
-// to off: the short lease, DefaultLease.
+// to off: the short lease, DefaultShortLease.
 func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
 // Validate reports every setting of c that cannot work, each an
@@ -224,7 +223,7 @@ func (c Config) resolve() (Config, error) {
 		c.MaxBatches = DefaultMaxBatches
 	}
 	if c.WaitTime == 0 {
-		c.WaitTime = DefaultWaitTime
+		c.WaitTime = defaultWaitTime
 	}
 	if c.MaxRunTime == 0 {
 		c.MaxRunTime = DefaultMaxRunTime
@@ -233,22 +232,22 @@ func (c Config) resolve() (Config, error) {
 		c.GracePeriod = DefaultGracePeriod
 	}
 	if c.DeleteTimeout == 0 {
-		c.DeleteTimeout = DefaultDeleteTimeout
+		c.DeleteTimeout = defaultDeleteTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = DefaultRetryMin
+		c.RetryMin = queue.DefaultRetryMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(DefaultRetryMax, c.RetryMin)
+		c.RetryMax = max(queue.DefaultRetryMax, c.RetryMin)
 	}
 	if c.UnhealthyAfter == 0 {
-		c.UnhealthyAfter = DefaultUnhealthyAfter
+		c.UnhealthyAfter = defaultUnhealthyAfter
 	}
 	switch {
 	case c.Lease == 0 && c.Heartbeat == 0:
-		c.Lease, c.Heartbeat = DefaultLease, DefaultHeartbeat
+		c.Lease, c.Heartbeat = DefaultShortLease, DefaultHeartbeat
 	case c.Lease == 0:
-		c.Lease = DefaultLease
+		c.Lease = DefaultShortLease
 	case c.Lease > 0 && c.Heartbeat == 0:
 		c.Heartbeat = c.Lease / 3
 	}
@@ -259,14 +258,14 @@ func (c Config) resolve() (Config, error) {
 	bad := func(field string, value any, format string, args ...any) {
 		errs = append(errs, configError(field, fmt.Sprint(value), fmt.Errorf(format, args...)))
 	}
-	if c.BatchSize < 1 || c.BatchSize > MaxBatchSize {
-		bad("BatchSize", c.BatchSize, "must be in 1..%d", MaxBatchSize)
+	if c.BatchSize < 1 || c.BatchSize > maxBatchSize {
+		bad("BatchSize", c.BatchSize, "must be in 1..%d", maxBatchSize)
 	}
 	if c.MaxBatches < 1 {
 		bad("MaxBatches", c.MaxBatches, "must be at least 1")
 	}
-	if c.WaitTime < 0 || c.WaitTime > MaxWaitTime || c.WaitTime%time.Second != 0 {
-		bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", MaxWaitTime)
+	if c.WaitTime < 0 || c.WaitTime > maxWaitTime || c.WaitTime%time.Second != 0 {
+		bad("WaitTime", c.WaitTime, "must be whole seconds in 0s..%s", maxWaitTime)
 	}
 	runTimeOK := c.MaxRunTime > 0 && c.MaxRunTime <= queue.MaxVisibility
 	if !runTimeOK {
@@ -311,8 +310,8 @@ func configError(field, value string, err error) error {
 // run time it must be extended through.
 func checkVisibility(v, runTime time.Duration) error {
 	switch {
-	case v < MinVisibility || v > queue.MaxVisibility || v%time.Second != 0:
-		return configError("VisibilityTimeout", v.String(), fmt.Errorf("must be whole seconds in %s..%s", MinVisibility, queue.MaxVisibility))
+	case v < minVisibility || v > queue.MaxVisibility || v%time.Second != 0:
+		return configError("VisibilityTimeout", v.String(), fmt.Errorf("must be whole seconds in %s..%s", minVisibility, queue.MaxVisibility))
 	case runTime+v > queue.MaxVisibility:
 		return configError("VisibilityTimeout", v.String(), fmt.Errorf("plus MaxRunTime %s must be at most %s, the longest SQS keeps a received message hidden", runTime, queue.MaxVisibility))
 	}

@@ -13,6 +13,8 @@ import (
 
 // SQS is the part of the SQS client a Consumer calls. *sqs.Client
 // satisfies it (and handler.VisibilityChanger, for handler.WithBackoff).
+// A wrapper passes the per-call options on: they make each call one
+// request, the consumer's loops its only retries.
 type SQS interface {
 	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
@@ -139,7 +141,7 @@ func (c *Consumer) Start(ctx context.Context) error {
 // Run starts the consumer and blocks until ctx ends (a SIGTERM, with
 // signal.NotifyContext), then shuts it down: it stops receiving, lets the
 // running work finish for Config.GracePeriod, cancels what is left, and
-// waits DefaultCancelWait more for it to release its claims. Messages
+// waits 5 s more for it to release its claims. Messages
 // whose work did not finish are not deleted: they come back when their
 // visibility timeout ends. It returns Start's error, or nil.
 func (c *Consumer) Run(ctx context.Context) error {
@@ -161,7 +163,7 @@ func (c *Consumer) shutdown() {
 		return
 	}
 	c.cfg.Logger.Warn("idemq consumer: grace period over; cancelling the running work (its messages come back)")
-	ctx, cancel = context.WithTimeout(context.Background(), DefaultCancelWait)
+	ctx, cancel = context.WithTimeout(context.Background(), defaultCancelWait)
 	defer cancel()
 	if err := c.StopAndCancel(ctx); err != nil {
 		c.cfg.Logger.Error("idemq consumer: work still running after cancel; its messages come back after their visibility timeout", "err", err.Error())

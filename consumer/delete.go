@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // delete deletes the acknowledged records, up to 10 a call, retrying
@@ -42,7 +42,7 @@ func (c *Consumer) deleteChunk(ctx context.Context, records []events.SQSMessage)
 		for id, r := range pending {
 			in.Entries = append(in.Entries, types.DeleteMessageBatchRequestEntry{Id: aws.String(id), ReceiptHandle: aws.String(r.ReceiptHandle)})
 		}
-		out, err := c.client.DeleteMessageBatch(ctx, in)
+		out, err := c.client.DeleteMessageBatch(ctx, in, once)
 		if err != nil {
 			c.stats.deleteErrors.Add(1)
 			c.cfg.Logger.Warn("idemq consumer: delete failed; retrying", "messages", len(pending), "attempt", attempt, "err", err.Error())
@@ -76,7 +76,7 @@ func (c *Consumer) deleteChunk(ctx context.Context, records []events.SQSMessage)
 		if len(pending) == 0 {
 			return deleted, notDeleted
 		}
-		if !retry.Sleep(ctx, bo.Wait()) {
+		if !queue.Sleep(ctx, bo.Wait()) {
 			break
 		}
 	}

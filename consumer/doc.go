@@ -1,11 +1,11 @@
 // Package consumer runs an idemq handler off Lambda: a long-running
 // process (ECS, EKS, EC2, a GPU box) receives from an SQS queue itself and
-// hands each batch to the same handler.WrapSQS handler a Lambda function
+// hands each batch to the same handler.New handler a Lambda function
 // would run, so outcomes, back-off, FIFO order and partial failures have
 // one code path wherever the worker runs:
 //
-//	h := handler.WrapSQS(store, fn, handler.WithNamespace("summarise"),
-//		handler.WithBackoff(consumer.Backoff(client)), handler.WithQueueURL(queueURL))
+//	h := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: "summarise"}),
+//		handler.WithBackoff(consumer.Backoff(client)), handler.Config.QueueURL(queueURL))
 //	c, err := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
 //	if err != nil {
 //		return err // an *idem.ConfigError for each bad setting
@@ -39,8 +39,11 @@
 //     Failed deletes are retried with back-off for Config.DeleteTimeout,
 //     then logged and left: the message comes back and replays its key's
 //     result. Nothing is acknowledged on a failed call's behalf.
-//   - Receive, delete and visibility errors are retried with capped
-//     exponential back-off (Config.RetryMin to RetryMax) and logged.
+//   - Receive, delete and visibility errors are retried by these loops,
+//     with capped exponential back-off (Config.RetryMin to RetryMax), and
+//     logged. The loops are the calls' only retries: each call is one
+//     request, whatever the client's retryer (the SDK makes one attempt
+//     of each).
 //
 // # Lease and visibility
 //
@@ -56,9 +59,9 @@
 //	message hidden for        the queue's timeout         extended every half timeout
 //	                          (≥ 6 × function timeout)    until the batch returns
 //
-// Because each batch's context carries a deadline, WrapSQS's deadline
+// Because each batch's context carries a deadline, the handler's deadline
 // guard works as under Lambda: records are not started in the last
-// WithDeadlineReserve before the deadline, and run under a context that
+// handler.Config.DeadlineReserve before the deadline, and run under a context that
 // ends before it. The visibility timeout can therefore be short (30 s is
 // fine for an hour's work): the consumer keeps the message hidden as long
 // as the batch runs, and if an extension is lost the message that shows

@@ -14,9 +14,10 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
-// A worker off Lambda: the handler WrapSQS returns, run by a consumer.
+// A worker off Lambda: the handler handler.New returns, run by a consumer.
 // Here the queue is an in-memory stand-in for SQS (any consumer.SQS, such
 // as *sqs.Client, will do) holding one request sent three times.
 func Example() {
@@ -31,10 +32,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		executions.Add(1) // the model call, billed once
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summarise"), handler.WithLogger(quiet))
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithLogger(quiet))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	c, err := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
 		consumer.WithMaxRunTime(time.Hour), consumer.WithLogger(quiet))

@@ -17,7 +17,7 @@ import (
 const fakeURL = "https://sqs.eu-west-1.amazonaws.com/123456789012/fake"
 
 // By default a claim the handler makes without a lease of its own takes
-// the consumer's short lease (DefaultLease), not the batch's deadline
+// the consumer's short lease (DefaultShortLease), not the batch's deadline
 // (MaxRunTime, 15 minutes, plus idem's margin): a crashed consumer's key
 // is free about a minute later.
 func TestDefaultLeaseIsShort(t *testing.T) {
@@ -39,11 +39,11 @@ func TestDefaultLeaseIsShort(t *testing.T) {
 	id := q.send(body("short"))
 	b.start(q, fakeURL, b.handler())
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
-	// Read after the claim: the claim's lease ends at most DefaultLease
+	// Read after the claim: the claim's lease ends at most DefaultShortLease
 	// (plus idem's clock-skew bound, which every stored lease carries)
 	// after this read.
-	if left := time.Duration(leaseLeft.Load()); left <= 0 || left > consumer.DefaultLease+idem.DefaultClockSkew {
-		t.Errorf("the claim's lease had %s left; want at most consumer.DefaultLease, %s, plus idem.DefaultClockSkew", left, consumer.DefaultLease)
+	if left := time.Duration(leaseLeft.Load()); left <= 0 || left > consumer.DefaultShortLease+idem.DefaultClockSkew {
+		t.Errorf("the claim's lease had %s left; want at most consumer.DefaultShortLease, %s, plus idem.DefaultClockSkew", left, consumer.DefaultShortLease)
 	}
 }
 

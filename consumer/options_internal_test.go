@@ -27,7 +27,7 @@ func resolved(opts ...Option) (Config, error) {
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults := must(resolved())
-	if defaults.BatchSize != 10 || defaults.MaxBatches != DefaultMaxBatches || defaults.WaitTime != DefaultWaitTime || defaults.Lease != DefaultLease ||
+	if defaults.BatchSize != 10 || defaults.MaxBatches != DefaultMaxBatches || defaults.WaitTime != defaultWaitTime || defaults.Lease != DefaultShortLease ||
 		defaults.Heartbeat != DefaultHeartbeat || defaults.Logger != slog.Default() {
 		t.Errorf("the defaults: %+v", defaults)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // queueAttempts is how many times Start asks for the queue's attributes.
@@ -55,7 +55,7 @@ func (c *Consumer) queueAttributes(ctx context.Context) (map[string]string, erro
 		out, err = c.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 			QueueUrl:       aws.String(c.queueURL),
 			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn, types.QueueAttributeNameVisibilityTimeout},
-		})
+		}, once)
 		if err == nil {
 			return out.Attributes, nil
 		}
@@ -63,7 +63,7 @@ func (c *Consumer) queueAttributes(ctx context.Context) (map[string]string, erro
 			break
 		}
 		c.cfg.Logger.WarnContext(ctx, "idemq consumer: reading the queue's attributes failed; retrying", "queue_url", c.queueURL, "attempt", attempt, "err", err.Error())
-		if !retry.Sleep(ctx, bo.Wait()) {
+		if !queue.Sleep(ctx, bo.Wait()) {
 			err = ctx.Err()
 			break
 		}

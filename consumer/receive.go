@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // receiveLoop receives batches until ctx ends, each only when one of
@@ -37,7 +37,7 @@ func (c *Consumer) receiveLoop(ctx context.Context) {
 		if ctx.Err() != nil { // both were ready
 			return
 		}
-		out, err := c.client.ReceiveMessage(ctx, in)
+		out, err := c.client.ReceiveMessage(ctx, in, once)
 		if ctx.Err() != nil {
 			<-slots
 			if err == nil && len(out.Messages) > 0 {
@@ -49,7 +49,7 @@ func (c *Consumer) receiveLoop(ctx context.Context) {
 			<-slots
 			n := c.stats.receiveFailed()
 			c.cfg.Logger.WarnContext(ctx, "idemq consumer: receive failed; retrying", "queue_url", c.queueURL, "failures_in_a_row", n, "err", err.Error())
-			if !retry.Sleep(ctx, bo.Wait()) {
+			if !queue.Sleep(ctx, bo.Wait()) {
 				return
 			}
 			continue

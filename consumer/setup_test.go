@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // bundle is one test's store, work and what the work did.
@@ -39,7 +40,7 @@ func setup(t *testing.T) *bundle {
 		started: map[string]int{}, finished: map[string]int{}}
 }
 
-// handler returns a WrapSQS handler over the bundle's store whose
+// handler returns a handler.New handler over the bundle's store whose
 // function records its executions by key.
 func (b *bundle) handler(opts ...handler.Option) handler.Handler {
 	fn := func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
@@ -59,8 +60,8 @@ func (b *bundle) handler(opts ...handler.Option) handler.Handler {
 		b.mu.Unlock()
 		return []byte("done:" + key), nil
 	}
-	opts = append([]handler.Option{handler.WithNamespace("consumer-test"), handler.WithLogger(b.log)}, opts...)
-	return handler.WrapSQS(b.store, fn, opts...)
+	opts = append([]handler.Option{handler.WithRequest(request.Identity{Namespace: "consumer-test"}), handler.WithLogger(b.log)}, opts...)
+	return must(handler.New(b.store, fn, opts...))
 }
 
 func (b *bundle) counts(key string) (started, finished int) {

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // giveBackTimeout bounds the call that gives back a batch received while
@@ -61,7 +61,7 @@ func (c *Consumer) keepHidden(msgs []types.Message, received time.Time) *extende
 		bo := c.newBackoff()
 		warned := false
 		for len(entries) > 0 {
-			if !retry.Sleep(ctx, time.Until(next)) {
+			if !queue.Sleep(ctx, time.Until(next)) {
 				return
 			}
 			at := time.Now()
@@ -114,7 +114,7 @@ func (c *Consumer) changeVisibility(ctx context.Context, entries []types.ChangeM
 	ok := true
 	for start := 0; start < len(entries); start += 10 {
 		chunk := entries[start:min(start+10, len(entries))]
-		out, err := c.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(c.queueURL), Entries: chunk})
+		out, err := c.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(c.queueURL), Entries: chunk}, once)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.stats.visibilityErrors.Add(1)
@@ -147,8 +147,9 @@ func (c *Consumer) changeVisibility(ctx context.Context, entries []types.ChangeM
 // another consumer can take them without waiting for their visibility
 // timeout. They were never handed to the handler: nothing ran, nothing is
 // claimed, and nothing is acknowledged (a give-back costs one receive of
-// the message's maxReceiveCount). A give-back that fails is logged; the
-// messages then come back when their visibility timeout ends.
+// the message's maxReceiveCount). A give-back that fails is retried with
+// back-off for giveBackTimeout, then logged; the messages then come back
+// when their visibility timeout ends.
 func (c *Consumer) giveBack(msgs []types.Message) {
 	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
 	defer cancel()
@@ -156,9 +157,16 @@ func (c *Consumer) giveBack(msgs []types.Message) {
 	for i, m := range msgs {
 		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0}
 	}
-	if _, ok := c.changeVisibility(ctx, entries); !ok {
-		c.cfg.Logger.Warn("idemq consumer: could not give back messages received while stopping; they come back after their visibility timeout", "messages", len(msgs))
-		return
+	bo := c.newBackoff()
+	for {
+		var ok bool
+		if entries, ok = c.changeVisibility(ctx, entries); ok {
+			break
+		}
+		if len(entries) == 0 || !queue.Sleep(ctx, bo.Wait()) {
+			c.cfg.Logger.Warn("idemq consumer: could not give back messages received while stopping; they come back after their visibility timeout", "messages", len(msgs))
+			return
+		}
 	}
 	c.stats.givenBack.Add(int64(len(msgs)))
 	c.cfg.Logger.Info("idemq consumer: gave back messages received while stopping", "messages", len(msgs))

@@ -4,11 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
-
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
@@ -91,13 +87,6 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *Config) { c.Logger = l }
 }
 
-// WithoutBatchError sets Config.NoBatchError: a batch whose every start
-// failed does not fail the invocation. Defaults to off: it fails with
-// handler.ErrBatchFailed.
-func WithoutBatchError() Option {
-	return func(c *Config) { c.NoBatchError = true }
-}
-
 // configError is an *idem.ConfigError of this package.
 func configError(field, value string, err error) *idem.ConfigError {
 	return &idem.ConfigError{Package: "durable", Field: field, Value: value, Err: err}
@@ -130,31 +119,13 @@ func (c Config) resolve() (Config, bool, error) {
 	program := false
 	if c.Request.Namespace == "" {
 		var err error
-		c.Request.Namespace, program, err = defaultNamespace()
+		c.Request.Namespace, program, err = request.DefaultNamespace()
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, false, err
 	}
 	return c, program, nil
-}
-
-// defaultNamespace is the namespace of a Config.Request without one, as
-// the handler defaults its own: the Lambda function's name; outside
-// Lambda, the program's name (its executable's base name), and true.
-func defaultNamespace() (string, bool, error) {
-	if ns := lambdacontext.FunctionName; ns != "" {
-		return ns, false, nil
-	}
-	ns := ""
-	if len(os.Args) > 0 {
-		ns = strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
-	}
-	if ns == "" || ns == "." || ns == string(filepath.Separator) {
-		return "", false, &idem.ConfigError{Package: "request", Field: "Namespace", Value: `""`,
-			Err: errors.New("must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")}
-	}
-	return strings.ToValidUTF8(ns, ""), true, nil
 }
 
 // checkFunction refuses a function name without a version or alias:

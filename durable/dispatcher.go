@@ -77,7 +77,7 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	d := &Dispatcher{client: client, function: function, reader: reader}
 	batch := []handler.Option{handler.WithConcurrency(c.Concurrency), handler.WithLogger(c.Logger)}
 	if c.NoBatchError {
-		batch = append(batch, handler.WithoutBatchError())
+		batch = append(batch, func(c *handler.Config) { c.NoBatchError = true })
 	}
 	if d.handle, err = handler.NewStepHandler(reader, d.step, batch...); err != nil {
 		return nil, err
@@ -90,32 +90,34 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // asynchronously (InvocationType Event). It returns the Start when Lambda
 // accepted it: a new execution, or the one already running or closed
 // under that name with the same payload. Any other answer is a
-// *RecordError: the key could not be read, the body is not JSON
-// (ErrBadPayload), the name is taken by another payload (ErrKeyReused),
-// the function is not durable (ErrNotDurable), or the Lambda client's
-// error (throttling, a lost answer, ...). A panic of the client is the
-// caller's (Handle recovers it: ErrPanic).
+// *handler.RecordError, as Handle's failures are: at handler.OpKey when
+// the key could not be read (idem.ErrNoKey, handler.ErrBadKey, ...), at
+// idem.OpRun with a cause naming the execution otherwise: the body is not JSON
+// (handler.ErrBadBody), the name is taken by another payload
+// (idem.ErrPayloadMismatch), the function is not durable (ErrNotDurable),
+// or the Lambda client's error (throttling, a lost answer, ...). A panic of the client is the
+// caller's (Handle recovers it: handler.ErrPanic).
 func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start, error) {
 	id, err := d.reader.ReadKey(msg)
 	if err != nil {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Err: err}
+		return Start{}, &handler.RecordError{MessageID: msg.MessageId, Op: handler.OpKey, Err: err}
 	}
 	s, err := d.start(ctx, msg, id)
 	if err != nil {
-		return Start{}, &RecordError{MessageID: msg.MessageId, Key: string(s.Key), Name: s.Name, Err: err}
+		return Start{}, &handler.RecordError{MessageID: msg.MessageId, Key: s.Key, Op: idem.OpRun, Err: fmt.Errorf("execution %s: %w", s.Name, err)}
 	}
 	return s, nil
 }
 
 // start invokes the durable function with msg's body under the execution
 // name id's record key makes. An answer that no retry can change
-// (ErrKeyReused, ErrNotDurable, ErrBadPayload) is marked idem.Permanent,
+// (idem.ErrPayloadMismatch, ErrNotDurable, handler.ErrBadBody) is marked idem.Permanent,
 // so that Handle logs it as an error.
 func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, id request.ID) (Start, error) {
 	s := Start{Key: id.Key, Name: ExecutionName(string(id.Key))}
 	payload, err := idemjson.Canonical([]byte(msg.Body))
 	if err != nil {
-		return s, idem.Permanent(fmt.Errorf("%w: %w", ErrBadPayload, err))
+		return s, idem.Permanent(fmt.Errorf("%w: %w", errBadPayload, err))
 	}
 	out, err := d.client.Invoke(ctx, &lambda.InvokeInput{
 		FunctionName:         aws.String(d.function),
@@ -126,7 +128,7 @@ func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, id reques
 	var taken *types.DurableExecutionAlreadyStartedException
 	switch {
 	case errors.As(err, &taken):
-		return s, idem.Permanent(fmt.Errorf("%w: %w", ErrKeyReused, err))
+		return s, idem.Permanent(fmt.Errorf("%w: %w", errKeyReused, err))
 	case err != nil:
 		return s, err
 	case out == nil || aws.ToString(out.DurableExecutionArn) == "":
@@ -162,7 +164,7 @@ func (d *Dispatcher) step(ctx context.Context, msg events.SQSMessage, id request
 // *handler.RecordError (Key is the record key), logged as the handler
 // logs it, and the batch's summary line counts started records as
 // dispatched. Handle returns an error when a failed record has no message
-// id, and, unless WithoutBatchError, handler.ErrBatchFailed when no record
+// id, and, unless Config.NoBatchError, handler.ErrBatchFailed when no record
 // of the batch is acknowledged and one at least failed; either way Lambda
 // brings back the whole batch.
 func (d *Dispatcher) Handle(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -92,10 +93,10 @@ func TestKeyReusedIsNotAcknowledged(t *testing.T) {
 		}
 	}
 	_, err := b.d.Dispatch(context.Background(), other)
-	var re *durable.RecordError
+	var re *handler.RecordError
 	var taken *types.DurableExecutionAlreadyStartedException
-	if !errors.Is(err, durable.ErrKeyReused) || !errors.As(err, &re) || re.Key != "summarise#order-1" || re.MessageID != "m2" || !errors.As(err, &taken) {
-		t.Errorf("err = %v, want a RecordError for m2 key summarise#order-1 with ErrKeyReused and Lambda's exception", err)
+	if !errors.Is(err, idem.ErrPayloadMismatch) || !errors.As(err, &re) || re.Key != "summarise#order-1" || re.Op != idem.OpRun || re.MessageID != "m2" || !strings.Contains(err.Error(), durable.ExecutionName("summarise#order-1")) || !errors.As(err, &taken) {
+		t.Errorf("err = %v, want a handler.RecordError for m2 key summarise#order-1 naming its execution, with idem.ErrPayloadMismatch and Lambda's exception", err)
 	}
 	if e, _ := b.srv.Execution("summarise", name("order-1")); string(e.Payload) != `{"idempotency_key":"order-1","prompt":"summarise doc 1"}` {
 		t.Errorf("execution's payload became %s", e.Payload)
@@ -180,7 +181,7 @@ func TestUnusableRecordsStartNothing(t *testing.T) {
 	if n := len(b.srv.Requests()); n != 0 {
 		t.Errorf("%d Invoke requests, want none", n)
 	}
-	for m, want := range map[*events.SQSMessage]error{&noKey: idem.ErrNoKey, &notJSON: durable.ErrBadPayload, &dupMember: durable.ErrBadPayload} {
+	for m, want := range map[*events.SQSMessage]error{&noKey: idem.ErrNoKey, &notJSON: handler.ErrBadBody, &dupMember: handler.ErrBadBody} {
 		if _, err := b.d.Dispatch(context.Background(), *m); !errors.Is(err, want) {
 			t.Errorf("%s: err = %v, want %v", m.MessageId, err, want)
 		}
@@ -216,7 +217,7 @@ func TestNoExecutionNoAck(t *testing.T) {
 	}{
 		{&fakeInvoker{out: &lambda.InvokeOutput{StatusCode: 202}}, durable.ErrNotDurable},
 		{&fakeInvoker{}, durable.ErrNotDurable},
-		{&fakeInvoker{panic: true}, durable.ErrPanic},
+		{&fakeInvoker{panic: true}, handler.ErrPanic},
 	} {
 		d, err := durable.New(tc.inv, function, quiet, inNamespace)
 		if err != nil {

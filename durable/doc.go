@@ -21,8 +21,8 @@
 //	a new execution (202 and its ARN)                     acknowledged
 //	the execution of that name, same payload, running     acknowledged (AWS: "idempotent start")
 //	  or closed (succeeded, failed, stopped, timed out)
-//	DurableExecutionAlreadyStartedException (409):        not acknowledged: ErrKeyReused, logged as an
-//	  the name is taken by another payload                error; it reaches the dead-letter queue
+//	DurableExecutionAlreadyStartedException (409):        not acknowledged: idem.ErrPayloadMismatch, logged
+//	  the name is taken by another payload                as an error; it reaches the dead-letter queue
 //	2xx without a durable execution ARN                   not acknowledged: ErrNotDurable
 //	throttling, a server error, a lost answer, anything   not acknowledged: the queue delivers it again
 //	  else
@@ -47,10 +47,10 @@
 // It is package handler's batch machinery with the start as its step
 // (handler.NewStepHandler): the same decision, FIFO order, deadline
 // guard, panic recovery, response, batch error (handler.ErrBatchFailed,
-// unless WithoutBatchError) and log lines as a handler.Handler's, so the
+// unless Config.NoBatchError) and log lines as a handler.Handler's, so the
 // two answer a batch alike. A started record counts as dispatched in the
-// batch's summary line; a start no retry can change (ErrKeyReused,
-// ErrNotDurable, ErrBadPayload) is logged at level ERROR.
+// batch's summary line; a start no retry can change (idem.ErrPayloadMismatch,
+// ErrNotDurable, handler.ErrBadBody) is logged at level ERROR.
 //
 // Its settings take the one option shape of every idemq package
 // (docs/options.md): Config's fields, set by the options or whole by

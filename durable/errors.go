@@ -2,68 +2,52 @@ package durable
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
 )
 
-// Sentinel errors. Dispatch's failure is a *RecordError naming the
-// message, the key and the execution name; Handle's is a
-// *handler.RecordError, whose cause names the execution. Match the cause
-// with errors.Is, against these, the key errors of package request
-// (idem.ErrNoKey, request.ErrBadKey, request.ErrBadBody,
-// request.ErrKeyFuncPanic), handler's (handler.ErrDeadline, ...) or the
-// Lambda SDK's (*types.TooManyRequestsException, ...) with errors.As.
+// Sentinel errors. A failure of Dispatch or Handle is a
+// *handler.RecordError naming the message and the key, whose cause names
+// the execution. Match the cause
+// with errors.Is against ErrNotDurable and the sentinels the handler's
+// records fail with: idem.ErrPayloadMismatch (the execution name is taken
+// by another payload), handler.ErrBadBody (the body is not JSON),
+// handler.ErrPanic, handler.ErrFIFOBlocked, handler.ErrDeadline,
+// handler.ErrNoOutcome, and the key errors (idem.ErrNoKey,
+// handler.ErrBadKey, request.ErrKeyFuncPanic); the Lambda SDK's
+// (*types.DurableExecutionAlreadyStartedException, ...) with errors.As.
+
+// ErrNotDurable means Lambda accepted the invoke but named no durable
+// execution: the function (or the version or alias invoked) is not a
+// durable function, so no execution name guards it. The message is not
+// acknowledged; fix the function's name.
+var ErrNotDurable = errors.New("durable: invoked, but no durable execution ARN returned: the function is not a durable function")
+
 var (
-	// ErrKeyReused means Lambda refused the start because an execution of
-	// the same name exists with another payload
-	// (DurableExecutionAlreadyStartedException): the key was reused for a
-	// different request, or the request was changed and re-sent under its
-	// old key. Retrying cannot succeed while Lambda keeps that execution,
-	// so the message comes back until the queue moves it to its
-	// dead-letter queue; it is never acknowledged.
-	ErrKeyReused = errors.New("durable: execution name taken by another payload: the key was reused for a different request")
-	// ErrNotDurable means Lambda accepted the invoke but named no durable
-	// execution: the function (or the version or alias invoked) is not a
-	// durable function, so no execution name guards it. The message is
-	// not acknowledged; fix the function's name.
-	ErrNotDurable = errors.New("durable: invoked, but no durable execution ARN returned: the function is not a durable function")
-	// ErrBadPayload means the body is not a JSON document with a canonical
-	// form (idemjson.Canonical): Lambda takes only JSON, and the payload
-	// Lambda compares under a name must not depend on its encoding.
-	ErrBadPayload = errors.New("durable: body is not a JSON document with a canonical form")
-	// ErrPanic means the Lambda client or the key func panicked: Handle's
-	// record fails with it. It is handler.ErrPanic: Handle is the
-	// handler's batch machinery.
-	ErrPanic = handler.ErrPanic
-	// ErrFIFOBlocked means the record was not started, or not
-	// acknowledged, because an earlier record of its FIFO batch failed:
-	// Lambda's order for FIFO queues. It is handler.ErrFIFOBlocked.
-	ErrFIFOBlocked = handler.ErrFIFOBlocked
-	// ErrNoOutcome means the record's start ended without an outcome: it
-	// is not acknowledged. It is handler.ErrNoOutcome.
-	ErrNoOutcome = handler.ErrNoOutcome
+	// errKeyReused means Lambda refused the start because an execution
+	// of the same name exists with another payload
+	// (DurableExecutionAlreadyStartedException): the key was reused for
+	// a different request, or the request was changed and re-sent under
+	// its old key. Retrying cannot succeed while Lambda keeps that
+	// execution, so the message comes back until the queue moves it to
+	// its dead-letter queue; it is never acknowledged. It is
+	// idem.ErrPayloadMismatch to errors.Is, as a handler's reused key is.
+	errKeyReused = &sentinel{"durable: execution name taken by another payload: the key was reused for a different request", idem.ErrPayloadMismatch}
+	// errBadPayload means the body is not a JSON document with a
+	// canonical form (idemjson.Canonical): Lambda takes only JSON, and
+	// the payload Lambda compares under a name must not depend on its
+	// encoding. It is handler.ErrBadBody to errors.Is.
+	errBadPayload = &sentinel{"durable: body is not a JSON document with a canonical form", handler.ErrBadBody}
 )
 
-// RecordError says which message was not acknowledged and why.
-type RecordError struct {
-	MessageID string
-	// Key is the record key (Start.Key), "" when none could be read.
-	Key string
-	// Name is the execution name the key maps to, "" when no key was read.
-	Name string
-	// Err is the cause: a sentinel above, a key error of package request,
-	// or the Lambda client's error.
-	Err error
+// sentinel is an error of this package's own words that errors.Is
+// matches to another package's sentinel of the same meaning, so that a
+// caller matches one set.
+type sentinel struct {
+	msg string
+	is  error
 }
 
-// Error names the message, the key and the execution name.
-func (e *RecordError) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("durable: message %s: %v", e.MessageID, e.Err)
-	}
-	return fmt.Sprintf("durable: message %s key %q execution %s: %v", e.MessageID, e.Key, e.Name, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *RecordError) Unwrap() error { return e.Err }
+func (e *sentinel) Error() string        { return e.msg }
+func (e *sentinel) Is(target error) bool { return target == e.is }

@@ -7,14 +7,14 @@ import (
 )
 
 // Execution names, as Lambda takes them (InvokeInput.DurableExecutionName;
-// the API reference's DurableExecutionName shape): 1 to MaxNameLength
+// the API reference's DurableExecutionName shape): 1 to 64
 // characters of A-Z, a-z, 0-9, '-' and '_'.
 const (
-	// MaxNameLength is the longest execution name Lambda takes.
-	MaxNameLength = 64
+	// maxNameLength is the longest execution name Lambda takes.
+	maxNameLength = 64
 	// readableChars is how much of a key a hashed name keeps, readable,
 	// before its hash.
-	readableChars = MaxNameLength - 1 - hashChars
+	readableChars = maxNameLength - 1 - hashChars
 	// hashChars is the hex digits of a hashed name's hash: 160 bits of
 	// SHA-256, lower case (so no name depends on whether Lambda compares
 	// names with their case).
@@ -40,7 +40,7 @@ func ExecutionName(key string) string {
 	}
 	sum := sha256.Sum256([]byte(key))
 	var b strings.Builder
-	b.Grow(MaxNameLength)
+	b.Grow(maxNameLength)
 	for i := 0; i < len(key) && b.Len() < readableChars; i++ {
 		if c := key[i]; nameChar(c) {
 			b.WriteByte(c)
@@ -55,7 +55,7 @@ func ExecutionName(key string) string {
 
 // validName reports whether Lambda takes s as an execution name.
 func validName(s string) bool {
-	if s == "" || len(s) > MaxNameLength {
+	if s == "" || len(s) > maxNameLength {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

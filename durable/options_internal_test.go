@@ -44,7 +44,7 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A whole Config, then an option over it; an option before it is
 	// overwritten.
-	c, err := idem.ApplyOptions("durable", []Option{WithoutBatchError(), WithConfig(Config{Request: request.Identity{Namespace: "whole"}, Concurrency: 3}), WithConcurrency(5)})
+	c, err := idem.ApplyOptions("durable", []Option{func(c *Config) { c.NoBatchError = true }, WithConfig(Config{Request: request.Identity{Namespace: "whole"}, Concurrency: 3}), WithConcurrency(5)})
 	if err != nil || c.Concurrency != 5 || c.Request.Namespace != "whole" || c.NoBatchError {
 		t.Errorf("WithConfig then WithConcurrency: %+v, %v; want concurrency 5, namespace whole, the batch error on", c, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // scriptedInvoker starts every execution but those named in fail (a
@@ -129,8 +130,8 @@ func TestAnswersAsTheHandler(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			}
-			h := handler.WrapSQS(must(memstore.New()), fn, handler.WithNamespace(namespace),
-				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil))))
+			h := must(handler.New(must(memstore.New()), fn, handler.WithRequest(request.Identity{Namespace: namespace}),
+				handler.WithLogger(slog.New(slog.NewJSONHandler(&hLogs, nil)))))
 			inv := &scriptedInvoker{fail: names(tc.fail), panics: names(tc.panics)}
 			d := must(durable.New(inv, function, inNamespace, durable.WithLogger(slog.New(slog.NewJSONHandler(&dLogs, nil)))))
 
@@ -186,12 +187,12 @@ func names(keys []string) map[string]bool {
 	return s
 }
 
-// WithoutBatchError keeps Handle's invocation succeeding when no start is
+// Config.NoBatchError keeps Handle's invocation succeeding when no start is
 // accepted; the same messages come back.
-func TestWithoutBatchError(t *testing.T) {
+func TestNoBatchError(t *testing.T) {
 	t.Parallel()
 	inv := &scriptedInvoker{fail: names([]string{"k1"})}
-	d := must(durable.New(inv, function, inNamespace, quiet, durable.WithoutBatchError()))
+	d := must(durable.New(inv, function, inNamespace, quiet, durable.Option(func(c *durable.Config) { c.NoBatchError = true })))
 	resp, err := d.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("m1", "k1", "p")}})
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Errorf("response %+v, %v; want m1 listed and no error", resp, err)

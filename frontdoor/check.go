@@ -26,7 +26,7 @@ func WithBodyCheck(f BodyCheck) Option { return func(c *Config) { c.CheckBody = 
 // fingerprint of, is refused, as the worker would fail it:
 //
 //	check, err := frontdoor.BodyCheckOf[Summarise]()
-//	fd, err := frontdoor.New(store, q, frontdoor.WithNamespace("summarise"), frontdoor.WithBodyCheck(check))
+//	fd, err := frontdoor.New(store, q, frontdoor.WithRequest(request.Identity{Namespace: "summarise"}), frontdoor.WithBodyCheck(check))
 //
 // A Req without key tags is only decoded: its key is the front door's to
 // put in. A bad tag is an *idem.ConfigError naming the field.

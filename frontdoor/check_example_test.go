@@ -27,7 +27,7 @@ func ExampleBodyCheckOf() {
 	if err != nil {
 		panic(err) // a bad tag of Summarise
 	}
-	fd, err := frontdoor.New(store, queue, frontdoor.WithNamespace("summarise"), frontdoor.WithBodyCheck(check))
+	fd, err := frontdoor.New(store, queue, frontdoor.WithRequest(request.Identity{Namespace: "summarise"}), frontdoor.WithBodyCheck(check))
 	if err != nil {
 		panic(err)
 	}

@@ -72,7 +72,7 @@ func TestBodyCheckOf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithNamespace("w"), frontdoor.WithBodyCheck(check)))
+		fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(request.Identity{Namespace: "w"}), frontdoor.WithBodyCheck(check)))
 		status, detail := postDetail(fd, "k-1", tc.body)
 		if status != tc.status || !strings.Contains(detail, tc.detail) {
 			t.Errorf("%s: %d %q, want %d saying %q", tc.name, status, detail, tc.status, tc.detail)

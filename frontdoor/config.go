@@ -15,10 +15,6 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the member of the JSON body the key is put in
-	// when Config.Request names no other source, where the worker's
-	// handler reads it by default (request.DefaultKeyField).
-	DefaultKeyField = request.DefaultKeyField
 	// DefaultPath is where requests are posted; each one's status is at
 	// DefaultPath + "/" + its key.
 	DefaultPath = "/requests"
@@ -29,9 +25,9 @@ const (
 	// Config.MaxMessageBytes): a body whose message does not is refused
 	// with 413 too.
 	DefaultMaxBodyBytes = queue.MaxMessageBytes
-	// DefaultEnqueueTimeout bounds one enqueue, and so the front door's
+	// defaultEnqueueTimeout bounds one enqueue, and so the front door's
 	// claim on a key (idem.Config.Lease, made from the deadline).
-	DefaultEnqueueTimeout = 10 * time.Second
+	defaultEnqueueTimeout = 10 * time.Second
 	// MaxKeyBytes is the longest Idempotency-Key taken.
 	MaxKeyBytes = 255
 )
@@ -51,14 +47,13 @@ type Config struct {
 	// under which the worker keeps its records (the front door runs in a
 	// function of its own, whose name is not the worker's). Its key
 	// source says what the Idempotency-Key is: with KeyField (the
-	// default, DefaultKeyField) or KeyAttribute the front door puts the
+	// default, request.DefaultKeyField) or KeyAttribute the front door puts the
 	// key there, and it is the key the worker claims; with KeyFields or
 	// KeyFunc the body makes the worker's key, and the Idempotency-Key is
 	// the front door's own handle for the POST. Either way the front door
 	// keeps the worker's key in its record, so a status read finds the
-	// worker's record for every key rule. WithNamespace and WithKeyField
-	// set one of its fields. Defaults to the zero request.Identity, whose
-	// empty Namespace is refused.
+	// worker's record for every key rule. Defaults to the zero
+	// request.Identity, whose empty Namespace is refused.
 	Request request.Identity
 	// AcceptNamespace is the namespace of the front door's own records,
 	// one per accepted Idempotency-Key, which hold the 202 answer, the
@@ -87,7 +82,7 @@ type Config struct {
 	// EnqueueTimeout bounds one enqueue. The front door's claim on a key
 	// lasts as long plus idem.Config.LeaseMargin (unless Idem.Lease is
 	// set), so a front door that crashed while enqueuing holds the key no
-	// longer. Defaults to DefaultEnqueueTimeout.
+	// longer. Defaults to 10 s.
 	EnqueueTimeout time.Duration
 	// Idem is how the front door claims keys and reads results: Expiry is
 	// how long an accepted key is remembered (a POST after it is a new
@@ -140,18 +135,10 @@ func WithRequest(id request.Identity) Option {
 	return func(c *Config) { c.Request = id }
 }
 
-// WithNamespace sets Config.Request.Namespace, the worker's namespace.
-// Defaults to none, which New refuses.
-func WithNamespace(ns string) Option { return func(c *Config) { c.Request.Namespace = ns } }
-
 // WithAcceptNamespace sets Config.AcceptNamespace, the namespace of the
 // front door's own records. Defaults to Request.Namespace followed by
 // "#front".
 func WithAcceptNamespace(ns string) Option { return func(c *Config) { c.AcceptNamespace = ns } }
-
-// WithKeyField sets Config.Request.KeyField: the body member the key is
-// put in, where the worker reads it. Defaults to DefaultKeyField.
-func WithKeyField(field string) Option { return func(c *Config) { c.Request.KeyField = field } }
 
 // WithPath sets Config.Path, where requests are posted. Defaults to
 // DefaultPath.
@@ -167,7 +154,7 @@ func WithKeyOptional() Option { return func(c *Config) { c.KeyOptional = true } 
 func WithMaxBodyBytes(n int) Option { return func(c *Config) { c.MaxBodyBytes = n } }
 
 // WithEnqueueTimeout sets Config.EnqueueTimeout, the bound of one
-// enqueue. Defaults to DefaultEnqueueTimeout.
+// enqueue. Defaults to 10 s.
 func WithEnqueueTimeout(d time.Duration) Option { return func(c *Config) { c.EnqueueTimeout = d } }
 
 // WithIdem applies opts, in order, to Config.Idem; idem.WithConfig sets
@@ -221,7 +208,7 @@ func (c Config) resolve() (Config, error) {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if c.EnqueueTimeout == 0 {
-		c.EnqueueTimeout = DefaultEnqueueTimeout
+		c.EnqueueTimeout = defaultEnqueueTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -245,7 +232,7 @@ func (c Config) resolve() (Config, error) {
 		bad("MaxBodyBytes", fmt.Sprint(c.MaxBodyBytes), "must not be negative (0 is DefaultMaxBodyBytes)")
 	}
 	if c.EnqueueTimeout < 0 {
-		bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must not be negative (0 is DefaultEnqueueTimeout)")
+		bad("EnqueueTimeout", c.EnqueueTimeout.String(), "must not be negative (0 is the default, 10 s)")
 	}
 	// The claim lasts as long as an enqueue may, and a margin.
 	if c.Idem.Lease == 0 && c.EnqueueTimeout > 0 {

@@ -33,7 +33,8 @@
 // own (Config.AcceptNamespace: the worker's namespace and "#front", keyed
 // by the Idempotency-Key, within the caller's scope), whose stored result
 // is the 202 answer and the worker's record key: a repeat of the request
-// is answered the same 202 without sending, a POST while the first is
+// is answered the same 202 without sending (once the worker has completed
+// it, what a GET answers: 200 with the result), a POST while the first is
 // still sending gets 409, and one with the same key and another body 422
 // (the record holds the body's fingerprint, of its canonical JSON, so
 // white space and member order do not count).
@@ -45,6 +46,7 @@
 //	any, Config.Scope names no caller        403 Forbidden; nothing enqueued or read
 //	POST, new key                            202 Accepted, Location: the status URL, body Accepted
 //	POST, same key and body (a retry)        202, the same answer, not enqueued again
+//	POST, the same, the worker completed it  as GET: 200 with the result (204 when too large to store)
 //	POST, same key, another body             422 Unprocessable Content
 //	POST, same key, first still enqueuing    409 Conflict, Retry-After: 1 (another body: 422)
 //	POST, no Idempotency-Key                 400 (unless Config.KeyOptional)

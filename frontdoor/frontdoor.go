@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -64,8 +65,10 @@ func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
 	errs = append(errs, err)
 	c, err = c.resolve()
 	errs = append(errs, err)
-	if q != nil && err == nil && !sameIdentity(q.Request(), c.Request) {
-		errs = append(errs, configError("Request", "", errors.New("is not the queue's (producer.Config.Request): pass one request.Identity to the worker's handler, the producer and the front door")))
+	if q != nil && err == nil {
+		if err := c.Request.SameAs(q.Request()); err != nil {
+			errs = append(errs, configError("Request", "", fmt.Errorf("is not the queue's (producer.Config.Request): pass one request.Identity to the worker's handler, the producer and the front door: %w", err)))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

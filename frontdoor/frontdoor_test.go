@@ -35,7 +35,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	store := must(memstore.New())
 	id := request.Identity{Namespace: "w"}
 	q := frontdoorsuite.NewQueue(id)
-	ns := frontdoor.WithNamespace("w")
+	ns := frontdoor.WithRequest(id)
 	for _, tc := range []struct {
 		name       string
 		store      frontdoor.Store
@@ -50,9 +50,9 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		{"accept namespace is the worker's", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w")}, "frontdoor", "AcceptNamespace"},
 		{"accept namespace with a control character", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w\x00")}, "frontdoor", "AcceptNamespace"},
 		{"two key sources", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "a", KeyAttribute: "b"})}, "request", "KeyAttribute"},
-		{"malformed key field", store, q, []frontdoor.Option{ns, frontdoor.WithKeyField("request..id")}, "request", "KeyField"},
-		{"another key field than the queue's", store, q, []frontdoor.Option{ns, frontdoor.WithKeyField("request.id")}, "frontdoor", "Request"},
-		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithNamespace("v")}, "frontdoor", "Request"},
+		{"malformed key field", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request..id"})}, "request", "KeyField"},
+		{"another key field than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request.id"})}, "frontdoor", "Request"},
+		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "v"})}, "frontdoor", "Request"},
 		{"a queue without the namespace", store, frontdoorsuite.NewQueue(request.Identity{}), []frontdoor.Option{ns}, "frontdoor", "Request"},
 		{"relative path", store, q, []frontdoor.Option{ns, frontdoor.WithPath("requests")}, "frontdoor", "Path"},
 		{"path ending in a slash", store, q, []frontdoor.Option{ns, frontdoor.WithPath("/requests/")}, "frontdoor", "Path"},
@@ -70,7 +70,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		t.Errorf("only a namespace: %v", err)
 	}
 	// The same Identity, spelled with the default key field.
-	if _, err := frontdoor.New(store, q, ns, frontdoor.WithKeyField(frontdoor.DefaultKeyField)); err != nil {
+	if _, err := frontdoor.New(store, q, frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: request.DefaultKeyField})); err != nil {
 		t.Errorf("the default key field named: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestQueueSendsUnderAnotherKey(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
 	q := otherKeyQueue{frontdoorsuite.NewQueue(request.Identity{Namespace: "v"})}
-	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithNamespace("w"), frontdoor.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
+	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(request.Identity{Namespace: "w"}), frontdoor.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
 	if w := post(fd, "k-1", `{"prompt":"p"}`); w.Code != http.StatusInternalServerError {
 		t.Errorf("%d %s, want 500", w.Code, w.Body)
 	}
@@ -190,8 +190,8 @@ func TestQueueSendsUnderAnotherKey(t *testing.T) {
 // (format 0: the 202 answer alone) are read as that front door made them:
 // its request was sent with the key in idempotency_key, unscoped, so the
 // worker's record is idem.ClientKey(namespace, key). A repeat of the POST
-// is answered the old 202; a record of a format this front door does not
-// know is 500.
+// is answered the old 202 until the worker has run, then the result; a
+// record of a format this front door does not know is 500.
 func TestAcceptRecordFormat0(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
@@ -211,12 +211,15 @@ func TestAcceptRecordFormat0(t *testing.T) {
 	if w := get(fd, "old-1"); w.Code != http.StatusAccepted || !strings.Contains(w.Body.String(), `"queued"`) {
 		t.Errorf("format 0, not run: %d %s, want queued", w.Code, w.Body)
 	}
+	if w := post(fd, "old-1", body); w.Code != http.StatusAccepted || w.Body.String() != old {
+		t.Errorf("a repeat: %d %s, want the old 202", w.Code, w.Body)
+	}
 	runWorker(t, store, id, events.SQSMessage{MessageId: "m", Body: `{"idempotency_key":"old-1","prompt":"p"}`}, `{"summary":"old"}`)
 	if w := get(fd, "old-1"); w.Code != http.StatusOK || w.Body.String() != `{"summary":"old"}` {
 		t.Errorf("format 0, run: %d %s, want the result", w.Code, w.Body)
 	}
-	if w := post(fd, "old-1", body); w.Code != http.StatusAccepted || w.Body.String() != old {
-		t.Errorf("a repeat: %d %s, want the old 202", w.Code, w.Body)
+	if w := post(fd, "old-1", body); w.Code != http.StatusOK || w.Body.String() != `{"summary":"old"}` {
+		t.Errorf("a repeat after the worker ran: %d %s, want the result", w.Code, w.Body)
 	}
 	if len(q.Messages()) != 0 {
 		t.Errorf("sent %d messages, want none", len(q.Messages()))

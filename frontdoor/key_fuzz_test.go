@@ -39,7 +39,7 @@ func FuzzRequestKey(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	h, err := New(store, nopQueue{}, WithNamespace("w"))
+	h, err := New(store, nopQueue{}, WithRequest(request.Identity{Namespace: "w"}))
 	if err != nil {
 		f.Fatal(err)
 	}

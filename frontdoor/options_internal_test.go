@@ -17,7 +17,7 @@ import (
 
 // resolved is what opts make of the zero Config, with the namespace "w".
 func resolved(opts ...Option) (Config, error) {
-	c, err := idem.ApplyOptions("frontdoor", append([]Option{WithNamespace("w")}, opts...))
+	c, err := idem.ApplyOptions("frontdoor", append([]Option{WithRequest(request.Identity{Namespace: "w"})}, opts...))
 	if err != nil {
 		return Config{}, err
 	}
@@ -38,13 +38,12 @@ func comparable(c Config) Config {
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults, err := resolved()
-	if err != nil || defaults.Path != DefaultPath || defaults.MaxBodyBytes != DefaultMaxBodyBytes || defaults.EnqueueTimeout != DefaultEnqueueTimeout ||
-		defaults.AcceptNamespace != "w#front" || defaults.Idem.Lease != DefaultEnqueueTimeout+idem.DefaultLeaseMargin {
+	if err != nil || defaults.Path != DefaultPath || defaults.MaxBodyBytes != DefaultMaxBodyBytes || defaults.EnqueueTimeout != defaultEnqueueTimeout ||
+		defaults.AcceptNamespace != "w#front" || defaults.Idem.Lease != defaultEnqueueTimeout+idem.DefaultLeaseMargin {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
 	for name, opt := range map[string]Option{
 		"WithAcceptNamespace(\"\")": WithAcceptNamespace(""),
-		"WithKeyField(\"\")":        WithKeyField(""),
 		"WithPath(\"\")":            WithPath(""),
 		"WithMaxBodyBytes(0)":       WithMaxBodyBytes(0),
 		"WithEnqueueTimeout(0)":     WithEnqueueTimeout(0),
@@ -77,8 +76,8 @@ func TestOptionBehaviour(t *testing.T) {
 	id := request.Identity{Namespace: "w"}
 	store, q := must(memstore.New()), idQueue{id}
 	for name, opts := range map[string][]Option{
-		"nil":           {WithNamespace("w"), nil},
-		"WithIdem(nil)": {WithNamespace("w"), WithIdem(idem.WithExpiry(time.Hour), nil)},
+		"nil":           {WithRequest(request.Identity{Namespace: "w"}), nil},
+		"WithIdem(nil)": {WithRequest(request.Identity{Namespace: "w"}), WithIdem(idem.WithExpiry(time.Hour), nil)},
 	} {
 		if _, err := New(store, q, opts...); !slices.Equal(optiontest.Names(err), [][2]string{{"frontdoor", "options[1]"}}) {
 			t.Errorf("%s: %v, want frontdoor's options[1] refused", name, err)
@@ -93,7 +92,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, each named by its package.
-	_, err = New(nil, nil, nil, WithKeyField("a..b"), WithPath("relative"), WithMaxBodyBytes(-1), WithIdem(idem.WithLease(-time.Second)))
+	_, err = New(nil, nil, nil, WithRequest(request.Identity{KeyField: "a..b"}), WithPath("relative"), WithMaxBodyBytes(-1), WithIdem(idem.WithLease(-time.Second)))
 	want := [][2]string{{"frontdoor", "store"}, {"frontdoor", "queue"}, {"frontdoor", "options[0]"},
 		{"request", "KeyField"}, {"frontdoor", "Namespace"}, {"frontdoor", "Path"}, {"frontdoor", "MaxBodyBytes"}, {"idem", "Lease"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

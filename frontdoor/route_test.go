@@ -40,9 +40,9 @@ func newRouted(t *testing.T) *routed {
 		return json.Marshal(map[string]string{"summary": "of " + req.Prompt})
 	}
 	return &routed{
-		front: must(frontdoor.New(store, q, frontdoor.WithNamespace("w"), frontdoor.WithLogger(quiet))),
+		front: must(frontdoor.New(store, q, frontdoor.WithRequest(request.Identity{Namespace: "w"}), frontdoor.WithLogger(quiet))),
 		queue: q,
-		work:  must(handler.New(store, work, handler.WithNamespace("w"), handler.WithLogger(quiet))),
+		work:  must(handler.New(store, work, handler.WithRequest(request.Identity{Namespace: "w"}), handler.WithLogger(quiet))),
 	}
 }
 

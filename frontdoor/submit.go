@@ -130,8 +130,10 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, idem.ErrPayloadMismatch):
 		problem(w, http.StatusUnprocessableEntity, "Idempotency-Key is already used", "a request with another body was sent with this key: send a new key for a new request")
-	case err == nil && (res.Outcome == idem.Executed || res.Outcome == idem.Replayed):
+	case err == nil && res.Outcome == idem.Executed:
 		fd.accepted(w, acceptKey, scope, key, res.Value)
+	case err == nil && res.Outcome == idem.Replayed:
+		fd.repeated(w, r, acceptKey, scope, key, res.Value)
 	case err == nil && res.Outcome == idem.InProgress:
 		retryAfter(w)
 		problem(w, http.StatusConflict, "Request is in progress", "a request with this key is being accepted: retry after a second")
@@ -168,7 +170,7 @@ func (fd *frontDoor) stamp(w http.ResponseWriter, body []byte, key, scope string
 		problem(w, http.StatusBadRequest, "Body holds another key", err.Error()+": leave the key out of the body, or send the same as the Idempotency-Key")
 	case errors.Is(err, idem.ErrNoKey):
 		problem(w, http.StatusBadRequest, "Body makes no key", "the worker keys a request by "+fd.c.Request.Source()+": "+err.Error())
-	case errors.Is(err, request.ErrBadKey):
+	case errors.Is(err, idem.ErrBadKey):
 		problem(w, http.StatusBadRequest, "Body's key cannot be used", err.Error())
 	case errors.Is(err, request.ErrBadBody):
 		problem(w, http.StatusBadRequest, "Body must be a JSON object", err.Error())
@@ -190,11 +192,40 @@ func (fd *frontDoor) accepted(w http.ResponseWriter, acceptKey idem.Key, scope, 
 		fd.storeError(w, acceptKey, err)
 		return
 	}
+	fd.writeAccepted(w, key, ar.Answer)
+}
+
+// writeAccepted writes the 202 answer to the request posted with key.
+func (fd *frontDoor) writeAccepted(w http.ResponseWriter, key string, answer []byte) {
 	w.Header().Set("Location", fd.statusURL(key))
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(ar.Answer)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write(ar.Answer)
+	_, _ = w.Write(answer)
+}
+
+// repeated answers a repeat of an accepted request from value, the front
+// door's record's stored result: once the worker has completed the
+// request, as a status read does (200 with its result, 204 when it was
+// too large to store), with the status URL in Location; before, the
+// same 202 as the first answer. A worker's record that cannot be read
+// leaves the 202, which is true: the request is accepted.
+func (fd *frontDoor) repeated(w http.ResponseWriter, r *http.Request, acceptKey idem.Key, scope, key string, value []byte) {
+	ar, err := fd.decodeAccept(value, scope, key)
+	if err != nil {
+		fd.storeError(w, acceptKey, err)
+		return
+	}
+	rec, ok, err := fd.store.Get(r.Context(), ar.RecordKey)
+	switch {
+	case err != nil:
+		fd.c.Logger.Warn("idemq frontdoor: a repeated request's worker's record could not be read; answered as accepted", "key", ar.RecordKey, "err", err.Error())
+	case ok && live(rec, fd.c.Idem.Clock.Now()) && rec.Status == idem.StatusCompleted:
+		w.Header().Set("Location", fd.statusURL(key))
+		fd.result(w, r, ar.RecordKey, rec)
+		return
+	}
+	fd.writeAccepted(w, key, ar.Answer)
 }
 
 // sendError answers a send that failed, its claim released: 413 for a
@@ -208,7 +239,7 @@ func (fd *frontDoor) sendError(w http.ResponseWriter, acceptKey idem.Key, err er
 	case errors.Is(err, producer.ErrTooLarge):
 		problem(w, http.StatusRequestEntityTooLarge, "Request is too large for the queue", err.Error())
 	case errors.Is(err, producer.ErrRejected), errors.Is(err, producer.ErrBadMessage), errors.Is(err, errOtherKey), errors.Is(err, request.ErrKeyMismatch),
-		errors.Is(err, idem.ErrNoKey), errors.Is(err, request.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
+		errors.Is(err, idem.ErrNoKey), errors.Is(err, idem.ErrBadKey), errors.Is(err, request.ErrBadBody), errors.Is(err, request.ErrKeyFuncPanic):
 		fd.c.Logger.Error("idemq frontdoor: the queue refused the request", "key", acceptKey, "err", err.Error())
 		problem(w, http.StatusInternalServerError, "Request could not be queued", "the queue refused it")
 	default:

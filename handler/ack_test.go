@@ -167,7 +167,7 @@ func TestSettleInsideTheReserve(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	spy := &deadlineSpy{Store: b.store}
-	h := b.WrapStore(spy, nil, handler.WithDeadlineReserve(8*time.Second))
+	h := b.WrapStore(spy, nil, func(c *handler.Config) { c.DeadlineReserve = 8 * time.Second })
 	deadline := time.Now().Add(time.Minute)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()

@@ -63,7 +63,7 @@ func TestBackoffQueueURLOptionAndFailure(t *testing.T) {
 	now := time.Now()
 	holdKey(t, b.store, key("k1"), now, now.Add(time.Minute))
 	client := &fakeSQS{err: errors.New("throttled")}
-	h := b.wrap(nil, handler.WithBackoff(client), handler.WithQueueURL("http://127.0.0.1:9324/000000000000/jobs"))
+	h := b.wrap(nil, handler.WithBackoff(client), func(c *handler.Config) { c.QueueURL = "http://127.0.0.1:9324/000000000000/jobs" })
 
 	// The back-off fails: the record is still reported, nothing else
 	// changes.

@@ -74,7 +74,7 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 	b.deadline, b.hasDeadline = ctx.Deadline()
 	b.reserve = b.settings.reserve
 	if b.hasDeadline && !b.settings.reserveSet {
-		b.reserve = min(DefaultDeadlineReserve, b.deadline.Sub(b.now())/2)
+		b.reserve = min(defaultDeadlineReserve, b.deadline.Sub(b.now())/2)
 	}
 	b.recCtx, b.cancel = ctx, func() {}
 	if b.hasDeadline && b.reserve > 0 {

@@ -18,7 +18,7 @@ import (
 // A batch none of whose messages is acknowledged, one record at least
 // having failed, fails the invocation with ErrBatchFailed, wrapping the
 // first failure, and its response still lists every message: the error
-// brings back no other. WithoutBatchError keeps the invocation
+// brings back no other. Config.NoBatchError keeps the invocation
 // succeeding, with the same response. A batch with a message acknowledged,
 // one that only waits (in progress elsewhere) and an empty one succeed.
 func TestBatchError(t *testing.T) {
@@ -42,7 +42,7 @@ func TestBatchError(t *testing.T) {
 		{"every record failed", nil, []events.SQSMessage{handlerbundle.Msg("m1", "bad1"), handlerbundle.Msg("m2", "bad2")}, []string{"m1", "m2"}, true, "m1"},
 		{"a FIFO batch whose first record failed", nil, []events.SQSMessage{fifo("m1", "bad1"), fifo("m2", "k2"), fifo("m3", "k3")}, []string{"m1", "m2", "m3"}, true, "m1"},
 		{"a record without a key", nil, []events.SQSMessage{handlerbundle.Msg("m1", "")}, []string{"m1"}, true, "m1"},
-		{"every record failed, WithoutBatchError", []handler.Option{handler.WithoutBatchError()}, []events.SQSMessage{handlerbundle.Msg("m1", "bad1")}, []string{"m1"}, false, ""},
+		{"every record failed, Config.NoBatchError", []handler.Option{func(c *handler.Config) { c.NoBatchError = true }}, []events.SQSMessage{handlerbundle.Msg("m1", "bad1")}, []string{"m1"}, false, ""},
 		{"one acknowledged", nil, []events.SQSMessage{handlerbundle.Msg("m1", "bad1"), handlerbundle.Msg("m2", "k2")}, []string{"m1"}, false, ""},
 		{"in progress elsewhere", nil, []events.SQSMessage{handlerbundle.Msg("m1", "held")}, []string{"m1"}, false, ""},
 		{"empty", nil, nil, []string{}, false, ""},
@@ -133,5 +133,72 @@ func TestWholeBatchQueues(t *testing.T) {
 				t.Fatalf("err = %v, want an error naming the mapping's missing ReportBatchItemFailures and wrapping %s's RecordError", err, tc.firstID)
 			}
 		})
+	}
+}
+
+// The invocation's error says how many records failed out of how many,
+// and the first failure names its message, then the stage and the key
+// where its cause does not: exact texts, as a reader of the log sees
+// them.
+func TestBatchErrorText(t *testing.T) {
+	t.Parallel()
+	const provider = "the provider answered 500"
+	run := func(id, k string) string {
+		return `handler: message ` + id + `: idem: run key "` + string(key(k)) + `": ` + provider
+	}
+	noKey := `handler: message m-bad: reading its key: idem: no idempotency key: body field "idempotency_key" is empty`
+	for _, tc := range []struct {
+		name string
+		msgs []events.SQSMessage
+		want string
+	}{
+		{"one record, without a key", []events.SQSMessage{handlerbundle.Msg("m-bad", "")},
+			"handler: no message of the batch is acknowledged: its one record failed: " + noKey},
+		{"one record, failed", []events.SQSMessage{handlerbundle.Msg("m1", "bad1")},
+			"handler: no message of the batch is acknowledged: its one record failed: " + run("m1", "bad1")},
+		{"every record failed", []events.SQSMessage{handlerbundle.Msg("m1", "bad1"), handlerbundle.Msg("m2", "bad2"), handlerbundle.Msg("m-bad", "")},
+			"handler: no message of the batch is acknowledged: all 3 records failed; the first: " + run("m1", "bad1")},
+		{"one failed, one in progress", []events.SQSMessage{handlerbundle.Msg("m1", "held"), handlerbundle.Msg("m2", "bad2")},
+			"handler: no message of the batch is acknowledged: 1 of 2 records failed, and the other one was not acknowledged either; the first failure: " + run("m2", "bad2")},
+		{"two failed, two in progress", []events.SQSMessage{handlerbundle.Msg("m1", "held"), handlerbundle.Msg("m2", "bad2"), handlerbundle.Msg("m3", "held"), handlerbundle.Msg("m-bad", "")},
+			"handler: no message of the batch is acknowledged: 2 of 4 records failed, and the other 2 were not acknowledged either; the first failure: " + run("m2", "bad2")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			now := time.Now()
+			if _, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("held"), Owner: "peer", Now: now,
+				LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New(provider) }, handler.WithConcurrency(1))
+			_, err := h(context.Background(), events.SQSEvent{Records: tc.msgs})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error\n%v\nwant\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+// A RecordError names the message first, then the stage and the key,
+// unless its cause names them.
+func TestRecordErrorText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  handler.RecordError
+		want string
+	}{
+		{handler.RecordError{MessageID: "m-1", Key: "ns#k", Op: idem.OpRun, Err: &idem.Error{Op: idem.OpRun, Key: "ns#k", Err: errors.New("boom")}},
+			`handler: message m-1: idem: run key "ns#k": boom`},
+		{handler.RecordError{MessageID: "m-bad", Op: handler.OpKey, Err: idem.ErrNoKey},
+			`handler: message m-bad: reading its key: idem: no idempotency key`},
+		{handler.RecordError{MessageID: "m-2", Key: "ns#k", Op: idem.OpRun, Err: handler.ErrPanic},
+			`handler: message m-2: run key "ns#k": handler: panic`},
+		{handler.RecordError{MessageID: "m-3", Op: idem.OpRun, Err: handler.ErrNoOutcome},
+			`handler: message m-3: run: handler: record ended without an outcome`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// cache is a bounded LRU of completed keys' results (WithCache), shared by
+// cache is a bounded LRU of completed keys' results (Config.CacheEntries), shared by
 // the invocations of one container. An entry lasts no longer than the
 // record it copies. A nil *cache is off: it misses and keeps nothing.
 type cache struct {

@@ -13,7 +13,7 @@ func TestCacheSavesTheStoreRequest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	store := &countingStore{Store: b.store}
-	h := b.WrapStore(store, nil, handler.WithCache(100, 1<<20))
+	h := b.WrapStore(store, nil, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 1<<20 })
 
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 	if n := store.claimCount(); n != 1 {
@@ -48,7 +48,7 @@ func TestCacheKeepsReplaysFromTheStore(t *testing.T) {
 	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1")))
 
 	store := &countingStore{Store: b.store}
-	h := b.WrapStore(store, nil, handler.WithCache(100, 1<<20))
+	h := b.WrapStore(store, nil, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 1<<20 })
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m2", "k1"))) // from the store
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m3", "k1"))) // from the cache
 	if n := store.claimCount(); n != 1 {
@@ -60,7 +60,7 @@ func TestCacheDoesNotKeepFailures(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	store := &countingStore{Store: b.store}
-	h := b.WrapStore(store, handlerbundle.FailOn("m1"), handler.WithCache(100, 1<<20))
+	h := b.WrapStore(store, handlerbundle.FailOn("m1"), func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 1<<20 })
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")), "m1")
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m2", "k1")))
 	if b.CallCount("m2") != 1 || store.claimCount() != 2 {

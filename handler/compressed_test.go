@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // corrupting is a memstore that flips a byte of every compressed result
@@ -50,14 +51,14 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 			replayed [][]byte
 			failures []*handler.RecordError
 		)
-		h := handler.WrapSQS(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
+		h := must(handler.New(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 			k, _ := handler.KeyFromContext(ctx)
 			mu.Lock()
 			keys = append(keys, k)
 			mu.Unlock()
 			return answer, nil
 		},
-			handler.WithNamespace("compress-test"),
+			handler.WithRequest(request.Identity{Namespace: "compress-test"}),
 			handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 			handler.WithReplayHook(func(_ context.Context, _ events.SQSMessage, result []byte) error {
 				mu.Lock()
@@ -71,7 +72,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 				failures = append(failures, re)
 				mu.Unlock()
 			}),
-		)
+		))
 		message := func(id string) events.SQSMessage {
 			return events.SQSMessage{MessageId: id, ReceiptHandle: "rh-" + id, Body: `{"idempotency_key":"order-42"}`,
 				EventSourceARN: "arn:aws:sqs:eu-west-1:123456789012:jobs", AWSRegion: "eu-west-1"}

@@ -28,7 +28,7 @@ func TestConcurrentInvocationsKeepTheirDeadlines(t *testing.T) {
 			<-lateDone // the late invocation runs while this one is mid-record
 		}
 		return []byte("ok"), nil
-	}, handler.WithDeadlineReserve(30*time.Second))
+	}, func(c *handler.Config) { c.DeadlineReserve = 30 * time.Second })
 
 	var late events.SQSEventResponse
 	var lateErr error

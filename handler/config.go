@@ -5,13 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
-
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
@@ -19,9 +14,6 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultKeyField is the JSON body member that holds a record's
-	// idempotency key (request.DefaultKeyField).
-	DefaultKeyField = request.DefaultKeyField
 	// DefaultConcurrency is how many records of a batch run at once: every
 	// record of a batch of up to 100 (the SQS event source sends 10 unless
 	// told otherwise), and 100 at a time of a larger one. Powertools runs
@@ -32,15 +24,17 @@ const (
 	// (dynamostore.KeepConnections); lower it with WithConcurrency to stay
 	// within a provider's rate limit.
 	DefaultConcurrency = 100
-	// DefaultDeadlineReserve is the time left before the invocation's
+	// defaultDeadlineReserve is the time left before the invocation's
 	// deadline under which records are no longer started. It is capped at
 	// half the time the invocation had when the batch began, so a function
 	// with a short timeout still runs its records.
-	DefaultDeadlineReserve = 5 * time.Second
+	defaultDeadlineReserve = 5 * time.Second
 )
 
 // NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
-// guard off (WithoutDeadlineReserve); any negative value does.
+// guard off: every record is started, however near the invocation's
+// deadline, and runs under the invocation's context; any negative value
+// does.
 const NoDeadlineReserve time.Duration = -1
 
 // Config is how a Handler turns a batch into claims and a response. Every
@@ -59,15 +53,12 @@ type Config struct {
 	// starts with, where the key comes from (a body field, several, a
 	// message attribute or a function), and the fields its payload is
 	// checked by; one value shared with the producer, the front door, the
-	// dispatcher and the command (see WithRequest; WithNamespace,
-	// WithKeyField, WithKeyFields, WithKeyAttribute, WithKeyFunc,
-	// WithFingerprintFields and WithoutFingerprint change one of its
-	// fields). It is checked by its own package (request.Identity.Validate:
-	// its errors name package "request"). Its Namespace defaults to the
-	// Lambda function's name (lambdacontext.FunctionName); outside Lambda,
-	// where that is empty, to the program's name, with a warning. Defaults
-	// to the zero request.Identity: the body field DefaultKeyField, the
-	// whole body as the fingerprint.
+	// dispatcher and the command (WithRequest). It is checked by its own
+	// package (request.Identity.Validate: its errors name package
+	// "request"). Its Namespace defaults to request.DefaultNamespace: the
+	// Lambda function's name; outside Lambda, the program's name, with a
+	// warning. Defaults to the zero request.Identity: the body field
+	// request.DefaultKeyField, the whole body as the fingerprint.
 	Request request.Identity
 	// Keyless runs records that carry no key without idempotency (see
 	// WithKeyless). Defaults to false: such a record is a batch item
@@ -77,16 +68,21 @@ type Config struct {
 	// Concurrency is how many records of a batch run at once; a negative
 	// value is refused. Defaults to DefaultConcurrency.
 	Concurrency int
-	// DeadlineReserve is the deadline guard (see WithDeadlineReserve): a
-	// record not yet started when less than it is left before the
-	// invocation's deadline is reported as a failure without starting. A
-	// negative value turns the guard off (NoDeadlineReserve,
-	// WithoutDeadlineReserve). Defaults to DefaultDeadlineReserve, capped
-	// at half the time the invocation had when the batch began.
+	// DeadlineReserve is the deadline guard: a record not yet started when
+	// less than it is left before the invocation's deadline is reported as
+	// a failure without starting (ErrDeadline), so the batch answers
+	// before Lambda's timeout (which would redeliver every record). The
+	// records that run get contexts that end DeadlineReserve/2 before the
+	// deadline, leaving time to release their claims. A negative value
+	// turns the guard off (NoDeadlineReserve). Defaults to
+	// defaultDeadlineReserve, capped at half the time the invocation had
+	// when the batch began.
 	DeadlineReserve time.Duration
 	// FIFOGroupIsolation narrows what a failure stops on a FIFO queue to
-	// the failed record's message group (see WithFIFOGroupIsolation).
-	// Defaults to false: every record after the first failure fails.
+	// the failed record's message group: later records of that group are
+	// reported as failures without running, while other groups go on.
+	// Defaults to false: as AWS documents for FIFO, every record after the
+	// first failure is reported as a failure.
 	FIFOGroupIsolation bool
 
 	// Idem is how each record's key is claimed, extended and completed:
@@ -110,16 +106,20 @@ type Config struct {
 	OnFailure FailureFunc
 
 	// CacheEntries and CacheBytes bound the in-memory cache of completed
-	// results (see WithCache): both positive, or both 0. Default to 0:
-	// off.
+	// results: the results of up to CacheEntries completed keys, and at
+	// most CacheBytes of results, kept across the invocations of a warm
+	// container, least recently used first out, so a duplicate delivered
+	// there costs no store request. Both positive, or both 0. An entry
+	// lasts no longer than the record it copies, and the payload
+	// fingerprint is still checked. Default to 0: off.
 	CacheEntries, CacheBytes int
 
 	// Backoff is the SQS client that sets the visibility timeout of each
 	// record found in progress on another worker (see WithBackoff).
 	// Defaults to nil: off.
 	Backoff VisibilityChanger
-	// QueueURL is the queue URL the back-off uses. Defaults to the URL
-	// derived from each record's event source ARN.
+	// QueueURL is the queue URL the back-off (WithBackoff) uses. Defaults
+	// to the URL derived from each record's event source ARN (QueueURL).
 	QueueURL string
 
 	// Logger receives the per-batch summary and per-record failures.
@@ -136,7 +136,10 @@ type Config struct {
 	Tracer Tracer
 
 	// NoBatchError keeps the invocation succeeding when every message of
-	// a batch comes back (see WithoutBatchError). Defaults to false: a
+	// a batch comes back: the response lists them all, and the handler
+	// returns no error, so the function's Errors metric does not count the
+	// batch; Lambda brings back the same messages either way. Defaults to
+	// false: a
 	// batch none of whose messages is acknowledged, one record at least
 	// having failed (not only found in progress, or not started), fails
 	// the invocation with ErrBatchFailed, as Powertools does by default.
@@ -269,15 +272,8 @@ func (c Config) resolve() (settings, error) {
 		set.logger = slog.Default()
 	}
 	if set.namespace == "" {
-		set.namespace = lambdacontext.FunctionName
-	}
-	if set.namespace == "" {
-		// Outside Lambda (a test, a local run): the program's name stands
-		// in for the function's, as stable as the binary's name.
-		set.namespace, set.programNamespace = programName(), true
-		if set.namespace == "" {
-			bad("Namespace", `""`, "must be set: AWS_LAMBDA_FUNCTION_NAME is unset and the program has no name")
-		}
+		set.namespace, set.programNamespace, err = request.DefaultNamespace()
+		errs = append(errs, err)
 	}
 	if requestErr == nil && set.namespace != "" {
 		id := c.Request
@@ -290,17 +286,4 @@ func (c Config) resolve() (settings, error) {
 		return settings{}, err
 	}
 	return set, nil
-}
-
-// programName is the running executable's base name ("handler.test",
-// "worker"; Windows' ".exe" dropped), or "" if it has none.
-func programName() string {
-	if len(os.Args) == 0 {
-		return ""
-	}
-	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
-	if name == "." || name == string(filepath.Separator) {
-		return ""
-	}
-	return strings.ToValidUTF8(name, "")
 }

@@ -6,17 +6,21 @@
 //	if err != nil {
 //		log.Fatal(err) // an *idem.ConfigError for each bad setting
 //	}
-//	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+//	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 //		return generate(ctx, msg.Body) // runs once per key, however often the message comes
-//	}))
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	lambda.Start(h)
 //
 // A function of a request type, whose struct tags say which fields make
 // the key (request.IdentityOf), is wrapped by NewTyped: the body decoded,
 // the result stored as JSON, the replay hook typed (WithTypedReplayHook).
 //
 // Each record's idempotency key comes from its body (the JSON field
-// "idempotency_key" unless WithKeyField, WithKeyAttribute or WithKeyFunc
-// says otherwise), never from the message id, which changes on a
+// "idempotency_key" unless WithRequest's request.Identity names another
+// source), never from the message id, which changes on a
 // producer's re-send and on a redrive from the dead-letter queue. The key
 // is claimed with idem.Do before the function runs. A record's message is
 // deleted only when its key is proven settled (executed and stored,
@@ -87,7 +91,7 @@
 // the default, a negative one is refused unless it turns something off,
 // and every setting that cannot be safe is refused at once when the
 // handler is wired: New returns an error joining an *idem.ConfigError for
-// each (idem.ConfigErrors lists them), and WrapSQS panics with that
+// each (idem.ConfigErrors lists them), and New panics with that
 // error. Size the record expiry for the queue with queue.RecordLifetime,
 // giving it the dead-letter queue's retention so that a redrive from it
 // replays rather than runs the work again.
@@ -103,7 +107,7 @@
 // On a FIFO queue (an event source ARN ending in ".fifo") the records of
 // one message group (attribute "MessageGroupId") run in order, and after a
 // failure every later record of the batch is reported as a failure, as AWS
-// documents for FIFO; WithFIFOGroupIsolation narrows that to the failed
+// documents for FIFO; Config.FIFOGroupIsolation narrows that to the failed
 // record's group.
 //
 // The handler answers with the records' failures (a store that cannot be
@@ -111,7 +115,7 @@
 // Lambda must bring back the whole batch anyway: a failed record has no
 // message id, which no partial response can name; or no message of the
 // batch is acknowledged and one record at least failed (ErrBatchFailed,
-// unless WithoutBatchError), so that Lambda counts the invocation as an
+// unless Config.NoBatchError), so that Lambda counts the invocation as an
 // error and backs off. Each batch logs one summary line with log/slog, and
 // each record that comes back a line of its own (at level ERROR when its
 // retry cannot succeed); WithEMF adds CloudWatch metrics, and WithTracer

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // docs/handler.md is what a user reads before the code: its options table
@@ -43,9 +44,13 @@ func TestDocsMatchTheCode(t *testing.T) {
 	}
 	rows := map[string]string{} // option → its table row
 	for _, line := range strings.Split(doc, "\n") {
-		if strings.HasPrefix(line, "| `With") {
+		switch {
+		case strings.HasPrefix(line, "| `With"):
 			name := strings.TrimPrefix(line, "| `")
 			rows[name[:strings.IndexByte(name, '(')]] = line
+		case strings.HasPrefix(line, "| `Config."): // a field without an option
+			name := strings.TrimPrefix(line, "| `")
+			rows[name[:strings.IndexByte(name, '`')]] = line
 		}
 	}
 	for _, f := range files {
@@ -62,21 +67,23 @@ func TestDocsMatchTheCode(t *testing.T) {
 
 	// The defaults in the table are the code's.
 	for option, want := range map[string]string{
-		"WithConcurrency":     "| 100",
-		"WithDeadlineReserve": "| 5 s",
-		"WithIdem":            "default 40 days",
-		"WithKeyField":        "| `" + DefaultKeyField + "` |",
+		"WithConcurrency":        "| 100",
+		"Config.DeadlineReserve": "| 5 s",
+		"WithIdem":               "default 40 days",
 	} {
 		if !strings.Contains(rows[option], want) {
 			t.Errorf("docs/handler.md's %s row does not say %q:\n%s", option, want, rows[option])
 		}
 	}
-	if DefaultConcurrency != 100 || DefaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
-		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, DefaultDeadlineReserve, idem.DefaultExpiry)
+	if !strings.Contains(doc, "| `KeyField` |") || !strings.Contains(doc, "`"+request.DefaultKeyField+"`, when no other source is set |") {
+		t.Errorf("docs/handler.md's table of request.Identity does not say the default key field %s", request.DefaultKeyField)
+	}
+	if DefaultConcurrency != 100 || defaultDeadlineReserve.String() != "5s" || idem.DefaultExpiry.Hours() != 40*24 {
+		t.Errorf("a default changed (concurrency %d, reserve %s, expiry %s): update the table and this test", DefaultConcurrency, defaultDeadlineReserve, idem.DefaultExpiry)
 	}
 	lease := "records' time left + 10 s"
-	if idem.DefaultLeaseMargin.String() != "10s" || DefaultDeadlineReserve.String() != "5s" || !strings.Contains(rows["WithIdem"], lease) || !strings.Contains(rows["WithIdem"], "+ 7.5 s") {
-		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, DefaultDeadlineReserve, rows["WithIdem"])
+	if idem.DefaultLeaseMargin.String() != "10s" || defaultDeadlineReserve.String() != "5s" || !strings.Contains(rows["WithIdem"], lease) || !strings.Contains(rows["WithIdem"], "+ 7.5 s") {
+		t.Errorf("the default lease (margin %s, reserve %s) is not what the WithIdem row says:\n%s", idem.DefaultLeaseMargin, defaultDeadlineReserve, rows["WithIdem"])
 	}
 
 	// Every count the summary line logs has a row in the counts table,

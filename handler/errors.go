@@ -14,7 +14,7 @@ import (
 var (
 	// ErrBadBody means the message body is not the JSON object the key or
 	// the fingerprint is read from: not JSON, not an object, or a
-	// WithFingerprintFields field absent, null or holding a string that is
+	// fingerprint field (request.Identity.FingerprintFields) absent, null or holding a string that is
 	// not Unicode text. It is request.ErrBadBody.
 	ErrBadBody = request.ErrBadBody
 	// ErrBadKey means the key field or attribute holds no usable key:
@@ -22,20 +22,19 @@ var (
 	// refuses (idem.CheckValue: not UTF-8, a control character, too
 	// long), or, for a dotted field, nothing at the path while a member is
 	// named with the field's dots. Unlike idem.ErrNoKey it fails the
-	// record even with WithKeyless. It is request.ErrBadKey (and
-	// idem.ErrBadKey).
-	ErrBadKey = request.ErrBadKey
+	// record even with WithKeyless. It is idem.ErrBadKey.
+	ErrBadKey = idem.ErrBadKey
 	// ErrInProgress means another worker holds the record's key with a live
 	// lease; the message comes back later. It is idem.ErrInProgress, so
 	// one errors.Is matches a record's failure here and the
-	// *idem.InProgressError of a wrapped function (request.Wrap).
+	// *idem.InProgressError of a wrapped function (request.NewFunc).
 	ErrInProgress = idem.ErrInProgress
 	// ErrDeadline means the record was not started because too little time
 	// was left before the invocation's deadline.
 	ErrDeadline = errors.New("handler: not started: the invocation's deadline is near")
 	// ErrFIFOBlocked means the record was not run, or its success not
 	// reported, because an earlier record of the FIFO batch (or, with
-	// WithFIFOGroupIsolation, of its message group) failed.
+	// Config.FIFOGroupIsolation, of its message group) failed.
 	ErrFIFOBlocked = errors.New("handler: not run or not acknowledged: an earlier record of the FIFO batch failed")
 	// ErrPanic means the function, the replay hook, the key func or the
 	// store panicked. (A failure hook's panic is logged and changes
@@ -51,13 +50,19 @@ var (
 	// key in progress until the lease ends, then takes it over.
 	ErrNoOutcome = errors.New("handler: record ended without an outcome")
 	// ErrBatchFailed is what the handler returns (unless
-	// WithoutBatchError) for a batch none of whose messages is
+	// Config.NoBatchError) for a batch none of whose messages is
 	// acknowledged, one record at least having failed: the invocation
 	// fails, so that Lambda counts it as an error and brings the whole
 	// batch back, the messages the response lists. It wraps the first
 	// failed record's *RecordError.
 	ErrBatchFailed = errors.New("handler: no message of the batch is acknowledged")
 )
+
+// OpKey is RecordError.Op for a record whose key or fingerprint could not
+// be read from the message, or, for a typed handler (NewTyped), whose
+// body could not be decoded: all before any claim. The other stages are idem's (idem.OpClaim,
+// idem.OpRun, idem.OpComplete, idem.OpReplay).
+const OpKey idem.Op = "key"
 
 // RecordError says which message failed and why. The failure hook and the
 // log get one for every record reported as a batch item failure.
@@ -74,14 +79,24 @@ type RecordError struct {
 	Err error
 }
 
-// Error names the message and, unless the cause does, the key.
+// Error names the message, then the stage and the key unless the cause
+// names them (an *idem.Error does): "handler: message m-1: idem: run key
+// "ns#k": ...", "handler: message m-2: reading its key: idem: no
+// idempotency key: ...", "handler: message m-3: run key "ns#k": handler:
+// panic: ...".
 func (e *RecordError) Error() string {
-	s := "handler: " + string(e.Op) + " message " + e.MessageID
+	s := "handler: message " + e.MessageID + ": "
 	var ie *idem.Error
-	if e.Key != "" && !errors.As(e.Err, &ie) {
-		s += fmt.Sprintf(" key %q", string(e.Key))
+	switch {
+	case errors.As(e.Err, &ie):
+	case e.Op == OpKey:
+		s += "reading its key: "
+	case e.Key != "":
+		s += fmt.Sprintf("%s key %q: ", e.Op, string(e.Key))
+	case e.Op != "":
+		s += string(e.Op) + ": "
 	}
-	return s + ": " + e.Err.Error()
+	return s + e.Err.Error()
 }
 
 // Unwrap returns the cause.

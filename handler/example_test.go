@@ -17,6 +17,7 @@ import (
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // summarise stands for a model call: billed every time it runs.
@@ -33,24 +34,6 @@ func delivery(id string) events.SQSEvent {
 	}}}
 }
 
-// The first delivery of a request runs the function and acknowledges the
-// message. In Lambda: lambda.Start(handler.WrapSQS(store, summarise)).
-func ExampleWrapSQS() {
-	store, err := memstore.New()
-	if err != nil {
-		log.Fatal(err)
-	}
-	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"), // in Lambda: the function's name
-		handler.WithLogger(slog.New(slog.DiscardHandler)))
-
-	resp, err := h(context.Background(), delivery("msg-1"))
-	fmt.Println("batch item failures:", len(resp.BatchItemFailures), err)
-	// Output:
-	// generating for msg-1
-	// batch item failures: 0 <nil>
-}
-
 // New returns an error naming every setting that cannot be safe, before
 // any record is read; idem.ConfigErrors lists them (errors.As gives the
 // first).
@@ -59,12 +42,12 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = handler.New(store, summarise, handler.WithNamespace("summariser"), handler.WithConcurrency(-1), handler.WithCache(100, 0))
+	_, err = handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}), handler.WithConcurrency(-1), func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 0 })
 	fmt.Println(err)
 	for _, bad := range idem.ConfigErrors(err) {
 		fmt.Println(bad.Package, bad.Field)
 	}
-	h, err := handler.New(store, summarise, handler.WithNamespace("summariser"),
+	h, err := handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		log.Fatal(err)
@@ -83,18 +66,21 @@ func ExampleNew() {
 // A duplicate (here a producer's re-send, with a new message id) does not
 // run the function: the stored result goes to the replay hook and the
 // message is acknowledged.
-func ExampleWrapSQS_replay() {
+func ExampleNew_replay() {
 	store, err := memstore.New()
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+	h, err := handler.New(store, summarise,
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithReplayHook(func(_ context.Context, msg events.SQSMessage, result []byte) error {
 			fmt.Printf("replayed for %s: %s\n", msg.MessageId, result)
 			return nil
 		}))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	for _, id := range []string{"msg-1", "msg-2"} {
 		resp, _ := h(context.Background(), delivery(id))
@@ -110,20 +96,21 @@ func ExampleWrapSQS_replay() {
 // While another worker holds the key, the message is reported as a batch
 // item failure: the queue delivers it again later, when the other worker
 // has finished (and it is replayed) or its lease has passed.
-func ExampleWrapSQS_inProgress() {
+func ExampleNew_inProgress() {
 	store, err := memstore.New()
 	if err != nil {
 		log.Fatal(err)
 	}
 	key, _ := idem.ClientKey("summariser", "request-42")
-	now := time.Now()
-	_, _ = store.Claim(context.Background(), idem.ClaimRequest{ // another worker
-		Key: key, Owner: idem.NewOwner(), Now: now,
-		LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
-	})
-	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+	if _, err := handlertest.Hold(context.Background(), store, key, time.Now().Add(time.Minute)); err != nil { // another worker
+		log.Fatal(err)
+	}
+	h, err := handler.New(store, summarise,
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	resp, err := h(context.Background(), delivery("msg-3"))
 	fmt.Println(resp.BatchItemFailures, err)
@@ -142,16 +129,19 @@ func ExampleWithIdem() {
 		DeadLetterRetention: 14 * 24 * time.Hour, // a redrive from the dead-letter queue still replays
 	}, 2*time.Minute) // the function's timeout
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	store, err := memstore.New()
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, summarise,
-		handler.WithNamespace("summariser"),
+	h, err := handler.New(store, summarise,
+		handler.WithRequest(request.Identity{Namespace: "summariser"}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithIdem(idem.WithExpiry(life), idem.WithLease(2*time.Minute), idem.WithHeartbeat(30*time.Second)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	resp, err := h(context.Background(), delivery("msg-1"))
 	fmt.Println("record expiry:", life)
@@ -191,8 +181,11 @@ func ExampleKeyFromContext() {
 		}
 		return summary.Value, nil
 	}
-	h := handler.WrapSQS(store, summariseAndEmail,
-		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := handler.New(store, summariseAndEmail,
+		handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
 	q.Send(`{"idempotency_key":"document-4471-v9"}`)
 	if err := handlertest.Drain(context.Background(), q, h, 10); err != nil {
@@ -206,7 +199,7 @@ func ExampleKeyFromContext() {
 // version 9 — and tested on a FIFO queue with handlertest: the producer's
 // re-send, spelled another way, is replayed, and each document's requests
 // run in the order they were sent.
-func ExampleWithKeyFields() {
+func ExampleWithRequest_keyFields() {
 	var calls handlertest.Calls
 	docVersion := func(msg events.SQSMessage) string {
 		obj, _ := idemjson.Parse(msg.Body)
@@ -220,9 +213,12 @@ func ExampleWithKeyFields() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, summarise,
-		handler.WithKeyFields("document_id", "version"),
-		handler.WithNamespace("summarise"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := handler.New(store, summarise,
+		handler.WithRequest(request.Identity{Namespace: "summarise", KeyFields: []string{"document_id", "version"}}),
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 	q.SendToGroup("doc-4471", `{"document_id":4471,"version":9}`)

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // A function that ends its goroutine with runtime.Goexit (as t.FailNow
@@ -104,21 +105,21 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("m1", "k1")))
-		h := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-			handler.WithNamespace(handlerbundle.Namespace),
+		h := must(handler.New(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+			handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 			handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { panic("hook") }),
 			handler.WithFailureHook(func(_ context.Context, m events.SQSMessage, err error) {
 				if !errors.Is(err, handler.ErrPanic) {
 					t.Errorf("%s: failure %v, want ErrPanic", m.MessageId, err)
 				}
-			}))
+			})))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m2", "k1"), handlerbundle.Msg("m3", "k1")), "m2", "m3")
 	})
 	t.Run("failure hook", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		h := handler.WrapSQS(b.store, handlerbundle.FailOn("m1"), handler.WithNamespace(handlerbundle.Namespace), handler.WithLogger(b.Logger()),
-			handler.WithFailureHook(func(context.Context, events.SQSMessage, error) { panic("hook") }))
+		h := must(handler.New(b.store, handlerbundle.FailOn("m1"), handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithLogger(b.Logger()),
+			handler.WithFailureHook(func(context.Context, events.SQSMessage, error) { panic("hook") })))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1")
 		if len(b.Logged("idemq: panic in failure hook")) != 1 {
 			t.Error("the failure hook's panic was not logged")
@@ -127,7 +128,7 @@ func TestPanickingHooksFailClosed(t *testing.T) {
 }
 
 // Settings that cannot be safe are refused when the handler is wired,
-// with an error naming them; WrapSQS panics with that error.
+// with an error naming them; New panics with that error.
 func TestUnsafeSettingsAreRefused(t *testing.T) {
 	t.Parallel()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
@@ -137,14 +138,14 @@ func TestUnsafeSettingsAreRefused(t *testing.T) {
 		pkg, field string
 		want       string
 	}{
-		{"heartbeat at the lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))},
+		{"heartbeat at the lease", []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(time.Minute))},
 			"idem", "Heartbeat", "idem: Heartbeat 1m0s: must be at most half of Lease 1m0s"},
-		{"heartbeat over half the lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second))},
+		{"heartbeat over half the lease", []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithIdem(idem.WithLease(time.Minute), idem.WithHeartbeat(31*time.Second))},
 			"idem", "Heartbeat", "idem: Heartbeat 31s: must be at most half"},
-		{"negative lease", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(-time.Second))},
+		{"negative lease", []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithIdem(idem.WithLease(-time.Second))},
 			"idem", "Lease", "idem: Lease -1s: must not be negative"},
-		{"nil option", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
-		{"nil idem option", []handler.Option{handler.WithNamespace(handlerbundle.Namespace), handler.WithIdem(idem.WithLease(time.Minute), nil)}, "handler", "options[1]", "handler: options[1]: is nil"},
+		{"nil option", []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), nil}, "handler", "options[1]", "handler: options[1]: is nil"},
+		{"nil idem option", []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithIdem(idem.WithLease(time.Minute), nil)}, "handler", "options[1]", "handler: options[1]: is nil"},
 		{"negative concurrency", []handler.Option{handler.WithConcurrency(-2)}, "handler", "Concurrency", `handler: Concurrency -2: must not be negative`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,10 +160,10 @@ func TestUnsafeSettingsAreRefused(t *testing.T) {
 			}
 			defer func() {
 				if p, _ := recover().(error); p == nil || p.Error() != err.Error() {
-					t.Errorf("WrapSQS: panic %v, want New's error %v", p, err)
+					t.Errorf("New: panic %v, want New's error %v", p, err)
 				}
 			}()
-			handler.WrapSQS(newStore(), fn, tc.opts...)
+			must(handler.New(newStore(), fn, tc.opts...))
 		})
 	}
 }

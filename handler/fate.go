@@ -8,12 +8,6 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// OpKey is RecordError.Op for a record whose key or fingerprint could not
-// be read from the message, or, for a typed handler (NewTyped), whose
-// body could not be decoded: all before any claim. The other stages are idem's (idem.OpClaim,
-// idem.OpRun, idem.OpComplete, idem.OpReplay).
-const OpKey idem.Op = "key"
-
 // verdict is what the response tells Lambda about a record.
 type verdict uint8
 
@@ -47,7 +41,7 @@ type source uint8
 
 const (
 	fromStore  source = iota // the key's completed record, answered to the claim
-	fromCache                // the local cache (WithCache): no store request
+	fromCache                // the local cache (Config.CacheEntries): no store request
 	fromLeader               // a copy's leader: earlier in the batch, or another batch of this process (flights)
 )
 

@@ -14,13 +14,13 @@ func isFIFO(arn string) bool { return strings.HasSuffix(arn, ".fifo") }
 
 // fifoGate keeps a FIFO batch's order around its failures: after a record
 // that is not acknowledged, no later record of the batch (with
-// WithFIFOGroupIsolation, of its message group) is started, nor
+// Config.FIFOGroupIsolation, of its message group) is started, nor
 // acknowledged. The run asks it before starting a record, as far as the
 // failures known so far go; the response asks it again for every record,
 // in input order, when all are known. A nil *fifoGate (a standard queue)
 // blocks nothing.
 type fifoGate struct {
-	groupOnly bool // WithFIFOGroupIsolation
+	groupOnly bool // Config.FIFOGroupIsolation
 
 	mu           sync.Mutex
 	firstFailure int            // the lowest failed index; -1: none

@@ -48,7 +48,7 @@ func TestFIFOStopsAfterFirstFailure(t *testing.T) {
 func TestFIFOGroupIsolation(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(handlerbundle.FailOn("a2"), handler.WithFIFOGroupIsolation())
+	h := b.wrap(handlerbundle.FailOn("a2"), func(c *handler.Config) { c.FIFOGroupIsolation = true })
 	handlerbundle.WantIDs(t, b.Invoke(h,
 		handlerbundle.FIFOMsg("a1", "ka1", "A"), handlerbundle.FIFOMsg("b1", "kb1", "B"), handlerbundle.FIFOMsg("a2", "ka2", "A"),
 		handlerbundle.FIFOMsg("b2", "kb2", "B"), handlerbundle.FIFOMsg("a3", "ka3", "A"),
@@ -146,7 +146,7 @@ func TestFIFOCopiesAcrossGroups(t *testing.T) {
 
 	// With group isolation, group A's copy replays; group B's fails.
 	b2 := setup(t)
-	h = b2.wrap(handlerbundle.FailOn("b1"), handler.WithConcurrency(1), handler.WithFIFOGroupIsolation())
+	h = b2.wrap(handlerbundle.FailOn("b1"), handler.WithConcurrency(1), func(c *handler.Config) { c.FIFOGroupIsolation = true })
 	handlerbundle.WantIDs(t, b2.Invoke(h, batch...), "b1", "b2")
 	if got, _ := b2.Replayed("a2"); got != "ok" {
 		t.Errorf("a2 replayed %q, want a1's result", got)

@@ -14,7 +14,7 @@ import (
 // batch item failure, so the queue delivers it again.
 type Func func(ctx context.Context, msg events.SQSMessage) ([]byte, error)
 
-// Handler is what New and WrapSQS return: a Lambda handler for SQS events with
+// Handler is what New and New return: a Lambda handler for SQS events with
 // partial batch responses, exactly what lambda.Start accepts. The event
 // source mapping must have FunctionResponseTypes ["ReportBatchItemFailures"]
 // or Lambda ignores the response and retries whole batches.
@@ -30,11 +30,6 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // fingerprint). ctx ends half the deadline reserve before the
 // invocation's deadline.
 type StepFunc func(ctx context.Context, msg events.SQSMessage, id request.ID) error
-
-// KeyFunc returns the idempotency key of a message, within the namespace
-// (request.KeyFunc). Returning "" or an error wrapping idem.ErrNoKey says
-// the message has no key; any other error fails the record.
-type KeyFunc = request.KeyFunc
 
 // ReplayFunc receives the stored result of a record that was not executed
 // because its key had been done before (by an earlier delivery, or by a copy

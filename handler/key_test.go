@@ -8,6 +8,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // A key field that is not Unicode text (a lone surrogate escape) fails
@@ -16,7 +17,7 @@ import (
 func TestKeyFieldLoneSurrogate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
+	h := b.wrap(nil, handler.WithKeyless(), handlerbundle.Request(request.Identity{FingerprintFields: []string{"prompt"}}))
 	m1, m2 := handlerbundle.Msg("m1", ""), handlerbundle.Msg("m2", "")
 	m1.Body = `{"idempotency_key":"a\ud800","prompt":"p"}`
 	m2.Body = `{"idempotency_key":"a\udc00","prompt":"p"}`
@@ -36,7 +37,7 @@ func TestKeyFieldLoneSurrogate(t *testing.T) {
 func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handler.WithKeyField("request.id"), handler.WithKeyless(), handler.WithFingerprintFields("prompt"))
+	h := b.wrap(nil, handlerbundle.Request(request.Identity{KeyField: "request.id", FingerprintFields: []string{"prompt"}}), handler.WithKeyless())
 	first := handlerbundle.Msg("m1", "")
 	first.Body = `{"request":{"id":"r-1"},"prompt":"p"}`
 	other := handlerbundle.Msg("m2", "")
@@ -59,7 +60,7 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 		t.Errorf("m3 failure = %v, want ErrBadKey", err)
 	}
 	// Escaped, the dot is part of the name.
-	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handler.WithKeyField(`request\.id`)), literal))
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handlerbundle.Request(request.Identity{KeyField: `request\.id`})), literal))
 	if _, ok := idemtest.MustGet(t, b.store, key("r-3")); !ok {
 		t.Errorf(`no record for r-3 through the field request\.id`)
 	}
@@ -71,7 +72,7 @@ func TestFingerprintNumbersAreExact(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string][]handler.Option{
 		"whole body": nil,
-		"fields":     {handler.WithFingerprintFields("id")},
+		"fields":     {handlerbundle.Request(request.Identity{FingerprintFields: []string{"id"}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

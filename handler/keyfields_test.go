@@ -11,6 +11,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 func bodyMsg(id, body string) events.SQSMessage {
@@ -25,7 +26,7 @@ func bodyMsg(id, body string) events.SQSMessage {
 func TestKeyFields(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handler.WithKeyFields("version", "document.id"))
+	h := b.wrap(nil, handlerbundle.Request(request.Identity{KeyFields: []string{"version", "document.id"}}))
 	first := bodyMsg("m1", `{"document":{"id":4471},"version":9,"trace":"a"}`)
 	handlerbundle.WantIDs(t, b.Invoke(h, first,
 		bodyMsg("m2", `{"version":"9","document":{"id":4471.0},"trace":"b"}`), // the same request
@@ -50,7 +51,7 @@ func TestKeyFields(t *testing.T) {
 	// Checking named fields is opt-in: another prompt under one key is a
 	// payload mismatch.
 	b2 := setup(t)
-	h2 := b2.wrap(nil, handler.WithKeyFields("document_id"), handler.WithFingerprintFields("prompt"))
+	h2 := b2.wrap(nil, handlerbundle.Request(request.Identity{KeyFields: []string{"document_id"}, FingerprintFields: []string{"prompt"}}))
 	handlerbundle.WantIDs(t, b2.Invoke(h2,
 		bodyMsg("m1", `{"document_id":1,"prompt":"summarise"}`),
 		bodyMsg("m2", `{"document_id":1,"prompt":"translate"}`),
@@ -67,7 +68,7 @@ func TestKeyFieldsWiring(t *testing.T) {
 		pkg    string
 	}{"empty": {[]string{""}, "request"}, "stray escape": {[]string{`a\`}, "request"}} {
 		_, err := handler.New(newStore(), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-			handler.WithNamespace(handlerbundle.Namespace), handler.WithKeyFields(tc.fields...))
+			handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace, KeyFields: tc.fields}))
 		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Package != tc.pkg || bad.Field != "KeyFields" {
 			t.Errorf("%s: err %v, want an *idem.ConfigError naming %s's KeyFields", name, err, tc.pkg)
 		}

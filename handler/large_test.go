@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // SQS takes bodies of up to 1 MiB (1,048,576 bytes): such a message is
@@ -21,7 +22,7 @@ func TestMebibyteMessages(t *testing.T) {
 	}
 	for name, opts := range map[string][]handler.Option{
 		"key field":  nil,
-		"key fields": {handler.WithKeyFields("document_id", "version")},
+		"key fields": {handlerbundle.Request(request.Identity{KeyFields: []string{"document_id", "version"}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -68,7 +68,7 @@ func TestCountsClassEachRecordOnce(t *testing.T) {
 	b := setup(t)
 	now := time.Now()
 	var out handlerbundle.SyncBuffer
-	h := b.wrap(nil, handler.WithCache(100, 1<<20), handler.WithEMF(&out, "idemq"))
+	h := b.wrap(nil, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 1<<20 }, handler.WithEMF(&out, "idemq"))
 	// k-cache completes through h (so h's cache holds it), k-stored
 	// through another handler (so only the store does).
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m0", "k-cache")))

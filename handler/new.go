@@ -23,7 +23,7 @@ import (
 // With no options the key is the body's "idempotency_key" field, namespaced
 // by the function's name, and the whole body is the payload fingerprint.
 //
-// Outside Lambda, without WithNamespace, the namespace is the program's
+// Outside Lambda, without a namespace (WithRequest), the namespace is the program's
 // name (its executable's base name, like "handler.test"), with a warning
 // logged: fine for tests and local runs, not for a table that other
 // programs share. New returns an error joining an *idem.ConfigError for
@@ -31,26 +31,12 @@ import (
 // nil, a setting cannot be safe (Config.Validate), or there is no
 // namespace to be had. The handler returns an error when a failed record
 // has no message id (Lambda could not be told which one failed, so the
-// whole batch must come back), and, unless WithoutBatchError,
+// whole batch must come back), and, unless Config.NoBatchError,
 // ErrBatchFailed when no message of the batch is acknowledged and one
 // record at least failed; store errors fail the records they touch.
 func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 	c, optErr := idem.ApplyOptions("handler", opts)
 	return newHandler(&wrapper{store: store, fn: fn}, c, nilArg("store", store == nil), nilArg("fn", fn == nil), optErr)
-}
-
-// WrapSQS is New for a program's wiring, where a bad setting is a
-// programmer's error: it returns New's handler, and panics with New's
-// error (an *idem.ConfigError naming the setting) if New fails, as
-// regexp.MustCompile does:
-//
-//	lambda.Start(handler.WrapSQS(store, fn))
-func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
-	h, err := New(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return h
 }
 
 // NewStepHandler returns a Handler that reads each record's request with
@@ -62,14 +48,14 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 //   - records run WithConcurrency at a time, one goroutine per sequence; on
 //     a FIFO queue a message group's records run in order, and no record
 //     starts, nor is acknowledged, after a failure earlier in the batch
-//     (WithFIFOGroupIsolation: in its message group): ErrFIFOBlocked;
+//     (Config.FIFOGroupIsolation: in its message group): ErrFIFOBlocked;
 //   - a record not started when less than the deadline reserve is left
-//     fails with ErrDeadline (WithDeadlineReserve);
+//     fails with ErrDeadline (Config.DeadlineReserve);
 //   - a panic of step fails its record with ErrPanic, and a record whose
 //     goroutine exits without an outcome fails with ErrNoOutcome;
 //   - the response lists every record not acknowledged, in input order;
 //     the invocation fails when a failed record has no message id, and,
-//     unless WithoutBatchError, when every record of the batch comes back
+//     unless Config.NoBatchError, when every record of the batch comes back
 //     and one at least failed (ErrBatchFailed);
 //   - the log has New's lines, with the record key a handler given the
 //     same request.Identity claims: one "idemq: record comes back" per
@@ -82,9 +68,9 @@ func WrapSQS(store idem.Store, fn Func, opts ...Option) Handler {
 //
 // reader's Identity is the request's, whole: its namespace (defaulted as
 // New defaults it when empty) names the batch in its summary line. The
-// options are the batch's: WithConcurrency, WithDeadlineReserve,
-// WithFIFOGroupIsolation, WithFailureHook, WithLogger and
-// WithoutBatchError. NewStepHandler returns an error joining an
+// options are the batch's: WithConcurrency, Config.DeadlineReserve,
+// Config.FIFOGroupIsolation, WithFailureHook, WithLogger and
+// Config.NoBatchError. NewStepHandler returns an error joining an
 // *idem.ConfigError for each bad setting: reader, step or an option is
 // nil, a setting cannot be safe (Config.Validate), or a setting the step
 // handler does not use is set: Request (the reader's), Keyless, Idem,
@@ -117,7 +103,7 @@ func newHandler(w *wrapper, c Config, errs ...error) (Handler, error) {
 	}
 	if set.programNamespace {
 		set.logger.Warn("idemq: no namespace (AWS_LAMBDA_FUNCTION_NAME is unset); using the program's name. "+
-			"Programs sharing a table must each pass handler.WithNamespace", "namespace", set.namespace)
+			"Programs sharing a table must each set it (handler.WithRequest)", "namespace", set.namespace)
 	}
 	if set.tracer != nil && w.store != nil {
 		w.store = tracedStore{store: w.store, tracer: set.tracer}

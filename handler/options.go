@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -21,6 +20,10 @@ import (
 // sets fields: a value that cannot be safe is stored as given, and the
 // constructor refuses it, with every other bad setting (Config.Validate).
 // A zero value (0, "", nil) sets the field's default (docs/options.md).
+// A rarer setting has a Config field and no option of its own: set it with
+// WithConfig, or with an Option of your own, as in
+//
+//	handler.Option(func(c *handler.Config) { c.NoBatchError = true })
 type Option func(*Config)
 
 // WithConfig sets the whole Config, as a program that builds one (from its
@@ -32,75 +35,19 @@ func WithConfig(cfg Config) Option {
 	return func(c *Config) { *c = cfg }
 }
 
-// WithNamespace sets the namespace every key starts with, so functions that
-// share a table never share a key. Keep it stable: a new namespace makes
-// every earlier record unreachable. Defaults to the Lambda function's name
-// (lambdacontext.FunctionName); outside Lambda, where that is empty, to the
-// program's name, with a warning.
-func WithNamespace(ns string) Option {
-	return func(c *Config) { c.Request.Namespace = ns }
-}
-
 // WithRequest sets who each record's request is, whole: its namespace,
-// where its key comes from, its fingerprint (Config.Request). Pass the
-// same request.Identity to the producer, the front door, the dispatcher
-// and the command, so that all of them name a request by one key. The key
-// options below change one of its fields. Defaults to the zero
-// request.Identity: the key is the body field DefaultKeyField, the
-// namespace the function's name, the fingerprint the whole body.
+// where its key comes from, its fingerprint (Config.Request), as in
+//
+//	handler.WithRequest(request.Identity{Namespace: "summarise", KeyFields: []string{"document_id", "version"}})
+//
+// Pass the same request.Identity to the producer, the front door, the
+// dispatcher and the command, so that all of them name a request by one
+// key. Defaults to the zero request.Identity: the key is the body field
+// request.DefaultKeyField, the namespace the function's name
+// (request.DefaultNamespace), the fingerprint the whole body.
 func WithRequest(id request.Identity) Option {
 	id = id.Clone()
 	return func(c *Config) { c.Request = id }
-}
-
-// WithKeyField takes the key from a member of the JSON body: a name, or a
-// dotted path into nested objects ("request.id"); a dot that is part of a
-// name is written `\.` (see idemjson.CheckField). Its value must be a
-// non-empty string of Unicode text, or a number (taken as spelled).
-// A key has one source: another key option given as well is refused.
-// Defaults to DefaultKeyField.
-func WithKeyField(field string) Option {
-	return func(c *Config) { c.Request.KeyField = field }
-}
-
-// WithKeyFields takes the key from several members of the JSON body that
-// together name the request — "summarise document 4471 at version 9":
-//
-//	handler.WithKeyFields("document_id", "version") // key ns#document_id:4471:version:9
-//
-// Each field is a name or a dotted path, as in WithKeyField; their order
-// does not matter. A value counts by what it says, not how it is spelled:
-// a string's characters, a number's exact value (9, 9.0 and "9" are one
-// key; 9007199254740993 and 9007199254740992 are two), true or false, an
-// object's or an array's canonical JSON (idemjson.Object.NaturalValue). A
-// field that is absent, null or empty is idem.ErrNoKey.
-//
-// With a key of fields the payload is not checked unless
-// WithFingerprintFields names fields to check: the key already says which
-// request a body is, and a whole-body check would fail the same request
-// spelled another way ("version":"9" after "version":9), or carrying
-// another trace id, all the way to the dead-letter queue. Defaults to off
-// (the key comes from the body field DefaultKeyField).
-func WithKeyFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.KeyFields = fields }
-}
-
-// WithKeyAttribute takes the key from a String or Number message attribute
-// instead of the body. Defaults to off (the key comes from the body field
-// DefaultKeyField).
-func WithKeyAttribute(name string) Option {
-	return func(c *Config) { c.Request.KeyAttribute = name }
-}
-
-// WithKeyFunc takes the key from a function of the message. Never use the
-// message id: a producer's re-send and a DLQ redrive carry new ones. The
-// handler puts the namespace and "#" before what f returns (see
-// idem.ClientKey), so f returns the key within the namespace; for a key
-// of several parts, idem.NaturalValue escapes and joins them.
-// Defaults to off (the key comes from the body field DefaultKeyField).
-func WithKeyFunc(f KeyFunc) Option {
-	return func(c *Config) { c.Request.KeyFunc = f }
 }
 
 // WithKeyless runs records that carry no key without idempotency: each
@@ -109,29 +56,13 @@ func WithKeyFunc(f KeyFunc) Option {
 // records are counted as keyless in the batch's summary line (and EMF
 // metric Keyless) and logged one by one at debug level only, so a queue
 // whose messages mostly carry no key does not flood the log. A body that
-// is not valid JSON still fails. Defaults to off: a record without a key
-// is a batch item failure, so it reaches the dead-letter queue.
+// is not valid JSON still fails. It is the handler's own setting, not the
+// request's (request.Identity): what every part names a request by does
+// not change, and only the handler meets a record that has none. Defaults
+// to off: a record without a key is a batch item failure, so it reaches
+// the dead-letter queue.
 func WithKeyless() Option {
 	return func(c *Config) { c.Keyless = true }
-}
-
-// WithFingerprintFields checks only these JSON body fields (names or
-// dotted paths, as in WithKeyField) against the stored record, so fields
-// that change between re-sends (a trace id, a timestamp) do not count.
-// Defaults to the whole body, in canonical JSON form (idemjson.Fingerprint:
-// RFC 8785 with numbers kept exact) when it has one, else its bytes; with
-// WithKeyFields, to no check.
-func WithFingerprintFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.FingerprintFields = fields }
-}
-
-// WithoutFingerprint turns the payload check off: a key reused for another
-// payload replays the first payload's result. It cannot be given with
-// WithFingerprintFields. Defaults to checking the whole body (see
-// WithFingerprintFields).
-func WithoutFingerprint() Option {
-	return func(c *Config) { c.Request.NoFingerprint = true }
 }
 
 // WithConcurrency sets how many records of a batch run at once
@@ -139,35 +70,6 @@ func WithoutFingerprint() Option {
 // DefaultConcurrency.
 func WithConcurrency(n int) Option {
 	return func(c *Config) { c.Concurrency = n }
-}
-
-// WithDeadlineReserve sets the deadline guard (Config.DeadlineReserve): a
-// record not yet started when less than d is left before the invocation's
-// deadline is reported as a failure without starting, so the batch answers
-// before Lambda's timeout (which would redeliver every record). The
-// records that run get contexts that end d/2 before the deadline, leaving
-// time to release their claims. A negative d turns the guard off
-// (WithoutDeadlineReserve). Defaults to DefaultDeadlineReserve, capped at
-// half the time the invocation had when the batch began.
-func WithDeadlineReserve(d time.Duration) Option {
-	return func(c *Config) { c.DeadlineReserve = d }
-}
-
-// WithoutDeadlineReserve turns the deadline guard off
-// (Config.DeadlineReserve NoDeadlineReserve): every record is started,
-// however near the invocation's deadline, and runs under the invocation's
-// context. Defaults to off: the guard is on (see WithDeadlineReserve).
-func WithoutDeadlineReserve() Option {
-	return func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }
-}
-
-// WithFIFOGroupIsolation narrows what a failure stops on a FIFO queue to
-// the failed record's message group: later records of that group are
-// reported as failures without running, while other groups go on.
-// Defaults to off: as AWS documents for FIFO, every record after the first
-// failure is reported as a failure.
-func WithFIFOGroupIsolation() Option {
-	return func(c *Config) { c.FIFOGroupIsolation = true }
 }
 
 // WithIdem applies opts, in order, to Config.Idem: how each record's key
@@ -179,7 +81,7 @@ func WithFIFOGroupIsolation() Option {
 // constructor refuses a nil option. Defaults to none: idem.Config's
 // defaults.
 //
-//	handler.WrapSQS(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
+//	handler.New(store, fn, handler.WithIdem(idem.WithExpiry(life), idem.WithHeartbeat(30*time.Second)))
 func WithIdem(opts ...idem.Option) Option {
 	for _, opt := range opts {
 		if opt == nil {
@@ -236,30 +138,14 @@ func WithFailureHook(f FailureFunc) Option {
 	return func(c *Config) { c.OnFailure = f }
 }
 
-// WithCache keeps the results of up to maxEntries completed keys, and at
-// most maxBytes of results, in memory across the invocations of a warm
-// container, least recently used first out, so a duplicate delivered there
-// costs no store request (Config.CacheEntries, Config.CacheBytes: both
-// positive, or both 0). An entry lasts no longer than the record it
-// copies, and the payload fingerprint is still checked. Defaults to off.
-func WithCache(maxEntries, maxBytes int) Option {
-	return func(c *Config) { c.CacheEntries, c.CacheBytes = maxEntries, maxBytes }
-}
-
 // WithBackoff sets, through client, the visibility timeout of each record
 // found in progress on another worker to about the time its lease has
 // left, so the message comes back when a retry can succeed
 // (Config.Backoff). The queue URL is derived from the record's event
-// source ARN (see QueueURL) unless WithQueueURL is given. Defaults to off:
+// source ARN (see QueueURL) unless Config.QueueURL is set. Defaults to off:
 // the message comes back after the queue's visibility timeout.
 func WithBackoff(client VisibilityChanger) Option {
 	return func(c *Config) { c.Backoff = client }
-}
-
-// WithQueueURL sets the queue URL WithBackoff uses (Config.QueueURL).
-// Defaults to the URL derived from each record's event source ARN.
-func WithQueueURL(url string) Option {
-	return func(c *Config) { c.QueueURL = url }
 }
 
 // WithLogger sets the logger for the per-batch summary and per-record
@@ -285,14 +171,4 @@ func WithEMF(w io.Writer, ns string) Option {
 // at the cost of a nil check.
 func WithTracer(t Tracer) Option {
 	return func(c *Config) { c.Tracer = t }
-}
-
-// WithoutBatchError keeps the invocation succeeding when every message of
-// a batch comes back: the response lists them all, and the handler returns
-// no error, so the function's Errors metric does not count the batch
-// (Config.NoBatchError). Lambda brings back the same messages either way.
-// Defaults to off: such a batch, one record at least having failed, fails
-// the invocation with ErrBatchFailed.
-func WithoutBatchError() Option {
-	return func(c *Config) { c.NoBatchError = true }
 }

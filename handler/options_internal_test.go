@@ -46,35 +46,31 @@ func resolved(opts ...Option) (resolvedSettings, error) {
 // setting is reported at once.
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
-	defaults, err := resolved(WithNamespace("ns"))
+	ns := WithRequest(request.Identity{Namespace: "ns"})
+	defaults, err := resolved(ns)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// A zero value sets the field's default.
 	for name, opt := range map[string]Option{
-		"WithConcurrency(0)":        WithConcurrency(0),
-		"WithDeadlineReserve(0)":    WithDeadlineReserve(0),
-		"WithKeyField(\"\")":        WithKeyField(""),
-		"WithKeyFields()":           WithKeyFields(),
-		"WithKeyAttribute(\"\")":    WithKeyAttribute(""),
-		"WithKeyFunc(nil)":          WithKeyFunc(nil),
-		"WithFingerprintFields()":   WithFingerprintFields(),
-		"WithReplayHook(nil)":       WithReplayHook(nil),
-		"WithTypedReplayHook(nil)":  WithTypedReplayHook[string](nil),
-		"WithFailureHook(nil)":      WithFailureHook(nil),
-		"WithCache(0, 0)":           WithCache(0, 0),
-		"WithBackoff(nil)":          WithBackoff(nil),
-		"WithQueueURL(\"\")":        WithQueueURL(""),
-		"WithLogger(nil)":           WithLogger(nil),
-		"WithEMF(nil, \"\")":        WithEMF(nil, ""),
-		"WithTracer(nil)":           WithTracer(nil),
-		"WithIdem()":                WithIdem(),
-		"WithIdem(zero values)":     WithIdem(idem.WithLease(0), idem.WithExpiry(0), idem.WithCompressAbove(0), idem.WithClock(nil)),
-		"WithIdem(idem.WithConfig)": WithIdem(idem.WithConfig(idem.Config{})),
-		"WithRequest(zero)":         func(c *Config) { WithRequest(request.Identity{})(c); c.Request.Namespace = "ns" },
+		"WithConcurrency(0)":                                      WithConcurrency(0),
+		"func(c *Config) { c.DeadlineReserve = 0 }":               func(c *Config) { c.DeadlineReserve = 0 },
+		"WithReplayHook(nil)":                                     WithReplayHook(nil),
+		"WithTypedReplayHook(nil)":                                WithTypedReplayHook[string](nil),
+		"WithFailureHook(nil)":                                    WithFailureHook(nil),
+		"func(c *Config) { c.CacheEntries, c.CacheBytes = 0, 0 }": func(c *Config) { c.CacheEntries, c.CacheBytes = 0, 0 },
+		"WithBackoff(nil)":                                        WithBackoff(nil),
+		"Config.QueueURL(\"\")":                                   func(c *Config) { c.QueueURL = "" },
+		"WithLogger(nil)":                                         WithLogger(nil),
+		"WithEMF(nil, \"\")":                                      WithEMF(nil, ""),
+		"WithTracer(nil)":                                         WithTracer(nil),
+		"WithIdem()":                                              WithIdem(),
+		"WithIdem(zero values)":                                   WithIdem(idem.WithLease(0), idem.WithExpiry(0), idem.WithCompressAbove(0), idem.WithClock(nil)),
+		"WithIdem(idem.WithConfig)":                               WithIdem(idem.WithConfig(idem.Config{})),
+		"WithRequest(namespace)":                                  ns,
 	} {
-		got, err := resolved(WithNamespace("ns"), opt)
+		got, err := resolved(ns, opt)
 		if err != nil {
 			t.Errorf("%s: %v, want the default", name, err)
 			continue
@@ -83,20 +79,20 @@ func TestOptionBehaviour(t *testing.T) {
 			t.Errorf("%s: resolved to\n%+v, want the defaults\n%+v", name, got, defaults)
 		}
 	}
-	if defaults.concurrency != DefaultConcurrency || defaults.reserveSet || defaults.cacheEntries != 0 || defaults.claims.Expiry != idem.DefaultExpiry || defaults.keyName != "body field "+DefaultKeyField {
+	if defaults.concurrency != DefaultConcurrency || defaults.reserveSet || defaults.cacheEntries != 0 || defaults.claims.Expiry != idem.DefaultExpiry || defaults.keyName != "body field "+request.DefaultKeyField {
 		t.Errorf("the defaults: %+v", defaults)
 	}
 
 	// A negative value turns off what it can, and is refused elsewhere.
 	for name, opt := range map[string]Option{
-		"WithDeadlineReserve(-1s)": WithDeadlineReserve(-time.Second),
-		"WithoutDeadlineReserve()": WithoutDeadlineReserve(),
+		"func(c *Config) { c.DeadlineReserve = -1s }":               func(c *Config) { c.DeadlineReserve = -time.Second },
+		"func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }": func(c *Config) { c.DeadlineReserve = NoDeadlineReserve },
 	} {
-		if got, err := resolved(WithNamespace("ns"), opt); err != nil || !got.reserveSet || got.reserve != 0 {
+		if got, err := resolved(ns, opt); err != nil || !got.reserveSet || got.reserve != 0 {
 			t.Errorf("%s: reserve %v (set %v), %v; want the guard off", name, got.reserve, got.reserveSet, err)
 		}
 	}
-	if got, err := resolved(WithNamespace("ns"), WithIdem(idem.WithCompressAbove(-1))); err != nil || got.claims.CompressAbove >= 0 {
+	if got, err := resolved(ns, WithIdem(idem.WithCompressAbove(-1))); err != nil || got.claims.CompressAbove >= 0 {
 		t.Errorf("idem.WithCompressAbove(-1): %d, %v; want compression off", got.claims.CompressAbove, err)
 	}
 	for _, tc := range []struct {
@@ -105,12 +101,12 @@ func TestOptionBehaviour(t *testing.T) {
 		want [2]string
 	}{
 		{"WithConcurrency(-1)", WithConcurrency(-1), [2]string{"handler", "Concurrency"}},
-		{"WithCache(-1, 1)", WithCache(-1, 1), [2]string{"handler", "CacheEntries"}},
-		{"WithCache(1, -1)", WithCache(1, -1), [2]string{"handler", "CacheBytes"}},
+		{"func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }, [2]string{"handler", "CacheEntries"}},
+		{"func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }, [2]string{"handler", "CacheBytes"}},
 		{"WithIdem(idem.WithLease(-1s))", WithIdem(idem.WithLease(-time.Second)), [2]string{"idem", "Lease"}},
 		{"WithIdem(idem.WithMaxDecodedBytes(-1))", WithIdem(idem.WithMaxDecodedBytes(-1)), [2]string{"idem", "MaxDecodedBytes"}},
 	} {
-		_, err := resolved(WithNamespace("ns"), tc.opt)
+		_, err := resolved(ns, tc.opt)
 		if got := optiontest.Names(err); !slices.Equal(got, [][2]string{tc.want}) {
 			t.Errorf("%s: %v, want one error naming %v", tc.name, err, tc.want)
 		}
@@ -121,8 +117,8 @@ func TestOptionBehaviour(t *testing.T) {
 	store := must(memstore.New())
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
 	for name, opts := range map[string][]Option{
-		"nil":           {WithNamespace("ns"), nil},
-		"WithIdem(nil)": {WithNamespace("ns"), WithIdem(idem.WithLease(time.Minute), nil)},
+		"nil":           {ns, nil},
+		"WithIdem(nil)": {ns, WithIdem(idem.WithLease(time.Minute), nil)},
 	} {
 		_, err := New(store, fn, opts...)
 		if got := optiontest.Names(err); !slices.Equal(got, [][2]string{{"handler", "options[1]"}}) {
@@ -133,7 +129,7 @@ func TestOptionBehaviour(t *testing.T) {
 	// A whole Config, then options over it; options before it are
 	// overwritten.
 	cfg := Config{Request: request.Identity{Namespace: "whole", KeyFields: []string{"a", "b"}}, Concurrency: 3, CacheEntries: 10, CacheBytes: 100}
-	got, err := resolved(WithConcurrency(7), WithQueueURL("before"), WithConfig(cfg), WithConcurrency(5))
+	got, err := resolved(WithConcurrency(7), func(c *Config) { c.QueueURL = "before" }, WithConfig(cfg), WithConcurrency(5))
 	if err != nil || got.namespace != "whole" || got.concurrency != 5 || got.cacheEntries != 10 || got.queueURL != "" {
 		t.Errorf("WithConfig then WithConcurrency(5): %+v, %v; want namespace whole, concurrency 5, the cache, no queue URL", got, err)
 	}
@@ -143,8 +139,8 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, each named by its package.
-	_, err = New(nil, nil, nil, WithNamespace("ns"), WithConcurrency(-1), WithCache(-1, -1), WithEMF(nil, "metrics"),
-		WithKeyField("a..b"), WithKeyAttribute("key"), WithIdem(idem.WithLease(-time.Second), idem.WithExpiry(-time.Second)))
+	_, err = New(nil, nil, nil, WithRequest(request.Identity{Namespace: "ns", KeyField: "a..b", KeyAttribute: "key"}), WithConcurrency(-1), func(c *Config) { c.CacheEntries, c.CacheBytes = -1, -1 }, WithEMF(nil, "metrics"),
+		WithIdem(idem.WithLease(-time.Second), idem.WithExpiry(-time.Second)))
 	want := [][2]string{
 		{"handler", "store"}, {"handler", "fn"}, {"handler", "options[0]"},
 		{"request", "KeyAttribute"}, {"request", "KeyField"}, {"handler", "Concurrency"}, {"handler", "CacheEntries"}, {"handler", "EMF"},

@@ -43,7 +43,7 @@ var outcomeTable = []outcomeRow{
 		}},
 	{"COMPLETED", "does not run; the stored result goes to the replay hook", acknowledge, "", []string{"replayed", "stored_replays", "provider_calls_avoided"}, "",
 		func() fate { return claimedFate(idem.Result{Outcome: idem.Replayed, Value: []byte("r")}, nil) }},
-	{"COMPLETED, in the local cache (`WithCache`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits", "provider_calls_avoided"}, "; no store request",
+	{"COMPLETED, in the local cache (`Config.CacheEntries`)", "does not run; the cached result goes to the replay hook", acknowledge, "", []string{"replayed", "cache_hits", "provider_calls_avoided"}, "; no store request",
 		func() fate {
 			f, _ := adoption("fp", "fp", fate{verdict: acknowledge, work: workReplayed, value: []byte("r")}, fromCache)
 			return f
@@ -105,9 +105,9 @@ var outcomeTable = []outcomeRow{
 		func() fate {
 			return claimedFate(idem.Result{}, &idem.Error{Op: idem.OpReplay, Err: idem.ErrUnreadableResult})
 		}},
-	{"not started: too near the invocation's deadline (`WithDeadlineReserve`)", "does not run", skip, " (`ErrDeadline`): it comes back and runs then", []string{"skipped"}, "",
+	{"not started: too near the invocation's deadline (`Config.DeadlineReserve`)", "does not run", skip, " (`ErrDeadline`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrDeadline}) }},
-	{"not started: FIFO, after a failure earlier in the batch (with `WithFIFOGroupIsolation`, in its message group)", "does not run", skip, " (`ErrFIFOBlocked`): it comes back and runs then", []string{"skipped"}, "",
+	{"not started: FIFO, after a failure earlier in the batch (with `Config.FIFOGroupIsolation`, in its message group)", "does not run", skip, " (`ErrFIFOBlocked`): it comes back and runs then", []string{"skipped"}, "",
 		func() fate { return decide(attempt{stage: stageNotStarted, err: ErrFIFOBlocked}) }},
 	{"FIFO, after a failure, but already run (in another message group, meanwhile)", "ran; its result is stored", skip, " (`ErrFIFOBlocked`): its redelivery replays", []string{"executed", "fresh"}, " (its own count)",
 		func() fate {
@@ -132,7 +132,7 @@ type invocationRow struct {
 	// "m" and its index, or "" where ids says so.
 	fates      func() []fate
 	noID       int  // the index of a record without a message id; -1: none
-	batchError bool // the default; false: WithoutBatchError
+	batchError bool // the default; false: Config.NoBatchError
 	// want is the error answer returns: "", "ErrBatchFailed" or "other";
 	// listed is how many batch item failures its response lists.
 	want   string
@@ -157,9 +157,9 @@ var invocationTable = []invocationRow{
 	{"some records acknowledged, the others not", "success, the others as batch item failures", "deletes the acknowledged messages; the others come back", func() []fate { return []fate{executedFate(), failedFate(), inProgressFate()} }, -1, true, "", 2},
 	{"no record acknowledged, one at least failed (the rest may be in progress or not started: a FIFO batch whose first record failed)", "`handler.ErrBatchFailed`, with the response listing every message",
 		"counts an error (the function's `Errors`, the stack's `ErrorsAlarm`), backs off the event source's concurrency, and brings back the whole batch: the messages listed", func() []fate { return []fate{failedFate(), skippedFate(), skippedFate()} }, -1, true, "ErrBatchFailed", 3},
-	{"the same, with `WithoutBatchError`", "success, every message as a batch item failure", "brings back the same messages; no error counted, no back-off", func() []fate { return []fate{failedFate(), skippedFate(), skippedFate()} }, -1, false, "", 3},
+	{"the same, with `Config.NoBatchError`", "success, every message as a batch item failure", "brings back the same messages; no error counted, no back-off", func() []fate { return []fate{failedFate(), skippedFate(), skippedFate()} }, -1, false, "", 3},
 	{"no record acknowledged, none failed: every key in progress elsewhere, or not started", "success, every message as a batch item failure", "brings back every message: waiting is not failing", func() []fate { return []fate{inProgressFate(), skippedFate()} }, -1, true, "", 2},
-	{"a record not acknowledged has no message id", "an error, with an empty response (with `WithoutBatchError` too)", "brings back the whole batch: it could not be told which message failed", func() []fate { return []fate{executedFate(), failedFate()} }, 1, true, "other", 0},
+	{"a record not acknowledged has no message id", "an error, with an empty response (with `Config.NoBatchError` too)", "brings back the whole batch: it could not be told which message failed", func() []fate { return []fate{executedFate(), failedFate()} }, 1, true, "other", 0},
 }
 
 // invocationRecords are row's records: their fates and message ids.

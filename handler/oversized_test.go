@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 const omittedLog = "idemq: result not stored: too large; the key is completed without it"
@@ -26,7 +27,7 @@ func TestResultTooLarge(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		b.store = must(memstore.New(memstore.WithMaxResultBytes(4)))
-		h := b.wrap(nil, handler.WithCache(100, 1<<20))
+		h := b.wrap(nil, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 1<<20 })
 
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 		b.WantSummary(map[string]int{"executed": 1, "result_omitted": 1, "failed": 0, "batch_item_failures": 0})
@@ -60,10 +61,10 @@ func TestResultTooLarge(t *testing.T) {
 
 		// Without a replay hook nothing waits for the result: a duplicate
 		// is acknowledged as replayed.
-		plain := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) {
+		plain := must(handler.New(b.store, func(context.Context, events.SQSMessage) ([]byte, error) {
 			t.Error("the function ran for a completed key")
 			return nil, nil
-		}, handler.WithNamespace(handlerbundle.Namespace), handler.WithLogger(slog.New(slog.NewJSONHandler(b.Logs, nil))))
+		}, handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithLogger(slog.New(slog.NewJSONHandler(b.Logs, nil)))))
 		handlerbundle.WantIDs(t, b.Invoke(plain, handlerbundle.Msg("m3", "k1")))
 		b.WantSummary(map[string]int{"replayed": 1, "failed": 0, "batch_item_failures": 0})
 

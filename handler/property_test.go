@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 var (
@@ -219,7 +220,7 @@ func (p *propBatch) check() error {
 		return []byte("result:" + k), nil
 	}
 	opts := []handler.Option{
-		handler.WithNamespace(handlerbundle.Namespace),
+		handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 		handler.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))),
 		handler.WithReplayHook(func(_ context.Context, m events.SQSMessage, result []byte) error {
 			replayMu.Lock()
@@ -232,11 +233,11 @@ func (p *propBatch) check() error {
 		opts = append(opts, handler.WithConcurrency(p.concurrency))
 	}
 	if p.isolation {
-		opts = append(opts, handler.WithFIFOGroupIsolation())
+		opts = append(opts, func(c *handler.Config) { c.FIFOGroupIsolation = true })
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := handler.WrapSQS(store, fn, opts...)(ctx, p.event())
+	resp, err := must(handler.New(store, fn, opts...))(ctx, p.event())
 	reported := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
 		reported[f.ItemIdentifier] = true

@@ -99,7 +99,21 @@ func answer(records []record, batchError bool, wholeBatch map[string]bool) (even
 	if failed == 0 {
 		return resp, nil
 	}
-	return resp, fmt.Errorf("%w: %d of %d records failed, the others came back too; the first: %w", ErrBatchFailed, failed, len(records), first)
+	return resp, fmt.Errorf("%w: %s: %w", ErrBatchFailed, howMany(failed, len(records)), first)
+}
+
+// howMany says how many of a batch's n records failed, the others (not
+// acknowledged either) having waited or not run.
+func howMany(failed, n int) string {
+	switch {
+	case n == 1:
+		return "its one record failed"
+	case failed == n:
+		return fmt.Sprintf("all %d records failed; the first", n)
+	case n-failed == 1:
+		return fmt.Sprintf("%d of %d records failed, and the other one was not acknowledged either; the first failure", failed, n)
+	}
+	return fmt.Sprintf("%d of %d records failed, and the other %d were not acknowledged either; the first failure", failed, n, n-failed)
 }
 
 // failure is the error of a record that is not acknowledged.

@@ -111,7 +111,7 @@ func (b *batch) runSequences(sequences [][]int) {
 // copy and adopts the leader's fate. A step handler's record runs its
 // step instead. On a FIFO queue the gate keeps a
 // record from starting after a failure of its message group, or, without
-// WithFIFOGroupIsolation, after a failure anywhere earlier in the batch
+// Config.FIFOGroupIsolation, after a failure anywhere earlier in the batch
 // (as far as is known yet; the response applies the gate again to every
 // record).
 func (b *batch) runSequence(sequence []int) {

@@ -119,14 +119,14 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 		{"reader", nil, s.step, nil},
 		{"step", r, nil, nil},
 		{"Concurrency", r, s.step, []handler.Option{handler.WithConcurrency(-1)}},
-		{"Request", r, s.step, []handler.Option{handler.WithKeyField("id")}},
-		{"Request", r, s.step, []handler.Option{handler.WithNamespace("other")}},
-		{"Request", r, s.step, []handler.Option{handler.WithoutFingerprint()}},
+		{"Request", r, s.step, []handler.Option{handler.WithRequest(request.Identity{KeyField: "id"})}},
+		{"Request", r, s.step, []handler.Option{handler.WithRequest(request.Identity{Namespace: "other"})}},
+		{"Request", r, s.step, []handler.Option{handler.WithRequest(request.Identity{NoFingerprint: true})}},
 		{"Keyless", r, s.step, []handler.Option{handler.WithKeyless()}},
 		{"Idem", r, s.step, []handler.Option{handler.WithIdem(idem.WithExpiry(idem.DefaultExpiry))}},
 		{"OnReplay", r, s.step, []handler.Option{handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return nil })}},
-		{"CacheEntries", r, s.step, []handler.Option{handler.WithCache(1, 1)}},
-		{"QueueURL", r, s.step, []handler.Option{handler.WithQueueURL("https://sqs.eu-west-1.amazonaws.com/1/q")}},
+		{"CacheEntries", r, s.step, []handler.Option{func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 1, 1 }}},
+		{"QueueURL", r, s.step, []handler.Option{func(c *handler.Config) { c.QueueURL = "https://sqs.eu-west-1.amazonaws.com/1/q" }}},
 		{"EMF", r, s.step, []handler.Option{handler.WithEMF(io.Discard, "ns")}},
 	} {
 		_, err := handler.NewStepHandler(tc.r, tc.step, tc.opts...)
@@ -136,8 +136,8 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 		}
 	}
 	quiet := handler.WithLogger(slog.New(slog.DiscardHandler))
-	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), handler.WithoutDeadlineReserve(),
-		handler.WithFIFOGroupIsolation(), handler.WithoutBatchError(),
+	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), func(c *handler.Config) { c.DeadlineReserve = handler.NoDeadlineReserve },
+		func(c *handler.Config) { c.FIFOGroupIsolation = true }, func(c *handler.Config) { c.NoBatchError = true },
 		handler.WithFailureHook(func(context.Context, events.SQSMessage, error) {})); err != nil {
 		t.Errorf("the batch's options: %v", err)
 	}

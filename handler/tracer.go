@@ -106,7 +106,7 @@ const (
 	// flight in another batch of this process; it took its leader's
 	// result (the Copies count).
 	RecordCopy RecordOutcome = "copy"
-	// RecordCacheHit: replayed from the local cache (WithCache), with no
+	// RecordCacheHit: replayed from the local cache (Config.CacheEntries), with no
 	// store call.
 	RecordCacheHit RecordOutcome = "cache_hit"
 	// RecordInProgress: another worker holds the key; the message comes

@@ -28,9 +28,9 @@ import (
 //
 // Who a request is comes from Req's tags (request.IdentityOf) merged with
 // the options (request.Identity.Merge): the options say the namespace,
-// and may add what the tags leave unset (WithKeyAttribute or WithKeyFunc
-// for a type without key fields, WithFingerprintFields,
-// WithoutFingerprint); an option that sets what a tag says, otherwise
+// and may add what the tags leave unset (a KeyAttribute or a KeyFunc
+// for a type without key fields, FingerprintFields, NoFingerprint); a
+// setting that sets what a tag says, otherwise
 // than the tag, is refused. Pass the same Identity to the producer and
 // the other parts (the Type's, request.NewType), or Req itself
 // (producer.NewTyped).
@@ -102,16 +102,4 @@ func typedWork[Req, Resp any](typ *request.Type[Req], fn func(context.Context, R
 			return result, nil
 		}, nil
 	}
-}
-
-// WrapTyped is NewTyped for a program's wiring: it panics with NewTyped's
-// error, as WrapSQS does with New's.
-//
-//	lambda.Start(handler.WrapTyped(store, summarise))
-func WrapTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...Option) Handler {
-	h, err := NewTyped(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return h
 }

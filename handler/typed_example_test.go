@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // Summarise is a request type: its tags say which fields make the key.
@@ -26,7 +27,8 @@ type Summary struct {
 
 // A function of a request type: the body is decoded into it, its result
 // stored as JSON, and a duplicate's replay hook gets the result typed.
-// In Lambda: lambda.Start(handler.WrapTyped(store, summariseDocument)).
+// In Lambda: h, err := handler.NewTyped(store, summariseDocument), then
+// lambda.Start(h).
 func ExampleNewTyped() {
 	store, err := memstore.New()
 	if err != nil {
@@ -37,7 +39,7 @@ func ExampleNewTyped() {
 		return Summary{Text: "a summary of " + req.DocumentID}, nil
 	}
 	h, err := handler.NewTyped(store, summariseDocument,
-		handler.WithNamespace("summarise"), // in Lambda: the function's name
+		handler.WithRequest(request.Identity{Namespace: "summarise"}), // in Lambda: the function's name
 		handler.WithTypedReplayHook(func(_ context.Context, msg events.SQSMessage, s Summary) error {
 			fmt.Println("replayed to", msg.MessageId+":", s.Text)
 			return nil

@@ -53,7 +53,7 @@ func (r *typedRun) summarise(_ context.Context, req summariseReq) (summary, erro
 // options are the run's hooks and logger, and opts.
 func (r *typedRun) options(opts ...handler.Option) []handler.Option {
 	return append([]handler.Option{
-		handler.WithNamespace("summarise"),
+		handler.WithRequest(request.Identity{Namespace: "summarise"}),
 		handler.WithLogger(r.Logger()),
 		handler.WithTypedReplayHook(func(_ context.Context, msg events.SQSMessage, s summary) error {
 			r.mu.Lock()
@@ -171,7 +171,7 @@ func TestTypedDecodePanics(t *testing.T) {
 	}
 	ran := 0
 	h := must(handler.NewTyped(store, func(context.Context, holder) (string, error) { ran++; return "ok", nil },
-		handler.WithNamespace("panicky"), handler.WithLogger(r.Logger()), handler.WithFailureHook(func(_ context.Context, msg events.SQSMessage, err error) {
+		handler.WithRequest(request.Identity{Namespace: "panicky"}), handler.WithLogger(r.Logger()), handler.WithFailureHook(func(_ context.Context, msg events.SQSMessage, err error) {
 			r.failures[msg.MessageId] = err
 		})))
 	failed := r.Invoke(h, typedMsg("m1", `{"id":"a","inner":{"id":"x"}}`), typedMsg("ok", `{"id":"b"}`))
@@ -194,7 +194,7 @@ func TestTypedOptionsJoinTags(t *testing.T) {
 		return req.Prompt, nil
 	}
 	// A type without key fields: the key from an attribute.
-	h := must(handler.NewTyped(r.store, fn, handler.WithNamespace("ns"), handler.WithKeyAttribute("key"), handler.WithLogger(r.Logger())))
+	h := must(handler.NewTyped(r.store, fn, handler.WithRequest(request.Identity{Namespace: "ns", KeyAttribute: "key"}), handler.WithLogger(r.Logger())))
 	k := "k-1"
 	msg := typedMsg("m1", `{"prompt":"p"}`)
 	msg.MessageAttributes = map[string]events.SQSMessageAttribute{"key": {DataType: "String", StringValue: &k}}
@@ -205,7 +205,7 @@ func TestTypedOptionsJoinTags(t *testing.T) {
 		t.Errorf("the record: %+v %v", rec, ok)
 	}
 	// The same key fields, in another order, agree with the tags.
-	if _, err := handler.NewTyped(r.store, r.summarise, handler.WithNamespace("ns"), handler.WithKeyFields("version", "document_id")); err != nil {
+	if _, err := handler.NewTyped(r.store, r.summarise, handler.WithRequest(request.Identity{Namespace: "ns", KeyFields: []string{"version", "document_id"}})); err != nil {
 		t.Errorf("the tags' own key fields: %v", err)
 	}
 	typ := must(request.NewType[summariseReq](request.Identity{Namespace: "ns"}))
@@ -217,20 +217,20 @@ func TestTypedOptionsJoinTags(t *testing.T) {
 		opts  []handler.Option
 		field string
 	}{
-		{"another key field", []handler.Option{handler.WithKeyField("prompt")}, "KeyField"},
-		{"a key attribute", []handler.Option{handler.WithKeyAttribute("key")}, "KeyAttribute"},
+		{"another key field", []handler.Option{handler.WithRequest(request.Identity{Namespace: "ns", KeyField: "prompt"})}, "KeyField"},
+		{"a key attribute", []handler.Option{handler.WithRequest(request.Identity{Namespace: "ns", KeyAttribute: "key"})}, "KeyAttribute"},
 		{"a replay hook of another type", []handler.Option{handler.WithTypedReplayHook(func(context.Context, events.SQSMessage, string) error { return nil })}, "OnReplay"},
 		{"a typed replay hook with no result stored", r.options(handler.WithIdem(idem.WithoutResult())), "OnReplay"},
 		{"a handler setting", []handler.Option{handler.WithConcurrency(-1)}, "Concurrency"},
 	} {
-		_, err := handler.NewTyped(r.store, r.summarise, append([]handler.Option{handler.WithNamespace("ns")}, tc.opts...)...)
+		_, err := handler.NewTyped(r.store, r.summarise, append([]handler.Option{handler.WithRequest(request.Identity{Namespace: "ns"})}, tc.opts...)...)
 		if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Field != tc.field {
 			t.Errorf("%s: %v, want a ConfigError for %s", tc.name, err, tc.field)
 		}
 	}
 	// An untyped hook given after a typed one is the one used: no type to
 	// check.
-	if _, err := handler.NewTyped(r.store, r.summarise, handler.WithNamespace("ns"),
+	if _, err := handler.NewTyped(r.store, r.summarise, handler.WithRequest(request.Identity{Namespace: "ns"}),
 		handler.WithTypedReplayHook(func(context.Context, events.SQSMessage, string) error { return nil }),
 		handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return nil })); err != nil {
 		t.Errorf("an untyped hook last: %v", err)
@@ -244,7 +244,7 @@ func TestTypedReplayUnreadable(t *testing.T) {
 	r := newTypedRun(t)
 	// Another function of the namespace stored a string for the key.
 	untyped := must(handler.New(r.store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte(`"text"`), nil },
-		handler.WithNamespace("summarise"), handler.WithKeyFields("document_id", "version"), handler.WithLogger(r.Logger())))
+		handler.WithRequest(request.Identity{Namespace: "summarise", KeyFields: []string{"document_id", "version"}}), handler.WithLogger(r.Logger())))
 	body := `{"document_id":"doc-1","version":9}`
 	if failed := r.Invoke(untyped, typedMsg("m1", body)); len(failed) != 0 {
 		t.Fatal(failed)
@@ -268,7 +268,7 @@ func TestTypedResultNotJSON(t *testing.T) {
 			return func() {}, nil
 		}
 		return "text", nil
-	}, handler.WithNamespace("summarise"), handler.WithLogger(r.Logger())))
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithLogger(r.Logger())))
 	failed := r.Invoke(h, typedMsg("m1", `{"document_id":"doc-1","version":9}`), typedMsg("ok", `{"document_id":"doc-9","version":1}`))
 	if !slices.Equal(failed, []string{"m1"}) {
 		t.Fatalf("failed %v", failed)

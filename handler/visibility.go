@@ -29,7 +29,7 @@ var domains = map[string]string{
 // queueURLFromARN derives a queue's URL from its ARN:
 // arn:aws:sqs:REGION:ACCOUNT:NAME becomes
 // https://sqs.REGION.amazonaws.com/ACCOUNT/NAME. Partitions other than aws,
-// aws-us-gov and aws-cn are an error: give WithQueueURL instead.
+// aws-us-gov and aws-cn are an error: give Config.QueueURL instead.
 func queueURLFromARN(arn string) (string, error) {
 	parts := strings.Split(arn, ":")
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" {
@@ -37,7 +37,7 @@ func queueURLFromARN(arn string) (string, error) {
 	}
 	domain, ok := domains[parts[1]]
 	if !ok {
-		return "", fmt.Errorf("handler: unknown partition %q in %q; use WithQueueURL", parts[1], arn)
+		return "", fmt.Errorf("handler: unknown partition %q in %q; use Config.QueueURL", parts[1], arn)
 	}
 	return fmt.Sprintf("https://sqs.%s.%s/%s/%s", parts[3], domain, parts[4], parts[5]), nil
 }

@@ -63,7 +63,7 @@ func TestInProgressIsReported(t *testing.T) {
 		t.Errorf("failure = %v, want ErrInProgress for k1", err)
 	}
 	// One sentinel: what the handler reports matches idem's, and what
-	// request.Wrap returns matches the handler's.
+	// request.NewFunc's function returns matches the handler's.
 	if err := b.Failure("m1"); !errors.Is(err, idem.ErrInProgress) {
 		t.Errorf("failure = %v, want it to match idem.ErrInProgress", err)
 	}
@@ -214,9 +214,9 @@ func TestKeySources(t *testing.T) {
 		opt  handler.Option
 		want idem.Key
 	}{
-		{"dotted field", handler.WithKeyField("request.id"), key("r-9")},
-		{"attribute", handler.WithKeyAttribute("IdempotencyKey"), key("attr-7")},
-		{"func", handler.WithKeyFunc(func(m events.SQSMessage) (string, error) { return "f-" + m.AWSRegion, nil }), key("f-eu-west-1")},
+		{"dotted field", handlerbundle.Request(request.Identity{KeyField: "request.id"}), key("r-9")},
+		{"attribute", handlerbundle.Request(request.Identity{KeyAttribute: "IdempotencyKey"}), key("attr-7")},
+		{"func", handlerbundle.Request(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) { return "f-" + m.AWSRegion, nil }}), key("f-eu-west-1")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,7 +232,7 @@ func TestKeySources(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		bad := errors.New("no tenant")
-		h := b.wrap(nil, handler.WithKeyless(), handler.WithKeyFunc(func(m events.SQSMessage) (string, error) {
+		h := b.wrap(nil, handler.WithKeyless(), handlerbundle.Request(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) {
 			switch m.MessageId {
 			case "m1":
 				return "", bad // not ErrNoKey: fails even with WithKeyless
@@ -240,7 +240,7 @@ func TestKeySources(t *testing.T) {
 				panic("key func bug")
 			}
 			return "", nil // no key: keyless
-		}))
+		}}))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m1", "m2")
 		if err := b.Failure("m1"); !errors.Is(err, bad) || err.Op != "key" {
 			t.Errorf("m1 failure = %v, want the key func's error", err)
@@ -255,7 +255,7 @@ func TestKeySources(t *testing.T) {
 	t.Run("absent attribute", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handler.WithKeyAttribute("Other")), m), "m1")
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handlerbundle.Request(request.Identity{KeyAttribute: "Other"})), m), "m1")
 		if err := b.Failure("m1"); !errors.Is(err, idem.ErrNoKey) {
 			t.Errorf("failure = %v, want ErrNoKey", err)
 		}
@@ -280,9 +280,9 @@ func TestPayloadMismatch(t *testing.T) {
 	same.Body = "{ \"prompt\": \"p\",\n \"idempotency_key\": \"k1\" }"
 	handlerbundle.WantIDs(t, b.Invoke(h, same))
 
-	// Only the named fields count with WithFingerprintFields.
+	// Only the named fields count with FingerprintFields.
 	b2 := setup(t)
-	h2 := b2.wrap(nil, handler.WithFingerprintFields("prompt"))
+	h2 := b2.wrap(nil, handlerbundle.Request(request.Identity{FingerprintFields: []string{"prompt"}}))
 	handlerbundle.WantIDs(t, b2.Invoke(h2, handlerbundle.Msg("m1", "k1")))
 	traced := handlerbundle.Msg("m2", "k1")
 	traced.Body = `{"idempotency_key":"k1","prompt":"p","trace_id":"t-2"}`
@@ -291,9 +291,9 @@ func TestPayloadMismatch(t *testing.T) {
 		t.Error("a re-send with a new trace id was not replayed")
 	}
 
-	// WithoutFingerprint replays whatever the payload.
+	// NoFingerprint replays whatever the payload.
 	b3 := setup(t)
-	h3 := b3.wrap(nil, handler.WithoutFingerprint())
+	h3 := b3.wrap(nil, handlerbundle.Request(request.Identity{NoFingerprint: true}))
 	handlerbundle.WantIDs(t, b3.Invoke(h3, handlerbundle.Msg("m1", "k1"), other))
 	if _, ok := b3.Replayed("m2"); !ok {
 		t.Error("without a fingerprint, the copy was not replayed")
@@ -393,7 +393,7 @@ func TestDeadlineGuard(t *testing.T) {
 	t.Run("nothing starts", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		h := b.wrap(nil, handler.WithDeadlineReserve(2*time.Minute))
+		h := b.wrap(nil, func(c *handler.Config) { c.DeadlineReserve = 2 * time.Minute })
 		// invoke gives a minute: under the reserve.
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2")), "m1", "m2")
 		if err := b.Failure("m1"); !errors.Is(err, handler.ErrDeadline) {
@@ -411,7 +411,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 			clock.Advance(10 * time.Minute) // a slow record
 			return []byte("ok"), nil
-		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), handler.WithDeadlineReserve(30*time.Second))
+		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), func(c *handler.Config) { c.DeadlineReserve = 30 * time.Second })
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m2", "m3")
 		b.WantSummary(map[string]int{"executed": 1, "skipped": 2})
 	})
@@ -423,7 +423,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 			got, _ = ctx.Deadline()
 			return nil, nil
-		}, handler.WithDeadlineReserve(10*time.Second))
+		}, func(c *handler.Config) { c.DeadlineReserve = 10 * time.Second })
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		defer cancel()
 		if _, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{handlerbundle.Msg("m1", "k1")}}); err != nil {
@@ -550,29 +550,29 @@ func TestReplayHookFailure(t *testing.T) {
 	h := b.wrap(nil)
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 	hookErr := errors.New("reply queue down")
-	failing := handler.WrapSQS(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
-		handler.WithNamespace(handlerbundle.Namespace),
+	failing := must(handler.New(b.store, func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil },
+		handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}),
 		handler.WithLogger(slog.New(slog.DiscardHandler)),
 		handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error { return hookErr }),
 		handler.WithFailureHook(func(_ context.Context, _ events.SQSMessage, err error) {
 			if !errors.Is(err, hookErr) || !errors.Is(err, handler.ErrReplayHook) {
 				t.Errorf("failure = %v, want the hook's error", err)
 			}
-		}))
+		})))
 	handlerbundle.WantIDs(t, b.Invoke(failing, handlerbundle.Msg("m2", "k1")), "m2")
 }
 
-// Outside Lambda, without WithNamespace, the program's name is the
+// Outside Lambda, without a namespace, the program's name is the
 // namespace: the handler works, and a warning says so.
 func TestNamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
 	var logs bytes.Buffer
 	calls := 0
-	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
+	h := must(handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		calls++
 		return []byte("done"), nil
-	}, handler.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	}, handler.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
 	ev := events.SQSEvent{Records: []events.SQSMessage{
 		{MessageId: "m1", Body: `{"idempotency_key":"k1"}`},
 		{MessageId: "m2", Body: `{"idempotency_key":"k1"}`},
@@ -610,18 +610,17 @@ func TestWiringErrors(t *testing.T) {
 		{"nil store", "store", nil, fn, nil},
 		{"nil func", "fn", store, nil, nil},
 		{"negative concurrency", "Concurrency", store, fn, handler.WithConcurrency(-1)},
-		{"bad key field", "request.KeyField", store, fn, handler.WithKeyField("request..id")},
-		{"bad fp field", "request.FingerprintFields", store, fn, handler.WithFingerprintFields("prompt", `a\x`)},
+		{"bad key field", "request.KeyField", store, fn, handler.WithRequest(request.Identity{KeyField: "request..id"})},
+		{"bad fp field", "request.FingerprintFields", store, fn, handler.WithRequest(request.Identity{FingerprintFields: []string{"prompt", `a\x`}})},
 		{"two key sources", "request.KeyAttribute", store, fn, func(c *handler.Config) { c.Request.KeyField, c.Request.KeyAttribute = "a", "b" }},
 		{"no fingerprint with fields", "request.NoFingerprint", store, fn, func(c *handler.Config) {
-			handler.WithFingerprintFields("a")(c)
-			handler.WithoutFingerprint()(c)
+			handler.WithRequest(request.Identity{FingerprintFields: []string{"a"}, NoFingerprint: true})(c)
 		}},
-		{"cache size", "CacheEntries", store, fn, handler.WithCache(0, 1)},
+		{"cache size", "CacheEntries", store, fn, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 0, 1 }},
 		{"EMF without a namespace", "EMFNamespace", store, fn, handler.WithEMF(io.Discard, "")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := []handler.Option{handler.WithNamespace(handlerbundle.Namespace)}
+			opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace})}
 			if tc.opt != nil {
 				opts = append(opts, tc.opt)
 			}
@@ -652,11 +651,9 @@ func TestConfigKeySources(t *testing.T) {
 		t.Errorf("the guard off: %v", err)
 	}
 	c = handler.Config{}
-	for _, opt := range []handler.Option{handler.WithKeyField("id"), handler.WithKeyAttribute("key")} {
-		opt(&c)
-	}
+	handler.WithRequest(request.Identity{KeyField: "id", KeyAttribute: "key"})(&c)
 	if bad, ok := errors.AsType[*idem.ConfigError](c.Validate()); !ok || bad.Field != "KeyAttribute" {
-		t.Errorf("WithKeyField then WithKeyAttribute: %v; want an *idem.ConfigError naming KeyAttribute", c.Validate())
+		t.Errorf("a key field and a key attribute: %v; want an *idem.ConfigError naming KeyAttribute", c.Validate())
 	}
 	c = handler.Config{}
 	handler.WithRequest(request.Identity{Namespace: "ns", KeyFields: []string{"a", "b"}})(&c)

@@ -373,7 +373,7 @@ type settleDeadlineKey struct{}
 // completion or release after the work until t, even after ctx has ended
 // (by its deadline or a cancellation). Without it, Do settles until ctx's
 // deadline, or for DefaultSettleTimeout after the work when ctx has none.
-// The SQS handler sets it to a point inside WithDeadlineReserve's reserve,
+// The SQS handler sets it to a point inside handler.Config.DeadlineReserve,
 // so a claim is settled before the invocation ends.
 func WithSettleDeadline(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, settleDeadlineKey{}, t)

@@ -9,7 +9,7 @@ import (
 // ErrInProgress means another worker holds the key with a live lease:
 // the work was not done here, and a retry after the lease may replay its
 // result or run it. Do reports it as the InProgress outcome with a nil
-// error; a wrapper that keeps its function's signature (request.Wrap)
+// error; a wrapper that keeps its function's signature (request.NewFunc)
 // returns it, in an *InProgressError, where a caller matches an error;
 // the SQS handler reports a record found so with it (handler.ErrInProgress
 // is this error).

@@ -135,7 +135,7 @@ func NaturalKey(namespace string, parts ...string) (Key, error) {
 }
 
 // NaturalValue is NaturalKey without its namespace: the parts escaped and
-// joined, what a handler.KeyFunc returns for a natural key (the handler
+// joined, what a request.Identity.KeyFunc returns for a natural key (the handler
 // puts its namespace before it). No parts, or an empty part, is ErrNoKey.
 func NaturalValue(parts ...string) (string, error) {
 	if len(parts) == 0 {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/queue"
 )
 
@@ -59,7 +59,7 @@ func (r *reader) check(s *Settings) {
 // each missing variable named as program p names it: for the command,
 // which needs a store only for some of its work, when it opens one. ReadFor
 // checks it for every other program.
-func CheckStore(p Program, s StoreSettings) error {
+func CheckStore(p Program, s stores.Settings) error {
 	r := reader{program: p, getenv: func(string) string { return "" }}
 	r.checkStore(&s, true)
 	return errors.Join(r.errs...)
@@ -67,9 +67,9 @@ func CheckStore(p Program, s StoreSettings) error {
 
 // checkStore fills in the default store and checks that st names a store
 // with, when required is true, what it requires.
-func (r *reader) checkStore(st *StoreSettings, required bool) {
+func (r *reader) checkStore(st *stores.Settings, required bool) {
 	if st.Kind == "" {
-		st.Kind = StoreDynamoDB
+		st.Kind = stores.DynamoDB
 	}
 	table := func(format string, args ...any) {
 		if required && st.Table == "" {
@@ -85,26 +85,26 @@ func (r *reader) checkStore(st *StoreSettings, required bool) {
 		}
 	}
 	switch st.Kind {
-	case StoreDynamoDB:
+	case stores.DynamoDB:
 		table("%s is required: the name of the DynamoDB idempotency table", r.label(Table))
-	case StorePostgres:
+	case stores.Postgres:
 		table("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label(Table), Store)
 		storeURL("a postgres:// URL", "postgres", "postgresql")
-	case StoreRedis:
+	case stores.Redis:
 		storeURL("a redis:// or rediss:// URL", "redis", "rediss")
-	case StoreMemory:
+	case stores.Memory:
 		if r.program == Command {
 			r.bad("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", r.label(Store))
 		}
 	}
-	if st.URL != "" && st.Kind != StorePostgres && st.Kind != StoreRedis {
+	if st.URL != "" && st.Kind != stores.Postgres && st.Kind != stores.Redis {
 		r.bad("%s is set but %s is %s: only the postgres and redis stores take a URL", r.label(StoreURL), Store, st.Kind)
 	}
 }
 
 // checkStoreURL accepts a URL of one of schemes, as pgx and go-redis read
 // it. Its error names IDEMQ_STORE_URL and shows the value with its
-// password hidden, or not at all (ShowVar): a store URL holds the store's
+// password hidden, or not at all (stores.ShowURL): a store URL holds the store's
 // password.
 func (r *reader) checkStoreURL(s string, schemes ...string) error {
 	if s == "" {
@@ -123,23 +123,14 @@ func (r *reader) checkStoreURL(s string, schemes ...string) error {
 			why += ", which must be written in lower case"
 		}
 	default:
-		if _, ok := RedactURL(s); !ok {
+		if _, ok := stores.RedactURL(s); !ok {
 			why = "an '@' outside the user information (percent-encode @ : / ? # in the user name and password, and an '@' elsewhere as %40)"
 		}
 	}
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("%s: %s", ShowVar(r.label(StoreURL), s), why)
-}
-
-// identityVars name the variable of each field of request.Identity.
-var identityVars = map[string]string{
-	"Namespace":         Namespace,
-	"KeyField":          KeyField,
-	"KeyFields":         KeyFields,
-	"KeyAttribute":      KeyAttribute,
-	"FingerprintFields": FingerprintFields,
+	return fmt.Errorf("%s: %s", stores.ShowURL(r.label(StoreURL), s), why)
 }
 
 // checkIdentity checks the request's identity as request.Identity does,
@@ -154,9 +145,11 @@ func (r *reader) checkIdentity(s *Settings) {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		if ce, ok := errors.AsType[*idem.ConfigError](e); ok && identityVars[ce.Field] != "" {
-			r.bad("%s: %w", r.label(identityVars[ce.Field]), e)
-			continue
+		if ce, ok := errors.AsType[*idem.ConfigError](e); ok {
+			if name := settingVar(ce.Package + "." + ce.Field); name != "" {
+				r.bad("%s: %w", r.label(name), e)
+				continue
+			}
 		}
 		r.errs = append(r.errs, e)
 	}
@@ -189,16 +182,14 @@ func (r *reader) checkExpiry(s *Settings) {
 }
 
 // checkClaim checks the claim's settings as far as the library does not:
-// whether they hold against each other is idem.Config's check, made as
-// the handler is wired.
+// whether they hold against each other is idem.Config's check, and
+// against the consumer's default lease the worker's, made as the handler
+// is wired.
 //
 //   - On Lambda a heartbeat needs a lease: without IDEMQ_LEASE the lease
 //     is the invocation's time left plus a margin, which already covers
 //     all an invocation can run, and the library would silently make the
-//     beat at most half of it. In consumer mode a claim without a lease
-//     of its own takes the consumer's default lease (consumer.DefaultLease),
-//     which the heartbeat renews: a beat above half of it, which the
-//     library would silently cut, is refused.
+//     beat at most half of it.
 //   - No expiry can be shorter than SQS's shortest retention.
 //   - With the queue's settings, the expiry (the library's default when
 //     unset) must cover the message lifetime (queue.CheckExpiry without
@@ -207,15 +198,7 @@ func (r *reader) checkExpiry(s *Settings) {
 //     lease must let a crashed worker's message be retried
 //     (queue.CheckLease).
 func (r *reader) checkClaim(s *Settings) {
-	switch {
-	case s.Heartbeat == 0 || s.Lease > 0:
-	case s.Consumer.QueueURL != "":
-		if s.Heartbeat > consumer.DefaultLease/2 {
-			r.bad("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
-				"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
-				Heartbeat, s.Heartbeat, Lease, consumer.DefaultLease, consumer.DefaultLease/2, Heartbeat, consumer.DefaultLease/2, Lease)
-		}
-	default:
+	if s.Heartbeat != 0 && s.Lease == 0 && s.Consumer.QueueURL == "" {
 		r.bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+
 			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
 			Heartbeat, s.Heartbeat, Lease, idem.DefaultLeaseMargin, Lease, Heartbeat)

@@ -25,9 +25,16 @@ func notSetting(name string) bool {
 }
 
 // declaredElsewhere are the files outside this package that may spell a
-// setting's name: none (the DynamoDB store's test kit names the endpoint
-// the test servers export by the table's constant).
-var declaredElsewhere = map[string]bool{}
+// setting's name, as they cannot import this package (which stands above
+// them): request's table of who a request is (request.Fields), whose rows
+// this package reads as its own (requestVars), and the row a build with
+// the tag idemq_keysource adds to it; the store opener's, which names
+// IDEMQ_STORE and IDEMQ_STORE_URL in its messages
+// (TestStoresNameOurVariables holds them equal); and the DynamoDB store's
+// test kit, which names the endpoint the test servers export (its
+// TestEndpointEnv holds it equal).
+var declaredElsewhere = map[string]bool{"request/fields.go": true, "request/fields_keysource.go": true,
+	"idem/stores/vars.go": true, "idem/dynamostore/dynamotest/dynamotest.go": true}
 
 // No program declares an IDEMQ_ setting of its own: outside this package
 // and the tests, no string spells one's name (the worker, the command, the

@@ -12,10 +12,14 @@
 // one in one error; Settings.Environ writes them back. The request's
 // identity (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD, IDEMQ_KEY_FIELDS,
 // IDEMQ_KEY_ATTRIBUTE, IDEMQ_FINGERPRINT_FIELDS) parses into one
-// request.Identity. Read makes no request: opening the store (Open, with
-// the openers of the stores' modules) and the checks that need the
-// network are package worker's.
+// request.Identity. Read makes no request: opening the store (package
+// stores, with the openers of the stores' modules), turning the settings
+// into each part's options and the checks that need the network are
+// package worker's.
 //
-// Like the rest of the library it reads no environment itself: it is
-// given getenv (os.Getenv, or a map's lookup in a test).
+// It parses and checks only: it imports none of the parts it configures
+// (handler, consumer, front door, dispatcher, worker), and the defaults
+// its table shows are theirs, held equal by its tests. Like the rest of
+// the library it reads no environment itself: it is given getenv
+// (os.Getenv, or a map's lookup in a test).
 package idemqenv

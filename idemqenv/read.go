@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // Read reads the environment through getenv (os.Getenv) as the worker
@@ -23,7 +25,7 @@ func Read(getenv func(string) string) (Settings, error) {
 // at once: an errors.Join of one error each, each naming its variable (and
 // for the command its flag: "IDEMQ_TABLE (or --table)"). A value is shown
 // in a message only when it cannot hold a secret: a URL with its password
-// and query values hidden (ShowVar), a Secret variable not at all.
+// and query values hidden (stores.ShowURL), a Secret variable not at all.
 //
 // A program of the worker (Worker, FrontDoor, Dispatch) refuses a variable
 // it does not read, one no program reads any more (saying what replaced
@@ -98,8 +100,8 @@ func (r *reader) show(v Var, val string) string {
 	switch {
 	case v.Secret:
 		return name + " (value not shown)"
-	case v.value.kind == KindURL || v.value.kind == KindStoreURL:
-		return ShowVar(name, val)
+	case v.value.kind == KindURL || v.value.kind == kindStoreURL:
+		return stores.ShowURL(name, val)
 	}
 	return fmt.Sprintf("%s=%q", name, val)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -44,7 +44,7 @@ func TestReadWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Program: Worker, Store: StoreSettings{Kind: StoreDynamoDB, Table: "idem", DynamoDBEndpoint: "http://127.0.0.1:8000"},
+	want := Settings{Program: Worker, Store: stores.Settings{Kind: stores.DynamoDB, Table: "idem", DynamoDBEndpoint: "http://127.0.0.1:8000"},
 		RecordExpiry: 120*time.Hour + 19*time.Minute, Lease: 90 * time.Second, Heartbeat: 30 * time.Second,
 		Backoff: true, Provider: ProviderSettings{URL: "https://api.openai.com/v1"}, Concurrency: 25, MaxConcurrency: 1}
 	if !reflect.DeepEqual(s, want) {
@@ -52,22 +52,22 @@ func TestReadWorker(t *testing.T) {
 	}
 
 	for v, want := range map[string]int{"": 0, "off": -1, "OFF": -1, "2048": 2048} {
-		s, err := Read(env(Store, "memory", CompressAbove, v))
+		s, err := Read(env(Store, "memory", compressAbove, v))
 		if err != nil || s.CompressAbove != want {
-			t.Errorf("%s=%q: %d, %v; want %d", CompressAbove, v, s.CompressAbove, err, want)
+			t.Errorf("%s=%q: %d, %v; want %d", compressAbove, v, s.CompressAbove, err, want)
 		}
 		if cfg, err := idem.NewConfig(idem.WithCompressAbove(s.CompressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
-			t.Errorf("%s=off does not turn compression off: %+v", CompressAbove, cfg)
+			t.Errorf("%s=off does not turn compression off: %+v", compressAbove, cfg)
 		}
 	}
 	for _, v := range []string{"0", "-5", "lots"} {
-		_, err := Read(env(Store, "memory", CompressAbove, v))
-		wantErr(t, err, CompressAbove)
+		_, err := Read(env(Store, "memory", compressAbove, v))
+		wantErr(t, err, compressAbove)
 	}
 
 	// The memory store needs no table; the back-off is on unless turned off.
 	s, err = Read(env(Store, "MEMORY", KeyField, "request.id", Backoff, "false"))
-	if err != nil || s.Store.Kind != StoreMemory || s.Request.KeyField != "request.id" || s.Backoff || s.RecordExpiry != 0 || s.Concurrency != 0 {
+	if err != nil || s.Store.Kind != stores.Memory || s.Request.KeyField != "request.id" || s.Backoff || s.RecordExpiry != 0 || s.Concurrency != 0 {
 		t.Errorf("memory settings %+v, %v", s, err)
 	}
 	if s, err = Read(env(Table, "idem")); err != nil || !s.Backoff {
@@ -76,11 +76,11 @@ func TestReadWorker(t *testing.T) {
 
 	// The other stores, by URL.
 	s, err = Read(env(Store, "postgres", StoreURL, "postgres://u@127.0.0.1:5432/db", Table, "records"))
-	if err != nil || s.Store != (StoreSettings{Kind: StorePostgres, URL: "postgres://u@127.0.0.1:5432/db", Table: "records"}) {
+	if err != nil || s.Store != (stores.Settings{Kind: stores.Postgres, URL: "postgres://u@127.0.0.1:5432/db", Table: "records"}) {
 		t.Errorf("postgres settings %+v, %v", s.Store, err)
 	}
 	s, err = Read(env(Store, "redis", StoreURL, "redis://127.0.0.1:6379/0"))
-	if err != nil || s.Store != (StoreSettings{Kind: StoreRedis, URL: "redis://127.0.0.1:6379/0"}) {
+	if err != nil || s.Store != (stores.Settings{Kind: stores.Redis, URL: "redis://127.0.0.1:6379/0"}) {
 		t.Errorf("redis settings %+v, %v", s.Store, err)
 	}
 
@@ -153,8 +153,8 @@ func TestReadErrors(t *testing.T) {
 		{"a bad fingerprint field", env(Table, "t", FingerprintFields, `a\`), []string{FingerprintFields}},
 		{"a bad namespace", env(Table, "t", Namespace, "a\x00b"), []string{Namespace}},
 		{"a bad key attribute", env(Table, "t", KeyAttribute, "AWS.key"), []string{KeyAttribute}},
-		{"front-door settings in worker mode", env(Table, "t", FrontDoorQueueURL, "http://q", FrontDoorPath, "/x", FrontDoorMaxBodyBytes, "9"),
-			[]string{FrontDoorQueueURL + " is set but " + Mode, FrontDoorPath, FrontDoorMaxBodyBytes, Mode + "=frontdoor"}},
+		{"front-door settings in worker mode", env(Table, "t", FrontDoorQueueURL, "http://q", frontDoorPath, "/x", frontDoorMaxBodyBytes, "9"),
+			[]string{FrontDoorQueueURL + " is set but " + Mode, frontDoorPath, frontDoorMaxBodyBytes, Mode + "=frontdoor"}},
 		{"dispatch settings in worker mode", env(Table, "t", DurableFunction, "f"), []string{DurableFunction + " is set but " + Mode}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,8 +165,8 @@ func TestReadErrors(t *testing.T) {
 	}
 
 	// Many at once: one error naming each.
-	_, err := Read(env(Store, "postgres", Lease, "soon", Concurrency, "0", BlobPrefix, "x/", Tracing, "on", FrontDoorPath, "/p"))
-	wantErr(t, err, Table, StoreURL, Lease, Concurrency, BlobPrefix, Tracing, FrontDoorPath)
+	_, err := Read(env(Store, "postgres", Lease, "soon", Concurrency, "0", BlobPrefix, "x/", Tracing, "on", frontDoorPath, "/p"))
+	wantErr(t, err, Table, StoreURL, Lease, Concurrency, BlobPrefix, Tracing, frontDoorPath)
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 7 {
 		t.Errorf("%d errors, want 7 (one a variable):\n%v", n, err)
 	}
@@ -206,8 +206,6 @@ func TestReadClaim(t *testing.T) {
 		want []string
 	}{
 		{"a heartbeat without a lease", with(Heartbeat, "1h"), []string{Heartbeat, Lease, "invocation's time left"}},
-		{"a consumer's heartbeat the default lease would cut", with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "31s"),
-			[]string{Heartbeat + "=31s", Lease, consumer.DefaultLease.String(), "30s"}},
 		{"an expiry of a second", with(RecordExpiry, "1s"), []string{RecordExpiry, "1m0s"}},
 		{"an expiry shorter than the message lifetime", with(Queue, stackQueue, RecordExpiry, "96h"), []string{RecordExpiry, Queue, "message lifetime 97h0m0s"}},
 		{"the default expiry for a queue it does not cover", with(Queue, endless), []string{RecordExpiry, idem.DefaultExpiry.String(), Queue}},
@@ -256,7 +254,7 @@ func TestReadConsumer(t *testing.T) {
 func TestReadFrontDoor(t *testing.T) {
 	t.Parallel()
 	const q = "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
-	s, err := Read(env(Mode, "FrontDoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, FrontDoorPath, "/v1/jobs", FrontDoorMaxBodyBytes, "1000"))
+	s, err := Read(env(Mode, "FrontDoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, frontDoorPath, "/v1/jobs", frontDoorMaxBodyBytes, "1000"))
 	want := FrontDoorSettings{QueueURL: q, Path: "/v1/jobs", MaxBodyBytes: 1000, Scope: ScopeIAM}
 	if err != nil || s.Program != FrontDoor || s.FrontDoor != want || s.Request.Namespace != "summarise" || s.Backoff {
 		t.Errorf("front door %+v, %v; want %+v", s, err, want)
@@ -277,7 +275,7 @@ func TestReadFrontDoor(t *testing.T) {
 	}{
 		{"no queue, no namespace", env(Table, "t", Mode, "frontdoor"), []string{FrontDoorQueueURL + " is required", Namespace + " is required"}},
 		{"bad queue URL", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, "requests"), []string{FrontDoorQueueURL}},
-		{"bad body size", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorMaxBodyBytes, "0"), []string{FrontDoorMaxBodyBytes}},
+		{"bad body size", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, frontDoorMaxBodyBytes, "0"), []string{frontDoorMaxBodyBytes}},
 		{"and a consumer", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, ConsumerQueueURL, q), []string{ConsumerQueueURL, Mode}},
 		{"bad scope", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "account"), []string{FrontDoorScope}},
 		{"IAM scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam", FrontDoorAddr, "127.0.0.1:8080"),
@@ -300,7 +298,7 @@ func TestReadDispatch(t *testing.T) {
 	s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", SQSEndpoint, "http://127.0.0.1:9324",
 		Namespace, "summarise", KeyFields, "a,b", Concurrency, "4"))
 	if err != nil || s.Program != Dispatch || s.Dispatch != (DispatchSettings{Function: "summarise:prod"}) || s.Request.Namespace != "summarise" ||
-		!slices.Equal(s.Request.KeyFields, []string{"a", "b"}) || s.Concurrency != 4 || s.Store != (StoreSettings{}) {
+		!slices.Equal(s.Request.KeyFields, []string{"a", "b"}) || s.Concurrency != 4 || s.Store != (stores.Settings{}) {
 		t.Errorf("dispatch %+v, %v", s, err)
 	}
 	for _, tt := range []struct {
@@ -331,8 +329,8 @@ func TestReadDispatch(t *testing.T) {
 func TestReadCommand(t *testing.T) {
 	t.Parallel()
 	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", KeyFields, "document_id,version", RecordExpiry, "100h", BlobBucket, "b",
-		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", FrontDoorPath, "x", DurableNamePrefix, "retired"))
-	want := Settings{Program: Command, Store: StoreSettings{Kind: StoreDynamoDB, Table: "t"},
+		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", frontDoorPath, "x", DurableNamePrefix, "retired"))
+	want := Settings{Program: Command, Store: stores.Settings{Kind: stores.DynamoDB, Table: "t"},
 		Request:      request.Identity{Namespace: "ns", KeyFields: []string{"document_id", "version"}},
 		RecordExpiry: 100 * time.Hour, Blobs: BlobSettings{Bucket: "b", Prefix: DefaultBlobPrefix}}
 	if err != nil || !reflect.DeepEqual(s, want) {
@@ -380,34 +378,6 @@ func TestMaxConcurrency(t *testing.T) {
 	}
 }
 
-func TestConnections(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		vars []string
-		want int
-	}{
-		{nil, 100},                           // one invocation × handler.DefaultConcurrency
-		{[]string{Concurrency, "25"}, 25},    // one invocation × 25 records
-		{[]string{MaxConcurrency, "8"}, 800}, // 8 invocations × the default 100
-		{[]string{MaxConcurrency, "8", Concurrency, "25"}, 200},
-		{[]string{MaxConcurrency, "junk", Concurrency, "25"}, 25}, // aws-lambda-go runs one
-		// Consumer mode: its batches at once (consumer.DefaultMaxBatches,
-		// 4) × the records of a receive (at most 10); Lambda's setting
-		// does not apply.
-		{[]string{ConsumerQueueURL, "http://127.0.0.1:1/q"}, 40},
-		{[]string{ConsumerQueueURL, "http://127.0.0.1:1/q", ConsumerMaxBatches, "6", Concurrency, "5"}, 30},
-		{[]string{ConsumerQueueURL, "http://127.0.0.1:1/q", MaxConcurrency, "8"}, 40},
-	} {
-		s, err := Read(env(append([]string{Store, "memory"}, tc.vars...)...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := s.Connections(); got != tc.want {
-			t.Errorf("%q: %d connections, want %d", tc.vars, got, tc.want)
-		}
-	}
-}
-
 // A value that may hold a secret is never shown but redacted.
 func TestReadRedacts(t *testing.T) {
 	t.Parallel()
@@ -425,16 +395,22 @@ func TestSettingError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: idem.ErrNil}, "bad configuration: " + Heartbeat + ": idem: Heartbeat"},
-		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: idem.ErrNil}, "bad configuration: " + Concurrency + ": durable"},
-		{&idem.ConfigError{Package: "handler", Field: "KeyFunc", Err: idem.ErrNil}, "bad configuration: handler: KeyFunc"},
+		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: idem.ErrNil}, Heartbeat + ": idem: Heartbeat"},
+		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: idem.ErrNil}, Concurrency + ": durable"},
+		{&idem.ConfigError{Package: "handler", Field: "KeyFunc", Err: idem.ErrNil}, "handler: KeyFunc"},
 	} {
 		err := SettingError(c.err)
 		if !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, c.err) {
 			t.Errorf("SettingError(%v) = %v; want it to start %q and wrap it", c.err, err, c.want)
 		}
 	}
-	if plain := errors.New("x"); SettingError(plain) != plain {
+	// Each refusal of a joined error, named.
+	lease, plain := &idem.ConfigError{Package: "idem", Field: "Lease", Err: idem.ErrNil}, errors.New("x")
+	err := SettingError(errors.Join(lease, plain, &idem.ConfigError{Package: "handler", Field: "Concurrency", Err: idem.ErrNil}))
+	if want := Lease + ": idem: Lease: is nil\nx\n" + Concurrency + ": handler: Concurrency: is nil"; err.Error() != want || !errors.Is(err, lease) || !errors.Is(err, plain) {
+		t.Errorf("SettingError of joined refusals = %q; want %q, wrapping each", err, want)
+	}
+	if SettingError(plain) != plain {
 		t.Error("SettingError changed an error that is no setting's")
 	}
 }

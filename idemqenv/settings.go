@@ -3,6 +3,7 @@ package idemqenv
 import (
 	"time"
 
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -19,8 +20,9 @@ type Settings struct {
 	// IDEMQ_KEY_FIELDS, IDEMQ_KEY_ATTRIBUTE, IDEMQ_FINGERPRINT_FIELDS):
 	// one request.Identity for every part.
 	Request request.Identity
-	// Store is the store of records.
-	Store StoreSettings
+	// Store is the store of records. Read fills in its Kind
+	// (stores.DynamoDB when IDEMQ_STORE is unset).
+	Store stores.Settings
 	// RecordExpiry is IDEMQ_RECORD_EXPIRY (idem.Config.Expiry).
 	RecordExpiry time.Duration
 	// Lease is IDEMQ_LEASE (idem.Config.Lease).
@@ -67,34 +69,6 @@ type Settings struct {
 	FrontDoor FrontDoorSettings
 	// Dispatch is dispatch mode's settings.
 	Dispatch DispatchSettings
-}
-
-// The stores IDEMQ_STORE names.
-const (
-	StoreDynamoDB = "dynamodb"
-	StorePostgres = "postgres"
-	StoreRedis    = "redis"
-	StoreMemory   = "memory" // records live as long as the process
-)
-
-// StoreSettings name the store of records.
-type StoreSettings struct {
-	// Kind is IDEMQ_STORE, in lower case: StoreDynamoDB, StorePostgres,
-	// StoreRedis or StoreMemory. Read fills in StoreDynamoDB.
-	Kind string
-	// Table is IDEMQ_TABLE: the DynamoDB or PostgreSQL table of records,
-	// required with those stores; on Redis the key prefix, which a store
-	// opener ends with ":".
-	Table string
-	// URL is IDEMQ_STORE_URL: the postgres:// or redis:// URL of those
-	// stores. It holds the store's password: no message shows it but
-	// redacted (ShowVar).
-	URL string
-	// DynamoDBEndpoint is IDEMQ_DYNAMODB_ENDPOINT, for DynamoDB Local.
-	DynamoDBEndpoint string
-	// DynamoDBStrong is IDEMQ_DYNAMODB_MULTI_REGION_STRONG: the DynamoDB
-	// table is a global table with multi-Region strong consistency.
-	DynamoDBStrong bool
 }
 
 // DefaultBlobPrefix is the object key prefix of offloaded results when

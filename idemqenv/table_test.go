@@ -94,14 +94,14 @@ func TestEnvironRoundTrip(t *testing.T) {
 		{ // a worker on Lambda, everything set
 			Mode: "worker", Store: "dynamodb", Table: "idempotency", DynamoDBEndpoint: "http://127.0.0.1:8000", Namespace: "summarise",
 			KeyField: "request.id", FingerprintFields: "prompt,model", RecordExpiry: "541h15m0s", Lease: "2m0s", Heartbeat: "30s",
-			ClockSkew: "250ms", CompressAbove: "off", Concurrency: "25", MaxConcurrency: "8", Backoff: "true", SQSEndpoint: "http://127.0.0.1:9324",
+			ClockSkew: "250ms", compressAbove: "off", Concurrency: "25", MaxConcurrency: "8", Backoff: "true", SQSEndpoint: "http://127.0.0.1:9324",
 			QueueURL: "http://127.0.0.1:9324/000000000000/jobs", EMFNamespace: "idemq", Queue: q, BlobBucket: "results",
 			BlobPrefix: "jobs/", OffloadAbove: "4096", S3Endpoint: "http://127.0.0.1:9000", ProviderURL: "https://api.openai.com/v1",
 			ProviderAPIKeySecret: "idemq/provider-key", Tracing: "xray",
 		},
 		{ // a consumer on PostgreSQL
 			Store: "postgres", StoreURL: "postgres://u@127.0.0.1:5432/db?sslmode=disable", Table: "records", KeyFields: "document_id,version",
-			CompressAbove: "2048", Backoff: "false", ConsumerQueueURL: "http://127.0.0.1:9324/000000000000/jobs", ConsumerMaxRunTime: "1h0m0s",
+			compressAbove: "2048", Backoff: "false", ConsumerQueueURL: "http://127.0.0.1:9324/000000000000/jobs", ConsumerMaxRunTime: "1h0m0s",
 			ConsumerMaxBatches: "6", ConsumerGracePeriod: "25s", ConsumerVisibility: "1m0s", HealthAddr: ":8080", ProviderURL: "http://127.0.0.1:1",
 			ProviderAPIKey: "sk-local", Tracing: "otel",
 		},
@@ -110,7 +110,7 @@ func TestEnvironRoundTrip(t *testing.T) {
 		},
 		{ // the front door
 			Mode: "frontdoor", Table: "idempotency", DynamoDBStrong: "true", Namespace: "summarise", KeyField: "idempotency_key", RecordExpiry: "120h0m0s", ClockSkew: "1s",
-			FrontDoorQueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", FrontDoorPath: "/v1/jobs", FrontDoorMaxBodyBytes: "1000",
+			FrontDoorQueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", frontDoorPath: "/v1/jobs", frontDoorMaxBodyBytes: "1000",
 			FrontDoorAddr: "127.0.0.1:8080", FrontDoorScope: "none", BlobBucket: "results", BlobPrefix: "idemq/", SQSEndpoint: "http://127.0.0.1:9324",
 		},
 		{ // the dispatcher

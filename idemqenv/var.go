@@ -56,17 +56,17 @@ type Kind string
 
 // The kinds of values.
 const (
-	KindString   Kind = "string"    // text, as it is
-	KindEnum     Kind = "enum"      // one of Var.Values, in any case
+	kindString   Kind = "string"    // text, as it is
+	kindEnum     Kind = "enum"      // one of Var.Values, in any case
 	KindDuration Kind = "duration"  // a positive Go duration: 90s, 120h
-	KindBytes    Kind = "bytes"     // a size in bytes, at least 1
-	KindCount    Kind = "count"     // a whole number, at least 1
-	KindBool     Kind = "bool"      // true or false (strconv.ParseBool)
+	kindBytes    Kind = "bytes"     // a size in bytes, at least 1
+	kindCount    Kind = "count"     // a whole number, at least 1
+	kindBool     Kind = "bool"      // true or false (strconv.ParseBool)
 	KindURL      Kind = "URL"       // an absolute http or https URL
-	KindStoreURL Kind = "store URL" // a postgres:// or redis:// URL, checked against IDEMQ_STORE
-	KindHostPort Kind = "host:port" // an address to listen on
-	KindList     Kind = "list"      // comma-separated values
-	KindJSON     Kind = "JSON"      // a JSON object
+	kindStoreURL Kind = "store URL" // a postgres:// or redis:// URL, checked against IDEMQ_STORE
+	kindHostPort Kind = "host:port" // an address to listen on
+	kindList     Kind = "list"      // comma-separated values
+	kindJSON     Kind = "JSON"      // a JSON object
 )
 
 // Kind is how v's value is written.
@@ -75,7 +75,7 @@ func (v Var) Kind() Kind { return v.value.kind }
 // value parses a variable into its field of Settings and writes it back.
 type value struct {
 	kind   Kind
-	values []string // KindEnum
+	values []string // kindEnum
 	// parse sets the field from a non-empty value, or says what is wrong
 	// with it ("want ...": the caller names the variable).
 	parse func(s *Settings, v string) error
@@ -87,7 +87,7 @@ type value struct {
 // stringValue is a string field, taken as it is; check, when not nil,
 // refuses some values.
 func stringValue(field func(*Settings) *string, check func(string) error) value {
-	return value{kind: KindString,
+	return value{kind: kindString,
 		parse: func(s *Settings, v string) error {
 			if check != nil {
 				if err := check(v); err != nil {
@@ -103,7 +103,7 @@ func stringValue(field func(*Settings) *string, check func(string) error) value 
 
 // enumValue is a string field holding one of values, in lower case.
 func enumValue(field func(*Settings) *string, values ...string) value {
-	return value{kind: KindEnum, values: values,
+	return value{kind: kindEnum, values: values,
 		parse: func(s *Settings, v string) error {
 			v = strings.ToLower(v)
 			if !slices.Contains(values, v) {
@@ -161,17 +161,17 @@ func atLeastOne(kind Kind, field func(*Settings) *int, want string) value {
 
 // bytesValue is a size in bytes of at least 1; 0 is unset.
 func bytesValue(field func(*Settings) *int) value {
-	return atLeastOne(KindBytes, field, "want a size in bytes of at least 1")
+	return atLeastOne(kindBytes, field, "want a size in bytes of at least 1")
 }
 
 // countValue is a whole number of at least 1; 0 is unset.
 func countValue(field func(*Settings) *int) value {
-	return atLeastOne(KindCount, field, "want a whole number of at least 1")
+	return atLeastOne(kindCount, field, "want a whole number of at least 1")
 }
 
 // boolValue is true or false, written always: its zero value is a value.
 func boolValue(field func(*Settings) *bool) value {
-	return value{kind: KindBool,
+	return value{kind: kindBool,
 		parse: func(s *Settings, v string) error {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -212,31 +212,14 @@ func hostPortValue(field func(*Settings) *string, example string) value {
 		}
 		return nil
 	})
-	v.kind = KindHostPort
+	v.kind = kindHostPort
 	return v
-}
-
-// listValue is a list of non-empty values, separated by commas.
-func listValue(field func(*Settings) *[]string) value {
-	return value{kind: KindList,
-		parse: func(s *Settings, v string) error {
-			list := strings.Split(v, ",")
-			for i, item := range list {
-				if list[i] = strings.TrimSpace(item); list[i] == "" {
-					return errors.New("want names separated by commas, none empty")
-				}
-			}
-			*field(s) = list
-			return nil
-		},
-		format: func(s Settings) string { return strings.Join(*field(&s), ",") },
-	}
 }
 
 // queueValue is the queue's settings as JSON (queue.Settings), valid
 // ones; the zero Settings is unset.
 func queueValue(field func(*Settings) *queue.Settings) value {
-	return value{kind: KindJSON,
+	return value{kind: kindJSON,
 		parse: func(s *Settings, v string) error {
 			var q queue.Settings
 			if err := json.Unmarshal([]byte(v), &q); err != nil {

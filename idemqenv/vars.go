@@ -8,10 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/consumer"
-	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -35,7 +33,7 @@ const (
 	Lease                 = "IDEMQ_LEASE"
 	Heartbeat             = "IDEMQ_HEARTBEAT"
 	ClockSkew             = "IDEMQ_CLOCK_SKEW"
-	CompressAbove         = "IDEMQ_COMPRESS_ABOVE"
+	compressAbove         = "IDEMQ_COMPRESS_ABOVE"
 	Concurrency           = "IDEMQ_CONCURRENCY"
 	MaxConcurrency        = "AWS_LAMBDA_MAX_CONCURRENCY" // Lambda's, not ours: set on a capacity provider
 	Backoff               = "IDEMQ_BACKOFF"
@@ -58,8 +56,8 @@ const (
 	ConsumerVisibility    = "IDEMQ_CONSUMER_VISIBILITY"
 	HealthAddr            = "IDEMQ_HEALTH_ADDR"
 	FrontDoorQueueURL     = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	FrontDoorPath         = "IDEMQ_FRONTDOOR_PATH"
-	FrontDoorMaxBodyBytes = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES"
+	frontDoorPath         = "IDEMQ_FRONTDOOR_PATH"
+	frontDoorMaxBodyBytes = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES"
 	FrontDoorAddr         = "IDEMQ_FRONTDOOR_ADDR"
 	FrontDoorScope        = "IDEMQ_FRONTDOOR_SCOPE"
 	DurableFunction       = "IDEMQ_DURABLE_FUNCTION"
@@ -72,64 +70,43 @@ const Prefix = "IDEMQ_"
 
 // Programs that read a group of variables.
 const (
-	stores   = Worker | FrontDoor | Command // the store of records
+	storing  = Worker | FrontDoor | Command // the store of records
 	keyed    = Worker | FrontDoor | Dispatch
 	lambdaed = Worker | FrontDoor | Dispatch // every program that runs as a function
 	consumed = Worker | Dispatch             // the programs with a consumer mode
 )
 
 // vars is the table: every variable, in the order the docs list them.
-var vars = []Var{
+// Who a request is (requestVars) is request.Fields' table, not this one's.
+var vars = slices.Concat([]Var{
 	{Name: Mode, Programs: lambdaed, Default: "`worker`",
 		Doc:   "what the program is: `worker` (claims and runs each record, on Lambda or as a consumer), `frontdoor` (the HTTP front door, docs/frontdoor.md) or `dispatch` (to a Lambda durable function, docs/dispatcher.md)",
 		value: modeValue()},
 
 	// The store of records.
-	{Name: Store, Programs: stores, Default: "`dynamodb`", Flag: "store",
+	{Name: Store, Programs: storing, Default: "`dynamodb`", Flag: "store",
 		Doc:   "the store of records: `dynamodb`, `postgres`, `redis`, or `memory` for local runs (records last as long as the process; the command refuses it)",
-		value: enumValue(func(s *Settings) *string { return &s.Store.Kind }, StoreDynamoDB, StorePostgres, StoreRedis, StoreMemory)},
-	{Name: Table, Programs: stores, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
+		value: enumValue(func(s *Settings) *string { return &s.Store.Kind }, stores.DynamoDB, stores.Postgres, stores.Redis, stores.Memory)},
+	{Name: Table, Programs: storing, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
 		Doc:   "table of records: DynamoDB's, or PostgreSQL's (its shape checked at start-up, never created there); the key prefix on Redis; required with the DynamoDB and PostgreSQL stores",
 		value: stringValue(func(s *Settings) *string { return &s.Store.Table }, nil)},
-	{Name: StoreURL, Programs: stores, Flag: "store-url",
+	{Name: StoreURL, Programs: storing, Flag: "store-url",
 		Doc:   "the `postgres://` or `redis://` URL of those stores, required with them (pgx and go-redis URLs; a key=value connection string is not taken; percent-encode `@ : / ? #` in the user name and password); shown only with its password and query values hidden",
 		value: storeURLValue()},
-	{Name: DynamoDBEndpoint, Programs: stores, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
+	{Name: DynamoDBEndpoint, Programs: storing, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
 		Doc:   "DynamoDB endpoint URL, for DynamoDB Local",
 		value: urlValue(func(s *Settings) *string { return &s.Store.DynamoDBEndpoint })},
-	{Name: DynamoDBStrong, Programs: stores, Default: "`false`",
+	{Name: DynamoDBStrong, Programs: storing, Default: "`false`",
 		Sets:  []string{"dynamostore.MultiRegionStrong"},
 		Doc:   "`true` when the DynamoDB table is a global table with multi-Region strong consistency (`dynamostore.WithMultiRegionStrong`): staged writes are refused before anything is sent, as such a table runs no transactions; the CDK stack sets it with `Replicas`",
 		value: boolValue(func(s *Settings) *bool { return &s.Store.DynamoDBStrong })},
-
-	// Who a request is: one request.Identity.
-	{Name: Namespace, Programs: keyed | Command, Default: "the function's name, with a warning at start-up", Flag: "namespace",
-		Sets:  []string{"request.Namespace", "handler.Namespace", "frontdoor.Namespace"},
-		Doc:   "key namespace (`request.Identity.Namespace`); set it once and keep it: a replaced or renamed function finds none of its records under another; required by the front door and the command; the dispatcher names each execution after the record key in it",
-		value: stringValue(func(s *Settings) *string { return &s.Request.Namespace }, nil)},
-	{Name: KeyField, Programs: keyed | Command, Default: "`" + request.DefaultKeyField + "`", Flag: "key-field",
-		Sets:  []string{"request.KeyField", "handler.KeyField"},
-		Doc:   "body member holding the key, or a dotted path into nested objects (`request.Identity.KeyField`); one key source of the four",
-		value: stringValue(func(s *Settings) *string { return &s.Request.KeyField }, nil)},
-	{Name: KeyFields, Programs: keyed | Command, Default: "none", Flag: "key-fields",
-		Sets:  []string{"request.KeyFields", "handler.KeyFields"},
-		Doc:   "body members that together make the key, a natural key, comma-separated: `document_id,version`, stored as `ns#document_id:doc-1:version:9` (`request.Identity.KeyFields`); one key source of the four",
-		value: listValue(func(s *Settings) *[]string { return &s.Request.KeyFields })},
-	{Name: KeyAttribute, Programs: keyed | Command, Default: "none", Flag: "key-attribute",
-		Sets:  []string{"request.KeyAttribute", "handler.KeyAttribute"},
-		Doc:   "String or Number message attribute holding the key (`request.Identity.KeyAttribute`); one key source of the four",
-		value: stringValue(func(s *Settings) *string { return &s.Request.KeyAttribute }, nil)},
-	{Name: FingerprintFields, Programs: Worker | FrontDoor, Default: "the whole body; with `IDEMQ_KEY_FIELDS`, no check",
-		Sets:  []string{"request.FingerprintFields", "handler.FingerprintFields"},
-		Doc:   "body members checked against the stored record, comma-separated, so that fields changing between re-sends do not count (`request.Identity.FingerprintFields`)",
-		value: listValue(func(s *Settings) *[]string { return &s.Request.FingerprintFields })},
-
+}, requestVars(), []Var{
 	// The claim.
 	{Name: RecordExpiry, Programs: Worker | FrontDoor | Command, Default: idem.DefaultExpiry.String() + " (`idem.DefaultExpiry`)", Flag: "record-expiry",
 		Sets:  []string{"idem.Expiry"},
 		Doc:   "how long records live (Go duration), at least 60 s (SQS's shortest retention); with `IDEMQ_QUEUE`, at least the message lifetime (a warning below the redrive lifetime); size it with `queue.RecordLifetime`",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.RecordExpiry })},
-	{Name: Lease, Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultLease`, `consumer.DefaultHeartbeat`)",
+	{Name: Lease, Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultShortLease`, `consumer.DefaultHeartbeat`)",
 		Sets:  []string{"idem.Lease"},
 		Doc:   "claim lease (Go duration), at most `IDEMQ_RECORD_EXPIRY`; with `IDEMQ_QUEUE`, short enough that a crashed worker's message keeps a receive for its retry (`queue.CheckLease`)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Lease })},
@@ -141,13 +118,13 @@ var vars = []Var{
 		Sets:  []string{"idem.ClockSkew"},
 		Doc:   "the bound on every worker's clock error (Go duration) within which no live lease is taken over: claims judge leases and expiries this much late, and write them this much long (docs/protocol.md, \"Clocks\"); give every worker and front door of a table the same value",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.ClockSkew })},
-	{Name: CompressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
+	{Name: compressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
 		Sets:  []string{"idem.CompressAbove"},
 		Doc:   "size in bytes above which results are stored gzipped (`idem.Config.CompressAbove`), or `off`: for a rolling upgrade from a release without compression, or a table Powertools also reads",
 		value: compressValue()},
 
 	// The batch.
-	{Name: Concurrency, Programs: Worker | Dispatch, Default: strconv.Itoa(handler.DefaultConcurrency) + " (the dispatcher: 10)",
+	{Name: Concurrency, Programs: Worker | Dispatch, Default: "100 (the dispatcher: 10)",
 		Sets:  []string{"handler.Concurrency", "durable.Concurrency"},
 		Doc:   "records of a batch at once; the pools are sized for it times `AWS_LAMBDA_MAX_CONCURRENCY`",
 		value: countValue(func(s *Settings) *int { return &s.Concurrency })},
@@ -164,7 +141,7 @@ var vars = []Var{
 		value: urlValue(func(s *Settings) *string { return &s.SQSEndpoint })},
 	{Name: QueueURL, Programs: Worker, Default: "from each record's event source ARN; in consumer mode the consumed queue",
 		Sets:  []string{"handler.QueueURL"},
-		Doc:   "queue URL of the back-off (`handler.WithQueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
+		Doc:   "queue URL of the back-off (`handler.Config.QueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
 		value: urlValue(func(s *Settings) *string { return &s.QueueURL })},
 	{Name: EMFNamespace, Programs: Worker, Default: "off",
 		Sets:  []string{"handler.EMFNamespace"},
@@ -175,11 +152,11 @@ var vars = []Var{
 		value: queueValue(func(s *Settings) *queue.Settings { return &s.Queue })},
 
 	// Results too large for a record.
-	{Name: BlobBucket, Programs: stores, Default: "none: every result stays in its record", Flag: "blob-bucket",
+	{Name: BlobBucket, Programs: storing, Default: "none: every result stays in its record", Flag: "blob-bucket",
 		Sets:  []string{"s3blob.bucket"},
 		Doc:   "S3 bucket of results whose stored size is above `IDEMQ_OFFLOAD_ABOVE` (`s3blob`); needs `s3:PutObject` and `s3:GetObject` on the prefix, and a lifecycle rule no shorter than `IDEMQ_RECORD_EXPIRY`",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Bucket }, checkBucket)},
-	{Name: BlobPrefix, Programs: stores, Default: "`" + DefaultBlobPrefix + "`", Needs: BlobBucket, Flag: "blob-prefix",
+	{Name: BlobPrefix, Programs: storing, Default: "`" + DefaultBlobPrefix + "`", Needs: BlobBucket, Flag: "blob-prefix",
 		Sets:  []string{"s3blob.prefix"},
 		Doc:   "object key prefix in the bucket",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Prefix }, nil)},
@@ -211,22 +188,22 @@ var vars = []Var{
 		Sets:  []string{"consumer.queueURL"},
 		Doc:   "run off Lambda: receive from this queue (package `consumer`)",
 		value: urlValue(func(s *Settings) *string { return &s.Consumer.QueueURL })},
-	{Name: ConsumerMaxRunTime, Programs: consumed, Default: consumer.DefaultMaxRunTime.String() + " (`consumer.DefaultMaxRunTime`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerMaxRunTime, Programs: consumed, Default: "15m0s (`consumer.DefaultMaxRunTime`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.MaxRunTime"},
 		Doc:   "each batch's deadline (Go duration), as a function's timeout; the default lease is made from it",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.MaxRunTime })},
-	{Name: ConsumerMaxBatches, Programs: consumed, Default: strconv.Itoa(consumer.DefaultMaxBatches) + " (`consumer.DefaultMaxBatches`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerMaxBatches, Programs: consumed, Default: "4 (`consumer.DefaultMaxBatches`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.MaxBatches"},
 		Doc:   "batches at once, up to 10 messages each",
 		value: countValue(func(s *Settings) *int { return &s.Consumer.MaxBatches })},
-	{Name: ConsumerGracePeriod, Programs: consumed, Default: consumer.DefaultGracePeriod.String() + " (`consumer.DefaultGracePeriod`)", Needs: ConsumerQueueURL,
+	{Name: ConsumerGracePeriod, Programs: consumed, Default: "20s (`consumer.DefaultGracePeriod`)", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.GracePeriod"},
-		Doc:   "after SIGTERM, how long running work may finish before it is cancelled",
+		Doc:   "after SIGTERM, how long running work may finish before it is cancelled (Go duration)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.GracePeriod })},
 	{Name: ConsumerVisibility, Programs: consumed, Default: "the queue's", Needs: ConsumerQueueURL,
 		Sets:  []string{"consumer.VisibilityTimeout"},
-		Doc:   "visibility timeout of each receive and extension, whole seconds, at least 2 s",
-		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.Visibility })},
+		Doc:   "visibility timeout of each receive and extension: whole seconds, as a number (`60`) or a Go duration (`1m`), at least 2 s",
+		value: secondsValue(func(s *Settings) *time.Duration { return &s.Consumer.Visibility })},
 	{Name: HealthAddr, Programs: consumed, Default: "none", Needs: ConsumerQueueURL,
 		Doc:   "`host:port` serving `GET /healthz` (200 while receiving; 503 when stopping or after 3 failed receives in a row)",
 		value: hostPortValue(func(s *Settings) *string { return &s.Consumer.HealthAddr }, ":8080")},
@@ -235,11 +212,11 @@ var vars = []Var{
 	{Name: FrontDoorQueueURL, Programs: FrontDoor,
 		Doc:   "the worker's queue, to send requests to; required in front-door mode, with `IDEMQ_NAMESPACE`",
 		value: urlValue(func(s *Settings) *string { return &s.FrontDoor.QueueURL })},
-	{Name: FrontDoorPath, Programs: FrontDoor, Default: "`" + frontdoor.DefaultPath + "`",
+	{Name: frontDoorPath, Programs: FrontDoor, Default: "`/requests`",
 		Sets:  []string{"frontdoor.Path"},
 		Doc:   "where requests are posted; each status at the path and `/{key}`",
 		value: stringValue(func(s *Settings) *string { return &s.FrontDoor.Path }, nil)},
-	{Name: FrontDoorMaxBodyBytes, Programs: FrontDoor, Default: strconv.Itoa(frontdoor.DefaultMaxBodyBytes),
+	{Name: frontDoorMaxBodyBytes, Programs: FrontDoor, Default: "1048576",
 		Sets:  []string{"frontdoor.MaxBodyBytes"},
 		Doc:   "largest request body read; a body whose message is over the queue's size is refused too (413)",
 		value: bytesValue(func(s *Settings) *int { return &s.FrontDoor.MaxBodyBytes })},
@@ -257,6 +234,46 @@ var vars = []Var{
 	{Name: LambdaEndpoint, Programs: Dispatch, Default: "the AWS endpoint",
 		Doc:   "Lambda endpoint URL, for a local fake",
 		value: urlValue(func(s *Settings) *string { return &s.Dispatch.LambdaEndpoint })},
+})
+
+// requestVars are the variables of who a request is, one for each field
+// of request.Fields, read into Settings.Request: the field's own name,
+// doc line, default and flag, refused under its name when the field is
+// (Var.Sets). A field of the payload check is read by the parts that
+// check payloads only.
+func requestVars() []Var {
+	var out []Var
+	for _, f := range request.Fields() {
+		programs := keyed | Command
+		if f.Payload {
+			programs = Worker | FrontDoor
+		}
+		out = append(out, Var{Name: f.Var, Programs: programs, Default: f.Default, Flag: f.Flag,
+			Sets: []string{"request." + f.Name}, Doc: f.Doc, value: fieldValue(f)})
+	}
+	return out
+}
+
+// fieldValue parses a field of request.Identity from its variable, a
+// list's names separated by commas, and writes it back.
+func fieldValue(f request.Field) value {
+	kind := kindString
+	if f.List {
+		kind = kindList
+	}
+	return value{kind: kind,
+		parse: func(s *Settings, v string) error {
+			values := []string{v}
+			if f.List {
+				values = strings.Split(v, ",")
+				for i := range values {
+					values[i] = strings.TrimSpace(values[i])
+				}
+			}
+			return f.Set(&s.Request, values)
+		},
+		format: func(s Settings) string { return strings.Join(f.Get(s.Request), ",") },
+	}
 }
 
 // retired are the variables no program reads any more, each with what
@@ -289,7 +306,7 @@ func Lookup(name string) (Var, bool) {
 
 // modeValue is IDEMQ_MODE, the program.
 func modeValue() value {
-	return value{kind: KindEnum, values: []string{"worker", "frontdoor", "dispatch"},
+	return value{kind: kindEnum, values: []string{"worker", "frontdoor", "dispatch"},
 		parse: func(s *Settings, v string) error {
 			p, ok := modeProgram(v)
 			if !ok {
@@ -311,13 +328,13 @@ func modeValue() value {
 // are read (checkStore).
 func storeURLValue() value {
 	v := stringValue(func(s *Settings) *string { return &s.Store.URL }, nil)
-	v.kind = KindStoreURL
+	v.kind = kindStoreURL
 	return v
 }
 
 // compressValue is IDEMQ_COMPRESS_ABOVE: a size in bytes, or "off" (-1).
 func compressValue() value {
-	return value{kind: KindBytes,
+	return value{kind: kindBytes,
 		parse: func(s *Settings, v string) error {
 			if strings.EqualFold(v, "off") {
 				s.CompressAbove = -1
@@ -347,7 +364,7 @@ func compressValue() value {
 // least 1, and 1 for anything else. The worker sizes its pools for what
 // the runtime will really run, so it refuses nothing the runtime accepts.
 func maxConcurrencyValue() value {
-	return value{kind: KindCount,
+	return value{kind: kindCount,
 		parse: func(s *Settings, v string) error {
 			if n, err := strconv.Atoi(v); err == nil && n > 1 {
 				s.MaxConcurrency = n

@@ -2,7 +2,11 @@
 // option turns it on,
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	lambda.Start(handler.WrapSQS(store, fn, idemqotel.WithTracing(tp)))
+//	h, err := handler.New(store, fn, idemqotel.WithTracing(tp))
+//	if err != nil {
+//		return err
+//	}
+//	lambda.Start(h)
 //
 // and each batch then makes these spans:
 //
@@ -36,7 +40,7 @@
 // A message's trace context is its W3C traceparent message attribute
 // (read by Config.Propagator), else its AWSTraceHeader system attribute,
 // which SQS sets when the producer sent it in an X-Ray traced call
-// (ParseXRay reads it). As the messaging conventions advise for a batch,
+// (parseXRay reads it). As the messaging conventions advise for a batch,
 // the batch span links to each message's context, and each record span,
 // a child of the batch span, links to its own message's; WithMessageParent
 // turns a record span round, a child of its message's context (continuing
@@ -51,6 +55,6 @@
 //
 // Its settings take the one option shape of every idemq package
 // (docs/options.md): Config's fields, set by the options or whole by
-// WithConfig; a zero value is the default; New reports every bad setting
-// at once, each an *idem.ConfigError.
+// WithConfig; a zero value is the default; WithTracing returns nil for a
+// nil option, which the handler's constructor refuses.
 package idemqotel

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/request"
 )
 
 // A batch of two deliveries of one request, traced: one batch span, a span
@@ -23,10 +24,13 @@ func Example() {
 	exporter := tracetest.NewInMemoryExporter() // in production: OTLP, to the ADOT collector
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	store, _ := memstore.New()
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summarise"), idemqotel.WithTracing(tp),
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), idemqotel.WithTracing(tp),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		panic(err)
+	}
 
 	_, _ = h(context.Background(), handlertest.Event(
 		handlertest.Message("m1", `{"idempotency_key":"doc-4471"}`),

@@ -32,19 +32,19 @@ func (c attributeCarrier) Keys() []string {
 	return keys
 }
 
-// MessageContext returns the span context a message was sent in: the one
+// messageContext returns the span context a message was sent in: the one
 // propagator p reads from its message attributes (a W3C traceparent with
 // propagation.TraceContext) if valid, else its AWSTraceHeader system
 // attribute's (X-Ray), else false.
-func MessageContext(msg *events.SQSMessage, p propagation.TextMapPropagator) (trace.SpanContext, bool) {
+func messageContext(msg *events.SQSMessage, p propagation.TextMapPropagator) (trace.SpanContext, bool) {
 	if len(msg.MessageAttributes) > 0 && p != nil {
 		sc := trace.SpanContextFromContext(p.Extract(context.Background(), attributeCarrier(msg.MessageAttributes)))
 		if sc.IsValid() {
 			return sc, true
 		}
 	}
-	if h, ok := msg.Attributes[XRayHeader]; ok {
-		return ParseXRay(h)
+	if h, ok := msg.Attributes[xRayHeader]; ok {
+		return parseXRay(h)
 	}
 	return trace.SpanContext{}, false
 }

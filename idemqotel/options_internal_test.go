@@ -12,16 +12,16 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string][]Option{
 		"none":                 nil,
-		"WithPropagator(nil)":  {WithPropagator(nil)},
+		"a nil Propagator":     {WithConfig(Config{Propagator: nil})},
 		"WithConfig(Config{})": {WithConfig(Config{})},
 	} {
-		tr, err := New(nil, opts...)
+		tr, err := newTracer(nil, opts...)
 		if err != nil || tr.cfg.Propagator != (propagation.TraceContext{}) || tr.cfg.Keys || tr.cfg.MessageParent {
 			t.Errorf("%s: %+v, %v; want the defaults", name, tr, err)
 		}
 	}
 	baggage := propagation.Baggage{}
-	tr, err := New(nil, WithKeys(), WithConfig(Config{Propagator: baggage, LambdaTraceHeader: true}), WithMessageParent())
+	tr, err := newTracer(nil, WithKeys(), WithConfig(Config{Propagator: baggage, LambdaTraceHeader: true}), WithMessageParent())
 	if err != nil || tr.cfg.Propagator != baggage || !tr.cfg.LambdaTraceHeader || !tr.cfg.MessageParent || tr.cfg.Keys {
 		t.Errorf("WithConfig then WithMessageParent: %+v, %v; want the Config's propagator and header, the message parent, no keys", tr.cfg, err)
 	}

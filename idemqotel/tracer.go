@@ -17,38 +17,38 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// ScopeName is the instrumentation scope of the spans: the name the
+// scopeName is the instrumentation scope of the spans: the name the
 // tracer is made with.
-const ScopeName = "github.com/idemq/idemq/idemqotel"
+const scopeName = "github.com/idemq/idemq/idemqotel"
 
 // The attributes of idemq's own, beside the messaging conventions'.
 const (
-	// OutcomeKey is a record span's outcome (handler.RecordOutcome):
+	// outcomeKey is a record span's outcome (handler.RecordOutcome):
 	// executed, replayed, copy, cache_hit, in_progress, failed, skipped
 	// or keyless.
-	OutcomeKey = attribute.Key("idemq.outcome")
-	// TookOverKey is set on a record span whose claim took over a passed
+	outcomeKey = attribute.Key("idemq.outcome")
+	// tookOverKey is set on a record span whose claim took over a passed
 	// lease or an expired record.
-	TookOverKey = attribute.Key("idemq.took_over")
-	// RetryReasonKey is why a record that did not fail comes back: in
+	tookOverKey = attribute.Key("idemq.took_over")
+	// retryReasonKey is why a record that did not fail comes back: in
 	// progress elsewhere, or not started (the deadline guard, FIFO).
-	RetryReasonKey = attribute.Key("idemq.retry_reason")
-	// KeyKey is the record's idempotency key, namespace included, on
+	retryReasonKey = attribute.Key("idemq.retry_reason")
+	// keyKey is the record's idempotency key, namespace included, on
 	// record and store call spans: only with WithKeys.
-	KeyKey = attribute.Key("idemq.key")
-	// ClaimAnswerKey is what a claim found: "claimed", "COMPLETED" or
+	keyKey = attribute.Key("idemq.key")
+	// claimAnswerKey is what a claim found: "claimed", "COMPLETED" or
 	// "INPROGRESS" (idem.Claim.String).
-	ClaimAnswerKey = attribute.Key("idemq.claim.answer")
-	// BatchItemFailuresKey is the number of batch item failures in a
+	claimAnswerKey = attribute.Key("idemq.claim.answer")
+	// batchItemFailuresKey is the number of batch item failures in a
 	// batch's response.
-	BatchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
+	batchItemFailuresKey = attribute.Key("idemq.batch_item_failures")
 )
 
-// Config is how a Tracer makes its spans. It is declared, defaulted and
-// checked here, once, as every idemq package does it (docs/options.md): a
-// zero field is its default and the options only set fields. New applies
-// the options over the zero Config and resolves it once; WithConfig passes
-// a Config whole. The zero value takes every default.
+// Config is how WithTracing's tracer makes its spans. It is declared,
+// defaulted and checked here, once, as every idemq package does it
+// (docs/options.md): a zero field is its default and the options only
+// set fields. WithTracing applies the options over the zero Config and
+// resolves it once; WithConfig passes a Config whole. The zero value takes every default.
 type Config struct {
 	// Propagator reads a message's trace context from its message
 	// attributes. Defaults to propagation.TraceContext{}: the W3C
@@ -62,20 +62,20 @@ type Config struct {
 	// span, linked to its message's context.
 	MessageParent bool
 	// Keys puts each record's idempotency key on its span and on its
-	// store calls' spans (KeyKey), and leaves it in the errors the spans
+	// store calls' spans (keyKey), and leaves it in the errors the spans
 	// describe. Defaults to false: keys can carry what a user sent, so
 	// they are left out and cut out of error descriptions.
 	Keys bool
 	// LambdaTraceHeader makes a batch whose context carries no span a
 	// child of the invocation's X-Ray trace header, which aws-lambda-go
-	// puts in the context (Lambda's active tracing; see ContextWithXRay).
+	// puts in the context (Lambda's active tracing; see contextWithXRay).
 	// With active tracing off the header says "not sampled", and a
 	// parent-based sampler (the SDK's default) then records nothing.
 	// Defaults to false.
 	LambdaTraceHeader bool
 }
 
-// Option changes a Config; New applies them in order over the zero
+// Option changes a Config; WithTracing applies them in order over the zero
 // Config. An option only sets a field.
 type Option func(*Config)
 
@@ -83,12 +83,6 @@ type Option func(*Config)
 // and options before it are overwritten. Defaults to the zero Config,
 // every field its default.
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
-
-// WithPropagator sets Config.Propagator, which reads a message's trace
-// context. Defaults to propagation.TraceContext{}.
-func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *Config) { c.Propagator = p }
-}
 
 // WithMessageParent sets Config.MessageParent: each record's span
 // continues its message's trace. Defaults to off: a record's span is a
@@ -105,7 +99,7 @@ func WithLambdaTraceHeader() Option { return func(c *Config) { c.LambdaTraceHead
 
 // Validate reports every setting of c that cannot work, joined, or nil:
 // every value of a Config can work, so it is nil. It is the resolve step
-// New runs, without its result.
+// WithTracing runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
 	return err
@@ -119,19 +113,19 @@ func (c Config) resolve() (Config, error) {
 	return c, nil
 }
 
-// Tracer is handler.Tracer with OpenTelemetry: a span for each batch, each
+// otelTracer is handler.Tracer with OpenTelemetry: a span for each batch, each
 // record and each store call (see the package documentation).
-type Tracer struct {
+type otelTracer struct {
 	tracer trace.Tracer
 	cfg    Config
 }
 
-var _ handler.Tracer = (*Tracer)(nil)
+var _ handler.Tracer = (*otelTracer)(nil)
 
-// New returns a Tracer making its spans with tp's tracer (named
-// ScopeName); a nil tp is the global one, otel.GetTracerProvider(). It
+// newTracer returns a handler.Tracer making its spans with tp's tracer (named
+// scopeName); a nil tp is the global one, otel.GetTracerProvider(). It
 // returns an error joining an *idem.ConfigError for each nil option.
-func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
+func newTracer(tp trace.TracerProvider, opts ...Option) (*otelTracer, error) {
 	c, optErr := idem.ApplyOptions("idemqotel", opts)
 	c, err := c.resolve()
 	if err := errors.Join(optErr, err); err != nil {
@@ -140,17 +134,18 @@ func New(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	return &Tracer{tracer: tp.Tracer(ScopeName), cfg: c}, nil
+	return &otelTracer{tracer: tp.Tracer(scopeName), cfg: c}, nil
 }
 
-// WithTracing is the handler option that turns tracing on: New(tp,
-// opts...) as the handler's Tracer. Like every idemq option that takes
-// options of another package, it returns nil when one of opts is nil,
-// and the handler's constructor refuses a nil option.
+// WithTracing is the handler option that turns tracing on: a
+// handler.Tracer making its spans with tp's tracer (named scopeName); a
+// nil tp is the global one, otel.GetTracerProvider(). Like every idemq
+// option that takes options of another package, it returns nil when one
+// of opts is nil, and the handler's constructor refuses a nil option.
 //
-//	handler.WrapSQS(store, fn, idemqotel.WithTracing(tp))
+//	handler.New(store, fn, idemqotel.WithTracing(tp))
 func WithTracing(tp trace.TracerProvider, opts ...Option) handler.Option {
-	t, err := New(tp, opts...)
+	t, err := newTracer(tp, opts...)
 	if err != nil {
 		return nil
 	}
@@ -175,16 +170,16 @@ func queueName(url string) string { return url[strings.LastIndexByte(url, '/')+1
 
 // StartBatch starts the batch's span, "process {queue name}" (kind
 // Consumer), with a link to each message's trace context.
-func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.Context, func(handler.BatchEnd)) {
+func (t *otelTracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.Context, func(handler.BatchEnd)) {
 	if t.cfg.LambdaTraceHeader && !trace.SpanContextFromContext(ctx).IsValid() {
 		if h, ok := ctx.Value("x-amzn-trace-id").(string); ok { // set by aws-lambda-go
-			ctx = ContextWithXRay(ctx, h)
+			ctx = contextWithXRay(ctx, h)
 		}
 	}
 	attrs := append(messaging(b.QueueURL), semconv.MessagingBatchMessageCount(len(b.Records)))
 	var links []trace.Link
 	for i := range b.Records {
-		if sc, ok := MessageContext(&b.Records[i], t.cfg.Propagator); ok {
+		if sc, ok := messageContext(&b.Records[i], t.cfg.Propagator); ok {
 			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{semconv.MessagingMessageID(b.Records[i].MessageId)}})
 		}
 	}
@@ -194,7 +189,7 @@ func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.
 	}
 	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	return ctx, func(e handler.BatchEnd) {
-		span.SetAttributes(BatchItemFailuresKey.Int(e.Failures))
+		span.SetAttributes(batchItemFailuresKey.Int(e.Failures))
 		if e.Err != nil {
 			span.SetStatus(codes.Error, e.Err.Error())
 		}
@@ -205,13 +200,13 @@ func (t *Tracer) StartBatch(ctx context.Context, b handler.BatchStart) (context.
 // StartRecord starts a record's span, "idemq record" (kind Internal): a
 // child of the batch's span linked to the message's trace context, or,
 // with MessageParent, the other way round.
-func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (context.Context, func(handler.RecordEnd)) {
+func (t *otelTracer) StartRecord(ctx context.Context, r handler.RecordStart) (context.Context, func(handler.RecordEnd)) {
 	attrs := append(messaging(r.QueueURL), semconv.MessagingMessageID(r.Message.MessageId))
 	if t.cfg.Keys && r.Key != "" {
-		attrs = append(attrs, KeyKey.String(string(r.Key)))
+		attrs = append(attrs, keyKey.String(string(r.Key)))
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
-	if sc, ok := MessageContext(r.Message, t.cfg.Propagator); ok {
+	if sc, ok := messageContext(r.Message, t.cfg.Propagator); ok {
 		if t.cfg.MessageParent {
 			batch := trace.SpanContextFromContext(ctx)
 			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
@@ -222,15 +217,15 @@ func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (contex
 	}
 	ctx, span := t.tracer.Start(ctx, "idemq record", append(opts, trace.WithAttributes(attrs...))...)
 	return ctx, func(e handler.RecordEnd) {
-		span.SetAttributes(OutcomeKey.String(string(e.Outcome)))
+		span.SetAttributes(outcomeKey.String(string(e.Outcome)))
 		if e.TookOver {
-			span.SetAttributes(TookOverKey.Bool(true))
+			span.SetAttributes(tookOverKey.Bool(true))
 		}
 		if e.Err != nil {
 			if why := t.describe(e.Err, r.Key); e.Outcome == handler.RecordFailed {
 				span.SetStatus(codes.Error, why)
 			} else {
-				span.SetAttributes(RetryReasonKey.String(why))
+				span.SetAttributes(retryReasonKey.String(why))
 			}
 		}
 		span.End()
@@ -240,15 +235,15 @@ func (t *Tracer) StartRecord(ctx context.Context, r handler.RecordStart) (contex
 // StartStoreCall starts a store call's span, "idemq claim", "idemq
 // complete", "idemq release" or "idemq extend" (kind Internal), a child
 // of the record's span.
-func (t *Tracer) StartStoreCall(ctx context.Context, c handler.StoreCallStart) (context.Context, func(handler.StoreCallEnd)) {
+func (t *otelTracer) StartStoreCall(ctx context.Context, c handler.StoreCallStart) (context.Context, func(handler.StoreCallEnd)) {
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 	if t.cfg.Keys && c.Key != "" {
-		opts = append(opts, trace.WithAttributes(KeyKey.String(string(c.Key))))
+		opts = append(opts, trace.WithAttributes(keyKey.String(string(c.Key))))
 	}
 	ctx, span := t.tracer.Start(ctx, "idemq "+string(c.Op), opts...)
 	return ctx, func(e handler.StoreCallEnd) {
 		if e.Claim != "" {
-			span.SetAttributes(ClaimAnswerKey.String(e.Claim))
+			span.SetAttributes(claimAnswerKey.String(e.Claim))
 		}
 		if e.Err != nil {
 			span.SetStatus(codes.Error, t.describe(e.Err, c.Key))
@@ -259,7 +254,7 @@ func (t *Tracer) StartStoreCall(ctx context.Context, c handler.StoreCallStart) (
 
 // describe is err's text for a span: without Keys, with key cut out
 // (idem's errors name the key they are about).
-func (t *Tracer) describe(err error, key idem.Key) string {
+func (t *otelTracer) describe(err error, key idem.Key) string {
 	s := err.Error()
 	if t.cfg.Keys || key == "" {
 		return s

@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/request"
 )
 
 const namespace = "traced"
@@ -63,7 +64,7 @@ func newSetup(t *testing.T, opts ...idemqotel.Option) *setup {
 		}
 		return []byte("result"), nil
 	}
-	h, err := handler.New(store, fn, handler.WithNamespace(namespace),
+	h, err := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: namespace}),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), idemqotel.WithTracing(tp, opts...))
 	if err != nil {
 		t.Fatal(err)
@@ -311,22 +312,22 @@ func TestLambdaTraceHeader(t *testing.T) {
 	}
 }
 
-// TestNew checks New's refusals: nil options, every one named; a nil
+// TestNew checks the tracer's refusals: nil options, every one named; a nil
 // option given to WithTracing is refused by the handler's New as a nil
 // option, as a nil idem option given to handler.WithIdem is.
 func TestNew(t *testing.T) {
 	t.Parallel()
-	_, err := idemqotel.New(nil, nil, idemqotel.WithKeys(), nil)
+	_, err := idemqotel.NewTracer(nil, nil, idemqotel.WithKeys(), nil)
 	if list := idem.ConfigErrors(err); len(list) != 2 || list[0].Field != "options[0]" || list[1].Field != "options[2]" {
-		t.Errorf("New(nil, nil, WithKeys(), nil) = %v, want ConfigErrors for options[0] and options[2]", err)
+		t.Errorf("newTracer(nil, nil, WithKeys(), nil) = %v, want ConfigErrors for options[0] and options[2]", err)
 	}
-	if _, err := idemqotel.New(nil, idemqotel.WithPropagator(nil)); err != nil {
-		t.Errorf("WithPropagator(nil): %v, want the default propagator", err)
+	if _, err := idemqotel.NewTracer(nil, idemqotel.WithConfig(idemqotel.Config{Propagator: nil})); err != nil {
+		t.Errorf("a nil Propagator: %v, want the default propagator", err)
 	}
 	store, _ := memstore.New()
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { return nil, nil }
 	var ce *idem.ConfigError
-	if _, err := handler.New(store, fn, handler.WithNamespace("n"), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Package != "handler" || ce.Field != "options[1]" {
+	if _, err := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: "n"}), idemqotel.WithTracing(nil, nil)); !errors.As(err, &ce) || ce.Package != "handler" || ce.Field != "options[1]" {
 		t.Errorf("handler.New with WithTracing(nil, nil) = %v, want a ConfigError for handler's options[1]", err)
 	}
 }

@@ -8,18 +8,18 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// XRayHeader is the SQS system attribute that carries a message's X-Ray
+// xRayHeader is the SQS system attribute that carries a message's X-Ray
 // trace header, set by SQS when the producer sent it in a traced call:
 // "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1".
-const XRayHeader = "AWSTraceHeader"
+const xRayHeader = "AWSTraceHeader"
 
-// ParseXRay reads an X-Ray trace header ("Root=1-{8 hex digits}-{24 hex
+// parseXRay reads an X-Ray trace header ("Root=1-{8 hex digits}-{24 hex
 // digits};Parent={16 hex digits};Sampled={0|1|?}", its fields in any
 // order, others such as Lineage ignored) as a remote span context: the
 // root's 32 digits are the trace id, the parent the span id, and
 // Sampled=1 the sampled flag (0, ?, or no Sampled field: not sampled).
 // It returns false for a header without a valid root and parent.
-func ParseXRay(header string) (trace.SpanContext, bool) {
+func parseXRay(header string) (trace.SpanContext, bool) {
 	var cfg trace.SpanContextConfig
 	var haveRoot, haveParent bool
 	for field := range strings.SplitSeq(header, ";") {
@@ -61,13 +61,13 @@ func ParseXRay(header string) (trace.SpanContext, bool) {
 	return sc, true
 }
 
-// ContextWithXRay returns ctx with the span context of X-Ray trace header
-// header (see ParseXRay) as its remote parent, or ctx itself when the
+// contextWithXRay returns ctx with the span context of X-Ray trace header
+// header (see parseXRay) as its remote parent, or ctx itself when the
 // header is not a valid one. The reference worker gives it the trace
 // header of each Lambda invocation, so the batch's span continues the
 // function's X-Ray trace.
-func ContextWithXRay(ctx context.Context, header string) context.Context {
-	sc, ok := ParseXRay(header)
+func contextWithXRay(ctx context.Context, header string) context.Context {
+	sc, ok := parseXRay(header)
 	if !ok {
 		return ctx
 	}

@@ -8,7 +8,7 @@
 // variable as package idemqenv declares it (docs/environment.md's table is
 // generated from it); a bad or missing variable stops the function with a
 // message naming every one at fault (a URL in it shown with its password
-// hidden, or not at all). Worker mode is wired by package worker, the same
+// hidden, or not at all). Every mode is wired by package worker, the same
 // contract a function of your own takes; the reference worker adds its
 // model provider (IDEMQ_PROVIDER_URL, required, and its API key, in plain
 // text or read once from Secrets Manager) and its tracer (IDEMQ_TRACING).
@@ -42,7 +42,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -52,6 +51,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/worker"
 )
@@ -71,10 +71,14 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	p, err := start(context.Background(), os.Getenv, logger)
+	if err == nil {
+		err = offLambda(p, os.Getenv)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
+	defer p.worker.Close()
 	if p.frontDoor != nil {
 		if err := serveFrontDoor(p.frontDoor, p.frontDoorAddr); err != nil {
 			fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
@@ -82,33 +86,36 @@ func main() {
 		}
 		return
 	}
-	if p.worker != nil {
-		defer p.worker.Close()
-		if err := p.worker.Run(context.Background()); err != nil { // Lambda, or the consumer until SIGTERM
-			fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if p.consumer == nil {
-		lambda.Start(p.handler)
-		return
-	}
-	if err := worker.RunConsumer(context.Background(), p.consumer, p.healthAddr, logger); err != nil {
+	if err := p.worker.Run(context.Background()); err != nil { // Lambda, or the consumer until SIGTERM
 		fmt.Fprintf(os.Stderr, "idemq worker: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-// program is what start wires: worker mode's Worker, or dispatch mode's
-// handler and consumer, or the front door.
+// offLambda is the error of a program that would serve Lambda (no
+// consumer's queue, no front door's address) where getenv has no Lambda
+// runtime API, which aws-lambda-go would only report by its variables'
+// names; nil otherwise.
+func offLambda(p program, getenv func(string) string) error {
+	if getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+		return nil
+	}
+	switch {
+	case p.frontDoor != nil && p.frontDoorAddr == "":
+		return fmt.Errorf("not in Lambda (AWS_LAMBDA_RUNTIME_API is unset) and no %s: set it to serve HTTP here, or run in Lambda", idemqenv.FrontDoorAddr)
+	case p.frontDoor == nil && p.consumer == nil:
+		return worker.ErrNotLambda
+	}
+	return nil
+}
+
+// program is what start wires, by package worker in each mode: the
+// Worker, and what it serves (its handler and consumer, or the front
+// door, on frontDoorAddr if set).
 type program struct {
-	worker     *worker.Worker
-	handler    handler.Handler
-	consumer   *consumer.Consumer // nil: Lambda mode
-	healthAddr string
-	// frontDoor is front-door mode's handler (lambda/frontdoor.go),
-	// served instead of handler, on frontDoorAddr if set.
+	worker        *worker.Worker
+	handler       handler.Handler
+	consumer      *consumer.Consumer // nil: Lambda mode
 	frontDoor     http.Handler
 	frontDoorAddr string
 }
@@ -131,7 +138,7 @@ func start(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	}
 	p, err := wire(ctx, s, logger, awsOpts...)
 	if err != nil {
-		return program{}, idemqenv.Redact(err, s.Store.URL)
+		return program{}, stores.Redact(err, s.Store.URL)
 	}
 	return p, nil
 }
@@ -144,28 +151,16 @@ func newHandler(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, a
 	return p.handler, err
 }
 
-// wire wires the program of s's mode.
+// wire wires the program of s's mode through package worker, every mode
+// with one AWS configuration (the SDK's default with awsOpts, loaded once
+// and only when a client needs it) and the PostgreSQL and Redis stores.
 func wire(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
-	switch s.Program {
-	case idemqenv.Dispatch:
-		return wireDispatch(ctx, s, logger, awsOpts...) // lambda/dispatch.go
-	case idemqenv.FrontDoor:
-		return wireFrontDoor(ctx, s, logger, awsOpts...) // lambda/frontdoor.go
-	}
-	return wireWorker(ctx, s, logger, awsOpts...)
-}
-
-// wireWorker wires worker mode through package worker, around the
-// reference worker's model calls: the provider's API key read from
-// Secrets Manager if a secret is named, the PostgreSQL and Redis stores,
-// and the tracer of IDEMQ_TRACING.
-func wireWorker(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
 	var (
 		once   sync.Once
 		awsCfg aws.Config
 		awsErr error
 	)
-	loadAWS := func(ctx context.Context) (aws.Config, error) { // once, and only when a client needs it
+	loadAWS := func(ctx context.Context) (aws.Config, error) {
 		once.Do(func() {
 			if awsCfg, awsErr = awsconfig.LoadDefaultConfig(ctx, awsOpts...); awsErr != nil {
 				awsErr = fmt.Errorf("AWS configuration: %w", awsErr)
@@ -173,24 +168,51 @@ func wireWorker(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, a
 		})
 		return awsCfg, awsErr
 	}
-	apiKey := s.Provider.APIKey
-	if s.Provider.APIKeySecret != "" {
-		cfg, err := loadAWS(ctx)
-		if err != nil {
-			return program{}, err
-		}
-		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(cfg), s.Provider.APIKeySecret); err != nil {
-			return program{}, err
-		}
+	opts := []worker.Option{worker.WithLogger(logger), worker.WithAWS(loadAWS)}
+	var (
+		w   *worker.Worker
+		err error
+	)
+	switch s.Program {
+	case idemqenv.Dispatch:
+		w, err = worker.NewDispatcher(ctx, s, opts...)
+	case idemqenv.FrontDoor:
+		w, err = worker.NewFrontDoor(ctx, s, append(opts, worker.WithStores(pgenv.Opener(), redisenv.Opener()), frontDoorScope(s.FrontDoor.Scope))...) // lambda/frontdoor.go
+	default:
+		w, err = wireWorker(ctx, s, loadAWS, append(opts, worker.WithStores(pgenv.Opener(), redisenv.Opener()), worker.WithTracing(newTracer)))
 	}
-	wk := &work{provider: newProvider(s.Provider.URL, apiKey, s.Connections())}
-	w, err := worker.New(ctx, s, wk.handle, worker.WithLogger(logger), worker.WithAWS(loadAWS),
-		worker.WithStores(pgenv.Opener(), redisenv.Opener()), worker.WithTracing(newTracer))
 	if err != nil {
 		if errors.Is(err, pgstore.ErrTableShape) {
 			err = fmt.Errorf("%w; %s", err, migrateHint)
 		}
 		return program{}, err
 	}
-	return program{worker: w, handler: w.Handler, consumer: w.Consumer, healthAddr: s.Consumer.HealthAddr}, nil
+	p := program{worker: w, handler: w.Handler, consumer: w.Consumer, frontDoor: w.FrontDoor}
+	if w.FrontDoor != nil {
+		p.frontDoorAddr = s.FrontDoor.Addr
+	}
+	return p, nil
+}
+
+// wireWorker wires worker mode around the reference worker's model calls:
+// the provider's API key read from Secrets Manager if a secret is named,
+// and the provider's pool sized as the worker's (Worker.Connections).
+func wireWorker(ctx context.Context, s idemqenv.Settings, loadAWS func(context.Context) (aws.Config, error), opts []worker.Option) (*worker.Worker, error) {
+	apiKey := s.Provider.APIKey
+	if s.Provider.APIKeySecret != "" {
+		cfg, err := loadAWS(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(cfg), s.Provider.APIKeySecret); err != nil {
+			return nil, err
+		}
+	}
+	wk := &work{}
+	w, err := worker.New(ctx, s, wk.handle, opts...)
+	if err != nil {
+		return nil, err
+	}
+	wk.provider = newProvider(s.Provider.URL, apiKey, w.Connections) // before any batch: Run starts serving after
+	return w, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -32,7 +33,7 @@ func migrate(ctx context.Context, getenv func(string) string, out io.Writer) err
 	}
 	s, err := idemqenv.ReadFor(idemqenv.Worker, only)
 	errs := []error{err}
-	if c := s.Store; c.Kind != idemqenv.StorePostgres {
+	if c := s.Store; c.Kind != stores.Postgres {
 		errs = append(errs, fmt.Errorf("-migrate creates the PostgreSQL table of records: set %s=postgres (%s is %s; the DynamoDB table is the CDK stack's, Redis and memory need none)",
 			idemqenv.Store, idemqenv.Store, c.Kind))
 	}
@@ -42,16 +43,16 @@ func migrate(ctx context.Context, getenv func(string) string, out io.Writer) err
 	c := s.Store
 	pc, err := pgenv.PoolConfig(c.URL, 0)
 	if err != nil {
-		return idemqenv.URLError(c.URL, err)
+		return stores.URLError(c.URL, err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return idemqenv.URLError(c.URL, err)
+		return stores.URLError(c.URL, err)
 	}
 	defer pool.Close()
 	if err := pgstore.CreateTable(ctx, pool, c.Table); err != nil {
 		err = fmt.Errorf("%s=%s: %w", idemqenv.Table, c.Table, err)
-		return idemqenv.Redact(err, c.URL)
+		return stores.Redact(err, c.URL)
 	}
 	_, err = fmt.Fprintf(out, "idemq worker: table %s is ready: it has the store's shape (pgstore.Schema)\n", c.Table)
 	return err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/testenv"
 )
@@ -32,7 +33,7 @@ const s3EndpointEnv = testenv.S3Endpoint
 func testBucket(t *testing.T) (string, *s3.Client, string) {
 	t.Helper()
 	const hint = "no local S3 server: use `make test`, or `scripts/with-s3.sh go test ./lambda`"
-	endpoint := testenv.URL(t, s3EndpointEnv, hint)
+	endpoint := idemtest.ServerURL(t, s3EndpointEnv, hint)
 	client := s3.New(s3.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", ""),
@@ -42,7 +43,7 @@ func testBucket(t *testing.T) (string, *s3.Client, string) {
 	bucket := "idemq-worker-" + hex.EncodeToString(b[:])
 	if _, err := client.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		if _, probe := http.Get(endpoint); probe != nil {
-			testenv.Unavailable(t, s3EndpointEnv+"="+endpoint+" does not answer: "+err.Error(), hint)
+			idemtest.Unavailable(t, s3EndpointEnv+"="+endpoint+" does not answer: "+err.Error(), hint)
 		}
 		t.Fatalf("CreateBucket: %v", err)
 	}

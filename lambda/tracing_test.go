@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
+	idemqrequest "github.com/idemq/idemq/request"
 )
 
 // otlpServer is an OTLP/HTTP collector that keeps the bodies of the
@@ -73,8 +74,8 @@ func TestTracingSendsEachBatchsSpans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := tr.flushing(handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte("r"), nil },
-				handler.WithNamespace("traced"), tr.option("otel")))
+			h := tr.flushing(must(handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte("r"), nil },
+				handler.WithRequest(idemqrequest.Identity{Namespace: "traced"}), tr.option("otel"))))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"idempotency_key":"k"}`,
@@ -105,12 +106,12 @@ func TestTracingFlushFailureChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	errNo := errors.New("no")
-	h := tr.flushing(handler.WrapSQS(store, func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
+	h := tr.flushing(must(handler.New(store, func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 		if msg.MessageId == "m2" {
 			return nil, errNo
 		}
 		return []byte("r"), nil
-	}, handler.WithNamespace("traced"), handler.WithLogger(slog.New(slog.DiscardHandler)), tr.option("otel")))
+	}, handler.WithRequest(idemqrequest.Identity{Namespace: "traced"}), handler.WithLogger(slog.New(slog.DiscardHandler)), tr.option("otel"))))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{

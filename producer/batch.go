@@ -12,7 +12,7 @@ import (
 )
 
 // SendBatch sends msgs with SendMessageBatch: in input order, split into
-// batches of at most MaxBatchEntries messages and Config.MaxBatchBytes
+// batches of at most 10 messages and Config.MaxBatchBytes
 // body bytes, one batch after another. It returns a Sent per message, in
 // input order, and an error joining the failed ones' (each Sent.Err, a
 // *MessageError naming the message and its key).
@@ -59,7 +59,7 @@ func (p *Producer) split(preps []prepared, ready []int) [][]int {
 	size := 0
 	for _, i := range ready {
 		n := preps[i].size
-		if len(cur) == MaxBatchEntries || size+n > p.cfg.MaxBatchBytes {
+		if len(cur) == maxBatchEntries || size+n > p.cfg.MaxBatchBytes {
 			batches = append(batches, cur)
 			cur, size = nil, 0
 		}
@@ -101,7 +101,7 @@ func (p *Producer) sendBatch(ctx context.Context, pending []int, preps []prepare
 			}
 		}
 		actx, cancel := context.WithTimeout(ctx, p.cfg.AttemptTimeout)
-		res, err := p.client.SendMessageBatch(actx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.queueURL), Entries: entries})
+		res, err := p.client.SendMessageBatch(actx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.queueURL), Entries: entries}, once)
 		cancel()
 		if err != nil {
 			if rejected(err) {

@@ -3,7 +3,6 @@ package producer
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/idemq/idemq/idem"
@@ -13,21 +12,16 @@ import (
 
 // Defaults of Config's fields.
 const (
-	// DefaultMaxAttempts is how many times one message is sent at most
+	// defaultMaxAttempts is how many times one message is sent at most
 	// when its answers are lost: 5.
-	DefaultMaxAttempts = 5
-	// DefaultAttemptTimeout is how long one attempt waits for SQS's
+	defaultMaxAttempts = 5
+	// defaultAttemptTimeout is how long one attempt waits for SQS's
 	// answer before it is taken as lost and the message sent again: 20 s.
-	DefaultAttemptTimeout = 20 * time.Second
-	// DefaultRetryMin and DefaultRetryMax bound the capped exponential
-	// back-off between attempts: 100 ms doubling up to 5 s, each with up to
-	// half of it added at random.
-	DefaultRetryMin = 100 * time.Millisecond
-	DefaultRetryMax = 5 * time.Second
+	defaultAttemptTimeout = 20 * time.Second
 )
 
-// MaxBatchEntries is the most messages one SendMessageBatch carries.
-const MaxBatchEntries = 10
+// maxBatchEntries is the most messages one SendMessageBatch carries.
+const maxBatchEntries = 10
 
 // Config is how a Producer puts the key in a message and sends it. Every
 // setting is declared, defaulted and checked here, once, as every idemq
@@ -61,14 +55,16 @@ type Config struct {
 	// Defaults to queue.MaxMessageBytes.
 	MaxBatchBytes int
 	// MaxAttempts is how many times one message is sent at most while its
-	// answer is lost (a timeout, a connection cut, a 5xx, a throttle).
-	// Defaults to DefaultMaxAttempts.
+	// answer is lost (a timeout, a connection cut, a 5xx, a throttle): the
+	// only retries of the send, each attempt one request (the SDK's
+	// retryer makes one attempt of each). Defaults to 5.
 	MaxAttempts int
 	// AttemptTimeout is how long one attempt waits for its answer.
-	// Defaults to DefaultAttemptTimeout.
+	// Defaults to 20 s.
 	AttemptTimeout time.Duration
-	// RetryMin and RetryMax bound the back-off between attempts. Default
-	// to DefaultRetryMin and DefaultRetryMax.
+	// RetryMin and RetryMax bound the capped exponential back-off between
+	// attempts, each wait with up to half of it added at random: the same
+	// back-off as the consumer's. Default to 100 ms and 5 s.
 	RetryMin, RetryMax time.Duration
 }
 
@@ -93,19 +89,6 @@ func WithRequest(id request.Identity) Option {
 	return func(c *Config) { c.Request = id }
 }
 
-// WithKeyField sets Config.Request.KeyField, the body member the key is
-// put in. Defaults to request.DefaultKeyField.
-func WithKeyField(field string) Option {
-	return func(c *Config) { c.Request.KeyField = field }
-}
-
-// WithKeyFields sets Config.Request.KeyFields, the body members that make
-// the key. Defaults to none: the key is put in request.DefaultKeyField.
-func WithKeyFields(fields ...string) Option {
-	fields = slices.Clone(fields)
-	return func(c *Config) { c.Request.KeyFields = fields }
-}
-
 // WithGroupID sets Config.GroupID, the MessageGroupId of a message that
 // names none. Defaults to none.
 func WithGroupID(id string) Option { return func(c *Config) { c.GroupID = id } }
@@ -119,15 +102,15 @@ func WithMaxMessageBytes(n int) Option { return func(c *Config) { c.MaxMessageBy
 func WithMaxBatchBytes(n int) Option { return func(c *Config) { c.MaxBatchBytes = n } }
 
 // WithMaxAttempts sets Config.MaxAttempts, how many times one message is
-// sent at most while its answer is lost. Defaults to DefaultMaxAttempts.
+// sent at most while its answer is lost. Defaults to 5.
 func WithMaxAttempts(n int) Option { return func(c *Config) { c.MaxAttempts = n } }
 
 // WithAttemptTimeout sets Config.AttemptTimeout, how long one attempt
-// waits for its answer. Defaults to DefaultAttemptTimeout.
+// waits for its answer. Defaults to 20 s.
 func WithAttemptTimeout(d time.Duration) Option { return func(c *Config) { c.AttemptTimeout = d } }
 
 // WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
-// attempts. Defaults to DefaultRetryMin and DefaultRetryMax.
+// attempts. Defaults to 100 ms and 5 s.
 func WithRetry(min, max time.Duration) Option {
 	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
 }
@@ -160,16 +143,16 @@ func (c Config) resolve() (Config, error) {
 		}
 	}
 	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
+		c.MaxAttempts = defaultMaxAttempts
 	}
 	if c.AttemptTimeout == 0 {
-		c.AttemptTimeout = DefaultAttemptTimeout
+		c.AttemptTimeout = defaultAttemptTimeout
 	}
 	if c.RetryMin == 0 {
-		c.RetryMin = DefaultRetryMin
+		c.RetryMin = queue.DefaultRetryMin
 	}
 	if c.RetryMax == 0 {
-		c.RetryMax = max(DefaultRetryMax, c.RetryMin)
+		c.RetryMax = max(queue.DefaultRetryMax, c.RetryMin)
 	}
 	if c.GroupID != "" && !validID(c.GroupID) {
 		bad("GroupID", fmt.Sprintf("%q", c.GroupID), "must be 1 to %d letters, digits and punctuation", maxIDLen)

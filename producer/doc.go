@@ -29,7 +29,9 @@
 // request went out, a server error, a throttle) may or may not have put
 // the message on the queue. Send sends it again, the same body with the
 // same key, up to Config.MaxAttempts times with a back-off, while the
-// context lasts. On a standard queue the request may then be there twice,
+// context lasts. These attempts are the send's only retries: each is one
+// request, whatever the client's retryer (the SDK makes one attempt of
+// each). On a standard queue the request may then be there twice,
 // under two message ids: the handler keys on the body, so the second
 // copy replays the first's result instead of running the work again. On
 // a FIFO queue every attempt carries the same MessageDeduplicationId

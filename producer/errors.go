@@ -9,7 +9,7 @@ import (
 
 // Sentinel errors; match them with errors.Is. A message the producer
 // refuses before sending wraps ErrKeyMismatch, ErrBadMessage or
-// ErrTooLarge (or idem.ErrNoKey, request.ErrBadKey, request.ErrBadBody:
+// ErrTooLarge (or idem.ErrNoKey, idem.ErrBadKey, request.ErrBadBody:
 // the handler's own reasons for refusing the key); a send that failed
 // wraps ErrRejected or ErrUnconfirmed.
 var (

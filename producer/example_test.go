@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
 
 // A send whose answer is lost is sent again with the same key: the queue
@@ -43,11 +44,14 @@ func Example() {
 		log.Fatal(err)
 	}
 	executions := 0
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		executions++ // the model call, billed once
 		return []byte("a summary"), nil
-	}, handler.WithNamespace("summarise"), handler.WithConcurrency(1),
+	}, handler.WithRequest(request.Identity{Namespace: "summarise"}), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		log.Fatal(err)
+	}
 	var event events.SQSEvent
 	for i, body := range queue.taken() {
 		event.Records = append(event.Records, events.SQSMessage{MessageId: fmt.Sprint("m", i), Body: body})

@@ -25,8 +25,8 @@ func TestKeyIsTheHandlers(t *testing.T) {
 		name     string
 		body     string
 		key      string
-		field    string   // producer.WithKeyField and handler.WithKeyField
-		fields   []string // producer.WithKeyFields and handler.WithKeyFields
+		field    string   // request.Identity.KeyField of the producer and the handler
+		fields   []string // request.Identity.KeyFields of the producer and the handler
 		wantKey  string   // Sent.Key
 		wantBody string   // the body sent, when it is worth saying
 	}{
@@ -60,14 +60,8 @@ func TestKeyIsTheHandlers(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var popts []producer.Option
-			var hopts []handler.Option
-			switch {
-			case tc.fields != nil:
-				popts, hopts = append(popts, producer.WithKeyFields(tc.fields...)), append(hopts, handler.WithKeyFields(tc.fields...))
-			case tc.field != "":
-				popts, hopts = append(popts, producer.WithKeyField(tc.field)), append(hopts, handler.WithKeyField(tc.field))
-			}
+			id := request.Identity{Namespace: "ns", KeyField: tc.field, KeyFields: tc.fields}
+			popts, hopts := []producer.Option{producer.WithRequest(id)}, []handler.Option{handler.WithRequest(id)}
 			fake := &fakeSQS{}
 			p := must(producer.New(fake, queueURL, popts...))
 			sent, err := p.Send(context.Background(), producer.Message{Key: tc.key, Body: []byte(tc.body)})
@@ -104,24 +98,24 @@ func TestRefused(t *testing.T) {
 	}{
 		{"another key in the body", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{"idempotency_key":"b"}`)}, producer.ErrKeyMismatch},
 		{"a number that is another key", queueURL, nil, producer.Message{Key: "42.0", Body: []byte(`{"idempotency_key":42}`)}, producer.ErrKeyMismatch},
-		{"fields make another key", queueURL, []producer.Option{producer.WithKeyFields("id")}, producer.Message{Key: "a", Body: []byte(`{"id":"b"}`)}, producer.ErrKeyMismatch},
+		{"fields make another key", queueURL, []producer.Option{producer.WithRequest(request.Identity{KeyFields: []string{"id"}})}, producer.Message{Key: "a", Body: []byte(`{"id":"b"}`)}, producer.ErrKeyMismatch},
 		{"no key anywhere", queueURL, nil, producer.Message{Body: []byte(`{"p":1}`)}, idem.ErrNoKey},
-		{"a key field absent", queueURL, []producer.Option{producer.WithKeyFields("id", "v")}, producer.Message{Body: []byte(`{"id":1}`)}, idem.ErrNoKey},
+		{"a key field absent", queueURL, []producer.Option{producer.WithRequest(request.Identity{KeyFields: []string{"id", "v"}})}, producer.Message{Body: []byte(`{"id":1}`)}, idem.ErrNoKey},
 		{"not JSON", queueURL, nil, producer.Message{Key: "a", Body: []byte(`prompt=x`)}, request.ErrBadBody},
 		{"not an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`["a"]`)}, request.ErrBadBody},
-		{"the key field holds an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{"idempotency_key":{}}`)}, request.ErrBadKey},
-		{"a member named with the dot", queueURL, []producer.Option{producer.WithKeyField("request.id")},
-			producer.Message{Key: "a", Body: []byte(`{"request.id":"a"}`)}, request.ErrBadKey},
-		{"the path crosses a string", queueURL, []producer.Option{producer.WithKeyField("request.id")},
+		{"the key field holds an object", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{"idempotency_key":{}}`)}, idem.ErrBadKey},
+		{"a member named with the dot", queueURL, []producer.Option{producer.WithRequest(request.Identity{KeyField: "request.id"})},
+			producer.Message{Key: "a", Body: []byte(`{"request.id":"a"}`)}, idem.ErrBadKey},
+		{"the path crosses a string", queueURL, []producer.Option{producer.WithRequest(request.Identity{KeyField: "request.id"})},
 			producer.Message{Key: "a", Body: []byte(`{"request":"x"}`)}, request.ErrBadBody},
-		{"a repeated member on the key's path", queueURL, []producer.Option{producer.WithKeyField("request.id")},
-			producer.Message{Key: "k", Body: []byte(`{"request":{"a":1},"request":{"b":2}}`)}, request.ErrBadKey},
-		{"a case variant of the key member", queueURL, nil, producer.Message{Key: "k", Body: []byte(`{"IDEMPOTENCY_KEY":"other"}`)}, request.ErrBadKey},
-		{"a key with a control character", queueURL, nil, producer.Message{Key: "a\x1b[2J", Body: []byte(`{}`)}, request.ErrBadKey},
-		{"a scope with a control character", queueURL, nil, producer.Message{Key: "a", Scope: "\n", Body: []byte(`{}`)}, request.ErrBadKey},
+		{"a repeated member on the key's path", queueURL, []producer.Option{producer.WithRequest(request.Identity{KeyField: "request.id"})},
+			producer.Message{Key: "k", Body: []byte(`{"request":{"a":1},"request":{"b":2}}`)}, idem.ErrBadKey},
+		{"a case variant of the key member", queueURL, nil, producer.Message{Key: "k", Body: []byte(`{"IDEMPOTENCY_KEY":"other"}`)}, idem.ErrBadKey},
+		{"a key with a control character", queueURL, nil, producer.Message{Key: "a\x1b[2J", Body: []byte(`{}`)}, idem.ErrBadKey},
+		{"a scope with a control character", queueURL, nil, producer.Message{Key: "a", Scope: "\n", Body: []byte(`{}`)}, idem.ErrBadKey},
 		{"attributes above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(1000)},
 			producer.Message{Key: "a", Body: []byte(`{}`), Attributes: map[string]string{"trace": strings.Repeat("t", 990)}}, producer.ErrTooLarge},
-		{"a key that is not text", queueURL, nil, producer.Message{Key: "a\xff", Body: []byte(`{}`)}, request.ErrBadKey},
+		{"a key that is not text", queueURL, nil, producer.Message{Key: "a\xff", Body: []byte(`{}`)}, idem.ErrBadKey},
 		{"FIFO without a group", queueURL + ".fifo", nil, producer.Message{Key: "a", Body: []byte(`{}`)}, producer.ErrBadMessage},
 		{"a group id SQS refuses", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{}`), GroupID: "a b"}, producer.ErrBadMessage},
 		{"above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(256 << 10)}, producer.Message{Key: "a", Body: []byte(long)}, producer.ErrTooLarge},
@@ -211,9 +205,8 @@ func TestConfig(t *testing.T) {
 		field string
 	}{
 		{"both key settings", []producer.Option{func(c *producer.Config) { c.Request.KeyField, c.Request.KeyFields = "a", []string{"b"} }}, "request.KeyFields"},
-		{"two key options", []producer.Option{producer.WithKeyField("a"), producer.WithKeyFields("b")}, "request.KeyFields"},
-		{"bad field", []producer.Option{producer.WithKeyField("a..b")}, "request.KeyField"},
-		{"bad fields", []producer.Option{producer.WithKeyFields("a", ".b")}, "request.KeyFields"},
+		{"bad field", []producer.Option{producer.WithRequest(request.Identity{KeyField: "a..b"})}, "request.KeyField"},
+		{"bad fields", []producer.Option{producer.WithRequest(request.Identity{KeyFields: []string{"a", ".b"}})}, "request.KeyFields"},
 		{"bad group", []producer.Option{producer.WithGroupID(strings.Repeat("g", 129))}, "GroupID"},
 		{"message above SQS's", []producer.Option{producer.WithMaxMessageBytes(1<<20 + 1)}, "MaxMessageBytes"},
 		{"batch under a message", []producer.Option{producer.WithMaxMessageBytes(1000), producer.WithMaxBatchBytes(999)}, "MaxBatchBytes"},

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -93,13 +92,11 @@ func loseFirst(op string) func(string) bool {
 	}
 }
 
-// motoClient returns a client for endpoint without the SDK's own retries,
-// so that the attempts counted are the producer's.
+// motoClient returns a client for endpoint as users build one, with the
+// SDK's standard retryer: the producer's attempts are still the only ones
+// (each goes out once through the SDK), so the copies counted are its.
 func motoClient(endpoint string) *sqs.Client {
-	return sqs.New(sqs.Options{
-		Region: sqstest.Region, BaseEndpoint: aws.String(endpoint), Retryer: aws.NopRetryer{},
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
+	return sqstest.NewClient(endpoint)
 }
 
 // receiveAll receives every message of the queue (hiding them for a

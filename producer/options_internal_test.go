@@ -29,7 +29,7 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults, err := resolved()
 	if err != nil || defaults.MaxMessageBytes != queue.MaxMessageBytes || defaults.MaxBatchBytes != queue.MaxMessageBytes ||
-		defaults.MaxAttempts != DefaultMaxAttempts || defaults.AttemptTimeout != DefaultAttemptTimeout || defaults.RetryMin != DefaultRetryMin {
+		defaults.MaxAttempts != defaultMaxAttempts || defaults.AttemptTimeout != defaultAttemptTimeout || defaults.RetryMin != 100*time.Millisecond || defaults.RetryMax != 5*time.Second {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
 	same := func(a, b Config) bool {
@@ -38,8 +38,6 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 	for name, opt := range map[string]Option{
 		"WithRequest(zero)":      WithRequest(request.Identity{}),
-		"WithKeyField(\"\")":     WithKeyField(""),
-		"WithKeyFields()":        WithKeyFields(),
 		"WithGroupID(\"\")":      WithGroupID(""),
 		"WithMaxMessageBytes(0)": WithMaxMessageBytes(0),
 		"WithMaxBatchBytes(0)":   WithMaxBatchBytes(0),
@@ -79,7 +77,7 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// Every bad setting at once, the arguments, nil options and the
 	// Request's (named by package request) included.
-	_, err = New(nil, "", nil, WithKeyField("a..b"), WithMaxAttempts(-1), WithRetry(time.Second, time.Millisecond), nil)
+	_, err = New(nil, "", nil, WithRequest(request.Identity{KeyField: "a..b"}), WithMaxAttempts(-1), WithRetry(time.Second, time.Millisecond), nil)
 	want := [][2]string{{"producer", "client"}, {"producer", "queueURL"}, {"producer", "options[0]"}, {"producer", "options[4]"},
 		{"request", "KeyField"}, {"producer", "MaxAttempts"}, {"producer", "RetryMax"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

@@ -11,7 +11,8 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// SQSAPI is what the producer calls; *sqs.Client satisfies it.
+// SQSAPI is what the producer calls; *sqs.Client satisfies it. A wrapper
+// passes the per-call options on: they make each attempt one request.
 type SQSAPI interface {
 	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
 	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)

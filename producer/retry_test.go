@@ -35,14 +35,16 @@ func TestLostAnswerResent(t *testing.T) {
 }
 
 // TestAttemptTimeout: an answer that never comes ends with the attempt's
-// timeout, and the message is sent again.
+// timeout, and the message is sent again. (On a loaded machine a later
+// attempt's timeout can pass too before the fake reads it: one more
+// attempt, never fewer.)
 func TestAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{hangNext: 1}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0), producer.WithAttemptTimeout(time.Millisecond)))
+	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0), producer.WithAttemptTimeout(20*time.Millisecond)))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
-	if err != nil || sent.Attempts != 2 || len(fake.taken()) != 2 {
-		t.Errorf("err %v, sent %+v, %d taken: want 2 attempts", err, sent, len(fake.taken()))
+	if taken := fake.taken(); err != nil || sent.Attempts < 2 || len(taken) < 2 || taken[0] != taken[len(taken)-1] {
+		t.Errorf("err %v, sent %+v, %d taken: want the hung attempt's message taken again", err, sent, len(taken))
 	}
 }
 

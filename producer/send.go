@@ -16,13 +16,14 @@ import (
 // lost (a timeout, a connection cut after the request went out, a server
 // error, a throttle) is sent again, the same body with the same key (and,
 // on a FIFO queue, the same deduplication id), up to Config.MaxAttempts
-// times with a back-off, while ctx lasts. The queue may then hold the
-// request twice: a duplicate message, never a duplicate request, since
-// the handler keys on the body.
+// times with a back-off, while ctx lasts. These are the only attempts:
+// each goes out once through the SDK, whatever the client's retryer. The
+// queue may then hold the request twice: a duplicate message, never a
+// duplicate request, since the handler keys on the body.
 //
 // The error (also in Sent.Err) wraps what refused the message before
 // sending (ErrKeyMismatch, ErrBadMessage, ErrTooLarge, idem.ErrNoKey,
-// request.ErrBadKey, request.ErrBadBody), ErrRejected when SQS refused it,
+// idem.ErrBadKey, request.ErrBadBody), ErrRejected when SQS refused it,
 // or ErrUnconfirmed when no answer confirmed it.
 func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 	pm, err := p.prepare(m)
@@ -49,7 +50,7 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 		out, err := p.client.SendMessage(actx, &sqs.SendMessageInput{
 			QueueUrl: aws.String(p.queueURL), MessageBody: aws.String(pm.body), MessageAttributes: pm.attributes,
 			MessageGroupId: optional(pm.groupID), MessageDeduplicationId: optional(pm.dedupID),
-		})
+		}, once)
 		cancel()
 		if err == nil {
 			s.MessageID = aws.ToString(out.MessageId)
@@ -70,11 +71,15 @@ func (p *Producer) Send(ctx context.Context, m Message) (Sent, error) {
 }
 
 // rejected reports whether err is SQS's answer that it did not take the
-// request: a client error (4xx) other than a throttle or a timeout. Any
-// other error leaves the outcome unknown.
+// request: a client error (4xx) other than a throttle, a timeout, or one
+// the SDK would have retried (*retry.MaxAttemptsError: a clock skew it
+// has since corrected). Any other error leaves the outcome unknown.
 func rejected(err error) bool {
 	var re *awshttp.ResponseError
 	if !errors.As(err, &re) {
+		return false
+	}
+	if _, retryable := errors.AsType[*retry.MaxAttemptsError](err); retryable {
 		return false
 	}
 	if status := re.HTTPStatusCode(); status < 400 || status >= 500 || status == 408 || status == 429 {

@@ -191,7 +191,7 @@ func refusal(err error) string {
 		name string
 		err  error
 	}{
-		{"ErrNoKey", idem.ErrNoKey}, {"ErrBadKey", request.ErrBadKey}, {"ErrBadBody", request.ErrBadBody},
+		{"ErrNoKey", idem.ErrNoKey}, {"ErrBadKey", idem.ErrBadKey}, {"ErrBadBody", request.ErrBadBody},
 		{"ErrKeyMismatch", request.ErrKeyMismatch}, {"ErrKeyFuncPanic", request.ErrKeyFuncPanic},
 		{"the func's", fuzzreq.ErrFuncRefused},
 	} {

@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/producer"
+	"github.com/idemq/idemq/request"
 )
 
 // must returns v, and panics if err is not nil: for a constructor whose
@@ -113,7 +114,7 @@ func run(t *testing.T, bodies []string, opts ...handler.Option) (keys []idem.Key
 	store := must(memstore.New())
 	var mu sync.Mutex
 	var n atomic.Int32
-	opts = append([]handler.Option{handler.WithNamespace("ns"), handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	opts = append([]handler.Option{handler.WithRequest(request.Identity{Namespace: "ns"}), handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
 	h := must(handler.New(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 		n.Add(1)
 		k, _ := handler.KeyFromContext(ctx)

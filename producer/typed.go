@@ -41,7 +41,7 @@ func NewTyped[Req any](p *Producer) (*Typed[Req], error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := have.ReadsAs(typ.Identity()); err != nil {
+	if err := have.SameAs(typ.Identity()); err != nil {
 		return nil, configError("Request", "", fmt.Errorf("reads requests otherwise than the tags of %s say: %w", typ.Name(), err))
 	}
 	if id := typ.Identity(); id.KeyAttribute != "" || id.KeyFunc != nil {

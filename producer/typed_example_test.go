@@ -51,11 +51,14 @@ func ExampleNewTyped() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapTyped(store, func(_ context.Context, req Summarise) (string, error) {
+	h, err := handler.NewTyped(store, func(_ context.Context, req Summarise) (string, error) {
 		fmt.Println("summarising", req.DocumentID, "version", req.Version)
 		return "a summary", nil
 	}, handler.WithRequest(typ.Identity()), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		log.Fatal(err)
+	}
 	var event events.SQSEvent
 	for i, body := range queue.taken() {
 		event.Records = append(event.Records, events.SQSMessage{MessageId: fmt.Sprint("m", i), Body: body})

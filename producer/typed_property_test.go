@@ -61,7 +61,7 @@ func TestTypedIsUntyped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
 	typ := must(request.NewType[propRequest](request.Identity{Namespace: "ns"}))
-	if err := typ.Identity().ReadsAs(propIdentity); err != nil {
+	if err := typ.Identity().SameAs(propIdentity); err != nil {
 		t.Fatalf("the type's Identity is not the one by hand: %v", err)
 	}
 	untypedReader := must(request.NewReader(propIdentity))
@@ -106,7 +106,7 @@ func TestTypedIsUntyped(t *testing.T) {
 			claimed, _ = handler.KeyFromContext(ctx)
 			seen = req
 			return "typed", nil
-		}, handler.WithNamespace("ns"), quiet))
+		}, handler.WithRequest(request.Identity{Namespace: "ns"}), quiet))
 		untypedH := must(handler.New(store, func(ctx context.Context, _ events.SQSMessage) ([]byte, error) {
 			untypedRuns++
 			claimed, _ = handler.KeyFromContext(ctx)

@@ -93,7 +93,7 @@ func TestNewTypedRefuses(t *testing.T) {
 		new  func(*producer.Producer) error
 	}{
 		{"the default Identity for a type with key fields", nil, newTyped[job]},
-		{"another key field", []producer.Option{producer.WithKeyField("prompt")}, newTyped[job]},
+		{"another key field", []producer.Option{producer.WithRequest(request.Identity{KeyField: "prompt"})}, newTyped[job]},
 		{"no fingerprint check, where the type checks its prompt", []producer.Option{producer.WithRequest(request.Identity{KeyFields: []string{"document_id", "version"}, NoFingerprint: true})}, newTyped[job]},
 		{"a type without its key", nil, newTyped[untagged]},
 		{"a key attribute", []producer.Option{producer.WithRequest(request.Identity{KeyAttribute: "k"})}, newTyped[untagged]},

@@ -4,7 +4,9 @@
 // (CheckExpiry), and whether a message whose worker crashed holding its
 // claim can still be retried (CheckLease). It also holds SQS's limits on
 // one message: its size (MaxMessageBytes) and the text it takes
-// (CheckText).
+// (CheckText); and the back-off after a failed SQS call that the producer
+// and the consumer share (Backoff, from DefaultRetryMin to
+// DefaultRetryMax).
 //
 // A deployment describes its queue and event source mapping once, as a
 // Settings, and every part that sizes something from them reads it: the

@@ -42,7 +42,7 @@
 // decodes bodies into the type, refusing one whose key members would
 // not be what the decoded value holds. The typed handler
 // (handler.NewTyped), producer (producer.NewTyped) and front door check
-// (frontdoor.BodyCheckOf) are built on it, and Wrap makes any function of
+// (frontdoor.BodyCheckOf) are built on it, and NewFunc makes any function of
 // a request type idempotent with its own signature, returning
 // idem.ErrInProgress as an error (package request holds it because the
 // key of a typed request is the key its Reader reads from the request's

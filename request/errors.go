@@ -1,20 +1,13 @@
 package request
 
-import (
-	"errors"
-
-	"github.com/idemq/idemq/idem"
-)
+import "errors"
 
 // Sentinel errors of reading and stamping a request's identity. A message
-// without a key is idem.ErrNoKey.
+// without a key is idem.ErrNoKey; one whose key the key rule
+// (idem.CheckValue) refuses, as value or scope, or whose key member or
+// attribute holds something other than a string or a number, is
+// idem.ErrBadKey, never run without its key.
 var (
-	// ErrBadKey means the message holds no usable key: the key rule
-	// (idem.CheckValue) refuses its value or its scope, or the key member
-	// or attribute holds something other than a string or a number.
-	// Unlike idem.ErrNoKey, a message whose key is bad is never run
-	// without one. It is idem.ErrBadKey.
-	ErrBadKey = idem.ErrBadKey
 	// ErrBadBody means the message body is not the JSON object the key or
 	// the fingerprint is read from: not JSON, not an object, a member
 	// name twice, or a fingerprint field absent or not Unicode text.

@@ -58,12 +58,15 @@ type Identity struct {
 	// KeyAttribute is a String or Number message attribute that holds the
 	// key. Defaults to none.
 	KeyAttribute string
-	// KeyFunc returns the key of a message, within the namespace. Never
-	// use the message id: a producer's re-send and a redrive from the
-	// dead-letter queue carry new ones. For a key of several parts,
-	// idem.NaturalValue escapes and joins them. A part that cannot run it
-	// where it needs the key refuses the Identity. Defaults to none.
-	KeyFunc KeyFunc
+	// KeyFunc returns the key of a message, within the namespace.
+	// Returning "" or an error wrapping idem.ErrNoKey says the message
+	// has no key; any other error is the message's (the handler fails the
+	// record). Never use the message id: a producer's re-send and a
+	// redrive from the dead-letter queue carry new ones. For a key of
+	// several parts, idem.NaturalValue escapes and joins them. A part that
+	// cannot run it where it needs the key refuses the Identity. Defaults
+	// to none.
+	KeyFunc func(msg events.SQSMessage) (string, error)
 
 	// FingerprintFields are the JSON body fields checked against the
 	// stored record, so that fields that change between re-sends (a
@@ -78,6 +81,9 @@ type Identity struct {
 	NoFingerprint bool
 }
 
+// keyFunc is the type of Identity.KeyFunc.
+type keyFunc = func(msg events.SQSMessage) (string, error)
+
 // Clone returns id with slices of its own, so that a caller changing the
 // KeyFields or FingerprintFields it passed does not change id's.
 func (id Identity) Clone() Identity {
@@ -85,11 +91,6 @@ func (id Identity) Clone() Identity {
 	id.FingerprintFields = slices.Clone(id.FingerprintFields)
 	return id
 }
-
-// KeyFunc returns the key of a message, within the namespace. Returning
-// "" or an error wrapping idem.ErrNoKey says the message has no key; any
-// other error is the message's (the handler fails the record).
-type KeyFunc func(msg events.SQSMessage) (string, error)
 
 // configError is an *idem.ConfigError of this package, for the field of
 // Identity named.
@@ -194,13 +195,15 @@ func (id Identity) Source() string {
 	case id.KeyFunc != nil:
 		return "key func"
 	}
-	return "body field " + id.keyField()
+	return "body field " + id.Defaulted().KeyField
 }
 
-// keyField is the body member of a field-keyed Identity.
-func (id Identity) keyField() string {
-	if id.KeyField == "" {
-		return DefaultKeyField
+// Defaulted returns id with its key source filled in by the one rule
+// every part follows: with no source set (KeyField, KeyFields,
+// KeyAttribute, KeyFunc), the key is the body member DefaultKeyField.
+func (id Identity) Defaulted() Identity {
+	if id.keySource().field == "" {
+		id.KeyField = DefaultKeyField
 	}
-	return id.KeyField
+	return id
 }

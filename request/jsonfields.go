@@ -92,7 +92,7 @@ func jsonFields(t reflect.Type) (fields, hidden []jsonField, skipped []skippedFi
 				if l.goName != "" {
 					goName = l.goName + "." + sf.Name
 				}
-				tag, tagged := sf.Tag.Lookup(TagName)
+				tag, tagged := sf.Tag.Lookup(tagName)
 				skip := func(why string) {
 					if tagged {
 						skipped = append(skipped, skippedField{goName: goName, tag: tag, why: why})

@@ -3,6 +3,7 @@ package request
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -88,10 +89,7 @@ func (id Identity) fingerprintSource() source {
 // and what its fingerprint covers, with the defaults filled in. Two
 // Identities that read every message alike have the same.
 func (id Identity) reads() (key, fingerprint source) {
-	key = id.keySource()
-	if key.field == "" {
-		key = source{"KeyField", fmt.Sprintf("%q", DefaultKeyField)}
-	}
+	key = id.Defaulted().keySource()
 	fingerprint = id.fingerprintSource()
 	switch {
 	case fingerprint.field != "":
@@ -103,23 +101,40 @@ func (id Identity) reads() (key, fingerprint source) {
 	return key, fingerprint
 }
 
-// ReadsAs returns nil when id and other read every message alike (the
-// same key source and fingerprint, defaults filled in; the namespace
-// aside), else an *idem.ConfigError naming id's field that differs.
-func (id Identity) ReadsAs(other Identity) error {
+// SameAs returns nil when id and other name every request alike: the
+// same namespace, the same key source and the same fingerprint, the
+// defaults filled in (no key source is KeyField DefaultKeyField; KeyFields
+// without FingerprintFields check no fingerprint), KeyFields and
+// FingerprintFields in any order. Two KeyFuncs are alike when they are
+// one function, by its code: two closures of one function literal are
+// alike whatever they hold, so a part that holds KeyFuncs alike still
+// checks the keys they make. Else it returns an *idem.ConfigError naming
+// each of id's fields that differs, joined. It is the one test of "the
+// same request" every part makes: the front door of its queue's
+// Identity, the typed producer of its request type's, the CDK constructs
+// of what the function reads back from its environment.
+func (id Identity) SameAs(other Identity) error {
+	var errs []error
+	if id.Namespace != other.Namespace {
+		errs = append(errs, configError("Namespace", fmt.Sprintf("%q", id.Namespace), fmt.Errorf("is not %q", other.Namespace)))
+	}
 	myKey, myFP := id.reads()
 	theirKey, theirFP := other.reads()
-	var errs []error
-	switch {
-	case myKey.field == "KeyFunc" || theirKey.field == "KeyFunc":
-		errs = append(errs, configError(myKey.field, myKey.value, errors.New("cannot be shown to read keys as the other does: one of them is a KeyFunc")))
-	case myKey != theirKey:
+	if myKey.field == "KeyFunc" && theirKey.field == "KeyFunc" {
+		myKey.value, theirKey.value = funcCode(id.KeyFunc), funcCode(other.KeyFunc)
+	}
+	if myKey != theirKey {
 		errs = append(errs, configError(myKey.field, myKey.value, fmt.Errorf("reads the key otherwise than %s %s", theirKey.field, theirKey.value)))
 	}
 	if myFP != theirFP {
 		errs = append(errs, configError(myFP.field, myFP.value, fmt.Errorf("fingerprints otherwise than %s %s", theirFP.field, theirFP.value)))
 	}
 	return errors.Join(errs...)
+}
+
+// funcCode names a KeyFunc by its code.
+func funcCode(f keyFunc) string {
+	return fmt.Sprintf("func@%#x", reflect.ValueOf(f).Pointer())
 }
 
 // setValue shows fields as a set: sorted, each once.

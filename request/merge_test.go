@@ -59,25 +59,57 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-func TestReadsAs(t *testing.T) {
+func TestSameAs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		id, other request.Identity
 		same      bool
 	}{
-		{"the default key field, named or not", request.Identity{}, request.Identity{KeyField: request.DefaultKeyField, Namespace: "ns"}, true},
+		{"the default key field, named or not", request.Identity{Namespace: "ns"}, request.Identity{KeyField: request.DefaultKeyField, Namespace: "ns"}, true},
+		{"another namespace", request.Identity{Namespace: "a"}, request.Identity{Namespace: "b"}, false},
+		{"a namespace and none", request.Identity{Namespace: "a"}, request.Identity{}, false},
+		{"fingerprint fields in another order", request.Identity{FingerprintFields: []string{"a", "b"}}, request.Identity{FingerprintFields: []string{"b", "a"}}, true},
+		{"no fingerprint, or key fields without fingerprint fields", request.Identity{KeyFields: []string{"a"}}, request.Identity{KeyFields: []string{"a"}, NoFingerprint: true}, true},
+		{"one key func", request.Identity{KeyFunc: groupKey}, request.Identity{KeyFunc: groupKey}, true},
+		{"two key funcs", request.Identity{KeyFunc: groupKey}, request.Identity{KeyFunc: otherKey}, false},
 		{"key fields in another order", request.Identity{KeyFields: []string{"a", "b"}}, request.Identity{KeyFields: []string{"b", "a"}, NoFingerprint: true}, true},
 		{"another key field", request.Identity{}, request.Identity{KeyField: "id"}, false},
 		{"another fingerprint", request.Identity{KeyField: "id"}, request.Identity{KeyField: "id", FingerprintFields: []string{"p"}}, false},
-		{"key funcs", request.Identity{KeyFunc: func(events.SQSMessage) (string, error) { return "", nil }}, request.Identity{}, false},
+		{"a key func and a field", request.Identity{KeyFunc: groupKey}, request.Identity{}, false},
 	} {
-		err := tc.id.ReadsAs(tc.other)
+		err := tc.id.SameAs(tc.other)
 		if (err == nil) != tc.same {
 			t.Errorf("%s: %v, want same %v", tc.name, err, tc.same)
 		}
 		if _, ok := errors.AsType[*idem.ConfigError](err); err != nil && !ok {
 			t.Errorf("%s: %v is no ConfigError", tc.name, err)
 		}
+	}
+}
+
+func groupKey(msg events.SQSMessage) (string, error) { return msg.Attributes["MessageGroupId"], nil }
+func otherKey(msg events.SQSMessage) (string, error) { return msg.MessageId, nil }
+
+// The one default rule: no key source is the body field DefaultKeyField;
+// any source set is kept.
+func TestDefaulted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   request.Identity
+		want request.Identity
+	}{
+		{request.Identity{}, request.Identity{KeyField: request.DefaultKeyField}},
+		{request.Identity{Namespace: "n", FingerprintFields: []string{"p"}}, request.Identity{Namespace: "n", KeyField: request.DefaultKeyField, FingerprintFields: []string{"p"}}},
+		{request.Identity{KeyField: "id"}, request.Identity{KeyField: "id"}},
+		{request.Identity{KeyFields: []string{"a"}}, request.Identity{KeyFields: []string{"a"}}},
+		{request.Identity{KeyAttribute: "k"}, request.Identity{KeyAttribute: "k"}},
+	} {
+		if got := tc.id.Defaulted(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v.Defaulted() = %+v, want %+v", tc.id, got, tc.want)
+		}
+	}
+	if got := (request.Identity{KeyFunc: groupKey}).Defaulted(); got.KeyField != "" {
+		t.Errorf("a key func's Identity defaulted to the key field %q", got.KeyField)
 	}
 }

@@ -20,12 +20,12 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
 	fn := func(_ context.Context, o order) (receipt, error) { return receipt{Total: len(o.Item)}, nil }
-	ns := request.WithNamespace("orders")
+	ns := request.WithRequest(request.Identity{Namespace: "orders"})
 	for name, opts := range map[string][]request.FuncOption{
 		"WithKeyOf(nil)":             {ns, request.WithKeyOf[order](nil)},
 		"WithIdem()":                 {ns, request.WithIdem()},
 		"WithIdem(zero values)":      {ns, request.WithIdem(idem.WithLease(0), idem.WithExpiry(0))},
-		"WithIdentity(namespace)":    {request.WithIdentity(request.Identity{Namespace: "orders"})},
+		"WithRequest(namespace)":     {request.WithRequest(request.Identity{Namespace: "orders"})},
 		"WithConfig(namespace only)": {request.WithConfig(request.FuncConfig{Request: request.Identity{Namespace: "orders"}})},
 	} {
 		f, err := request.NewFunc(store, fn, opts...)
@@ -59,7 +59,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, each named by its package.
-	_, err := request.NewFunc[order, receipt](nil, nil, nil, request.WithIdentity(request.Identity{KeyAttribute: "k"}), request.WithIdem(idem.WithLease(-time.Second)))
+	_, err := request.NewFunc[order, receipt](nil, nil, nil, request.WithRequest(request.Identity{KeyAttribute: "k"}), request.WithIdem(idem.WithLease(-time.Second)))
 	want := [][2]string{{"request", "store"}, {"request", "fn"}, {"request", "options[0]"},
 		{"request", "Namespace"}, {"request", "KeyAttribute"}, {"idem", "Lease"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

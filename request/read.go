@@ -53,7 +53,7 @@ func NewReader(id Identity) (*Reader, error) {
 	case id.KeyFunc != nil:
 		r.key = funcKey(id.KeyFunc)
 	default:
-		r.key = fieldKey(id.keyField())
+		r.key = fieldKey(id.Defaulted().KeyField)
 	}
 	switch {
 	case id.NoFingerprint:
@@ -72,7 +72,7 @@ func NewReader(id Identity) (*Reader, error) {
 func (r *Reader) Identity() Identity { return r.id }
 
 // Read reads msg's identity: its key and its fingerprint. A message
-// without a key is idem.ErrNoKey; a key the key rule refuses, ErrBadKey;
+// without a key is idem.ErrNoKey; a key the key rule refuses, idem.ErrBadKey;
 // a body the key or the fingerprint cannot be read from, ErrBadBody; a
 // KeyFunc's panic, ErrKeyFuncPanic; a KeyFunc's error, as it returned it.
 // The body is decoded at most once.
@@ -148,11 +148,11 @@ func readScope(msg *events.SQSMessage) (string, error) {
 		return "", nil
 	}
 	if a.DataType != "String" || a.StringValue == nil {
-		return "", fmt.Errorf("%w: message attribute %s is of type %s, not String", ErrBadKey, ScopeAttribute, a.DataType)
+		return "", fmt.Errorf("%w: message attribute %s is of type %s, not String", idem.ErrBadKey, ScopeAttribute, a.DataType)
 	}
 	if err := idem.CheckValue(*a.StringValue); err != nil {
-		if !errors.Is(err, ErrBadKey) { // empty: a scope that is set but empty is not the absence of a key
-			err = fmt.Errorf("%w: %w", ErrBadKey, err)
+		if !errors.Is(err, idem.ErrBadKey) { // empty: a scope that is set but empty is not the absence of a key
+			err = fmt.Errorf("%w: %w", idem.ErrBadKey, err)
 		}
 		return "", fmt.Errorf("message attribute %s: %w", ScopeAttribute, err)
 	}
@@ -198,7 +198,7 @@ func fieldKey(field string) func(m *message) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := m.unambiguous(ErrBadKey, field); err != nil {
+		if err := m.unambiguous(idem.ErrBadKey, field); err != nil {
 			return "", err
 		}
 		v, _ := obj.Field(field)
@@ -208,7 +208,7 @@ func fieldKey(field string) func(m *message) (string, error) {
 			// the field request.id. Say so rather than run keyless.
 			if lit := idemjson.EscapeField(field); lit != field {
 				if _, ok := obj.Field(lit); ok {
-					return "", fmt.Errorf("%w: body field %q is absent or null; a dot separates names (write %q for the member named %q)", ErrBadKey, field, lit, field)
+					return "", fmt.Errorf("%w: body field %q is absent or null; a dot separates names (write %q for the member named %q)", idem.ErrBadKey, field, lit, field)
 				}
 			}
 			return "", fmt.Errorf("%w: body field %q is absent or null", idem.ErrNoKey, field)
@@ -220,7 +220,7 @@ func fieldKey(field string) func(m *message) (string, error) {
 		case json.Number:
 			return v.String(), nil
 		default:
-			return "", fmt.Errorf("%w: body field %q is %s", ErrBadKey, field, idemjson.Kind(v))
+			return "", fmt.Errorf("%w: body field %q is %s", idem.ErrBadKey, field, idemjson.Kind(v))
 		}
 	}
 }
@@ -232,7 +232,7 @@ func fieldsKey(fields []string) func(m *message) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := m.unambiguous(ErrBadKey, fields...); err != nil {
+		if err := m.unambiguous(idem.ErrBadKey, fields...); err != nil {
 			return "", err
 		}
 		return obj.NaturalValue(fields...)
@@ -247,7 +247,7 @@ func attributeKey(name string) func(m *message) (string, error) {
 			return "", fmt.Errorf("%w: message attribute %q is absent", idem.ErrNoKey, name)
 		}
 		if !strings.HasPrefix(a.DataType, "String") && !strings.HasPrefix(a.DataType, "Number") {
-			return "", fmt.Errorf("%w: message attribute %q is of type %s", ErrBadKey, name, a.DataType)
+			return "", fmt.Errorf("%w: message attribute %q is of type %s", idem.ErrBadKey, name, a.DataType)
 		}
 		if *a.StringValue == "" {
 			return "", fmt.Errorf("%w: message attribute %q is empty", idem.ErrNoKey, name)
@@ -257,7 +257,7 @@ func attributeKey(name string) func(m *message) (string, error) {
 }
 
 // funcKey adapts a KeyFunc, recovering its panics.
-func funcKey(f KeyFunc) func(m *message) (string, error) {
+func funcKey(f keyFunc) func(m *message) (string, error) {
 	return func(m *message) (k string, err error) {
 		defer func() {
 			if p := recover(); p != nil {

@@ -157,7 +157,7 @@ func refusal(err error) string {
 		name string
 		err  error
 	}{
-		{"ErrNoKey", idem.ErrNoKey}, {"ErrBadKey", request.ErrBadKey}, {"ErrBadBody", request.ErrBadBody},
+		{"ErrNoKey", idem.ErrNoKey}, {"ErrBadKey", idem.ErrBadKey}, {"ErrBadBody", request.ErrBadBody},
 		{"ErrKeyFuncPanic", request.ErrKeyFuncPanic}, {"the func's", errFromFunc},
 	} {
 		if errors.Is(err, s.err) {

@@ -52,7 +52,7 @@ func (r *Reader) Stamp(msg events.SQSMessage, value, scope string) (events.SQSMe
 	case len(r.id.KeyFields) > 0 || r.id.KeyFunc != nil:
 		return msg, ID{}, err // the message makes the key; it makes none
 	default:
-		body, err := insertKey(msg.Body, r.id.keyField(), value)
+		body, err := insertKey(msg.Body, r.id.Defaulted().KeyField, value)
 		if err != nil {
 			return msg, ID{}, fmt.Errorf("%w: cannot put the key in %s: %w", ErrBadBody, r.id.Source(), err)
 		}

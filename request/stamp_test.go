@@ -39,7 +39,7 @@ func TestStamp(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 	// A key the rule refuses is never put in a message.
-	if _, _, err := r.Stamp(events.SQSMessage{Body: `{}`}, "a\x1bb", ""); !errors.Is(err, request.ErrBadKey) {
+	if _, _, err := r.Stamp(events.SQSMessage{Body: `{}`}, "a\x1bb", ""); !errors.Is(err, idem.ErrBadKey) {
 		t.Errorf("a control character: %v", err)
 	}
 	// The message is the caller's: not changed.
@@ -120,7 +120,7 @@ func TestStampProperty(t *testing.T) {
 		value, scope := values[rng.IntN(len(values))], scopes[rng.IntN(len(scopes))]
 		msg, got, err := r.Stamp(events.SQSMessage{Body: string(body)}, value, scope)
 		if err != nil {
-			if errors.Is(err, idem.ErrNoKey) || errors.Is(err, request.ErrBadKey) || errors.Is(err, request.ErrKeyMismatch) || errors.Is(err, request.ErrBadBody) {
+			if errors.Is(err, idem.ErrNoKey) || errors.Is(err, idem.ErrBadKey) || errors.Is(err, request.ErrKeyMismatch) || errors.Is(err, request.ErrBadBody) {
 				continue
 			}
 			t.Fatalf("case %d: %s %s, %q %q: unexpected error %v", i, id.Source(), body, value, scope, err)

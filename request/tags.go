@@ -11,10 +11,10 @@ import (
 	"github.com/idemq/idemq/idem/idemjson"
 )
 
-// TagName is the struct tag that says which fields of a request type make
+// tagName is the struct tag that says which fields of a request type make
 // its key and its fingerprint (IdentityOf): `idemq:"key"`,
 // `idemq:"fingerprint"`, or `idemq:"key,fingerprint"`.
-const TagName = "idemq"
+const tagName = "idemq"
 
 // IdentityOf returns the Identity the struct tags of T say, so that who
 // a request is can be written once, as its type:
@@ -120,10 +120,10 @@ func (w *tagWalker) walk(t reflect.Type, path, goName, where string) {
 	defer delete(w.stack, t)
 	fields, hidden, skipped := jsonFields(t)
 	for _, s := range skipped {
-		w.bad(goName+"."+s.goName, fmt.Sprintf("%s:%q", TagName, s.tag), errors.New(s.why))
+		w.bad(goName+"."+s.goName, fmt.Sprintf("%s:%q", tagName, s.tag), errors.New(s.why))
 	}
 	for _, f := range hidden {
-		w.bad(goName+"."+f.goName, fmt.Sprintf("%s:%q", TagName, f.tag), fmt.Errorf("is hidden by another field named %q: encoding/json leaves it out", f.name))
+		w.bad(goName+"."+f.goName, fmt.Sprintf("%s:%q", tagName, f.tag), fmt.Errorf("is hidden by another field named %q: encoding/json leaves it out", f.name))
 	}
 	for _, f := range fields {
 		fieldPath := idemjson.EscapeField(f.name)
@@ -140,7 +140,7 @@ func (w *tagWalker) walk(t reflect.Type, path, goName, where string) {
 
 // tag records a tagged field.
 func (w *tagWalker) tag(f jsonField, path, goName, where string) {
-	tag := fmt.Sprintf("%s:%q", TagName, f.tag)
+	tag := fmt.Sprintf("%s:%q", tagName, f.tag)
 	if where != "" {
 		w.bad(goName, tag, fmt.Errorf("is %s: no field path names it", where))
 		return

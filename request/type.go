@@ -16,7 +16,7 @@ import (
 // Type is who a request of Go type T is: the Identity its tags say
 // (IdentityOf) joined with a part's settings, read by one Reader, and the
 // decoding of a body into T and of T into a body. The typed handler, the
-// typed producer, the front door's body check and Wrap each make one. It
+// typed producer, the front door's body check and NewFunc each make one. It
 // is safe for concurrent use.
 type Type[T any] struct {
 	reader *Reader
@@ -58,13 +58,11 @@ func NewType[T any](id Identity) (*Type[T], error) {
 	d := deref(t)
 	typ := &Type[T]{reader: r, name: typeName(t), object: !opaque(d) && (d.Kind() == reflect.Struct || d.Kind() == reflect.Map)}
 	var fields []string
-	switch {
-	case merged.KeyField != "":
-		fields = append(fields, merged.KeyField)
-	case len(merged.KeyFields) > 0:
-		fields = append(fields, merged.KeyFields...)
-	case merged.KeyAttribute == "" && merged.KeyFunc == nil:
-		fields = append(fields, DefaultKeyField)
+	switch read := merged.Defaulted(); {
+	case read.KeyField != "":
+		fields = append(fields, read.KeyField)
+	case len(read.KeyFields) > 0:
+		fields = append(fields, read.KeyFields...)
 	}
 	typ.keyed = len(fields) > 0
 	for _, f := range fields {

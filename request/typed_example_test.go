@@ -40,11 +40,11 @@ func ExampleIdentityOf() {
 	// summarise#document_id:doc-1:version:9
 }
 
-// Wrap keeps a Lambda handler's signature: here an API Gateway handler,
+// NewFunc keeps a Lambda handler's signature: here an API Gateway handler,
 // keyed by the client's Idempotency-Key header, whose retries (each with
 // a new request id) create one order. A call while the first still runs
 // gets idem.ErrInProgress, which the API answers with 409.
-func ExampleWrap() {
+func ExampleNewFunc() {
 	store, _ := memstore.New()
 	running, release := make(chan struct{}), make(chan struct{})
 	orders := 0
@@ -56,14 +56,19 @@ func ExampleWrap() {
 		}
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusCreated, Body: fmt.Sprintf(`{"order":%d}`, orders)}, nil
 	}
-	idempotent := request.Wrap(store, createOrder,
+	idempotent, err := request.NewFunc(store, createOrder,
 		// The key is the client's; the fingerprint covers what the
 		// client sent, not the request id or the headers each retry
 		// changes.
-		request.WithIdentity(request.Identity{Namespace: "orders", FingerprintFields: []string{"httpMethod", "path", "body"}}),
+		request.WithRequest(request.Identity{Namespace: "orders", FingerprintFields: []string{"httpMethod", "path", "body"}}),
 		request.WithKeyOf(func(req events.APIGatewayProxyRequest) (string, error) {
 			return req.Headers["Idempotency-Key"], nil
 		}))
+	if err != nil {
+		// A bad setting: each one an *idem.ConfigError.
+		fmt.Println(err)
+		return
+	}
 	// What lambda.Start is given: the same signature, and the answer to
 	// a call that finds the key in progress.
 	api := func(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -92,7 +97,7 @@ func ExampleWrap() {
 	}()
 	<-running
 	busy, _ := api(ctx, post("k-2", `{"item":"slow"}`, "r-4"))
-	_, err := idempotent(ctx, post("k-2", `{"item":"slow"}`, "r-5"))
+	_, err = idempotent(ctx, post("k-2", `{"item":"slow"}`, "r-5"))
 	fmt.Println(busy.StatusCode, errors.Is(err, idem.ErrInProgress))
 	close(release)
 	<-done

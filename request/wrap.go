@@ -13,7 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// FuncConfig is how NewFunc and Wrap make a function idempotent. It is
+// FuncConfig is how NewFunc makes a function idempotent. It is
 // declared, defaulted and checked as every idemq package does it
 // (docs/options.md): a zero field is its default, the options only set
 // fields, and NewFunc resolves it once, refusing every setting that cannot
@@ -51,17 +51,12 @@ func WithConfig(cfg FuncConfig) FuncOption {
 	return func(c *FuncConfig) { *c = cfg }
 }
 
-// WithIdentity sets FuncConfig.Request, whole. Defaults to the request
-// type's Identity, without a namespace.
-func WithIdentity(id Identity) FuncOption {
+// WithRequest sets FuncConfig.Request, whole; its Namespace is
+// required. Defaults to the request type's Identity, without a namespace,
+// which NewFunc refuses.
+func WithRequest(id Identity) FuncOption {
 	id = id.Clone()
 	return func(c *FuncConfig) { c.Request = id }
-}
-
-// WithNamespace sets FuncConfig.Request.Namespace, which every key of the
-// wrapped function starts with. Defaults to none, which NewFunc refuses.
-func WithNamespace(ns string) FuncOption {
-	return func(c *FuncConfig) { c.Request.Namespace = ns }
 }
 
 // WithIdem applies opts, in order, to FuncConfig.Idem; idem.WithConfig
@@ -99,27 +94,13 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 	}
 }
 
-// Wrap is NewFunc for a program's wiring, where a bad setting is a
-// programmer's error: it returns NewFunc's function, and panics with
-// NewFunc's error (an *idem.ConfigError naming the setting) if NewFunc
-// fails, as regexp.MustCompile does:
-//
-//	lambda.Start(request.Wrap(store, createOrder, request.WithNamespace("orders")))
-func Wrap[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) func(context.Context, Req) (Resp, error) {
-	f, err := NewFunc(store, fn, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return f
-}
-
 // NewFunc returns fn made idempotent, with fn's own signature, as
 // Powertools' makeIdempotent does: a call runs fn once per key, whatever
 // the number of calls with that key, on any number of workers (idem.Do).
 // The key and the fingerprint are those of the request's JSON form, read
 // by the Identity that Req's tags and the options make (NewType), or the
 // key is what WithKeyOf's function returns; a request without a key is
-// never run, its call failing with idem.ErrNoKey (or ErrBadKey,
+// never run, its call failing with idem.ErrNoKey (or idem.ErrBadKey,
 // ErrBadBody). fn's result is stored as JSON (encoding/json) and a later
 // call with the key gets it decoded into a Resp without running fn; the
 // call that ran fn gets fn's own value. Resp must survive that round
@@ -236,10 +217,7 @@ func (w *wrapped[Req, Resp]) checkFields() error {
 		errs = append(errs, configError("KeyOf", "", fmt.Errorf("is given with %s %s: a key has one source", key.field, key.value)))
 	case w.keyOf != nil:
 	case id.KeyField != "" || key.field == "":
-		f := id.KeyField
-		if f == "" {
-			f = DefaultKeyField
-		}
+		f := id.Defaulted().KeyField
 		if _, _, found, _ := fieldOf(t, f); !found {
 			absent("KeyField", f)
 		}

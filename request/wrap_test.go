@@ -33,7 +33,7 @@ func counted(t *testing.T, store idem.Store, opts ...request.FuncOption) (func(c
 		runs.Add(1)
 		return receipt{Order: o.ID, Total: 3 * o.Count, secret: "fresh"}, nil
 	}
-	f, err := request.NewFunc(store, fn, append([]request.FuncOption{request.WithNamespace("orders")}, opts...)...)
+	f, err := request.NewFunc(store, fn, append([]request.FuncOption{request.WithRequest(request.Identity{Namespace: "orders"})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,12 +103,12 @@ func TestWrapErrorReleases(t *testing.T) {
 	store := must(memstore.New())
 	errDown := errors.New("the provider is down")
 	var calls atomic.Int32
-	f := request.Wrap(store, func(_ context.Context, o order) (receipt, error) {
+	f := must(request.NewFunc(store, func(_ context.Context, o order) (receipt, error) {
 		if calls.Add(1) == 1 {
 			return receipt{}, errDown
 		}
 		return receipt{Order: o.ID}, nil
-	}, request.WithNamespace("orders"))
+	}, request.WithRequest(request.Identity{Namespace: "orders"})))
 	if _, err := f(ctx, order{ID: "o-3"}); !errors.Is(err, errDown) {
 		t.Fatalf("%v, want the function's error", err)
 	}
@@ -144,12 +144,12 @@ func TestWrapKeyOf(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var runs atomic.Int32
-	f := request.Wrap(must(memstore.New()), func(_ context.Context, e event) (string, error) {
+	f := must(request.NewFunc(must(memstore.New()), func(_ context.Context, e event) (string, error) {
 		runs.Add(1)
 		return "done " + e.Body, nil
 	},
-		request.WithIdentity(request.Identity{Namespace: "api", FingerprintFields: []string{"body"}}),
-		request.WithKeyOf(func(e event) (string, error) { return e.Headers["Idempotency-Key"], nil }))
+		request.WithRequest(request.Identity{Namespace: "api", FingerprintFields: []string{"body"}}),
+		request.WithKeyOf(func(e event) (string, error) { return e.Headers["Idempotency-Key"], nil })))
 	for _, id := range []string{"r-1", "r-2"} {
 		got, err := f(ctx, event{Headers: map[string]string{"Idempotency-Key": "k"}, Body: "b", Request: id})
 		if err != nil || got != "done b" {
@@ -170,7 +170,7 @@ func TestWrapResultMustBeJSON(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := must(memstore.New())
-	f := request.Wrap(store, func(context.Context, order) (chan int, error) { return make(chan int), nil }, request.WithNamespace("orders"))
+	f := must(request.NewFunc(store, func(context.Context, order) (chan int, error) { return make(chan int), nil }, request.WithRequest(request.Identity{Namespace: "orders"})))
 	if _, err := f(ctx, order{ID: "o-4"}); err == nil {
 		t.Fatal("a channel was stored")
 	}
@@ -178,7 +178,7 @@ func TestWrapResultMustBeJSON(t *testing.T) {
 	if _, err := g(ctx, order{ID: "o-4"}); err != nil {
 		t.Fatalf("the key was not freed: %v", err)
 	}
-	h := request.Wrap(store, func(context.Context, order) (int, error) { return 1, nil }, request.WithNamespace("orders"))
+	h := must(request.NewFunc(store, func(context.Context, order) (int, error) { return 1, nil }, request.WithRequest(request.Identity{Namespace: "orders"})))
 	if _, err := h(ctx, order{ID: "o-4"}); !errors.Is(err, idem.ErrUnreadableResult) {
 		t.Errorf("a receipt replayed as an int: %v, want idem.ErrUnreadableResult", err)
 	}
@@ -189,7 +189,7 @@ func TestNewFuncRefuses(t *testing.T) {
 	store := must(memstore.New())
 	fn := func(context.Context, order) (receipt, error) { return receipt{}, nil }
 	eventFn := func(context.Context, event) (string, error) { return "", nil }
-	ns := request.WithNamespace("orders")
+	ns := request.WithRequest(request.Identity{Namespace: "orders"})
 	for _, tc := range []struct {
 		name  string
 		err   error
@@ -199,27 +199,21 @@ func TestNewFuncRefuses(t *testing.T) {
 		{"a nil function", second(request.NewFunc[order, receipt](store, nil, ns)), "fn"},
 		{"a nil option", second(request.NewFunc(store, fn, ns, nil)), "options[1]"},
 		{"no namespace", second(request.NewFunc(store, fn)), "Namespace"},
-		{"a key attribute", second(request.NewFunc(store, eventFn, request.WithIdentity(request.Identity{Namespace: "n", KeyAttribute: "k"}))), "KeyAttribute"},
+		{"a key attribute", second(request.NewFunc(store, eventFn, request.WithRequest(request.Identity{Namespace: "n", KeyAttribute: "k"}))), "KeyAttribute"},
 		{"no key member", second(request.NewFunc(store, eventFn, ns)), "KeyField"},
-		{"a fingerprint field that is no member", second(request.NewFunc(store, fn, request.WithIdentity(request.Identity{Namespace: "n", FingerprintFields: []string{"nope"}}))), "FingerprintFields"},
+		{"a fingerprint field that is no member", second(request.NewFunc(store, fn, request.WithRequest(request.Identity{Namespace: "n", FingerprintFields: []string{"nope"}}))), "FingerprintFields"},
 		{"a key function of another type", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a key function and key fields", second(request.NewFunc(store, fn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a nil key function: none, so the key member is looked for", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf[event](nil))), "KeyField"},
 		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithoutResult()))), "DiscardResult"},
 		{"a bad idem setting", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithExpiry(-time.Second)))), "Expiry"},
-		{"a contradiction", second(request.NewFunc(store, fn, request.WithIdentity(request.Identity{Namespace: "n", KeyField: "item"}))), "KeyField"},
+		{"a contradiction", second(request.NewFunc(store, fn, request.WithRequest(request.Identity{Namespace: "n", KeyField: "item"}))), "KeyField"},
 	} {
 		bad, ok := errors.AsType[*idem.ConfigError](tc.err)
 		if !ok || bad.Field != tc.field {
 			t.Errorf("%s: %v, want a ConfigError for %s", tc.name, tc.err, tc.field)
 		}
 	}
-	defer func() {
-		if _, ok := recover().(error); !ok {
-			t.Error("Wrap did not panic with the error")
-		}
-	}()
-	request.Wrap(store, fn)
 }
 
 func second[T any](_ T, err error) error { return err }

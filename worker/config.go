@@ -11,8 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // Config is what New takes besides the settings: how it logs, reaches
@@ -25,21 +26,31 @@ type Config struct {
 	// start-up warnings. Defaults to JSON lines on stdout, as Lambda's
 	// log format expects.
 	Logger *slog.Logger
-	// AWS returns the AWS configuration of every AWS client New makes
-	// (DynamoDB, SQS, S3); it is called at most once, and only when one is
-	// needed. Defaults to the SDK's default configuration
-	// (config.LoadDefaultConfig).
+	// AWS returns the AWS configuration of every AWS client made (DynamoDB,
+	// SQS, S3, Lambda: each made once, from the settings' endpoints); it
+	// is called at most once, and only when a client is needed. Defaults
+	// to the SDK's default configuration (config.LoadDefaultConfig).
 	AWS func(context.Context) (aws.Config, error)
 	// Stores are the openers of the stores New opens besides DynamoDB and
 	// memory, which it always can: pgenv.Opener() and redisenv.Opener().
 	// A store the settings name that no opener opens is refused, naming
 	// the package that would. Defaults to none.
-	Stores []idemqenv.Opener
+	Stores []stores.Opener
 	// HandlerOptions are given to handler.New after the ones the settings
 	// make: hooks, a cache, a deadline reserve. One that sets what a
-	// variable sets wins over it, and one the settings contradict (a key
-	// function with IDEMQ_KEY_FIELD set) is refused. Defaults to none.
+	// variable sets wins over it, but for the request's identity
+	// (handler.WithRequest): the identity given in code and the
+	// environment's (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD, ...) are joined
+	// (request.Identity.Merge), each field from the one that sets it, and
+	// a field both set otherwise is refused at start, naming both. Worker
+	// mode only. Defaults to none.
 	HandlerOptions []handler.Option
+	// FrontDoorOptions are given to frontdoor.New after the ones the
+	// settings make (NewFrontDoor): its Scope above all, which
+	// IDEMQ_FRONTDOOR_SCOPE=iam or iam-session requires, as only the code
+	// serving the front door can tell a request's caller. Front-door mode
+	// only. Defaults to none.
+	FrontDoorOptions []frontdoor.Option
 	// Tracing makes what IDEMQ_TRACING asks for, given its value ("otel"
 	// or "xray"). Defaults to nil: New refuses IDEMQ_TRACING, which it
 	// cannot honour.
@@ -74,6 +85,7 @@ type Option func(*Config)
 func WithConfig(cfg Config) Option {
 	cfg.Stores = slices.Clone(cfg.Stores)
 	cfg.HandlerOptions = slices.Clone(cfg.HandlerOptions)
+	cfg.FrontDoorOptions = slices.Clone(cfg.FrontDoorOptions)
 	return func(c *Config) { *c = cfg }
 }
 
@@ -95,7 +107,7 @@ func WithAWSConfig(cfg aws.Config) Option {
 
 // WithStores adds openers to Config.Stores. Defaults to none: DynamoDB
 // and memory only.
-func WithStores(openers ...idemqenv.Opener) Option {
+func WithStores(openers ...stores.Opener) Option {
 	openers = slices.Clone(openers)
 	return func(c *Config) { c.Stores = append(c.Stores, openers...) }
 }
@@ -105,6 +117,13 @@ func WithStores(openers ...idemqenv.Opener) Option {
 func WithHandlerOptions(opts ...handler.Option) Option {
 	opts = slices.Clone(opts)
 	return func(c *Config) { c.HandlerOptions = append(c.HandlerOptions, opts...) }
+}
+
+// WithFrontDoorOptions adds options to Config.FrontDoorOptions. Defaults
+// to none.
+func WithFrontDoorOptions(opts ...frontdoor.Option) Option {
+	opts = slices.Clone(opts)
+	return func(c *Config) { c.FrontDoorOptions = append(c.FrontDoorOptions, opts...) }
 }
 
 // WithTracing sets Config.Tracing. Defaults to nil: IDEMQ_TRACING is

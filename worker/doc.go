@@ -1,13 +1,16 @@
-// Package worker is the reference worker's contract as a library: from
-// the IDEMQ_* environment (package idemqenv) it wires, for a function of
-// your own, what the reference worker (lambda/) wires for its model
-// calls: the store of records, the handler around your function with the
-// request's identity, the claim's settings, the back-off, EMF metrics and
-// the bucket of large results, in consumer mode the consumer, and the
-// start-up checks (every variable at once, the namespace, the queue's
-// settings against the expiry and the lease, the PostgreSQL table's
-// shape). A variable the CDK construct sets (infra/idemqcdk) is read as
-// the reference worker reads it.
+// Package worker is the one place where the IDEMQ_* settings (package
+// idemqenv, which only parses and checks them) become each part's options
+// and each AWS client is made, once. For a function of your own it wires
+// what the reference worker (lambda/) wires for its model calls: the
+// store of records, the handler around your function with the request's
+// identity, the claim's settings, the back-off, EMF metrics and the
+// bucket of large results, in consumer mode the consumer, and the
+// start-up checks (every variable at once, whether the environment's
+// reader or a part refuses it; the namespace; the queue's settings
+// against the expiry and the lease; the PostgreSQL table's shape). The
+// reference worker's front door and dispatcher are wired here too
+// (NewFrontDoor, NewDispatcher). A variable the CDK construct sets
+// (infra/idemqcdk) is read as the reference worker reads it.
 //
 //	func main() {
 //		w, err := worker.FromEnv(context.Background(), os.Getenv, summarise)

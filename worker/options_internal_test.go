@@ -42,7 +42,7 @@ func TestOptionBehaviour(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	c, err := idem.ApplyOptions("worker", []Option{WithEMF(io.Discard), WithConfig(Config{Logger: logger, HandlerOptions: []handler.Option{handler.WithConcurrency(2)}}),
-		WithHandlerOptions(handler.WithoutBatchError())})
+		WithHandlerOptions(func(c *handler.Config) { c.NoBatchError = true })})
 	if err == nil {
 		c, err = c.resolve()
 	}

@@ -18,26 +18,42 @@ import (
 	"github.com/idemq/idemq/idemqenv"
 )
 
-// Run serves w. On Lambda it is lambda.StartWithOptions over w.Handler
-// with ctx, which does not return. In consumer mode
-// (IDEMQ_CONSUMER_QUEUE_URL) it runs w.Consumer until ctx is done or the
-// process gets SIGTERM or SIGINT, then stops it gracefully
-// (consumer.Run), serving GET /healthz on IDEMQ_HEALTH_ADDR if set; it
-// returns nil after a graceful stop.
+// lambdaRuntimeAPI is the variable Lambda's runtime API is found by,
+// which aws-lambda-go needs to serve.
+const lambdaRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
+
+// ErrNotLambda is Run's error for a Worker that FromEnv wired outside
+// Lambda and not in consumer mode: there is nothing to serve.
+var ErrNotLambda = fmt.Errorf("worker: not in Lambda (%s is unset) and no %s: set it to consume that queue here, or run in Lambda", lambdaRuntimeAPI, idemqenv.ConsumerQueueURL)
+
+// Run serves w's Handler (worker and dispatch modes). On Lambda it is
+// lambda.StartWithOptions over w.Handler with ctx, which does not return.
+// In consumer mode (IDEMQ_CONSUMER_QUEUE_URL) it runs w.Consumer until
+// ctx is done or the process gets SIGTERM or SIGINT, then stops it
+// gracefully (consumer.Run), serving GET /healthz on IDEMQ_HEALTH_ADDR if
+// set; it returns nil after a graceful stop. A front door (w.FrontDoor)
+// is served by an HTTP server or a function URL's adapter, not by Run. A
+// Worker FromEnv wired neither in Lambda (its getenv has no
+// AWS_LAMBDA_RUNTIME_API) nor in consumer mode returns ErrNotLambda at
+// once.
 func (w *Worker) Run(ctx context.Context) error {
-	if w.Consumer == nil {
+	switch {
+	case w.Handler == nil:
+		return errors.New("worker: Run serves a handler, and this Worker has none: serve its FrontDoor over HTTP or behind a function URL")
+	case w.Consumer == nil && w.offLambda:
+		return ErrNotLambda
+	case w.Consumer == nil:
 		lambda.StartWithOptions(w.Handler, lambda.WithContext(ctx))
 		return nil
 	}
-	return RunConsumer(ctx, w.Consumer, w.Settings.Consumer.HealthAddr, w.cfg.Logger)
+	return runConsumer(ctx, w.Consumer, w.Settings.Consumer.HealthAddr, w.cfg.Logger)
 }
 
-// RunConsumer runs c until ctx is done or the process gets SIGTERM or
+// runConsumer runs c until ctx is done or the process gets SIGTERM or
 // SIGINT, then stops it gracefully (consumer.Run), serving c's health
-// (GET /healthz) on healthAddr unless it is "": what Run does in
-// consumer mode, for a consumer wired by hand (the reference worker's
-// dispatch mode). It returns nil after a graceful stop.
-func RunConsumer(ctx context.Context, c *consumer.Consumer, healthAddr string, logger *slog.Logger) error {
+// (GET /healthz) on healthAddr unless it is "". It returns nil after a
+// graceful stop.
+func runConsumer(ctx context.Context, c *consumer.Consumer, healthAddr string, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if healthAddr != "" {

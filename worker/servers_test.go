@@ -19,6 +19,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/sqstest"
 	"github.com/idemq/idemq/internal/testenv"
@@ -34,7 +35,7 @@ const s3EndpointEnv = testenv.S3Endpoint
 func TestWorkerOffloadsToBucket(t *testing.T) {
 	t.Parallel()
 	const hint = "no local S3 server: use `make test`, or `scripts/with-s3.sh go test ./worker`"
-	endpoint := testenv.URL(t, s3EndpointEnv, hint)
+	endpoint := idemtest.ServerURL(t, s3EndpointEnv, hint)
 	client := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")})
 	var b [6]byte
@@ -42,7 +43,7 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	bucket := "idemq-worker-lib-" + hex.EncodeToString(b[:])
 	if _, err := client.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		if _, probe := http.Get(endpoint); probe != nil {
-			testenv.Unavailable(t, s3EndpointEnv+"="+endpoint+" does not answer: "+err.Error(), hint)
+			idemtest.Unavailable(t, s3EndpointEnv+"="+endpoint+" does not answer: "+err.Error(), hint)
 		}
 		t.Fatalf("CreateBucket: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/queue"
 )
@@ -20,7 +21,7 @@ func warnings(s idemqenv.Settings, logger *slog.Logger) {
 			"finds none of its records, so every redelivered request runs again; set "+idemqenv.Namespace+" once and keep it",
 			"function", lambdacontext.FunctionName)
 	}
-	if s.Store.Kind == idemqenv.StoreMemory {
+	if s.Store.Kind == stores.Memory {
 		logger.Warn("idemq worker: records are kept in memory; they last as long as this process", "store", s.Store.Kind)
 	}
 	if s.Queue == (queue.Settings{}) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
@@ -28,7 +29,7 @@ func TestStartupWarnings(t *testing.T) {
 		{"no queue", idemqenv.Settings{Request: ns, RecordExpiry: 97 * time.Hour}, nil},
 		{"no namespace", idemqenv.Settings{Queue: q, RecordExpiry: 541 * time.Hour}, []string{idemqenv.Namespace + " is unset"}},
 		{"an expiry short of a redrive", idemqenv.Settings{Request: ns, Queue: q, RecordExpiry: 200 * time.Hour}, []string{"does not cover a redrive"}},
-		{"the memory store", idemqenv.Settings{Request: ns, Store: idemqenv.StoreSettings{Kind: idemqenv.StoreMemory}}, []string{"kept in memory"}},
+		{"the memory store", idemqenv.Settings{Request: ns, Store: stores.Settings{Kind: stores.Memory}}, []string{"kept in memory"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

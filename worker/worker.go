@@ -2,68 +2,114 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/sdkhttp"
+	"github.com/idemq/idemq/request"
 )
 
-// Worker is a handler around a function of your own, wired from the
-// IDEMQ_* settings, with what it runs on.
+// Worker is a program wired from the IDEMQ_* settings, with what it runs
+// on: in worker mode (New, FromEnv) a handler around a function of your
+// own; in front-door mode (NewFrontDoor) the HTTP front door over the
+// worker's records; in dispatch mode (NewDispatcher) the dispatcher to a
+// Lambda durable function.
 type Worker struct {
 	// Settings are the settings it was wired from.
 	Settings idemqenv.Settings
 	// Handler runs each batch: what lambda.Start takes, and what Run
-	// serves.
+	// serves. Nil in front-door mode.
 	Handler handler.Handler
-	// Store is the store of records (IDEMQ_STORE).
-	Store idemqenv.Records
+	// FrontDoor serves the front door's HTTP requests, in front-door mode;
+	// nil in the others.
+	FrontDoor http.Handler
+	// Store is the store of records (IDEMQ_STORE); nil in dispatch mode,
+	// which keeps none.
+	Store stores.Records
 	// Blobs keeps the results too large for a record (IDEMQ_BLOB_BUCKET);
 	// nil without a bucket.
 	Blobs idem.Blobs
 	// Consumer receives from IDEMQ_CONSUMER_QUEUE_URL, running Handler;
 	// nil on Lambda.
 	Consumer *consumer.Consumer
+	// Connections is how many requests to one backend can be under way at
+	// once: the batches at once times the records of each. Every pool of
+	// the Worker keeps that many connections; give your own clients (a
+	// model provider's) as many.
+	Connections int
 
-	cfg        Config
+	cfg     Config
+	clients *clients
+	// offLambda is set by FromEnv when getenv has no
+	// AWS_LAMBDA_RUNTIME_API: Run then has no Lambda to serve.
+	offLambda  bool
 	closeStore func()
 	closeOnce  sync.Once
 }
 
 // FromEnv reads the environment through getenv (os.Getenv) with
 // idemqenv.Read and wires a Worker around fn from it (New). Its error
-// names every bad or missing variable at once.
+// names every bad or missing variable at once: those Read finds, and
+// those the parts it configures refuse, checked before anything is sent.
 func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, opts ...Option) (*Worker, error) {
+	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.New(store, fn, o...)
+	}, opts)
+}
+
+// FromEnvTyped is FromEnv for a function of a request type, as
+// handler.NewTyped takes it: each record's body is decoded into a Req,
+// and fn's result stored as JSON. Who a request is comes from Req's tags
+// merged with the IDEMQ_* identity (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD,
+// ...); a variable that sets otherwise what a tag says is refused.
+//
+//	w, err := worker.FromEnvTyped(ctx, os.Getenv, func(ctx context.Context, req Summarise) (Summary, error) { ... })
+func FromEnvTyped[Req, Resp any](ctx context.Context, getenv func(string) string, fn func(context.Context, Req) (Resp, error), opts ...Option) (*Worker, error) {
+	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.NewTyped(store, fn, o...)
+	}, opts)
+}
+
+// newHandler makes the handler around the function of your own, over the
+// store New opened, with the options the settings make.
+type newHandler func(store idem.Store, opts ...handler.Option) (handler.Handler, error)
+
+// fromEnv reads the settings through getenv and wires a Worker with
+// build (newWorker), noting for Run whether it runs on Lambda.
+func fromEnv(ctx context.Context, getenv func(string) string, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
 	s, err := idemqenv.Read(getenv)
+	w, err := newWorker(ctx, s, err, nilFn, build, opts)
 	if err != nil {
-		return nil, fmt.Errorf("bad configuration:\n%w", err)
+		return nil, err
 	}
-	return New(ctx, s, fn, opts...)
+	w.offLambda = getenv(lambdaRuntimeAPI) == ""
+	return w, nil
 }
 
 // New wires a Worker around fn from s, settings of worker mode as
-// idemqenv.Read returns them, and checks what it opens:
+// idemqenv.Read returns them. First, before any request, it checks every
+// setting at once, each named after the variable that set it:
 //
 //   - the namespace: outside Lambda, where the handler has no function's
 //     name to default it to, IDEMQ_NAMESPACE is required;
-//   - the store: opened (Config.Stores), and with PostgreSQL the table's
-//     shape read from the catalog (pgstore.Store.Check), which the
-//     worker never creates;
-//   - the settings the library refuses (handler.New, consumer.New,
-//     s3blob.New), each named after the variable that set it
-//     (idemqenv.SettingError).
+//   - the request's identity given in code (Config.HandlerOptions)
+//     against the environment's: joined, and a field both set otherwise
+//     refused;
+//   - the settings the handler, the claim, the consumer, the store and
+//     the bucket refuse (their Validate, the store's and the bucket's
+//     New, which make no request).
 //
-// It logs a warning for a setting that works but may cost a second
+// Then it reads what it opened: with PostgreSQL the table's shape from
+// the catalog (pgstore.Store.Check), which the worker never creates. It
+// logs a warning for a setting that works but may cost a second
 // execution: no namespace on Lambda (the function's name, which a
 // replaced or renamed function does not keep), a record expiry that
 // covers the queue but not a redrive from its dead-letter queue; and for
@@ -74,92 +120,125 @@ func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, o
 // ignore; what it cannot read it logs at INFO, and starts all the same.
 // No error holds the store's password. Close the Worker when done.
 func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Option) (*Worker, error) {
+	return newWorker(ctx, s, nil, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
+		return handler.New(store, fn, o...)
+	}, opts)
+}
+
+// newWorker is New with the handler made by build, after readErr (what
+// Read refused, reported with every other bad setting); nilFn says the
+// function of your own is nil.
+func newWorker(ctx context.Context, s idemqenv.Settings, readErr error, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
 	var errs []error
-	if fn == nil {
+	if nilFn {
 		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil})
 	}
+	w, more := begin(s, idemqenv.Worker, opts)
+	errs = append(errs, more...)
+	var id request.Identity
+	if s.Program == idemqenv.Worker {
+		var checks []error
+		id, checks = w.checkWorker()
+		errs = append(errs, checks...)
+	}
+	if err := w.open(ctx, readErr, errs); err != nil {
+		return nil, err
+	}
+	if err := w.wireWorker(ctx, build, id); err != nil {
+		w.Close()
+		return nil, w.failed(err)
+	}
+	return w, nil
+}
+
+// begin applies opts and checks what every program checks: the options,
+// and that s is program p's.
+func begin(s idemqenv.Settings, p idemqenv.Program, opts []Option) (*Worker, []error) {
 	cfg, optErr := idem.ApplyOptions("worker", opts)
 	cfg, err := cfg.resolve()
-	errs = append(errs, optErr, err)
-	if s.Program != idemqenv.Worker {
-		errs = append(errs, fmt.Errorf("worker: %s=%s: package worker wires worker mode only (the front door is frontdoor.New, the dispatcher durable.New)", idemqenv.Mode, s.Program))
+	errs := []error{optErr, err}
+	if s.Program != p {
+		errs = append(errs, fmt.Errorf("worker: %s=%s: %s wires %s mode only (worker mode is worker.New's, the front door worker.NewFrontDoor's, the dispatcher worker.NewDispatcher's)",
+			idemqenv.Mode, s.Program, constructors[p], p))
 	}
+	if p != idemqenv.Worker {
+		if len(cfg.HandlerOptions) > 0 {
+			errs = append(errs, fmt.Errorf("worker: Config.HandlerOptions are set but %s mode has no handler of idemq's: they are worker mode's", p))
+		}
+		if cfg.Tracing != nil {
+			errs = append(errs, fmt.Errorf("worker: Config.Tracing is set but %s mode does not trace: it is worker mode's", p))
+		}
+	}
+	if p != idemqenv.FrontDoor && len(cfg.FrontDoorOptions) > 0 {
+		errs = append(errs, fmt.Errorf("worker: Config.FrontDoorOptions are set in %s mode: they are front-door mode's", p))
+	}
+	w := &Worker{Settings: s, Connections: connections(s), cfg: cfg, clients: newClients(s, cfg.AWS), closeStore: func() {}}
+	return w, errs
+}
+
+// constructors are the functions that wire each program.
+var constructors = map[idemqenv.Program]string{idemqenv.Worker: "worker.New", idemqenv.FrontDoor: "worker.NewFrontDoor", idemqenv.Dispatch: "worker.NewDispatcher"}
+
+// checkWorker checks, without a request, what worker mode's parts would
+// refuse, and returns the request's identity the handler is to take.
+func (w *Worker) checkWorker() (request.Identity, []error) {
+	s, cfg := w.Settings, w.cfg
+	var errs []error
 	if s.Request.Namespace == "" && lambdacontext.FunctionName == "" {
 		errs = append(errs, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace))
 	}
 	if s.Tracing != "" && cfg.Tracing == nil {
 		errs = append(errs, fmt.Errorf("%s=%s: this function cannot trace: give worker.WithTracing a tracer, or unset %s", idemqenv.Tracing, s.Tracing, idemqenv.Tracing))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	consuming := s.Consumer.QueueURL != ""
+	if consuming && s.Heartbeat > consumer.DefaultShortLease/2 && s.Lease == 0 {
+		// A claim without a lease of its own takes the consumer's default
+		// lease, renewed by the heartbeat: a beat above half of it the
+		// library would silently cut.
+		errs = append(errs, fmt.Errorf("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
+			"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
+			idemqenv.Heartbeat, s.Heartbeat, idemqenv.Lease, consumer.DefaultShortLease, consumer.DefaultShortLease/2, idemqenv.Heartbeat, consumer.DefaultShortLease/2, idemqenv.Lease))
 	}
-	w := &Worker{Settings: s, cfg: cfg, closeStore: func() {}}
-	if err := w.wire(ctx, fn); err != nil {
-		w.Close()
-		return nil, idemqenv.Redact(err, s.Store.URL)
+	id, err := w.identity()
+	if err != nil {
+		errs = append(errs, err)
+		id = s.Request // checked below as the environment gives it
 	}
-	return w, nil
+	backoff := handler.VisibilityChanger(nil) // the client is made later; its setting is checked by the handler's Config
+	hc, _ := idem.ApplyOptions("handler", append(append(w.handlerOptions(backoff, nil), cfg.HandlerOptions...), handler.WithRequest(id)))
+	errs = append(errs, named(hc.Validate()))
+	if consuming {
+		cc, _ := idem.ApplyOptions("consumer", w.consumerOptions())
+		errs = append(errs, named(cc.Validate()))
+	}
+	return id, errs
 }
 
-// wire opens what w's settings name and makes its handler.
-func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
+// wireWorker makes worker mode's handler, and in consumer mode its
+// consumer, over what open opened.
+func (w *Worker) wireWorker(ctx context.Context, build newHandler, id request.Identity) error {
 	s, cfg := w.Settings, w.cfg
 	warnings(s, cfg.Logger)
-	conns := s.Connections() // one per record at once, in every batch at once
-	awsCfg := onceAWS(cfg.AWS)
-
-	var err error
-	if w.Store, w.closeStore, err = OpenStore(ctx, s.Store, idemqenv.OpenConfig{AWS: awsCfg, Connections: conns}, cfg.Stores...); err != nil {
-		return err
-	}
-	opts := []handler.Option{handler.WithLogger(cfg.Logger), handler.WithRequest(s.Request),
-		handler.WithIdem(idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat), idem.WithClockSkew(s.ClockSkew),
-			idem.WithCompressAbove(s.CompressAbove))}
-	if s.Concurrency != 0 {
-		opts = append(opts, handler.WithConcurrency(s.Concurrency))
-	}
-	if s.Blobs.Bucket != "" {
-		c, err := awsCfg(ctx)
-		if err != nil {
-			return err
-		}
-		if w.Blobs, err = OpenBlobs(c, s.Blobs, conns); err != nil {
-			return idemqenv.SettingError(err)
-		}
-		opts = append(opts, handler.WithIdem(idem.WithBlobs(w.Blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove)))
-	}
 	consuming := s.Consumer.QueueURL != ""
-	var sqsClient *sqs.Client
+	var backoff handler.VisibilityChanger
 	if s.Backoff || consuming {
-		c, err := awsCfg(ctx)
+		client, err := w.clients.SQS(ctx)
 		if err != nil {
 			return err
 		}
-		sqsClient = sqs.NewFromConfig(c, func(o *sqs.Options) {
-			// Every in-progress record of a batch may give its message
-			// back at once: keep a connection for each.
-			o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, conns)
-			if s.SQSEndpoint != "" {
-				o.BaseEndpoint = aws.String(s.SQSEndpoint)
+		if s.Backoff {
+			backoff = client
+			if consuming {
+				// A message given back is no longer kept hidden by the
+				// consumer's extensions (consumer.Backoff).
+				backoff = consumer.Backoff(client)
 			}
-		})
+		}
 	}
-	switch {
-	case !s.Backoff:
-	case consuming:
-		// A message given back is no longer kept hidden by the consumer's
-		// extensions (consumer.Backoff).
-		opts = append(opts, handler.WithBackoff(consumer.Backoff(sqsClient)), handler.WithQueueURL(s.Consumer.QueueURL))
-	case s.QueueURL != "":
-		opts = append(opts, handler.WithBackoff(sqsClient), handler.WithQueueURL(s.QueueURL))
-	default:
-		opts = append(opts, handler.WithBackoff(sqsClient))
-	}
-	if s.EMFNamespace != "" {
-		opts = append(opts, handler.WithEMF(cfg.EMF, s.EMFNamespace))
-	}
+	opts := w.handlerOptions(backoff, w.Blobs)
 	var tr Tracing
 	if s.Tracing != "" {
+		var err error
 		if tr, err = cfg.Tracing(ctx, s.Tracing); err != nil {
 			return fmt.Errorf("%s=%s: %w", idemqenv.Tracing, s.Tracing, err)
 		}
@@ -168,37 +247,42 @@ func (w *Worker) wire(ctx context.Context, fn handler.Func) error {
 		}
 	}
 	if function := lambdacontext.FunctionName; function != "" && !consuming {
-		if lacking := checkMappings(ctx, lambdaClient(ctx, cfg, awsCfg), function, cfg.Logger); len(lacking) > 0 {
+		if lacking := checkMappings(ctx, w.mappings(ctx), function, cfg.Logger); len(lacking) > 0 {
 			opts = append(opts, func(c *handler.Config) { c.WholeBatchQueues = lacking })
 		}
 	}
-	opts = append(opts, cfg.HandlerOptions...)
-	if w.Handler, err = handler.New(w.Store, fn, opts...); err != nil {
-		return idemqenv.SettingError(err)
+	opts = append(append(opts, cfg.HandlerOptions...), handler.WithRequest(id))
+	var err error
+	if w.Handler, err = build(w.Store, opts...); err != nil {
+		return err
 	}
 	if tr.Wrap != nil {
 		w.Handler = tr.Wrap(w.Handler)
 	}
 	if consuming {
-		if w.Consumer, err = consumer.New(sqsClient, s.Consumer.QueueURL, w.Handler, append(s.Consumer.Options(), consumer.WithLogger(cfg.Logger))...); err != nil {
-			return idemqenv.SettingError(err)
+		client, err := w.clients.SQS(ctx)
+		if err != nil {
+			return err
+		}
+		if w.Consumer, err = consumer.New(client, s.Consumer.QueueURL, w.Handler, w.consumerOptions()...); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// lambdaClient is Config.Lambda, or a Lambda client of the AWS
-// configuration; when that cannot be loaded, a client whose every request
-// fails with the reason, which checkMappings logs.
-func lambdaClient(ctx context.Context, cfg Config, awsCfg func(context.Context) (aws.Config, error)) Mappings {
-	if cfg.Lambda != nil {
-		return cfg.Lambda
+// mappings is Config.Lambda, or the Lambda client; when the AWS
+// configuration cannot be loaded, a client whose every request fails with
+// the reason, which checkMappings logs.
+func (w *Worker) mappings(ctx context.Context) Mappings {
+	if w.cfg.Lambda != nil {
+		return w.cfg.Lambda
 	}
-	c, err := awsCfg(ctx)
+	c, err := w.clients.Lambda(ctx)
 	if err != nil {
 		return unreadable{err}
 	}
-	return lambda.NewFromConfig(c)
+	return c
 }
 
 // unreadable answers every request with err.
@@ -216,17 +300,4 @@ func (w *Worker) Close() {
 			w.closeStore()
 		}
 	})
-}
-
-// onceAWS calls load at most once, when a client first needs it.
-func onceAWS(load func(context.Context) (aws.Config, error)) func(context.Context) (aws.Config, error) {
-	var (
-		once sync.Once
-		cfg  aws.Config
-		err  error
-	)
-	return func(ctx context.Context) (aws.Config, error) {
-		once.Do(func() { cfg, err = load(ctx) })
-		return cfg, err
-	}
 }

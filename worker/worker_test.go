@@ -22,10 +22,12 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
 
@@ -84,20 +86,25 @@ func TestFromEnvRefuses(t *testing.T) {
 			nil, []string{"bad configuration", idemqenv.Table, idemqenv.StoreURL, idemqenv.Lease, idemqenv.Concurrency}},
 		{"no namespace off Lambda", map[string]string{idemqenv.Store: "memory"}, nil, []string{idemqenv.Namespace + " is required outside Lambda"}},
 		{"another mode", map[string]string{idemqenv.Mode: "frontdoor", idemqenv.Store: "memory", idemqenv.Namespace: "n",
-			idemqenv.FrontDoorQueueURL: "http://127.0.0.1:1/q"}, nil, []string{idemqenv.Mode + "=frontdoor: package worker wires worker mode only"}},
+			idemqenv.FrontDoorQueueURL: "http://127.0.0.1:1/q"}, nil, []string{idemqenv.Mode + "=frontdoor: worker.New wires worker mode only"}},
 		{"tracing without a tracer", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false", idemqenv.Tracing: "otel"},
 			nil, []string{idemqenv.Tracing + "=otel: this function cannot trace"}},
 		{"a store it was built without", map[string]string{idemqenv.Store: "redis", idemqenv.StoreURL: "redis://:s3cret@127.0.0.1:1", idemqenv.Namespace: "n"},
 			nil, []string{idemqenv.Store + "=redis: this program was built without that store", "redisenv.Opener()"}},
 		{"a setting the library refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-			idemqenv.Lease: "4s", idemqenv.Heartbeat: "4s"}, nil, []string{"bad configuration: " + idemqenv.Heartbeat + ": idem: Heartbeat 4s: must be at most half of Lease 4s"}},
+			idemqenv.Lease: "4s", idemqenv.Heartbeat: "4s"}, nil, []string{"bad configuration:\n" + idemqenv.Heartbeat + ": idem: Heartbeat 4s: must be at most half of Lease 4s"}},
 		{"an expiry under the lease", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
 			idemqenv.RecordExpiry: "1m", idemqenv.Lease: "2m"}, nil, []string{idemqenv.RecordExpiry + ": idem: Expiry 1m0s: must be at least Lease 2m0s"}},
 		{"a key function with a key field", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false", idemqenv.KeyField: "id"},
-			[]worker.Option{worker.WithHandlerOptions(handler.WithKeyFunc(func(events.SQSMessage) (string, error) { return "k", nil }))}, []string{"KeyFunc", "KeyField"}},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}))}, []string{idemqenv.KeyField + `: request: KeyField "id": contradicts`, "given in code"}},
+		{"another namespace in code", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false"},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{Namespace: "other"}))}, []string{idemqenv.Namespace + ": request: Namespace", "given in code"}},
 		{"a consumer setting the consumer refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
 			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.ConsumerVisibility: "1500ms"},
 			[]worker.Option{testAWS}, []string{idemqenv.ConsumerVisibility + ": consumer: VisibilityTimeout"}},
+		{"a consumer's heartbeat the default lease would cut", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
+			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.Heartbeat: "31s"},
+			nil, []string{idemqenv.Heartbeat + "=31s", idemqenv.Lease, consumer.DefaultShortLease.String(), "30s"}},
 		{"a nil option", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n"}, []worker.Option{nil}, []string{"worker: options[1]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,5 +303,37 @@ func TestWorkerClockSkew(t *testing.T) {
 			t.Errorf("IDEMQ_CLOCK_SKEW=%q: a lease passed 5 s ago taken over %d times, want %d", tc.skew, got, tc.runs)
 		}
 		w.Close()
+	}
+}
+
+// Every bad variable is reported in one error, whether the environment's
+// reader finds it (a value that does not parse, two variables that
+// contradict each other) or the part it configures does (a heartbeat the
+// claim's settings refuse, found only when the handler's options are
+// checked).
+func TestFromEnvReportsEveryBadVariable(t *testing.T) {
+	t.Parallel()
+	var c counter
+	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
+		idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
+		idemqenv.Concurrency: "lots",                         // does not parse
+		idemqenv.StoreURL:    "redis://127.0.0.1:1",          // contradicts IDEMQ_STORE
+		idemqenv.Lease:       "4s", idemqenv.Heartbeat: "4s", // the claim's settings refuse it
+	}), c.fn, quiet)
+	if err == nil {
+		w.Close()
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		idemqenv.Concurrency + `="lots"`,
+		idemqenv.StoreURL + " is set but " + idemqenv.Store + " is memory",
+		idemqenv.Heartbeat + ": idem: Heartbeat 4s: must be at most half of Lease 4s",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error\n%v\ndoes not say %q", err, want)
+		}
+	}
+	if n := strings.Count(err.Error(), "bad configuration"); n != 1 {
+		t.Errorf("error\n%v\nsays \"bad configuration\" %d times, want once", err, n)
 	}
 }

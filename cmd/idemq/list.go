@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	idemstores "github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -95,7 +96,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 		return exitUsage
 	}
 	defer closeStore()
-	if e.store == idemqenv.StoreDynamoDB {
+	if e.store == idemstores.DynamoDB {
 		fmt.Fprintf(e.stderr, "%s: scan: reads the whole table %s, billed by the size of every item it reads\n", fs.Name(), e.table)
 	}
 	page, err := st.List(ctx, req)

@@ -17,7 +17,6 @@ import (
 // command takes.
 type settings struct {
 	store, table, storeURL, endpoint, namespace string
-	keyField, keyFields, keyAttribute           string
 	blobBucket, blobPrefix, sqsEndpoint         string
 	expiry                                      time.Duration
 	raw, yes, json                              bool
@@ -72,7 +71,6 @@ func (s *settings) fromEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	s.read = r
 	s.store, s.table, s.storeURL, s.endpoint = r.Store.Kind, r.Store.Table, r.Store.URL, r.Store.DynamoDBEndpoint
 	s.namespace, s.expiry = r.Request.Namespace, r.EffectiveExpiry()
-	s.keyField, s.keyFields, s.keyAttribute = r.Request.KeyField, strings.Join(r.Request.KeyFields, ","), r.Request.KeyAttribute
 	s.blobBucket, s.blobPrefix, s.sqsEndpoint = r.Blobs.Bucket, r.Blobs.Prefix, r.SQSEndpoint
 	return nil
 }
@@ -87,8 +85,9 @@ func (s *settings) registerKey(fs *flag.FlagSet) {
 
 // recordKey is the stored key that the positional arguments (KEY, or
 // none with --body) and the key flags name: the key the worker's handler
-// claims for it, made through the request contract by the worker's key
-// settings (internal/recordkey), or with --raw the key as it is.
+// claims for it, made through the request contract by the worker's
+// request.Identity as idemqenv read it (internal/recordkey), or with
+// --raw the key as it is.
 func (s *settings) recordKey(pos []string) (idem.Key, error) {
 	t := recordkey.Typed{Body: s.body, Scope: s.scope, Raw: s.raw}
 	switch {
@@ -97,14 +96,9 @@ func (s *settings) recordKey(pos []string) (idem.Key, error) {
 	case len(pos) > 1 || s.body == "":
 		return "", fmt.Errorf("want one KEY, or --body and no KEY; got %d argument(s)", len(pos))
 	}
-	key, err := s.keySettings().Key(t)
+	key, err := recordkey.Key(s.read.Request, t)
 	if errors.Is(err, recordkey.ErrUsage) && s.namespace == "" && !s.raw {
 		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", idemqenv.Namespace)
 	}
 	return key, err
-}
-
-// keySettings are the worker's key settings, as idemqenv read them.
-func (s *settings) keySettings() recordkey.Settings {
-	return recordkey.Settings{Namespace: s.namespace, KeyField: s.keyField, KeyFields: s.keyFields, KeyAttribute: s.keyAttribute}
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
+	idemstores "github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
 // openStore connects to the store the settings name, with the openers
-// the worker opens it with (idemqenv.Open), and returns it with the
+// the worker opens it with (idemstores.Open), and returns it with the
 // function that closes its connections. It asks for what the store lacks
 // (its table, its URL) first, naming each variable with its flag. The AWS
 // SDK logs to stderr; the DynamoDB client's region is kept in s.region.
@@ -31,10 +32,10 @@ func openStore(ctx context.Context, s *settings, getenv func(string) string, std
 		s.region = cfg.Region
 		return cfg, err
 	}
-	st, closeStore, err := idemqenv.Open(ctx, s.read.Store, idemqenv.OpenConfig{AWS: loadAWS},
+	st, closeStore, err := idemstores.Open(ctx, s.read.Store, idemstores.Config{AWS: loadAWS},
 		dynamoenv.Opener(), pgenv.Opener(), redisenv.Opener())
 	if err != nil {
-		return nil, nil, idemqenv.Redact(idemqenv.SettingError(err), s.storeURL)
+		return nil, nil, idemstores.Redact(idemqenv.SettingError(err), s.storeURL)
 	}
 	return st, closeStore, nil
 }

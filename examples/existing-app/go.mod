@@ -42,6 +42,7 @@ require (
 	github.com/cdklabs/awscdk-asset-node-proxy-agent-go/nodeproxyagentv6/v2 v2.1.3 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
 	github.com/fatih/color v1.19.0 // indirect
+	github.com/idemq/idemq/durable v0.2.0 // indirect
 	github.com/idemq/idemq/idem/dynamostore v0.2.0 // indirect
 	github.com/idemq/idemq/idem/s3blob v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect

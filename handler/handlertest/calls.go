@@ -19,23 +19,47 @@ type Calls struct {
 	order []string
 }
 
-// Func returns a function for handler.WrapSQS that counts a call for the
+// Func returns a function for handler.New that counts a call for the
 // request key(msg) names, then runs work (nil: returns the key).
 func (c *Calls) Func(key func(events.SQSMessage) string, work func(ctx context.Context, msg events.SQSMessage) ([]byte, error)) func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 	return func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		k := key(msg)
-		c.mu.Lock()
-		if c.count == nil {
-			c.count = make(map[string]int)
-		}
-		c.count[k]++
-		c.order = append(c.order, k)
-		c.mu.Unlock()
+		c.add(k)
 		if work == nil {
 			return []byte(k), nil
 		}
 		return work(ctx, msg)
 	}
+}
+
+// TypedFunc is Calls.Func for handler.NewTyped and handler.NewTyped: it
+// returns a function that counts a call of c for the request key(req)
+// names, then runs work (nil: returns Resp's zero value).
+//
+//	var calls handlertest.Calls
+//	h, err := handler.NewTyped(store, handlertest.TypedFunc(&calls, Order.Key, placeOrder))
+//	...
+//	calls.Count("order-7") // 1, however often its message came
+func TypedFunc[Req, Resp any](c *Calls, key func(Req) string, work func(ctx context.Context, req Req) (Resp, error)) func(ctx context.Context, req Req) (Resp, error) {
+	return func(ctx context.Context, req Req) (Resp, error) {
+		c.add(key(req))
+		if work == nil {
+			var zero Resp
+			return zero, nil
+		}
+		return work(ctx, req)
+	}
+}
+
+// add counts a call for the request k.
+func (c *Calls) add(k string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.count == nil {
+		c.count = make(map[string]int)
+	}
+	c.count[k]++
+	c.order = append(c.order, k)
 }
 
 // Count is how many times the work ran for a request.

@@ -13,7 +13,12 @@
 //     batch response does not list.
 //   - Calls counts the calls of the expensive work per request, the number
 //     a test asserts on (one per request), and keeps their order
-//     (Calls.Order), which a FIFO test asserts on.
+//     (Calls.Order), which a FIFO test asserts on: Calls.Func wraps a
+//     handler.Func, TypedFunc the function of handler.NewTyped.
+//   - Hold makes a store hold a key as another worker's claim: with a
+//     live lease (the handler leaves the message for later), or with one
+//     that has ended (a crashed worker's: the next delivery takes it
+//     over).
 //
 // The load, fault and provider simulations behind idemq's own proofs live
 // in the harness module (harness/internal/loadtest), not here.

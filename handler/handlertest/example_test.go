@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A producer re-sends every request it never saw acknowledged, under a
@@ -25,8 +26,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := handler.New(store, work,
+		handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	q := handlertest.NewQueue(handlertest.WithVisibility(10 * time.Millisecond))
 	for _, key := range []string{"order-1", "order-2", "order-3"} {
@@ -57,8 +61,11 @@ func ExampleWithFIFO() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("example"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := handler.New(store, work,
+		handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 	for _, key := range []string{"step-1", "step-2", "step-3"} {

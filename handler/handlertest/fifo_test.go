@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A FIFO queue delivers a group's messages in order and none while an
@@ -93,11 +94,11 @@ func TestFIFODrainKeepsOrder(t *testing.T) {
 				}
 				return []byte("ok"), nil
 			})
-			opts := []handler.Option{handler.WithNamespace("fifo"), handler.WithLogger(slog.New(slog.DiscardHandler))}
+			opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "fifo"}), handler.WithLogger(slog.New(slog.DiscardHandler))}
 			if isolation {
-				opts = append(opts, handler.WithFIFOGroupIsolation())
+				opts = append(opts, func(c *handler.Config) { c.FIFOGroupIsolation = true })
 			}
-			h := handler.WrapSQS(must(memstore.New()), work, opts...)
+			h := must(handler.New(must(memstore.New()), work, opts...))
 			q := handlertest.NewQueue(handlertest.WithFIFO(), handlertest.WithVisibility(10*time.Millisecond))
 			for _, m := range []struct{ group, key string }{
 				{"A", "a1"}, {"B", "b1"}, {"A", "a2"}, {"B", "b2"}, {"A", "a3"}, {"A", "a1"}, // a1 re-sent

@@ -9,7 +9,7 @@ import (
 )
 
 // Handler is what Drain invokes: a Lambda handler for SQS events with
-// partial batch responses, such as handler.WrapSQS returns.
+// partial batch responses, such as handler.New returns.
 type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error)
 
 // Drain feeds q's messages to h in batches of up to batchSize (0:

@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // Drain deletes what a response does not list, brings back what it lists
@@ -74,10 +75,10 @@ func TestCallsCatchANaiveHandler(t *testing.T) {
 		t.Errorf("repeated %v, total %d: want k1 twice", got, calls.Total())
 	}
 
-	// The same messages through WrapSQS: once.
+	// The same messages through New: once.
 	var once handlertest.Calls
-	h := handler.WrapSQS(must(memstore.New()), once.Func(handlertest.BodyField("idempotency_key"), nil),
-		handler.WithNamespace("t"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h := must(handler.New(must(memstore.New()), once.Func(handlertest.BodyField("idempotency_key"), nil),
+		handler.WithRequest(request.Identity{Namespace: "t"}), handler.WithLogger(slog.New(slog.DiscardHandler))))
 	q = handlertest.NewQueue()
 	q.Send(`{"idempotency_key":"k1"}`)
 	q.Send(`{"idempotency_key":"k1"}`)
@@ -85,6 +86,6 @@ func TestCallsCatchANaiveHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	if once.Total() != 1 || len(once.Repeated()) != 0 {
-		t.Errorf("WrapSQS ran the work %d times, want 1", once.Total())
+		t.Errorf("New ran the work %d times, want 1", once.Total())
 	}
 }

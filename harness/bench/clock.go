@@ -28,7 +28,7 @@ import (
 // tenth is left out on both sides because a trial's first batches cost
 // the Powertools side 2-3 × its later ones, and idemq about the same as
 // its later ones: a fixed cost per trial (not JIT of a cold handler, not
-// GC, per docs/benchmarks.md) that made the old per-record figure depend
+// GC, per results/bench-clock.md) that made the old per-record figure depend
 // on the trial's length (Powertools 1869 µs per record in the trials of
 // 1000 records of the run of 2026-12-03 12:39, 1448 in those of 3000;
 // idemq 544 and 556).

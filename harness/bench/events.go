@@ -10,7 +10,7 @@ import (
 )
 
 // KeyField is the JSON body member that holds a message's idempotency key:
-// idemq reads it by default (handler.DefaultKeyField) and Powertools is
+// idemq reads it by default (request.DefaultKeyField) and Powertools is
 // configured with eventKeyJmesPath powertools_json(body).idempotency_key.
 const KeyField = "idempotency_key"
 

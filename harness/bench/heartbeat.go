@@ -12,16 +12,17 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // The heartbeat micro-benchmarks' settings: the consumer's default lease
-// and heartbeat (consumer.DefaultLease, consumer.DefaultHeartbeat: 1 min,
+// and heartbeat (consumer.DefaultShortLease, consumer.DefaultHeartbeat: 1 min,
 // 20 s) scaled down by HeartbeatScale, so that work of a few beats takes
 // half a second, not minutes; the extensions per record scale with it.
 const (
 	HeartbeatScale = 400
-	heartbeatLease = consumer.DefaultLease / HeartbeatScale     // 150 ms
-	heartbeatBeat  = consumer.DefaultHeartbeat / HeartbeatScale // 50 ms
+	heartbeatLease = consumer.DefaultShortLease / HeartbeatScale // 150 ms
+	heartbeatBeat  = consumer.DefaultHeartbeat / HeartbeatScale  // 50 ms
 	// HeartbeatWork is each record's work: 10 beats long, as 200 s of work
 	// at the consumer's default.
 	HeartbeatWork = 10 * heartbeatBeat
@@ -71,8 +72,11 @@ func heartbeatBench(mode string) func(*testing.B) {
 		ev := t.Batches[0]
 		store := &countExtends{Store: newMemstore(b)}
 		var calls atomic.Int64
-		h := handler.WrapSQS(store, model(HeartbeatWork, &calls), handler.WithNamespace("bench"),
+		h, err := handler.New(store, model(HeartbeatWork, &calls), handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
+		if err != nil {
+			b.Fatal(err)
+		}
 		var before, after runtime.MemStats
 		b.ReportAllocs()
 		runtime.ReadMemStats(&before)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/request"
 )
 
 // cacheBytes bounds the local cache of the cache-hit scenario: far more
@@ -23,12 +24,12 @@ const cacheBytes = 64 << 20
 // counts.
 func idemqHandler(api *dynamodb.Client, table string, work handler.Func, concurrency, cacheEntries int) (Handler, error) {
 	opts := []handler.Option{
-		handler.WithNamespace("bench"),
+		handler.WithRequest(request.Identity{Namespace: "bench"}),
 		handler.WithConcurrency(concurrency),
 		handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))),
 	}
 	if cacheEntries > 0 {
-		opts = append(opts, handler.WithCache(cacheEntries, cacheBytes))
+		opts = append(opts, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = cacheEntries, cacheBytes })
 	}
 	store, err := dynamostore.New(api, table)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // Micro is a benchmark of the handler without I/O: idemq with its defaults
@@ -61,12 +62,15 @@ func microBench(s Scenario, size int) func(*testing.B) {
 		ev := t.Batches[0]
 		store := &swapStore{Store: newMemstore(b)}
 		var calls atomic.Int64
-		opts := []handler.Option{handler.WithNamespace("bench"),
+		opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
 		if t.Cache {
-			opts = append(opts, handler.WithCache(size, cacheBytes))
+			opts = append(opts, func(c *handler.Config) { c.CacheEntries, c.CacheBytes = size, cacheBytes })
 		}
-		h := handler.WrapSQS(store, model(0, &calls), opts...)
+		h, err := handler.New(store, model(0, &calls), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()
 		if t.Prep == PrepComplete {

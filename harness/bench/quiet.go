@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemq/idemq/internal/retry"
+	"github.com/idemq/idemq/queue"
 )
 
 // A quiet machine. Powertools' CPU per record rises with the machine's
-// load far more than idemq's (docs/benchmarks.md: ratios of 0.25–0.33 at
+// load far more than idemq's (results/bench-clock.md: ratios of 0.25–0.33 at
 // load averages of 9–13, 0.41–0.52 at 3.6–8.5, 0.39–0.54 in an
 // independent run under 1.5), and pairing by round takes out the load's
 // drift, not its level. So a run can wait before each round until the
@@ -293,7 +293,7 @@ func (w *waiter) wait(ctx context.Context, what string) (start, error) {
 
 // sleepCtx waits d, or until ctx ends (then ctx's error).
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	if !retry.Sleep(ctx, d) {
+	if !queue.Sleep(ctx, d) {
 		return ctx.Err()
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/s3blob"
 	"github.com/idemq/idemq/internal/testenv"
+	"github.com/idemq/idemq/request"
 )
 
 // S3EndpointEnv names the environment variable holding the local S3
@@ -362,7 +363,7 @@ func (s *sizeSuite) powertools(ctx context.Context, m *SizeMeasurement, first, d
 	return nil
 }
 
-// idemq runs the two deliveries with handler.WrapSQS over dynamostore
+// idemq runs the two deliveries with handler.New over dynamostore
 // with side's options, a replay hook checking every replayed result byte
 // for byte, and the run's bucket under prefix when the side offloads.
 func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix string, first, dup Trial, answers [][]byte) error {
@@ -403,8 +404,8 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 	if err != nil {
 		return err
 	}
-	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("bench"),
+	h, err := handler.New(store, work,
+		handler.WithRequest(request.Identity{Namespace: "bench"}),
 		handler.WithConcurrency(s.cfg.BatchSize),
 		handler.WithLogger(slog.New(logs)),
 		handler.WithIdem(opts...),
@@ -412,7 +413,10 @@ func (s *sizeSuite) idemq(ctx context.Context, m *SizeMeasurement, side, prefix 
 		// The failures are counted from each batch's response: a batch
 		// whose every record failed (an omitted result replayed to the
 		// hook) is a measurement, not an error of the run.
-		handler.WithoutBatchError())
+		func(c *handler.Config) { c.NoBatchError = true })
+	if err != nil {
+		return err
+	}
 	phase := func(t Trial) (Sample, map[string]int, error) {
 		s.ddb.Take()
 		s.s3c.Take()

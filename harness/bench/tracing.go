@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/request"
 )
 
 // The tracers a tracing micro-benchmark runs with, by the name it gives
@@ -73,7 +74,7 @@ func tracingBench(tracer string, size int) func(*testing.B) {
 		ev := NewTrial(First, "00000000", size, size, 0).Batches[0]
 		store := &swapStore{Store: newMemstore(b)}
 		var calls atomic.Int64
-		opts := []handler.Option{handler.WithNamespace("bench"),
+		opts := []handler.Option{handler.WithRequest(request.Identity{Namespace: "bench"}),
 			handler.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)))}
 		switch tracer {
 		case TracingNoop:
@@ -83,7 +84,10 @@ func tracingBench(tracer string, size int) func(*testing.B) {
 			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 			opts = append(opts, idemqotel.WithTracing(tp))
 		}
-		h := handler.WrapSQS(store, model(0, &calls), opts...)
+		h, err := handler.New(store, model(0, &calls), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 		defer cancel()
 		var before, after runtime.MemStats

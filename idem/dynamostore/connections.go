@@ -3,7 +3,7 @@ package dynamostore
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/idemq/idemq/internal/sdkhttp"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // KeepConnections returns a client option that keeps up to n idle
@@ -20,5 +20,5 @@ import (
 // awshttp.NewBuildableClient); a client of another type is left as it is.
 // With n below 1 it leaves the client as it is.
 func KeepConnections(n int) func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) { o.HTTPClient = sdkhttp.KeepConnections(o.HTTPClient, n) }
+	return func(o *dynamodb.Options) { o.HTTPClient = stores.KeepConnections(o.HTTPClient, n) }
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/request"
 )
 
 // TestMain points the SDK's default configuration, which the examples
@@ -82,10 +83,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		fmt.Println("calling the provider for", msg.MessageId)
 		return []byte("summary"), nil
-	}, handler.WithNamespace("summariser"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	}, handler.WithRequest(request.Identity{Namespace: "summariser"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 	// In the function: lambda.Start(h).
 
 	for _, id := range []string{"msg-1", "msg-2"} {
@@ -105,16 +109,16 @@ func Example() {
 func Example_lambda() {
 	cfg, err := config.LoadDefaultConfig(context.Background())
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	client := dynamodb.NewFromConfig(cfg, dynamostore.KeepConnections(handler.DefaultConcurrency))
 	store, err := dynamostore.New(client, os.Getenv("IDEMQ_TABLE"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	lambda.Start(handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	lambda.Start(must(handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		return []byte("done"), nil
-	}))
+	})))
 }
 
 // A write of the work's own, committed in one transaction with the
@@ -157,8 +161,11 @@ func ExampleStage() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := handler.WrapSQS(store, work,
-		handler.WithNamespace("orders"), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := handler.New(store, work,
+		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
 	msg := events.SQSMessage{MessageId: "msg-1", Body: `{"idempotency_key":"order-4471"}`}
 	for range 2 { // the message and its redelivery
 		resp, err := h(ctx, events.SQSEvent{Records: []events.SQSMessage{msg}})

@@ -13,4 +13,8 @@
 // concurrent clients, with lost answers, pauses and skewed clocks,
 // against the model of a key's record (it is a package of its own so
 // that a store's conformance tests pull in no checker for its users).
+//
+// ServerURL, Unavailable and Shared connect a store's tests to its server
+// (pgtest, redistest): a missing server fails the test, and skips it only
+// under -short.
 package idemtest

@@ -86,7 +86,7 @@
 //
 // Errors are *idem.Error values naming the operation and key; pgx's and
 // PostgreSQL's errors stay wrapped for errors.As. A failed fence is
-// idem.ErrLeaseLost; a result over the store's limit (DefaultMaxResultBytes,
+// idem.ErrLeaseLost; a result over the store's limit (512 KiB,
 // 512 KiB; WithMaxResultBytes) is idem.ErrResultTooLarge, found before
 // anything is sent (idem.Do then completes the record without it); a table
 // with another shape is ErrTableShape, and nothing is written to it.

@@ -22,7 +22,7 @@ func TestOptionBehaviour(t *testing.T) {
 		return c.resolve()
 	}
 	defaults, err := resolved()
-	if err != nil || defaults != (Config{MaxResultBytes: DefaultMaxResultBytes}) {
+	if err != nil || defaults != (Config{MaxResultBytes: defaultMaxResultBytes}) {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
 	for name, opt := range map[string]Option{

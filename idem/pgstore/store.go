@@ -26,12 +26,12 @@ var (
 	_ idem.Store = (*Store)(nil)
 )
 
-// DefaultMaxResultBytes is the largest result a Store keeps unless told
+// defaultMaxResultBytes is the largest result a Store keeps unless told
 // otherwise: 512 KiB. PostgreSQL would take up to 1 GB in a bytea, but a
 // duplicate's one round trip carries the result back, and a record is
 // read on every redelivery; results this large belong elsewhere (store a
 // pointer to them).
-const DefaultMaxResultBytes = 512 << 10
+const defaultMaxResultBytes = 512 << 10
 
 // Store is an idem.Store kept in one PostgreSQL table, one row per key.
 // Each method is one statement (Complete with staged writes, one
@@ -56,7 +56,7 @@ type Config struct {
 	// stored (compressed, when idem.Do compressed it); a larger one fails
 	// with idem.ErrResultTooLarge before anything is sent (and idem.Do
 	// then completes the record without it). Defaults to
-	// DefaultMaxResultBytes.
+	// defaultMaxResultBytes.
 	MaxResultBytes int
 }
 
@@ -71,7 +71,7 @@ type Option func(*Config)
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // WithMaxResultBytes sets Config.MaxResultBytes, the largest result
-// Complete accepts. Defaults to DefaultMaxResultBytes.
+// Complete accepts. Defaults to 512 KiB.
 func WithMaxResultBytes(n int) Option {
 	return func(c *Config) { c.MaxResultBytes = n }
 }
@@ -88,7 +88,7 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
 	var err error
-	if c.MaxResultBytes, err = idem.ByteLimit("pgstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+	if c.MaxResultBytes, err = idem.ByteLimit("pgstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil

@@ -82,7 +82,7 @@
 //
 // Errors are *idem.Error values naming the operation and key; go-redis's
 // errors stay wrapped. A failed fence is idem.ErrLeaseLost; a result over
-// the store's limit (DefaultMaxResultBytes, 512 KiB; WithMaxResultBytes)
+// the store's limit (512 KiB, 512 KiB; WithMaxResultBytes)
 // is idem.ErrResultTooLarge, found before anything is sent (idem.Do then
 // completes the record without it); a key holding something the store did
 // not write is ErrKeySpace, and the key is left as it was. Staged writes

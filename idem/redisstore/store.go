@@ -25,14 +25,14 @@ var (
 	_ idem.Store = (*Store)(nil)
 )
 
-// DefaultMaxResultBytes is the largest result a Store keeps unless told
+// defaultMaxResultBytes is the largest result a Store keeps unless told
 // otherwise: 512 KiB. Redis takes values up to 512 MB, but a record lives
 // in the server's memory and a duplicate's one round trip carries the
 // result back; results this large belong elsewhere (store a pointer).
-const DefaultMaxResultBytes = 512 << 10
+const defaultMaxResultBytes = 512 << 10
 
-// DefaultPrefix is the prefix of the store's keys unless told otherwise.
-const DefaultPrefix = "idemq:"
+// defaultPrefix is the prefix of the store's keys unless told otherwise.
+const defaultPrefix = "idemq:"
 
 // Store is an idem.Store kept in Redis, one hash per key. Each method is
 // one Lua script that Redis runs atomically, so any number of workers can
@@ -50,13 +50,13 @@ type Store struct {
 // whole. The zero value takes every default.
 type Config struct {
 	// Prefix is the prefix of the store's Redis keys: a record of key k
-	// is kept at Prefix+k. Defaults to DefaultPrefix.
+	// is kept at Prefix+k. Defaults to "idemq:".
 	Prefix string
 	// MaxResultBytes is the largest result Complete accepts, counted as
 	// stored (compressed, when idem.Do compressed it); a larger one fails
 	// with idem.ErrResultTooLarge before anything is sent (and idem.Do
 	// then completes the record without it). Defaults to
-	// DefaultMaxResultBytes.
+	// defaultMaxResultBytes.
 	MaxResultBytes int
 }
 
@@ -71,11 +71,11 @@ type Option func(*Config)
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // WithPrefix sets Config.Prefix, the prefix of the store's Redis keys.
-// Defaults to DefaultPrefix.
+// Defaults to "idemq:".
 func WithPrefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 
 // WithMaxResultBytes sets Config.MaxResultBytes, the largest result
-// Complete accepts. Defaults to DefaultMaxResultBytes.
+// Complete accepts. Defaults to 512 KiB.
 func WithMaxResultBytes(n int) Option { return func(c *Config) { c.MaxResultBytes = n } }
 
 // Validate reports every setting of c that cannot work, each an
@@ -90,10 +90,10 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
 	if c.Prefix == "" {
-		c.Prefix = DefaultPrefix
+		c.Prefix = defaultPrefix
 	}
 	var err error
-	if c.MaxResultBytes, err = idem.ByteLimit("redisstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+	if c.MaxResultBytes, err = idem.ByteLimit("redisstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil

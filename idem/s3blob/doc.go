@@ -3,7 +3,7 @@
 // of idemq that imports the S3 SDK.
 //
 //	blobs, err := s3blob.New(s3.NewFromConfig(cfg), "my-results", "idem/")
-//	h := handler.WrapSQS(store, work, handler.WithIdem(idem.WithBlobs(blobs)))
+//	h := handler.New(store, work, handler.WithIdem(idem.WithBlobs(blobs)))
 //
 // Objects are written once under names unique to an execution and never
 // deleted by idemq: give the bucket (or the prefix) a lifecycle rule that

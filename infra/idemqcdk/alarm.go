@@ -51,7 +51,7 @@ const alarmPeriod = 5 * time.Minute
 //   - AgeAlarm: the oldest message waiting longer than 2 ×
 //     (visibility timeout + batching window);
 //   - FailedAlarm: any record failed (the handler's Failed EMF metric in
-//     MetricNamespace, dimension Service = the key namespace: the
+//     metricNamespace, dimension Service = the key namespace: the
 //     function's error, a provider's 429 or 5xx, the store out of reach, a
 //     message without a usable key), which the batch response reports
 //     record by record, so no function error shows it;

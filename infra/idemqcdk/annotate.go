@@ -21,7 +21,7 @@ const (
 	// can show again while its function still runs it.
 	WarningVisibility = "idemq:visibility"
 	// WarningDeadLetterStay: a dead letter may be dropped by SQS less than
-	// MinDeadLetterStay after it moved to the dead-letter queue.
+	// minDeadLetterStay after it moved to the dead-letter queue.
 	WarningDeadLetterStay = "idemq:deadLetterStay"
 	// WarningRecordExpiry: a record expiry given shorter than a redrive
 	// from the dead-letter queue needs.
@@ -29,12 +29,12 @@ const (
 	// WarningResultExpiry: the result bucket keeps results less than a day
 	// longer than the records that point to them.
 	WarningResultExpiry = "idemq:resultExpiry"
-	// WarningProviderURL: the model provider's URL is plain http to a host
+	// warningProviderURL: the model provider's URL is plain http to a host
 	// that is not a loopback one.
-	WarningProviderURL = "idemq:providerUrl"
-	// WarningFrontDoorPublic: the front door's function URL takes
+	warningProviderURL = "idemq:providerUrl"
+	// warningFrontDoorPublic: the front door's function URL takes
 	// requests from anyone (AuthType NONE).
-	WarningFrontDoorPublic = "idemq:frontDoorPublic"
+	warningFrontDoorPublic = "idemq:frontDoorPublic"
 )
 
 // warning is a synth warning: its id (one of the Warning constants) and

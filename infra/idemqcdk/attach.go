@@ -26,7 +26,7 @@ import (
 // function, if any.
 type AttachmentProps struct {
 	// Function is the function the queue is to feed, whose handler is
-	// idemq's (handler.WrapSQS, configured by the environment the
+	// idemq's (handler.New, configured by the environment the
 	// Attachment gives it): an awslambda.Function defined in this app, or
 	// an Alias or Version of one (the event source then invokes the alias
 	// or version). Its Timeout is checked against the queue. Required.
@@ -91,7 +91,7 @@ type AttachmentProps struct {
 	ResultExpiryDays *float64
 	// ResultPrefix is the results' key prefix in the bucket (see
 	// ResultBucketProps.Prefix). Only with ResultBucket. Defaults to
-	// DefaultBlobPrefix.
+	// defaultBlobPrefix.
 	ResultPrefix *string
 	// AlarmActions are what every alarm does when it goes off: an
 	// awscloudwatchactions.NewSnsAction of a topic that pages someone,
@@ -120,12 +120,12 @@ type AttachmentProps struct {
 // DeleteItem; polling the queue, sqs:ReceiveMessage, DeleteMessage and
 // GetQueueAttributes, with ChangeMessageVisibility for the back-off;
 // kms:Decrypt on the queue's key when CDK knows one), the handler's
-// environment (EnvTable, EnvRecordExpiry, EnvQueue, the Request's
-// variables (EnvNamespace, EnvKeyField, …), EnvBackoff, EnvEMFNamespace),
+// environment (envTable, envRecordExpiry, envQueue, the Request's
+// variables (envNamespace, envKeyField, …), envBackoff, envEMFNamespace),
 // the event source mapping with ReportBatchItemFailures, the seven Alarms
 // and a dashboard (NewDashboard); with ResultBucket, a result bucket
 // (ResultBucket, with s3:PutObject and GetObject under its prefix,
-// EnvBlobBucket and EnvBlobPrefix).
+// envBlobBucket and envBlobPrefix).
 //
 // The event source mapping is the app's own when it has one from the queue
 // to the function (made before NewAttachment, by

@@ -12,14 +12,14 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// DefaultBlobPrefix is the key prefix of the worker's objects in its bucket
+// defaultBlobPrefix is the key prefix of the worker's objects in its bucket
 // (Worker.Bucket) when WorkerProps.BlobPrefix is empty.
-const DefaultBlobPrefix = "idemq/"
+const defaultBlobPrefix = "idemq/"
 
-// MaxBlobPrefix is the longest WorkerProps.BlobPrefix, in bytes: the
+// maxBlobPrefix is the longest WorkerProps.BlobPrefix, in bytes: the
 // object's name that follows it (the key's SHA-256 and the owner token,
 // 97 characters) must fit in S3's 1024-byte key.
-const MaxBlobPrefix = 512
+const maxBlobPrefix = 512
 
 // blobPrefixChars are the characters a blob prefix may hold: S3's safe
 // characters for object keys, less '*', which an IAM resource reads as a
@@ -28,22 +28,22 @@ const blobPrefixChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 // checkBlobPrefix refuses a prefix the lifecycle rule, the grant and the
 // worker cannot all read the same way: it must be a plain string (not a
-// token), non-empty, at most MaxBlobPrefix bytes, of blobPrefixChars,
+// token), non-empty, at most 512 bytes, of blobPrefixChars,
 // ending in '/', not starting with one, with no empty, "." or ".."
 // segment. What it accepts is then exactly the keys under it, in the rule's
-// Prefix, the grant's resource (prefix + "*") and EnvBlobPrefix.
+// Prefix, the grant's resource (prefix + "*") and envBlobPrefix.
 func checkBlobPrefix(prefix string, label func(field string) string) error {
 	bad := func(why string) error {
 		return &SettingError{Field: "BlobPrefix", Msg: fmt.Sprintf(
-			"%s %q %s; want a key prefix such as %q: letters, digits and !-_.'() in segments each ending in '/'", label("BlobPrefix"), prefix, why, DefaultBlobPrefix)}
+			"%s %q %s; want a key prefix such as %q: letters, digits and !-_.'() in segments each ending in '/'", label("BlobPrefix"), prefix, why, defaultBlobPrefix)}
 	}
 	switch {
 	case prefix == "":
 		return bad("is empty (the worker's objects would share the bucket's root with anything else, and the lifecycle rule would expire it all)")
 	case isToken(prefix):
 		return bad("is a token (a value known only at deployment): the lifecycle rule and the grant need it at synth")
-	case len(prefix) > MaxBlobPrefix:
-		return bad(fmt.Sprintf("is %d bytes long, over %d", len(prefix), MaxBlobPrefix))
+	case len(prefix) > maxBlobPrefix:
+		return bad(fmt.Sprintf("is %d bytes long, over %d", len(prefix), maxBlobPrefix))
 	case strings.HasPrefix(prefix, "/"):
 		return bad("starts with '/' (S3 keys have no leading slash: the objects would be under an empty segment)")
 	case !strings.HasSuffix(prefix, "/"):
@@ -110,9 +110,9 @@ type ResultBucketProps struct {
 	RecordExpiry awscdk.Duration
 	// Prefix is the key prefix of the results: the lifecycle rule's
 	// prefix and the grant's (Prefix + "*"), given to the function as
-	// EnvBlobPrefix. Non-empty, at most MaxBlobPrefix bytes of letters,
+	// envBlobPrefix. Non-empty, at most 512 bytes of letters,
 	// digits and !-_.'() in segments each ending in '/'. Defaults to
-	// DefaultBlobPrefix.
+	// defaultBlobPrefix.
 	Prefix *string
 	// ExpiryDays is how many days the lifecycle rule keeps a result: at
 	// least the record expiry in whole days, or synth fails;
@@ -126,7 +126,7 @@ type ResultBucketProps struct {
 // lifecycle rule expiring the results under Prefix after ExpiryDays, kept
 // (with its TLS policy) when the stack is deleted, since a record kept in
 // the table may point to an object in it. Give the function its name as
-// EnvBlobBucket and Prefix as EnvBlobPrefix, and GrantResults (an
+// envBlobBucket and Prefix as envBlobPrefix, and GrantResults (an
 // Attachment does).
 type ResultBucket struct {
 	// Bucket is the bucket.
@@ -146,7 +146,7 @@ func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucket
 	}
 	s, err := props.resolve()
 	if err != nil {
-		s.blobPrefix, s.blobDays = DefaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
+		s.blobPrefix, s.blobDays = defaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
 	}
 	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
 	if err != nil {
@@ -251,6 +251,6 @@ func (s *settings) resolveBlobs(p *WorkerProps, label func(field string) string)
 	if w := blobExpiryWarning(s.blobDays, s.expiry, label); w != "" {
 		s.warnings = append(s.warnings, warning{WarningResultExpiry, w})
 	}
-	s.blobPrefix = or(p.BlobPrefix, DefaultBlobPrefix)
+	s.blobPrefix = or(p.BlobPrefix, defaultBlobPrefix)
 	return checkBlobPrefix(s.blobPrefix, label)
 }

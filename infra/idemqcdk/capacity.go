@@ -14,18 +14,18 @@ import (
 // Limits of a Lambda capacity provider (Lambda Managed Instances) and of a
 // function on one, as the Lambda API and the pinned CDK check them.
 const (
-	MaxCapacitySubnets        = 16
-	MaxCapacitySecurityGroups = 5
-	// MaxPerEnvironmentConcurrency bounds the invocations one execution
+	maxCapacitySubnets        = 16
+	maxCapacitySecurityGroups = 5
+	// maxPerEnvironmentConcurrency bounds the invocations one execution
 	// environment runs at once (PerExecutionEnvironmentMaxConcurrency).
-	MaxPerEnvironmentConcurrency = 1600
-	// DefaultPerEnvironmentConcurrency is the CDK's default.
-	DefaultPerEnvironmentConcurrency = 10
-	// MinCapacityMemoryMB is the least memory of a function on a
+	maxPerEnvironmentConcurrency = 1600
+	// defaultPerEnvironmentConcurrency is the CDK's default.
+	defaultPerEnvironmentConcurrency = 10
+	// minCapacityMemoryMB is the least memory of a function on a
 	// capacity provider (2 GB per execution environment).
-	MinCapacityMemoryMB = 2048
-	// DefaultMemoryGiBPerVCpu is the CDK's (and Lambda's) default ratio.
-	DefaultMemoryGiBPerVCpu = 2
+	minCapacityMemoryMB = 2048
+	// defaultMemoryGiBPerVCpu is the CDK's (and Lambda's) default ratio.
+	defaultMemoryGiBPerVCpu = 2
 )
 
 // memoryRatios are the memory-to-vCPU ratios, GiB per vCPU, Lambda offers.
@@ -48,10 +48,10 @@ type CapacityProvider struct {
 	SecurityGroupIDs []string
 	// MaxConcurrency is the invocations one execution environment runs
 	// at once (PerExecutionEnvironmentMaxConcurrency), 1 to 1600. Defaults
-	// to DefaultPerEnvironmentConcurrency.
+	// to 10.
 	MaxConcurrency int
 	// MemoryGiBPerVCpu is the execution environment's memory per vCPU:
-	// 2, 4 or 8. Defaults to DefaultMemoryGiBPerVCpu.
+	// 2, 4 or 8. Defaults to 2.
 	MemoryGiBPerVCpu int
 }
 
@@ -68,28 +68,28 @@ func (p *WorkerProps) resolveCapacity(memoryMB int, label func(field string) str
 		return nil, nil
 	}
 	s := &capacitySettings{subnets: c.SubnetIDs, securityGroups: c.SecurityGroupIDs,
-		maxConcurrency: or(c.MaxConcurrency, DefaultPerEnvironmentConcurrency), ratio: or(c.MemoryGiBPerVCpu, DefaultMemoryGiBPerVCpu)}
+		maxConcurrency: or(c.MaxConcurrency, defaultPerEnvironmentConcurrency), ratio: or(c.MemoryGiBPerVCpu, defaultMemoryGiBPerVCpu)}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case len(s.subnets) == 0:
 		return nil, bad("CapacityProvider.SubnetIDs", "%s is empty: a capacity provider runs its instances in your VPC's subnets; give 1 to %d subnet IDs (subnet-...)",
-			label("CapacityProvider.SubnetIDs"), MaxCapacitySubnets)
-	case len(s.subnets) > MaxCapacitySubnets:
-		return nil, bad("CapacityProvider.SubnetIDs", "%s has %d subnets; at most %d", label("CapacityProvider.SubnetIDs"), len(s.subnets), MaxCapacitySubnets)
+			label("CapacityProvider.SubnetIDs"), maxCapacitySubnets)
+	case len(s.subnets) > maxCapacitySubnets:
+		return nil, bad("CapacityProvider.SubnetIDs", "%s has %d subnets; at most %d", label("CapacityProvider.SubnetIDs"), len(s.subnets), maxCapacitySubnets)
 	case len(s.securityGroups) == 0:
 		return nil, bad("CapacityProvider.SecurityGroupIDs", "%s is empty: give 1 to %d security group IDs (sg-...) for the capacity provider's instances",
-			label("CapacityProvider.SecurityGroupIDs"), MaxCapacitySecurityGroups)
-	case len(s.securityGroups) > MaxCapacitySecurityGroups:
-		return nil, bad("CapacityProvider.SecurityGroupIDs", "%s has %d security groups; at most %d", label("CapacityProvider.SecurityGroupIDs"), len(s.securityGroups), MaxCapacitySecurityGroups)
-	case s.maxConcurrency < 1 || s.maxConcurrency > MaxPerEnvironmentConcurrency:
-		return nil, bad("CapacityProvider.MaxConcurrency", "%s %d must be from 1 to %d", label("CapacityProvider.MaxConcurrency"), s.maxConcurrency, MaxPerEnvironmentConcurrency)
+			label("CapacityProvider.SecurityGroupIDs"), maxCapacitySecurityGroups)
+	case len(s.securityGroups) > maxCapacitySecurityGroups:
+		return nil, bad("CapacityProvider.SecurityGroupIDs", "%s has %d security groups; at most %d", label("CapacityProvider.SecurityGroupIDs"), len(s.securityGroups), maxCapacitySecurityGroups)
+	case s.maxConcurrency < 1 || s.maxConcurrency > maxPerEnvironmentConcurrency:
+		return nil, bad("CapacityProvider.MaxConcurrency", "%s %d must be from 1 to %d", label("CapacityProvider.MaxConcurrency"), s.maxConcurrency, maxPerEnvironmentConcurrency)
 	case !slices.Contains(memoryRatios, s.ratio):
 		return nil, bad("CapacityProvider.MemoryGiBPerVCpu", "%s %d must be 2, 4 or 8 (GiB per vCPU)", label("CapacityProvider.MemoryGiBPerVCpu"), s.ratio)
-	case memoryMB < MinCapacityMemoryMB:
+	case memoryMB < minCapacityMemoryMB:
 		return nil, bad("MemoryMB", "%s %d is under %d, the least a function on a capacity provider (%s) gets; raise %s",
-			label("MemoryMB"), memoryMB, MinCapacityMemoryMB, label("CapacityProvider.SubnetIDs"), label("MemoryMB"))
+			label("MemoryMB"), memoryMB, minCapacityMemoryMB, label("CapacityProvider.SubnetIDs"), label("MemoryMB"))
 	}
 	for _, id := range s.subnets {
 		if !strings.HasPrefix(id, "subnet-") && !isToken(id) {

@@ -15,7 +15,7 @@ import (
 // setting that cannot be safe as a *SettingError whose Field names it (a
 // queue.Settings field, or "Timeout"):
 //   - a setting SQS or Lambda does not accept (queue.Settings.Validate), or
-//     a timeout that is not whole seconds from 1 s to MaxTimeout;
+//     a timeout that is not whole seconds from 1 s to 15 min;
 //   - a visibility timeout shorter than the timeout (Lambda refuses it: a
 //     message would show again while its first receive still runs);
 //   - max receives too few for a message whose worker crashed mid-call to
@@ -29,7 +29,7 @@ import (
 // It warns of a visibility timeout under the batching window and the
 // timeout together (a message can show again while its function runs it;
 // AWS's guidance of 6 × the timeout + the window is not required), of a
-// dead letter sure to stay less than MinDeadLetterStay in the dead-letter
+// dead letter sure to stay less than 3 days in the dead-letter
 // queue, each warning's message saying the change that makes it go away.
 func CheckQueue(q queue.Settings, timeout time.Duration, backoff bool) (warnings []string, err error) {
 	if err := q.Validate(); err != nil {
@@ -39,8 +39,8 @@ func CheckQueue(q queue.Settings, timeout time.Duration, backoff bool) (warnings
 		}
 		return nil, &SettingError{Field: field, Msg: "the queue's settings", Err: err}
 	}
-	if !inSeconds(timeout, time.Second, MaxTimeout) {
-		return nil, &SettingError{Field: "Timeout", Msg: fmt.Sprintf("Timeout %s must be whole seconds from 1s to %s", timeout, MaxTimeout)}
+	if !inSeconds(timeout, time.Second, maxTimeout) {
+		return nil, &SettingError{Field: "Timeout", Msg: fmt.Sprintf("Timeout %s must be whole seconds from 1s to %s", timeout, maxTimeout)}
 	}
 	s := settings{
 		timeout: timeout, retention: q.Retention, visibility: q.VisibilityTimeout, window: q.BatchingWindow,

@@ -12,43 +12,42 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/idemq/idemq/request"
 )
 
-// ContextPrefix starts every context key NewStack reads.
-const ContextPrefix = "idemq:"
+// contextPrefix starts every context key NewStack reads.
+const contextPrefix = "idemq:"
 
-// contextKeys maps each WorkerProps field NewStack sets to its context key.
+// contextKeys maps each WorkerProps field NewStack sets to its context key;
+// those of Request ("Request.KeyFields") are request.Fields' own
+// (contextKey).
 // (ProviderAPIKeySecret's key holds the secret's name or complete ARN, which
 // NewStack imports, with the KMS key of ctxProviderAPIKeySecretKMSKey if
 // set.)
 var contextKeys = map[string]string{
-	"Architecture":              "idemq:architecture",
-	"Timeout":                   "idemq:functionTimeout",
-	"MemoryMB":                  "idemq:memoryMB",
-	"Retention":                 "idemq:retention",
-	"VisibilityTimeout":         "idemq:visibilityTimeout",
-	"MaxReceives":               "idemq:maxReceives",
-	"FIFO":                      "idemq:fifo",
-	"BatchSize":                 "idemq:batchSize",
-	"BatchingWindow":            "idemq:batchingWindow",
-	"MaxConcurrency":            "idemq:maxConcurrency",
-	"RecordExpiry":              "idemq:recordExpiry",
-	"Request.Namespace":         "idemq:namespace",
-	"Request.KeyField":          "idemq:keyField",
-	"Request.KeyFields":         "idemq:keyFields",
-	"Request.KeyAttribute":      "idemq:keyAttribute",
-	"Request.FingerprintFields": "idemq:fingerprintFields",
-	"DisableBackoff":            "idemq:backoff",
-	"Tracing":                   "idemq:tracing",
-	"TracingLayerArn":           "idemq:tracingLayerArn",
-	"DisableBlobs":              "idemq:blobs",
-	"BlobExpiryDays":            "idemq:blobExpiryDays",
-	"BlobPrefix":                "idemq:blobPrefix",
-	"ProviderAPIKeySecret":      "idemq:providerApiKeySecret",
-	"ProviderURL":               "idemq:providerUrl",
-	"FrontDoor":                 "idemq:frontDoor",
-	"FrontDoorPublic":           "idemq:frontDoorPublic",
-	"FrontDoorScope":            "idemq:frontDoorScope",
+	"Architecture":         "idemq:architecture",
+	"Timeout":              "idemq:functionTimeout",
+	"MemoryMB":             "idemq:memoryMB",
+	"Retention":            "idemq:retention",
+	"VisibilityTimeout":    "idemq:visibilityTimeout",
+	"MaxReceives":          "idemq:maxReceives",
+	"FIFO":                 "idemq:fifo",
+	"BatchSize":            "idemq:batchSize",
+	"BatchingWindow":       "idemq:batchingWindow",
+	"MaxConcurrency":       "idemq:maxConcurrency",
+	"RecordExpiry":         "idemq:recordExpiry",
+	"DisableBackoff":       "idemq:backoff",
+	"Tracing":              "idemq:tracing",
+	"TracingLayerArn":      "idemq:tracingLayerArn",
+	"DisableBlobs":         "idemq:blobs",
+	"BlobExpiryDays":       "idemq:blobExpiryDays",
+	"BlobPrefix":           "idemq:blobPrefix",
+	"ProviderAPIKeySecret": "idemq:providerApiKeySecret",
+	"ProviderURL":          "idemq:providerUrl",
+	"FrontDoor":            "idemq:frontDoor",
+	"FrontDoorPublic":      "idemq:frontDoorPublic",
+	"FrontDoorScope":       "idemq:frontDoorScope",
 	// pollers.go, capacity.go
 	"Pollers.Minimum":                   "idemq:minPollers",
 	"Pollers.Maximum":                   "idemq:maxPollers",
@@ -74,10 +73,32 @@ const (
 
 // contextLabel names a setting by its context key.
 func contextLabel(field string) string {
-	if key, ok := contextKeys[field]; ok {
+	if key := contextKey(field); key != "" {
 		return key
 	}
 	return field
+}
+
+// fieldNamed returns the request.Field that sets the Identity's field
+// name ("KeyFields"), and false when no Field carries it outside code.
+func fieldNamed(name string) (request.Field, bool) {
+	for _, f := range request.Fields() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return request.Field{}, false
+}
+
+// contextKey is the context key of a WorkerProps field, "" for none: a
+// field of Request has its request.Field's.
+func contextKey(field string) string {
+	if name, ok := strings.CutPrefix(field, "Request."); ok {
+		if f, ok := fieldNamed(name); ok {
+			return f.Context
+		}
+	}
+	return contextKeys[field]
 }
 
 // stackContext is what NewStack reads from the context.
@@ -96,8 +117,11 @@ func readContext(node constructs.Node) (stackContext, error) {
 	all, _ := node.GetAllContext(nil).(map[string]any)
 	known := slices.Collect(maps.Values(contextKeys))
 	known = append(known, ctxBootstrapDir, ctxAlarmTopicArn, ctxProviderAPIKeySecretKMSKey)
+	for _, f := range request.Fields() {
+		known = append(known, f.Context)
+	}
 	for _, key := range slices.Sorted(maps.Keys(all)) {
-		if strings.HasPrefix(key, ContextPrefix) && !slices.Contains(known, key) {
+		if strings.HasPrefix(key, contextPrefix) && !slices.Contains(known, key) {
 			slices.Sort(known)
 			return c, &SettingError{Msg: fmt.Sprintf("unknown context key %s; the idemq keys are %s", key, strings.Join(known, ", "))}
 		}
@@ -121,11 +145,7 @@ func readContext(node constructs.Node) (stackContext, error) {
 		p.MaxConcurrency = NoMaxConcurrency
 	}
 	p.RecordExpiry = r.duration("RecordExpiry")
-	p.Request.Namespace = r.str("Request.Namespace", contextKeys["Request.Namespace"])
-	p.Request.KeyField = r.str("Request.KeyField", contextKeys["Request.KeyField"])
-	p.Request.KeyFields = r.list("Request.KeyFields")
-	p.Request.KeyAttribute = r.str("Request.KeyAttribute", contextKeys["Request.KeyAttribute"])
-	p.Request.FingerprintFields = r.list("Request.FingerprintFields")
+	p.Request = r.request()
 	p.DisableBackoff = !r.booleanOr("DisableBackoff", true)
 	p.Tracing = r.tracing()
 	p.TracingLayerArn = r.str("TracingLayerArn", contextKeys["TracingLayerArn"])
@@ -265,10 +285,37 @@ func (r *contextReader) str(field, key string) string {
 	}
 }
 
+// request reads who a request is: each of request.Fields from its context
+// key, a List as list reads it.
+func (r *contextReader) request() request.Identity {
+	var id request.Identity
+	for _, f := range request.Fields() {
+		field := "Request." + f.Name
+		var values []string
+		switch {
+		case f.List:
+			values = r.listAt(field, f.Context)
+		case r.str(field, f.Context) != "":
+			values = []string{r.str(field, f.Context)}
+		}
+		if len(values) == 0 || r.err != nil {
+			continue
+		}
+		if err := f.Set(&id, values); err != nil {
+			r.fail(field, f.Context, r.get(f.Context), strings.TrimPrefix(err.Error(), "want "))
+		}
+	}
+	return id
+}
+
 // list reads a JSON array of strings, or a comma-separated string (as -c
 // gives): "subnet-a,subnet-b".
 func (r *contextReader) list(field string) []string {
-	key := contextKeys[field]
+	return r.listAt(field, contextKeys[field])
+}
+
+// listAt is list of the context key key.
+func (r *contextReader) listAt(field, key string) []string {
 	var out []string
 	switch v := r.get(key).(type) {
 	case nil:

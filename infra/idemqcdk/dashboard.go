@@ -85,7 +85,7 @@ func newDashboard(scope constructs.Construct, id string, p parts, alarmList []aw
 	}))
 	d.AddWidgets(
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Records by outcome (" + MetricNamespace + " metrics, Service " + ns + ")"),
+			Title: jsii.String("Records by outcome (" + metricNamespace + " metrics, Service " + ns + ")"),
 			Left:  &records, Width: jsii.Number(12), Height: jsii.Number(6),
 		}),
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{

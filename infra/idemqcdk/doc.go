@@ -24,7 +24,7 @@
 //	})
 //
 // Its parts are constructs of their own: NewRecordTable, NewResultBucket,
-// NewAlarms, NewDashboard, NewRedrivePolicy (and GrantRedrive); CheckQueue
+// NewAlarms, NewDashboard, NewRedrivePolicy (and grantRedrive); CheckQueue
 // is its check.
 //
 // For the whole pipeline (its own queues and function too), use NewWorker,

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/infra/idemqcdk"
 	"github.com/idemq/idemq/queue"
@@ -139,9 +140,9 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 		t.Errorf("the front door of idemq:frontDoorScope=session reads the scope %q, want %q", got, idemqenv.ScopeIAMSession)
 	}
 	// Every variable the construct sets, set here.
-	for _, name := range []string{idemqcdk.EnvTable, idemqcdk.EnvRecordExpiry, idemqcdk.EnvClockSkew, idemqcdk.EnvKeyField, idemqcdk.EnvNamespace, idemqcdk.EnvBackoff,
-		idemqcdk.EnvProviderURL, idemqcdk.EnvProviderAPIKeySecret, idemqcdk.EnvQueue, idemqcdk.EnvEMFNamespace, idemqcdk.EnvBlobBucket,
-		idemqcdk.EnvBlobPrefix, idemqcdk.EnvTracing, idemqcdk.EnvMode, idemqcdk.EnvFrontDoorQueueURL, idemqcdk.EnvFrontDoorScope} {
+	for _, name := range []string{idemqenv.Table, idemqenv.RecordExpiry, idemqenv.ClockSkew, idemqenv.KeyField, idemqenv.Namespace, idemqenv.Backoff,
+		idemqenv.ProviderURL, idemqenv.ProviderAPIKeySecret, idemqenv.Queue, idemqenv.EMFNamespace, idemqenv.BlobBucket,
+		idemqenv.BlobPrefix, idemqenv.Tracing, idemqenv.Mode, idemqenv.FrontDoorQueueURL, idemqenv.FrontDoorScope} {
 		if !set[name] {
 			t.Errorf("no function is given %s: the test does not cover it", name)
 		}
@@ -151,7 +152,7 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 		t.Fatalf("programs %v and %v, want a worker and a front door", worker.Program, front.Program)
 	}
 	for _, s := range []idemqenv.Settings{worker, front} {
-		if s.Request.Namespace != "summarise" || s.Request.KeyField != "request_id" || s.Store.Kind != idemqenv.StoreDynamoDB || s.Store.Table == "" ||
+		if s.Request.Namespace != "summarise" || s.Request.KeyField != "request_id" || s.Store.Kind != stores.DynamoDB || s.Store.Table == "" ||
 			s.RecordExpiry == 0 || s.Blobs.Bucket == "" || s.Blobs.Prefix != idemqcdk.DefaultBlobPrefix || s.Tracing != "xray" {
 			t.Errorf("%v settings %+v", s.Program, s)
 		}
@@ -210,7 +211,7 @@ func TestAttachmentEnvironmentIsTheWorkers(t *testing.T) {
 				t.Fatalf("%d functions read, want the team's", len(read))
 			}
 			for _, s := range read {
-				if s.Program != idemqenv.Worker || s.Store.Kind != idemqenv.StoreDynamoDB || s.Store.Table == "" {
+				if s.Program != idemqenv.Worker || s.Store.Kind != stores.DynamoDB || s.Store.Table == "" {
 					t.Errorf("settings %+v, want a worker on the DynamoDB table", s)
 				}
 				tc.check(t, s)

@@ -16,11 +16,11 @@ import (
 
 // The values of WorkerProps.FrontDoorScope.
 const (
-	// FrontDoorScopeRole keeps each IAM principal's keys apart, an
+	// frontDoorScopeRole keeps each IAM principal's keys apart, an
 	// assumed role's sessions sharing them (the default).
-	FrontDoorScopeRole = "role"
-	// FrontDoorScopeSession keeps each role session's keys apart.
-	FrontDoorScopeSession = "session"
+	frontDoorScopeRole = "role"
+	// frontDoorScopeSession keeps each role session's keys apart.
+	frontDoorScopeSession = "session"
 )
 
 // frontDoorTimeout is the front door's function timeout: a request is a
@@ -46,7 +46,7 @@ var (
 
 // FrontDoor is a Worker's HTTP front door (WorkerProps.FrontDoor): a
 // second function from the worker's code in front-door mode
-// (EnvMode=frontdoor), behind a Lambda function URL. It takes POST
+// (envMode=frontdoor), behind a Lambda function URL. It takes POST
 // /requests with an Idempotency-Key, sends each key's request to the
 // Worker's queue once, and answers GET /requests/{key} from the Worker's
 // records (docs/frontdoor.md).
@@ -74,9 +74,9 @@ func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error
 		return nil
 	}
 	switch {
-	case p.FrontDoorScope != "" && p.FrontDoorScope != FrontDoorScopeRole && p.FrontDoorScope != FrontDoorScopeSession:
+	case p.FrontDoorScope != "" && p.FrontDoorScope != frontDoorScopeRole && p.FrontDoorScope != frontDoorScopeSession:
 		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s %q: want %q (each IAM principal's keys its own) or %q (each role session's)",
-			label("FrontDoorScope"), p.FrontDoorScope, FrontDoorScopeRole, FrontDoorScopeSession)}
+			label("FrontDoorScope"), p.FrontDoorScope, frontDoorScopeRole, frontDoorScopeSession)}
 	case p.FrontDoorScope != "" && p.FrontDoorPublic:
 		return &SettingError{Field: "FrontDoorScope", Msg: fmt.Sprintf("%s is set with %s: a public URL carries no IAM caller, so every caller shares one key space",
 			label("FrontDoorScope"), label("FrontDoorPublic"))}
@@ -90,21 +90,21 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	c := constructs.NewConstruct(scope, jsii.String("FrontDoor"))
 	fd := &FrontDoor{Construct: c}
 	env := map[string]*string{
-		EnvMode:              jsii.String(idemqenv.FrontDoor.String()),
-		EnvFrontDoorQueueURL: w.Queue.QueueUrl(),
-		EnvTable:             w.Table.TableName(),
-		EnvRecordExpiry:      jsii.String(s.expiry.String()),
-		EnvClockSkew:         jsii.String(idem.DefaultClockSkew.String()),
+		envMode:              jsii.String(idemqenv.FrontDoor.String()),
+		envFrontDoorQueueURL: w.Queue.QueueUrl(),
+		envTable:             w.Table.TableName(),
+		envRecordExpiry:      jsii.String(s.expiry.String()),
+		envClockSkew:         jsii.String(idem.DefaultClockSkew.String()),
 	}
 	for k, v := range requestEnv(s.request, idemqenv.FrontDoor) {
 		env[k] = jsii.String(v)
 	}
 	if len(s.replicas) > 0 {
-		env[EnvDynamoDBStrong] = jsii.String("true")
+		env[envDynamoDBStrong] = jsii.String("true")
 	}
 	if w.Bucket != nil {
-		env[EnvBlobBucket] = w.Bucket.BucketName()
-		env[EnvBlobPrefix] = jsii.String(w.BlobPrefix)
+		env[envBlobBucket] = w.Bucket.BucketName()
+		env[envBlobPrefix] = jsii.String(w.BlobPrefix)
 	}
 	fd.Logs = awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
 	fd.Role = awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
@@ -144,13 +144,13 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	auth := awslambda.FunctionUrlAuthType_AWS_IAM
 	if p.FrontDoorPublic {
 		auth = awslambda.FunctionUrlAuthType_NONE
-		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
-		warn(c, []warning{{WarningFrontDoorPublic, fmt.Sprintf(
+		fd.Function.AddEnvironment(jsii.String(envFrontDoorScope), jsii.String(idemqenv.ScopeNone), nil)
+		warn(c, []warning{{warningFrontDoorPublic, fmt.Sprintf(
 			"the front door's function URL has AuthType NONE: anyone who finds it can enqueue requests and read results by key (every caller shares one key space); "+
-				"unset FrontDoorPublic for an AWS_IAM URL, or acknowledge %s if the URL is meant for anyone", WarningFrontDoorPublic)}})
+				"unset FrontDoorPublic for an AWS_IAM URL, or acknowledge %s if the URL is meant for anyone", warningFrontDoorPublic)}})
 	}
-	if p.FrontDoorScope == FrontDoorScopeSession {
-		fd.Function.AddEnvironment(jsii.String(EnvFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)
+	if p.FrontDoorScope == frontDoorScopeSession {
+		fd.Function.AddEnvironment(jsii.String(envFrontDoorScope), jsii.String(idemqenv.ScopeIAMSession), nil)
 	}
 	fd.URL = fd.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
 	return fd

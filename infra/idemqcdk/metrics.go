@@ -5,12 +5,12 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// MetricNamespace is the CloudWatch namespace of the handler's per-batch
-// metrics (handler.WithEMF), given to the function as EnvEMFNamespace. The
+// metricNamespace is the CloudWatch namespace of the handler's per-batch
+// metrics (handler.WithEMF), given to the function as envEMFNamespace. The
 // metrics' one dimension, "Service", is the key namespace
 // (WorkerProps.Request.Namespace), so the workers of an account share the
 // namespace and keep their own metrics.
-const MetricNamespace = "idemq"
+const metricNamespace = "idemq"
 
 // emfMetrics are the handler's counts the dashboard's records by outcome
 // shows (see handler/metrics.go): every record is Executed, Replayed,
@@ -46,7 +46,7 @@ const emfAvoided = "ProviderCallsAvoided"
 // opts' period, statistic and label.
 func emfMetric(name, ns string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-		Namespace:     jsii.String(MetricNamespace),
+		Namespace:     jsii.String(metricNamespace),
 		MetricName:    jsii.String(name),
 		DimensionsMap: &map[string]*string{"Service": jsii.String(ns)},
 		Period:        opts.Period,

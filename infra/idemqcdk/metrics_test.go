@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/infra/idemqcdk"
+	"github.com/idemq/idemq/request"
 )
 
 // TestMetricsAreTheHandlers checks that every metric of MetricNamespace the
@@ -24,8 +25,8 @@ import (
 // alarm that never goes off.
 func TestMetricsAreTheHandlers(t *testing.T) {
 	var emf bytes.Buffer
-	h := handler.WrapSQS(must(memstore.New()), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("provider: 429") },
-		handler.WithNamespace("idemq"), handler.WithEMF(&emf, idemqcdk.MetricNamespace), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	h := must(handler.New(must(memstore.New()), func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New("provider: 429") },
+		handler.WithRequest(request.Identity{Namespace: "idemq"}), handler.WithEMF(&emf, idemqcdk.MetricNamespace), handler.WithLogger(slog.New(slog.DiscardHandler))))
 	if _, err := h(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{
 		MessageId: "m1", Body: `{"idempotency_key":"k1"}`, EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q",
 	}}}); err != nil && !errors.Is(err, handler.ErrBatchFailed) { // the batch's one record failed: so does the invocation

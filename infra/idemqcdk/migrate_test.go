@@ -2,6 +2,7 @@ package idemqcdk_test
 
 import (
 	"encoding/json"
+	"github.com/idemq/idemq/idemqenv"
 	"strings"
 	"testing"
 	"time"
@@ -236,7 +237,7 @@ func TestMRSCTable(t *testing.T) {
 		// The function is told, so that its store refuses staged writes
 		// before they are sent: such a table commits no transaction.
 		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
-			"Environment": obj{"Variables": assertions.Match_ObjectLike(&obj{idemqcdk.EnvDynamoDBStrong: "true"})},
+			"Environment": obj{"Variables": assertions.Match_ObjectLike(&obj{idemqenv.DynamoDBStrong: "true"})},
 		})
 	})
 	noNotes(t, app.stack)

@@ -12,13 +12,13 @@ import (
 // them for SQS): at least 2 pollers, a minimum of at most 200, a maximum of
 // at most 2000.
 const (
-	MinPollers        = 2
-	MaxMinimumPollers = 200
-	MaxMaximumPollers = 2000
-	// DefaultMinPollers and DefaultMaxPollers are AWS's defaults for an
+	minPollers        = 2
+	maxMinimumPollers = 200
+	maxMaximumPollers = 2000
+	// defaultMinPollers and defaultMaxPollers are AWS's defaults for an
 	// SQS event source in provisioned mode.
-	DefaultMinPollers = 2
-	DefaultMaxPollers = 200
+	defaultMinPollers = 2
+	defaultMaxPollers = 200
 )
 
 // Pollers runs the SQS event source in provisioned mode: Lambda keeps at
@@ -32,10 +32,10 @@ const (
 // or replay.
 type Pollers struct {
 	// Minimum is the pollers kept running, 2 to 200. Defaults to
-	// DefaultMinPollers.
+	// defaultMinPollers.
 	Minimum int
 	// Maximum is the most pollers Lambda scales up to, 2 to 2000, at
-	// least Minimum. Defaults to DefaultMaxPollers.
+	// least Minimum. Defaults to defaultMaxPollers.
 	Maximum int
 }
 
@@ -48,15 +48,15 @@ func (p *WorkerProps) resolvePollers(label func(field string) string) (*pollerSe
 	if p.Pollers == nil {
 		return nil, nil
 	}
-	s := &pollerSettings{min: or(p.Pollers.Minimum, DefaultMinPollers), max: or(p.Pollers.Maximum, DefaultMaxPollers)}
+	s := &pollerSettings{min: or(p.Pollers.Minimum, defaultMinPollers), max: or(p.Pollers.Maximum, defaultMaxPollers)}
 	bad := func(field, format string, args ...any) error {
 		return &SettingError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case s.min < MinPollers || s.min > MaxMinimumPollers:
-		return nil, bad("Pollers.Minimum", "%s %d must be from %d to %d (an SQS event source in provisioned mode)", label("Pollers.Minimum"), s.min, MinPollers, MaxMinimumPollers)
-	case s.max < MinPollers || s.max > MaxMaximumPollers:
-		return nil, bad("Pollers.Maximum", "%s %d must be from %d to %d (an SQS event source in provisioned mode)", label("Pollers.Maximum"), s.max, MinPollers, MaxMaximumPollers)
+	case s.min < minPollers || s.min > maxMinimumPollers:
+		return nil, bad("Pollers.Minimum", "%s %d must be from %d to %d (an SQS event source in provisioned mode)", label("Pollers.Minimum"), s.min, minPollers, maxMinimumPollers)
+	case s.max < minPollers || s.max > maxMaximumPollers:
+		return nil, bad("Pollers.Maximum", "%s %d must be from %d to %d (an SQS event source in provisioned mode)", label("Pollers.Maximum"), s.max, minPollers, maxMaximumPollers)
 	case s.min > s.max:
 		return nil, bad("Pollers.Minimum", "%s %d is over %s %d; lower it or raise the maximum", label("Pollers.Minimum"), s.min, label("Pollers.Maximum"), s.max)
 	case p.MaxConcurrency != 0 && p.MaxConcurrency != NoMaxConcurrency:
@@ -78,7 +78,7 @@ func pollerConfig(s settings) *awslambda.ProvisionedPollerConfig {
 	}
 }
 
-// pollers reads idemq:minPollers and idemq:maxPollers; either one turns
+// pollers reads idemq:2 and idemq:maxPollers; either one turns
 // provisioned mode on.
 func (r *contextReader) pollers() *Pollers {
 	if r.get(contextKeys["Pollers.Minimum"]) == nil && r.get(contextKeys["Pollers.Maximum"]) == nil {

@@ -14,28 +14,28 @@ import (
 // that spends its time waiting on a model provider (docs/deploy.md says
 // why each).
 const (
-	// DefaultTimeout covers a long completion: at 30–60 tokens a second, a
+	// defaultTimeout covers a long completion: at 30–60 tokens a second, a
 	// few thousand tokens take one to two minutes. A batch's records run
 	// at once, so the invocation lasts as long as its slowest call.
-	DefaultTimeout = 2 * time.Minute
-	// DefaultMemoryMB is enough for a batch of calls in flight; an
+	defaultTimeout = 2 * time.Minute
+	// defaultMemoryMB is enough for a batch of calls in flight; an
 	// invocation that waits costs memory × time, so more buys nothing.
-	DefaultMemoryMB    = 256
-	DefaultRetention   = 4 * 24 * time.Hour // SQS's own default
-	DefaultMaxReceives = 5                  // AWS's recommended minimum
+	defaultMemoryMB    = 256
+	defaultRetention   = 4 * 24 * time.Hour // SQS's own default
+	defaultMaxReceives = 5                  // AWS's recommended minimum
 	// NoMaxConcurrency as WorkerProps.MaxConcurrency (as 0 does) or
 	// AttachmentProps.MaxConcurrency leaves the event source uncapped (the
 	// account's concurrency is the limit).
 	NoMaxConcurrency = -1
-	// DLQRetention is the dead-letter queue's retention, the longest SQS
+	// deadLetterRetention is the dead-letter queue's retention, the longest SQS
 	// allows, so a failed message stays there as long as possible. The
 	// default record expiry covers a redrive from it until then.
-	DLQRetention = 14 * 24 * time.Hour
-	// MinDeadLetterStay is the least time a dead letter should be sure to
+	deadLetterRetention = 14 * 24 * time.Hour
+	// minDeadLetterStay is the least time a dead letter should be sure to
 	// stay in the dead-letter queue: a long weekend. A Retention that
-	// leaves less (over DLQRetention less MinDeadLetterStay, on a standard
+	// leaves less (over deadLetterRetention less 3 days, on a standard
 	// queue) deploys with a warning.
-	MinDeadLetterStay = 3 * 24 * time.Hour
+	minDeadLetterStay = 3 * 24 * time.Hour
 )
 
 // WorkerProps configures a Worker. The zero value of every field but Code
@@ -55,14 +55,14 @@ type WorkerProps struct {
 	Architecture awslambda.Architecture
 
 	// Timeout is the function's timeout, in whole seconds, 1 s to 15 min.
-	// Defaults to DefaultTimeout.
+	// Defaults to 2 min.
 	Timeout time.Duration
 	// MemoryMB is the function's memory in MB, 128 to 10240. Defaults to
-	// DefaultMemoryMB.
+	// defaultMemoryMB.
 	MemoryMB int
 
 	// Retention is the queue's message retention period, whole seconds,
-	// 60 s to 14 days. Defaults to DefaultRetention.
+	// 60 s to 14 days. Defaults to 4 days.
 	Retention time.Duration
 	// VisibilityTimeout is the queue's visibility timeout, whole seconds,
 	// at least Timeout and at most 12 h. Defaults to 6 × Timeout +
@@ -70,7 +70,7 @@ type WorkerProps struct {
 	VisibilityTimeout time.Duration
 	// MaxReceives is how many times a message is received before it moves
 	// to the dead-letter queue (the redrive policy's maxReceiveCount),
-	// 1 to 1000. Defaults to DefaultMaxReceives.
+	// 1 to 1000. Defaults to 5.
 	MaxReceives int
 	// FIFO makes the queue and its dead-letter queue FIFO queues. Defaults
 	// to false (standard queues).
@@ -107,7 +107,7 @@ type WorkerProps struct {
 	// RecordExpiry is how long an idempotency record lives. It must be at
 	// least the message lifetime (queue.Settings.MessageLifetime);
 	// shorter than a redrive from the dead-letter queue needs
-	// (queue.Settings.RedriveLifetime, with DLQRetention) it
+	// (queue.Settings.RedriveLifetime, with deadLetterRetention) it
 	// deploys with a warning: a message redriven more than RecordExpiry
 	// less the message lifetime after it was sent may run its work again.
 	// Defaults to queue.RecordLifetime of the queue's settings, the
@@ -117,20 +117,21 @@ type WorkerProps struct {
 	RecordExpiry time.Duration
 	// Request says who a request is: its key namespace, where its key
 	// comes from and which members are its fingerprint, the one
-	// request.Identity the function reads back from IDEMQ_NAMESPACE,
-	// IDEMQ_KEY_FIELD, IDEMQ_KEY_FIELDS, IDEMQ_KEY_ATTRIBUTE and
-	// IDEMQ_FINGERPRINT_FIELDS (idemqenv), the front door too. Its
+	// request.Identity the function reads back from the variables of
+	// request.Fields (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD, …; idemqenv), the
+	// front door too. Its
 	// Namespace is required: a plain string, not a token, that stays the
 	// same for the records' lifetime, since a new namespace makes every
 	// earlier record unreachable and every message delivered again runs
 	// its work again (neither the function's generated name nor the
 	// construct's path would do: both change). The key source defaults to
-	// the body's "idempotency_key" (request.DefaultKeyField). KeyFunc and
-	// NoFingerprint live in the function's code and are refused here, as
-	// is a list member an environment variable cannot carry.
+	// the body's "idempotency_key" (request.DefaultKeyField). A setting no
+	// variable carries (KeyFunc, NoFingerprint) lives in the function's
+	// code and is refused here, as is a list member an environment
+	// variable cannot carry.
 	Request request.Identity
 	// ProviderURL is the model provider's OpenAI-compatible base URL (such
-	// as https://api.openai.com/v1), passed as EnvProviderURL: an absolute
+	// as https://api.openai.com/v1), passed as envProviderURL: an absolute
 	// http or https URL with a host and no user information, query or
 	// fragment, checked at synth; plain http to a host that is not a
 	// loopback one deploys with a warning. A token (a value known only at
@@ -149,8 +150,8 @@ type WorkerProps struct {
 	DisableBackoff bool
 	// DisableBlobs leaves out the bucket of large results. With it (the
 	// default) the Worker has a Bucket, the function may s3:PutObject and
-	// s3:GetObject under BlobPrefix there and is given EnvBlobBucket and
-	// EnvBlobPrefix, so a result above the worker's offload size
+	// s3:GetObject under BlobPrefix there and is given envBlobBucket and
+	// envBlobPrefix, so a result above the worker's offload size
 	// (idem.DefaultOffloadAbove) is kept there rather than in its record.
 	// Without it every result stays in its record, as before. Defaults to
 	// false (bucket on).
@@ -164,13 +165,13 @@ type WorkerProps struct {
 	BlobExpiryDays int
 	// BlobPrefix is the key prefix of the results in the bucket: the
 	// lifecycle rule's prefix, the function's grant (BlobPrefix + "*") and
-	// EnvBlobPrefix all follow it. Non-empty, at most MaxBlobPrefix bytes
+	// envBlobPrefix all follow it. Non-empty, at most 512 bytes
 	// of letters, digits and !-_.'() in segments each ending in '/' (so no
 	// leading '/', no empty segment, no '*'), not a token. Only with the
-	// bucket. Defaults to DefaultBlobPrefix.
+	// bucket. Defaults to defaultBlobPrefix.
 	BlobPrefix string
 	// Tracing traces the function (docs/tracing.md): with TracingOTel or
-	// TracingXRay it is given EnvTracing, the collector layer
+	// TracingXRay it is given envTracing, the collector layer
 	// TracingLayerArn, and may send to X-Ray, where the layer's collector
 	// exports by default (xray:PutTraceSegments, xray:PutTelemetryRecords,
 	// which X-Ray grants on no narrower resource than "*"); TracingXRay
@@ -193,7 +194,7 @@ type WorkerProps struct {
 	// ProviderAPIKeySecret is a Secrets Manager secret whose SecretString
 	// is the model provider's API key. The function may read it (the
 	// secret's GrantRead) and is given its complete ARN as
-	// EnvProviderAPIKeySecret, or its name when CDK knows no complete ARN
+	// envProviderAPIKeySecret, or its name when CDK knows no complete ARN
 	// (a secret imported by name or partial ARN); the worker reads it once
 	// at start-up. A secret encrypted with a customer-managed KMS key must
 	// carry that key (its EncryptionKey: a Secret created with one, or
@@ -216,12 +217,12 @@ type WorkerProps struct {
 	// SigV4, get through.
 	FrontDoorPublic bool
 	// FrontDoorScope says whose key is it behind the AWS_IAM URL:
-	// FrontDoorScopeRole, each IAM principal's keys are its own, every
-	// session of a role sharing them; FrontDoorScopeSession, each role
+	// frontDoorScopeRole, each IAM principal's keys are its own, every
+	// session of a role sharing them; "session", each role
 	// session's keys are its own (IDEMQ_FRONTDOOR_SCOPE=iam-session), for
 	// users who share a role under session names of their own (IAM
 	// Identity Center names a session by its user). Only with FrontDoor,
-	// not with FrontDoorPublic. Defaults to "": FrontDoorScopeRole.
+	// not with FrontDoorPublic. Defaults to "": "role".
 	FrontDoorScope string
 	// AlarmActions are what every alarm (Worker.Alarms) does when it goes
 	// off: an awscloudwatchactions.NewSnsAction of a topic that pages
@@ -255,10 +256,10 @@ type WorkerProps struct {
 	KeepV020 bool
 
 	// Environment holds further variables for the function. A name that
-	// starts with EnvPrefix ("IDEMQ_") is rejected: the Worker sets the
+	// starts with envPrefix ("IDEMQ_") is rejected: the Worker sets the
 	// worker's variables itself, from these props once checked, and one
 	// given here (IDEMQ_LEASE, say) would bypass the checks; and
-	// EnvProviderAPIKey would hold the key in plain text in the function's
+	// envProviderAPIKey would hold the key in plain text in the function's
 	// configuration. Defaults to none.
 	Environment map[string]string
 }

@@ -21,7 +21,7 @@ func newQueues(scope constructs.Construct, s settings) (queue, dlq awssqs.Queue)
 	}
 	dlq = awssqs.NewQueue(scope, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
 		Fifo:            fifo,
-		RetentionPeriod: seconds(DLQRetention),
+		RetentionPeriod: seconds(deadLetterRetention),
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,

@@ -32,7 +32,7 @@ type RedrivePolicyProps struct {
 // else (sqs:StartMessageMoveTask and what it needs), attached to nothing:
 // the function never redrives, an operator does (docs/deploy.md, "Dead
 // letters"); attach it to the operator's role or user. To grant a role of
-// the app the same, call GrantRedrive (or Attachment.GrantRedrive,
+// the app the same, call grantRedrive (or Attachment.GrantRedrive,
 // Worker.GrantRedrive), which adds no managed policy. A queue encrypted
 // with a customer-managed KMS key needs kms:Decrypt and
 // kms:GenerateDataKey on it as well, which neither grants. It panics if
@@ -49,14 +49,9 @@ func NewRedrivePolicy(scope constructs.Construct, id *string, props *RedrivePoli
 	return newRedrivePolicy(scope, *id, props.DeadLetterQueue, props.Queue)
 }
 
-// GrantRedrive lets grantee (an operator's role or user) redrive
-// deadLetterQueue into queue and do nothing else: the statements of
-// NewRedrivePolicy, added to grantee's own policy.
-func GrantRedrive(grantee awsiam.IGrantable, deadLetterQueue, queue awssqs.IQueue) {
-	grantRedrive(grantee, deadLetterQueue, queue)
-}
-
-// grantRedrive adds redriveStatements to grantee's policy.
+// grantRedrive lets grantee (an operator's role or user) redrive dlq
+// into queue and do nothing else: the statements of NewRedrivePolicy,
+// added to grantee's own policy.
 func grantRedrive(grantee awsiam.IGrantable, dlq, queue awssqs.IQueue) {
 	for _, st := range redriveStatements(dlq, queue) {
 		grantee.GrantPrincipal().AddToPrincipalPolicy(st)

@@ -3,24 +3,12 @@ package idemqcdk
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/request"
 )
-
-// requestFields are request.Identity's fields a construct carries to the
-// function, each in its IDEMQ_* variable (idemqenv's table); the others
-// (KeyFunc, NoFingerprint) live in code and are refused.
-var requestFields = map[string]string{
-	"Namespace":         EnvNamespace,
-	"KeyField":          EnvKeyField,
-	"KeyFields":         EnvKeyFields,
-	"KeyAttribute":      EnvKeyAttribute,
-	"FingerprintFields": EnvFingerprintFields,
-}
 
 // resolveRequest checks id as the function will read it back from its
 // environment: request.Identity.Validate's rules, a namespace that cannot
@@ -33,22 +21,12 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 	if err := checkNamespace(id.Namespace, field("Namespace"), label); err != nil {
 		return id, err
 	}
-	if id.KeyFunc != nil {
-		return id, &SettingError{Field: field("KeyFunc"), Msg: fmt.Sprintf(
-			"%s is set: a function cannot be carried in the function's environment; name the key's source with %s, %s or %s "+
-				"(or leave all four unset here and give the handler its KeyFunc in the function's code, with this construct's %s)",
-			label(field("KeyFunc")), label(field("KeyField")), label(field("KeyFields")), label(field("KeyAttribute")), label(field("Namespace")))}
-	}
-	if id.NoFingerprint {
-		return id, &SettingError{Field: field("NoFingerprint"), Msg: fmt.Sprintf(
-			"%s is set: no IDEMQ_ variable turns the payload check off, so the deployed function would check it; "+
-				"unset it here and give the handler handler.WithoutFingerprint in the function's code, or name the checked members with %s",
-			label(field("NoFingerprint")), label(field("FingerprintFields")))}
-	}
 	if err := id.Validate(); err != nil {
 		var ce *idem.ConfigError
-		if errors.As(err, &ce) && requestFields[ce.Field] != "" {
-			return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error()))}
+		if errors.As(err, &ce) {
+			if _, carried := fieldNamed(ce.Field); carried {
+				return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf("%s %s", label(field(ce.Field)), strings.TrimSpace(ce.Value+" "+ce.Err.Error()))}
+			}
 		}
 		return id, &SettingError{Field: "Request", Msg: fmt.Sprintf("%s: %v", label("Request"), err), Err: err}
 	}
@@ -59,25 +37,42 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 	if len(id.FingerprintFields) == 0 {
 		id.FingerprintFields = nil
 	}
-	if id.KeyField == "" && len(id.KeyFields) == 0 && id.KeyAttribute == "" {
-		id.KeyField = request.DefaultKeyField
-	}
+	id = id.Defaulted()
 	// The function reads id back from its environment, each list
 	// comma-separated and each name trimmed: refuse a name that would come
-	// back otherwise, and anything else that would (the round trip).
-	for _, list := range []struct {
-		name  string
-		items []string
-	}{{"KeyFields", id.KeyFields}, {"FingerprintFields", id.FingerprintFields}} {
-		for _, f := range list.items {
-			if strings.Contains(f, ",") || strings.TrimSpace(f) != f {
-				return id, &SettingError{Field: field(list.name), Msg: fmt.Sprintf(
+	// back otherwise, and anything else that would (the round trip): a
+	// setting no variable carries (a KeyFunc, NoFingerprint) among them.
+	for _, f := range request.Fields() {
+		for _, name := range f.Get(id) {
+			if f.List && (strings.Contains(name, ",") || strings.TrimSpace(name) != name) {
+				return id, &SettingError{Field: field(f.Name), Msg: fmt.Sprintf(
 					"%s member %q cannot be carried in %s, which the worker reads comma-separated, each name trimmed: rename the member",
-					label(field(list.name)), f, requestFields[list.name])}
+					label(field(f.Name)), name, f.Var)}
 			}
 		}
 	}
-	if back, err := readRequestEnv(requestEnv(id, idemqenv.Worker)); err != nil || !reflect.DeepEqual(back, id) {
+	back, err := readRequestEnv(requestEnv(id, idemqenv.Worker))
+	if err == nil {
+		err = id.SameAs(back)
+	}
+	var ce *idem.ConfigError
+	if errors.As(err, &ce) && ce.Package == "request" {
+		carried := false // whether a variable holds the value id sets
+		for _, f := range request.Fields() {
+			carried = carried || (f.Name == ce.Field && f.Get(id) != nil)
+		}
+		if !carried {
+			var carriers []string
+			for _, f := range request.Fields() {
+				carriers = append(carriers, label(field(f.Name)))
+			}
+			return id, &SettingError{Field: field(ce.Field), Msg: fmt.Sprintf(
+				"%s is set, and no IDEMQ_ variable carries it to the function, so the deployed function would not have it; "+
+					"unset it here and give it to the handler in the function's code (handler.WithRequest), with this construct's %s; the variables carry %s",
+				label(field(ce.Field)), label(field("Namespace")), strings.Join(carriers, ", "))}
+		}
+	}
+	if err != nil {
 		return id, &SettingError{Field: "Request", Msg: fmt.Sprintf("%s does not come back from the worker's environment as given (read back: %+v, %v)", label("Request"), back, err)}
 	}
 	return id, nil
@@ -96,15 +91,15 @@ func readRequestEnv(env map[string]string) (request.Identity, error) {
 }
 
 // requestEnv is id's environment for program p: the variables of
-// requestFields that id sets, written by idemqenv (Settings.Environ), so
+// request.Fields that id sets, written by idemqenv (Settings.Environ), so
 // that idemqenv.ReadFor(p, …) of the function's environment gives id
 // back.
 func requestEnv(id request.Identity, p idemqenv.Program) map[string]string {
 	all := idemqenv.Settings{Program: p, Request: id}.Environ()
 	env := map[string]string{}
-	for _, name := range requestFields {
-		if v, ok := all[name]; ok {
-			env[name] = v
+	for _, f := range request.Fields() {
+		if v, ok := all[f.Var]; ok {
+			env[f.Var] = v
 		}
 	}
 	return env

@@ -24,12 +24,12 @@ func fieldName(field string) string { return field }
 // setting by label(field).
 func (p *WorkerProps) resolve(label func(field string) string) (settings, error) {
 	s := settings{
-		timeout:      or(p.Timeout, DefaultTimeout),
-		retention:    or(p.Retention, DefaultRetention),
-		maxReceives:  or(p.MaxReceives, DefaultMaxReceives),
+		timeout:      or(p.Timeout, defaultTimeout),
+		retention:    or(p.Retention, defaultRetention),
+		maxReceives:  or(p.MaxReceives, defaultMaxReceives),
 		window:       p.BatchingWindow,
 		fifo:         p.FIFO,
-		dlqRetention: DLQRetention,
+		dlqRetention: deadLetterRetention,
 	}
 	s.visibility = or(p.VisibilityTimeout, visibilityFactor*s.timeout+s.window)
 	return p.resolveWith(s, label)
@@ -40,7 +40,7 @@ func (p *WorkerProps) resolve(label func(field string) string) (settings, error)
 // messages name each setting by label(field). An Attachment passes the
 // settings of the user's queue and function.
 func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (settings, error) {
-	s.memoryMB = or(p.MemoryMB, DefaultMemoryMB)
+	s.memoryMB = or(p.MemoryMB, defaultMemoryMB)
 	s.batchSize = or(p.BatchSize, queue.DefaultBatchSize)
 	s.concurrency = or(p.MaxConcurrency, NoMaxConcurrency)
 	s.backoff = !p.DisableBackoff
@@ -53,26 +53,26 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 		return s, err
 	}
 	switch {
-	case !inSeconds(s.timeout, time.Second, MaxTimeout):
-		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, MaxTimeout)
-	case s.memoryMB < MinMemoryMB || s.memoryMB > MaxMemoryMB:
-		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, MinMemoryMB, MaxMemoryMB)
+	case !inSeconds(s.timeout, time.Second, maxTimeout):
+		return s, bad("Timeout", "%s %s must be whole seconds from 1s to %s", label("Timeout"), s.timeout, maxTimeout)
+	case s.memoryMB < minMemoryMB || s.memoryMB > maxMemoryMB:
+		return s, bad("MemoryMB", "%s %d must be from %d to %d", label("MemoryMB"), s.memoryMB, minMemoryMB, maxMemoryMB)
 	case !inSeconds(s.window, 0, queue.MaxBatchingWindow):
 		return s, bad("BatchingWindow", "%s %s must be whole seconds from 0s to %s", label("BatchingWindow"), s.window, queue.MaxBatchingWindow)
 	case s.fifo && s.window > 0:
 		return s, bad("BatchingWindow", "%s %s is not allowed on a FIFO queue (%s): Lambda takes no batching window from FIFO queues; leave %s unset",
 			label("BatchingWindow"), s.window, label("FIFO"), label("BatchingWindow"))
-	case s.fifo && s.batchSize > MaxFIFOBatchSize:
+	case s.fifo && s.batchSize > maxFIFOBatchSize:
 		return s, bad("BatchSize", "%s %d is over %d, the most Lambda takes from a FIFO queue (%s); lower %s",
-			label("BatchSize"), s.batchSize, MaxFIFOBatchSize, label("FIFO"), label("BatchSize"))
-	case s.batchSize < 1 || s.batchSize > MaxBatchSize:
-		return s, bad("BatchSize", "%s %d must be from 1 to %d", label("BatchSize"), s.batchSize, MaxBatchSize)
+			label("BatchSize"), s.batchSize, maxFIFOBatchSize, label("FIFO"), label("BatchSize"))
+	case s.batchSize < 1 || s.batchSize > maxBatchSize:
+		return s, bad("BatchSize", "%s %d must be from 1 to %d", label("BatchSize"), s.batchSize, maxBatchSize)
 	case s.batchSize > queue.DefaultBatchSize && s.window < time.Second:
 		return s, bad("BatchSize", "%s %d is over %d, which needs %s of at least 1s (it is %s); set %s or lower %s to %d",
 			label("BatchSize"), s.batchSize, queue.DefaultBatchSize, label("BatchingWindow"), s.window, label("BatchingWindow"), label("BatchSize"), queue.DefaultBatchSize)
-	case s.concurrency != NoMaxConcurrency && (s.concurrency < MinMaxConcurrency || s.concurrency > MaxMaxConcurrency):
+	case s.concurrency != NoMaxConcurrency && (s.concurrency < minMaxConcurrency || s.concurrency > maxMaxConcurrency):
 		return s, bad("MaxConcurrency", "%s %d must be from %d to %d (or unset for no cap; idemq:maxConcurrency 0)",
-			label("MaxConcurrency"), s.concurrency, MinMaxConcurrency, MaxMaxConcurrency)
+			label("MaxConcurrency"), s.concurrency, minMaxConcurrency, maxMaxConcurrency)
 	}
 
 	if s.pollers, err = p.resolvePollers(label); err != nil {
@@ -112,7 +112,7 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 			return s, err
 		}
 		if msg != "" {
-			s.warnings = append(s.warnings, warning{WarningProviderURL, msg})
+			s.warnings = append(s.warnings, warning{warningProviderURL, msg})
 		}
 	}
 

@@ -14,13 +14,13 @@ import (
 
 // Limits Lambda places on the function and its SQS event source.
 const (
-	MaxTimeout        = 15 * time.Minute
-	MinMemoryMB       = 128
-	MaxMemoryMB       = 10240
-	MaxBatchSize      = 10000
-	MaxFIFOBatchSize  = 10
-	MinMaxConcurrency = 2
-	MaxMaxConcurrency = 1000
+	maxTimeout        = 15 * time.Minute
+	minMemoryMB       = 128
+	maxMemoryMB       = 10240
+	maxBatchSize      = 10000
+	maxFIFOBatchSize  = 10
+	minMaxConcurrency = 2
+	maxMaxConcurrency = 1000
 	// visibilityFactor is AWS's guidance: a queue feeding Lambda has a
 	// visibility timeout of at least 6 × the function timeout (plus the
 	// batching window).
@@ -52,7 +52,7 @@ func (e *SettingError) Unwrap() error { return e.Err }
 // settings are WorkerProps with the defaults filled in and checked.
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
-	// dlqRetention is the dead-letter queue's retention: DLQRetention for
+	// dlqRetention is the dead-letter queue's retention: deadLetterRetention for
 	// a Worker's, the user's queue's for an Attachment.
 	dlqRetention                                  time.Duration
 	memoryMB, maxReceives, batchSize, concurrency int // concurrency: NoMaxConcurrency for none
@@ -69,7 +69,7 @@ type settings struct {
 	// blobDays is how long the bucket keeps a result, in days
 	// (WorkerProps.BlobExpiryDays, or blobExpiryDays of expiry), and
 	// blobPrefix the key prefix of results (WorkerProps.BlobPrefix, or
-	// DefaultBlobPrefix); 0 and "" without blobs.
+	// defaultBlobPrefix); 0 and "" without blobs.
 	blobDays   int
 	blobPrefix string
 	// replicas are the regions of the record table's replicas, besides
@@ -210,11 +210,11 @@ func (s *settings) checkVisibility(label func(field string) string) error {
 }
 
 // checkDeadLetterStay warns of a dead letter sure to stay less than
-// MinDeadLetterStay in the dead-letter queue, naming the settings that
+// minDeadLetterStay in the dead-letter queue, naming the settings that
 // would make it stay longer.
 func (s *settings) checkDeadLetterStay(label func(field string) string) {
 	stay := s.deadLetterStay()
-	if stay >= MinDeadLetterStay {
+	if stay >= minDeadLetterStay {
 		return
 	}
 	var fixes []string
@@ -223,15 +223,15 @@ func (s *settings) checkDeadLetterStay(label func(field string) string) {
 			fixes = append(fixes, fix)
 		}
 	}
-	if s.dlqRetention < DLQRetention {
-		try(fmt.Sprintf("raise %s to %s (SQS's longest)", label("DeadLetterRetention"), DLQRetention), func(t *settings) { t.dlqRetention = DLQRetention })
+	if s.dlqRetention < deadLetterRetention {
+		try(fmt.Sprintf("raise %s to %s (SQS's longest)", label("DeadLetterRetention"), deadLetterRetention), func(t *settings) { t.dlqRetention = deadLetterRetention })
 	}
-	if r := s.dlqRetention - MinDeadLetterStay; !s.fifo && r >= queue.MinRetention {
+	if r := s.dlqRetention - minDeadLetterStay; !s.fifo && r >= queue.MinRetention {
 		try(fmt.Sprintf("lower %s to at most %s", label("Retention"), r), func(t *settings) { t.retention = r })
 	}
-	if r := DLQRetention - MinDeadLetterStay; len(fixes) == 0 && !s.fifo {
-		try(fmt.Sprintf("raise %s to %s and lower %s to at most %s", label("DeadLetterRetention"), DLQRetention, label("Retention"), r),
-			func(t *settings) { t.dlqRetention, t.retention = DLQRetention, r })
+	if r := deadLetterRetention - minDeadLetterStay; len(fixes) == 0 && !s.fifo {
+		try(fmt.Sprintf("raise %s to %s and lower %s to at most %s", label("DeadLetterRetention"), deadLetterRetention, label("Retention"), r),
+			func(t *settings) { t.dlqRetention, t.retention = deadLetterRetention, r })
 	}
 	fix := "answer the dead-letter alarm at once"
 	if len(fixes) > 0 {
@@ -240,7 +240,7 @@ func (s *settings) checkDeadLetterStay(label func(field string) string) {
 	s.warnings = append(s.warnings, warning{WarningDeadLetterStay, fmt.Sprintf(
 		"%s %s leaves a dead letter as little as %s in the dead-letter queue (which keeps messages %s) before SQS drops it, under %s: a standard queue's message keeps its first enqueue time, "+
 			"and SQS keeps none longer than %s; the dead-letter expiry alarm goes off after %s; %s",
-		label("Retention"), s.retention, stay, s.dlqRetention, MinDeadLetterStay, DLQRetention, deadLetterExpiryAge(stay), fix)})
+		label("Retention"), s.retention, stay, s.dlqRetention, minDeadLetterStay, deadLetterRetention, deadLetterExpiryAge(stay), fix)})
 }
 
 // resolveExpiry sets s.expiry: given, it must cover the message lifetime

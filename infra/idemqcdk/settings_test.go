@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/request"
 )
 
 // TestRecordExpiryFollowsQueueSettings checks the expiry the function gets,
@@ -195,7 +195,7 @@ func TestProviderURL(t *testing.T) {
 }
 
 // TestKeyFieldDefault checks that without idemq:keyField the function is
-// still told its key field: handler.DefaultKeyField, stated by the code,
+// still told its key field: request.DefaultKeyField, stated by the code,
 // not left to the worker's own default.
 func TestKeyFieldDefault(t *testing.T) {
 	for name, v := range map[string]any{"absent": nil, "empty": ""} {
@@ -203,7 +203,7 @@ func TestKeyFieldDefault(t *testing.T) {
 			tpl := synth(t, map[string]any{"idemq:keyField": v})
 			check(t, "environment", func() {
 				tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
-					"Environment": obj{"Variables": obj{"IDEMQ_KEY_FIELD": handler.DefaultKeyField}},
+					"Environment": obj{"Variables": obj{"IDEMQ_KEY_FIELD": request.DefaultKeyField}},
 				})
 			})
 		})

@@ -12,14 +12,14 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// WorkerPackage is the worker's main package, relative to
+// workerPackage is the worker's main package, relative to
 // StackProps.ModuleDir.
-const WorkerPackage = "./lambda"
+const workerPackage = "./lambda"
 
 // StackProps configures NewStack.
 type StackProps struct {
 	awscdk.StackProps
-	// ModuleDir is the Go module holding WorkerPackage, built into the
+	// ModuleDir is the Go module holding workerPackage, built into the
 	// function at synth. Required unless the idemq:bootstrapDir context key
 	// names a directory holding a bootstrap built elsewhere.
 	ModuleDir string
@@ -114,14 +114,14 @@ func NewStack(scope constructs.Construct, id *string, props *StackProps) (awscdk
 }
 
 // stackCode is the prebuilt bootstrap in bootstrapDir if set, or else
-// WorkerPackage built from moduleDir now (GoBuild.BuildDir), for arch.
+// workerPackage built from moduleDir now (GoBuild.BuildDir), for arch.
 // Either way the asset is a folder holding bootstrap alone, which is not
 // an executable for another architecture.
 func stackCode(bootstrapDir, moduleDir string, arch architecture) (awslambda.Code, error) {
 	if bootstrapDir != "" {
 		if err := checkBootstrapDir(bootstrapDir); err != nil {
 			return nil, &SettingError{Msg: fmt.Sprintf("%s: %v; build it there or unset %s to build %s at synth",
-				ctxBootstrapDir, err, ctxBootstrapDir, WorkerPackage)}
+				ctxBootstrapDir, err, ctxBootstrapDir, workerPackage)}
 		}
 		if err := checkBootstrapArch(bootstrapDir, arch); err != nil {
 			return nil, &SettingError{Field: "Architecture", Msg: fmt.Sprintf("%s: %v (%s)", ctxBootstrapDir, err, contextLabel("Architecture"))}
@@ -131,12 +131,12 @@ func stackCode(bootstrapDir, moduleDir string, arch architecture) (awslambda.Cod
 	if moduleDir == "" {
 		return nil, &SettingError{Msg: "StackProps.ModuleDir is empty and " + ctxBootstrapDir + " is unset: nothing to deploy as the function"}
 	}
-	if st, err := os.Stat(filepath.Join(moduleDir, WorkerPackage)); err != nil || !st.IsDir() {
+	if st, err := os.Stat(filepath.Join(moduleDir, workerPackage)); err != nil || !st.IsDir() {
 		abs, _ := filepath.Abs(moduleDir)
 		return nil, &SettingError{Msg: fmt.Sprintf("the worker's package %s is not in %s, so there is nothing to build; set %s to a directory holding a built bootstrap",
-			WorkerPackage, abs, ctxBootstrapDir)}
+			workerPackage, abs, ctxBootstrapDir)}
 	}
-	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: WorkerPackage, Arch: arch.goarch}).BuildDir()
+	dir, err := (&GoBuild{ModuleDir: moduleDir, Package: workerPackage, Arch: arch.goarch}).BuildDir()
 	if err != nil {
 		return nil, err
 	}

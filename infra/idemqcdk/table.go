@@ -15,10 +15,10 @@ import (
 // The record table's attributes the table itself must know: the names
 // idem/dynamostore uses by default (Powertools' names).
 const (
-	// KeyAttribute is the partition key, a string.
-	KeyAttribute = "id"
-	// ExpiryAttribute is the TTL attribute, in epoch seconds.
-	ExpiryAttribute = "expiration"
+	// keyAttribute is the partition key, a string.
+	keyAttribute = "id"
+	// expiryAttribute is the TTL attribute, in epoch seconds.
+	expiryAttribute = "expiration"
 )
 
 // RecordTableProps configures a RecordTable.
@@ -53,7 +53,7 @@ type RecordTableProps struct {
 }
 
 // RecordTable is the table of idempotency records (partition key
-// KeyAttribute, TTL on ExpiryAttribute, on-demand, point-in-time recovery,
+// keyAttribute, TTL on expiryAttribute, on-demand, point-in-time recovery,
 // deletion protection, kept when the stack is deleted), with the record
 // expiry sized for its queue. Give the function RecordExpiry with the
 // table's name (an Attachment does).
@@ -136,11 +136,11 @@ func (t *RecordTable) size(src *source, props *RecordTableProps, label func(fiel
 	return nil
 }
 
-// tableProps are what every record table is: partition key KeyAttribute,
-// a string; on-demand; TTL on ExpiryAttribute; point-in-time recovery;
+// tableProps are what every record table is: partition key "id",
+// a string; on-demand; TTL on "expiration"; point-in-time recovery;
 // deletion protection; kept when the stack is deleted.
 var (
-	recordKey = &awsdynamodb.Attribute{Name: jsii.String(KeyAttribute), Type: awsdynamodb.AttributeType_STRING}
+	recordKey = &awsdynamodb.Attribute{Name: jsii.String(keyAttribute), Type: awsdynamodb.AttributeType_STRING}
 	recovery  = &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
 )
 
@@ -157,7 +157,7 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 		return awsdynamodb.NewTable(scope, jsii.String(id), &awsdynamodb.TableProps{
 			PartitionKey:                     recordKey,
 			BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
-			TimeToLiveAttribute:              jsii.String(ExpiryAttribute),
+			TimeToLiveAttribute:              jsii.String(expiryAttribute),
 			PointInTimeRecoverySpecification: recovery,
 			DeletionProtection:               jsii.Bool(true),
 			RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
@@ -166,7 +166,7 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 	props := &awsdynamodb.TablePropsV2{
 		PartitionKey:                     recordKey,
 		Billing:                          awsdynamodb.Billing_OnDemand(nil),
-		TimeToLiveAttribute:              jsii.String(ExpiryAttribute),
+		TimeToLiveAttribute:              jsii.String(expiryAttribute),
 		PointInTimeRecoverySpecification: recovery,
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
@@ -175,7 +175,7 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 		// An MRSC table keeps no TTL (DynamoDB developer guide, How
 		// global tables work): expired records stay until deleted (a
 		// claim takes them over all the same; idemq purge removes them),
-		// and the worker is told (EnvDynamoDBStrong), as CheckTable is.
+		// and the worker is told (envDynamoDBStrong), as CheckTable is.
 		props.TimeToLiveAttribute = nil
 		props.MultiRegionConsistency = awsdynamodb.MultiRegionConsistency_STRONG
 		var replicas []*awsdynamodb.ReplicaTableProps

@@ -16,7 +16,7 @@ type Tracing string
 
 // The ways a Worker's functions can be traced.
 const (
-	// TracingOff traces nothing: no layer, no EnvTracing, no X-Ray grant.
+	// TracingOff traces nothing: no layer, no envTracing, no X-Ray grant.
 	TracingOff Tracing = "off"
 	// TracingOTel has the worker send OpenTelemetry spans to the collector
 	// of the layer WorkerProps.TracingLayerArn, which exports them to X-Ray
@@ -94,7 +94,7 @@ func (s settings) activeTracing() awslambda.Tracing {
 
 // trace gives fn, with role, what s.tracing needs besides its active
 // tracing (activeTracing, a property of the function's construction):
-// EnvTracing, the collector layer, and the X-Ray grant the collector's
+// envTracing, the collector layer, and the X-Ray grant the collector's
 // exporter needs, xrayActions on "*". With TracingXRay CDK adds that grant
 // itself, for active tracing, so it is added here only with TracingOTel
 // (twice, the role would hold it in two statements). With tracing off it
@@ -103,7 +103,7 @@ func (s settings) trace(fn awslambda.Function, role awsiam.Role) {
 	if s.tracing == TracingOff {
 		return
 	}
-	fn.AddEnvironment(jsii.String(EnvTracing), jsii.String(string(s.tracing)), nil)
+	fn.AddEnvironment(jsii.String(envTracing), jsii.String(string(s.tracing)), nil)
 	fn.AddLayers(awslambda.LayerVersion_FromLayerVersionArn(fn, jsii.String("TracingLayer"), jsii.String(s.layerArn)))
 	if s.tracing == TracingXRay {
 		return

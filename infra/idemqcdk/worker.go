@@ -57,7 +57,7 @@ type Worker struct {
 	// to whole days, and one more. 0 without Bucket.
 	BlobExpiryDays int
 	// BlobPrefix is the key prefix of the results in Bucket
-	// (WorkerProps.BlobPrefix, by default DefaultBlobPrefix). "" without
+	// (WorkerProps.BlobPrefix, by default defaultBlobPrefix). "" without
 	// Bucket.
 	BlobPrefix string
 	// RecordExpiry is the record expiry given to the function.
@@ -113,10 +113,10 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	}
 	env := handlerEnv(w.Table, bucket, s)
 	if p.ProviderURL != "" {
-		env[EnvProviderURL] = jsii.String(p.ProviderURL)
+		env[envProviderURL] = jsii.String(p.ProviderURL)
 	}
 	if p.ProviderAPIKeySecret != nil {
-		env[EnvProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
+		env[envProviderAPIKeySecret] = secretID(p.ProviderAPIKeySecret)
 	}
 	for k, v := range p.Environment {
 		env[k] = jsii.String(v)
@@ -170,22 +170,22 @@ func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[
 		panic(err)
 	}
 	env := map[string]*string{
-		EnvTable:        table.TableName(),
-		EnvRecordExpiry: jsii.String(s.expiry.String()),
-		EnvClockSkew:    jsii.String(idem.DefaultClockSkew.String()),
-		EnvQueue:        jsii.String(string(queueJSON)),
-		EnvEMFNamespace: jsii.String(MetricNamespace),
-		EnvBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
+		envTable:        table.TableName(),
+		envRecordExpiry: jsii.String(s.expiry.String()),
+		envClockSkew:    jsii.String(idem.DefaultClockSkew.String()),
+		envQueue:        jsii.String(string(queueJSON)),
+		envEMFNamespace: jsii.String(metricNamespace),
+		envBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
 	}
 	for k, v := range requestEnv(s.request, idemqenv.Worker) {
 		env[k] = jsii.String(v)
 	}
 	if len(s.replicas) > 0 {
-		env[EnvDynamoDBStrong] = jsii.String("true")
+		env[envDynamoDBStrong] = jsii.String("true")
 	}
 	if bucket != nil {
-		env[EnvBlobBucket] = bucket.Bucket.BucketName()
-		env[EnvBlobPrefix] = jsii.String(bucket.Prefix)
+		env[envBlobBucket] = bucket.Bucket.BucketName()
+		env[envBlobPrefix] = jsii.String(bucket.Prefix)
 	}
 	return env
 }

@@ -3,6 +3,7 @@ package idemqcdk_test
 import (
 	"errors"
 	"fmt"
+	"github.com/idemq/idemq/idemqenv"
 	"strings"
 	"testing"
 	"time"
@@ -70,18 +71,18 @@ func TestNewWorkerRefusesBadProps(t *testing.T) {
 		{"no code", &idemqcdk.WorkerProps{Request: request.Identity{Namespace: "jobs"}}, "Code"},
 		{"nil props", nil, "Code"},
 		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Timeout: time.Minute, VisibilityTimeout: time.Second}, "VisibilityTimeout"},
-		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{idemqcdk.EnvTable: "x"}}, idemqcdk.EnvTable},
+		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{idemqenv.Table: "x"}}, idemqenv.Table},
 		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqcdk.EnvProviderAPIKeySecret: "idemq/provider-key"}}, idemqcdk.EnvProviderAPIKeySecret},
+			Environment: map[string]string{idemqenv.ProviderAPIKeySecret: "idemq/provider-key"}}, idemqenv.ProviderAPIKeySecret},
 		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqcdk.EnvProviderURL: "https://api.openai.com/v1"}}, "ProviderURL"},
+			Environment: map[string]string{idemqenv.ProviderURL: "https://api.openai.com/v1"}}, "ProviderURL"},
 		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, ProviderURL: "not-a-url"}, "ProviderURL"},
 		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqcdk.EnvProviderAPIKey: "sk-plain"}}, idemqcdk.EnvProviderAPIKey},
+			Environment: map[string]string{idemqenv.ProviderAPIKey: "sk-plain"}}, idemqenv.ProviderAPIKey},
 		{"the lease as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_LEASE": "30s"}}, "IDEMQ_LEASE"},
 		{"the heartbeat as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_HEARTBEAT": "10s"}}, "IDEMQ_HEARTBEAT"},
 		{"the queue's settings as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqcdk.EnvQueue: `{"retention":"1h0m0s"}`}}, idemqcdk.EnvQueue},
+			Environment: map[string]string{idemqenv.Queue: `{"retention":"1h0m0s"}`}}, idemqenv.Queue},
 		{"a variable of a later worker", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_SOMETHING_NEW": "x"}}, "IDEMQ_SOMETHING_NEW"},
 		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs", KeyField: "order..id"}}, "Request.KeyField"},
 	}

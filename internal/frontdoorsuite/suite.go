@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,6 +33,7 @@ import (
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/producer"
@@ -64,6 +66,7 @@ func Run(t *testing.T, newStore func(t *testing.T) frontdoor.Store) {
 	t.Run("message over the queue's size", func(t *testing.T) { t.Parallel(); overQueueSize(t, newStore(t)) })
 	t.Run("keys no POST can have", func(t *testing.T) { t.Parallel(); unpostableKeys(t, newStore(t)) })
 	t.Run("scoped keys apart from raw keys", func(t *testing.T) { t.Parallel(); scopedApartFromRaw(t, newStore(t)) })
+	t.Run("repeat after completion", func(t *testing.T) { t.Parallel(); repeatAfterCompletion(t, newStore(t)) })
 }
 
 // Queue is the worker's queue in the tests: a real producer (package
@@ -482,7 +485,7 @@ func status(t *testing.T, store frontdoor.Store) {
 		close(started)
 		<-release
 		return []byte("slow summary"), nil
-	}, handler.WithNamespace(Namespace), handler.WithLogger(quiet))
+	}, handler.WithRequest(request.Identity{Namespace: Namespace}), handler.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,7 +591,7 @@ func inProgress(t *testing.T, store frontdoor.Store) {
 	b := newBundle(t, store)
 	entered, release := make(chan struct{}), make(chan struct{})
 	slow, err := frontdoor.New(store, &heldQueue{Queue: b.queue, entered: entered, release: release},
-		frontdoor.WithNamespace(Namespace), frontdoor.WithLogger(quiet))
+		frontdoor.WithRequest(request.Identity{Namespace: Namespace}), frontdoor.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1018,5 +1021,65 @@ func scopedApartFromRaw(t *testing.T, store frontdoor.Store) {
 	}
 	if n, m := b.providerCalls(b.key("acme:k", "")), b.providerCalls(b.key("k", "acme")); n != 1 || m != 1 {
 		t.Errorf("the provider ran %d times for the raw key, %d for acme's; want 1 and 1", n, m)
+	}
+}
+
+// repeatAfterCompletion: a repeat of an accepted POST is answered the
+// same 202 while the worker has not completed the request (queued, or a
+// worker holds it), and as a status read once it has: 200 with the
+// result (204 for one too large to store), Location the status URL.
+// Nothing is enqueued again, and another body is still 422.
+func repeatAfterCompletion(t *testing.T, store frontdoor.Store) {
+	ctx := context.Background()
+	b := newBundle(t, store)
+	const body = `{"prompt":"p"}`
+	first := wantStatus(t, "first", b.post("rp-1", body), http.StatusAccepted)
+	if again := wantStatus(t, "repeat, queued", b.post("rp-1", body), http.StatusAccepted); again != first {
+		t.Errorf("repeat answered %s, want the first answer %s", again, first)
+	}
+	owner, err := handlertest.Hold(ctx, store, b.key("rp-1", ""), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, "status, a worker on it", b.get("rp-1"), frontdoor.StateInProgress)
+	if again := wantStatus(t, "repeat, a worker on it", b.post("rp-1", body), http.StatusAccepted); again != first {
+		t.Errorf("repeat answered %s, want the first answer %s", again, first)
+	}
+	if err := store.Complete(ctx, idem.Completion{Key: b.key("rp-1", ""), Owner: owner, Result: []byte(`{"summary":"of p"}`), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	got := wantStatus(t, "status, completed", b.get("rp-1"), http.StatusOK)
+	resp := b.post("rp-1", body)
+	if loc, ct := resp.Header.Get("Location"), resp.Header.Get("Content-Type"); loc != frontdoor.DefaultPath+"/rp-1" || ct != "application/json" {
+		t.Errorf("repeat, completed: Location %q, Content-Type %q; want the status URL, application/json", loc, ct)
+	}
+	if again := wantStatus(t, "repeat, completed", resp, http.StatusOK); again != got || again != `{"summary":"of p"}` {
+		t.Errorf("repeat answered %s, want the status read's %s", again, got)
+	}
+	wantStatus(t, "another body, completed", b.post("rp-1", `{"prompt":"q"}`), http.StatusUnprocessableEntity)
+
+	// Through the worker: the provider's result.
+	wantStatus(t, "rp-2", b.post("rp-2", `{"prompt":"r"}`), http.StatusAccepted)
+	b.deliver()
+	if again := wantStatus(t, "repeat of rp-2, completed", b.post("rp-2", `{"prompt":"r"}`), http.StatusOK); again != `{"summary":"of r"}` {
+		t.Errorf("repeat of rp-2 answered %s", again)
+	}
+	// A result too large to store: 204, as a status read.
+	wantStatus(t, "rp-3", b.post("rp-3", body), http.StatusAccepted)
+	if owner, err = handlertest.Hold(ctx, store, b.key("rp-3", ""), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Complete(ctx, idem.Completion{Key: b.key("rp-3", ""), Owner: owner, OmittedBytes: 5000, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	resp = b.post("rp-3", body)
+	if got := resp.Header.Get(frontdoor.HeaderOmitted); got != "5000" {
+		t.Errorf("repeat of rp-3: %s %q, want 5000", frontdoor.HeaderOmitted, got)
+	}
+	wantStatus(t, "repeat of rp-3, completed without its result", resp, http.StatusNoContent)
+	for _, key := range []string{"rp-1", "rp-2", "rp-3"} {
+		if n := b.queue.Count(b.key(key, "")); n != 1 {
+			t.Errorf("%s: enqueued %d times, want 1", key, n)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 const (
@@ -69,7 +70,7 @@ func (b *Bundle) WrapStore(store idem.Store, fn handler.Func, opts ...handler.Op
 		return fn(ctx, msg)
 	}
 	base := []handler.Option{
-		handler.WithNamespace(Namespace),
+		handler.WithRequest(request.Identity{Namespace: Namespace}),
 		handler.WithLogger(b.Logger()),
 		handler.WithReplayHook(func(_ context.Context, msg events.SQSMessage, result []byte) error {
 			b.mu.Lock()
@@ -83,7 +84,20 @@ func (b *Bundle) WrapStore(store idem.Store, fn handler.Func, opts ...handler.Op
 			b.failures[msg.MessageId] = err
 		}),
 	}
-	return handler.WrapSQS(store, recorded, append(base, opts...)...)
+	h, err := handler.New(store, recorded, append(base, opts...)...)
+	if err != nil {
+		panic(err) // a test's options are known good: a bad one is the test's bug
+	}
+	return h
+}
+
+// Request is handler.WithRequest(id), in the bundle's namespace when id
+// names none.
+func Request(id request.Identity) handler.Option {
+	if id.Namespace == "" {
+		id.Namespace = Namespace
+	}
+	return handler.WithRequest(id)
 }
 
 // Logger writes JSON lines, every level, into the bundle's logs.

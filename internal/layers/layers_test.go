@@ -18,27 +18,34 @@ const module = "github.com/idemq/idemq"
 // harness, infra, internal helpers) is no library package: no library
 // package may import it.
 var layers = map[string]int{
-	// The model and the deployment arithmetic: no package of ours below;
-	// the back-off the consumer and the producer share; the SDK client's
-	// connections the stores and the worker size.
-	"idem":             0,
-	"queue":            0,
-	"internal/retry":   0,
-	"internal/sdkhttp": 0,
+	// The model and the deployment arithmetic (with the back-off the
+	// consumer and the producer share): no package of ours below.
+	"idem":  0,
+	"queue": 0,
 	// Built on the model: keys from JSON, the stores, the conformance suite.
-	"idem/idemjson":    1,
-	"idem/memstore":    1,
-	"idem/dynamostore": 1,
-	"idem/pgstore":     1,
-	"idem/redisstore":  1,
-	"idem/s3blob":      1,
-	"idem/idemtest":    2,
+	"idem/idemjson":   1,
+	"idem/memstore":   1,
+	"idem/pgstore":    1,
+	"idem/redisstore": 1,
+	"idem/s3blob":     1,
+	"idem/idemtest":   2,
+	// A store opened from its settings (and the SDK client's connections
+	// the DynamoDB store and the worker size); each store's opener of it.
+	"idem/stores":                2,
+	"idem/dynamostore":           3,
+	"idem/dynamostore/dynamoenv": 4,
+	"idem/pgstore/pgenv":         3,
+	"idem/redisstore/redisenv":   3,
 	// The history check, apart from the suite so that only a test that
 	// imports it needs its checker (porcupine).
 	"idem/idemtest/linearize": 3,
 	// Who a request is: its key and fingerprint from a message, for
 	// every part below.
 	"request": 2,
+	// Every IDEMQ_* variable, parsed and checked: just above what it
+	// fills in (the request's identity, the store's settings, the queue's),
+	// below every part it configures, which it does not import.
+	"idemqenv": 3,
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
@@ -50,15 +57,10 @@ var layers = map[string]int{
 	"idemqotel": 4,
 	// The HTTP front door: it sends through the producer.
 	"frontdoor": 5,
-	// Every IDEMQ_* variable, parsed, above every part it configures; the
-	// stores' openers from those settings above it.
-	"idemqenv":                   6,
-	"idem/dynamostore/dynamoenv": 7,
-	"idem/pgstore/pgenv":         7,
-	"idem/redisstore/redisenv":   7,
-	// The worker's contract as a library: the handler, store, back-off
-	// and checks a function of your own gets from the environment.
-	"worker": 8,
+	// The one wiring place, above every part it configures: the settings
+	// become each part's options, each AWS client is made once, for the
+	// worker (a function of your own), the front door and the dispatcher.
+	"worker": 6,
 }
 
 // The library's modules, whose packages (tests left out) are checked.

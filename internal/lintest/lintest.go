@@ -28,7 +28,7 @@ var (
 	restart  = flag.Bool("linearize.restart", false, "add runs that restart the server (its scripts/with-*.sh restart command), keeping its data")
 	beyond   = flag.Bool("linearize.beyond", false, "add a run with the clients' clocks beyond the bound, which the check must find not linearizable")
 	pictures = flag.String("linearize.pictures", "", "a directory for the pictures of histories the check finds not linearizable")
-	table    = flag.String("linearize.table", "", "a file each run appends its row of docs/proof.md's table to")
+	table    = flag.String("linearize.table", "", "a file each run appends its row of the table to (make linearize: results/linearize.md)")
 )
 
 // Store is a store on its server, as a run uses it.

@@ -1,7 +1,7 @@
 // Package recordkey turns a key an operator gives the idemq command
 // (cmd/idemq) into the key of the record the worker's handler claims for
-// it, through the request contract: the worker's key settings make a
-// request.Identity, and its Reader names the record (Reader.ID for a key
+// it, through the request contract: the worker's request.Identity, as its
+// variables say it, and its Reader name the record (Reader.ID for a key
 // typed as the handler reads it, Reader.ReadKey for a message body). It is
 // apart from the command so that a test outside package main (the
 // cross-part property test, harness/internal/contract) runs the very code
@@ -18,24 +18,6 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
 )
-
-// Settings are the worker's key settings as the command reads them, each
-// from its variable or flag, as written there.
-type Settings struct {
-	// Namespace is the worker's namespace (IDEMQ_NAMESPACE). Required,
-	// but for a raw key.
-	Namespace string
-	// KeyField is the body member holding the key (IDEMQ_KEY_FIELD).
-	// Defaults to request.DefaultKeyField.
-	KeyField string
-	// KeyFields are the body members that together make a natural key,
-	// separated by commas (IDEMQ_KEY_FIELDS: "document_id,version"); a
-	// member whose name holds a comma cannot be named. Defaults to none.
-	KeyFields string
-	// KeyAttribute is the message attribute holding the key
-	// (IDEMQ_KEY_ATTRIBUTE). Defaults to none.
-	KeyAttribute string
-}
 
 // Typed is the key an operator gave: Value, or Body, with a Scope; or a
 // stored key as it is (Raw).
@@ -60,48 +42,26 @@ type Typed struct {
 // naming it at once, or a setting it needs is missing or bad.
 var ErrUsage = errors.New("recordkey: cannot name a record")
 
-// Identity returns the request.Identity of s, checked
-// (request.Identity.Validate): the worker's, as far as its variables say
-// it. A Settings whose every field is "" but Namespace is the zero
-// Identity in that namespace.
-func (s Settings) Identity() (request.Identity, error) {
-	id := request.Identity{Namespace: s.Namespace, KeyField: s.KeyField, KeyAttribute: s.KeyAttribute}
-	if s.KeyFields != "" {
-		id.KeyFields = strings.Split(s.KeyFields, ",")
-		for _, f := range id.KeyFields {
-			if f == "" {
-				return request.Identity{}, fmt.Errorf("%w: key fields %q: an empty field name (separate names with single commas)", ErrUsage, s.KeyFields)
-			}
-		}
-	}
-	if err := id.Validate(); err != nil {
-		return request.Identity{}, fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	return id, nil
-}
-
-// Key returns the key of the record t names under s: the one the
-// worker's handler claims for a message holding it.
+// Key returns the key of the record t names under id, the worker's
+// request.Identity as its variables say it (idemqenv.Settings.Request,
+// read by request.Fields' table): the key the worker's handler claims for
+// a message holding it.
 //
 //   - Value: request.Reader.ID(Value, Scope), the key the handler makes
 //     of that value (idem.ClientKey, or idem.ScopedKey with a scope).
 //   - Body: request.Reader.ReadKey of a message with that body (and the
 //     scope's attribute), read with the worker's key settings.
-//   - Raw: Value as it is; when s has a namespace, a key of another
+//   - Raw: Value as it is; when id has a namespace, a key of another
 //     namespace is refused.
 //
 // What cannot name a record is ErrUsage; a key the key rule refuses is
 // idem.ErrBadKey or idem.ErrNoKey.
-func (s Settings) Key(t Typed) (idem.Key, error) {
+func Key(id request.Identity, t Typed) (idem.Key, error) {
 	if t.Raw {
-		return s.raw(t)
+		return raw(id.Namespace, t)
 	}
-	if s.Namespace == "" {
+	if id.Namespace == "" {
 		return "", fmt.Errorf("%w: the namespace is required to make the stored key, as the worker does; or give the stored key as it is (raw)", ErrUsage)
-	}
-	id, err := s.Identity()
-	if err != nil {
-		return "", err
 	}
 	r, err := request.NewReader(id)
 	if err != nil {
@@ -111,8 +71,8 @@ func (s Settings) Key(t Typed) (idem.Key, error) {
 	case t.Body != "" && t.Value != "":
 		return "", fmt.Errorf("%w: a key and a body: give one", ErrUsage)
 	case t.Body != "":
-		if s.KeyAttribute != "" {
-			return "", fmt.Errorf("%w: the key is in the message attribute %s, not in the body: give its value as the key", ErrUsage, s.KeyAttribute)
+		if id.KeyAttribute != "" {
+			return "", fmt.Errorf("%w: the key is in the message attribute %s, not in the body: give its value as the key", ErrUsage, id.KeyAttribute)
 		}
 		msg := events.SQSMessage{Body: t.Body}
 		if t.Scope != "" {
@@ -135,8 +95,8 @@ func (s Settings) Key(t Typed) (idem.Key, error) {
 	return got.Key, nil
 }
 
-// raw is Key of a stored key given as it is.
-func (s Settings) raw(t Typed) (idem.Key, error) {
+// raw is Key of a stored key given as it is, within namespace ns if set.
+func raw(ns string, t Typed) (idem.Key, error) {
 	switch {
 	case t.Body != "" || t.Scope != "":
 		return "", fmt.Errorf("%w: a stored key (raw) holds its scope already; give it alone", ErrUsage)
@@ -144,13 +104,13 @@ func (s Settings) raw(t Typed) (idem.Key, error) {
 		return "", fmt.Errorf("%w: the key is empty", ErrUsage)
 	}
 	key := idem.Key(t.Value)
-	if s.Namespace != "" && !key.InNamespace(s.Namespace) {
+	if ns != "" && !key.InNamespace(ns) {
 		own := "it is of no namespace's form (namespace#key)"
 		if ns, _, _ := key.Parts(); strings.Contains(t.Value, "#") {
 			own = fmt.Sprintf("its namespace is %q", ns)
 		}
 		return "", fmt.Errorf("%w: key %q is not in namespace %q: %s; the command reads and changes its namespace's records only",
-			ErrUsage, t.Value, s.Namespace, own)
+			ErrUsage, t.Value, ns, own)
 	}
 	return key, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/recordkey"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
@@ -130,21 +131,27 @@ func checkParts(ctx context.Context, c sample, posted *bool) error {
 		return fmt.Errorf("the work ran %d times for two deliveries and a re-send, want once", n)
 	}
 
-	// The command's key path: the worker's key settings as its variables
-	// hold them, and the key as an operator types it (the value the
-	// producer reported, as the log shows it) or the body.
-	s := recordkey.Settings{Namespace: c.id.Namespace, KeyField: c.id.KeyField, KeyFields: strings.Join(c.id.KeyFields, ","), KeyAttribute: c.id.KeyAttribute}
-	typed, err := s.Key(recordkey.Typed{Value: sent.Key, Scope: c.scope})
+	// The command's key path: the worker's Identity as its variables hold
+	// it (written and read back by idemqenv, from request.Fields' table),
+	// and the key as an operator types it (the value the producer
+	// reported, as the log shows it) or the body.
+	env := idemqenv.Settings{Program: idemqenv.Command, Request: c.id}.Environ()
+	read, err := idemqenv.ReadFor(idemqenv.Command, func(name string) string { return env[name] })
+	if err != nil {
+		return fmt.Errorf("command, the worker's variables %v: %w", env, err)
+	}
+	s := read.Request
+	typed, err := recordkey.Key(s, recordkey.Typed{Value: sent.Key, Scope: c.scope})
 	if err != nil || typed != key {
 		return fmt.Errorf("command, key %q: %q, %v; want %q", sent.Key, typed, err, key)
 	}
 	if c.rule.readsBody() {
-		fromBody, err := s.Key(recordkey.Typed{Body: msg.Body, Scope: c.scope})
+		fromBody, err := recordkey.Key(s, recordkey.Typed{Body: msg.Body, Scope: c.scope})
 		if err != nil || fromBody != key {
 			return fmt.Errorf("command, --body: %q, %v; want %q", fromBody, err, key)
 		}
 	}
-	if raw, err := s.Key(recordkey.Typed{Value: string(key), Raw: true}); err != nil || raw != key {
+	if raw, err := recordkey.Key(s, recordkey.Typed{Value: string(key), Raw: true}); err != nil || raw != key {
 		return fmt.Errorf("command, --raw: %q, %v", raw, err)
 	}
 	rec, ok, err := st.Get(ctx, typed)

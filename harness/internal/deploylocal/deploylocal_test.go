@@ -135,11 +135,19 @@ func TestDeployLocal(t *testing.T) {
 			t.Errorf("example: order-%d confirmed %d times, want once", k, n)
 		}
 	}
-	if len(ex.Confirmed) != orders || ex.Executed != orders || ex.Replayed != orders || ex.Completed != orders {
-		t.Errorf("example: %d orders confirmed, the handler executed %d and replayed %d, %d records completed; want %d, %d, %d, %d",
+	// SQS delivers at least once: under load a held message can come back
+	// once more than it was sent (moto redelivers it when its visibility
+	// ends), so every delivery beyond the first of each order must be a
+	// replay, and every delivery acknowledged; none runs the work again.
+	if len(ex.Confirmed) != orders || ex.Executed != orders || ex.Replayed < orders || ex.Completed != orders {
+		t.Errorf("example: %d orders confirmed, the handler executed %d and replayed %d, %d records completed; want %d, %d, at least %d, %d",
 			len(ex.Confirmed), ex.Executed, ex.Replayed, ex.Completed, orders, orders, orders, orders)
 	}
-	if ex.DeadLetters != 0 || ex.Stats.Deleted != 2*orders {
-		t.Errorf("example: %d dead letters, %d messages acknowledged; want none and %d", ex.DeadLetters, ex.Stats.Deleted, 2*orders)
+	if ex.DeadLetters != 0 || ex.Stats.Deleted < 2*orders || ex.Stats.Deleted != ex.Executed+ex.Replayed {
+		t.Errorf("example: %d dead letters, %d messages acknowledged of %d executed and %d replayed; want none, and each delivery (at least %d) acknowledged",
+			ex.DeadLetters, ex.Stats.Deleted, ex.Executed, ex.Replayed, 2*orders)
+	}
+	if extra := ex.Stats.Deleted - 2*orders; extra > 0 {
+		t.Logf("example: %d deliveries more than the %d messages sent (SQS's at-least-once), each replayed", extra, 2*orders)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // A wrapped handler run through an in-process event source mapping with
@@ -45,13 +46,16 @@ func Example() {
 		panic(err)
 	}
 	store := &loadtest.FaultStore{Store: mem, Latency: time.Millisecond, Errors: 0.1, LostAnswers: 0.1, Ops: []string{"claim"}}
-	h := handler.WrapSQS(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(ctx context.Context, msg events.SQSMessage) ([]byte, error) {
 		var body struct{ Prompt string }
 		if err := jsonUnmarshal(msg.Body, &body); err != nil {
 			return nil, err
 		}
 		return loadtest.Chat(ctx, provider.URL(), body.Prompt)
-	}, handler.WithNamespace("example"), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
+	}, handler.WithRequest(request.Identity{Namespace: "example"}), handler.WithIdem(idem.WithLease(2*time.Second)), handler.WithLogger(discard))
+	if err != nil {
+		panic(err)
+	}
 
 	queue := handlertest.NewQueue(handlertest.WithVisibility(200*time.Millisecond), handlertest.WithMaxReceives(50))
 	go func() {

@@ -15,7 +15,7 @@ type Invoker interface {
 	Invoke(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error)
 }
 
-// InvokerFunc adapts a handler, such as the one handler.WrapSQS returns, to
+// InvokerFunc adapts a handler, such as the one handler.New returns, to
 // an Invoker.
 type InvokerFunc func(ctx context.Context, event events.SQSEvent) (events.SQSEventResponse, error)
 

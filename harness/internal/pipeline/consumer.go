@@ -110,7 +110,7 @@ func ConsumerSmall(seed uint64) Config {
 
 // ConsumerFull is `make pipeline`'s standard consumer run. Its claims
 // take the consumer's default lease (IDEMQ_LEASE and IDEMQ_HEARTBEAT
-// unset: consumer.DefaultLease, renewed every consumer.DefaultHeartbeat),
+// unset: consumer.DefaultShortLease, renewed every consumer.DefaultHeartbeat),
 // so the keys of the processes killed during a call come back as they
 // would in production: the report says after how long.
 func ConsumerFull(seed uint64) Config {
@@ -182,7 +182,7 @@ type ConsumerReport struct {
 	// process left (CauseSigterm).
 	SigtermDeliveries int
 	// Lease is the lease the processes' claims take: IDEMQ_LEASE, or the
-	// consumer's default (consumer.DefaultLease).
+	// consumer's default (consumer.DefaultShortLease).
 	Lease time.Duration
 	// Recovery holds, for each key whose call a process was killed in
 	// (KilledDuringCall), how long after the kill its next call started:
@@ -250,7 +250,7 @@ func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
 	c.rep.Processes = cfg.Instances
 	c.rep.Lease = cfg.Lease
 	if c.rep.Lease == 0 {
-		c.rep.Lease = consumer.DefaultLease
+		c.rep.Lease = consumer.DefaultShortLease
 	}
 	r.con = c
 	var err error

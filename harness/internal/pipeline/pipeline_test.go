@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/harness/internal/repo"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/idemq/idemq/internal/testenv"
@@ -28,7 +29,7 @@ func setup(t *testing.T) pipeline.Parts {
 	_ = dynamotest.Client(t)
 	_ = pgtest.Pool(t)
 	_ = redistest.Client(t)
-	s3 := testenv.URL(t, testenv.S3Endpoint, "no local S3 server: use `make test`, or scripts/with-s3.sh")
+	s3 := idemtest.ServerURL(t, testenv.S3Endpoint, "no local S3 server: use `make test`, or scripts/with-s3.sh")
 	ctx := context.Background()
 	root, err := repo.Root()
 	if err != nil {

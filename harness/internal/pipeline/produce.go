@@ -4,10 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/producer"
 )
@@ -15,8 +11,9 @@ import (
 // startProducer makes the run's producer: package producer, sending to
 // the queue through endpoint behind a SendProxy that loses the answer to
 // the first send of each key fault ProducerLostAnswer picks. Its client
-// has the SDK's own retries off, so each re-send is the producer's, and
-// counted.
+// is as users build one, the SDK's standard retryer: each of the
+// producer's attempts goes out once through it, so each re-send is the
+// producer's, and counted.
 func (r *runner) startProducer(endpoint string) error {
 	proxy, err := NewSendProxy(endpoint, func(key string) bool { return r.cfg.Faults.Picks(loadtest.ProducerLostAnswer, key) })
 	if err != nil {
@@ -24,13 +21,7 @@ func (r *runner) startProducer(endpoint string) error {
 	}
 	r.sendProxy = proxy
 	r.cleanups = append(r.cleanups, proxy.Close)
-	client := sqs.New(sqs.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(proxy.URL()),
-		Credentials:  credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", ""),
-		Retryer:      aws.NopRetryer{},
-	})
-	r.producer, err = producer.New(client, r.queue.URL, producer.WithRetry(10*time.Millisecond, 200*time.Millisecond))
+	r.producer, err = producer.New(NewSQSClient(proxy.URL()), r.queue.URL, producer.WithRetry(10*time.Millisecond, 200*time.Millisecond))
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // lostBlobs keeps objects in memory, and loses them all at will.
@@ -41,10 +42,13 @@ func TestReplayFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := handler.WrapSQS(store, func(context.Context, events.SQSMessage) ([]byte, error) {
+	h, err := handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte(strings.Repeat("a long answer ", 2000)), nil
-	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithNamespace("t"),
+	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithRequest(request.Identity{Namespace: "t"}),
 		handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(1)))
+	if err != nil {
+		panic(err)
+	}
 	event := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: `{"idempotency_key":"k1"}`,
 		EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:q"}}}
 	for i := range 2 { // executed, then replayed

@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/handler/handlertest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/request"
 )
 
 // ParseWorkerLog reads the handler's own summary lines: the classes the
@@ -29,7 +30,7 @@ func TestParseWorkerLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, err := handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) { return []byte("ok"), nil },
-		handler.WithNamespace("workerlog"), handler.WithLogger(logger))
+		handler.WithRequest(request.Identity{Namespace: "workerlog"}), handler.WithLogger(logger))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestCountNotStored(t *testing.T) {
 			return nil, errors.New("the work failed")
 		}
 		return []byte("ok"), nil
-	}, handler.WithNamespace(Namespace), handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
+	}, handler.WithRequest(request.Identity{Namespace: Namespace}), handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,9 +47,10 @@ var users = []struct {
 	},
 	{
 		// A function of the user's own on the worker's contract
-		// (worker.FromEnv): the results bucket's S3 client and Lambda's
-		// (the start-up read of the queue's event source mappings), but no
-		// other store's driver (their openers are their stores' modules').
+		// (worker.FromEnv): the results bucket's S3 client and the Lambda
+		// client that reads the function's event source mappings at
+		// start-up (docs/deploy.md), but no other store's driver (their
+		// openers are their stores' modules').
 		name: "worker", store: "worker", main: constant(workerMain),
 		forbid: []string{
 			"github.com/jackc/pgx", "github.com/redis/go-redis",

@@ -1,5 +1,5 @@
 // Package sim is a deterministic simulation of Lambda instances draining
-// an at-least-once SQS queue through the SQS handler (handler.WrapSQS, one
+// an at-least-once SQS queue through the SQS handler (handler.New, one
 // record at a time) over the in-memory store reached through a faulty
 // network. One seeded scheduler decides everything: which instance takes
 // its next step, when a heartbeat extends a lease, when a batch of 1 to

@@ -13,9 +13,10 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
-// worker is one Lambda instance: its handler (handler.WrapSQS over the
+// worker is one Lambda instance: its handler (handler.New over the
 // faulty store) and the scheduler's view of where it stands. A crash
 // replaces it with a new instance.
 type worker struct {
@@ -47,7 +48,7 @@ type worker struct {
 func (w *world) newWorker(id int) *worker {
 	wk := &worker{w: w, id: id, resume: make(chan bool), events: make(chan event)}
 	opts := []handler.Option{
-		handler.WithNamespace(namespace), handler.WithKeyField("id"), handler.WithConcurrency(1),
+		handler.WithRequest(request.Identity{Namespace: namespace, KeyField: "id"}), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.DiscardHandler)), handler.WithReplayHook(wk.replayed),
 		handler.WithIdem(idem.WithClock(clock{wk}), idem.WithLease(w.cfg.Lease)),
 	}
@@ -56,7 +57,11 @@ func (w *world) newWorker(id int) *worker {
 		// which then waits at the clock for the scheduler (see beat).
 		opts = append(opts, handler.WithIdem(idem.WithHeartbeat(time.Microsecond)))
 	}
-	wk.handle = handler.WrapSQS(&faultStore{w: w, wk: wk}, wk.work, opts...)
+	h, err := handler.New(&faultStore{w: w, wk: wk}, wk.work, opts...)
+	if err != nil {
+		panic(err) // the simulation's own settings: a refusal is its bug
+	}
+	wk.handle = h
 	return wk
 }
 

@@ -8,21 +8,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // Opener opens the DynamoDB store (IDEMQ_STORE=dynamodb, the default):
-// a client of OpenConfig.AWS's configuration, keeping
-// OpenConfig.Connections idle connections, at IDEMQ_DYNAMODB_ENDPOINT when
+// a client of Config.AWS's configuration, keeping
+// Config.Connections idle connections, at IDEMQ_DYNAMODB_ENDPOINT when
 // set, and dynamostore.New over IDEMQ_TABLE (WithMultiRegionStrong with
 // IDEMQ_DYNAMODB_MULTI_REGION_STRONG). It makes no request.
-func Opener() idemqenv.Opener {
-	return idemqenv.Opener{Store: idemqenv.StoreDynamoDB, Open: open}
+func Opener() stores.Opener {
+	return stores.Opener{Kind: stores.DynamoDB, Open: open}
 }
 
-func open(ctx context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) (idemqenv.Records, func(), error) {
+func open(ctx context.Context, s stores.Settings, c stores.Config) (stores.Records, func(), error) {
 	if c.AWS == nil {
-		return nil, nil, errors.New("dynamoenv: OpenConfig.AWS is nil: the DynamoDB client needs an AWS configuration")
+		return nil, nil, errors.New("dynamoenv: Config.AWS is nil: the DynamoDB client needs an AWS configuration")
 	}
 	cfg, err := c.AWS(ctx)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -26,8 +27,8 @@ func TestOpener(t *testing.T) {
 	client := dynamotest.Client(t)
 	table := dynamotest.NewTable(t, client)
 	cfg := aws.Config{Region: dynamotest.Region, Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")}
-	s := idemqenv.StoreSettings{Kind: idemqenv.StoreDynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv)}
-	st, closeStore, err := idemqenv.Open(context.Background(), s, idemqenv.OpenConfig{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
+	s := stores.Settings{Kind: stores.DynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv)}
+	st, closeStore, err := stores.Open(context.Background(), s, stores.Config{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
 		dynamoenv.Opener())
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestOpener(t *testing.T) {
 		t.Errorf("record %+v, %v, %v; want the claim", rec, ok, err)
 	}
 
-	if _, _, err := dynamoenv.Opener().Open(context.Background(), s, idemqenv.OpenConfig{}); err == nil || !strings.Contains(err.Error(), "AWS") {
+	if _, _, err := dynamoenv.Opener().Open(context.Background(), s, stores.Config{}); err == nil || !strings.Contains(err.Error(), "AWS") {
 		t.Errorf("no AWS configuration: %v; want an error saying so", err)
 	}
 }
@@ -55,9 +56,9 @@ func TestOpenerMultiRegionStrong(t *testing.T) {
 	client := dynamotest.Client(t)
 	table := dynamotest.NewTable(t, client)
 	cfg := aws.Config{Region: dynamotest.Region, Credentials: credentials.NewStaticCredentialsProvider("idemqlocal", "idemqlocal", "")}
-	open := func(strong bool) idemqenv.Records {
-		s := idemqenv.StoreSettings{Kind: idemqenv.StoreDynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv), DynamoDBStrong: strong}
-		st, closeStore, err := idemqenv.Open(context.Background(), s, idemqenv.OpenConfig{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
+	open := func(strong bool) stores.Records {
+		s := stores.Settings{Kind: stores.DynamoDB, Table: table, DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv), DynamoDBStrong: strong}
+		st, closeStore, err := stores.Open(context.Background(), s, stores.Config{AWS: func(context.Context) (aws.Config, error) { return cfg, nil }, Connections: 3},
 			dynamoenv.Opener())
 		if err != nil {
 			t.Fatal(err)

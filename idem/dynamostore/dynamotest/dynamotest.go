@@ -13,13 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // EndpointEnv names the environment variable holding DynamoDB Local's URL,
-// as scripts/with-dynamodb.sh exports it.
-const EndpointEnv = idemqenv.DynamoDBEndpoint
+// as scripts/with-dynamodb.sh exports it: the worker's
+// idemqenv.DynamoDBEndpoint, which a package under idem does not import
+// (idemqenv imports idem); a test holds them equal.
+const EndpointEnv = "IDEMQ_DYNAMODB_ENDPOINT"
 
 // Region is the region the test clients sign for. DynamoDB Local keeps a
 // separate set of tables per access key and region; every client made here

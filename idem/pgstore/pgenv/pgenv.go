@@ -8,24 +8,24 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // Opener opens the PostgreSQL store (IDEMQ_STORE=postgres): a pool of
 // IDEMQ_STORE_URL sized by PoolConfig, and pgstore.New over IDEMQ_TABLE.
 // It makes no request; pgstore.Store.Check reads the table's shape.
-func Opener() idemqenv.Opener {
-	return idemqenv.Opener{Store: idemqenv.StorePostgres, Open: open}
+func Opener() stores.Opener {
+	return stores.Opener{Kind: stores.Postgres, Open: open}
 }
 
-func open(ctx context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) (idemqenv.Records, func(), error) {
+func open(ctx context.Context, s stores.Settings, c stores.Config) (stores.Records, func(), error) {
 	pc, err := PoolConfig(s.URL, c.Connections)
 	if err != nil {
-		return nil, nil, idemqenv.URLError(s.URL, err)
+		return nil, nil, stores.URLError(s.URL, err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, nil, idemqenv.URLError(s.URL, err)
+		return nil, nil, stores.URLError(s.URL, err)
 	}
 	st, err := pgstore.New(pool, s.Table)
 	if err != nil {
@@ -40,7 +40,7 @@ func open(ctx context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) 
 // sets pool_max_conns: PostgreSQL's own max_connections (100 by default)
 // is shared by every worker, so an operator who has counted them has the
 // last word. Its error may quote the URL: report it with
-// idemqenv.URLError.
+// stores.URLError.
 func PoolConfig(storeURL string, conns int) (*pgxpool.Config, error) {
 	pc, err := pgxpool.ParseConfig(storeURL)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -18,8 +19,8 @@ func TestOpener(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	table := pgtest.NewTable(t, pool)
-	st, closeStore, err := idemqenv.Open(context.Background(), idemqenv.StoreSettings{Kind: idemqenv.StorePostgres, URL: pgtest.URL(t), Table: table},
-		idemqenv.OpenConfig{Connections: 3}, pgenv.Opener())
+	st, closeStore, err := stores.Open(context.Background(), stores.Settings{Kind: stores.Postgres, URL: pgtest.URL(t), Table: table},
+		stores.Config{Connections: 3}, pgenv.Opener())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +50,8 @@ func TestPoolConfig(t *testing.T) {
 // A URL pgx refuses is reported without its password.
 func TestOpenerRedacts(t *testing.T) {
 	t.Parallel()
-	_, _, err := pgenv.Opener().Open(context.Background(), idemqenv.StoreSettings{Kind: idemqenv.StorePostgres,
-		URL: "postgres://u:s3cr3t@127.0.0.1:1/db?sslmode=s3cr3t", Table: "t"}, idemqenv.OpenConfig{})
+	_, _, err := pgenv.Opener().Open(context.Background(), stores.Settings{Kind: stores.Postgres,
+		URL: "postgres://u:s3cr3t@127.0.0.1:1/db?sslmode=s3cr3t", Table: "t"}, stores.Config{})
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), idemqenv.StoreURL+"=postgres://u:xxxxx@127.0.0.1:1/db?sslmode=xxxxx") {
 		t.Errorf("error %v; want the URL named, redacted", err)
 	}

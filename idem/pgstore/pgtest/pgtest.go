@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
-	"github.com/idemq/idemq/internal/testenv"
 )
 
 // URLEnv names the environment variable holding the server's URL, as
 // scripts/with-postgres.sh exports it.
-const URLEnv = testenv.PostgresURL
+const URLEnv = "IDEMQ_TEST_POSTGRES_URL"
 
 // Hint says how to get a server.
 const Hint = "start PostgreSQL and set " + URLEnv + " to a postgres:// URL (in idemq's repository: make test, or scripts/with-postgres.sh go test ./...)"
@@ -30,7 +30,7 @@ const MaxConns = 16
 // failing it otherwise, when it is unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	return testenv.URL(t, URLEnv, Hint)
+	return idemtest.ServerURL(t, URLEnv, Hint)
 }
 
 // Pool returns a pool on the server shared by the package's tests (made
@@ -39,7 +39,7 @@ func URL(t testing.TB) string {
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	url := URL(t)
-	pool, err := testenv.Shared(url, func(url string) (*pgxpool.Pool, error) { return Connect(url, nil) })
+	pool, err := idemtest.Shared(url, func(url string) (*pgxpool.Pool, error) { return Connect(url, nil) })
 	if err != nil {
 		Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", URLEnv, url, err))
 	}
@@ -72,7 +72,7 @@ func Connect(url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 // why and Hint.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	testenv.Unavailable(t, why, Hint)
+	idemtest.Unavailable(t, why, Hint)
 }
 
 // NewTable creates a table of the store's shape with a fresh name, and

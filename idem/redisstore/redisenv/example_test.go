@@ -5,15 +5,15 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
-	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // The worker's settings name a Redis server and a key prefix; the opener
 // makes the store without a round trip (the first claim is the first).
 // A URL the client cannot read is refused without showing its password.
 func Example() {
-	settings := idemqenv.StoreSettings{Kind: idemqenv.StoreRedis, URL: "redis://:secret@127.0.0.1:6379/0", Table: "idemq"}
-	store, closeStore, err := idemqenv.Open(context.Background(), settings, idemqenv.OpenConfig{Connections: 10}, redisenv.Opener())
+	settings := stores.Settings{Kind: stores.Redis, URL: "redis://:secret@127.0.0.1:6379/0", Table: "idemq"}
+	store, closeStore, err := stores.Open(context.Background(), settings, stores.Config{Connections: 10}, redisenv.Opener())
 	if err != nil {
 		panic(err)
 	}
@@ -21,7 +21,7 @@ func Example() {
 	fmt.Printf("%T\n", store)
 
 	settings.URL = "redis://:secret@127.0.0.1:port/0"
-	_, _, err = idemqenv.Open(context.Background(), settings, idemqenv.OpenConfig{}, redisenv.Opener())
+	_, _, err = stores.Open(context.Background(), settings, stores.Config{}, redisenv.Opener())
 	fmt.Println(err != nil)
 	// Output:
 	// *redisstore.Store

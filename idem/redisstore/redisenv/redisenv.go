@@ -6,21 +6,21 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/idem/stores"
 )
 
 // Opener opens the Redis store (IDEMQ_STORE=redis): a client of
-// IDEMQ_STORE_URL whose pool holds OpenConfig.Connections (or the URL's
+// IDEMQ_STORE_URL whose pool holds Config.Connections (or the URL's
 // pool_size, when larger), and redisstore.New with IDEMQ_TABLE and ":" as
 // the key prefix (none when unset). It makes no request.
-func Opener() idemqenv.Opener {
-	return idemqenv.Opener{Store: idemqenv.StoreRedis, Open: open}
+func Opener() stores.Opener {
+	return stores.Opener{Kind: stores.Redis, Open: open}
 }
 
-func open(_ context.Context, s idemqenv.StoreSettings, c idemqenv.OpenConfig) (idemqenv.Records, func(), error) {
+func open(_ context.Context, s stores.Settings, c stores.Config) (stores.Records, func(), error) {
 	ro, err := redis.ParseURL(s.URL)
 	if err != nil {
-		return nil, nil, idemqenv.URLError(s.URL, err)
+		return nil, nil, stores.URLError(s.URL, err)
 	}
 	ro.PoolSize = max(ro.PoolSize, c.Connections)
 	var prefix []redisstore.Option

@@ -9,6 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore/redisenv"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
+	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
 )
 
@@ -18,8 +19,8 @@ func TestOpener(t *testing.T) {
 	t.Parallel()
 	client := redistest.Client(t)
 	prefix := strings.TrimSuffix(redistest.Prefix(t), ":")
-	st, closeStore, err := idemqenv.Open(context.Background(), idemqenv.StoreSettings{Kind: idemqenv.StoreRedis, URL: redistest.URL(t), Table: prefix},
-		idemqenv.OpenConfig{Connections: 3}, redisenv.Opener())
+	st, closeStore, err := stores.Open(context.Background(), stores.Settings{Kind: stores.Redis, URL: redistest.URL(t), Table: prefix},
+		stores.Config{Connections: 3}, redisenv.Opener())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +38,8 @@ func TestOpener(t *testing.T) {
 // A URL go-redis refuses is reported without its password.
 func TestOpenerRedacts(t *testing.T) {
 	t.Parallel()
-	_, _, err := redisenv.Opener().Open(context.Background(), idemqenv.StoreSettings{Kind: idemqenv.StoreRedis,
-		URL: "rediss://u:s3cr3t@127.0.0.1:6379/0?dial_timeout=s3cr3t"}, idemqenv.OpenConfig{})
+	_, _, err := redisenv.Opener().Open(context.Background(), stores.Settings{Kind: stores.Redis,
+		URL: "rediss://u:s3cr3t@127.0.0.1:6379/0?dial_timeout=s3cr3t"}, stores.Config{})
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), idemqenv.StoreURL+"=rediss://u:xxxxx@127.0.0.1:6379/0?dial_timeout=xxxxx") {
 		t.Errorf("error %v; want the URL named, redacted", err)
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idemq/idemq/internal/testenv"
+	"github.com/idemq/idemq/idem/idemtest"
 )
 
 // URLEnv names the environment variable holding the server's URL, as
 // scripts/with-redis.sh exports it.
-const URLEnv = testenv.RedisURL
+const URLEnv = "IDEMQ_TEST_REDIS_URL"
 
 // Hint says how to get a server.
 const Hint = "start Redis and set " + URLEnv + " to a redis:// URL (in idemq's repository: make test, or scripts/with-redis.sh go test ./...; make deps-redis installs redis-server)"
@@ -24,7 +24,7 @@ const Hint = "start Redis and set " + URLEnv + " to a redis:// URL (in idemq's r
 // failing it otherwise, when it is unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	return testenv.URL(t, URLEnv, Hint)
+	return idemtest.ServerURL(t, URLEnv, Hint)
 }
 
 // Client returns a client of the server shared by the package's tests
@@ -33,7 +33,7 @@ func URL(t testing.TB) string {
 func Client(t testing.TB) *redis.Client {
 	t.Helper()
 	url := URL(t)
-	c, err := testenv.Shared(url, Connect)
+	c, err := idemtest.Shared(url, Connect)
 	if err != nil {
 		Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", URLEnv, url, err))
 	}
@@ -62,7 +62,7 @@ func Connect(url string) (*redis.Client, error) {
 // why and Hint.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	testenv.Unavailable(t, why, Hint)
+	idemtest.Unavailable(t, why, Hint)
 }
 
 // Prefix returns a fresh key prefix, so that tests sharing a server never

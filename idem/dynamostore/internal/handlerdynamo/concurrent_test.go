@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // invocations is how many batches one process runs at once in these tests,
@@ -132,9 +133,9 @@ func newSim(t *testing.T, store idem.Store, fifo bool, failEvery int) *sim {
 		s.done[k]++
 		return []byte("result of " + k), nil
 	}
-	s.h = handler.WrapSQS(store, fn, handler.WithNamespace(handlerbundle.Namespace), handler.WithConcurrency(4),
-		handler.WithCache(1000, 1<<20), handler.WithEMF(s.emf, "idemq-test"),
-		handler.WithLogger(slog.New(slog.NewJSONHandler(s.logs, nil))))
+	s.h = must(handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: handlerbundle.Namespace}), handler.WithConcurrency(4),
+		func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 1000, 1<<20 }, handler.WithEMF(s.emf, "idemq-test"),
+		handler.WithLogger(slog.New(slog.NewJSONHandler(s.logs, nil)))))
 	return s
 }
 

@@ -1,0 +1,15 @@
+package dynamotest_test
+
+import (
+	"testing"
+
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idemqenv"
+)
+
+// The test kit's endpoint variable is the worker's.
+func TestEndpointEnv(t *testing.T) {
+	if dynamotest.EndpointEnv != idemqenv.DynamoDBEndpoint {
+		t.Errorf("EndpointEnv is %s; the worker reads DynamoDB's endpoint from %s", dynamotest.EndpointEnv, idemqenv.DynamoDBEndpoint)
+	}
+}

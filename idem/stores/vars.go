@@ -1,0 +1,9 @@
+package stores
+
+// storeVar and storeURLVar name the variables the messages speak of:
+// idemqenv.Store and idemqenv.StoreURL, which this package cannot import
+// (idemqenv imports it); idemqenv's tests hold them equal.
+const (
+	storeVar    = "IDEMQ_STORE"
+	storeURLVar = "IDEMQ_STORE_URL"
+)

@@ -1,0 +1,79 @@
+package worker
+
+import (
+	"github.com/idemq/idemq/consumer"
+	"github.com/idemq/idemq/durable"
+	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/idemqenv"
+)
+
+// The one place the settings become each part's options. A zero setting
+// is an unset variable: its option sets the zero value, the part's
+// default.
+
+// claimOptions are the claim's settings: IDEMQ_RECORD_EXPIRY,
+// IDEMQ_LEASE, IDEMQ_HEARTBEAT, IDEMQ_CLOCK_SKEW, IDEMQ_COMPRESS_ABOVE,
+// and the bucket of large results when there is one (blobs, nil for
+// none; IDEMQ_OFFLOAD_ABOVE).
+func claimOptions(s idemqenv.Settings, blobs idem.Blobs) []idem.Option {
+	opts := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat),
+		idem.WithClockSkew(s.ClockSkew), idem.WithCompressAbove(s.CompressAbove)}
+	if blobs != nil {
+		opts = append(opts, idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))
+	}
+	return opts
+}
+
+// handlerOptions are worker mode's handler options: the request's
+// identity, the claim's settings, IDEMQ_CONCURRENCY, the back-off
+// (through backoff, nil for none, to IDEMQ_QUEUE_URL or the consumed
+// queue) and EMF.
+func (w *Worker) handlerOptions(backoff handler.VisibilityChanger, blobs idem.Blobs) []handler.Option {
+	s, cfg := w.Settings, w.cfg
+	opts := []handler.Option{handler.WithLogger(cfg.Logger), handler.WithRequest(s.Request),
+		handler.WithIdem(claimOptions(s, blobs)...), handler.WithConcurrency(s.Concurrency)}
+	if backoff != nil {
+		opts = append(opts, handler.WithBackoff(backoff))
+		switch {
+		case s.Consumer.QueueURL != "":
+			opts = append(opts, func(c *handler.Config) { c.QueueURL = s.Consumer.QueueURL })
+		case s.QueueURL != "":
+			opts = append(opts, func(c *handler.Config) { c.QueueURL = s.QueueURL })
+		}
+	}
+	if s.EMFNamespace != "" {
+		opts = append(opts, handler.WithEMF(cfg.EMF, s.EMFNamespace))
+	}
+	return opts
+}
+
+// consumerOptions are consumer mode's (IDEMQ_CONSUMER_*), for the queue
+// IDEMQ_CONSUMER_QUEUE_URL.
+func (w *Worker) consumerOptions() []consumer.Option {
+	c := w.Settings.Consumer
+	return []consumer.Option{consumer.WithLogger(w.cfg.Logger), consumer.WithMaxRunTime(c.MaxRunTime), consumer.WithMaxBatches(c.MaxBatches),
+		consumer.WithGracePeriod(c.GracePeriod), consumer.WithVisibilityTimeout(c.Visibility)}
+}
+
+// frontDoorOptions are front-door mode's: the request's identity, the
+// claim's expiry and clock, the bucket of large results (nil for none),
+// IDEMQ_FRONTDOOR_PATH and IDEMQ_FRONTDOOR_MAX_BODY_BYTES; then
+// Config.FrontDoorOptions.
+func (w *Worker) frontDoorOptions(blobs idem.Blobs) []frontdoor.Option {
+	s := w.Settings
+	claim := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithClockSkew(s.ClockSkew)}
+	if blobs != nil {
+		claim = append(claim, idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))
+	}
+	opts := []frontdoor.Option{frontdoor.WithRequest(s.Request), frontdoor.WithLogger(w.cfg.Logger),
+		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes), frontdoor.WithIdem(claim...)}
+	return append(opts, w.cfg.FrontDoorOptions...)
+}
+
+// dispatchOptions are dispatch mode's: the request's identity and
+// IDEMQ_CONCURRENCY.
+func (w *Worker) dispatchOptions() []durable.Option {
+	return []durable.Option{durable.WithLogger(w.cfg.Logger), durable.WithRequest(w.Settings.Request), durable.WithConcurrency(w.Settings.Concurrency)}
+}
