@@ -343,9 +343,9 @@ test-infra: $(STATICCHECK) ## Vet, lint and test the CDK apps (infra/, examples/
 .PHONY: keysource
 keysource: deps-cdk $(STATICCHECK) ## A key source added to request's table alone (the build tag idemq_keysource, request/fields_keysource.go) is read, written and checked by the environment, the CDK constructs and the command, unchanged.
 	go vet -tags idemq_keysource ./request ./idemqenv && $(STATICCHECK) -tags idemq_keysource ./request ./idemqenv
-	go test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqenv
-	go -C cmd/idemq test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' .
-	go -C infra test -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqcdk
+	$(NATIVE_GO) test $(NATIVE_FLAGS) -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqenv
+	$(NATIVE_GO) -C cmd/idemq test $(NATIVE_FLAGS) -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' .
+	$(NATIVE_GO) -C infra test $(NATIVE_FLAGS) -count=1 -tags idemq_keysource -run '^TestSecondKeySource$$' ./idemqcdk
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
