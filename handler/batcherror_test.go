@@ -23,13 +23,6 @@ import (
 // one that only waits (in progress elsewhere) and an empty one succeed.
 func TestBatchError(t *testing.T) {
 	t.Parallel()
-	invoke := func(t *testing.T, h handler.Handler, msgs ...events.SQSMessage) ([]string, error) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		resp, err := h(ctx, events.SQSEvent{Records: msgs})
-		return handlerbundle.IDs(resp), err
-	}
 	fifo := func(id, k string) events.SQSMessage { return handlerbundle.FIFOMsg(id, k, "g") }
 	for _, tc := range []struct {
 		name    string
@@ -49,18 +42,7 @@ func TestBatchError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
-			now := time.Now()
-			if _, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("held"), Owner: "peer", Now: now,
-				LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
-				t.Fatal(err)
-			}
-			fn := func(_ context.Context, m events.SQSMessage) ([]byte, error) {
-				if strings.Contains(m.Body, `"bad`) {
-					return nil, errors.New("the provider answered 500")
-				}
-				return []byte("ok"), nil
-			}
+			b, fn := heldAndFailing(t)
 			got, err := invoke(t, b.wrap(fn, tc.opts...), tc.msgs...)
 			if !slices.Equal(got, tc.listed) {
 				t.Errorf("listed %v, want %v", got, tc.listed)
@@ -104,22 +86,9 @@ func TestWholeBatchQueues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
-			now := time.Now()
-			if _, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("held"), Owner: "peer", Now: now,
-				LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
-				t.Fatal(err)
-			}
-			fn := func(_ context.Context, m events.SQSMessage) ([]byte, error) {
-				if strings.Contains(m.Body, `"bad`) {
-					return nil, errors.New("the provider answered 500")
-				}
-				return []byte("ok"), nil
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			resp, err := b.wrap(fn, tc.opt)(ctx, events.SQSEvent{Records: tc.msgs})
-			if got := handlerbundle.IDs(resp); !slices.Equal(got, tc.listed) {
+			b, fn := heldAndFailing(t)
+			got, err := invoke(t, b.wrap(fn, tc.opt), tc.msgs...)
+			if !slices.Equal(got, tc.listed) {
 				t.Errorf("listed %v, want %v", got, tc.listed)
 			}
 			if !tc.failed {
@@ -165,12 +134,7 @@ func TestBatchErrorText(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
-			now := time.Now()
-			if _, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("held"), Owner: "peer", Now: now,
-				LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
-				t.Fatal(err)
-			}
+			b, _ := heldAndFailing(t)
 			h := b.wrap(func(context.Context, events.SQSMessage) ([]byte, error) { return nil, errors.New(provider) }, handler.WithConcurrency(1))
 			_, err := h(context.Background(), events.SQSEvent{Records: tc.msgs})
 			if err == nil || err.Error() != tc.want {
@@ -201,4 +165,28 @@ func TestRecordErrorText(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
 	}
+}
+
+// heldAndFailing is a bundle whose key "held" another worker holds for an
+// hour, and a function that fails every record whose body holds "bad".
+func heldAndFailing(t *testing.T) (*bundle, handler.Func) {
+	t.Helper()
+	b := setup(t)
+	now := time.Now()
+	holdKey(t, b.store, key("held"), now, now.Add(time.Hour))
+	return b, func(_ context.Context, m events.SQSMessage) ([]byte, error) {
+		if strings.Contains(m.Body, `"bad`) {
+			return nil, errors.New("the provider answered 500")
+		}
+		return []byte("ok"), nil
+	}
+}
+
+// invoke runs h over msgs and returns the ids its response lists.
+func invoke(t *testing.T, h handler.Handler, msgs ...events.SQSMessage) ([]string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := h(ctx, events.SQSEvent{Records: msgs})
+	return handlerbundle.IDs(resp), err
 }
