@@ -42,11 +42,20 @@ var filesNotYet = []string{
 
 func TestFilesGoDown(t *testing.T) {
 	t.Parallel()
-	pkgs := filePackages(t, modulePatterns(t))
+	pkgs, exports := filePackages(t, modulePatterns(t))
+	// One importer for every package, so that each dependency's export
+	// data (the AWS SDK's, say) is read once.
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if exports[path] == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(exports[path])
+	})
 	checked := 0
 	for _, p := range pkgs {
 		rel, _ := ours(p.path)
-		uses, err := p.fileUses()
+		uses, err := p.fileUses(fset, imp)
 		if err != nil {
 			t.Errorf("%s: %v", rel, err)
 			continue
@@ -135,18 +144,18 @@ func modulePatterns(t *testing.T) []string {
 	return nil
 }
 
-// A filePackage is a package to type-check from its non-test files, with
-// the export data of what it imports.
+// A filePackage is a package to type-check from its non-test files.
 type filePackage struct {
 	path, dir string
 	names     []string
-	exports   map[string]string
 }
 
-// filePackages lists the packages matched by patterns, with one go list
+// filePackages lists the packages matched by patterns, with the export
+// data of every package they import, by import path, in one go list
 // call: the export data of the test run's build (-race under make test),
-// so that go list compiles nothing again.
-func filePackages(t *testing.T, patterns []string) []filePackage {
+// so that go list compiles only what the run's tests do not (the main
+// packages).
+func filePackages(t *testing.T, patterns []string) ([]filePackage, map[string]string) {
 	t.Helper()
 	args := append(append([]string{"list"}, testenv.GoFlags(t)...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.DepOnly}}\t{{.Dir}}\t{{join .GoFiles \" \"}}")
 	cmd := exec.Command("go", append(args, patterns...)...)
@@ -162,17 +171,16 @@ func filePackages(t *testing.T, patterns []string) []filePackage {
 		f := strings.Split(sc.Text(), "\t")
 		exports[f[0]] = f[1]
 		if _, ok := ours(f[0]); ok && f[2] == "false" {
-			pkgs = append(pkgs, filePackage{path: f[0], dir: f[3], names: strings.Fields(f[4]), exports: exports})
+			pkgs = append(pkgs, filePackage{path: f[0], dir: f[3], names: strings.Fields(f[4])})
 		}
 	}
-	return pkgs
+	return pkgs, exports
 }
 
 // fileUses type-checks the package's non-test files and returns, for each
 // file, the other files it uses and the names it uses from each (a type,
 // a function, a method, a field, a constant).
-func (p filePackage) fileUses() (map[string]map[string][]string, error) {
-	fset := token.NewFileSet()
+func (p filePackage) fileUses(fset *token.FileSet, imp types.Importer) (map[string]map[string][]string, error) {
 	var files []*ast.File
 	for _, name := range p.names {
 		f, err := parser.ParseFile(fset, filepath.Join(p.dir, name), nil, parser.SkipObjectResolution)
@@ -181,14 +189,8 @@ func (p filePackage) fileUses() (map[string]map[string][]string, error) {
 		}
 		files = append(files, f)
 	}
-	lookup := func(path string) (io.ReadCloser, error) {
-		if p.exports[path] == "" {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(p.exports[path])
-	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", lookup)}
+	conf := types.Config{Importer: imp}
 	pkg, err := conf.Check(p.path, fset, files, info)
 	if err != nil {
 		return nil, fmt.Errorf("type-check: %v", err)
