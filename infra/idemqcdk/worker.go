@@ -41,7 +41,7 @@ type Worker struct {
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 	// Dashboard shows the alarms, the records by outcome, the records per
 	// day by class and the provider calls avoided per day, the queues and
-	// the function. See NewDashboard and docs/operate.md.
+	// the function. See newDashboard and docs/operate.md.
 	Dashboard awscloudwatch.Dashboard
 	// RedrivePolicy is v0.2.0's managed policy, attached to nothing,
 	// allowing exactly a redrive of the dead-letter queue into the queue
@@ -154,7 +154,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 
 // GrantRedrive lets grantee (an operator's role or user) redrive the
 // dead-letter queue into the queue and nothing else
-// (sqs:StartMessageMoveTask and what it needs; see NewRedrivePolicy).
+// (sqs:StartMessageMoveTask and what it needs; see grantRedrive).
 func (w *Worker) GrantRedrive(grantee awsiam.IGrantable) {
 	grantRedrive(grantee, w.DeadLetterQueue, w.Queue)
 }
