@@ -21,13 +21,6 @@ import (
 // behind or a message keeps failing.
 const ageFactor = 2
 
-// deadLetterExpiryAge is the age in the dead-letter queue at which the
-// dead-letter expiry alarm goes off for a queue whose dead letters are
-// sure to stay for stay: half of it, to the minute, and at least a minute.
-func deadLetterExpiryAge(stay time.Duration) time.Duration {
-	return max((stay / 2).Truncate(time.Minute), time.Minute)
-}
-
 // durationFactor times the function's timeout is the invocation duration
 // that sets off the duration alarm: an invocation that long leaves little
 // room before a timeout, which fails its whole batch.

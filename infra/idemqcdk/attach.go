@@ -302,17 +302,6 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	return a
 }
 
-// refusedSettings are the settings the parts of a construct whose own
-// settings were refused are made with: the default WorkerProps', which
-// are safe, so that making the parts succeeds; the refusal fails the synth.
-func refusedSettings() settings {
-	s, err := (&WorkerProps{Request: request.Identity{Namespace: "refused"}}).resolve(fieldName)
-	if err != nil { // unreachable: the defaults are checked by the tests
-		panic("idemqcdk: the default settings are refused: " + err.Error())
-	}
-	return s
-}
-
 // resolve checks p's settings with the queue's and the function's in src
 // and the app's own mapping's (own; given by p, given says which), as a
 // Worker's are checked (WorkerProps.resolveWith), messages naming

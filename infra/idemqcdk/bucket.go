@@ -124,15 +124,6 @@ func (b *ResultBucket) GrantResults(grantee awsiam.IGrantable) {
 	allowBlobs(grantee, b.Bucket, b.Prefix)
 }
 
-// deref is *p, or the zero value when p is nil.
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
-}
-
 // newBucket is the bucket of results too large for a record, as id in
 // scope: encrypted with S3-managed keys, public access blocked, refusing
 // requests not made over TLS, and expiring objects under prefix after

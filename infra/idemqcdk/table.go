@@ -72,23 +72,3 @@ func newRecordTable(scope constructs.Construct, id string, s settings) awsdynamo
 	}
 	return awsdynamodb.NewTableV2(scope, jsii.String(id), props)
 }
-
-// derefSlice is *p, or nil.
-func derefSlice[T any](p *[]T) []T {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-// derefAll is the strings of p, or nil.
-func derefAll(p *[]*string) []string {
-	if p == nil {
-		return nil
-	}
-	var out []string
-	for _, s := range *p {
-		out = append(out, deref(s))
-	}
-	return out
-}

@@ -22,26 +22,46 @@ import (
 
 // fileLayered are the packages whose files are layered as the packages
 // are: a file uses (names something defined in) only files below it, so
-// the package reads from its ground floor up (the function types, the
-// tracer's interface, then Config, its options, the batch, the batch's
-// steps, and the constructors on top) and no file reaches back up into a
-// file that uses it (handler's Config into its batch machinery, say).
-var fileLayered = []string{"handler"}
+// the package reads from its ground floor up (handler: the function
+// types, the tracer's interface, then Config, its options, the batch, the
+// batch's steps, and the constructors on top; idemqcdk: the settings and
+// props, the checks, the parts, then the constructs) and no file reaches
+// back up into a file that uses it (handler's Config into its batch
+// machinery, say).
+var fileLayered = []layeredPackage{
+	{path: "handler"},
+	// The CDK constructs are a module of their own (infra/). Their export
+	// data is the CDK apps' build (make test-builds, test-infra:
+	// CGO_ENABLED=0 -trimpath), not this test's: with -race, go list would
+	// compile the CDK's bindings again, minutes of CPU.
+	{path: "infra/idemqcdk", moduleDir: "infra", flags: []string{"-trimpath"}, env: []string{"CGO_ENABLED=0"}},
+}
+
+// layeredPackage is a package of fileLayered, by its folder from the
+// repository's root, with where go list runs for it and how.
+type layeredPackage struct {
+	path string
+	// moduleDir is the folder of its module, when not the root's.
+	moduleDir string
+	// flags and env are go list's for a package built otherwise than
+	// this test binary (testenv.GoFlags when nil).
+	flags, env []string
+}
 
 func TestFilesGoDown(t *testing.T) {
 	t.Parallel()
-	for _, pkg := range fileLayered {
-		uses := fileUses(t, module+"/"+pkg)
+	for _, p := range fileLayered {
+		uses := fileUses(t, p)
 		if cycle := findCycle(uses); cycle != nil {
 			var b strings.Builder
 			for i, from := range cycle[:len(cycle)-1] {
 				to := cycle[i+1]
 				fmt.Fprintf(&b, "\n\t%s uses %s: %s", from, to, strings.Join(uses[from][to], ", "))
 			}
-			t.Errorf("%s: files use each other in a circle, so one of them reaches back up into a file that uses it:%s", pkg, b.String())
+			t.Errorf("%s: files use each other in a circle, so one of them reaches back up into a file that uses it:%s", p.path, b.String())
 		}
 		if len(uses) < 2 {
-			t.Errorf("%s: %d files found using another: did the package move?", pkg, len(uses))
+			t.Errorf("%s: %d files found using another: did the package move?", p.path, len(uses))
 		}
 	}
 }
@@ -49,13 +69,19 @@ func TestFilesGoDown(t *testing.T) {
 // fileUses type-checks the non-test files of the package at path and
 // returns, for each file, the other files it uses and the names it uses
 // from each (a type, a function, a method, a field, a constant).
-func fileUses(t *testing.T, path string) map[string]map[string][]string {
+func fileUses(t *testing.T, p layeredPackage) map[string]map[string][]string {
 	t.Helper()
-	// The export data of the test run's build (-race under make test),
-	// so that go list compiles nothing again.
-	args := append(append([]string{"list"}, testenv.GoFlags(t)...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", path)
+	path := module + "/" + p.path
+	// By default the export data of the test run's build (-race under
+	// make test), so that go list compiles nothing again.
+	flags := p.flags
+	if flags == nil {
+		flags = testenv.GoFlags(t)
+	}
+	args := append(append([]string{"list"}, flags...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", path)
 	cmd := exec.Command("go", args...)
-	cmd.Dir = "../.."
+	cmd.Dir = filepath.Join("../..", p.moduleDir)
+	cmd.Env = append(os.Environ(), p.env...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr(err))
