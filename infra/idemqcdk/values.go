@@ -1,7 +1,14 @@
 package idemqcdk
 
-// Helpers on the values of props: a default for a zero value, and the
-// value a pointer of aws-cdk-go's idiom points to.
+import (
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Helpers on the values of props: a default for a zero value, the value a
+// pointer of aws-cdk-go's idiom points to, and a duration as CDK's.
 
 // or is v, or def when v is zero.
 func or[T comparable](v, def T) T {
@@ -39,4 +46,9 @@ func derefAll(p *[]*string) []string {
 		out = append(out, deref(s))
 	}
 	return out
+}
+
+// seconds is d as a CDK duration; d is a whole number of seconds.
+func seconds(d time.Duration) awscdk.Duration {
+	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
 }
