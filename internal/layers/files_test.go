@@ -30,51 +30,58 @@ var filesNotYet = []string{
 
 // TestFilesGoDown holds the files of every package of the modules make
 // test runs under go test -race (the Makefile's MODULES: the library, the
-// command, the reference worker in lambda/, the release tool) layered as
-// the packages are: a file uses (names something defined in) only files
-// below it, so the package reads from its ground floor up (handler: the
-// function types, the tracer's interface, then Config, its options, the
-// batch, the batch's steps, and the constructors on top) and no file
-// reaches back up into a file that uses it (handler's Config into its
-// batch machinery, say). Main packages count: they are code too, read as
-// the rest is. The CDK apps (infra/, examples/existing-app) and the
-// harness are modules of their own that this run does not compile.
+// command, the reference worker in lambda/, the release tool), and of the
+// CDK constructs (infra/idemqcdk), layered as the packages are: a file
+// uses (names something defined in) only files below it, so the package
+// reads from its ground floor up (handler: the function types, the
+// tracer's interface, then Config, its options, the batch, the batch's
+// steps, and the constructors on top; idemqcdk: the settings and props,
+// the checks, the parts, then the constructs) and no file reaches back up
+// into a file that uses it (handler's Config into its batch machinery,
+// say). Main packages count: they are code too, read as the rest is.
 func TestFilesGoDown(t *testing.T) {
 	t.Parallel()
-	pkgs, exports := filePackages(t, modulePatterns(t))
-	// One importer for every package, so that each dependency's export
-	// data (the AWS SDK's, say) is read once.
-	fset := token.NewFileSet()
-	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		if exports[path] == "" {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(exports[path])
-	})
 	checked := 0
-	for _, p := range pkgs {
-		rel, _ := ours(p.path)
-		uses, err := p.fileUses(fset, imp)
-		if err != nil {
-			t.Errorf("%s: %v", rel, err)
-			continue
-		}
-		checked++
-		found := knots(uses)
-		if slices.Contains(filesNotYet, rel) {
-			if found == nil {
-				t.Errorf("%s: its files no longer use each other in a circle: take it off filesNotYet", rel)
+	var listed []filePackage
+	for _, l := range fileListings(t) {
+		pkgs, exports := filePackages(t, l)
+		listed = append(listed, pkgs...)
+		// One importer for every package of a listing, so that each
+		// dependency's export data (the AWS SDK's, say) is read once.
+		fset := token.NewFileSet()
+		imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+			if exports[path] == "" {
+				return nil, fmt.Errorf("no export data for %s", path)
 			}
-			continue
-		}
-		for _, knot := range found {
-			t.Errorf("%s: files %s use each other in a circle, so one of them reaches back up into a file that uses it:%s", rel, strings.Join(knot, ", "), describeKnot(uses, knot))
+			return os.Open(exports[path])
+		})
+		for _, p := range pkgs {
+			rel, _ := ours(p.path)
+			uses, err := p.fileUses(fset, imp)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				continue
+			}
+			checked++
+			found := knots(uses)
+			if slices.Contains(filesNotYet, rel) {
+				if found == nil {
+					t.Errorf("%s: its files no longer use each other in a circle: take it off filesNotYet", rel)
+				}
+				continue
+			}
+			for _, knot := range found {
+				t.Errorf("%s: files %s use each other in a circle, so one of them reaches back up into a file that uses it:%s", rel, strings.Join(knot, ", "), describeKnot(uses, knot))
+			}
 		}
 	}
 	for _, rel := range filesNotYet {
-		if !slices.ContainsFunc(pkgs, func(p filePackage) bool { return p.path == module+"/"+rel }) {
+		if !slices.ContainsFunc(listed, func(p filePackage) bool { return p.path == module+"/"+rel }) {
 			t.Errorf("%s is on filesNotYet but no package of the modules: did it move?", rel)
 		}
+	}
+	if !slices.ContainsFunc(listed, func(p filePackage) bool { return p.path == module+"/infra/idemqcdk" }) {
+		t.Errorf("infra/idemqcdk was not checked: did it move?")
 	}
 	// The library alone has more than 40 packages: fewer means the list
 	// missed a module.
@@ -82,6 +89,27 @@ func TestFilesGoDown(t *testing.T) {
 		t.Errorf("checked %d packages; the modules have more than 40", checked)
 	}
 	t.Logf("checked the files of %d packages (%d on filesNotYet)", checked, len(filesNotYet))
+}
+
+// A fileListing is one go list call: the packages matched by patterns
+// from dir, built with flags and env.
+type fileListing struct {
+	dir        string
+	patterns   []string
+	flags, env []string
+}
+
+// fileListings are the go list calls of TestFilesGoDown: the modules of
+// MODULES with the test binary's flags (-race under make test); the CDK
+// constructs, a module of their own (infra/), with the CDK apps' build
+// flags (make test-builds, test-infra: CGO_ENABLED=0 -trimpath), whose
+// export data is in the cache: with -race, go list would compile the
+// CDK's bindings again, minutes of CPU.
+func fileListings(t *testing.T) []fileListing {
+	return []fileListing{
+		{dir: "../..", patterns: modulePatterns(t), flags: testenv.GoFlags(t)},
+		{dir: "../../infra", patterns: []string{"./idemqcdk"}, flags: []string{"-trimpath"}, env: []string{"CGO_ENABLED=0"}},
+	}
 }
 
 // describeKnot writes each use between the files of a knot, with the
@@ -149,19 +177,19 @@ type filePackage struct {
 	names     []string
 }
 
-// filePackages lists the packages matched by patterns, with the export
-// data of every package they import, by import path, in one go list
-// call: the export data of the test run's build (-race under make test),
-// so that go list compiles only what the run's tests do not (the main
-// packages).
-func filePackages(t *testing.T, patterns []string) ([]filePackage, map[string]string) {
+// filePackages lists the packages l matches, with the export data of
+// every package they import, by import path, in one go list call: the
+// export data of the run's builds, so that go list compiles only what the
+// run's tests do not (the main packages).
+func filePackages(t *testing.T, l fileListing) ([]filePackage, map[string]string) {
 	t.Helper()
-	args := append(append([]string{"list"}, testenv.GoFlags(t)...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.DepOnly}}\t{{.Dir}}\t{{join .GoFiles \" \"}}")
-	cmd := exec.Command("go", append(args, patterns...)...)
-	cmd.Dir = "../.."
+	args := append(append([]string{"list"}, l.flags...), "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.DepOnly}}\t{{.Dir}}\t{{join .GoFiles \" \"}}")
+	cmd := exec.Command("go", append(args, l.patterns...)...)
+	cmd.Dir = l.dir
+	cmd.Env = append(os.Environ(), l.env...)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr(err))
+		t.Fatalf("go list in %s: %v\n%s", l.dir, err, stderr(err))
 	}
 	exports := map[string]string{}
 	var pkgs []filePackage
