@@ -203,7 +203,7 @@ func WithLease(lease, heartbeat time.Duration) Option {
 func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. VisibilityTimeout may be 0 (the queue's, checked
 // when Start reads it). It is the resolve step New runs, without its
 // result.

@@ -67,7 +67,7 @@ func TestAckOnlyOnProof(t *testing.T) {
 		// "gone" is not "another owner": the record may have expired. Only
 		// a refusal naming another owner acks.
 		{"completion refused, holder unknown", idem.ErrLeaseLost, false, false},
-		{"completion refused, record gone", idem.LeaseLost("", "", "x"), false, false},
+		{"completion refused, record gone", &idem.LeaseLostError{Owner: "x"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

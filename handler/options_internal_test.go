@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -26,7 +27,7 @@ type resolvedSettings struct {
 
 // resolved is what the options make of the zero Config, or the error.
 func resolved(opts ...Option) (resolvedSettings, error) {
-	c, err := idem.ApplyOptions("handler", opts)
+	c, err := optkit.ApplyOptions("handler", opts)
 	if err != nil {
 		return resolvedSettings{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -51,7 +52,7 @@ import (
 // bad tag of Req, an option that contradicts one, or a typed replay hook
 // of another result type than Resp or with idem.WithoutResult.
 func NewTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...Option) (Handler, error) {
-	c, optErr := idem.ApplyOptions("handler", opts)
+	c, optErr := optkit.ApplyOptions("handler", opts)
 	errs := []error{nilArg("store", store == nil), nilArg("fn", fn == nil), optErr}
 	typ, err := request.NewType[Req](c.Request)
 	if err != nil {

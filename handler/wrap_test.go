@@ -322,7 +322,7 @@ func TestResultNotStored(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusCompleted, "another", "this")}
+		store := &countingStore{Store: b.store, completeErr: &idem.LeaseLostError{Status: idem.StatusCompleted, Holder: "another", Owner: "this"}}
 		// Another worker took the key over and completed it: this
 		// delivery is acknowledged (see also ack_test.go).
 		handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1")))

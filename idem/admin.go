@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Admin is what an operator's tool (the idemq command, cmd/idemq) asks of
@@ -128,7 +130,7 @@ func (req ListRequest) Selects(rec Record) bool {
 		rec.LeaseUntil.UnixMilli() >= req.LeaseBefore.UnixMilli()) {
 		return false
 	}
-	if !req.ExpiresBefore.IsZero() && ExpirySeconds(rec.ExpiresAt) >= ExpirySeconds(req.ExpiresBefore) {
+	if !req.ExpiresBefore.IsZero() && storekit.ExpirySeconds(rec.ExpiresAt) >= storekit.ExpirySeconds(req.ExpiresBefore) {
 		return false
 	}
 	if req.Namespace != "" && !rec.Key.InNamespace(req.Namespace) {

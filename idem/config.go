@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Defaults of Config's fields.
@@ -215,7 +217,7 @@ func WithOffloadAbove(n int) Option { return func(c *Config) { c.OffloadAbove = 
 // when a program is wired, so a bad one is found at start, before the
 // first request.
 func NewConfig(opts ...Option) (Config, error) {
-	c, optErr := ApplyOptions("idem", opts)
+	c, optErr := optkit.ApplyOptions("idem", opts)
 	c, err := c.resolve()
 	if err = errors.Join(optErr, err); err != nil {
 		return Config{}, err
@@ -224,7 +226,7 @@ func NewConfig(opts ...Option) (Config, error) {
 }
 
 // Validate reports every setting of c that cannot be safe, each a
-// *ConfigError naming its field (joined: see ConfigErrors), or nil. Zero
+// *ConfigError naming its field (joined), or nil. Zero
 // fields take their defaults and are valid. It is the resolve step that
 // Do, NewConfig and the SQS handler's New run, without its result.
 func (c Config) Validate() error {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/idemq/idemq/internal/optkit"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Func is the work done once per key. Its result is stored and handed to
@@ -101,7 +104,8 @@ type Result struct {
 // fingerprint identifies the payload; a call whose fingerprint differs from
 // the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
 // the check. A fingerprint of Fingerprint's form is stored in 22 bytes
-// (StoredFingerprint) and compared with SameFingerprint.
+// (the first 128 bits of its digest), and the long and short forms of
+// one fingerprint match.
 //
 // Errors are *Error values naming the key. A nil s or fn, or a setting
 // that cannot be safe (Config.Validate), fails the call before anything is
@@ -170,10 +174,10 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 // store its result, and, when the completion fails, settle what is left.
 func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
 	if s == nil {
-		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "store", Err: ErrNil}}
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "store", Err: optkit.ErrNil}}
 	}
 	if fn == nil {
-		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "fn", Err: ErrNil}}
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "fn", Err: optkit.ErrNil}}
 	}
 	c, err := c.resolve()
 	if err != nil {
@@ -200,7 +204,7 @@ type attempt struct {
 func newAttempt(ctx context.Context, c Config, s Store, key Key) *attempt {
 	now := c.Clock.Now()
 	lease, beat := c.leaseOf(ctx, now)
-	return &attempt{c: c, s: s, key: key, now: now, lease: lease, beat: beat, owner: NewOwner()}
+	return &attempt{c: c, s: s, key: key, now: now, lease: lease, beat: beat, owner: storekit.NewOwner()}
 }
 
 // do claims the key, then runs fn and stores its result, or answers from

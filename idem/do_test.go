@@ -223,8 +223,8 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 		outcome  idem.Outcome
 	}{
 		{"store error", down, true, idem.NotStored},
-		{"record gone", idem.LeaseLost("", "", "me"), false, idem.NotStored},
-		{"another owner", idem.LeaseLost(idem.StatusInProgress, "other", "me"), false, idem.Superseded},
+		{"record gone", &idem.LeaseLostError{Owner: "me"}, false, idem.NotStored},
+		{"another owner", &idem.LeaseLostError{Status: idem.StatusInProgress, Holder: "other", Owner: "me"}, false, idem.Superseded},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

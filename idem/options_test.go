@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // withoutClock is c without its clock, which holds a function and so
@@ -84,9 +85,9 @@ func TestOptionBehaviour(t *testing.T) {
 	if err := (idem.Config{Lease: time.Minute, Expiry: time.Second, Heartbeat: 40 * time.Second}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", "Expiry"}, {"idem", "Heartbeat"}}) {
 		t.Errorf("Validate: %v, want Expiry and Heartbeat", err)
 	}
-	// Do wraps them in its *Error for op claim; ConfigErrors still lists them.
+	// Do wraps them in its *Error for op claim; optkit.ConfigErrors still lists them.
 	_, err = idem.Do(t.Context(), nil, "k", "", nil, idem.WithLease(-time.Second))
-	if len(idem.ConfigErrors(err)) == 0 {
+	if len(optkit.ConfigErrors(err)) == 0 {
 		t.Errorf("Do with a bad setting: %v, want ConfigErrors to list it", err)
 	}
 }

@@ -1,6 +1,10 @@
 package idem
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
+)
 
 // Status is the state of a record. The values are Powertools' so a table can
 // be shared with its Python and TypeScript editions.
@@ -36,7 +40,7 @@ type Record struct {
 	OmittedBytes int
 	// Fingerprint identifies the payload the record was written for; empty
 	// means the payload is not checked. Do stores it short
-	// (StoredFingerprint); a record written before holds the long form.
+	// (22 bytes of its digest); a record written before holds the long form.
 	// Do compares the two forms alike.
 	Fingerprint string
 	// Owner is the token of the claim that wrote the record.
@@ -50,7 +54,7 @@ func (r *Record) Claimable(now time.Time) bool {
 	if r == nil {
 		return true
 	}
-	if ExpirySeconds(r.ExpiresAt) < now.Unix() {
+	if storekit.ExpirySeconds(r.ExpiresAt) < now.Unix() {
 		return true
 	}
 	return r.Status == StatusInProgress && !r.LeaseUntil.IsZero() && r.LeaseUntil.UnixMilli() < now.UnixMilli()

@@ -1,6 +1,10 @@
 package idem
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
+)
 
 // The clock rule (Config.ClockSkew, docs/protocol.md "Clocks"): every time
 // a worker writes is its clock plus the duration plus the bound, and every
@@ -10,14 +14,14 @@ import "time"
 // NewClaim is the claim of key by owner that a worker makes at now, by its
 // own clock, with lease: judged at now - ClockSkew, its lease ending at
 // now + lease + ClockSkew and its record expiring at now + max(Expiry,
-// lease) + ClockSkew. The fingerprint is stored short (StoredFingerprint).
+// lease) + ClockSkew. The fingerprint is stored short (storekit.StoredFingerprint).
 // Zero fields of c take their defaults.
 func (c Config) NewClaim(key Key, owner, fingerprint string, now time.Time, lease time.Duration) ClaimRequest {
 	c.Expiry = c.expiry()
 	return ClaimRequest{
 		Key:         key,
 		Owner:       owner,
-		Fingerprint: StoredFingerprint(fingerprint),
+		Fingerprint: storekit.StoredFingerprint(fingerprint),
 		Now:         c.JudgedAt(now),
 		LeaseUntil:  now.Add(lease + c.skew()),
 		ExpiresAt:   c.claimExpiry(now, lease),

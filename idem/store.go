@@ -45,7 +45,7 @@ type Store interface {
 // ClaimRequest is one attempt to take a key.
 type ClaimRequest struct {
 	Key         Key
-	Owner       string    // a token unique to this attempt; see NewOwner
+	Owner       string    // a token unique to this attempt (Do makes a random one)
 	Fingerprint string    // the payload's fingerprint; empty: not checked
 	Now         time.Time // the time the claim is judged at
 	LeaseUntil  time.Time // when the claim may be taken over

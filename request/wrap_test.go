@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -78,7 +79,7 @@ func TestWrapInProgressIsAnError(t *testing.T) {
 	f, runs := counted(t, store)
 	now := time.Now()
 	until := now.Add(time.Minute)
-	if c, err := store.Claim(ctx, idem.ClaimRequest{Key: "orders#o-2", Owner: idem.NewOwner(), Now: now, LeaseUntil: until, ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
+	if c, err := store.Claim(ctx, idem.ClaimRequest{Key: "orders#o-2", Owner: storekit.NewOwner(), Now: now, LeaseUntil: until, ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
 		t.Fatal(c, err)
 	}
 	got, err := f(ctx, order{ID: "o-2"})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 func TestPurgeCompleted(t *testing.T) {
@@ -64,7 +65,7 @@ func TestPurgeFencedByTheClaimAfterTheRead(t *testing.T) {
 		r := b.run(t, &answer{text: "y\n", before: func() {
 			// Claimed as if after the expiry (the store judges at the
 			// time it is given).
-			again = idem.NewOwner()
+			again = storekit.NewOwner()
 			at := expiry.Add(2 * time.Second)
 			c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("done"), Owner: again, Now: at, LeaseUntil: at.Add(time.Hour), ExpiresAt: at.Add(time.Hour)})
 			if err != nil || !c.Claimed {

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The item a claim and a completion leave, by default: Powertools' names,
@@ -24,7 +25,7 @@ func TestItemLayout(t *testing.T) {
 	ctx := context.Background()
 	now := b.now.Add(250 * time.Millisecond)
 	lease, expiry := now.Add(90*time.Second+7*time.Millisecond), now.Add(time.Hour)
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	if _, err := b.store.Claim(ctx, idem.ClaimRequest{Key: "lay#1", Owner: owner, Fingerprint: "sha256:ab", Now: now, LeaseUntil: lease, ExpiresAt: expiry}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Config is a Store's settings, besides the client and the table that New
@@ -55,7 +56,7 @@ func configError(field, value string, err error) error {
 }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
@@ -83,7 +84,7 @@ func (c Config) resolve() (Config, error) {
 // resolve applies opts to the zero Config, as New does, and resolves it,
 // joining every nil option and every setting that cannot work.
 func resolve(opts []Option) (Config, error) {
-	c, optErr := idem.ApplyOptions("dynamostore", opts)
+	c, optErr := optkit.ApplyOptions("dynamostore", opts)
 	c, err := c.resolve()
 	if err := errors.Join(optErr, err); err != nil {
 		return Config{}, err

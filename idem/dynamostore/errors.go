@@ -89,5 +89,5 @@ func (s *Store) leaseLost(op idem.Op, key idem.Key, owner string, item map[strin
 			rec.Status = "unknown" // a record, whatever it holds
 		}
 	}
-	return &idem.Error{Op: op, Key: key, Err: idem.LeaseLost(rec.Status, rec.Owner, owner)}
+	return &idem.Error{Op: op, Key: key, Err: &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}}
 }

@@ -18,7 +18,7 @@ const (
 	maxNumberBytes = 21
 	// fingerprintReserve is counted for the fingerprint, which a
 	// completion does not carry: Do stores an idem.Fingerprint in 22
-	// bytes (idem.StoredFingerprint), a caller's own may be longer. A
+	// bytes (storekit.StoredFingerprint), a caller's own may be longer. A
 	// longer one still may make DynamoDB refuse the item; that refusal is
 	// idem.ErrResultTooLarge too.
 	fingerprintReserve = 1024

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The largest result the store accepts fits in a DynamoDB item; one byte
@@ -115,7 +116,7 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 	wantItem(t, b.rawItem(t, "id", "omit#1"), map[string]string{
 		"id":                   "S:omit#1",
 		"status":               "S:COMPLETED",
-		"expiration":           "N:" + strconv.FormatInt(idem.ExpirySeconds(b.now.Add(time.Hour+idem.DefaultClockSkew)), 10),
+		"expiration":           "N:" + strconv.FormatInt(storekit.ExpirySeconds(b.now.Add(time.Hour+idem.DefaultClockSkew)), 10),
 		"owner":                "S:" + mustGet(t, b, "omit#1").Owner,
 		"validation":           "S:sha256:ab",
 		"result_omitted_bytes": "N:" + strconv.Itoa(size),

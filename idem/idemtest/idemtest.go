@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Contenders is how many goroutines race for one key in the concurrency
@@ -42,7 +43,7 @@ func base() time.Time { return time.Now().Truncate(time.Second) }
 
 func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry time.Duration, fp string) (idem.Claim, string) {
 	t.Helper()
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
 		Key: key, Owner: owner, Fingerprint: fp, Now: at,
 		LeaseUntil: at.Add(lease), ExpiresAt: at.Add(expiry),
@@ -238,7 +239,7 @@ var cases = []testCase{
 	{"ReleaseFreesTheKey", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		owner := b.mustClaim(t, "t#rel", b.now, time.Hour)
-		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", idem.NewOwner()), true)
+		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", storekit.NewOwner()), true)
 		if err := b.store.Release(ctx, "t#rel", owner); err != nil {
 			t.Fatalf("release: %v", err)
 		}
@@ -260,7 +261,7 @@ var cases = []testCase{
 		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
 			t.Fatalf("a retried complete (same owner, same result) must succeed: %v", err)
 		}
-		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)), true)
+		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", storekit.NewOwner(), []byte("one"), b.now.Add(time.Hour)), true)
 		wantLeaseLost(t, "extend of a completed record", b.extend("t#final", owner, b.now.Add(time.Hour), time.Time{}), false)
 		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
@@ -270,7 +271,7 @@ var cases = []testCase{
 	}},
 	{"AbsentKeyCannotBeSettled", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		owner := idem.NewOwner()
+		owner := storekit.NewOwner()
 		wantLeaseLost(t, "complete", b.complete("t#none", owner, []byte("x"), b.now.Add(time.Hour)), false)
 		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner), false)
 		wantLeaseLost(t, "extend", b.extend("t#none", owner, b.now.Add(time.Hour), b.now.Add(2*time.Hour)), false)
@@ -304,7 +305,7 @@ var cases = []testCase{
 	}},
 	{"RetriedClaimIsStillClaimed", func(t *testing.T, b *bundle) {
 		// A claim applied whose answer was lost, sent again by the SDK.
-		req := idem.ClaimRequest{Key: "t#retry", Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
+		req := idem.ClaimRequest{Key: "t#retry", Owner: storekit.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
 		for i := range 2 {
 			c, err := b.store.Claim(context.Background(), req)
 			if err != nil || !c.Claimed {
@@ -373,7 +374,7 @@ var cases = []testCase{
 		omit := func(owner string) error {
 			return b.store.Complete(ctx, idem.Completion{Key: "t#omitfence", Owner: owner, OmittedBytes: 1 << 20, ExpiresAt: b.now.Add(time.Hour)})
 		}
-		wantLeaseLost(t, "marker on an absent key", omit(idem.NewOwner()), false)
+		wantLeaseLost(t, "marker on an absent key", omit(storekit.NewOwner()), false)
 		first := b.mustClaim(t, "t#omitfence", b.now, time.Second)
 		second := b.mustClaim(t, "t#omitfence", b.now.Add(2*time.Second), time.Minute)
 		wantLeaseLost(t, "stale marker", omit(first), true)
@@ -396,7 +397,7 @@ var cases = []testCase{
 			wg.Go(func() {
 				<-start
 				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
-					Key: "t#race", Owner: idem.NewOwner(), Now: b.now,
+					Key: "t#race", Owner: storekit.NewOwner(), Now: b.now,
 					LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour),
 				})
 				switch {
@@ -429,7 +430,7 @@ var cases = []testCase{
 		for range Contenders {
 			wg.Go(func() {
 				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
-					Key: "t#crashed", Owner: idem.NewOwner(), Now: later,
+					Key: "t#crashed", Owner: storekit.NewOwner(), Now: later,
 					LeaseUntil: later.Add(time.Minute), ExpiresAt: later.Add(time.Hour),
 				})
 				if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 var _ idem.Admin = (*Store)(nil)
@@ -21,7 +22,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 		lease = nullable(req.LeaseBefore.UnixMilli())
 	}
 	if !req.ExpiresBefore.IsZero() {
-		expiry = nullable(idem.ExpirySeconds(req.ExpiresBefore))
+		expiry = nullable(storekit.ExpirySeconds(req.ExpiresBefore))
 	}
 	unscoped, scoped := req.KeyPrefixes()
 	var page idem.ListPage

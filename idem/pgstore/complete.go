@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Complete implements idem.Store with one UPDATE conditioned on the owner
@@ -56,7 +57,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		}
 		encoding = nullable(c.Encoding)
 	}
-	args := []any{string(c.Key), c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding}
+	args := []any{string(c.Key), c.Owner, data, omitted, storekit.ExpirySeconds(c.ExpiresAt), encoding}
 	err = s.retry(ctx, true, func() error {
 		if len(writes) == 0 {
 			return s.completeIn(ctx, s.db, c, args)

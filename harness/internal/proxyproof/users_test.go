@@ -249,7 +249,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		return idem.Claim{Record: old}, nil
 	}
 	s.records[req.Key] = idem.Record{Key: req.Key, Status: idem.StatusInProgress, Owner: req.Owner, Fingerprint: req.Fingerprint,
-		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0)}
+		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(storekit.ExpirySeconds(req.ExpiresAt), 0)}
 	c := idem.Claim{Claimed: true}
 	if ok {
 		c.Previous = &old
@@ -278,10 +278,10 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		return nil
 	}
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != c.Owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, c.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: c.Owner}
 	}
 	rec.Status, rec.LeaseUntil, rec.Result, rec.Encoding, rec.OmittedBytes = idem.StatusCompleted, time.Time{}, result, encoding, max(c.OmittedBytes, 0)
-	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
+	rec.ExpiresAt = time.Unix(storekit.ExpirySeconds(c.ExpiresAt), 0)
 	s.records[c.Key] = rec
 	return nil
 }
@@ -294,7 +294,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[key]
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}
 	}
 	delete(s.records, key)
 	return nil
@@ -308,11 +308,11 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[e.Key]
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != e.Owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, e.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: e.Owner}
 	}
 	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
 	if !e.ExpiresAt.IsZero() {
-		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+		rec.ExpiresAt = time.Unix(storekit.ExpirySeconds(e.ExpiresAt), 0)
 	}
 	s.records[e.Key] = rec
 	return nil
