@@ -37,8 +37,8 @@ type Admin interface {
 	Delete(ctx context.Context, d Deletion) error
 }
 
-// DefaultListLimit is the page size of ListRequest.Limit 0.
-const DefaultListLimit = 100
+// defaultListLimit is the page size of ListRequest.Limit 0.
+const defaultListLimit = 100
 
 // ListRequest selects the records of a page of Admin.List. Every filter
 // set must hold; the zero value selects every record.
@@ -58,7 +58,7 @@ type ListRequest struct {
 	// scope or without. Defaults to every namespace ("").
 	Namespace string
 	// Limit is the most records a page holds. Defaults to
-	// DefaultListLimit (0); a negative Limit is an *idem.ConfigError.
+	// 100 (0); a negative Limit is an *idem.ConfigError.
 	Limit int
 	// Cursor is the Next of the page before; "" starts at the beginning.
 	Cursor string
@@ -159,7 +159,7 @@ func (req ListRequest) PageLimit(pkg string) (int, error) {
 	case req.Limit < 0:
 		return 0, &ConfigError{Package: pkg, Field: "Limit", Value: fmt.Sprint(req.Limit), Err: errors.New("must not be negative")}
 	case req.Limit == 0:
-		return DefaultListLimit, nil
+		return defaultListLimit, nil
 	}
 	return req.Limit, nil
 }

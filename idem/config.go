@@ -26,10 +26,10 @@ const (
 	// (queue.RecordLifetime gives 35 days for that queue at 5 receives
 	// of 12 minutes). Size it for your queue with queue.RecordLifetime.
 	DefaultExpiry = 40 * 24 * time.Hour
-	// DefaultSettleTimeout is how long Do may take to settle a claim after
+	// defaultSettleTimeout is how long Do may take to settle a claim after
 	// the work returns when its context has no deadline (see
 	// WithSettleDeadline).
-	DefaultSettleTimeout = 30 * time.Second
+	defaultSettleTimeout = 30 * time.Second
 	// DefaultCompressAbove is the size above which a result is stored
 	// compressed: 512 bytes. Prose gzips 1.9× at 768 bytes and 2.0× at
 	// 1 KiB; with the SQS handler's keys a raw result over about 900
@@ -37,10 +37,10 @@ const (
 	// gzip takes one, and longer keys move that edge down towards 800
 	// (docs/benchmarks.md, "What a result costs by size").
 	DefaultCompressAbove = 512
-	// DefaultMaxDecodedBytes is the most a compressed result may expand
+	// defaultMaxDecodedBytes is the most a compressed result may expand
 	// to: 16 MiB, well above what a store keeps (400 KB to 512 KiB) times
 	// what prose compresses by, well below a Lambda function's memory.
-	DefaultMaxDecodedBytes = 16 << 20
+	defaultMaxDecodedBytes = 16 << 20
 	// DefaultOffloadAbove is the stored size (after compression) above
 	// which a result goes to Config.Blobs: 6,000 bytes, where a blob
 	// starts to cost less with DefaultExpiry and one record in ten
@@ -121,7 +121,7 @@ type Config struct {
 	// when it is replayed; one that expands further (a corrupt or hostile
 	// record) fails the replay with ErrUnreadableResult. A result larger
 	// than this is never compressed, so a record Do writes can always be
-	// replayed under the same Config. Defaults to DefaultMaxDecodedBytes.
+	// replayed under the same Config. Defaults to 16 MiB.
 	MaxDecodedBytes int
 	// DiscardResult completes a key without its result: for work that
 	// keeps its answer itself (with staged writes, say) and whose
@@ -165,10 +165,6 @@ func WithClock(clock Clock) Option { return func(c *Config) { c.Clock = clock } 
 // Config.LeaseMargin, else DefaultLease.
 func WithLease(d time.Duration) Option { return func(c *Config) { c.Lease = d } }
 
-// WithLeaseMargin sets Config.LeaseMargin, added to the context's time
-// left to make the default lease. Defaults to DefaultLeaseMargin.
-func WithLeaseMargin(d time.Duration) Option { return func(c *Config) { c.LeaseMargin = d } }
-
 // WithClockSkew sets Config.ClockSkew, the bound on every worker's clock
 // error that leases are safe within. Defaults to DefaultClockSkew.
 func WithClockSkew(d time.Duration) Option { return func(c *Config) { c.ClockSkew = d } }
@@ -196,7 +192,7 @@ func WithCompressAbove(n int) Option { return func(c *Config) { c.CompressAbove 
 func WithoutCompression() Option { return func(c *Config) { c.CompressAbove = -1 } }
 
 // WithMaxDecodedBytes sets Config.MaxDecodedBytes, the most a compressed
-// result may expand to. Defaults to DefaultMaxDecodedBytes.
+// result may expand to. Defaults to 16 MiB.
 func WithMaxDecodedBytes(n int) Option { return func(c *Config) { c.MaxDecodedBytes = n } }
 
 // WithoutResult sets Config.DiscardResult: keys are completed without
@@ -254,7 +250,7 @@ func (c Config) resolve() (Config, error) {
 		c.CompressAbove = DefaultCompressAbove
 	}
 	if c.MaxDecodedBytes == 0 {
-		c.MaxDecodedBytes = DefaultMaxDecodedBytes
+		c.MaxDecodedBytes = defaultMaxDecodedBytes
 	}
 	if c.OffloadAbove == 0 {
 		c.OffloadAbove = DefaultOffloadAbove
@@ -315,4 +311,13 @@ func (c *Config) beatFor(lease time.Duration) time.Duration {
 		return 0
 	}
 	return min(c.Heartbeat, lease/2)
+}
+
+// skew is ClockSkew, its default when zero (a negative one, which
+// Validate refuses, counts as none).
+func (c *Config) skew() time.Duration {
+	if c.ClockSkew == 0 {
+		return DefaultClockSkew
+	}
+	return max(c.ClockSkew, 0)
 }

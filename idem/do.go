@@ -157,7 +157,7 @@ type Result struct {
 //
 // The completion or release after fn is sent even when ctx has ended, by
 // the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
-// own deadline, else DefaultSettleTimeout after fn returned.
+// own deadline, else 30 seconds after fn returned.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
 	c, err := NewConfig(opts...)
 	if err != nil {
@@ -376,7 +376,7 @@ type settleDeadlineKey struct{}
 // WithSettleDeadline returns a copy of ctx under which Do sends the
 // completion or release after the work until t, even after ctx has ended
 // (by its deadline or a cancellation). Without it, Do settles until ctx's
-// deadline, or for DefaultSettleTimeout after the work when ctx has none.
+// deadline, or for defaultSettleTimeout after the work when ctx has none.
 // The SQS handler sets it to a point inside handler.Config.DeadlineReserve,
 // so a claim is settled before the invocation ends.
 func WithSettleDeadline(ctx context.Context, t time.Time) context.Context {
@@ -394,7 +394,7 @@ func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d, ok := ctx.Deadline(); ok {
 		return context.WithDeadline(settle, d)
 	}
-	return context.WithTimeout(settle, DefaultSettleTimeout)
+	return context.WithTimeout(settle, defaultSettleTimeout)
 }
 
 // run calls fn with a stage for writes, a heartbeat if asked for, and a

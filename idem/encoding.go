@@ -24,6 +24,11 @@ const (
 	EncodingGzip = "gzip"
 )
 
+// EncodingBlob is a result kept in Config.Blobs: the record's Result is a
+// pointer (JSON: the object's name, size, SHA-256 and the encoding of the
+// bytes it holds, EncodingRaw or EncodingGzip).
+const EncodingBlob = "blob"
+
 // ErrUnreadableResult means a stored result could not be decoded: an
 // encoding this version does not know, a gzip stream that is corrupt or
 // truncated, or one that expands past Config.MaxDecodedBytes. Do fails
@@ -142,12 +147,12 @@ func gunzip(stored []byte, limit int) ([]byte, error) {
 
 // DecodedResult returns the result r holds as the work returned it, as Do
 // replays it: Result itself for EncodingRaw, its gzip decompressed for
-// EncodingGzip, reading at most limit bytes (0: DefaultMaxDecodedBytes).
+// EncodingGzip, reading at most limit bytes (0: defaultMaxDecodedBytes).
 // A result it cannot decode is ErrUnreadableResult. It is for tools and
 // tests that read records with a store's Get.
 func (r *Record) DecodedResult(limit int) ([]byte, error) {
 	if limit <= 0 {
-		limit = DefaultMaxDecodedBytes
+		limit = defaultMaxDecodedBytes
 	}
 	return decode(r, limit)
 }

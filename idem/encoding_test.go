@@ -184,7 +184,7 @@ func TestDoUnreadableResultFailsTheReplay(t *testing.T) {
 		return b
 	}
 	// 17 MiB of zeros gzip to 17 KB: a zip bomb past the 16 MiB default.
-	bomb := idemtest.Gzip(t, make([]byte, idem.DefaultMaxDecodedBytes+1<<20))
+	bomb := idemtest.Gzip(t, make([]byte, idem.DefaultMaxDecodedBytesForTest+1<<20))
 	for _, tc := range []struct {
 		name     string
 		stored   []byte

@@ -99,7 +99,7 @@ func (s *settleSpy) Release(ctx context.Context, key idem.Key, owner string) err
 }
 
 // Settling outlives the work's context, but not the settle deadline:
-// WithSettleDeadline's, else the context's own, else DefaultSettleTimeout
+// WithSettleDeadline's, else the context's own, else 30 s
 // after the work.
 func TestSettleDeadline(t *testing.T) {
 	t.Parallel()
@@ -119,7 +119,7 @@ func TestSettleDeadline(t *testing.T) {
 		{"no deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithCancel(context.Background())
 		}, func(r time.Time) (time.Time, time.Time) {
-			return r.Add(idem.DefaultSettleTimeout), time.Now().Add(idem.DefaultSettleTimeout)
+			return r.Add(idem.DefaultSettleTimeoutForTest), time.Now().Add(idem.DefaultSettleTimeoutForTest)
 		}},
 	} {
 		for _, fails := range []bool{false, true} {

@@ -26,13 +26,13 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults := must(idem.NewConfig())
 	if defaults.Expiry != idem.DefaultExpiry || defaults.LeaseMargin != idem.DefaultLeaseMargin || defaults.ClockSkew != idem.DefaultClockSkew || defaults.CompressAbove != idem.DefaultCompressAbove ||
-		defaults.MaxDecodedBytes != idem.DefaultMaxDecodedBytes || defaults.OffloadAbove != idem.DefaultOffloadAbove || defaults.Clock == nil {
+		defaults.MaxDecodedBytes != idem.DefaultMaxDecodedBytesForTest || defaults.OffloadAbove != idem.DefaultOffloadAbove || defaults.Clock == nil {
 		t.Errorf("the defaults: %+v", defaults)
 	}
 	for name, opt := range map[string]idem.Option{
 		"WithClock(nil)":          idem.WithClock(nil),
 		"WithLease(0)":            idem.WithLease(0),
-		"WithLeaseMargin(0)":      idem.WithLeaseMargin(0),
+		"WithLeaseMargin(0)":      func(c *idem.Config) { c.LeaseMargin = 0 },
 		"WithClockSkew(0)":        idem.WithClockSkew(0),
 		"WithExpiry(0)":           idem.WithExpiry(0),
 		"WithHeartbeat(0)":        idem.WithHeartbeat(0),
@@ -57,7 +57,7 @@ func TestOptionBehaviour(t *testing.T) {
 		field string
 	}{
 		"WithLease(-1s)":          {idem.WithLease(-time.Second), "Lease"},
-		"WithLeaseMargin(-1s)":    {idem.WithLeaseMargin(-time.Second), "LeaseMargin"},
+		"WithLeaseMargin(-1s)":    {func(c *idem.Config) { c.LeaseMargin = -time.Second }, "LeaseMargin"},
 		"WithClockSkew(-1s)":      {idem.WithClockSkew(-time.Second), "ClockSkew"},
 		"WithExpiry(-1s)":         {idem.WithExpiry(-time.Second), "Expiry"},
 		"WithHeartbeat(-1s)":      {idem.WithHeartbeat(-time.Second), "Heartbeat"},

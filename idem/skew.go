@@ -59,15 +59,6 @@ func (c Config) TakeOverAt(leaseUntil time.Time) time.Time {
 	return leaseUntil.Add(c.skew())
 }
 
-// skew is ClockSkew, its default when zero (a negative one, which
-// Validate refuses, counts as none).
-func (c *Config) skew() time.Duration {
-	if c.ClockSkew == 0 {
-		return DefaultClockSkew
-	}
-	return max(c.ClockSkew, 0)
-}
-
 // expiry is Expiry, its default when zero.
 func (c *Config) expiry() time.Duration {
 	if c.Expiry <= 0 {

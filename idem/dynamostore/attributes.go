@@ -1,10 +1,5 @@
 package dynamostore
 
-import (
-	"errors"
-	"fmt"
-)
-
 // Attributes names the attributes of a record's item. An empty field takes
 // its default. The defaults are the names Powertools for AWS Lambda uses,
 // with the same units, plus Owner, OmittedBytes and Encoding.
@@ -55,13 +50,6 @@ var defaultAttributes = Attributes{
 	Encoding:     "data_encoding",
 }
 
-// WithAttributes sets the attribute names, for a table whose partition key
-// is not "id" or whose items must match other code's. Empty fields keep
-// their defaults. Defaults to Powertools' names (see Attributes).
-func WithAttributes(a Attributes) Option {
-	return func(c *Config) { c.Attributes = a }
-}
-
 // fields lists the names with their field names and defaults.
 func (a *Attributes) fields() []attrField {
 	d := defaultAttributes
@@ -91,27 +79,4 @@ func (a Attributes) withDefaults() Attributes {
 		}
 	}
 	return a
-}
-
-// validate reports two fields, or a field and the sort key (empty: none),
-// naming one attribute.
-func (a Attributes) validate(sortKey string) error {
-	var errs []error
-	seen := make(map[string]string)
-	fields := a.fields()
-	if sortKey != "" {
-		fields = append(fields, attrField{field: "the sort key", name: &sortKey})
-	}
-	for _, f := range fields {
-		if other, dup := seen[*f.name]; dup {
-			field := "Attributes." + f.field
-			if f.field == "the sort key" {
-				field = "SortKey"
-			}
-			errs = append(errs, configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other)))
-			continue
-		}
-		seen[*f.name] = f.field
-	}
-	return errors.Join(errs...)
 }

@@ -91,3 +91,33 @@ func resolve(opts []Option) (Config, error) {
 	}
 	return c, nil
 }
+
+// WithAttributes sets the attribute names, for a table whose partition key
+// is not "id" or whose items must match other code's. Empty fields keep
+// their defaults. Defaults to Powertools' names (see Attributes).
+func WithAttributes(a Attributes) Option {
+	return func(c *Config) { c.Attributes = a }
+}
+
+// validate reports two fields, or a field and the sort key (empty: none),
+// naming one attribute.
+func (a Attributes) validate(sortKey string) error {
+	var errs []error
+	seen := make(map[string]string)
+	fields := a.fields()
+	if sortKey != "" {
+		fields = append(fields, attrField{field: "the sort key", name: &sortKey})
+	}
+	for _, f := range fields {
+		if other, dup := seen[*f.name]; dup {
+			field := "Attributes." + f.field
+			if f.field == "the sort key" {
+				field = "SortKey"
+			}
+			errs = append(errs, configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other)))
+			continue
+		}
+		seen[*f.name] = f.field
+	}
+	return errors.Join(errs...)
+}

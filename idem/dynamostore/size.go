@@ -8,10 +8,6 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
-// the attribute names plus the sizes of their values.
-const MaxItemBytes = 400 * 1024
-
 const (
 	// maxNumberBytes is the most a number can take: up to 38 significant
 	// digits, one byte per two, plus one.

@@ -68,3 +68,7 @@ func (s *Store) Table() string { return s.table }
 
 // Attributes returns the attribute names the store uses, defaults filled in.
 func (s *Store) Attributes() Attributes { return s.attrs }
+
+// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
+// the attribute names plus the sizes of their values.
+const MaxItemBytes = 400 * 1024

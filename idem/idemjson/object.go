@@ -205,3 +205,7 @@ func Kind(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// errNoNamespace is returned by Key for an empty namespace: a key without
+// one could collide with another function's.
+var errNoNamespace = fmt.Errorf("%w: the namespace is empty", idem.ErrNoKey)

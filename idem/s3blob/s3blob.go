@@ -24,7 +24,7 @@ type API interface {
 
 // DefaultMaxBytes is the longest object Blobs puts or reads: 64 MiB, well
 // above the answers idemq is priced for (4 MiB) and idem's
-// DefaultMaxDecodedBytes (16 MiB), well below a Lambda function's memory.
+// idem.Config.MaxDecodedBytes (16 MiB), well below a Lambda function's memory.
 const DefaultMaxBytes = 64 << 20
 
 // Blobs is an idem.Blobs over one S3 bucket: the object of name n is
