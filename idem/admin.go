@@ -174,9 +174,9 @@ type BlobRef struct {
 }
 
 // Blob returns the blob a record's result was offloaded to, and whether
-// it was (Encoding is EncodingBlob and its pointer reads).
+// it was (Encoding is "blob" and its pointer reads).
 func (r *Record) Blob() (BlobRef, bool) {
-	if r.Encoding != EncodingBlob {
+	if r.Encoding != storekit.EncodingBlob {
 		return BlobRef{}, false
 	}
 	var p blobPointer

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/idemq/idemq/internal/storekit"
 )
 
-// blobPointer is the Result of a record in EncodingBlob.
+// blobPointer is the Result of a record in storekit.EncodingBlob.
 type blobPointer struct {
 	Name     string `json:"name"`
 	Size     int    `json:"size"`
@@ -28,7 +30,7 @@ func blobName(key Key, owner string) string {
 
 // offload puts stored (in encoding) in c.Blobs when it is longer than
 // c.OffloadAbove, and returns what the completion is to hold: the pointer
-// in EncodingBlob, or stored and encoding themselves. c is resolved.
+// in storekit.EncodingBlob, or stored and encoding themselves. c is resolved.
 func (c *Config) offload(ctx context.Context, key Key, owner string, stored []byte, encoding string) ([]byte, string, error) {
 	if c.Blobs == nil || len(stored) <= c.OffloadAbove {
 		return stored, encoding, nil
@@ -42,7 +44,7 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 	if err != nil {
 		return nil, "", &Error{Op: OpOffload, Key: key, Err: err}
 	}
-	return ptr, EncodingBlob, nil
+	return ptr, storekit.EncodingBlob, nil
 }
 
 // replay returns the result rec holds as the work returned it, reading it
@@ -51,7 +53,7 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 // size or SHA-256 is not the pointer's, is ErrUnreadableResult, never an
 // empty or truncated result. c is resolved.
 func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
-	if rec.Encoding != EncodingBlob {
+	if rec.Encoding != storekit.EncodingBlob {
 		return decode(rec, c.MaxDecodedBytes)
 	}
 	var p blobPointer
@@ -74,7 +76,7 @@ func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
 	if len(data) != p.Size || hex.EncodeToString(sum[:]) != p.SHA256 {
 		return nil, fmt.Errorf("%w: blob %s holds %d bytes of SHA-256 %x, not the %d bytes of SHA-256 %s recorded", ErrUnreadableResult, p.Name, len(data), sum, p.Size, p.SHA256)
 	}
-	if p.Encoding == EncodingBlob {
+	if p.Encoding == storekit.EncodingBlob {
 		return nil, fmt.Errorf("%w: blob %s points to another blob", ErrUnreadableResult, p.Name)
 	}
 	return decode(&Record{Result: data, Encoding: p.Encoding}, c.MaxDecodedBytes)

@@ -34,7 +34,7 @@ func (s *setup) advance(d time.Duration) {
 }
 
 func (s *setup) do(ctx context.Context, key idem.Key, fp string, fn idem.Func, opts ...idem.Option) (idem.Result, error) {
-	return idem.Do(ctx, s.store, key, fp, fn, append([]idem.Option{idem.WithClock(s)}, opts...)...)
+	return idem.Do(ctx, s.store, key, fp, fn, append([]idem.Option{func(c *idem.Config) { c.Clock = s }}, opts...)...)
 }
 
 func answer(v string) idem.Func {

@@ -9,7 +9,8 @@ import (
 // or a store's own (a string literal converts).
 type Op string
 
-// The operations of Do and of a Store's methods.
+// The operations of Do and of a Store's methods. A store's own methods
+// name theirs: "get", "list", "delete" (Admin), "cleanup".
 const (
 	OpClaim    Op = "claim"    // claiming the key (Store.Claim), or reading what holds it
 	OpReplay   Op = "replay"   // reading a stored result back
@@ -18,10 +19,6 @@ const (
 	OpComplete Op = "complete" // storing the result (Store.Complete)
 	OpRelease  Op = "release"  // freeing the claim (Store.Release)
 	OpExtend   Op = "extend"   // renewing the lease (Store.Extend)
-	OpGet      Op = "get"      // reading a record (a store's Get)
-	OpList     Op = "list"     // listing records (Admin.List)
-	OpDelete   Op = "delete"   // deleting a record as it was read (Admin.Delete)
-	OpCleanup  Op = "cleanup"  // deleting expired records (a store's own sweep)
 )
 
 // Error says which operation on which key failed. Err is the cause: a

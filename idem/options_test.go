@@ -30,16 +30,16 @@ func TestOptionBehaviour(t *testing.T) {
 		t.Errorf("the defaults: %+v", defaults)
 	}
 	for name, opt := range map[string]idem.Option{
-		"WithClock(nil)":          idem.WithClock(nil),
+		"WithClock(nil)":          func(c *idem.Config) { c.Clock = nil },
 		"WithLease(0)":            idem.WithLease(0),
 		"WithLeaseMargin(0)":      func(c *idem.Config) { c.LeaseMargin = 0 },
-		"WithClockSkew(0)":        idem.WithClockSkew(0),
+		"WithClockSkew(0)":        func(c *idem.Config) { c.ClockSkew = 0 },
 		"WithExpiry(0)":           idem.WithExpiry(0),
 		"WithHeartbeat(0)":        idem.WithHeartbeat(0),
-		"WithCompressAbove(0)":    idem.WithCompressAbove(0),
-		"WithMaxDecodedBytes(0)":  idem.WithMaxDecodedBytes(0),
+		"WithCompressAbove(0)":    func(c *idem.Config) { c.CompressAbove = 0 },
+		"WithMaxDecodedBytes(0)":  func(c *idem.Config) { c.MaxDecodedBytes = 0 },
 		"WithBlobs(nil)":          idem.WithBlobs(nil),
-		"WithOffloadAbove(0)":     idem.WithOffloadAbove(0),
+		"WithOffloadAbove(0)":     func(c *idem.Config) { c.OffloadAbove = 0 },
 		"WithConfig(zero Config)": idem.WithConfig(idem.Config{}),
 	} {
 		c, err := idem.NewConfig(opt)
@@ -49,7 +49,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// A negative size turns compression off; other negatives are refused.
-	if c, err := idem.NewConfig(idem.WithCompressAbove(-1)); err != nil || c.CompressAbove >= 0 {
+	if c, err := idem.NewConfig(func(c *idem.Config) { c.CompressAbove = -1 }); err != nil || c.CompressAbove >= 0 {
 		t.Errorf("WithCompressAbove(-1): %d, %v; want compression off", c.CompressAbove, err)
 	}
 	for name, tc := range map[string]struct {
@@ -58,11 +58,11 @@ func TestOptionBehaviour(t *testing.T) {
 	}{
 		"WithLease(-1s)":          {idem.WithLease(-time.Second), "Lease"},
 		"WithLeaseMargin(-1s)":    {func(c *idem.Config) { c.LeaseMargin = -time.Second }, "LeaseMargin"},
-		"WithClockSkew(-1s)":      {idem.WithClockSkew(-time.Second), "ClockSkew"},
+		"WithClockSkew(-1s)":      {func(c *idem.Config) { c.ClockSkew = -time.Second }, "ClockSkew"},
 		"WithExpiry(-1s)":         {idem.WithExpiry(-time.Second), "Expiry"},
 		"WithHeartbeat(-1s)":      {idem.WithHeartbeat(-time.Second), "Heartbeat"},
-		"WithMaxDecodedBytes(-1)": {idem.WithMaxDecodedBytes(-1), "MaxDecodedBytes"},
-		"WithOffloadAbove(-1)":    {idem.WithOffloadAbove(-1), "OffloadAbove"},
+		"WithMaxDecodedBytes(-1)": {func(c *idem.Config) { c.MaxDecodedBytes = -1 }, "MaxDecodedBytes"},
+		"WithOffloadAbove(-1)":    {func(c *idem.Config) { c.OffloadAbove = -1 }, "OffloadAbove"},
 	} {
 		if _, err := idem.NewConfig(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", tc.field}}) {
 			t.Errorf("%s: %v, want idem's %s refused", name, err, tc.field)
@@ -77,7 +77,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, nil options included.
-	_, err = idem.NewConfig(nil, idem.WithLease(-time.Second), idem.WithExpiry(-time.Second), nil, idem.WithMaxDecodedBytes(-1))
+	_, err = idem.NewConfig(nil, idem.WithLease(-time.Second), idem.WithExpiry(-time.Second), nil, func(c *idem.Config) { c.MaxDecodedBytes = -1 })
 	want := [][2]string{{"idem", "options[0]"}, {"idem", "options[3]"}, {"idem", "Lease"}, {"idem", "Expiry"}, {"idem", "MaxDecodedBytes"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)

@@ -30,9 +30,10 @@ type Record struct {
 	// encoded as Encoding says. Do replays it decoded; DecodedResult
 	// decodes a record read with a store's Get.
 	Result []byte
-	// Encoding says how Result is stored: EncodingRaw (empty: as the work
-	// returned it) or EncodingGzip. A record written before compression
-	// existed, or by Powertools, has none.
+	// Encoding says how Result is stored: "" (as the work returned it),
+	// "gzip" (one gzip member, RFC 1952) or "blob" (a pointer to an object
+	// of Config.Blobs). A record written before compression existed, or
+	// by Powertools, has none.
 	Encoding string
 	// OmittedBytes is the size of a result too large to store (at least
 	// 1, even for an empty one): the record was COMPLETED without it

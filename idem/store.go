@@ -87,8 +87,8 @@ type Completion struct {
 	// Result is the result as it is to be stored, encoded as Encoding
 	// says.
 	Result []byte
-	// Encoding is how Result is encoded (Record.Encoding): EncodingRaw
-	// or EncodingGzip. The store keeps it with the result, and Claim
+	// Encoding is how Result is encoded (Record.Encoding): "", "gzip"
+	// or "blob". The store keeps it with the result, and Claim
 	// returns it; a store keeps any string it is given.
 	Encoding  string
 	ExpiresAt time.Time

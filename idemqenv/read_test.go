@@ -57,7 +57,7 @@ func TestReadWorker(t *testing.T) {
 		if err != nil || s.CompressAbove != want {
 			t.Errorf("%s=%q: %d, %v; want %d", compressAbove, v, s.CompressAbove, err, want)
 		}
-		if cfg, err := idem.NewConfig(idem.WithCompressAbove(s.CompressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
+		if cfg, err := idem.NewConfig(func(c *idem.Config) { c.CompressAbove = s.CompressAbove }); err != nil || (want == -1 && cfg.CompressAbove != -1) {
 			t.Errorf("%s=off does not turn compression off: %+v", compressAbove, cfg)
 		}
 	}
@@ -197,7 +197,7 @@ func TestReadClaim(t *testing.T) {
 	}
 	// In consumer mode a claim without a lease of its own takes the
 	// consumer's default lease, which a heartbeat of at most half of it
-	// renews (idem's Config.Heartbeat with idem.ContextWithDefaultLease).
+	// renews (idem's Config.Heartbeat with leasectx.WithDefaultLease).
 	if s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "30s")); err != nil || s.Heartbeat != 30*time.Second || s.Lease != 0 {
 		t.Errorf("a consumer's heartbeat without a lease: %+v, %v; want it taken", s, err)
 	}

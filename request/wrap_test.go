@@ -206,7 +206,7 @@ func TestNewFuncRefuses(t *testing.T) {
 		{"a key function of another type", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a key function and key fields", second(request.NewFunc(store, fn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a nil key function: none, so the key member is looked for", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf[event](nil))), "KeyField"},
-		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithoutResult()))), "DiscardResult"},
+		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(func(c *idem.Config) { c.DiscardResult = true }))), "DiscardResult"},
 		{"a bad idem setting", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithExpiry(-time.Second)))), "Expiry"},
 		{"a contradiction", second(request.NewFunc(store, fn, request.WithRequest(request.Identity{Namespace: "n", KeyField: "item"}))), "KeyField"},
 	} {

@@ -12,7 +12,7 @@ import (
 
 func TestPurgeCompleted(t *testing.T) {
 	eachStore(t, func(t *testing.T, b *bundle) {
-		b.complete(t, "done", []byte(`{"name":"ab12/o","size":9000,"sha256":"00"}`), idem.EncodingBlob, time.Hour)
+		b.complete(t, "done", []byte(`{"name":"ab12/o","size":9000,"sha256":"00"}`), storekit.EncodingBlob, time.Hour)
 		r := b.run(t, strings.NewReader("y\n"), "purge", "done")
 		if r.code != exitOK {
 			t.Fatalf("purge answered y: exit %d", r.code)
@@ -24,7 +24,7 @@ func TestPurgeCompleted(t *testing.T) {
 		}
 		b.wantGone(t, "purge", "done")
 
-		owner := b.complete(t, "kept", []byte("r"), idem.EncodingRaw, time.Hour)
+		owner := b.complete(t, "kept", []byte("r"), storekit.EncodingRaw, time.Hour)
 		if r := b.run(t, strings.NewReader("N\n"), "purge", "kept"); r.code != exitFailed {
 			t.Errorf("purge answered N: exit %d", r.code)
 		}

@@ -70,9 +70,9 @@ func viewOf(s *settings, rec idem.Record, now time.Time) view {
 		if s.blobBucket != "" {
 			v.Blob = "s3://" + s.blobBucket + "/" + v.Blob
 		}
-	case rec.Encoding == idem.EncodingGzip:
+	case rec.Encoding == storekit.EncodingGzip:
 		v.Stored = "gzip"
-	case rec.Encoding == idem.EncodingRaw:
+	case rec.Encoding == storekit.EncodingRaw:
 		v.Stored = "inline"
 	default:
 		v.Stored = "encoding " + rec.Encoding

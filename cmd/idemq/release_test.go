@@ -87,7 +87,7 @@ func TestReleaseStuck(t *testing.T) {
 			t.Errorf("claim after release: %+v, %v; want a fresh claim", c, err)
 		}
 
-		owner := b.complete(t, "done", []byte("r"), idem.EncodingRaw, time.Hour)
+		owner := b.complete(t, "done", []byte("r"), storekit.EncodingRaw, time.Hour)
 		if r := b.run(t, nil, "release", "done", "--yes", "--force"); r.code != exitFailed || !strings.Contains(r.stderr, "purge") {
 			t.Errorf("release of a COMPLETED record: exit %d, want %d pointing to purge", r.code, exitFailed)
 		}

@@ -23,7 +23,7 @@ import (
 //     bound (idem.Config.ClockSkew, 500 ms by default): a worker that
 //     crashed. The next delivery takes the key over and runs.
 //
-// The handler's clock is the wall clock unless idem.WithClock says
+// The handler's clock is the wall clock unless idem.Config.Clock says
 // otherwise; give Hold a time of that clock. It claims through
 // store.Claim, as any worker does, so it works with every idem.Store;
 // the record expires idem.DefaultExpiry after leaseUntil. key is the

@@ -31,7 +31,7 @@ type Attributes struct {
 	// otherwise. Defaults to "result_omitted_bytes".
 	OmittedBytes string
 	// Encoding is, on a COMPLETED record whose result is stored encoded,
-	// the encoding, a string (idem.EncodingGzip: Result holds the gzip of
+	// the encoding, a string ("gzip": Result holds the gzip of
 	// the result); absent on a result stored as it is, and on every
 	// record written before compression existed or by Powertools.
 	// Defaults to "data_encoding".

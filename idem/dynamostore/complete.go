@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // completeExpression marks the record COMPLETED with its result and new
@@ -119,7 +120,7 @@ func (s *Store) completeUpdate(c idem.Completion) *types.Update {
 		expr, names = omitExpression, s.names(phStatus, phOmitted, phExpiry, phLease, phOwner)
 	} else {
 		values[":data"] = bin(c.Result)
-		if c.Encoding != idem.EncodingRaw {
+		if c.Encoding != storekit.EncodingRaw {
 			values[":enc"] = str(c.Encoding)
 			expr, names = encodedExpression, s.names(phStatus, phResult, phEncoding, phExpiry, phLease, phOwner)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 const (
@@ -34,7 +35,7 @@ func (s *Store) completedSize(c idem.Completion) int {
 		return n + len(a.OmittedBytes) + maxNumberBytes
 	}
 	n += len(a.Result) + len(c.Result)
-	if c.Encoding != idem.EncodingRaw {
+	if c.Encoding != storekit.EncodingRaw {
 		n += len(a.Encoding) + len(c.Encoding)
 	}
 	return n

@@ -106,7 +106,7 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 		calls++
 		return result, nil
 	}
-	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock), idem.WithExpiry(time.Hour))
+	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, func(c *idem.Config) { c.Clock = clock }, idem.WithExpiry(time.Hour))
 	if !errors.Is(err, idem.ErrResultTooLarge) || r.Outcome != idem.Executed || !r.Omitted || len(r.Value) != size {
 		t.Fatalf("first delivery: %s, omitted %v, %d bytes, %v; want executed, omitted, the fresh result, ErrResultTooLarge",
 			r.Outcome, r.Omitted, len(r.Value), err)
@@ -123,7 +123,7 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 	})
 	b.api.take()
 
-	r, err = idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock))
+	r, err = idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, func(c *idem.Config) { c.Clock = clock })
 	if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
 		t.Fatalf("duplicate: %+v, %v; want replayed, omitted, no value", r, err)
 	}

@@ -129,7 +129,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	result, encoding, omitted := c.Result, c.Encoding, max(c.OmittedBytes, 0)
 	if omitted > 0 {
-		result, encoding = nil, idem.EncodingRaw // completed without its result
+		result, encoding = nil, storekit.EncodingRaw // completed without its result
 	} else if len(result) > s.maxResult {
 		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(result), s.maxResult)
 	}

@@ -101,7 +101,7 @@ func TestTableOfAnEarlierVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _ := idemtest.MustGet(t, store, "k#new")
-	if v, err := rec.DecodedResult(0); rec.Encoding != idem.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
+	if v, err := rec.DecodedResult(0); rec.Encoding != storekit.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
 		t.Fatalf("a new result: stored with encoding %q (%v), want it gzipped", rec.Encoding, err)
 	}
 }

@@ -36,7 +36,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	omitted := ""
 	data, encoding := c.Result, c.Encoding
 	if c.OmittedBytes > 0 {
-		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, idem.EncodingRaw
+		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, storekit.EncodingRaw
 	} else if len(data) > s.maxResult {
 		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: fmt.Errorf(
 			"%w: %d bytes, the store's limit is %d", idem.ErrResultTooLarge, len(data), s.maxResult)}

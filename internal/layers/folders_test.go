@@ -19,10 +19,11 @@ import (
 // test: it sits above every part, and no part imports it.
 var folders = []string{
 	// What the model shares with every part and no user names (the
-	// options kit, the stores' helpers): production leaves under
-	// internal/, each a folder of its own.
+	// options kit, the stores' helpers, a runner's context values):
+	// production leaves under internal/, each a folder of its own.
 	"internal/optkit",
 	"internal/storekit",
+	"internal/leasectx",
 	// The arithmetic of a queue's settings and the back-off of its
 	// calls; the model of a record and its stores.
 	"queue",
@@ -180,7 +181,7 @@ func TestFoldersGoDownFinds(t *testing.T) {
 		"producer": {"nowhere": "producer/p.go imports " + module + "/nowhere/z"},
 	}
 	got := foldersGoDown(imports)
-	want := []string{"attic/ has Go files", "idem/ (rank 3) imports internal/", "producer/ imports nowhere/"}
+	want := []string{"attic/ has Go files", "idem/ (rank 4) imports internal/", "producer/ imports nowhere/"}
 	if len(got) != len(want) {
 		t.Fatalf("found %q; want %d findings beginning %q", got, len(want), want)
 	}

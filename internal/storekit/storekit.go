@@ -66,3 +66,31 @@ func StoredFingerprint(fp string) string {
 	}
 	return base64.RawURLEncoding.EncodeToString(sum[:storedFingerprintBytes])
 }
+
+// The encodings of a stored result (idem.Record.Encoding,
+// idem.Completion.Encoding). Every store keeps the encoding beside the
+// result, in an attribute, column or field of its own, so no stored
+// result, whatever its bytes, is read in the wrong encoding; a store keeps
+// any string it is given.
+const (
+	// EncodingRaw is a result stored as the work returned it: every result
+	// Do does not compress, and every record written before compression
+	// existed or by Powertools.
+	EncodingRaw = ""
+	// EncodingGzip is a result stored as one gzip member (RFC 1952) of the
+	// work's result.
+	EncodingGzip = "gzip"
+	// EncodingBlob is a result kept in idem.Config.Blobs: the record's
+	// Result is a pointer (JSON: the object's name, size, SHA-256 and the
+	// encoding of the bytes it holds, EncodingRaw or EncodingGzip).
+	EncodingBlob = "blob"
+)
+
+// The operations of a store's methods beyond idem.Store's, for the Op of
+// the *idem.Error they return (untyped: they convert to idem.Op).
+const (
+	OpGet     = "get"     // reading a record (a store's Get)
+	OpList    = "list"    // listing records (idem.Admin.List)
+	OpDelete  = "delete"  // deleting a record as it was read (idem.Admin.Delete)
+	OpCleanup = "cleanup" // deleting expired records (a store's own sweep)
+)

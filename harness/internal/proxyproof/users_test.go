@@ -266,7 +266,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	result, encoding := bytes.Clone(c.Result), c.Encoding
 	if c.OmittedBytes > 0 {
-		result, encoding = nil, idem.EncodingRaw
+		result, encoding = nil, storekit.EncodingRaw
 	} else if len(result) > maxResult {
 		return idem.ErrResultTooLarge
 	}
