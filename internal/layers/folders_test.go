@@ -16,7 +16,8 @@ import (
 // folders ranked below it, so the folders read as the layers they are
 // (the model at the bottom, the test kits, the commands and the harness
 // on top). internal/ holds the test kits, which import the parts they
-// test: it sits above every part, and no part imports it.
+// test: it sits above every part, and no part imports it, but for the
+// production leaves ranked apart at the bottom (internal/optkit, ...).
 var folders = []string{
 	// What the model shares with every part and no user names (the
 	// options kit, the stores' helpers, a runner's context values):
