@@ -11,6 +11,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // A message the handler gives back (its key in progress elsewhere) keeps
@@ -24,7 +25,7 @@ func TestBackedOffMessageIsNotExtended(t *testing.T) {
 	key, _ := idem.ClientKey("consumer-test", "busy")
 	fp, _ := idemjson.Fingerprint([]byte(body("busy")))
 	now := time.Now()
-	if c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Fingerprint: fp,
+	if c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: storekit.NewOwner(), Fingerprint: fp,
 		Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
 		t.Fatalf("claim: %+v, %v", c, err)
 	}

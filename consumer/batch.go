@@ -8,8 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/leasectx"
 )
 
 // process runs one received batch: it hands the event to the handler
@@ -22,7 +21,7 @@ func (c *Consumer) process(msgs []types.Message) {
 	event := c.event(msgs)
 	ctx, cancel := context.WithDeadline(c.workCtx, received.Add(c.cfg.MaxRunTime))
 	if c.cfg.Lease > 0 {
-		ctx = idem.ContextWithDefaultLease(ctx, c.cfg.Lease, c.cfg.Heartbeat)
+		ctx = leasectx.WithDefaultLease(ctx, c.cfg.Lease, c.cfg.Heartbeat)
 	}
 	ext := c.keepHidden(msgs, received)
 	ctx = context.WithValue(ctx, batchContextKey{}, ext)

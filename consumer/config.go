@@ -116,8 +116,8 @@ type Config struct {
 	UnhealthyAfter int
 	// Lease is the lease of the claims the handler makes without a lease
 	// of its own (idem.Config.Lease unset), renewed every Heartbeat while
-	// their work runs (idem.ContextWithDefaultLease in each batch's
-	// context): a key whose worker died is free Lease after the last
+	// their work runs (a default lease in each batch's context, which
+	// idem.Do reads): a key whose worker died is free Lease after the last
 	// renewal. A negative Lease turns this off (WithDeadlineLease): such
 	// claims then last the batch's time left plus idem's LeaseMargin,
 	// about MaxRunTime, as under Lambda. Defaults to DefaultShortLease.
@@ -203,7 +203,7 @@ func WithLease(lease, heartbeat time.Duration) Option {
 func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. VisibilityTimeout may be 0 (the queue's, checked
 // when Start reads it). It is the resolve step New runs, without its
 // result.

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // SQS is the part of the SQS client a Consumer calls. *sqs.Client
@@ -62,21 +62,21 @@ type Consumer struct {
 
 // New returns a consumer of the queue at queueURL that hands each batch to
 // h, normally what handler.New returns. It returns an error joining an
-// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// *idem.ConfigError for every bad setting (joined): a nil
 // client or handler, an empty URL, a nil option, a setting Validate
 // refuses. Nothing is sent before Start.
 func New(client SQS, queueURL string, h handler.Handler, opts ...Option) (*Consumer, error) {
 	var errs []error
 	if client == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
 	if queueURL == "" {
 		errs = append(errs, configError("queueURL", `""`, errors.New("must not be empty")))
 	}
 	if h == nil {
-		errs = append(errs, configError("h", "", idem.ErrNil))
+		errs = append(errs, configError("h", "", optkit.ErrNil))
 	}
-	cfg, err := idem.ApplyOptions("consumer", opts)
+	cfg, err := optkit.ApplyOptions("consumer", opts)
 	errs = append(errs, err)
 	cfg, err = cfg.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

@@ -74,8 +74,8 @@
 // -9, a lost node) before another worker may take it over. A claim the
 // handler makes without a lease of its own (idem.Config.Lease unset) takes
 // the consumer's short one, Config.Lease, and a heartbeat renews it every
-// Config.Heartbeat while its work runs (idem.ContextWithDefaultLease in
-// each batch's context). So a dead worker's key is free at most a minute
+// Config.Heartbeat while its work runs (a default lease in each batch's
+// context, which idem.Do reads). So a dead worker's key is free at most a minute
 // after its last renewal, whatever MaxRunTime is, and its message, which
 // comes back one visibility timeout after the last extension, is retried
 // when a retry can succeed. The price is the renewals: one conditional

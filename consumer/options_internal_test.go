@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // resolved is what opts make of the zero Config.
 func resolved(opts ...Option) (Config, error) {
-	c, err := idem.ApplyOptions("consumer", opts)
+	c, err := optkit.ApplyOptions("consumer", opts)
 	if err != nil {
 		return Config{}, err
 	}

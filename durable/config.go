@@ -94,7 +94,7 @@ func configError(field, value string, err error) *idem.ConfigError {
 
 // Validate reports every setting of c that cannot be safe, each an
 // *idem.ConfigError naming its field (a Request setting's names package
-// "request"), joined (see idem.ConfigErrors); nil when there is none. It
+// "request"), joined (errors.Join); nil when there is none. It
 // is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, _, err := c.resolve()

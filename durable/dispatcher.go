@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -51,16 +52,16 @@ type Start struct {
 // client. function is the durable function's name or ARN with its version
 // or alias (my-function:prod): Lambda starts durable executions only of a
 // qualified function. New returns an error joining an *idem.ConfigError
-// for every bad setting (see idem.ConfigErrors): client or an option is
+// for every bad setting (joined): client or an option is
 // nil, function is empty or has no qualifier, a setting cannot be safe
 // (Config.Validate).
 func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 	var errs []error
 	if client == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
 	errs = append(errs, checkFunction(function))
-	c, err := idem.ApplyOptions("durable", opts)
+	c, err := optkit.ApplyOptions("durable", opts)
 	errs = append(errs, err)
 	c, program, err := c.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

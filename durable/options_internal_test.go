@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
 // resolved is what opts make of the zero Config, with the namespace "ns".
 func resolved(opts ...Option) (Config, error) {
-	c, err := idem.ApplyOptions("durable", append([]Option{WithRequest(request.Identity{Namespace: "ns"})}, opts...))
+	c, err := optkit.ApplyOptions("durable", append([]Option{WithRequest(request.Identity{Namespace: "ns"})}, opts...))
 	if err != nil {
 		return Config{}, err
 	}
@@ -44,7 +44,7 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A whole Config, then an option over it; an option before it is
 	// overwritten.
-	c, err := idem.ApplyOptions("durable", []Option{func(c *Config) { c.NoBatchError = true }, WithConfig(Config{Request: request.Identity{Namespace: "whole"}, Concurrency: 3}), WithConcurrency(5)})
+	c, err := optkit.ApplyOptions("durable", []Option{func(c *Config) { c.NoBatchError = true }, WithConfig(Config{Request: request.Identity{Namespace: "whole"}, Concurrency: 3}), WithConcurrency(5)})
 	if err != nil || c.Concurrency != 5 || c.Request.Namespace != "whole" || c.NoBatchError {
 		t.Errorf("WithConfig then WithConcurrency: %+v, %v; want concurrency 5, namespace whole, the batch error on", c, err)
 	}

@@ -184,8 +184,8 @@ func WithScope(f ScopeFunc) Option { return func(c *Config) { c.Scope = f } }
 
 // Validate reports every setting of c that cannot be safe, each an
 // *idem.ConfigError naming its field (an idem.Config field's names package
-// "idem", a request.Identity field's package "request"), joined (see
-// idem.ConfigErrors); nil when there is none. Zero fields take their
+// "idem", a request.Identity field's package "request"), joined
+// (errors.Join); nil when there is none. Zero fields take their
 // defaults. It is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -50,18 +51,18 @@ type Queue interface {
 // no-store, X-Content-Type-Options: nosniff), and every error is a
 // problem, another path's 404 and another method's 405 included (route.go).
 // It fails with an error joining an *idem.ConfigError for every bad
-// setting (see idem.ConfigErrors): a nil store or q, a nil option, a
+// setting (joined): a nil store or q, a nil option, a
 // setting Config.Validate refuses, a q whose Identity is not
 // Config.Request.
 func New(store Store, q Queue, opts ...Option) (http.Handler, error) {
 	var errs []error
 	if store == nil {
-		errs = append(errs, configError("store", "", idem.ErrNil))
+		errs = append(errs, configError("store", "", optkit.ErrNil))
 	}
 	if q == nil {
-		errs = append(errs, configError("queue", "", idem.ErrNil))
+		errs = append(errs, configError("queue", "", optkit.ErrNil))
 	}
-	c, err := idem.ApplyOptions("frontdoor", opts)
+	c, err := optkit.ApplyOptions("frontdoor", opts)
 	errs = append(errs, err)
 	c, err = c.resolve()
 	errs = append(errs, err)

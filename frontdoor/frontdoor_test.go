@@ -314,8 +314,8 @@ func TestStatusReadsEveryStoredForm(t *testing.T) {
 		}
 	}
 	quiet := handler.WithLogger(slog.New(slog.DiscardHandler))
-	offloading := must(handler.New(store, work, handler.WithRequest(id), quiet, handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(100))))
-	inline := must(handler.New(store, work, handler.WithRequest(id), quiet, handler.WithIdem(idem.WithoutCompression())))
+	offloading := must(handler.New(store, work, handler.WithRequest(id), quiet, handler.WithIdem(idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = 100 })))
+	inline := must(handler.New(store, work, handler.WithRequest(id), quiet, handler.WithIdem(func(c *idem.Config) { c.CompressAbove = -1 })))
 	for i, m := range q.Messages() {
 		worker := offloading
 		if i == 1 { // huge

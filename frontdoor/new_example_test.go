@@ -1,6 +1,7 @@
 package frontdoor_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -35,7 +36,8 @@ func ExampleNew() {
 
 	// A queue that reads keys otherwise than the front door is refused.
 	_, err = frontdoor.New(store, newMemQueue(request.Identity{Namespace: "other"}), frontdoor.WithRequest(id))
-	for _, e := range idem.ConfigErrors(err) {
+	var e *idem.ConfigError
+	if errors.As(err, &e) {
 		fmt.Println("refused:", e.Package, e.Field)
 	}
 	// Output:

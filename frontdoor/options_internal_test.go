@@ -11,13 +11,14 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
 
 // resolved is what opts make of the zero Config, with the namespace "w".
 func resolved(opts ...Option) (Config, error) {
-	c, err := idem.ApplyOptions("frontdoor", append([]Option{WithRequest(request.Identity{Namespace: "w"})}, opts...))
+	c, err := optkit.ApplyOptions("frontdoor", append([]Option{WithRequest(request.Identity{Namespace: "w"})}, opts...))
 	if err != nil {
 		return Config{}, err
 	}

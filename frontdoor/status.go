@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The states a status read answers with 202, in StatusBody.Status.
@@ -156,5 +157,5 @@ func (fd *frontDoor) state(w http.ResponseWriter, key, state string) {
 // keep expiry, in whole seconds. A store's Get returns expired records
 // too; they count as absent.
 func live(rec idem.Record, now time.Time) bool {
-	return idem.ExpirySeconds(rec.ExpiresAt) >= now.Unix()
+	return storekit.ExpirySeconds(rec.ExpiresAt) >= now.Unix()
 }

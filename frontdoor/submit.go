@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
@@ -68,7 +69,7 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Idempotency-Key is missing", errNoKeyHeader.Error()+`: a unique value per request, reused for its retries, like Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"`)
 		return
 	case !ok:
-		key = idem.NewOwner()
+		key = storekit.NewOwner()
 		w.Header().Set(HeaderKey, strconv.Quote(key)) // base64url: a valid sf-string as quoted
 	}
 	body, err := readBody(w, r, fd.c.MaxBodyBytes)

@@ -67,7 +67,7 @@ func TestAckOnlyOnProof(t *testing.T) {
 		// "gone" is not "another owner": the record may have expired. Only
 		// a refusal naming another owner acks.
 		{"completion refused, holder unknown", idem.ErrLeaseLost, false, false},
-		{"completion refused, record gone", idem.LeaseLost("", "", "x"), false, false},
+		{"completion refused, record gone", &idem.LeaseLostError{Owner: "x"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -124,7 +124,7 @@ func TestSuperseded(t *testing.T) {
 					}
 				}
 				return []byte("ours"), nil
-			}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Minute)))
+			}, handler.WithIdem(func(c *idem.Config) { c.Clock = clock }, idem.WithLease(time.Minute)))
 			got := b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k1"))
 			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			if rec.Owner != "other" {

@@ -35,7 +35,7 @@ func TestBackoffInProgress(t *testing.T) {
 	clock := newFakeClock(now)
 	holdKey(t, b.store, key("k1"), now, now.Add(90*time.Second+300*time.Millisecond))
 	client := &fakeSQS{}
-	h := b.wrap(nil, handler.WithBackoff(client), handler.WithIdem(idem.WithClock(clock)))
+	h := b.wrap(nil, handler.WithBackoff(client), handler.WithIdem(func(c *idem.Config) { c.Clock = clock }))
 
 	handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k1")), "m1", "m3")
 	if len(client.calls) != 2 {

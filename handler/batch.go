@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/leasectx"
 	"github.com/idemq/idemq/request"
 )
 
@@ -119,7 +120,7 @@ func (b *batch) settleCtx(rec *record) context.Context {
 	if b.settleBy.IsZero() {
 		return b.recordCtx(rec)
 	}
-	return idem.WithSettleDeadline(b.recordCtx(rec), b.settleBy)
+	return leasectx.WithSettleDeadline(b.recordCtx(rec), b.settleBy)
 }
 
 // assign sets record i's fate: the one place a fate is written.

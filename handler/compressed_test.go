@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -24,7 +25,7 @@ import (
 type corrupting struct{ *memstore.Store }
 
 func (s corrupting) Complete(ctx context.Context, c idem.Completion) error {
-	if c.Encoding == idem.EncodingGzip {
+	if c.Encoding == storekit.EncodingGzip {
 		c.Result = bytes.Clone(c.Result)
 		c.Result[len(c.Result)/2] ^= 0xff
 	}
@@ -83,7 +84,7 @@ func TestReplayHookSeesTheResult(t *testing.T) {
 			t.Fatalf("first delivery: %+v, %v, the work ran %d times; want it run once and acknowledged", resp, err, len(keys))
 		}
 		rec, _ := idemtest.MustGet(t, mem, keys[0])
-		if rec.Encoding != idem.EncodingGzip || len(rec.Result) >= len(answer) {
+		if rec.Encoding != storekit.EncodingGzip || len(rec.Result) >= len(answer) {
 			t.Fatalf("stored with encoding %q, %d bytes; want the answer gzipped", rec.Encoding, len(rec.Result))
 		}
 

@@ -169,8 +169,8 @@ func configError(field, value string, err error) *idem.ConfigError {
 
 // Validate reports every setting of c that cannot be safe, each an
 // *idem.ConfigError naming its field (an idem.Config field's names package
-// "idem", a request.Identity field's package "request"), joined (see
-// idem.ConfigErrors); nil when there is none. It is the resolve step New
+// "idem", a request.Identity field's package "request"), joined
+// (errors.Join); nil when there is none. It is the resolve step New
 // runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()

@@ -91,7 +91,7 @@
 // the default, a negative one is refused unless it turns something off,
 // and every setting that cannot be safe is refused at once when the
 // handler is wired: New returns an error joining an *idem.ConfigError for
-// each (idem.ConfigErrors lists them), and New panics with that
+// each (joined), and New panics with that
 // error. Size the record expiry for the queue with queue.RecordLifetime,
 // giving it the dead-letter queue's retention so that a redrive from it
 // replays rather than runs the work again.

@@ -35,7 +35,7 @@ func delivery(id string) events.SQSEvent {
 }
 
 // New returns an error naming every setting that cannot be safe, before
-// any record is read; idem.ConfigErrors lists them (errors.As gives the
+// any record is read, each an *idem.ConfigError (errors.As gives the
 // first).
 func ExampleNew() {
 	store, err := memstore.New()
@@ -44,7 +44,8 @@ func ExampleNew() {
 	}
 	_, err = handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}), handler.WithConcurrency(-1), func(c *handler.Config) { c.CacheEntries, c.CacheBytes = 100, 0 })
 	fmt.Println(err)
-	for _, bad := range idem.ConfigErrors(err) {
+	var bad *idem.ConfigError
+	if errors.As(err, &bad) {
 		fmt.Println(bad.Package, bad.Field)
 	}
 	h, err := handler.New(store, summarise, handler.WithRequest(request.Identity{Namespace: "summariser"}),
@@ -58,7 +59,6 @@ func ExampleNew() {
 	// handler: Concurrency -1: must not be negative (0 is DefaultConcurrency)
 	// handler: CacheBytes 0: must be at least 1 with CacheEntries, or both 0 (off)
 	// handler Concurrency
-	// handler CacheBytes
 	// generating for msg-1
 	// batch item failures: 0 <nil>
 }

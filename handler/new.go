@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -27,7 +28,7 @@ import (
 // name (its executable's base name, like "handler.test"), with a warning
 // logged: fine for tests and local runs, not for a table that other
 // programs share. New returns an error joining an *idem.ConfigError for
-// every bad setting (see idem.ConfigErrors): store, fn or an option is
+// every bad setting (joined): store, fn or an option is
 // nil, a setting cannot be safe (Config.Validate), or there is no
 // namespace to be had. The handler returns an error when a failed record
 // has no message id (Lambda could not be told which one failed, so the
@@ -35,7 +36,7 @@ import (
 // ErrBatchFailed when no message of the batch is acknowledged and one
 // record at least failed; store errors fail the records they touch.
 func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
-	c, optErr := idem.ApplyOptions("handler", opts)
+	c, optErr := optkit.ApplyOptions("handler", opts)
 	return newHandler(&wrapper{store: store, fn: fn}, c, nilArg("store", store == nil), nilArg("fn", fn == nil), optErr)
 }
 
@@ -76,7 +77,7 @@ func New(store idem.Store, fn Func, opts ...Option) (Handler, error) {
 // handler does not use is set: Request (the reader's), Keyless, Idem,
 // OnReplay, the cache, Backoff, QueueURL, EMF or Tracer.
 func NewStepHandler(reader *request.Reader, step StepFunc, opts ...Option) (Handler, error) {
-	c, optErr := idem.ApplyOptions("handler", opts)
+	c, optErr := optkit.ApplyOptions("handler", opts)
 	errs := []error{nilArg("reader", reader == nil), nilArg("step", step == nil), optErr, c.unusedByStep()}
 	c.Request = request.Identity{}
 	if reader != nil {
@@ -90,7 +91,7 @@ func nilArg(name string, isNil bool) error {
 	if !isNil {
 		return nil
 	}
-	return configError(name, "", idem.ErrNil)
+	return configError(name, "", optkit.ErrNil)
 }
 
 // newHandler resolves c into w's settings and returns w's handler: the

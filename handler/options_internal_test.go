@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -26,7 +27,7 @@ type resolvedSettings struct {
 
 // resolved is what the options make of the zero Config, or the error.
 func resolved(opts ...Option) (resolvedSettings, error) {
-	c, err := idem.ApplyOptions("handler", opts)
+	c, err := optkit.ApplyOptions("handler", opts)
 	if err != nil {
 		return resolvedSettings{}, err
 	}
@@ -66,7 +67,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithEMF(nil, \"\")":                                      WithEMF(nil, ""),
 		"WithTracer(nil)":                                         WithTracer(nil),
 		"WithIdem()":                                              WithIdem(),
-		"WithIdem(zero values)":                                   WithIdem(idem.WithLease(0), idem.WithExpiry(0), idem.WithCompressAbove(0), idem.WithClock(nil)),
+		"WithIdem(zero values)":                                   WithIdem(idem.WithLease(0), idem.WithExpiry(0), func(c *idem.Config) { c.CompressAbove = 0 }, func(c *idem.Config) { c.Clock = nil }),
 		"WithIdem(idem.WithConfig)":                               WithIdem(idem.WithConfig(idem.Config{})),
 		"WithRequest(namespace)":                                  ns,
 	} {
@@ -92,8 +93,8 @@ func TestOptionBehaviour(t *testing.T) {
 			t.Errorf("%s: reserve %v (set %v), %v; want the guard off", name, got.reserve, got.reserveSet, err)
 		}
 	}
-	if got, err := resolved(ns, WithIdem(idem.WithCompressAbove(-1))); err != nil || got.claims.CompressAbove >= 0 {
-		t.Errorf("idem.WithCompressAbove(-1): %d, %v; want compression off", got.claims.CompressAbove, err)
+	if got, err := resolved(ns, WithIdem(func(c *idem.Config) { c.CompressAbove = -1 })); err != nil || got.claims.CompressAbove >= 0 {
+		t.Errorf("func(c *idem.Config) { c.CompressAbove = -1 }: %d, %v; want compression off", got.claims.CompressAbove, err)
 	}
 	for _, tc := range []struct {
 		name string
@@ -104,7 +105,7 @@ func TestOptionBehaviour(t *testing.T) {
 		{"func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = -1, 1 }, [2]string{"handler", "CacheEntries"}},
 		{"func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }", func(c *Config) { c.CacheEntries, c.CacheBytes = 1, -1 }, [2]string{"handler", "CacheBytes"}},
 		{"WithIdem(idem.WithLease(-1s))", WithIdem(idem.WithLease(-time.Second)), [2]string{"idem", "Lease"}},
-		{"WithIdem(idem.WithMaxDecodedBytes(-1))", WithIdem(idem.WithMaxDecodedBytes(-1)), [2]string{"idem", "MaxDecodedBytes"}},
+		{"WithIdem(func(c *idem.Config) { c.MaxDecodedBytes = -1 })", WithIdem(func(c *idem.Config) { c.MaxDecodedBytes = -1 }), [2]string{"idem", "MaxDecodedBytes"}},
 	} {
 		_, err := resolved(ns, tc.opt)
 		if got := optiontest.Names(err); !slices.Equal(got, [][2]string{tc.want}) {

@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -179,7 +180,7 @@ func (p *propBatch) check() error {
 		key, _ := idem.ClientKey(handlerbundle.Namespace, k)
 		switch be {
 		case stored:
-			owner := idem.NewOwner()
+			owner := storekit.NewOwner()
 			if _, err := store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: owner, Now: now, LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ func (p *propBatch) check() error {
 				return err
 			}
 		case heldByPeer:
-			if _, err := store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
+			if _, err := store.Claim(context.Background(), idem.ClaimRequest{Key: key, Owner: storekit.NewOwner(), Now: now, LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(24 * time.Hour)}); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // bundle is one test's handler bundle over its own memstore.
@@ -44,7 +45,7 @@ func key(v string) idem.Key {
 func holdKey(t *testing.T, s idem.Store, k idem.Key, now, leaseUntil time.Time) {
 	t.Helper()
 	c, err := s.Claim(context.Background(), idem.ClaimRequest{
-		Key: k, Owner: idem.NewOwner(), Now: now, LeaseUntil: leaseUntil, ExpiresAt: now.Add(time.Hour),
+		Key: k, Owner: storekit.NewOwner(), Now: now, LeaseUntil: leaseUntil, ExpiresAt: now.Add(time.Hour),
 	})
 	if err != nil || !c.Claimed {
 		t.Fatalf("hold %s: %v %v", k, c, err)

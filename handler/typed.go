@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -49,9 +50,9 @@ import (
 //
 // NewTyped returns New's errors, joined with an *idem.ConfigError for a
 // bad tag of Req, an option that contradicts one, or a typed replay hook
-// of another result type than Resp or with idem.WithoutResult.
+// of another result type than Resp or with idem.Config.DiscardResult.
 func NewTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...Option) (Handler, error) {
-	c, optErr := idem.ApplyOptions("handler", opts)
+	c, optErr := optkit.ApplyOptions("handler", opts)
 	errs := []error{nilArg("store", store == nil), nilArg("fn", fn == nil), optErr}
 	typ, err := request.NewType[Req](c.Request)
 	if err != nil {
@@ -66,7 +67,7 @@ func NewTyped[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Re
 		case c.replayType != resp:
 			errs = append(errs, configError("OnReplay", "", fmt.Errorf("takes a %s, where the function returns a %s", c.replayType, resp)))
 		case c.Idem.DiscardResult:
-			errs = append(errs, configError("OnReplay", "", errors.New("is a typed replay hook, with idem.WithoutResult: no result is stored to decode")))
+			errs = append(errs, configError("OnReplay", "", errors.New("is a typed replay hook, with idem.Config.DiscardResult: no result is stored to decode")))
 		}
 	}
 	w := &wrapper{store: store}

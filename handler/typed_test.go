@@ -220,7 +220,7 @@ func TestTypedOptionsJoinTags(t *testing.T) {
 		{"another key field", []handler.Option{handler.WithRequest(request.Identity{Namespace: "ns", KeyField: "prompt"})}, "KeyField"},
 		{"a key attribute", []handler.Option{handler.WithRequest(request.Identity{Namespace: "ns", KeyAttribute: "key"})}, "KeyAttribute"},
 		{"a replay hook of another type", []handler.Option{handler.WithTypedReplayHook(func(context.Context, events.SQSMessage, string) error { return nil })}, "OnReplay"},
-		{"a typed replay hook with no result stored", r.options(handler.WithIdem(idem.WithoutResult())), "OnReplay"},
+		{"a typed replay hook with no result stored", r.options(handler.WithIdem(func(c *idem.Config) { c.DiscardResult = true })), "OnReplay"},
 		{"a handler setting", []handler.Option{handler.WithConcurrency(-1)}, "Concurrency"},
 	} {
 		_, err := handler.NewTyped(r.store, r.summarise, append([]handler.Option{handler.WithRequest(request.Identity{Namespace: "ns"})}, tc.opts...)...)

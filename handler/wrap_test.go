@@ -314,7 +314,7 @@ func TestResultNotStored(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		store := &countingStore{Store: b.store, completeErr: idem.LeaseLost(idem.StatusCompleted, "another", "this")}
+		store := &countingStore{Store: b.store, completeErr: &idem.LeaseLostError{Status: idem.StatusCompleted, Holder: "another", Owner: "this"}}
 		// Another worker took the key over and completed it: this
 		// delivery is acknowledged (see also ack_test.go).
 		handlerbundle.WantIDs(t, b.Invoke(b.WrapStore(store, nil), handlerbundle.Msg("m1", "k1")))
@@ -403,7 +403,7 @@ func TestDeadlineGuard(t *testing.T) {
 		h := b.wrap(func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 			clock.Advance(10 * time.Minute) // a slow record
 			return []byte("ok"), nil
-		}, handler.WithIdem(idem.WithClock(clock)), handler.WithConcurrency(1), func(c *handler.Config) { c.DeadlineReserve = 30 * time.Second })
+		}, handler.WithIdem(func(c *idem.Config) { c.Clock = clock }), handler.WithConcurrency(1), func(c *handler.Config) { c.DeadlineReserve = 30 * time.Second })
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1"), handlerbundle.Msg("m2", "k2"), handlerbundle.Msg("m3", "k3")), "m2", "m3")
 		b.WantSummary(map[string]int{"executed": 1, "skipped": 2})
 	})
@@ -439,7 +439,7 @@ func TestLeaseAndHeartbeat(t *testing.T) {
 			rec, _ := idemtest.MustGet(t, b.store, key("k1"))
 			lease = rec.LeaseUntil
 			return nil, nil
-		}, handler.WithIdem(idem.WithClock(clock), idem.WithLease(time.Hour)))
+		}, handler.WithIdem(func(c *idem.Config) { c.Clock = clock }, idem.WithLease(time.Hour)))
 		handlerbundle.WantIDs(t, b.Invoke(h, handlerbundle.Msg("m1", "k1")))
 		if want := start.Add(time.Hour + idem.DefaultClockSkew); !lease.Equal(want) {
 			t.Errorf("lease until %v, want %v (the lease plus the clock-skew bound)", lease, want)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Admin is what an operator's tool (the idemq command, cmd/idemq) asks of
@@ -35,8 +37,8 @@ type Admin interface {
 	Delete(ctx context.Context, d Deletion) error
 }
 
-// DefaultListLimit is the page size of ListRequest.Limit 0.
-const DefaultListLimit = 100
+// defaultListLimit is the page size of ListRequest.Limit 0.
+const defaultListLimit = 100
 
 // ListRequest selects the records of a page of Admin.List. Every filter
 // set must hold; the zero value selects every record.
@@ -56,7 +58,7 @@ type ListRequest struct {
 	// scope or without. Defaults to every namespace ("").
 	Namespace string
 	// Limit is the most records a page holds. Defaults to
-	// DefaultListLimit (0); a negative Limit is an *idem.ConfigError.
+	// 100 (0); a negative Limit is an *idem.ConfigError.
 	Limit int
 	// Cursor is the Next of the page before; "" starts at the beginning.
 	Cursor string
@@ -128,7 +130,7 @@ func (req ListRequest) Selects(rec Record) bool {
 		rec.LeaseUntil.UnixMilli() >= req.LeaseBefore.UnixMilli()) {
 		return false
 	}
-	if !req.ExpiresBefore.IsZero() && ExpirySeconds(rec.ExpiresAt) >= ExpirySeconds(req.ExpiresBefore) {
+	if !req.ExpiresBefore.IsZero() && storekit.ExpirySeconds(rec.ExpiresAt) >= storekit.ExpirySeconds(req.ExpiresBefore) {
 		return false
 	}
 	if req.Namespace != "" && !rec.Key.InNamespace(req.Namespace) {
@@ -157,7 +159,7 @@ func (req ListRequest) PageLimit(pkg string) (int, error) {
 	case req.Limit < 0:
 		return 0, &ConfigError{Package: pkg, Field: "Limit", Value: fmt.Sprint(req.Limit), Err: errors.New("must not be negative")}
 	case req.Limit == 0:
-		return DefaultListLimit, nil
+		return defaultListLimit, nil
 	}
 	return req.Limit, nil
 }
@@ -172,9 +174,9 @@ type BlobRef struct {
 }
 
 // Blob returns the blob a record's result was offloaded to, and whether
-// it was (Encoding is EncodingBlob and its pointer reads).
+// it was (Encoding is "blob" and its pointer reads).
 func (r *Record) Blob() (BlobRef, bool) {
-	if r.Encoding != EncodingBlob {
+	if r.Encoding != storekit.EncodingBlob {
 		return BlobRef{}, false
 	}
 	var p blobPointer

@@ -7,45 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/idemq/idemq/internal/storekit"
 )
 
-// Blobs is a store for large results beside a record store (Config.Blobs):
-// Do puts a result above Config.OffloadAbove there and completes the record
-// with a pointer to it. Objects are never overwritten or deleted by Do:
-// each name is unique to the execution that writes it, and the blob
-// store's own rule (an S3 lifecycle rule, say) expires them, no sooner
-// than the records (Config.Expiry). idem/s3blob keeps them in S3.
-type Blobs interface {
-	// Put stores data under name. Putting the same data under the same
-	// name again (a retry whose first answer was lost) must succeed.
-	Put(ctx context.Context, name string, data []byte) error
-	// Get returns the data stored under name, or an error wrapping
-	// ErrBlobMissing when there is none. size is the length Put stored
-	// there, as the record's pointer says: Get reads at most size bytes,
-	// and an object longer than that (or than a cap of the blob store's
-	// own) is an error wrapping ErrBlobTooLarge, so a replay never reads an
-	// unbounded object into memory. A shorter object is returned as it is:
-	// Do checks its size and SHA-256.
-	Get(ctx context.Context, name string, size int) ([]byte, error)
-}
-
-// ErrBlobMissing means a blob store holds no object of the name asked for.
-// A replay whose object is missing fails with ErrUnreadableResult too.
-var ErrBlobMissing = errors.New("idem: blob not found")
-
-// ErrBlobTooLarge means a blob store holds an object longer than the size
-// asked for (the record's pointer), or than the most it reads. A replay
-// whose object is too large fails with ErrUnreadableResult too; a blob
-// store that refuses to Put data over its cap wraps ErrResultTooLarge
-// instead, so Do completes the key without the result.
-var ErrBlobTooLarge = errors.New("idem: blob larger than expected")
-
-// EncodingBlob is a result kept in Config.Blobs: the record's Result is a
-// pointer (JSON: the object's name, size, SHA-256 and the encoding of the
-// bytes it holds, EncodingRaw or EncodingGzip).
-const EncodingBlob = "blob"
-
-// blobPointer is the Result of a record in EncodingBlob.
+// blobPointer is the Result of a record in storekit.EncodingBlob.
 type blobPointer struct {
 	Name     string `json:"name"`
 	Size     int    `json:"size"`
@@ -64,7 +30,7 @@ func blobName(key Key, owner string) string {
 
 // offload puts stored (in encoding) in c.Blobs when it is longer than
 // c.OffloadAbove, and returns what the completion is to hold: the pointer
-// in EncodingBlob, or stored and encoding themselves. c is resolved.
+// in storekit.EncodingBlob, or stored and encoding themselves. c is resolved.
 func (c *Config) offload(ctx context.Context, key Key, owner string, stored []byte, encoding string) ([]byte, string, error) {
 	if c.Blobs == nil || len(stored) <= c.OffloadAbove {
 		return stored, encoding, nil
@@ -78,7 +44,7 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 	if err != nil {
 		return nil, "", &Error{Op: OpOffload, Key: key, Err: err}
 	}
-	return ptr, EncodingBlob, nil
+	return ptr, storekit.EncodingBlob, nil
 }
 
 // replay returns the result rec holds as the work returned it, reading it
@@ -87,7 +53,7 @@ func (c *Config) offload(ctx context.Context, key Key, owner string, stored []by
 // size or SHA-256 is not the pointer's, is ErrUnreadableResult, never an
 // empty or truncated result. c is resolved.
 func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
-	if rec.Encoding != EncodingBlob {
+	if rec.Encoding != storekit.EncodingBlob {
 		return decode(rec, c.MaxDecodedBytes)
 	}
 	var p blobPointer
@@ -110,7 +76,7 @@ func (c *Config) replay(ctx context.Context, rec *Record) ([]byte, error) {
 	if len(data) != p.Size || hex.EncodeToString(sum[:]) != p.SHA256 {
 		return nil, fmt.Errorf("%w: blob %s holds %d bytes of SHA-256 %x, not the %d bytes of SHA-256 %s recorded", ErrUnreadableResult, p.Name, len(data), sum, p.Size, p.SHA256)
 	}
-	if p.Encoding == EncodingBlob {
+	if p.Encoding == storekit.EncodingBlob {
 		return nil, fmt.Errorf("%w: blob %s points to another blob", ErrUnreadableResult, p.Name)
 	}
 	return decode(&Record{Result: data, Encoding: p.Encoding}, c.MaxDecodedBytes)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // memBlobs is a Blobs in memory whose puts can be made to fail.
@@ -81,10 +82,10 @@ func TestDoOffloadsLargeResultsAndReplaysThem(t *testing.T) {
 		offload bool
 	}{
 		{"gzip above the default", hexResult(40 << 10), nil, true},
-		{"raw above the default", hexResult(40 << 10), []idem.Option{idem.WithoutCompression()}, true},
+		{"raw above the default", hexResult(40 << 10), []idem.Option{func(c *idem.Config) { c.CompressAbove = -1 }}, true},
 		{"gzip below the default stays inline", hexResult(idem.DefaultOffloadAbove * 3 / 2), nil, false},
-		{"just above a threshold set", hexResult(101), []idem.Option{idem.WithoutCompression(), idem.WithOffloadAbove(100)}, true},
-		{"at a threshold set stays inline", hexResult(100), []idem.Option{idem.WithoutCompression(), idem.WithOffloadAbove(100)}, false},
+		{"just above a threshold set", hexResult(101), []idem.Option{func(c *idem.Config) { c.CompressAbove = -1 }, func(c *idem.Config) { c.OffloadAbove = 100 }}, true},
+		{"at a threshold set stays inline", hexResult(100), []idem.Option{func(c *idem.Config) { c.CompressAbove = -1 }, func(c *idem.Config) { c.OffloadAbove = 100 }}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -96,7 +97,7 @@ func TestDoOffloadsLargeResultsAndReplaysThem(t *testing.T) {
 				t.Fatalf("Do = %v, %v", r.Outcome, err)
 			}
 			rec := s.record(t, "k#1")
-			if got := rec.Encoding == idem.EncodingBlob; got != tc.offload {
+			if got := rec.Encoding == storekit.EncodingBlob; got != tc.offload {
 				t.Fatalf("Encoding %q, %d bytes in the record, offloaded %v; want %v", rec.Encoding, len(rec.Result), got, tc.offload)
 			}
 			if tc.offload && (len(rec.Result) > 300 || len(blobs.names()) != 1) {
@@ -136,7 +137,7 @@ func TestDoBlobReplayFailsClosed(t *testing.T) {
 			blobs := newMemBlobs()
 			// Stored raw, so only the pointer's size and SHA-256 can tell
 			// damaged bytes (gzip's own check would catch some).
-			opts := []idem.Option{idem.WithBlobs(blobs), idem.WithoutCompression()}
+			opts := []idem.Option{idem.WithBlobs(blobs), func(c *idem.Config) { c.CompressAbove = -1 }}
 			if _, err := s.do(context.Background(), "k#1", "", answer(string(hexResult(20<<10))), opts...); err != nil {
 				t.Fatal(err)
 			}

@@ -105,8 +105,8 @@ func TestDoDoesNotResendADefinitiveCompletion(t *testing.T) {
 		err     error
 		outcome idem.Outcome
 	}{
-		{"lease lost", idem.LeaseLost("", "", "me"), idem.NotStored},
-		{"superseded", idem.LeaseLost(idem.StatusCompleted, "other", "me"), idem.Superseded},
+		{"lease lost", &idem.LeaseLostError{Owner: "me"}, idem.NotStored},
+		{"superseded", &idem.LeaseLostError{Status: idem.StatusCompleted, Holder: "other", Owner: "me"}, idem.Superseded},
 		{"unsupported write", fmt.Errorf("%w: a %T", idem.ErrUnsupportedWrite, 1), idem.NotStored},
 		{"permanent", idem.Permanent(errors.New("table of another shape")), idem.NotStored},
 		{"context ended", fmt.Errorf("redisstore: %w", context.DeadlineExceeded), idem.NotStored},
@@ -165,7 +165,7 @@ func TestRetryable(t *testing.T) {
 		{&idem.Error{Op: idem.OpComplete, Key: "k", Err: fmt.Errorf("redisstore: %w", io.EOF)}, true},
 		{context.Canceled, false},
 		{fmt.Errorf("dynamostore: %w", context.DeadlineExceeded), false},
-		{&idem.Error{Op: idem.OpComplete, Key: "k", Err: idem.LeaseLost(idem.StatusCompleted, "a", "b")}, false},
+		{&idem.Error{Op: idem.OpComplete, Key: "k", Err: &idem.LeaseLostError{Status: idem.StatusCompleted, Holder: "a", Owner: "b"}}, false},
 		{fmt.Errorf("%w: 9 bytes", idem.ErrResultTooLarge), false},
 		{idem.ErrUnsupportedWrite, false},
 		{idem.ErrNoKey, false},

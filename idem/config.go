@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Defaults of Config's fields.
@@ -24,10 +26,10 @@ const (
 	// (queue.RecordLifetime gives 35 days for that queue at 5 receives
 	// of 12 minutes). Size it for your queue with queue.RecordLifetime.
 	DefaultExpiry = 40 * 24 * time.Hour
-	// DefaultSettleTimeout is how long Do may take to settle a claim after
-	// the work returns when its context has no deadline (see
-	// WithSettleDeadline).
-	DefaultSettleTimeout = 30 * time.Second
+	// defaultSettleTimeout is how long Do may take to settle a claim after
+	// the work returns when its context has no deadline and its runner set
+	// no settle deadline (leasectx.WithSettleDeadline).
+	defaultSettleTimeout = 30 * time.Second
 	// DefaultCompressAbove is the size above which a result is stored
 	// compressed: 512 bytes. Prose gzips 1.9× at 768 bytes and 2.0× at
 	// 1 KiB; with the SQS handler's keys a raw result over about 900
@@ -35,10 +37,10 @@ const (
 	// gzip takes one, and longer keys move that edge down towards 800
 	// (docs/benchmarks.md, "What a result costs by size").
 	DefaultCompressAbove = 512
-	// DefaultMaxDecodedBytes is the most a compressed result may expand
+	// defaultMaxDecodedBytes is the most a compressed result may expand
 	// to: 16 MiB, well above what a store keeps (400 KB to 512 KiB) times
 	// what prose compresses by, well below a Lambda function's memory.
-	DefaultMaxDecodedBytes = 16 << 20
+	defaultMaxDecodedBytes = 16 << 20
 	// DefaultOffloadAbove is the stored size (after compression) above
 	// which a result goes to Config.Blobs: 6,000 bytes, where a blob
 	// starts to cost less with DefaultExpiry and one record in ten
@@ -70,8 +72,7 @@ type Config struct {
 	// Lease is how long a claim holds the key before another worker may
 	// take it over. It must cover the work, or a second worker may run it
 	// too (see Heartbeat). Defaults to the lease the context carries
-	// (ContextWithDefaultLease: package consumer's, a short lease renewed
-	// by a heartbeat), else the time left before the context's deadline
+	// (package consumer's, a short lease renewed by a heartbeat), else the time left before the context's deadline
 	// (in Lambda, the invocation's) plus LeaseMargin, or DefaultLease when
 	// the context has no deadline.
 	Lease time.Duration
@@ -102,16 +103,16 @@ type Config struct {
 	// ErrLeaseLost. It must be at most half of Lease, so one lost
 	// extension does not lose the key; with a lease made from the
 	// context's deadline, the beat is made at most half that lease.
-	// Defaults to 0: off, unless the lease is the context's
-	// (ContextWithDefaultLease), which brings its own heartbeat.
+	// Defaults to 0: off, unless the lease is the context's (package
+	// consumer's), which brings its own heartbeat.
 	Heartbeat time.Duration
 	// CompressAbove is the size in bytes above which the work's result is
-	// stored gzip-compressed (EncodingGzip), when that makes it at least
+	// stored gzip-compressed (Encoding "gzip"), when that makes it at least
 	// 32 bytes smaller, and decompressed when it is replayed: the work,
 	// Result.Value and the SQS handler's replay hook only ever see the
 	// result as the work returned it. A store's size limit
 	// (ErrResultTooLarge) applies to the stored bytes. A negative value
-	// turns compression off (WithoutCompression): turn it off when other
+	// turns compression off: turn it off when other
 	// code (Powertools) must read the records. Defaults to
 	// DefaultCompressAbove.
 	CompressAbove int
@@ -119,7 +120,7 @@ type Config struct {
 	// when it is replayed; one that expands further (a corrupt or hostile
 	// record) fails the replay with ErrUnreadableResult. A result larger
 	// than this is never compressed, so a record Do writes can always be
-	// replayed under the same Config. Defaults to DefaultMaxDecodedBytes.
+	// replayed under the same Config. Defaults to 16 MiB.
 	MaxDecodedBytes int
 	// DiscardResult completes a key without its result: for work that
 	// keeps its answer itself (with staged writes, say) and whose
@@ -131,7 +132,7 @@ type Config struct {
 	DiscardResult bool
 	// Blobs is where results above OffloadAbove are kept: Do puts the
 	// stored bytes there under a name unique to the execution, then
-	// completes the record with a pointer (EncodingBlob: name, size,
+	// completes the record with a pointer (Encoding "blob": name, size,
 	// SHA-256); a replay reads the object and checks it, and fails with
 	// ErrUnreadableResult when it is missing or does not match. A put
 	// that fails is a completion that failed (NotStored). Any store can
@@ -147,29 +148,19 @@ type Config struct {
 
 // Option changes a Config. The options only set fields: a value that
 // cannot be safe is stored as it is, and NewConfig (or the constructor
-// that takes the options) refuses it.
+// that takes the options) refuses it. The common settings have an option
+// here; a rare one is a Config field, set with WithConfig or an option of
+// one's own: Option(func(c *Config) { c.CompressAbove = -1 }).
 type Option func(*Config)
 
 // WithConfig sets the whole Config: options after it change its fields.
 // Defaults to the zero Config, every field its default.
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
-// WithClock sets Config.Clock, the clock leases and expiry are computed
-// from. Defaults to the wall clock.
-func WithClock(clock Clock) Option { return func(c *Config) { c.Clock = clock } }
-
 // WithLease sets Config.Lease, how long a claim holds the key. Defaults
 // to the context's lease, else the time left before its deadline plus
 // Config.LeaseMargin, else DefaultLease.
 func WithLease(d time.Duration) Option { return func(c *Config) { c.Lease = d } }
-
-// WithLeaseMargin sets Config.LeaseMargin, added to the context's time
-// left to make the default lease. Defaults to DefaultLeaseMargin.
-func WithLeaseMargin(d time.Duration) Option { return func(c *Config) { c.LeaseMargin = d } }
-
-// WithClockSkew sets Config.ClockSkew, the bound on every worker's clock
-// error that leases are safe within. Defaults to DefaultClockSkew.
-func WithClockSkew(d time.Duration) Option { return func(c *Config) { c.ClockSkew = d } }
 
 // WithExpiry sets Config.Expiry, how long a record lives. Defaults to
 // DefaultExpiry.
@@ -182,32 +173,9 @@ func WithHeartbeat(interval time.Duration) Option {
 	return func(c *Config) { c.Heartbeat = interval }
 }
 
-// WithCompressAbove sets Config.CompressAbove, the size above which a
-// result is stored compressed; a negative n turns compression off.
-// Defaults to DefaultCompressAbove.
-func WithCompressAbove(n int) Option { return func(c *Config) { c.CompressAbove = n } }
-
-// WithoutCompression stores every result as the work returned it
-// (Config.CompressAbove -1). Records already stored compressed are still
-// replayed. Defaults to off: results above DefaultCompressAbove are
-// compressed.
-func WithoutCompression() Option { return func(c *Config) { c.CompressAbove = -1 } }
-
-// WithMaxDecodedBytes sets Config.MaxDecodedBytes, the most a compressed
-// result may expand to. Defaults to DefaultMaxDecodedBytes.
-func WithMaxDecodedBytes(n int) Option { return func(c *Config) { c.MaxDecodedBytes = n } }
-
-// WithoutResult sets Config.DiscardResult: keys are completed without
-// their results. Defaults to off: results are stored.
-func WithoutResult() Option { return func(c *Config) { c.DiscardResult = true } }
-
 // WithBlobs sets Config.Blobs: results above Config.OffloadAbove are kept
 // in b. Defaults to none: every result is kept in its record.
 func WithBlobs(b Blobs) Option { return func(c *Config) { c.Blobs = b } }
-
-// WithOffloadAbove sets Config.OffloadAbove, the stored size above which
-// a result goes to Config.Blobs. Defaults to DefaultOffloadAbove.
-func WithOffloadAbove(n int) Option { return func(c *Config) { c.OffloadAbove = n } }
 
 // NewConfig applies opts to the zero Config and returns it with its
 // defaults filled in, or an error that joins a *ConfigError for every
@@ -215,7 +183,7 @@ func WithOffloadAbove(n int) Option { return func(c *Config) { c.OffloadAbove = 
 // when a program is wired, so a bad one is found at start, before the
 // first request.
 func NewConfig(opts ...Option) (Config, error) {
-	c, optErr := ApplyOptions("idem", opts)
+	c, optErr := optkit.ApplyOptions("idem", opts)
 	c, err := c.resolve()
 	if err = errors.Join(optErr, err); err != nil {
 		return Config{}, err
@@ -224,7 +192,7 @@ func NewConfig(opts ...Option) (Config, error) {
 }
 
 // Validate reports every setting of c that cannot be safe, each a
-// *ConfigError naming its field (joined: see ConfigErrors), or nil. Zero
+// *ConfigError naming its field (joined), or nil. Zero
 // fields take their defaults and are valid. It is the resolve step that
 // Do, NewConfig and the SQS handler's New run, without its result.
 func (c Config) Validate() error {
@@ -252,7 +220,7 @@ func (c Config) resolve() (Config, error) {
 		c.CompressAbove = DefaultCompressAbove
 	}
 	if c.MaxDecodedBytes == 0 {
-		c.MaxDecodedBytes = DefaultMaxDecodedBytes
+		c.MaxDecodedBytes = defaultMaxDecodedBytes
 	}
 	if c.OffloadAbove == 0 {
 		c.OffloadAbove = DefaultOffloadAbove
@@ -313,4 +281,13 @@ func (c *Config) beatFor(lease time.Duration) time.Duration {
 		return 0
 	}
 	return min(c.Heartbeat, lease/2)
+}
+
+// skew is ClockSkew, its default when zero (a negative one, which
+// Validate refuses, counts as none).
+func (c *Config) skew() time.Duration {
+	if c.ClockSkew == 0 {
+		return DefaultClockSkew
+	}
+	return max(c.ClockSkew, 0)
 }

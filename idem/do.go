@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/idemq/idemq/internal/leasectx"
+	"github.com/idemq/idemq/internal/optkit"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Func is the work done once per key. Its result is stored and handed to
@@ -101,7 +105,8 @@ type Result struct {
 // fingerprint identifies the payload; a call whose fingerprint differs from
 // the one stored for the key fails with ErrPayloadMismatch. Pass "" to skip
 // the check. A fingerprint of Fingerprint's form is stored in 22 bytes
-// (StoredFingerprint) and compared with SameFingerprint.
+// (the first 128 bits of its digest), and the long and short forms of
+// one fingerprint match.
 //
 // Errors are *Error values naming the key. A nil s or fn, or a setting
 // that cannot be safe (Config.Validate), fails the call before anything is
@@ -152,8 +157,9 @@ type Result struct {
 // as above.
 //
 // The completion or release after fn is sent even when ctx has ended, by
-// the settle deadline: the one WithSettleDeadline put in ctx, else ctx's
-// own deadline, else DefaultSettleTimeout after fn returned.
+// the settle deadline: the one its runner put in ctx (the SQS handler's,
+// inside its deadline reserve), else ctx's own deadline, else 30 seconds
+// after fn returned.
 func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts ...Option) (Result, error) {
 	c, err := NewConfig(opts...)
 	if err != nil {
@@ -170,10 +176,10 @@ func Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func, opts
 // store its result, and, when the completion fails, settle what is left.
 func (c Config) Do(ctx context.Context, s Store, key Key, fingerprint string, fn Func) (Result, error) {
 	if s == nil {
-		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "store", Err: ErrNil}}
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "store", Err: optkit.ErrNil}}
 	}
 	if fn == nil {
-		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "fn", Err: ErrNil}}
+		return Result{}, &Error{Op: OpClaim, Key: key, Err: &ConfigError{Package: "idem", Field: "fn", Err: optkit.ErrNil}}
 	}
 	c, err := c.resolve()
 	if err != nil {
@@ -200,7 +206,7 @@ type attempt struct {
 func newAttempt(ctx context.Context, c Config, s Store, key Key) *attempt {
 	now := c.Clock.Now()
 	lease, beat := c.leaseOf(ctx, now)
-	return &attempt{c: c, s: s, key: key, now: now, lease: lease, beat: beat, owner: NewOwner()}
+	return &attempt{c: c, s: s, key: key, now: now, lease: lease, beat: beat, owner: storekit.NewOwner()}
 }
 
 // do claims the key, then runs fn and stores its result, or answers from
@@ -281,7 +287,7 @@ func (a *attempt) releaseAfterRun(settle context.Context, runErr error) error {
 // returns Executed, or what settleFailedCompletion makes of a completion
 // that failed.
 func (a *attempt) store(settle context.Context, claim Claim, value []byte, writes []any, stopBeats func()) (Result, error) {
-	stored, encoding := []byte(nil), EncodingRaw
+	stored, encoding := []byte(nil), storekit.EncodingRaw
 	if !a.c.DiscardResult {
 		stored, encoding = a.c.encode(value)
 	}
@@ -312,7 +318,7 @@ func (a *attempt) store(settle context.Context, claim Claim, value []byte, write
 		// The work is done and must not run again for want of room: settle
 		// the key without the result (and with the staged writes).
 		tooLarge = err
-		comp.Result, comp.Encoding, comp.OmittedBytes = nil, EncodingRaw, max(len(value), 1)
+		comp.Result, comp.Encoding, comp.OmittedBytes = nil, storekit.EncodingRaw, max(len(value), 1)
 		err = a.s.Complete(settle, comp)
 		if err == nil {
 			res.Omitted = true
@@ -366,31 +372,18 @@ func completeError(key Key, errs ...error) error {
 	return &Error{Op: OpComplete, Key: key, Err: errors.Join(causes...)}
 }
 
-// settleDeadlineKey carries WithSettleDeadline's time in a context.
-type settleDeadlineKey struct{}
-
-// WithSettleDeadline returns a copy of ctx under which Do sends the
-// completion or release after the work until t, even after ctx has ended
-// (by its deadline or a cancellation). Without it, Do settles until ctx's
-// deadline, or for DefaultSettleTimeout after the work when ctx has none.
-// The SQS handler sets it to a point inside handler.Config.DeadlineReserve,
-// so a claim is settled before the invocation ends.
-func WithSettleDeadline(ctx context.Context, t time.Time) context.Context {
-	return context.WithValue(ctx, settleDeadlineKey{}, t)
-}
-
 // settleContext is the context a claim is settled under: not cancelled
 // with ctx, but ended by the settle deadline. Deadlines are the system
 // clock's, as every context's are, whatever Config.Clock says.
 func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	settle := context.WithoutCancel(ctx)
-	if t, ok := ctx.Value(settleDeadlineKey{}).(time.Time); ok {
+	if t, ok := leasectx.SettleDeadline(ctx); ok {
 		return context.WithDeadline(settle, t)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		return context.WithDeadline(settle, d)
 	}
-	return context.WithTimeout(settle, DefaultSettleTimeout)
+	return context.WithTimeout(settle, defaultSettleTimeout)
 }
 
 // run calls fn with a stage for writes, a heartbeat if asked for, and a

@@ -34,7 +34,7 @@ func (s *setup) advance(d time.Duration) {
 }
 
 func (s *setup) do(ctx context.Context, key idem.Key, fp string, fn idem.Func, opts ...idem.Option) (idem.Result, error) {
-	return idem.Do(ctx, s.store, key, fp, fn, append([]idem.Option{idem.WithClock(s)}, opts...)...)
+	return idem.Do(ctx, s.store, key, fp, fn, append([]idem.Option{func(c *idem.Config) { c.Clock = s }}, opts...)...)
 }
 
 func answer(v string) idem.Func {
@@ -223,8 +223,8 @@ func TestDoResultTooLargeNotSettled(t *testing.T) {
 		outcome  idem.Outcome
 	}{
 		{"store error", down, true, idem.NotStored},
-		{"record gone", idem.LeaseLost("", "", "me"), false, idem.NotStored},
-		{"another owner", idem.LeaseLost(idem.StatusInProgress, "other", "me"), false, idem.Superseded},
+		{"record gone", &idem.LeaseLostError{Owner: "me"}, false, idem.NotStored},
+		{"another owner", &idem.LeaseLostError{Status: idem.StatusInProgress, Holder: "other", Owner: "me"}, false, idem.Superseded},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -47,8 +47,7 @@
 // They take the one option shape of every idemq package
 // (docs/options.md): the options set Config's fields (WithConfig sets it
 // whole); a zero value is the default; NewConfig and Validate report every
-// bad setting at once (ConfigErrors lists them); ApplyOptions is the
-// first step of every package's constructor.
+// bad setting at once, each a *ConfigError.
 //
 // This package holds the model and imports no AWS package. Keys come from
 // ClientKey and NaturalKey here, or from a JSON body's fields with
@@ -101,21 +100,12 @@
 //		linearize.Linearizable(t, mystore.New(...), linearize.Config{})
 //	}
 //
-// The helpers every store uses, so that every store judges and answers
-// alike, are in one file (storehelpers.go):
-//
-//   - Record.Claimable: whether a claim at a time may replace a record
-//     (expired, or IN_PROGRESS with its lease passed).
-//   - ExpirySeconds: an expiry as the epoch seconds a store keeps, rounded
-//     up so a record never expires early.
-//   - LeaseLost: the error a write fenced by an owner returns when it finds
-//     another owner's record, or none (a *LeaseLostError, ErrLeaseLost).
-//   - NewOwner: the owner token a claim is made with, for tools and tests
-//     that call Claim themselves (Do makes its own).
-//   - ByteLimit: a size setting resolved as every store reads it (0: the
-//     default; negative: a *ConfigError naming the field).
-//   - StoredFingerprint: the short form Do writes a fingerprint in (22
-//     bytes); a store keeps Record.Fingerprint as it is given.
+// Record.Claimable says whether a claim at a time may replace a record
+// (expired, or IN_PROGRESS with its lease passed). A write fenced by an
+// owner that finds another owner's record, or none, returns a
+// *LeaseLostError (ErrLeaseLost). A store keeps an expiry as epoch
+// seconds rounded up, so a record never expires early, and keeps
+// Record.Fingerprint and Owner as it is given.
 //
 // A store also keeps Record.Encoding beside the result, returns
 // ErrResultTooLarge for a result it cannot keep (leaving the record as it

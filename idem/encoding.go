@@ -8,20 +8,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
-)
 
-// The encodings of a stored result (Record.Encoding, Completion.Encoding).
-// Every store keeps the encoding beside the result, in an attribute,
-// column or field of its own, so no stored result, whatever its bytes, is
-// read in the wrong encoding.
-const (
-	// EncodingRaw is a result stored as the work returned it: every result
-	// Do does not compress, and every record written before compression
-	// existed or by Powertools.
-	EncodingRaw = ""
-	// EncodingGzip is a result stored as one gzip member (RFC 1952) of the
-	// work's result.
-	EncodingGzip = "gzip"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // ErrUnreadableResult means a stored result could not be decoded: an
@@ -62,7 +50,7 @@ var (
 // otherwise. c is resolved.
 func (c *Config) encode(value []byte) (stored []byte, encoding string) {
 	if c.CompressAbove < 0 || len(value) <= c.CompressAbove || len(value) > c.MaxDecodedBytes {
-		return value, EncodingRaw
+		return value, storekit.EncodingRaw
 	}
 	compressing <- struct{}{}
 	defer func() { <-compressing }()
@@ -72,30 +60,30 @@ func (c *Config) encode(value []byte) (stored []byte, encoding string) {
 	defer gzipWriters.Put(w)
 	w.Reset(&buf)
 	if _, err := w.Write(value); err != nil {
-		return value, EncodingRaw // a bytes.Buffer does not fail; if it did, store the result raw
+		return value, storekit.EncodingRaw // a bytes.Buffer does not fail; if it did, store the result raw
 	}
 	if err := w.Close(); err != nil {
-		return value, EncodingRaw
+		return value, storekit.EncodingRaw
 	}
 	if buf.Len() > len(value)-minSaving {
-		return value, EncodingRaw
+		return value, storekit.EncodingRaw
 	}
-	return buf.Bytes(), EncodingGzip
+	return buf.Bytes(), storekit.EncodingGzip
 }
 
 // decode returns the result r holds as the work returned it, reading at
 // most limit bytes out of a compressed one.
 func decode(r *Record, limit int) ([]byte, error) {
 	switch r.Encoding {
-	case EncodingRaw:
+	case storekit.EncodingRaw:
 		return r.Result, nil
-	case EncodingGzip:
+	case storekit.EncodingGzip:
 		v, err := gunzip(r.Result, limit)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s, %d bytes stored: %w", ErrUnreadableResult, r.Encoding, len(r.Result), err)
 		}
 		return v, nil
-	case EncodingBlob:
+	case storekit.EncodingBlob:
 		return nil, fmt.Errorf("%w: the result is in a blob store (Config.Blobs), read by Do's replay", ErrUnreadableResult)
 	}
 	return nil, fmt.Errorf("%w: unknown encoding %q (written by a newer version?)", ErrUnreadableResult, r.Encoding)
@@ -141,13 +129,13 @@ func gunzip(stored []byte, limit int) ([]byte, error) {
 }
 
 // DecodedResult returns the result r holds as the work returned it, as Do
-// replays it: Result itself for EncodingRaw, its gzip decompressed for
-// EncodingGzip, reading at most limit bytes (0: DefaultMaxDecodedBytes).
+// replays it: Result itself for storekit.EncodingRaw, its gzip decompressed for
+// storekit.EncodingGzip, reading at most limit bytes (0: defaultMaxDecodedBytes).
 // A result it cannot decode is ErrUnreadableResult. It is for tools and
 // tests that read records with a store's Get.
 func (r *Record) DecodedResult(limit int) ([]byte, error) {
 	if limit <= 0 {
-		limit = DefaultMaxDecodedBytes
+		limit = defaultMaxDecodedBytes
 	}
 	return decode(r, limit)
 }

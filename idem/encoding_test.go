@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 func randomBytes(n int) []byte {
@@ -57,11 +58,11 @@ func TestDoCompressesAboveTheThreshold(t *testing.T) {
 		size int
 		want string
 	}{
-		{"k#tiny", 100, idem.EncodingRaw},
-		{"k#at", idem.DefaultCompressAbove, idem.EncodingRaw},
-		{"k#above", idem.DefaultCompressAbove + 1, idem.EncodingGzip},
-		{"k#4k", 4 << 10, idem.EncodingGzip},
-		{"k#256k", 256 << 10, idem.EncodingGzip},
+		{"k#tiny", 100, storekit.EncodingRaw},
+		{"k#at", idem.DefaultCompressAbove, storekit.EncodingRaw},
+		{"k#above", idem.DefaultCompressAbove + 1, storekit.EncodingGzip},
+		{"k#4k", 4 << 10, storekit.EncodingGzip},
+		{"k#256k", 256 << 10, storekit.EncodingGzip},
 	} {
 		prose := idemtest.Prose(tc.size)
 		rec := s.stored(t, tc.key, prose)
@@ -69,11 +70,11 @@ func TestDoCompressesAboveTheThreshold(t *testing.T) {
 			t.Errorf("%s: %d bytes stored with encoding %q, want %q", tc.key, tc.size, rec.Encoding, tc.want)
 		}
 		switch tc.want {
-		case idem.EncodingRaw:
+		case storekit.EncodingRaw:
 			if !bytes.Equal(rec.Result, prose) {
 				t.Errorf("%s: stored %d bytes, want the result as it is", tc.key, len(rec.Result))
 			}
-		case idem.EncodingGzip:
+		case storekit.EncodingGzip:
 			if !bytes.Equal(rec.Result, idemtest.Gzip(t, prose)) || len(rec.Result) >= tc.size {
 				t.Errorf("%s: stored %d bytes, want the gzip of the %d", tc.key, len(rec.Result), tc.size)
 			}
@@ -88,43 +89,43 @@ func TestDoStoresIncompressibleResultsRaw(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
 	random := randomBytes(4 << 10)
-	if rec := s.stored(t, "k#random", random); rec.Encoding != idem.EncodingRaw || !bytes.Equal(rec.Result, random) {
+	if rec := s.stored(t, "k#random", random); rec.Encoding != storekit.EncodingRaw || !bytes.Equal(rec.Result, random) {
 		t.Errorf("random bytes stored with encoding %q, %d bytes; want them as they are", rec.Encoding, len(rec.Result))
 	}
 	s.replayed(t, "k#random", random)
 	// Compressed data compresses no further.
 	gz := idemtest.Gzip(t, idemtest.Prose(64<<10))
-	if rec := s.stored(t, "k#gz", gz); rec.Encoding != idem.EncodingRaw || !bytes.Equal(rec.Result, gz) {
+	if rec := s.stored(t, "k#gz", gz); rec.Encoding != storekit.EncodingRaw || !bytes.Equal(rec.Result, gz) {
 		t.Errorf("a gzip stream stored with encoding %q; want it as it is", rec.Encoding)
 	}
 	s.replayed(t, "k#gz", gz)
 }
 
-// WithoutCompression and WithCompressAbove move the threshold; a record
+// CompressAbove -1 and CompressAbove n move the threshold; a record
 // stored compressed still replays without compression.
 func TestCompressionSettings(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
 	prose := idemtest.Prose(4 << 10)
-	if rec := s.stored(t, "k#off", prose, idem.WithoutCompression()); rec.Encoding != idem.EncodingRaw {
+	if rec := s.stored(t, "k#off", prose, func(c *idem.Config) { c.CompressAbove = -1 }); rec.Encoding != storekit.EncodingRaw {
 		t.Errorf("WithoutCompression: stored with encoding %q", rec.Encoding)
 	}
-	if rec := s.stored(t, "k#high", prose, idem.WithCompressAbove(8<<10)); rec.Encoding != idem.EncodingRaw {
+	if rec := s.stored(t, "k#high", prose, func(c *idem.Config) { c.CompressAbove = 8 << 10 }); rec.Encoding != storekit.EncodingRaw {
 		t.Errorf("WithCompressAbove(8 KiB): 4 KiB stored with encoding %q", rec.Encoding)
 	}
-	if rec := s.stored(t, "k#low", idemtest.Prose(200), idem.WithCompressAbove(100)); rec.Encoding != idem.EncodingGzip {
+	if rec := s.stored(t, "k#low", idemtest.Prose(200), func(c *idem.Config) { c.CompressAbove = 100 }); rec.Encoding != storekit.EncodingGzip {
 		t.Errorf("WithCompressAbove(100): 200 bytes stored with encoding %q", rec.Encoding)
 	}
 	s.stored(t, "k#on", prose)
-	s.replayed(t, "k#on", prose, idem.WithoutCompression())
+	s.replayed(t, "k#on", prose, func(c *idem.Config) { c.CompressAbove = -1 })
 	// A result larger than MaxDecodedBytes is never compressed: its replay
 	// could not read it back.
-	if rec := s.stored(t, "k#cap", prose, idem.WithMaxDecodedBytes(1<<10)); rec.Encoding != idem.EncodingRaw {
+	if rec := s.stored(t, "k#cap", prose, func(c *idem.Config) { c.MaxDecodedBytes = 1 << 10 }); rec.Encoding != storekit.EncodingRaw {
 		t.Errorf("WithMaxDecodedBytes(1 KiB): 4 KiB stored with encoding %q", rec.Encoding)
 	}
-	s.replayed(t, "k#cap", prose, idem.WithMaxDecodedBytes(1<<10))
+	s.replayed(t, "k#cap", prose, func(c *idem.Config) { c.MaxDecodedBytes = 1 << 10 })
 
-	_, err := idem.NewConfig(idem.WithMaxDecodedBytes(-1))
+	_, err := idem.NewConfig(func(c *idem.Config) { c.MaxDecodedBytes = -1 })
 	if bad, ok := errors.AsType[*idem.ConfigError](err); !ok || bad.Field != "MaxDecodedBytes" {
 		t.Errorf("err %v, want an *idem.ConfigError naming MaxDecodedBytes", err)
 	}
@@ -138,7 +139,7 @@ func TestDoSizeLimitCountsStoredBytes(t *testing.T) {
 	s := newSetup(t)
 	s.store = must(memstore.New(memstore.WithMaxResultBytes(2 << 10)))
 	prose := idemtest.Prose(4 << 10)
-	if rec := s.stored(t, "k#fits", prose); rec.Encoding != idem.EncodingGzip || rec.OmittedBytes != 0 {
+	if rec := s.stored(t, "k#fits", prose); rec.Encoding != storekit.EncodingGzip || rec.OmittedBytes != 0 {
 		t.Fatalf("4 KiB of prose under a 2 KiB limit: record %+v, want it stored gzipped", rec)
 	}
 	s.replayed(t, "k#fits", prose)
@@ -148,7 +149,7 @@ func TestDoSizeLimitCountsStoredBytes(t *testing.T) {
 	if !errors.Is(err, idem.ErrResultTooLarge) || r.Outcome != idem.Executed || !r.Omitted || !bytes.Equal(r.Value, random) {
 		t.Fatalf("4 KiB of random bytes under a 2 KiB limit: %s, omitted %v, %v; want executed, omitted, ErrResultTooLarge", r.Outcome, r.Omitted, err)
 	}
-	if rec, _ := idemtest.MustGet(t, s.store, "k#over"); rec.OmittedBytes != len(random) || rec.Encoding != idem.EncodingRaw || len(rec.Result) != 0 {
+	if rec, _ := idemtest.MustGet(t, s.store, "k#over"); rec.OmittedBytes != len(random) || rec.Encoding != storekit.EncodingRaw || len(rec.Result) != 0 {
 		t.Fatalf("record %+v, want OmittedBytes %d, no result, no encoding", rec, len(random))
 	}
 }
@@ -184,24 +185,24 @@ func TestDoUnreadableResultFailsTheReplay(t *testing.T) {
 		return b
 	}
 	// 17 MiB of zeros gzip to 17 KB: a zip bomb past the 16 MiB default.
-	bomb := idemtest.Gzip(t, make([]byte, idem.DefaultMaxDecodedBytes+1<<20))
+	bomb := idemtest.Gzip(t, make([]byte, idem.DefaultMaxDecodedBytesForTest+1<<20))
 	for _, tc := range []struct {
 		name     string
 		stored   []byte
 		encoding string
 		opts     []idem.Option
 	}{
-		{"not gzip", idemtest.Prose(2 << 10), idem.EncodingGzip, nil},
-		{"empty", []byte{}, idem.EncodingGzip, nil},
-		{"truncated", gz[:len(gz)/2], idem.EncodingGzip, nil},
-		{"no trailer", gz[:len(gz)-8], idem.EncodingGzip, nil},
-		{"bad checksum", flip(gz, -8), idem.EncodingGzip, nil},
-		{"bad length", flip(gz, -1), idem.EncodingGzip, nil},
-		{"corrupt data", flip(gz, len(gz)/2), idem.EncodingGzip, nil},
-		{"trailing bytes", append(bytes.Clone(gz), "more"...), idem.EncodingGzip, nil},
-		{"two members", append(bytes.Clone(gz), gz...), idem.EncodingGzip, nil},
-		{"zip bomb", bomb, idem.EncodingGzip, nil},
-		{"over the set limit", gz, idem.EncodingGzip, []idem.Option{idem.WithMaxDecodedBytes(len(prose) - 1)}},
+		{"not gzip", idemtest.Prose(2 << 10), storekit.EncodingGzip, nil},
+		{"empty", []byte{}, storekit.EncodingGzip, nil},
+		{"truncated", gz[:len(gz)/2], storekit.EncodingGzip, nil},
+		{"no trailer", gz[:len(gz)-8], storekit.EncodingGzip, nil},
+		{"bad checksum", flip(gz, -8), storekit.EncodingGzip, nil},
+		{"bad length", flip(gz, -1), storekit.EncodingGzip, nil},
+		{"corrupt data", flip(gz, len(gz)/2), storekit.EncodingGzip, nil},
+		{"trailing bytes", append(bytes.Clone(gz), "more"...), storekit.EncodingGzip, nil},
+		{"two members", append(bytes.Clone(gz), gz...), storekit.EncodingGzip, nil},
+		{"zip bomb", bomb, storekit.EncodingGzip, nil},
+		{"over the set limit", gz, storekit.EncodingGzip, []idem.Option{func(c *idem.Config) { c.MaxDecodedBytes = len(prose) - 1 }}},
 		{"unknown encoding", gz, "zstd", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,7 +244,7 @@ func TestDoUnreadableResultFailsTheReplay(t *testing.T) {
 func TestDecodedResultLimit(t *testing.T) {
 	t.Parallel()
 	prose := idemtest.Prose(10 << 10)
-	rec := idem.Record{Result: idemtest.Gzip(t, prose), Encoding: idem.EncodingGzip}
+	rec := idem.Record{Result: idemtest.Gzip(t, prose), Encoding: storekit.EncodingGzip}
 	if v, err := rec.DecodedResult(len(prose)); err != nil || !bytes.Equal(v, prose) {
 		t.Fatalf("at the limit: %d bytes, %v", len(v), err)
 	}
@@ -277,7 +278,7 @@ func TestConcurrentCompression(t *testing.T) {
 	wg.Wait()
 	for i := range idemtest.Contenders {
 		key := idem.Key(fmt.Sprintf("k#many%d", i))
-		if rec, _ := idemtest.MustGet(t, s.store, key); rec.Encoding != idem.EncodingGzip {
+		if rec, _ := idemtest.MustGet(t, s.store, key); rec.Encoding != storekit.EncodingGzip {
 			t.Errorf("%s: stored with encoding %q", key, rec.Encoding)
 		}
 	}

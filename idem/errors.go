@@ -1,10 +1,6 @@
 package idem
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "errors"
 
 // Sentinel errors. Match them with errors.Is. Do wraps them in an *Error
 // naming the operation and the key; a store's method returns them wrapped
@@ -32,43 +28,3 @@ var (
 	// store cannot commit.
 	ErrUnsupportedWrite = errors.New("idem: store cannot commit this staged write")
 )
-
-// Op names the operation an *Error comes from: one of the Op constants,
-// or a store's own (a string literal converts).
-type Op string
-
-// The operations of Do and of a Store's methods.
-const (
-	OpClaim    Op = "claim"    // claiming the key (Store.Claim), or reading what holds it
-	OpReplay   Op = "replay"   // reading a stored result back
-	OpRun      Op = "run"      // the work (Func) itself
-	OpOffload  Op = "offload"  // putting a result in the blob store
-	OpComplete Op = "complete" // storing the result (Store.Complete)
-	OpRelease  Op = "release"  // freeing the claim (Store.Release)
-	OpExtend   Op = "extend"   // renewing the lease (Store.Extend)
-	OpGet      Op = "get"      // reading a record (a store's Get)
-	OpList     Op = "list"     // listing records (Admin.List)
-	OpDelete   Op = "delete"   // deleting a record as it was read (Admin.Delete)
-	OpCleanup  Op = "cleanup"  // deleting expired records (a store's own sweep)
-)
-
-// Error says which operation on which key failed. Err is the cause: a
-// sentinel above or a store's error.
-type Error struct {
-	Op  Op  // the operation that failed: OpClaim, OpReplay, OpRun, ...
-	Key Key // empty when no key could be made
-	Err error
-}
-
-// Error formats the operation, the key and the cause, with the package
-// prefix once.
-func (e *Error) Error() string {
-	s := "idem: " + string(e.Op)
-	if e.Key != "" {
-		s += fmt.Sprintf(" key %q", string(e.Key))
-	}
-	return s + ": " + strings.TrimPrefix(e.Err.Error(), "idem: ")
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }

@@ -68,7 +68,7 @@ func ExampleDo_inProgress() {
 	key, _ := idem.ClientKey("summariser", "request-43")
 	// Another worker holds the key: it claimed it and is still working.
 	_, _ = store.Claim(context.Background(), idem.ClaimRequest{
-		Key: key, Owner: idem.NewOwner(), Now: time.Now(),
+		Key: key, Owner: "another-worker", Now: time.Now(),
 		LeaseUntil: time.Now().Add(time.Minute), ExpiresAt: time.Now().Add(time.Hour),
 	})
 	r, err := idem.Do(context.Background(), store, key, "", func(context.Context) ([]byte, error) {

@@ -7,21 +7,22 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 func TestStoredFingerprintIsShortAndStable(t *testing.T) {
 	t.Parallel()
 	long := idem.Fingerprint([]byte(`{"prompt":"hello"}`))
-	short := idem.StoredFingerprint(long)
+	short := storekit.StoredFingerprint(long)
 	if len(long) != 71 || len(short) != 22 {
 		t.Fatalf("long %q (%d bytes), short %q (%d bytes); want 71 and 22", long, len(long), short, len(short))
 	}
-	if again := idem.StoredFingerprint(short); again != short {
+	if again := storekit.StoredFingerprint(short); again != short {
 		t.Errorf("StoredFingerprint(%q) = %q; want it unchanged", short, again)
 	}
 	// The short form is the digest's first 128 bits: its hex is the long
 	// form's first 32 digits.
-	if got := idem.StoredFingerprint("sha256:" + strings.Repeat("0", 64)); got != strings.Repeat("A", 22) {
+	if got := storekit.StoredFingerprint("sha256:" + strings.Repeat("0", 64)); got != strings.Repeat("A", 22) {
 		t.Errorf("zero digest stored as %q; want 22 A's", got)
 	}
 	for _, other := range []string{
@@ -33,7 +34,7 @@ func TestStoredFingerprintIsShortAndStable(t *testing.T) {
 		"md5:" + strings.Repeat("a", 32),    // another hash
 		"sha256:" + strings.Repeat("a", 64) + "extra", // longer
 	} {
-		if got := idem.StoredFingerprint(other); got != other {
+		if got := storekit.StoredFingerprint(other); got != other {
 			t.Errorf("StoredFingerprint(%q) = %q; want a fingerprint of another form kept as it is", other, got)
 		}
 	}
@@ -48,11 +49,11 @@ func TestSameFingerprint(t *testing.T) {
 		want bool
 	}{
 		{a, a, true},
-		{a, idem.StoredFingerprint(a), true},
-		{idem.StoredFingerprint(a), a, true},
+		{a, storekit.StoredFingerprint(a), true},
+		{storekit.StoredFingerprint(a), a, true},
 		{a, b, false},
-		{idem.StoredFingerprint(a), b, false},
-		{idem.StoredFingerprint(a), idem.StoredFingerprint(b), false},
+		{storekit.StoredFingerprint(a), b, false},
+		{storekit.StoredFingerprint(a), storekit.StoredFingerprint(b), false},
 		{"fp1", "fp1", true},
 		{"fp1", "fp2", false},
 	}
@@ -79,8 +80,8 @@ func TestDoMatchesLongFingerprintsOfOlderRecords(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("get: %v, %v", ok, err)
 	}
-	if rec.Fingerprint != idem.StoredFingerprint(fp) {
-		t.Errorf("stored fingerprint %q; want the short form %q", rec.Fingerprint, idem.StoredFingerprint(fp))
+	if rec.Fingerprint != storekit.StoredFingerprint(fp) {
+		t.Errorf("stored fingerprint %q; want the short form %q", rec.Fingerprint, storekit.StoredFingerprint(fp))
 	}
 	r, err := s.do(ctx, "k#new", fp, func(context.Context) ([]byte, error) {
 		t.Error("ran a completed key again")

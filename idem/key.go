@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Key identifies one request across every delivery of it. It is made by one
@@ -175,3 +177,10 @@ func join(head, value string) Key {
 var escaper = strings.NewReplacer("%", "%25", ":", "%3A", "#", "%23")
 
 func escape(s string) string { return escaper.Replace(s) }
+
+// sameFingerprint reports whether fingerprints a and b, each in the form
+// Fingerprint makes or in the stored form (storekit.StoredFingerprint),
+// name the same payload.
+func sameFingerprint(a, b string) bool {
+	return a == b || storekit.StoredFingerprint(a) == storekit.StoredFingerprint(b)
+}

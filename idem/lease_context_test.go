@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/leasectx"
 )
 
 // extendCounter is a store that tells each extension of a lease.
@@ -38,7 +39,7 @@ func TestContextDefaultLease(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	const lease = 50 * time.Millisecond
-	ctx = idem.ContextWithDefaultLease(ctx, lease, 10*time.Millisecond)
+	ctx = leasectx.WithDefaultLease(ctx, lease, 10*time.Millisecond)
 	r, err := idem.Do(ctx, store, "k#beat", "", func(context.Context) ([]byte, error) {
 		rec, _ := idemtest.MustGet(t, s.store, "k#beat")
 		if want := s.Now().Add(lease + idem.DefaultClockSkew); !rec.LeaseUntil.Equal(want) {
@@ -54,7 +55,7 @@ func TestContextDefaultLease(t *testing.T) {
 			}
 		}
 		return []byte("done"), nil
-	}, idem.WithClock(s))
+	}, func(c *idem.Config) { c.Clock = s })
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("%+v, %v; want Executed", r, err)
 	}
@@ -66,7 +67,7 @@ func TestContextDefaultLease(t *testing.T) {
 func TestContextDefaultLeaseYieldsToTheConfig(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	ctx := idem.ContextWithDefaultLease(context.Background(), time.Minute, 20*time.Second)
+	ctx := leasectx.WithDefaultLease(context.Background(), time.Minute, 20*time.Second)
 	var mu sync.Mutex
 	var until time.Time
 	_, err := s.do(ctx, "k#set", "", func(context.Context) ([]byte, error) {
@@ -92,7 +93,7 @@ func TestContextDefaultLeasePanicsOnALeaseItCannotKeep(t *testing.T) {
 					t.Errorf("lease %s, heartbeat %s: no panic", tc.lease, tc.beat)
 				}
 			}()
-			idem.ContextWithDefaultLease(context.Background(), tc.lease, tc.beat)
+			leasectx.WithDefaultLease(context.Background(), tc.lease, tc.beat)
 		}()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/leasectx"
 )
 
 // An expiry shorter than the lease would let a record expire, and another
@@ -99,7 +100,7 @@ func (s *settleSpy) Release(ctx context.Context, key idem.Key, owner string) err
 }
 
 // Settling outlives the work's context, but not the settle deadline:
-// WithSettleDeadline's, else the context's own, else DefaultSettleTimeout
+// leasectx.WithSettleDeadline's, else the context's own, else 30 s
 // after the work.
 func TestSettleDeadline(t *testing.T) {
 	t.Parallel()
@@ -111,7 +112,7 @@ func TestSettleDeadline(t *testing.T) {
 	}{
 		{"settle deadline", func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithDeadline(context.Background(), at.Add(-time.Minute))
-			return idem.WithSettleDeadline(ctx, at), cancel
+			return leasectx.WithSettleDeadline(ctx, at), cancel
 		}, func(time.Time) (time.Time, time.Time) { return at, at }},
 		{"the context's deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithDeadline(context.Background(), at)
@@ -119,7 +120,7 @@ func TestSettleDeadline(t *testing.T) {
 		{"no deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithCancel(context.Background())
 		}, func(r time.Time) (time.Time, time.Time) {
-			return r.Add(idem.DefaultSettleTimeout), time.Now().Add(idem.DefaultSettleTimeout)
+			return r.Add(idem.DefaultSettleTimeoutForTest), time.Now().Add(idem.DefaultSettleTimeoutForTest)
 		}},
 	} {
 		for _, fails := range []bool{false, true} {
@@ -204,13 +205,13 @@ func TestSettleDeadlineIgnoresTheConfigClock(t *testing.T) {
 	t.Parallel()
 	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	r, err := idem.Do(context.Background(), must(memstore.New()), "k#clock", "", answer("done"),
-		idem.WithClock(idem.ClockFunc(func() time.Time { return past })))
+		func(c *idem.Config) { c.Clock = idem.ClockFunc(func() time.Time { return past }) })
 	if err != nil || r.Outcome != idem.Executed {
 		t.Fatalf("Do under a clock in 2001: %v, %v; want executed", r.Outcome, err)
 	}
 }
 
-// WithoutResult completes the key with no result: one small write however
+// Config.DiscardResult completes the key with no result: one small write however
 // large the answer, and duplicates replay an empty value without running
 // the work.
 func TestWithoutResult(t *testing.T) {
@@ -222,7 +223,7 @@ func TestWithoutResult(t *testing.T) {
 	}
 	ran := 0
 	work := func(context.Context) ([]byte, error) { ran++; return big, nil }
-	r, err := idem.Do(context.Background(), store, "k#nores", "", work, idem.WithoutResult())
+	r, err := idem.Do(context.Background(), store, "k#nores", "", work, func(c *idem.Config) { c.DiscardResult = true })
 	if err != nil || r.Outcome != idem.Executed || len(r.Value) != len(big) || r.Omitted {
 		t.Fatalf("first call: %v, omitted %v, %d bytes, %v; want executed with the fresh value", r.Outcome, r.Omitted, len(r.Value), err)
 	}
@@ -230,7 +231,7 @@ func TestWithoutResult(t *testing.T) {
 	if rec.Status != idem.StatusCompleted || len(rec.Result) != 0 || rec.OmittedBytes != 0 {
 		t.Fatalf("record %+v, want COMPLETED with no result", rec)
 	}
-	r, err = idem.Do(context.Background(), store, "k#nores", "", work, idem.WithoutResult())
+	r, err = idem.Do(context.Background(), store, "k#nores", "", work, func(c *idem.Config) { c.DiscardResult = true })
 	if err != nil || r.Outcome != idem.Replayed || len(r.Value) != 0 || ran != 1 {
 		t.Fatalf("duplicate: %v, %d bytes, ran %d times, %v; want replayed, empty, ran once", r.Outcome, len(r.Value), ran, err)
 	}

@@ -29,7 +29,8 @@ func ExampleNewConfig() {
 	fmt.Println(r.Outcome, string(r.Value), err)
 
 	_, err = idem.NewConfig(idem.WithLease(-time.Second))
-	for _, e := range idem.ConfigErrors(err) {
+	var e *idem.ConfigError
+	if errors.As(err, &e) {
 		fmt.Println("refused:", e.Field, e.Value)
 	}
 	// Output:

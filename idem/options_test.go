@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // withoutClock is c without its clock, which holds a function and so
@@ -25,20 +26,20 @@ func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	defaults := must(idem.NewConfig())
 	if defaults.Expiry != idem.DefaultExpiry || defaults.LeaseMargin != idem.DefaultLeaseMargin || defaults.ClockSkew != idem.DefaultClockSkew || defaults.CompressAbove != idem.DefaultCompressAbove ||
-		defaults.MaxDecodedBytes != idem.DefaultMaxDecodedBytes || defaults.OffloadAbove != idem.DefaultOffloadAbove || defaults.Clock == nil {
+		defaults.MaxDecodedBytes != idem.DefaultMaxDecodedBytesForTest || defaults.OffloadAbove != idem.DefaultOffloadAbove || defaults.Clock == nil {
 		t.Errorf("the defaults: %+v", defaults)
 	}
 	for name, opt := range map[string]idem.Option{
-		"WithClock(nil)":          idem.WithClock(nil),
+		"WithClock(nil)":          func(c *idem.Config) { c.Clock = nil },
 		"WithLease(0)":            idem.WithLease(0),
-		"WithLeaseMargin(0)":      idem.WithLeaseMargin(0),
-		"WithClockSkew(0)":        idem.WithClockSkew(0),
+		"WithLeaseMargin(0)":      func(c *idem.Config) { c.LeaseMargin = 0 },
+		"WithClockSkew(0)":        func(c *idem.Config) { c.ClockSkew = 0 },
 		"WithExpiry(0)":           idem.WithExpiry(0),
 		"WithHeartbeat(0)":        idem.WithHeartbeat(0),
-		"WithCompressAbove(0)":    idem.WithCompressAbove(0),
-		"WithMaxDecodedBytes(0)":  idem.WithMaxDecodedBytes(0),
+		"WithCompressAbove(0)":    func(c *idem.Config) { c.CompressAbove = 0 },
+		"WithMaxDecodedBytes(0)":  func(c *idem.Config) { c.MaxDecodedBytes = 0 },
 		"WithBlobs(nil)":          idem.WithBlobs(nil),
-		"WithOffloadAbove(0)":     idem.WithOffloadAbove(0),
+		"WithOffloadAbove(0)":     func(c *idem.Config) { c.OffloadAbove = 0 },
 		"WithConfig(zero Config)": idem.WithConfig(idem.Config{}),
 	} {
 		c, err := idem.NewConfig(opt)
@@ -48,7 +49,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// A negative size turns compression off; other negatives are refused.
-	if c, err := idem.NewConfig(idem.WithCompressAbove(-1)); err != nil || c.CompressAbove >= 0 {
+	if c, err := idem.NewConfig(func(c *idem.Config) { c.CompressAbove = -1 }); err != nil || c.CompressAbove >= 0 {
 		t.Errorf("WithCompressAbove(-1): %d, %v; want compression off", c.CompressAbove, err)
 	}
 	for name, tc := range map[string]struct {
@@ -56,12 +57,12 @@ func TestOptionBehaviour(t *testing.T) {
 		field string
 	}{
 		"WithLease(-1s)":          {idem.WithLease(-time.Second), "Lease"},
-		"WithLeaseMargin(-1s)":    {idem.WithLeaseMargin(-time.Second), "LeaseMargin"},
-		"WithClockSkew(-1s)":      {idem.WithClockSkew(-time.Second), "ClockSkew"},
+		"WithLeaseMargin(-1s)":    {func(c *idem.Config) { c.LeaseMargin = -time.Second }, "LeaseMargin"},
+		"WithClockSkew(-1s)":      {func(c *idem.Config) { c.ClockSkew = -time.Second }, "ClockSkew"},
 		"WithExpiry(-1s)":         {idem.WithExpiry(-time.Second), "Expiry"},
 		"WithHeartbeat(-1s)":      {idem.WithHeartbeat(-time.Second), "Heartbeat"},
-		"WithMaxDecodedBytes(-1)": {idem.WithMaxDecodedBytes(-1), "MaxDecodedBytes"},
-		"WithOffloadAbove(-1)":    {idem.WithOffloadAbove(-1), "OffloadAbove"},
+		"WithMaxDecodedBytes(-1)": {func(c *idem.Config) { c.MaxDecodedBytes = -1 }, "MaxDecodedBytes"},
+		"WithOffloadAbove(-1)":    {func(c *idem.Config) { c.OffloadAbove = -1 }, "OffloadAbove"},
 	} {
 		if _, err := idem.NewConfig(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", tc.field}}) {
 			t.Errorf("%s: %v, want idem's %s refused", name, err, tc.field)
@@ -76,7 +77,7 @@ func TestOptionBehaviour(t *testing.T) {
 	}
 
 	// Every bad setting at once, nil options included.
-	_, err = idem.NewConfig(nil, idem.WithLease(-time.Second), idem.WithExpiry(-time.Second), nil, idem.WithMaxDecodedBytes(-1))
+	_, err = idem.NewConfig(nil, idem.WithLease(-time.Second), idem.WithExpiry(-time.Second), nil, func(c *idem.Config) { c.MaxDecodedBytes = -1 })
 	want := [][2]string{{"idem", "options[0]"}, {"idem", "options[3]"}, {"idem", "Lease"}, {"idem", "Expiry"}, {"idem", "MaxDecodedBytes"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {
 		t.Errorf("every bad setting: %v\nnames %v, want %v", err, got, want)
@@ -84,9 +85,9 @@ func TestOptionBehaviour(t *testing.T) {
 	if err := (idem.Config{Lease: time.Minute, Expiry: time.Second, Heartbeat: 40 * time.Second}).Validate(); !slices.Equal(optiontest.Names(err), [][2]string{{"idem", "Expiry"}, {"idem", "Heartbeat"}}) {
 		t.Errorf("Validate: %v, want Expiry and Heartbeat", err)
 	}
-	// Do wraps them in its *Error for op claim; ConfigErrors still lists them.
+	// Do wraps them in its *Error for op claim; optkit.ConfigErrors still lists them.
 	_, err = idem.Do(t.Context(), nil, "k", "", nil, idem.WithLease(-time.Second))
-	if len(idem.ConfigErrors(err)) == 0 {
+	if len(optkit.ConfigErrors(err)) == 0 {
 		t.Errorf("Do with a bad setting: %v, want ConfigErrors to list it", err)
 	}
 }

@@ -1,6 +1,10 @@
 package idem
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
+)
 
 // Status is the state of a record. The values are Powertools' so a table can
 // be shared with its Python and TypeScript editions.
@@ -26,9 +30,10 @@ type Record struct {
 	// encoded as Encoding says. Do replays it decoded; DecodedResult
 	// decodes a record read with a store's Get.
 	Result []byte
-	// Encoding says how Result is stored: EncodingRaw (empty: as the work
-	// returned it) or EncodingGzip. A record written before compression
-	// existed, or by Powertools, has none.
+	// Encoding says how Result is stored: "" (as the work returned it),
+	// "gzip" (one gzip member, RFC 1952) or "blob" (a pointer to an object
+	// of Config.Blobs). A record written before compression existed, or
+	// by Powertools, has none.
 	Encoding string
 	// OmittedBytes is the size of a result too large to store (at least
 	// 1, even for an empty one): the record was COMPLETED without it
@@ -36,7 +41,7 @@ type Record struct {
 	OmittedBytes int
 	// Fingerprint identifies the payload the record was written for; empty
 	// means the payload is not checked. Do stores it short
-	// (StoredFingerprint); a record written before holds the long form.
+	// (22 bytes of its digest); a record written before holds the long form.
 	// Do compares the two forms alike.
 	Fingerprint string
 	// Owner is the token of the claim that wrote the record.
@@ -50,7 +55,7 @@ func (r *Record) Claimable(now time.Time) bool {
 	if r == nil {
 		return true
 	}
-	if ExpirySeconds(r.ExpiresAt) < now.Unix() {
+	if storekit.ExpirySeconds(r.ExpiresAt) < now.Unix() {
 		return true
 	}
 	return r.Status == StatusInProgress && !r.LeaseUntil.IsZero() && r.LeaseUntil.UnixMilli() < now.UnixMilli()

@@ -1,6 +1,10 @@
 package idem
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemq/idemq/internal/storekit"
+)
 
 // The clock rule (Config.ClockSkew, docs/protocol.md "Clocks"): every time
 // a worker writes is its clock plus the duration plus the bound, and every
@@ -10,14 +14,14 @@ import "time"
 // NewClaim is the claim of key by owner that a worker makes at now, by its
 // own clock, with lease: judged at now - ClockSkew, its lease ending at
 // now + lease + ClockSkew and its record expiring at now + max(Expiry,
-// lease) + ClockSkew. The fingerprint is stored short (StoredFingerprint).
+// lease) + ClockSkew. The fingerprint is stored short (storekit.StoredFingerprint).
 // Zero fields of c take their defaults.
 func (c Config) NewClaim(key Key, owner, fingerprint string, now time.Time, lease time.Duration) ClaimRequest {
 	c.Expiry = c.expiry()
 	return ClaimRequest{
 		Key:         key,
 		Owner:       owner,
-		Fingerprint: StoredFingerprint(fingerprint),
+		Fingerprint: storekit.StoredFingerprint(fingerprint),
 		Now:         c.JudgedAt(now),
 		LeaseUntil:  now.Add(lease + c.skew()),
 		ExpiresAt:   c.claimExpiry(now, lease),
@@ -53,15 +57,6 @@ func (c Config) TakeOverAt(leaseUntil time.Time) time.Time {
 		return leaseUntil
 	}
 	return leaseUntil.Add(c.skew())
-}
-
-// skew is ClockSkew, its default when zero (a negative one, which
-// Validate refuses, counts as none).
-func (c *Config) skew() time.Duration {
-	if c.ClockSkew == 0 {
-		return DefaultClockSkew
-	}
-	return max(c.ClockSkew, 0)
 }
 
 // expiry is Expiry, its default when zero.

@@ -41,7 +41,7 @@ func TestClockSkewBound(t *testing.T) {
 			b := offsetClock{truth, tc.aheadBy}
 			do := func(clock idem.Clock, value string, opts ...idem.Option) idem.Result {
 				r, err := idem.Do(context.Background(), truth.store, "k#skew", "", answer(value),
-					append([]idem.Option{idem.WithClock(clock), idem.WithClockSkew(skew), idem.WithLease(lease)}, opts...)...)
+					append([]idem.Option{func(c *idem.Config) { c.Clock = clock }, func(c *idem.Config) { c.ClockSkew = skew }, idem.WithLease(lease)}, opts...)...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -56,7 +56,7 @@ func TestClockSkewBound(t *testing.T) {
 					close(claimed)
 					<-proceed
 					return []byte("a"), nil
-				}, idem.WithClock(a), idem.WithClockSkew(skew), idem.WithLease(lease))
+				}, func(c *idem.Config) { c.Clock = a }, func(c *idem.Config) { c.ClockSkew = skew }, idem.WithLease(lease))
 				done <- r
 			}()
 			<-claimed

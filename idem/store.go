@@ -45,7 +45,7 @@ type Store interface {
 // ClaimRequest is one attempt to take a key.
 type ClaimRequest struct {
 	Key         Key
-	Owner       string    // a token unique to this attempt; see NewOwner
+	Owner       string    // a token unique to this attempt (Do makes a random one)
 	Fingerprint string    // the payload's fingerprint; empty: not checked
 	Now         time.Time // the time the claim is judged at
 	LeaseUntil  time.Time // when the claim may be taken over
@@ -87,8 +87,8 @@ type Completion struct {
 	// Result is the result as it is to be stored, encoded as Encoding
 	// says.
 	Result []byte
-	// Encoding is how Result is encoded (Record.Encoding): EncodingRaw
-	// or EncodingGzip. The store keeps it with the result, and Claim
+	// Encoding is how Result is encoded (Record.Encoding): "", "gzip"
+	// or "blob". The store keeps it with the result, and Claim
 	// returns it; a store keeps any string it is given.
 	Encoding  string
 	ExpiresAt time.Time

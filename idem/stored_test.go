@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // StoredResult reads back what Do stored, in each form it stores it:
@@ -22,15 +23,15 @@ func TestStoredResult(t *testing.T) {
 		value []byte
 		enc   string
 	}{
-		{"raw", []byte("short"), idem.EncodingRaw},
-		{"gzip", bytes.Repeat([]byte("prose "), 200), idem.EncodingGzip},
-		{"blob", hexResult(8000), idem.EncodingBlob},
+		{"raw", []byte("short"), storekit.EncodingRaw},
+		{"gzip", bytes.Repeat([]byte("prose "), 200), storekit.EncodingGzip},
+		{"blob", hexResult(8000), storekit.EncodingBlob},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSetup(t)
 			key := idem.Key("k#" + tc.name)
-			if _, err := s.do(ctx, key, "", func(context.Context) ([]byte, error) { return tc.value, nil }, idem.WithBlobs(blobs), idem.WithOffloadAbove(2000)); err != nil {
+			if _, err := s.do(ctx, key, "", func(context.Context) ([]byte, error) { return tc.value, nil }, idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = 2000 }); err != nil {
 				t.Fatal(err)
 			}
 			rec := s.record(t, key)
@@ -56,7 +57,7 @@ func TestStoredResult(t *testing.T) {
 	})
 	t.Run("missing blob", func(t *testing.T) {
 		t.Parallel()
-		rec := idem.Record{Status: idem.StatusCompleted, Encoding: idem.EncodingBlob, Result: []byte(`{"name":"gone","size":3,"sha256":"00"}`)}
+		rec := idem.Record{Status: idem.StatusCompleted, Encoding: storekit.EncodingBlob, Result: []byte(`{"name":"gone","size":3,"sha256":"00"}`)}
 		if _, err := cfg.StoredResult(ctx, rec); !errors.Is(err, idem.ErrUnreadableResult) {
 			t.Errorf("StoredResult of a missing blob: %v, want ErrUnreadableResult", err)
 		}

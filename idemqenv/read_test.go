@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/stores"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
@@ -56,7 +57,7 @@ func TestReadWorker(t *testing.T) {
 		if err != nil || s.CompressAbove != want {
 			t.Errorf("%s=%q: %d, %v; want %d", compressAbove, v, s.CompressAbove, err, want)
 		}
-		if cfg, err := idem.NewConfig(idem.WithCompressAbove(s.CompressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
+		if cfg, err := idem.NewConfig(func(c *idem.Config) { c.CompressAbove = s.CompressAbove }); err != nil || (want == -1 && cfg.CompressAbove != -1) {
 			t.Errorf("%s=off does not turn compression off: %+v", compressAbove, cfg)
 		}
 	}
@@ -196,7 +197,7 @@ func TestReadClaim(t *testing.T) {
 	}
 	// In consumer mode a claim without a lease of its own takes the
 	// consumer's default lease, which a heartbeat of at most half of it
-	// renews (idem's Config.Heartbeat with idem.ContextWithDefaultLease).
+	// renews (idem's Config.Heartbeat with leasectx.WithDefaultLease).
 	if s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "30s")); err != nil || s.Heartbeat != 30*time.Second || s.Lease != 0 {
 		t.Errorf("a consumer's heartbeat without a lease: %+v, %v; want it taken", s, err)
 	}
@@ -395,9 +396,9 @@ func TestSettingError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: idem.ErrNil}, Heartbeat + ": idem: Heartbeat"},
-		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: idem.ErrNil}, Concurrency + ": durable"},
-		{&idem.ConfigError{Package: "handler", Field: "KeyFunc", Err: idem.ErrNil}, "handler: KeyFunc"},
+		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: optkit.ErrNil}, Heartbeat + ": idem: Heartbeat"},
+		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: optkit.ErrNil}, Concurrency + ": durable"},
+		{&idem.ConfigError{Package: "handler", Field: "KeyFunc", Err: optkit.ErrNil}, "handler: KeyFunc"},
 	} {
 		err := SettingError(c.err)
 		if !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, c.err) {
@@ -405,8 +406,8 @@ func TestSettingError(t *testing.T) {
 		}
 	}
 	// Each refusal of a joined error, named.
-	lease, plain := &idem.ConfigError{Package: "idem", Field: "Lease", Err: idem.ErrNil}, errors.New("x")
-	err := SettingError(errors.Join(lease, plain, &idem.ConfigError{Package: "handler", Field: "Concurrency", Err: idem.ErrNil}))
+	lease, plain := &idem.ConfigError{Package: "idem", Field: "Lease", Err: optkit.ErrNil}, errors.New("x")
+	err := SettingError(errors.Join(lease, plain, &idem.ConfigError{Package: "handler", Field: "Concurrency", Err: optkit.ErrNil}))
 	if want := Lease + ": idem: Lease: is nil\nx\n" + Concurrency + ": handler: Concurrency: is nil"; err.Error() != want || !errors.Is(err, lease) || !errors.Is(err, plain) {
 		t.Errorf("SettingError of joined refusals = %q; want %q, wrapping each", err, want)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // scopeName is the instrumentation scope of the spans: the name the
@@ -126,7 +127,7 @@ var _ handler.Tracer = (*otelTracer)(nil)
 // scopeName); a nil tp is the global one, otel.GetTracerProvider(). It
 // returns an error joining an *idem.ConfigError for each nil option.
 func newTracer(tp trace.TracerProvider, opts ...Option) (*otelTracer, error) {
-	c, optErr := idem.ApplyOptions("idemqotel", opts)
+	c, optErr := optkit.ApplyOptions("idemqotel", opts)
 	c, err := c.resolve()
 	if err := errors.Join(optErr, err); err != nil {
 		return nil, err

@@ -21,6 +21,8 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/idemqotel"
+	"github.com/idemq/idemq/internal/optkit"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -76,7 +78,7 @@ func newSetup(t *testing.T, opts ...idemqotel.Option) *setup {
 	}
 	now := time.Now()
 	held, _ := idem.ClientKey(namespace, "k-held")
-	if c, err := store.Claim(context.Background(), idem.ClaimRequest{Key: held, Owner: idem.NewOwner(), Now: now,
+	if c, err := store.Claim(context.Background(), idem.ClaimRequest{Key: held, Owner: storekit.NewOwner(), Now: now,
 		LeaseUntil: now.Add(time.Hour), ExpiresAt: now.Add(2 * time.Hour)}); err != nil || !c.Claimed {
 		t.Fatalf("hold k-held: %v %v", c, err)
 	}
@@ -318,7 +320,7 @@ func TestLambdaTraceHeader(t *testing.T) {
 func TestNew(t *testing.T) {
 	t.Parallel()
 	_, err := idemqotel.NewTracer(nil, nil, idemqotel.WithKeys(), nil)
-	if list := idem.ConfigErrors(err); len(list) != 2 || list[0].Field != "options[0]" || list[1].Field != "options[2]" {
+	if list := optkit.ConfigErrors(err); len(list) != 2 || list[0].Field != "options[0]" || list[1].Field != "options[2]" {
 		t.Errorf("newTracer(nil, nil, WithKeys(), nil) = %v, want ConfigErrors for options[0] and options[2]", err)
 	}
 	if _, err := idemqotel.NewTracer(nil, idemqotel.WithConfig(idemqotel.Config{Propagator: nil})); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/internal/rie"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // rieEnv names a path to the aws-lambda-rie binary, overriding
@@ -231,7 +232,7 @@ func holdKey(t *testing.T, store idem.Store, key, body string, lease time.Durati
 	}
 	now := time.Now()
 	c, err := store.Claim(context.Background(), idem.ClaimRequest{
-		Key: k, Owner: idem.NewOwner(), Fingerprint: fp, Now: now, LeaseUntil: now.Add(lease), ExpiresAt: now.Add(time.Hour)})
+		Key: k, Owner: storekit.NewOwner(), Fingerprint: fp, Now: now, LeaseUntil: now.Add(lease), ExpiresAt: now.Add(time.Hour)})
 	if err != nil || !c.Claimed {
 		t.Fatalf("claim %s: %+v, %v", k, c, err)
 	}

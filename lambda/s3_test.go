@@ -22,6 +22,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/internal/testenv"
 )
 
@@ -125,7 +126,7 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	if !strings.HasPrefix(key, "jobs/") {
 		t.Errorf("object %s is not under the prefix jobs/", key)
 	}
-	value, err := (&idem.Record{Result: stored, Encoding: idem.EncodingGzip}).DecodedResult(0)
+	value, err := (&idem.Record{Result: stored, Encoding: storekit.EncodingGzip}).DecodedResult(0)
 	if err != nil {
 		t.Fatalf("the object is not the gzipped result: %v", err)
 	}

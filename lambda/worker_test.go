@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The worker wired by newHandler, in process, with each store it takes:
@@ -42,7 +42,7 @@ func TestWorkerInProcess(t *testing.T) {
 	})
 	t.Run("redis", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, idemqenv.Store, "redis", idemqenv.StoreURL, redistest.URL(t), idemqenv.Table, "worker-test-"+idem.NewOwner()[:8])
+		testWorker(t, idemqenv.Store, "redis", idemqenv.StoreURL, redistest.URL(t), idemqenv.Table, "worker-test-"+storekit.NewOwner()[:8])
 	})
 }
 

@@ -117,7 +117,7 @@ func WithRetry(min, max time.Duration) Option {
 
 // Validate reports every setting of c that cannot work, each an
 // *idem.ConfigError naming its field (a Request field's names package
-// "request"), joined (see idem.ConfigErrors); nil when there is none. It
+// "request"), joined (errors.Join); nil when there is none. It
 // is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()

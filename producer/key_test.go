@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -226,7 +227,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("%s: %v, want a ConfigError for %s", tc.name, err, tc.field)
 		}
 	}
-	if _, err := producer.New(nil, queueURL); !errors.Is(err, idem.ErrNil) {
+	if _, err := producer.New(nil, queueURL); !errors.Is(err, optkit.ErrNil) {
 		t.Errorf("nil client: %v", err)
 	}
 	if _, err := producer.New(&fakeSQS{}, ""); err == nil {

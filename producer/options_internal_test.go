@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
 )
 
 // resolved is what opts make of the zero Config.
 func resolved(opts ...Option) (Config, error) {
-	c, err := idem.ApplyOptions("producer", opts)
+	c, err := optkit.ApplyOptions("producer", opts)
 	if err != nil {
 		return Config{}, err
 	}

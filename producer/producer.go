@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -31,17 +31,17 @@ type Producer struct {
 
 // New returns a Producer that sends to queueURL through client; a URL
 // ending in ".fifo" is a FIFO queue's. It returns an error joining an
-// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// *idem.ConfigError for every bad setting (joined): a nil
 // client, an empty URL, a nil option, a setting Validate refuses.
 func New(client SQSAPI, queueURL string, opts ...Option) (*Producer, error) {
 	var errs []error
 	if client == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
 	if queueURL == "" {
 		errs = append(errs, configError("queueURL", `""`, errors.New("must not be empty")))
 	}
-	cfg, err := idem.ApplyOptions("producer", opts)
+	cfg, err := optkit.ApplyOptions("producer", opts)
 	errs = append(errs, err)
 	cfg, err = cfg.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

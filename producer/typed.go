@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -34,7 +34,7 @@ type Typed[Req any] struct {
 // Anything else is an *idem.ConfigError naming the setting.
 func NewTyped[Req any](p *Producer) (*Typed[Req], error) {
 	if p == nil {
-		return nil, configError("producer", "", idem.ErrNil)
+		return nil, configError("producer", "", optkit.ErrNil)
 	}
 	have := p.reader.Identity()
 	typ, err := request.NewType[Req](have)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // FuncConfig is how NewFunc makes a function idempotent. It is
@@ -123,19 +124,19 @@ func WithKeyOf[Req any](f func(Req) (string, error)) FuncOption {
 //     result completed without its value, idem.ErrResultTooLarge).
 //
 // NewFunc returns an error joining an *idem.ConfigError for every bad
-// setting (see idem.ConfigErrors): store, fn or an option is nil, the
+// setting (joined): store, fn or an option is nil, the
 // namespace is not set, Req's tags are bad or contradict the options, the
 // key fields are not members of Req's JSON form, or a setting of
 // idem.Config cannot be safe.
 func NewFunc[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Resp, error), opts ...FuncOption) (func(context.Context, Req) (Resp, error), error) {
 	var errs []error
 	if store == nil {
-		errs = append(errs, configError("store", "", idem.ErrNil))
+		errs = append(errs, configError("store", "", optkit.ErrNil))
 	}
 	if fn == nil {
-		errs = append(errs, configError("fn", "", idem.ErrNil))
+		errs = append(errs, configError("fn", "", optkit.ErrNil))
 	}
-	c, err := idem.ApplyOptions("request", opts)
+	c, err := optkit.ApplyOptions("request", opts)
 	errs = append(errs, err)
 	w := &wrapped[Req, Resp]{store: store, fn: fn}
 	if w.claims, err = c.resolve(); err != nil {
@@ -164,7 +165,7 @@ func NewFunc[Req, Resp any](store idem.Store, fn func(context.Context, Req) (Res
 
 // Validate reports every setting of c that cannot be safe for any request
 // type (no namespace, a key attribute or function, idem.Config's settings),
-// each an *idem.ConfigError, joined (see idem.ConfigErrors); nil when
+// each an *idem.ConfigError, joined (errors.Join); nil when
 // there is none. It is the resolve step NewFunc runs, without its result;
 // NewFunc then checks c against the request type.
 func (c FuncConfig) Validate() error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -78,7 +79,7 @@ func TestWrapInProgressIsAnError(t *testing.T) {
 	f, runs := counted(t, store)
 	now := time.Now()
 	until := now.Add(time.Minute)
-	if c, err := store.Claim(ctx, idem.ClaimRequest{Key: "orders#o-2", Owner: idem.NewOwner(), Now: now, LeaseUntil: until, ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
+	if c, err := store.Claim(ctx, idem.ClaimRequest{Key: "orders#o-2", Owner: storekit.NewOwner(), Now: now, LeaseUntil: until, ExpiresAt: now.Add(time.Hour)}); err != nil || !c.Claimed {
 		t.Fatal(c, err)
 	}
 	got, err := f(ctx, order{ID: "o-2"})
@@ -205,7 +206,7 @@ func TestNewFuncRefuses(t *testing.T) {
 		{"a key function of another type", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a key function and key fields", second(request.NewFunc(store, fn, ns, request.WithKeyOf(func(order) (string, error) { return "", nil }))), "KeyOf"},
 		{"a nil key function: none, so the key member is looked for", second(request.NewFunc(store, eventFn, ns, request.WithKeyOf[event](nil))), "KeyField"},
-		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithoutResult()))), "DiscardResult"},
+		{"no stored result", second(request.NewFunc(store, fn, ns, request.WithIdem(func(c *idem.Config) { c.DiscardResult = true }))), "DiscardResult"},
 		{"a bad idem setting", second(request.NewFunc(store, fn, ns, request.WithIdem(idem.WithExpiry(-time.Second)))), "Expiry"},
 		{"a contradiction", second(request.NewFunc(store, fn, request.WithRequest(request.Identity{Namespace: "n", KeyField: "item"}))), "KeyField"},
 	} {

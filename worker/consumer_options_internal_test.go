@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/consumer"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // settingsOf reads kv as the worker's environment.
@@ -30,7 +30,7 @@ func TestConsumerOptions(t *testing.T) {
 	s := settingsOf(t, idemqenv.Table, "records", idemqenv.ConsumerQueueURL, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
 		idemqenv.ConsumerMaxRunTime, "3m", idemqenv.ConsumerMaxBatches, "7", idemqenv.ConsumerGracePeriod, "9s", idemqenv.ConsumerVisibility, "4m")
 	w := &Worker{Settings: s}
-	got, err := idem.ApplyOptions("consumer", w.consumerOptions())
+	got, err := optkit.ApplyOptions("consumer", w.consumerOptions())
 	want := consumer.Config{MaxRunTime: 3 * time.Minute, MaxBatches: 7, GracePeriod: 9 * time.Second, VisibilityTimeout: 4 * time.Minute}
 	if err != nil || got != want {
 		t.Errorf("the options set %+v (%v), want %+v", got, err, want)

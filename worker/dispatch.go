@@ -5,8 +5,8 @@ import (
 
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/durable"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // NewDispatcher wires the dispatcher (package durable) from s, settings
@@ -19,10 +19,10 @@ import (
 func NewDispatcher(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Worker, error) {
 	w, errs := begin(s, idemqenv.Dispatch, opts)
 	if s.Program == idemqenv.Dispatch {
-		dc, _ := idem.ApplyOptions("durable", w.dispatchOptions())
+		dc, _ := optkit.ApplyOptions("durable", w.dispatchOptions())
 		errs = append(errs, named(dc.Validate()))
 		if s.Consumer.QueueURL != "" {
-			cc, _ := idem.ApplyOptions("consumer", w.consumerOptions())
+			cc, _ := optkit.ApplyOptions("consumer", w.consumerOptions())
 			errs = append(errs, named(cc.Validate()))
 		}
 	}

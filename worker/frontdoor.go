@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -34,7 +34,7 @@ import (
 func NewFrontDoor(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Worker, error) {
 	w, errs := begin(s, idemqenv.FrontDoor, opts)
 	if s.Program == idemqenv.FrontDoor {
-		fc, _ := idem.ApplyOptions("frontdoor", w.frontDoorOptions(nil))
+		fc, _ := optkit.ApplyOptions("frontdoor", w.frontDoorOptions(nil))
 		if s.FrontDoor.Scope != idemqenv.ScopeNone && fc.Scope == nil {
 			errs = append(errs, fmt.Errorf("%s=%s: the front door cannot tell a request's caller by itself: give worker.WithFrontDoorOptions(frontdoor.WithScope(...)) the caller's scope, or set %s=%s (one key space for every caller)",
 				idemqenv.FrontDoorScope, s.FrontDoor.Scope, idemqenv.FrontDoorScope, idemqenv.ScopeNone))

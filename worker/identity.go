@@ -6,8 +6,8 @@ import (
 	"reflect"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -34,7 +34,7 @@ func (w *Worker) identity() (request.Identity, error) {
 		return joined, nil
 	}
 	var errs []error
-	for _, bad := range idem.ConfigErrors(err) {
+	for _, bad := range optkit.ConfigErrors(err) {
 		errs = append(errs, fmt.Errorf("%w, the request's identity given in code (worker.WithHandlerOptions, handler.WithRequest): set each field in one place, or alike in both",
 			idemqenv.SettingError(bad)))
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
 	"github.com/idemq/idemq/idem/s3blob"
 	"github.com/idemq/idemq/idem/stores"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // open ends the checks made before any request: given readErr (the
@@ -73,7 +73,7 @@ func (w *Worker) openBlobs(ctx context.Context) error {
 // it: a refusal of a setting is a bad configuration, named after its
 // variable; and no error holds the store's password.
 func (w *Worker) failed(err error) error {
-	if len(idem.ConfigErrors(err)) > 0 {
+	if len(optkit.ConfigErrors(err)) > 0 {
 		err = badConfig(nil, named(err))
 	}
 	return stores.Redact(err, w.Settings.Store.URL)

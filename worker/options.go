@@ -19,9 +19,9 @@ import (
 // none; IDEMQ_OFFLOAD_ABOVE).
 func claimOptions(s idemqenv.Settings, blobs idem.Blobs) []idem.Option {
 	opts := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat),
-		idem.WithClockSkew(s.ClockSkew), idem.WithCompressAbove(s.CompressAbove)}
+		func(c *idem.Config) { c.ClockSkew = s.ClockSkew }, func(c *idem.Config) { c.CompressAbove = s.CompressAbove }}
 	if blobs != nil {
-		opts = append(opts, idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))
+		opts = append(opts, idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = s.Blobs.OffloadAbove })
 	}
 	return opts
 }
@@ -63,9 +63,9 @@ func (w *Worker) consumerOptions() []consumer.Option {
 // Config.FrontDoorOptions.
 func (w *Worker) frontDoorOptions(blobs idem.Blobs) []frontdoor.Option {
 	s := w.Settings
-	claim := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithClockSkew(s.ClockSkew)}
+	claim := []idem.Option{idem.WithExpiry(s.RecordExpiry), func(c *idem.Config) { c.ClockSkew = s.ClockSkew }}
 	if blobs != nil {
-		claim = append(claim, idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))
+		claim = append(claim, idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = s.Blobs.OffloadAbove })
 	}
 	opts := []frontdoor.Option{frontdoor.WithRequest(s.Request), frontdoor.WithLogger(w.cfg.Logger),
 		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes), frontdoor.WithIdem(claim...)}

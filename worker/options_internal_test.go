@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // The option behaviour every idemq package shares (docs/options.md): a
@@ -28,7 +28,7 @@ func TestOptionBehaviour(t *testing.T) {
 		"WithEMF(nil)":         {WithEMF(nil)},
 		"WithConfig(Config{})": {WithConfig(Config{})},
 	} {
-		c, err := idem.ApplyOptions("worker", opts)
+		c, err := optkit.ApplyOptions("worker", opts)
 		if err == nil {
 			c, err = c.resolve()
 		}
@@ -41,7 +41,7 @@ func TestOptionBehaviour(t *testing.T) {
 	// overwritten.
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	c, err := idem.ApplyOptions("worker", []Option{WithEMF(io.Discard), WithConfig(Config{Logger: logger, HandlerOptions: []handler.Option{handler.WithConcurrency(2)}}),
+	c, err := optkit.ApplyOptions("worker", []Option{WithEMF(io.Discard), WithConfig(Config{Logger: logger, HandlerOptions: []handler.Option{handler.WithConcurrency(2)}}),
 		WithHandlerOptions(func(c *handler.Config) { c.NoBatchError = true })})
 	if err == nil {
 		c, err = c.resolve()

@@ -11,6 +11,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/optkit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -90,7 +91,7 @@ func New(ctx context.Context, s idemqenv.Settings, fn handler.Func, opts ...Opti
 func newWorker(ctx context.Context, s idemqenv.Settings, readErr error, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
 	var errs []error
 	if nilFn {
-		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: idem.ErrNil})
+		errs = append(errs, &idem.ConfigError{Package: "worker", Field: "fn", Err: optkit.ErrNil})
 	}
 	w, more := begin(s, idemqenv.Worker, opts)
 	errs = append(errs, more...)
@@ -113,7 +114,7 @@ func newWorker(ctx context.Context, s idemqenv.Settings, readErr error, nilFn bo
 // begin applies opts and checks what every program checks: the options,
 // and that s is program p's.
 func begin(s idemqenv.Settings, p idemqenv.Program, opts []Option) (*Worker, []error) {
-	cfg, optErr := idem.ApplyOptions("worker", opts)
+	cfg, optErr := optkit.ApplyOptions("worker", opts)
 	cfg, err := cfg.resolve()
 	errs := []error{optErr, err}
 	if s.Program != p {
@@ -164,10 +165,10 @@ func (w *Worker) checkWorker() (request.Identity, []error) {
 		id = s.Request // checked below as the environment gives it
 	}
 	backoff := handler.VisibilityChanger(nil) // the client is made later; its setting is checked by the handler's Config
-	hc, _ := idem.ApplyOptions("handler", append(append(w.handlerOptions(backoff, nil), cfg.HandlerOptions...), handler.WithRequest(id)))
+	hc, _ := optkit.ApplyOptions("handler", append(append(w.handlerOptions(backoff, nil), cfg.HandlerOptions...), handler.WithRequest(id)))
 	errs = append(errs, named(hc.Validate()))
 	if consuming {
-		cc, _ := idem.ApplyOptions("consumer", w.consumerOptions())
+		cc, _ := optkit.ApplyOptions("consumer", w.consumerOptions())
 		errs = append(errs, named(cc.Validate()))
 	}
 	return id, errs

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 func TestInspect(t *testing.T) {
@@ -22,9 +23,9 @@ func TestInspect(t *testing.T) {
 			}
 		}
 
-		b.complete(t, "doc-2", []byte("hello"), idem.EncodingRaw, time.Hour)
-		b.complete(t, "doc-3", []byte("\x1f\x8bgzipped"), idem.EncodingGzip, time.Hour)
-		b.complete(t, "doc-4", []byte(`{"name":"ab12/owner","size":70000,"sha256":"00","encoding":"gzip"}`), idem.EncodingBlob, time.Hour)
+		b.complete(t, "doc-2", []byte("hello"), storekit.EncodingRaw, time.Hour)
+		b.complete(t, "doc-3", []byte("\x1f\x8bgzipped"), storekit.EncodingGzip, time.Hour)
+		b.complete(t, "doc-4", []byte(`{"name":"ab12/owner","size":70000,"sha256":"00","encoding":"gzip"}`), storekit.EncodingBlob, time.Hour)
 		omitOwner := b.claim(t, "doc-5", b.now, time.Minute)
 		if err := b.store.Complete(t.Context(), idem.Completion{Key: key("doc-5"), Owner: omitOwner, OmittedBytes: 812345, ExpiresAt: b.now.Add(time.Hour)}); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // listed returns the keys of a --json listing, sorted, and its next
@@ -43,9 +43,9 @@ func TestList(t *testing.T) {
 		b.claim(t, "a", b.now, time.Hour)
 		b.claim(t, "b", b.now, time.Hour)
 		b.claim(t, "c", b.now, time.Hour)
-		b.complete(t, "d", []byte("r"), idem.EncodingRaw, time.Hour)
+		b.complete(t, "d", []byte("r"), storekit.EncodingRaw, time.Hour)
 		// Completed 50 minutes ago, as a record expiry of 1 h dates it.
-		b.complete(t, "e", []byte("r"), idem.EncodingRaw, 10*time.Minute)
+		b.complete(t, "e", []byte("r"), storekit.EncodingRaw, 10*time.Minute)
 
 		for _, c := range []struct {
 			args []string
@@ -110,7 +110,7 @@ func TestStuck(t *testing.T) {
 		b.claim(t, "stopped-2", b.now.Add(-2*time.Minute), time.Minute)
 		b.claim(t, "running", b.now, time.Hour)
 		b.claim(t, "no-lease", b.now.Add(-5*time.Minute), 0)
-		b.complete(t, "done", []byte("r"), idem.EncodingRaw, time.Hour)
+		b.complete(t, "done", []byte("r"), storekit.EncodingRaw, time.Hour)
 
 		got, _ := listed(t, b.run(t, nil, "stuck", "--json"))
 		if want := []string{"stopped-1", "stopped-2"}; !slices.Equal(got, want) {

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 func TestPurgeCompleted(t *testing.T) {
 	eachStore(t, func(t *testing.T, b *bundle) {
-		b.complete(t, "done", []byte(`{"name":"ab12/o","size":9000,"sha256":"00"}`), idem.EncodingBlob, time.Hour)
+		b.complete(t, "done", []byte(`{"name":"ab12/o","size":9000,"sha256":"00"}`), storekit.EncodingBlob, time.Hour)
 		r := b.run(t, strings.NewReader("y\n"), "purge", "done")
 		if r.code != exitOK {
 			t.Fatalf("purge answered y: exit %d", r.code)
@@ -23,7 +24,7 @@ func TestPurgeCompleted(t *testing.T) {
 		}
 		b.wantGone(t, "purge", "done")
 
-		owner := b.complete(t, "kept", []byte("r"), idem.EncodingRaw, time.Hour)
+		owner := b.complete(t, "kept", []byte("r"), storekit.EncodingRaw, time.Hour)
 		if r := b.run(t, strings.NewReader("N\n"), "purge", "kept"); r.code != exitFailed {
 			t.Errorf("purge answered N: exit %d", r.code)
 		}
@@ -64,7 +65,7 @@ func TestPurgeFencedByTheClaimAfterTheRead(t *testing.T) {
 		r := b.run(t, &answer{text: "y\n", before: func() {
 			// Claimed as if after the expiry (the store judges at the
 			// time it is given).
-			again = idem.NewOwner()
+			again = storekit.NewOwner()
 			at := expiry.Add(2 * time.Second)
 			c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("done"), Owner: again, Now: at, LeaseUntil: at.Add(time.Hour), ExpiresAt: at.Add(time.Hour)})
 			if err != nil || !c.Claimed {

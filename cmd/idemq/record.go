@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // view is a record as the command shows it: to people, or as JSON.
@@ -52,7 +53,7 @@ func viewOf(s *settings, rec idem.Record, now time.Time) view {
 		v.LeasePassed = rec.LeaseUntil.UnixMilli() < now.UnixMilli()
 		v.LeaseLeft = left(rec.LeaseUntil.Sub(now))
 	}
-	v.Expired = idem.ExpirySeconds(rec.ExpiresAt) < now.Unix()
+	v.Expired = storekit.ExpirySeconds(rec.ExpiresAt) < now.Unix()
 	v.ExpiryLeft = left(rec.ExpiresAt.Sub(now))
 	switch blob, ok := rec.Blob(); {
 	case rec.Status == idem.StatusInProgress:
@@ -69,9 +70,9 @@ func viewOf(s *settings, rec idem.Record, now time.Time) view {
 		if s.blobBucket != "" {
 			v.Blob = "s3://" + s.blobBucket + "/" + v.Blob
 		}
-	case rec.Encoding == idem.EncodingGzip:
+	case rec.Encoding == storekit.EncodingGzip:
 		v.Stored = "gzip"
-	case rec.Encoding == idem.EncodingRaw:
+	case rec.Encoding == storekit.EncodingRaw:
 		v.Stored = "inline"
 	default:
 		v.Stored = "encoding " + rec.Encoding

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // wantUnchanged checks that the record of k is still owner's, status.
@@ -81,12 +82,12 @@ func TestReleaseStuck(t *testing.T) {
 		}
 		b.wantGone(t, "release of a passed lease", "stopped")
 		// The next delivery claims it afresh.
-		c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("stopped"), Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)})
+		c, err := b.store.Claim(context.Background(), idem.ClaimRequest{Key: key("stopped"), Owner: storekit.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)})
 		if err != nil || !c.Claimed || c.Previous != nil {
 			t.Errorf("claim after release: %+v, %v; want a fresh claim", c, err)
 		}
 
-		owner := b.complete(t, "done", []byte("r"), idem.EncodingRaw, time.Hour)
+		owner := b.complete(t, "done", []byte("r"), storekit.EncodingRaw, time.Hour)
 		if r := b.run(t, nil, "release", "done", "--yes", "--force"); r.code != exitFailed || !strings.Contains(r.stderr, "purge") {
 			t.Errorf("release of a COMPLETED record: exit %d, want %d pointing to purge", r.code, exitFailed)
 		}

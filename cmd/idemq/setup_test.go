@@ -16,6 +16,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // adminStore is a store the tests write records with, the command's way
@@ -120,7 +121,7 @@ func (b *bundle) claim(t *testing.T, k string, at time.Time, lease time.Duration
 // none) and returns the owner.
 func (b *bundle) claimKey(t *testing.T, k idem.Key, at time.Time, lease time.Duration) string {
 	t.Helper()
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	req := idem.ClaimRequest{Key: k, Owner: owner, Now: at, ExpiresAt: at.Add(time.Hour), Fingerprint: "fp-" + string(k)}
 	if lease != 0 {
 		req.LeaseUntil = at.Add(lease)

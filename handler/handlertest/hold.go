@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Hold makes store hold key as another worker's claim, IN_PROGRESS with
@@ -22,7 +23,7 @@ import (
 //     bound (idem.Config.ClockSkew, 500 ms by default): a worker that
 //     crashed. The next delivery takes the key over and runs.
 //
-// The handler's clock is the wall clock unless idem.WithClock says
+// The handler's clock is the wall clock unless idem.Config.Clock says
 // otherwise; give Hold a time of that clock. It claims through
 // store.Claim, as any worker does, so it works with every idem.Store;
 // the record expires idem.DefaultExpiry after leaseUntil. key is the
@@ -35,7 +36,7 @@ func Hold(ctx context.Context, store idem.Store, key idem.Key, leaseUntil time.T
 	if store == nil || leaseUntil.IsZero() {
 		return "", errors.New("handlertest: Hold needs a store and a lease's end")
 	}
-	owner = idem.NewOwner()
+	owner = storekit.NewOwner()
 	c, err := store.Claim(ctx, idem.ClaimRequest{
 		Key: key, Owner: owner, Now: leaseUntil,
 		LeaseUntil: leaseUntil, ExpiresAt: leaseUntil.Add(idem.DefaultExpiry),

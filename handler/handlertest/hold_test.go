@@ -14,7 +14,7 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// Hold, judged by the handler's own clock (idem.WithClock): a lease ahead
+// Hold, judged by the handler's own clock (idem.Config.Clock): a lease ahead
 // of it holds the key, the message comes back and the work does not run;
 // a lease behind it by less than the clock-skew bound still holds it;
 // past the bound, the next delivery takes the key over and runs once. A
@@ -29,7 +29,7 @@ func TestHold(t *testing.T) {
 	var calls handlertest.Calls
 	h := must(handler.NewTyped(store, handlertest.TypedFunc[order, struct{}](&calls, func(o order) string { return o.ID }, nil),
 		handler.WithRequest(request.Identity{Namespace: "orders"}), handler.WithLogger(slog.New(slog.DiscardHandler)),
-		handler.WithIdem(idem.WithClock(idem.ClockFunc(func() time.Time { return clock })))))
+		handler.WithIdem(func(c *idem.Config) { c.Clock = idem.ClockFunc(func() time.Time { return clock }) })))
 	key := must(idem.ClientKey("orders", "o-1"))
 	msg := handlertest.JSONMessage("m-1", order{ID: "o-1"})
 	deliver := func(what string, wantFailed bool, wantCalls int) {

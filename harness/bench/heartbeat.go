@@ -12,6 +12,7 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/leasectx"
 	"github.com/idemq/idemq/request"
 )
 
@@ -37,7 +38,7 @@ const (
 	// Lambda, or consumer.WithDeadlineLease): no extension.
 	HeartbeatOff = "off"
 	// HeartbeatOn is the consumer's default, scaled: a short lease
-	// renewed by a heartbeat (idem.ContextWithDefaultLease).
+	// renewed by a heartbeat (leasectx.WithDefaultLease).
 	HeartbeatOn = "on"
 )
 
@@ -85,7 +86,7 @@ func heartbeatBench(mode string) func(*testing.B) {
 			store.Store = newMemstore(b)
 			ctx, cancel := context.WithTimeout(context.Background(), invocationTimeout)
 			if mode == HeartbeatOn {
-				ctx = idem.ContextWithDefaultLease(ctx, heartbeatLease, heartbeatBeat)
+				ctx = leasectx.WithDefaultLease(ctx, heartbeatLease, heartbeatBeat)
 			}
 			resp, err := h(ctx, ev)
 			cancel()

@@ -34,7 +34,7 @@ const S3EndpointEnv = testenv.S3Endpoint
 // The sides the size scenarios compare.
 const (
 	// SideInline is idemq storing every result as it is in the record:
-	// idem.WithoutCompression, no blob store.
+	// idem.Config.CompressAbove -1, no blob store.
 	SideInline = "idemq-inline"
 	// SideGzip is idemq's defaults without a bucket: results over
 	// idem.DefaultCompressAbove gzipped, all kept in the record.
@@ -62,10 +62,10 @@ var sideOptions = map[string]struct {
 	opts  []idem.Option
 	blobs bool
 }{
-	SideInline:     {opts: []idem.Option{idem.WithoutCompression()}},
+	SideInline:     {opts: []idem.Option{func(c *idem.Config) { c.CompressAbove = -1 }}},
 	SideGzip:       {},
 	SideDefault:    {blobs: true},
-	SideOffloadAll: {opts: []idem.Option{idem.WithOffloadAbove(1)}, blobs: true},
+	SideOffloadAll: {opts: []idem.Option{func(c *idem.Config) { c.OffloadAbove = 1 }}, blobs: true},
 }
 
 // ResultSizes are the answer sizes of the size scenarios, in bytes: 1, 4,

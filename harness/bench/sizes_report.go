@@ -230,10 +230,10 @@ var (
 // (item bytes besides the stored result, the pointer item) at each of
 // BreakEvenExpiries and BreakEvenRates, each object kept by the stack's
 // lifecycle rule for that expiry: the stored size from which a blob costs
-// less, the value to give idem.WithOffloadAbove (or IDEMQ_OFFLOAD_ABOVE).
+// less, the value to give idem.Config.OffloadAbove (or IDEMQ_OFFLOAD_ABOVE).
 func breakEvenTable(b *strings.Builder, item, ptr int) {
 	fmt.Fprintf(b, "Where a blob starts to cost less, in stored bytes, by the model with these items (%d bytes besides the result inline, a %d-byte pointer): ", item, ptr)
-	b.WriteString("the value to give `idem.WithOffloadAbove` (`IDEMQ_OFFLOAD_ABOVE`) for a record expiry and a share of records delivered twice.\n\n")
+	b.WriteString("the value to give `idem.Config.OffloadAbove` (`IDEMQ_OFFLOAD_ABOVE`) for a record expiry and a share of records delivered twice.\n\n")
 	b.WriteString("| record expiry |")
 	for _, rate := range BreakEvenRates {
 		fmt.Fprintf(b, " %.0f %% duplicates |", 100*rate)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 var _ idem.Admin = (*Store)(nil)
@@ -38,7 +39,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	}
 	start, err := s.decodeCursor(req.Cursor)
 	if err != nil {
-		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: err}
+		return idem.ListPage{}, &idem.Error{Op: storekit.OpList, Err: err}
 	}
 	filter, names, values := s.listFilter(req)
 	var page idem.ListPage
@@ -55,7 +56,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
 			}, errorChecksums)
 			if err != nil {
-				return idem.ListPage{}, s.fail(idem.OpList, "", err)
+				return idem.ListPage{}, s.fail(storekit.OpList, "", err)
 			}
 			items, last = out.Items, out.LastEvaluatedKey
 		} else {
@@ -65,14 +66,14 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 				ExclusiveStartKey: start, Limit: aws.Int32(batch),
 			}, errorChecksums)
 			if err != nil {
-				return idem.ListPage{}, s.fail(idem.OpList, "", err)
+				return idem.ListPage{}, s.fail(storekit.OpList, "", err)
 			}
 			items, last = out.Items, out.LastEvaluatedKey
 		}
 		for _, item := range items {
 			rec, err := s.record(item)
 			if err != nil {
-				return idem.ListPage{}, &idem.Error{Op: idem.OpList, Key: rec.Key, Err: err}
+				return idem.ListPage{}, &idem.Error{Op: storekit.OpList, Key: rec.Key, Err: err}
 			}
 			if !req.Selects(rec) {
 				continue
@@ -165,7 +166,7 @@ func (s *Store) decodeCursor(cursor string) (map[string]types.AttributeValue, er
 // record's status, owner and lease being those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
+		return &idem.Error{Op: storekit.OpDelete, Err: idem.ErrNoKey}
 	}
 	cond := []string{phStatus + " = :status"}
 	values := map[string]types.AttributeValue{":status": str(string(d.Status))}
@@ -200,9 +201,9 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 				changed.Status = "unknown" // a record, whatever it holds
 			}
 		}
-		return &idem.Error{Op: idem.OpDelete, Key: d.Key, Err: changed}
+		return &idem.Error{Op: storekit.OpDelete, Key: d.Key, Err: changed}
 	case err != nil:
-		return s.fail(idem.OpDelete, d.Key, err)
+		return s.fail(storekit.OpDelete, d.Key, err)
 	}
 	return nil
 }

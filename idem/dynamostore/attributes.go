@@ -1,10 +1,5 @@
 package dynamostore
 
-import (
-	"errors"
-	"fmt"
-)
-
 // Attributes names the attributes of a record's item. An empty field takes
 // its default. The defaults are the names Powertools for AWS Lambda uses,
 // with the same units, plus Owner, OmittedBytes and Encoding.
@@ -36,7 +31,7 @@ type Attributes struct {
 	// otherwise. Defaults to "result_omitted_bytes".
 	OmittedBytes string
 	// Encoding is, on a COMPLETED record whose result is stored encoded,
-	// the encoding, a string (idem.EncodingGzip: Result holds the gzip of
+	// the encoding, a string ("gzip": Result holds the gzip of
 	// the result); absent on a result stored as it is, and on every
 	// record written before compression existed or by Powertools.
 	// Defaults to "data_encoding".
@@ -53,13 +48,6 @@ var defaultAttributes = Attributes{
 	Owner:        "owner",
 	OmittedBytes: "result_omitted_bytes",
 	Encoding:     "data_encoding",
-}
-
-// WithAttributes sets the attribute names, for a table whose partition key
-// is not "id" or whose items must match other code's. Empty fields keep
-// their defaults. Defaults to Powertools' names (see Attributes).
-func WithAttributes(a Attributes) Option {
-	return func(c *Config) { c.Attributes = a }
 }
 
 // fields lists the names with their field names and defaults.
@@ -91,27 +79,4 @@ func (a Attributes) withDefaults() Attributes {
 		}
 	}
 	return a
-}
-
-// validate reports two fields, or a field and the sort key (empty: none),
-// naming one attribute.
-func (a Attributes) validate(sortKey string) error {
-	var errs []error
-	seen := make(map[string]string)
-	fields := a.fields()
-	if sortKey != "" {
-		fields = append(fields, attrField{field: "the sort key", name: &sortKey})
-	}
-	for _, f := range fields {
-		if other, dup := seen[*f.name]; dup {
-			field := "Attributes." + f.field
-			if f.field == "the sort key" {
-				field = "SortKey"
-			}
-			errs = append(errs, configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other)))
-			continue
-		}
-		seen[*f.name] = f.field
-	}
-	return errors.Join(errs...)
 }

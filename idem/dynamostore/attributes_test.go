@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The item a claim and a completion leave, by default: Powertools' names,
@@ -24,7 +25,7 @@ func TestItemLayout(t *testing.T) {
 	ctx := context.Background()
 	now := b.now.Add(250 * time.Millisecond)
 	lease, expiry := now.Add(90*time.Second+7*time.Millisecond), now.Add(time.Hour)
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	if _, err := b.store.Claim(ctx, idem.ClaimRequest{Key: "lay#1", Owner: owner, Fingerprint: "sha256:ab", Now: now, LeaseUntil: lease, ExpiresAt: expiry}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestItemLayout(t *testing.T) {
 
 	// A result stored compressed has its encoding beside it.
 	owner = b.mustClaim(t, "lay#2")
-	if err := b.store.Complete(ctx, idem.Completion{Key: "lay#2", Owner: owner, Result: []byte{0x1f, 0x8b}, Encoding: idem.EncodingGzip, ExpiresAt: done}); err != nil {
+	if err := b.store.Complete(ctx, idem.Completion{Key: "lay#2", Owner: owner, Result: []byte{0x1f, 0x8b}, Encoding: storekit.EncodingGzip, ExpiresAt: done}); err != nil {
 		t.Fatal(err)
 	}
 	wantItem(t, b.rawItem(t, "id", "lay#2"), map[string]string{
@@ -110,12 +111,12 @@ func TestCustomAttributes(t *testing.T) {
 	}
 
 	owner = b.mustClaim(t, "cus#4")
-	if err := store.Complete(ctx, idem.Completion{Key: "cus#4", Owner: owner, Result: []byte("z"), Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(time.Hour)}); err != nil {
+	if err := store.Complete(ctx, idem.Completion{Key: "cus#4", Owner: owner, Result: []byte("z"), Encoding: storekit.EncodingGzip, ExpiresAt: b.now.Add(time.Hour)}); err != nil {
 		t.Fatalf("complete with an encoding: %v", err)
 	}
 	wantNames(t, b.rawItem(t, "pk", "cus#4"), "pk", "state", "ttl_s", "result", "packing", "claim_token")
 	c, _ = b.claim(t, "cus#4", b.now.Add(time.Minute), time.Minute, time.Hour)
-	if c.String() != string(idem.StatusCompleted) || c.Record.Encoding != idem.EncodingGzip {
+	if c.String() != string(idem.StatusCompleted) || c.Record.Encoding != storekit.EncodingGzip {
 		t.Fatalf("duplicate: %+v, want the completed record with its encoding", c)
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // sdkLog is a client logger that keeps what the SDK logs.
@@ -110,7 +111,7 @@ func TestNoChecksumWarningOnDynamoDBLocal(t *testing.T) {
 	now := time.Now()
 	for i := range 2 {
 		c, err := store.Claim(context.Background(), idem.ClaimRequest{
-			Key: "summarise#request-1", Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
+			Key: "summarise#request-1", Owner: storekit.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour),
 		})
 		if err != nil || c.Claimed != (i == 0) {
 			t.Fatalf("claim %d: %+v, %v", i, c, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // DynamoDB's claim condition decides as idem.Record.Claimable does, at the
@@ -37,7 +38,7 @@ func TestClaimAgreesWithClaimable(t *testing.T) {
 	}
 	for i, c := range cases {
 		key := idem.Key(fmt.Sprintf("edge#%d", i))
-		rec := idem.Record{Key: key, Status: idem.StatusInProgress, ExpiresAt: b.now.Add(c.expiry), Owner: idem.NewOwner()}
+		rec := idem.Record{Key: key, Status: idem.StatusInProgress, ExpiresAt: b.now.Add(c.expiry), Owner: storekit.NewOwner()}
 		if c.lease > 0 {
 			rec.LeaseUntil = b.now.Add(c.lease)
 		}
@@ -53,7 +54,7 @@ func TestClaimAgreesWithClaimable(t *testing.T) {
 			rec.Status, rec.LeaseUntil = idem.StatusCompleted, time.Time{}
 		}
 		now := b.now.Add(c.at)
-		second, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
+		second, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: storekit.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
 		if err != nil {
 			t.Fatalf("%s: second claim: %v", c.name, err)
 		}

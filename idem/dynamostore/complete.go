@@ -1,7 +1,6 @@
 package dynamostore
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // completeExpression marks the record COMPLETED with its result and new
@@ -120,7 +120,7 @@ func (s *Store) completeUpdate(c idem.Completion) *types.Update {
 		expr, names = omitExpression, s.names(phStatus, phOmitted, phExpiry, phLease, phOwner)
 	} else {
 		values[":data"] = bin(c.Result)
-		if c.Encoding != idem.EncodingRaw {
+		if c.Encoding != storekit.EncodingRaw {
 			values[":enc"] = str(c.Encoding)
 			expr, names = encodedExpression, s.names(phStatus, phResult, phEncoding, phExpiry, phLease, phOwner)
 		}
@@ -159,24 +159,4 @@ func (s *Store) completeFailed(c idem.Completion, err error) error {
 		}
 	}
 	return s.writeFailed(idem.OpComplete, c.Key, c.Owner, err)
-}
-
-// completedBy reports whether rec is c, already applied.
-func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
-	if rec.Status != idem.StatusCompleted || rec.Owner != c.Owner {
-		return false
-	}
-	if c.OmittedBytes > 0 {
-		return rec.OmittedBytes == c.OmittedBytes
-	}
-	return rec.OmittedBytes == 0 && rec.Encoding == c.Encoding && bytes.Equal(rec.Result, c.Result)
-}
-
-// writeFailed maps the error of a write fenced by ownedCondition.
-func (s *Store) writeFailed(op idem.Op, key idem.Key, owner string, err error) error {
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		return s.leaseLost(op, key, owner, failed.Item)
-	}
-	return s.fail(op, key, err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Config is a Store's settings, besides the client and the table that New
@@ -55,7 +56,7 @@ func configError(field, value string, err error) error {
 }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its result.
 func (c Config) Validate() error {
 	_, err := c.resolve()
@@ -83,10 +84,40 @@ func (c Config) resolve() (Config, error) {
 // resolve applies opts to the zero Config, as New does, and resolves it,
 // joining every nil option and every setting that cannot work.
 func resolve(opts []Option) (Config, error) {
-	c, optErr := idem.ApplyOptions("dynamostore", opts)
+	c, optErr := optkit.ApplyOptions("dynamostore", opts)
 	c, err := c.resolve()
 	if err := errors.Join(optErr, err); err != nil {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// WithAttributes sets the attribute names, for a table whose partition key
+// is not "id" or whose items must match other code's. Empty fields keep
+// their defaults. Defaults to Powertools' names (see Attributes).
+func WithAttributes(a Attributes) Option {
+	return func(c *Config) { c.Attributes = a }
+}
+
+// validate reports two fields, or a field and the sort key (empty: none),
+// naming one attribute.
+func (a Attributes) validate(sortKey string) error {
+	var errs []error
+	seen := make(map[string]string)
+	fields := a.fields()
+	if sortKey != "" {
+		fields = append(fields, attrField{field: "the sort key", name: &sortKey})
+	}
+	for _, f := range fields {
+		if other, dup := seen[*f.name]; dup {
+			field := "Attributes." + f.field
+			if f.field == "the sort key" {
+				field = "SortKey"
+			}
+			errs = append(errs, configError(field, fmt.Sprintf("%q", *f.name), fmt.Errorf("names the same attribute as Attributes.%s", other)))
+			continue
+		}
+		seen[*f.name] = f.field
+	}
+	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/internal/testenv"
 )
 
@@ -91,7 +92,7 @@ func itemBytes(item map[string]types.AttributeValue) int {
 func writeUnits(n int) float64 { return float64(max(1, (n+1023)/1024)) }
 
 // BenchmarkResultCost is what a prose result costs in DynamoDB, raw
-// (idem.WithoutCompression) and as idem.Do stores it by default
+// (idem.Config.CompressAbove -1) and as idem.Do stores it by default
 // (gzipped): the bytes of data, the item, and the write units of the
 // completion (as DynamoDB Local reports them) and of each duplicate's
 // failed claim (billed by the item it hits). The key, payload
@@ -112,7 +113,7 @@ func BenchmarkResultCost(b *testing.B) {
 		for _, mode := range []struct {
 			name string
 			opts []idem.Option
-		}{{"raw", []idem.Option{idem.WithoutCompression()}}, {"gzip", nil}} {
+		}{{"raw", []idem.Option{func(c *idem.Config) { c.CompressAbove = -1 }}}, {"gzip", nil}} {
 			b.Run(name+"/"+mode.name, func(b *testing.B) {
 				api := &capacityAPI{API: client}
 				store := must(dynamostore.New(api, table))
@@ -162,7 +163,7 @@ func TestMegabyteOfProseFits(t *testing.T) {
 		t.Fatalf("1 MB of prose: %s, omitted %v, %v; want it executed and stored", r.Outcome, r.Omitted, err)
 	}
 	rec := mustGet(t, b, "mb#gzip")
-	if rec.Encoding != idem.EncodingGzip || len(rec.Result) >= dynamostore.MaxItemBytes {
+	if rec.Encoding != storekit.EncodingGzip || len(rec.Result) >= dynamostore.MaxItemBytes {
 		t.Fatalf("stored with encoding %q, %d bytes", rec.Encoding, len(rec.Result))
 	}
 	t.Logf("1,000,000 bytes of Opticks stored in %d bytes", len(rec.Result))
@@ -171,7 +172,7 @@ func TestMegabyteOfProseFits(t *testing.T) {
 		t.Fatalf("duplicate: %s, %d bytes, %v; want the megabyte replayed", r.Outcome, len(r.Value), err)
 	}
 
-	r, err = idem.Do(ctx, b.store, "mb#raw", "", work, idem.WithoutCompression())
+	r, err = idem.Do(ctx, b.store, "mb#raw", "", work, func(c *idem.Config) { c.CompressAbove = -1 })
 	if !errors.Is(err, idem.ErrResultTooLarge) || !r.Omitted {
 		t.Fatalf("without compression: omitted %v, %v; want it omitted, too large", r.Omitted, err)
 	}

@@ -21,7 +21,7 @@
 //	validation              S     payload fingerprint (absent if not checked)
 //	data                    B     result of a COMPLETED record
 //	result_omitted_bytes    N     size of a result too large to store: the record was COMPLETED without data
-//	data_encoding           S     how data is encoded: "gzip" (idem.EncodingGzip); absent: as the work returned it
+//	data_encoding           S     how data is encoded: "gzip"; absent: as the work returned it
 //
 // idem.Do stores a result over idem.Config.CompressAbove (512 bytes by
 // default) gzip-compressed when that makes it smaller, with

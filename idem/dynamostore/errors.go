@@ -89,5 +89,20 @@ func (s *Store) leaseLost(op idem.Op, key idem.Key, owner string, item map[strin
 			rec.Status = "unknown" // a record, whatever it holds
 		}
 	}
-	return &idem.Error{Op: op, Key: key, Err: idem.LeaseLost(rec.Status, rec.Owner, owner)}
+	return &idem.Error{Op: op, Key: key, Err: &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}}
 }
+
+// writeFailed maps the error of a write fenced by ownedCondition.
+func (s *Store) writeFailed(op idem.Op, key idem.Key, owner string, err error) error {
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return s.leaseLost(op, key, owner, failed.Item)
+	}
+	return s.fail(op, key, err)
+}
+
+// ErrTableMismatch means a table exists but is not the one a Store with
+// these options needs: another key schema, no TTL on the expiry
+// attribute, or replicas in other Regions that can each grant a claim
+// (multi-Region eventual consistency).
+var ErrTableMismatch = errors.New("dynamostore: table does not match the store")

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Get reads the record for key as stored, expired or not, with a strongly
@@ -14,7 +15,7 @@ import (
 // operators: Do never reads before it claims.
 func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool, err error) {
 	if key == "" {
-		return idem.Record{}, false, &idem.Error{Op: idem.OpGet, Err: idem.ErrNoKey}
+		return idem.Record{}, false, &idem.Error{Op: storekit.OpGet, Err: idem.ErrNoKey}
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
@@ -22,14 +23,14 @@ func (s *Store) Get(ctx context.Context, key idem.Key) (rec idem.Record, ok bool
 		ConsistentRead: aws.Bool(true),
 	}, errorChecksums)
 	if err != nil {
-		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
+		return idem.Record{}, false, s.fail(storekit.OpGet, key, err)
 	}
 	if len(out.Item) == 0 {
 		return idem.Record{}, false, nil
 	}
 	rec, err = s.record(out.Item)
 	if err != nil {
-		return rec, true, &idem.Error{Op: idem.OpGet, Key: key, Err: err}
+		return rec, true, &idem.Error{Op: storekit.OpGet, Key: key, Err: err}
 	}
 	return rec, true, nil
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Item layout. Times become numbers here and only here: the expiry in epoch
-// seconds rounded up (idem.ExpirySeconds), the lease in epoch milliseconds.
+// seconds rounded up (storekit.ExpirySeconds), the lease in epoch milliseconds.
 
 // key is the item key of a record: the key in the partition key, or with
 // WithSortKey the static value there and the key in the sort key.
@@ -195,6 +196,6 @@ func num(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-func seconds(t time.Time) types.AttributeValue { return num(idem.ExpirySeconds(t)) }
+func seconds(t time.Time) types.AttributeValue { return num(storekit.ExpirySeconds(t)) }
 
 func millis(t time.Time) types.AttributeValue { return num(t.UnixMilli()) }

@@ -9,6 +9,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The claim's condition is evaluated by DynamoDB, not by the store: two
@@ -28,7 +29,7 @@ func TestRaceAcrossClients(t *testing.T) {
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range workers {
-		owners[i] = idem.NewOwner()
+		owners[i] = storekit.NewOwner()
 		wg.Go(func() {
 			<-start
 			claims[i], errs[i] = stores[i%2].Claim(context.Background(), idem.ClaimRequest{

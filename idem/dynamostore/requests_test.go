@@ -36,7 +36,7 @@ func TestRequestsPerDelivery(t *testing.T) {
 	// lease comes back with it.
 	b.mustClaim(t, "req#busy")
 	b.api.take()
-	r, err = idem.Do(ctx, b.store, "req#busy", "", work, idem.WithClock(idem.ClockFunc(func() time.Time { return b.now })))
+	r, err = idem.Do(ctx, b.store, "req#busy", "", work, func(c *idem.Config) { c.Clock = idem.ClockFunc(func() time.Time { return b.now }) })
 	// When this worker may take the key over: the lease's end plus the
 	// clock-skew bound.
 	if want := b.now.Add(time.Minute + idem.DefaultClockSkew); err != nil || r.Outcome != idem.InProgress || !r.LeaseUntil.Equal(want) {

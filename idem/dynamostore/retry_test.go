@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // lostAnswerAPI sends every write twice and returns the second answer, as
@@ -74,7 +75,7 @@ func TestRetriedWritesAreTheirOwn(t *testing.T) {
 			t.Fatalf("%s: compressed completion sent twice: %+v, %v; want executed", key, r.Outcome, err)
 		}
 		c, _ := b.claim(t, key, time.Now(), time.Minute, time.Hour)
-		if v, err := c.Record.DecodedResult(0); c.Record.Encoding != idem.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
+		if v, err := c.Record.DecodedResult(0); c.Record.Encoding != storekit.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
 			t.Fatalf("%s: record with encoding %q (%v), want the result gzipped", key, c.Record.Encoding, err)
 		}
 	}

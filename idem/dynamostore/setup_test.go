@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // bundle is one test's table, a client counting its requests and a store
@@ -43,7 +44,7 @@ func setup(t *testing.T, opts ...dynamostore.Option) *bundle {
 // claim claims key at `at` with a fresh owner and fails the test on error.
 func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry time.Duration) (idem.Claim, string) {
 	t.Helper()
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
 		Key: key, Owner: owner, Now: at, LeaseUntil: at.Add(lease), ExpiresAt: at.Add(expiry),
 	})

@@ -6,11 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
-
-// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
-// the attribute names plus the sizes of their values.
-const MaxItemBytes = 400 * 1024
 
 const (
 	// maxNumberBytes is the most a number can take: up to 38 significant
@@ -18,7 +15,7 @@ const (
 	maxNumberBytes = 21
 	// fingerprintReserve is counted for the fingerprint, which a
 	// completion does not carry: Do stores an idem.Fingerprint in 22
-	// bytes (idem.StoredFingerprint), a caller's own may be longer. A
+	// bytes (storekit.StoredFingerprint), a caller's own may be longer. A
 	// longer one still may make DynamoDB refuse the item; that refusal is
 	// idem.ErrResultTooLarge too.
 	fingerprintReserve = 1024
@@ -38,7 +35,7 @@ func (s *Store) completedSize(c idem.Completion) int {
 		return n + len(a.OmittedBytes) + maxNumberBytes
 	}
 	n += len(a.Result) + len(c.Result)
-	if c.Encoding != idem.EncodingRaw {
+	if c.Encoding != storekit.EncodingRaw {
 		n += len(a.Encoding) + len(c.Encoding)
 	}
 	return n

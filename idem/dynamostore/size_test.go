@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // The largest result the store accepts fits in a DynamoDB item; one byte
@@ -105,7 +106,7 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 		calls++
 		return result, nil
 	}
-	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock), idem.WithExpiry(time.Hour))
+	r, err := idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, func(c *idem.Config) { c.Clock = clock }, idem.WithExpiry(time.Hour))
 	if !errors.Is(err, idem.ErrResultTooLarge) || r.Outcome != idem.Executed || !r.Omitted || len(r.Value) != size {
 		t.Fatalf("first delivery: %s, omitted %v, %d bytes, %v; want executed, omitted, the fresh result, ErrResultTooLarge",
 			r.Outcome, r.Omitted, len(r.Value), err)
@@ -115,14 +116,14 @@ func TestOversizedResultSettlesTheKey(t *testing.T) {
 	wantItem(t, b.rawItem(t, "id", "omit#1"), map[string]string{
 		"id":                   "S:omit#1",
 		"status":               "S:COMPLETED",
-		"expiration":           "N:" + strconv.FormatInt(idem.ExpirySeconds(b.now.Add(time.Hour+idem.DefaultClockSkew)), 10),
+		"expiration":           "N:" + strconv.FormatInt(storekit.ExpirySeconds(b.now.Add(time.Hour+idem.DefaultClockSkew)), 10),
 		"owner":                "S:" + mustGet(t, b, "omit#1").Owner,
 		"validation":           "S:sha256:ab",
 		"result_omitted_bytes": "N:" + strconv.Itoa(size),
 	})
 	b.api.take()
 
-	r, err = idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, idem.WithClock(clock))
+	r, err = idem.Do(ctx, b.store, "omit#1", "sha256:ab", work, func(c *idem.Config) { c.Clock = clock })
 	if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
 		t.Fatalf("duplicate: %+v, %v; want replayed, omitted, no value", r, err)
 	}

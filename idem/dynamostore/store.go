@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // API is the part of the DynamoDB client the store calls. *dynamodb.Client
@@ -45,13 +46,12 @@ type Store struct {
 }
 
 // New returns a Store keeping records in table through client, or an
-// error joining an *idem.ConfigError for every bad setting (see
-// idem.ConfigErrors): a nil client, an empty table name, a nil option, a
-// setting Validate refuses.
+// error joining an *idem.ConfigError for every bad setting: a nil
+// client, an empty table name, a nil option, a setting Validate refuses.
 func New(client API, table string, opts ...Option) (*Store, error) {
 	var errs []error
 	if c, ok := client.(*dynamodb.Client); client == nil || ok && c == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
 	if table == "" {
 		errs = append(errs, configError("table", `""`, errEmpty))
@@ -68,3 +68,7 @@ func (s *Store) Table() string { return s.table }
 
 // Attributes returns the attribute names the store uses, defaults filled in.
 func (s *Store) Attributes() Attributes { return s.attrs }
+
+// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
+// the attribute names plus the sizes of their values.
+const MaxItemBytes = 400 * 1024

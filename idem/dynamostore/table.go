@@ -24,12 +24,6 @@ type TableAPI interface {
 
 var _ TableAPI = (*dynamodb.Client)(nil)
 
-// ErrTableMismatch means a table exists but is not the one a Store with
-// these options needs: another key schema, no TTL on the expiry
-// attribute, or replicas in other Regions that can each grant a claim
-// (multi-Region eventual consistency).
-var ErrTableMismatch = errors.New("dynamostore: table does not match the store")
-
 // tableWait is how long CreateTable waits for a new table to be ACTIVE.
 const tableWait = 2 * time.Minute
 

@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -119,4 +120,15 @@ var throttlingReasons = map[string]bool{
 	"ThrottlingError":               true,
 	"ProvisionedThroughputExceeded": true,
 	"RequestLimitExceeded":          true,
+}
+
+// completedBy reports whether rec is c, already applied.
+func (s *Store) completedBy(rec idem.Record, c idem.Completion) bool {
+	if rec.Status != idem.StatusCompleted || rec.Owner != c.Owner {
+		return false
+	}
+	if c.OmittedBytes > 0 {
+		return rec.OmittedBytes == c.OmittedBytes
+	}
+	return rec.OmittedBytes == 0 && rec.Encoding == c.Encoding && bytes.Equal(rec.Result, c.Result)
 }

@@ -69,7 +69,7 @@ func listAll(t *testing.T, a idem.Admin, req idem.ListRequest, maxPages int) []i
 		}
 		limit := req.Limit
 		if limit == 0 {
-			limit = idem.DefaultListLimit
+			limit = 100 // ListRequest.Limit 0
 		}
 		if len(page.Records) > limit {
 			t.Fatalf("list %+v: a page of %d records, more than its limit", req, len(page.Records))

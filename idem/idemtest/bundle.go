@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // bundle is one subtest's store and clock.
@@ -22,7 +23,7 @@ func base() time.Time { return time.Now().Truncate(time.Second) }
 
 func (b *bundle) claim(t *testing.T, key idem.Key, at time.Time, lease, expiry time.Duration, fp string) (idem.Claim, string) {
 	t.Helper()
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
 		Key: key, Owner: owner, Fingerprint: fp, Now: at,
 		LeaseUntil: at.Add(lease), ExpiresAt: at.Add(expiry),

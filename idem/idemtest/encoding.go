@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Gzip is the gzip of b, as idem.Do stores a compressed result.
@@ -35,13 +36,13 @@ var encodingCases = []testCase{
 		ctx := context.Background()
 		ptr := []byte(`{"name":"0f/1e","size":20480,"sha256":"ab","encoding":"gzip"}`)
 		owner := b.mustClaim(t, "t#blob", b.now, time.Minute)
-		if err := b.store.Complete(ctx, idem.Completion{Key: "t#blob", Owner: owner, Result: ptr, Encoding: idem.EncodingBlob, ExpiresAt: b.now.Add(2 * time.Hour)}); err != nil {
+		if err := b.store.Complete(ctx, idem.Completion{Key: "t#blob", Owner: owner, Result: ptr, Encoding: storekit.EncodingBlob, ExpiresAt: b.now.Add(2 * time.Hour)}); err != nil {
 			t.Fatalf("complete with a blob pointer: %v", err)
 		}
 		c, _ := b.claim(t, "t#blob", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
-		if r := c.Record; r.Encoding != idem.EncodingBlob || !bytes.Equal(r.Result, ptr) {
-			t.Fatalf("record with encoding %q and result %q; want %q and %q", r.Encoding, r.Result, idem.EncodingBlob, ptr)
+		if r := c.Record; r.Encoding != storekit.EncodingBlob || !bytes.Equal(r.Result, ptr) {
+			t.Fatalf("record with encoding %q and result %q; want %q and %q", r.Encoding, r.Result, storekit.EncodingBlob, ptr)
 		}
 	}},
 	{"CompressedResultRoundTrips", func(t *testing.T, b *bundle) {
@@ -49,7 +50,7 @@ var encodingCases = []testCase{
 		prose := Prose(8 << 10)
 		gz := Gzip(t, prose)
 		owner := b.mustClaim(t, "t#gzip", b.now, time.Minute)
-		comp := idem.Completion{Key: "t#gzip", Owner: owner, Result: gz, Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(2 * time.Hour)}
+		comp := idem.Completion{Key: "t#gzip", Owner: owner, Result: gz, Encoding: storekit.EncodingGzip, ExpiresAt: b.now.Add(2 * time.Hour)}
 		if err := b.store.Complete(ctx, comp); err != nil {
 			t.Fatalf("complete with a compressed result: %v", err)
 		}
@@ -57,14 +58,14 @@ var encodingCases = []testCase{
 			t.Fatalf("a retried complete (same owner, same compressed result) must succeed: %v", err)
 		}
 		raw := comp
-		raw.Encoding = idem.EncodingRaw
+		raw.Encoding = storekit.EncodingRaw
 		wantLeaseLost(t, "the same bytes completed again as a raw result", b.store.Complete(ctx, raw), false)
 		c, _ := b.claim(t, "t#gzip", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		r := c.Record
-		if r.Encoding != idem.EncodingGzip || !bytes.Equal(r.Result, gz) || r.OmittedBytes != 0 {
+		if r.Encoding != storekit.EncodingGzip || !bytes.Equal(r.Result, gz) || r.OmittedBytes != 0 {
 			t.Fatalf("record with encoding %q, %d bytes stored, omitted %d; want %q and the %d bytes completed",
-				r.Encoding, len(r.Result), r.OmittedBytes, idem.EncodingGzip, len(gz))
+				r.Encoding, len(r.Result), r.OmittedBytes, storekit.EncodingGzip, len(gz))
 		}
 		if !r.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
 			t.Fatalf("expiry %s, want %s", r.ExpiresAt, b.now.Add(2*time.Hour))
@@ -83,7 +84,7 @@ var encodingCases = []testCase{
 		wantLeaseLost(t, "raw bytes completed again as gzip", b.store.Complete(ctx, again), false)
 		c, _ = b.claim(t, "t#plain", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
-		if c.Record.Encoding != idem.EncodingRaw || !bytes.Equal(c.Record.Result, gz) {
+		if c.Record.Encoding != storekit.EncodingRaw || !bytes.Equal(c.Record.Result, gz) {
 			t.Fatalf("record with encoding %q: want the raw result as completed, bytes and all", c.Record.Encoding)
 		}
 	}},
@@ -91,17 +92,17 @@ var encodingCases = []testCase{
 		ctx := context.Background()
 		gz := Gzip(t, Prose(4<<10))
 		owner := b.mustClaim(t, "t#gzold", b.now, time.Minute)
-		if err := b.store.Complete(ctx, idem.Completion{Key: "t#gzold", Owner: owner, Result: gz, Encoding: idem.EncodingGzip, ExpiresAt: b.now.Add(10 * time.Second)}); err != nil {
+		if err := b.store.Complete(ctx, idem.Completion{Key: "t#gzold", Owner: owner, Result: gz, Encoding: storekit.EncodingGzip, ExpiresAt: b.now.Add(10 * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 		c, fresh := b.claim(t, "t#gzold", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, claimed)
-		if c.Previous == nil || c.Previous.Encoding != idem.EncodingGzip || !bytes.Equal(c.Previous.Result, gz) {
+		if c.Previous == nil || c.Previous.Encoding != storekit.EncodingGzip || !bytes.Equal(c.Previous.Result, gz) {
 			t.Fatalf("re-claim of an expired compressed record: previous %+v, want it with its encoding", c.Previous)
 		}
 		c, _ = b.claim(t, "t#gzold", b.now.Add(time.Hour+time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, inProgress)
-		if c.Record.Encoding != idem.EncodingRaw || len(c.Record.Result) != 0 {
+		if c.Record.Encoding != storekit.EncodingRaw || len(c.Record.Result) != 0 {
 			t.Fatalf("the new claim holds encoding %q and %d bytes of result: the old record's stuck", c.Record.Encoding, len(c.Record.Result))
 		}
 		if err := b.complete("t#gzold", fresh, []byte("new"), b.now.Add(2*time.Hour)); err != nil {
@@ -109,7 +110,7 @@ var encodingCases = []testCase{
 		}
 		c, _ = b.claim(t, "t#gzold", b.now.Add(time.Hour+time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
-		if c.Record.Encoding != idem.EncodingRaw || string(c.Record.Result) != "new" {
+		if c.Record.Encoding != storekit.EncodingRaw || string(c.Record.Result) != "new" {
 			t.Fatalf("the new owner's raw result reads with encoding %q and %q: the old record's encoding stuck", c.Record.Encoding, c.Record.Result)
 		}
 	}},
@@ -122,7 +123,7 @@ var encodingCases = []testCase{
 			key := idem.Key(fmt.Sprintf("t#prose%d", size))
 			prose := Prose(size)
 			work := func(context.Context) ([]byte, error) { return prose, nil }
-			r, err := idem.Do(ctx, b.store, key, "", work, idem.WithClock(clock))
+			r, err := idem.Do(ctx, b.store, key, "", work, func(c *idem.Config) { c.Clock = clock })
 			if err != nil || r.Outcome != idem.Executed || r.Omitted || !bytes.Equal(r.Value, prose) {
 				t.Fatalf("%d bytes: %s, omitted %v, %d bytes, %v; want executed with the result", size, r.Outcome, r.Omitted, len(r.Value), err)
 			}
@@ -130,15 +131,15 @@ var encodingCases = []testCase{
 			wantState(t, c, completed)
 			stored := c.Record
 			switch {
-			case size <= idem.DefaultCompressAbove && (stored.Encoding != idem.EncodingRaw || !bytes.Equal(stored.Result, prose)):
+			case size <= idem.DefaultCompressAbove && (stored.Encoding != storekit.EncodingRaw || !bytes.Equal(stored.Result, prose)):
 				t.Fatalf("%d bytes: stored with encoding %q, %d bytes; want the result as it is", size, stored.Encoding, len(stored.Result))
-			case size > idem.DefaultCompressAbove && (stored.Encoding != idem.EncodingGzip || len(stored.Result) >= size):
+			case size > idem.DefaultCompressAbove && (stored.Encoding != storekit.EncodingGzip || len(stored.Result) >= size):
 				t.Fatalf("%d bytes: stored with encoding %q, %d bytes; want it gzipped, smaller", size, stored.Encoding, len(stored.Result))
 			}
 			r, err = idem.Do(ctx, b.store, key, "", func(context.Context) ([]byte, error) {
 				t.Error("the work ran again")
 				return nil, nil
-			}, idem.WithClock(clock))
+			}, func(c *idem.Config) { c.Clock = clock })
 			if err != nil || r.Outcome != idem.Replayed || !bytes.Equal(r.Value, prose) {
 				t.Fatalf("%d bytes: replay %s, %d bytes, %v; want the result as the work returned it", size, r.Outcome, len(r.Value), err)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // LostAnswers checks what a store does when a claim's and then a
@@ -22,14 +23,14 @@ func LostAnswers(t *testing.T, cut, direct idem.Store, drop func()) {
 	t.Helper()
 	ctx := context.Background()
 	now := base()
-	key := idem.Key("t#lost-" + idem.NewOwner()[:8])
-	owner := idem.NewOwner()
+	key := idem.Key("t#lost-" + storekit.NewOwner()[:8])
+	owner := storekit.NewOwner()
 	drop()
 	c, err := cut.Claim(ctx, Request(key, owner, now))
 	if err != nil || !c.Claimed {
 		t.Fatalf("claim whose answer was lost: %+v, %v; want claimed", c, err)
 	}
-	held, err := direct.Claim(ctx, Request(key, idem.NewOwner(), now))
+	held, err := direct.Claim(ctx, Request(key, storekit.NewOwner(), now))
 	if err != nil || held.Claimed || held.Record.Owner != owner || held.Record.Status != idem.StatusInProgress {
 		t.Fatalf("after the claim: %+v, %v; want the key held by %s", held, err, owner)
 	}
@@ -37,7 +38,7 @@ func LostAnswers(t *testing.T, cut, direct idem.Store, drop func()) {
 	if err := cut.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: []byte("kept"), ExpiresAt: now.Add(time.Hour)}); err != nil {
 		t.Fatalf("completion whose answer was lost: %v; want nil", err)
 	}
-	done, err := direct.Claim(ctx, Request(key, idem.NewOwner(), now))
+	done, err := direct.Claim(ctx, Request(key, storekit.NewOwner(), now))
 	if err != nil || done.Record.Status != idem.StatusCompleted || string(done.Record.Result) != "kept" {
 		t.Fatalf("after the completion: %+v, %v; want COMPLETED with the result", done, err)
 	}
@@ -59,11 +60,11 @@ type Trips struct {
 func RoundTrips(t *testing.T, s idem.Store, count func() int64) Trips {
 	t.Helper()
 	ctx := context.Background()
-	suffix := idem.NewOwner()[:8]
+	suffix := storekit.NewOwner()[:8]
 	work := func(context.Context) ([]byte, error) { return []byte("summary"), nil }
 	now := time.Now()
 	req := func(key idem.Key) idem.ClaimRequest {
-		return Request(key, idem.NewOwner(), now)
+		return Request(key, storekit.NewOwner(), now)
 	}
 	warm := req(idem.Key("warm#" + suffix))
 	if _, err := s.Claim(ctx, warm); err != nil {
@@ -123,7 +124,7 @@ func ResultLimit(t *testing.T, s idem.Store, limit int) {
 	t.Helper()
 	ctx := context.Background()
 	now := base()
-	key := idem.Key("t#limit-" + idem.NewOwner()[:8])
+	key := idem.Key("t#limit-" + storekit.NewOwner()[:8])
 	owner := MustClaim(t, s, key, now)
 	err := s.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: make([]byte, limit+1), ExpiresAt: now.Add(time.Hour)})
 	var ie *idem.Error

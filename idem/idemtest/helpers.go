@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Request is a claim of key by owner at now, with a one-minute lease and
@@ -18,7 +19,7 @@ func Request(key idem.Key, owner string, now time.Time) idem.ClaimRequest {
 // unless the key is claimed, and returns the owner.
 func MustClaim(t testing.TB, s idem.Store, key idem.Key, now time.Time) string {
 	t.Helper()
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	c, err := s.Claim(context.Background(), Request(key, owner, now))
 	if err != nil || !c.Claimed {
 		t.Fatalf("claim %q: %+v, %v; want claimed", key, c, err)

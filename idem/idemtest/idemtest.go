@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Contenders is how many goroutines race for one key in the concurrency
@@ -76,7 +77,7 @@ var cases = []testCase{
 			if c.Record.Status != idem.StatusCompleted || !c.Record.LeaseUntil.IsZero() {
 				t.Fatalf("%q: completed record %+v has status %s and lease %s", key, c.Record, c.Record.Status, c.Record.LeaseUntil)
 			}
-			if c.Record.Encoding != idem.EncodingRaw {
+			if c.Record.Encoding != storekit.EncodingRaw {
 				t.Fatalf("%q: a result stored as it is reads with encoding %q, want none", key, c.Record.Encoding)
 			}
 			if !c.Record.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
@@ -154,7 +155,7 @@ var cases = []testCase{
 	{"ReleaseFreesTheKey", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
 		owner := b.mustClaim(t, "t#rel", b.now, time.Hour)
-		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", idem.NewOwner()), true)
+		wantLeaseLost(t, "release by another owner", b.store.Release(ctx, "t#rel", storekit.NewOwner()), true)
 		if err := b.store.Release(ctx, "t#rel", owner); err != nil {
 			t.Fatalf("release: %v", err)
 		}
@@ -176,7 +177,7 @@ var cases = []testCase{
 		if err := b.complete("t#final", owner, []byte("one"), b.now.Add(time.Hour)); err != nil {
 			t.Fatalf("a retried complete (same owner, same result) must succeed: %v", err)
 		}
-		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", idem.NewOwner(), []byte("one"), b.now.Add(time.Hour)), true)
+		wantLeaseLost(t, "another owner's complete with the same result", b.complete("t#final", storekit.NewOwner(), []byte("one"), b.now.Add(time.Hour)), true)
 		wantLeaseLost(t, "extend of a completed record", b.extend("t#final", owner, b.now.Add(time.Hour), time.Time{}), false)
 		c, _ := b.claim(t, "t#final", b.now.Add(time.Second), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
@@ -186,7 +187,7 @@ var cases = []testCase{
 	}},
 	{"AbsentKeyCannotBeSettled", func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		owner := idem.NewOwner()
+		owner := storekit.NewOwner()
 		wantLeaseLost(t, "complete", b.complete("t#none", owner, []byte("x"), b.now.Add(time.Hour)), false)
 		wantLeaseLost(t, "release", b.store.Release(ctx, "t#none", owner), false)
 		wantLeaseLost(t, "extend", b.extend("t#none", owner, b.now.Add(time.Hour), b.now.Add(2*time.Hour)), false)
@@ -220,7 +221,7 @@ var cases = []testCase{
 	}},
 	{"RetriedClaimIsStillClaimed", func(t *testing.T, b *bundle) {
 		// A claim applied whose answer was lost, sent again by the SDK.
-		req := idem.ClaimRequest{Key: "t#retry", Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
+		req := idem.ClaimRequest{Key: "t#retry", Owner: storekit.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour)}
 		for i := range 2 {
 			c, err := b.store.Claim(context.Background(), req)
 			if err != nil || !c.Claimed {
@@ -254,7 +255,7 @@ var cases = []testCase{
 		owner := b.mustClaim(t, "t#omit", b.now, time.Minute)
 		// A result and an encoding given with the marker are ignored.
 		omit := idem.Completion{Key: "t#omit", Owner: owner, OmittedBytes: size, ExpiresAt: b.now.Add(2 * time.Hour),
-			Result: []byte("ignored"), Encoding: idem.EncodingGzip}
+			Result: []byte("ignored"), Encoding: storekit.EncodingGzip}
 		if err := b.store.Complete(context.Background(), omit); err != nil {
 			t.Fatalf("complete without the result: %v", err)
 		}
@@ -265,7 +266,7 @@ var cases = []testCase{
 		c, _ := b.claim(t, "t#omit", b.now.Add(time.Hour), time.Minute, time.Hour, "")
 		wantState(t, c, completed)
 		r := c.Record
-		if r.OmittedBytes != size || len(r.Result) != 0 || r.Encoding != idem.EncodingRaw || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
+		if r.OmittedBytes != size || len(r.Result) != 0 || r.Encoding != storekit.EncodingRaw || r.Status != idem.StatusCompleted || !r.LeaseUntil.IsZero() {
 			t.Fatalf("record %+v: want COMPLETED with OmittedBytes %d, no result and no encoding", r, size)
 		}
 		if !r.ExpiresAt.Equal(b.now.Add(2 * time.Hour)) {
@@ -289,7 +290,7 @@ var cases = []testCase{
 		omit := func(owner string) error {
 			return b.store.Complete(ctx, idem.Completion{Key: "t#omitfence", Owner: owner, OmittedBytes: 1 << 20, ExpiresAt: b.now.Add(time.Hour)})
 		}
-		wantLeaseLost(t, "marker on an absent key", omit(idem.NewOwner()), false)
+		wantLeaseLost(t, "marker on an absent key", omit(storekit.NewOwner()), false)
 		first := b.mustClaim(t, "t#omitfence", b.now, time.Second)
 		second := b.mustClaim(t, "t#omitfence", b.now.Add(2*time.Second), time.Minute)
 		wantLeaseLost(t, "stale marker", omit(first), true)
@@ -312,7 +313,7 @@ var cases = []testCase{
 			wg.Go(func() {
 				<-start
 				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
-					Key: "t#race", Owner: idem.NewOwner(), Now: b.now,
+					Key: "t#race", Owner: storekit.NewOwner(), Now: b.now,
 					LeaseUntil: b.now.Add(time.Minute), ExpiresAt: b.now.Add(time.Hour),
 				})
 				switch {
@@ -345,7 +346,7 @@ var cases = []testCase{
 		for range Contenders {
 			wg.Go(func() {
 				c, err := b.store.Claim(context.Background(), idem.ClaimRequest{
-					Key: "t#crashed", Owner: idem.NewOwner(), Now: later,
+					Key: "t#crashed", Owner: storekit.NewOwner(), Now: later,
 					LeaseUntil: later.Add(time.Minute), ExpiresAt: later.Add(time.Hour),
 				})
 				if err != nil {
@@ -372,7 +373,7 @@ var cases = []testCase{
 				r, err := idem.Do(context.Background(), b.store, "t#do", "fp", func(context.Context) ([]byte, error) {
 					calls.Add(1)
 					return []byte("answer"), nil
-				}, idem.WithClock(clock), idem.WithLease(time.Minute))
+				}, func(c *idem.Config) { c.Clock = clock }, idem.WithLease(time.Minute))
 				if err != nil {
 					t.Error(err)
 					return
@@ -400,7 +401,7 @@ var cases = []testCase{
 		r, err := idem.Do(context.Background(), b.store, "t#do", "fp", func(context.Context) ([]byte, error) {
 			t.Fatal("the work ran again")
 			return nil, nil
-		}, idem.WithClock(clock))
+		}, func(c *idem.Config) { c.Clock = clock })
 		if err != nil || r.Outcome != idem.Replayed || string(r.Value) != "answer" {
 			t.Fatalf("after completion: %+v, %v; want the stored answer replayed", r, err)
 		}
@@ -410,14 +411,14 @@ var cases = []testCase{
 		boom := errors.New("provider said 500")
 		_, err := idem.Do(context.Background(), b.store, "t#retry", "", func(context.Context) ([]byte, error) {
 			return nil, boom
-		}, idem.WithClock(clock))
+		}, func(c *idem.Config) { c.Clock = clock })
 		var ie *idem.Error
 		if !errors.Is(err, boom) || !errors.As(err, &ie) || ie.Key != "t#retry" {
 			t.Fatalf("err %v, want the work's error wrapped in *idem.Error for the key", err)
 		}
 		r, err := idem.Do(context.Background(), b.store, "t#retry", "", func(context.Context) ([]byte, error) {
 			return []byte("second try"), nil
-		}, idem.WithClock(clock))
+		}, func(c *idem.Config) { c.Clock = clock })
 		if err != nil || r.Outcome != idem.Executed {
 			t.Fatalf("retry after a failure: %+v, %v; want executed", r, err)
 		}
@@ -432,7 +433,7 @@ var cases = []testCase{
 			s := &loseFirstCompletion{Store: b.store}
 			r, err := idem.Do(context.Background(), s, key, "", func(context.Context) ([]byte, error) {
 				return result, nil
-			}, idem.WithClock(clock))
+			}, func(c *idem.Config) { c.Clock = clock })
 			if err != nil || r.Outcome != idem.Executed {
 				t.Fatalf("%s: %+v, %v; want executed", key, r.Outcome, err)
 			}
@@ -442,7 +443,7 @@ var cases = []testCase{
 			r, err = idem.Do(context.Background(), b.store, key, "", func(context.Context) ([]byte, error) {
 				t.Errorf("%s: the work ran again", key)
 				return nil, nil
-			}, idem.WithClock(clock))
+			}, func(c *idem.Config) { c.Clock = clock })
 			if err != nil || r.Outcome != idem.Replayed || !bytes.Equal(r.Value, result) {
 				t.Fatalf("%s: next call: %s, %v; want the result replayed", key, r.Outcome, err)
 			}
@@ -457,7 +458,7 @@ var cases = []testCase{
 			calls.Add(1)
 			return result, nil
 		}
-		r, err := idem.Do(context.Background(), b.store, "t#huge", "fp", big, idem.WithClock(clock))
+		r, err := idem.Do(context.Background(), b.store, "t#huge", "fp", big, func(c *idem.Config) { c.Clock = clock })
 		var ie *idem.Error
 		if !errors.Is(err, idem.ErrResultTooLarge) || !errors.As(err, &ie) || ie.Key != "t#huge" {
 			t.Fatalf("err %v, want idem.ErrResultTooLarge in an *idem.Error for the key", err)
@@ -466,7 +467,7 @@ var cases = []testCase{
 			t.Fatalf("first call: outcome %s, omitted %v, %d bytes; want executed, omitted, the fresh result", r.Outcome, r.Omitted, len(r.Value))
 		}
 		for range 2 {
-			r, err = idem.Do(context.Background(), b.store, "t#huge", "fp", big, idem.WithClock(clock))
+			r, err = idem.Do(context.Background(), b.store, "t#huge", "fp", big, func(c *idem.Config) { c.Clock = clock })
 			if err != nil || r.Outcome != idem.Replayed || !r.Omitted || r.Value != nil {
 				t.Fatalf("later call: %s, omitted %v, %d bytes, %v; want replayed, omitted, no value", r.Outcome, r.Omitted, len(r.Value), err)
 			}
@@ -474,21 +475,21 @@ var cases = []testCase{
 		if calls.Load() != 1 {
 			t.Fatalf("the work ran %d times, want once", calls.Load())
 		}
-		if _, err := idem.Do(context.Background(), b.store, "t#huge", "other", big, idem.WithClock(clock)); !errors.Is(err, idem.ErrPayloadMismatch) {
+		if _, err := idem.Do(context.Background(), b.store, "t#huge", "other", big, func(c *idem.Config) { c.Clock = clock }); !errors.Is(err, idem.ErrPayloadMismatch) {
 			t.Fatalf("another payload under the key: err %v, want idem.ErrPayloadMismatch", err)
 		}
 	}},
 	{"DoRejectsPayloadMismatch", func(t *testing.T, b *bundle) {
 		clock := idem.ClockFunc(func() time.Time { return b.now })
 		work := func(context.Context) ([]byte, error) { return []byte("for A"), nil }
-		if _, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, idem.WithClock(clock)); err != nil {
+		if _, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, func(c *idem.Config) { c.Clock = clock }); err != nil {
 			t.Fatal(err)
 		}
-		_, err := idem.Do(context.Background(), b.store, "t#fp", "B", work, idem.WithClock(clock))
+		_, err := idem.Do(context.Background(), b.store, "t#fp", "B", work, func(c *idem.Config) { c.Clock = clock })
 		if !errors.Is(err, idem.ErrPayloadMismatch) {
 			t.Fatalf("a different payload under the same key: err %v, want idem.ErrPayloadMismatch", err)
 		}
-		r, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, idem.WithClock(clock))
+		r, err := idem.Do(context.Background(), b.store, "t#fp", "A", work, func(c *idem.Config) { c.Clock = clock })
 		if err != nil || r.Outcome != idem.Replayed || string(r.Value) != "for A" {
 			t.Fatalf("the same payload again: %+v, %v; want a replay", r, err)
 		}

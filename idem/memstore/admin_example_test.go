@@ -27,7 +27,7 @@ func ExampleStore_List() {
 		// A worker claimed each ten minutes ago with a one-minute lease,
 		// and stopped.
 		at := now.Add(-10 * time.Minute)
-		if _, err := store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: at, LeaseUntil: at.Add(time.Minute), ExpiresAt: at.Add(time.Hour)}); err != nil {
+		if _, err := store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: "stopped-worker", Now: at, LeaseUntil: at.Add(time.Minute), ExpiresAt: at.Add(time.Hour)}); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // DefaultMaxResultBytes is the largest result a Store keeps unless told
@@ -59,7 +61,7 @@ func WithMaxResultBytes(n int) Option {
 }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its
 // result.
 func (c Config) Validate() error {
@@ -70,19 +72,19 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
 	var err error
-	if c.MaxResultBytes, err = idem.ByteLimit("memstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
+	if c.MaxResultBytes, err = optkit.ByteLimit("memstore", "MaxResultBytes", c.MaxResultBytes, DefaultMaxResultBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil
 }
 
 // New returns an empty Store, or an error joining an *idem.ConfigError for
-// every nil option and setting that cannot work (see idem.ConfigErrors).
+// every nil option and setting that cannot work (joined).
 // It returns an error like every store's New, although only a bad option
 // can make it fail, so that one shape serves every store (a test swaps one
 // for another in one line).
 func New(opts ...Option) (*Store, error) {
-	c, optErr := idem.ApplyOptions("memstore", opts)
+	c, optErr := optkit.ApplyOptions("memstore", opts)
 	c, err := c.resolve()
 	if err := errors.Join(optErr, err); err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		Key:         req.Key,
 		Status:      idem.StatusInProgress,
 		LeaseUntil:  req.LeaseUntil.Truncate(time.Millisecond),
-		ExpiresAt:   time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0),
+		ExpiresAt:   time.Unix(storekit.ExpirySeconds(req.ExpiresAt), 0),
 		Fingerprint: req.Fingerprint,
 		Owner:       req.Owner,
 	}
@@ -127,7 +129,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	result, encoding, omitted := c.Result, c.Encoding, max(c.OmittedBytes, 0)
 	if omitted > 0 {
-		result, encoding = nil, idem.EncodingRaw // completed without its result
+		result, encoding = nil, storekit.EncodingRaw // completed without its result
 	} else if len(result) > s.maxResult {
 		return fmt.Errorf("%w: %d bytes, the limit is %d", idem.ErrResultTooLarge, len(result), s.maxResult)
 	}
@@ -160,7 +162,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	tx.commit()
 	rec.Status = idem.StatusCompleted
 	rec.LeaseUntil = time.Time{}
-	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
+	rec.ExpiresAt = time.Unix(storekit.ExpirySeconds(c.ExpiresAt), 0)
 	rec.Result, rec.Encoding, rec.OmittedBytes = nil, encoding, omitted
 	if omitted == 0 {
 		rec.Result = append([]byte{}, result...)
@@ -196,7 +198,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	}
 	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
 	if !e.ExpiresAt.IsZero() {
-		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+		rec.ExpiresAt = time.Unix(storekit.ExpirySeconds(e.ExpiresAt), 0)
 	}
 	s.records[e.Key] = rec
 	return nil
@@ -235,10 +237,10 @@ func (s *Store) Len() int {
 func (s *Store) owned(key idem.Key, owner string) (idem.Record, error) {
 	rec, ok := s.records[key]
 	if !ok {
-		return idem.Record{}, idem.LeaseLost("", "", owner)
+		return idem.Record{}, &idem.LeaseLostError{Owner: owner}
 	}
 	if rec.Owner != owner || rec.Status != idem.StatusInProgress {
-		return idem.Record{}, idem.LeaseLost(rec.Status, rec.Owner, owner)
+		return idem.Record{}, &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}
 	}
 	return rec, nil
 }

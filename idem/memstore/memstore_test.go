@@ -36,7 +36,7 @@ func TestWithMaxResultBytesRefusesNegative(t *testing.T) {
 	key := idem.Key("k#default")
 	if _, err := idem.Do(context.Background(), s, key, "", func(context.Context) ([]byte, error) {
 		return make([]byte, memstore.DefaultMaxResultBytes), nil
-	}, idem.WithoutCompression()); err != nil {
+	}, func(c *idem.Config) { c.CompressAbove = -1 }); err != nil {
 		t.Errorf("a result of DefaultMaxResultBytes under WithMaxResultBytes(0): %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 var _ idem.Admin = (*Store)(nil)
@@ -21,7 +22,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 		lease = nullable(req.LeaseBefore.UnixMilli())
 	}
 	if !req.ExpiresBefore.IsZero() {
-		expiry = nullable(idem.ExpirySeconds(req.ExpiresBefore))
+		expiry = nullable(storekit.ExpirySeconds(req.ExpiresBefore))
 	}
 	unscoped, scoped := req.KeyPrefixes()
 	var page idem.ListPage
@@ -46,7 +47,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 		return rows.Err()
 	})
 	if err != nil {
-		return idem.ListPage{}, s.fail(idem.OpList, "", err)
+		return idem.ListPage{}, s.fail(storekit.OpList, "", err)
 	}
 	return page, nil
 }
@@ -55,7 +56,7 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 // record's status, owner and lease being those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
+		return &idem.Error{Op: storekit.OpDelete, Err: idem.ErrNoKey}
 	}
 	var lease *int64
 	if !d.LeaseUntil.IsZero() {
@@ -84,7 +85,7 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 		return changed
 	})
 	if err != nil {
-		return s.fail(idem.OpDelete, d.Key, err)
+		return s.fail(storekit.OpDelete, d.Key, err)
 	}
 	return nil
 }

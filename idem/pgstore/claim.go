@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // claimRaces is how many times a claim is sent again when it lost a race
@@ -54,7 +55,7 @@ func (s *Store) claimOnce(ctx context.Context, req idem.ClaimRequest) (c idem.Cl
 		lease = nullable(req.LeaseUntil.UnixMilli())
 	}
 	rows, err := s.db.Query(ctx, s.sql.claim,
-		string(req.Key), idem.ExpirySeconds(req.ExpiresAt), lease, nullable(req.Fingerprint), req.Owner,
+		string(req.Key), storekit.ExpirySeconds(req.ExpiresAt), lease, nullable(req.Fingerprint), req.Owner,
 		req.Now.Unix(), req.Now.UnixMilli())
 	if err != nil {
 		return idem.Claim{}, false, err

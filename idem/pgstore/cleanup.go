@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // DeleteExpired deletes up to limit records that have expired at now (the
@@ -28,7 +28,7 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (in
 	}
 	tag, err := s.db.Exec(ctx, s.sql.deleteExpired, now.Unix(), limit)
 	if err != nil {
-		return 0, s.fail(idem.OpCleanup, "", err)
+		return 0, s.fail(storekit.OpCleanup, "", err)
 	}
 	return tag.RowsAffected(), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // DeleteExpired deletes expired records only, at most limit at a time.
@@ -16,7 +17,7 @@ func TestDeleteExpired(t *testing.T) {
 	ctx := context.Background()
 	claim := func(key idem.Key, expires time.Time) {
 		t.Helper()
-		c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: expires})
+		c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: storekit.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: expires})
 		if err != nil || !c.Claimed {
 			t.Fatalf("claim %q: %+v, %v", key, c, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Complete implements idem.Store with one UPDATE conditioned on the owner
@@ -56,7 +57,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		}
 		encoding = nullable(c.Encoding)
 	}
-	args := []any{string(c.Key), c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding}
+	args := []any{string(c.Key), c.Owner, data, omitted, storekit.ExpirySeconds(c.ExpiresAt), encoding}
 	err = s.retry(ctx, true, func() error {
 		if len(writes) == 0 {
 			return s.completeIn(ctx, s.db, c, args)
@@ -81,13 +82,6 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	return nil
 }
-
-// CompleteAttempts is how many times a completion (or a claim) is sent
-// before a connection error is returned, 20, 40 and 80 ms apart: the
-// store's retries are the completion's one retry layer, since idem.Do
-// sends it once. None is sent past the context's deadline, which idem.Do
-// sets to its settle deadline.
-const CompleteAttempts = 4
 
 // querier is what a completion runs on: the pool, or a transaction.
 type querier interface {
@@ -117,12 +111,3 @@ func (s *Store) completeIn(ctx context.Context, q querier, c idem.Completion, ar
 	}
 	return f.lost(c.Owner)
 }
-
-// stagedError is a staged write's error.
-type stagedError struct {
-	i   int
-	err error
-}
-
-func (e *stagedError) Error() string { return fmt.Sprintf("pgstore: staged write %d: %v", e.i, e.err) }
-func (e *stagedError) Unwrap() error { return e.err }

@@ -22,7 +22,7 @@
 //	validation              text    payload fingerprint (NULL if not checked)
 //	data                    bytea   result of a COMPLETED record
 //	result_omitted_bytes    bigint  size of a result too large to store: COMPLETED without data
-//	data_encoding           text    how data is encoded: 'gzip' (idem.EncodingGzip); NULL: as the work returned it
+//	data_encoding           text    how data is encoded: 'gzip'; NULL: as the work returned it
 //
 // data_encoding came with compressed results (idem.Config.CompressAbove).
 // A table made before it fails Check (ErrTableShape, naming the column)

@@ -132,3 +132,20 @@ func typeMismatch(err error) bool {
 	var scanp *pgx.ScanArgError
 	return errors.As(err, &scan) || errors.As(err, &scanp) || strings.HasPrefix(err.Error(), "failed to encode args[")
 }
+
+// CompleteAttempts is how many times a completion (or a claim) is sent
+// before a connection error is returned, 20, 40 and 80 ms apart: the
+// store's retries are the completion's one retry layer, since idem.Do
+// sends it once. None is sent past the context's deadline, which idem.Do
+// sets to its settle deadline.
+const CompleteAttempts = 4
+
+// stagedError is a staged write's error.
+type stagedError struct {
+	i   int
+	err error
+}
+
+func (e *stagedError) Error() string { return fmt.Sprintf("pgstore: staged write %d: %v", e.i, e.err) }
+
+func (e *stagedError) Unwrap() error { return e.err }

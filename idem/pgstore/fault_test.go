@@ -19,6 +19,7 @@ import (
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/internal/netfault"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // A server that does not answer is an *idem.Error for the key, not a
@@ -112,7 +113,7 @@ func TestWrongShapeTable(t *testing.T) {
 				t.Fatalf("Check: %v, want pgstore.ErrTableShape", err)
 			}
 			now := time.Now()
-			_, err := store.Claim(ctx, idem.ClaimRequest{Key: "t#shape", Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
+			_, err := store.Claim(ctx, idem.ClaimRequest{Key: "t#shape", Owner: storekit.NewOwner(), Now: now, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(time.Hour)})
 			var ie *idem.Error
 			if !errors.Is(err, pgstore.ErrTableShape) || !errors.As(err, &ie) || ie.Key != "t#shape" || idem.Retryable(err) {
 				t.Fatalf("claim: %v, want pgstore.ErrTableShape in an *idem.Error, not retryable", err)

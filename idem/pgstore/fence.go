@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Release implements idem.Store with one DELETE conditioned on the owner
@@ -30,7 +31,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 		lease = nullable(e.LeaseUntil.UnixMilli())
 	}
 	if !e.ExpiresAt.IsZero() {
-		expiry = nullable(idem.ExpirySeconds(e.ExpiresAt))
+		expiry = nullable(storekit.ExpirySeconds(e.ExpiresAt))
 	}
 	return s.fenced(ctx, idem.OpExtend, s.sql.extend, e.Key, e.Owner, lease, expiry)
 }
@@ -77,7 +78,7 @@ func (f fence) lost(owner string) error {
 	if f.owner != nil {
 		holder = *f.owner
 	}
-	return idem.LeaseLost(status, holder, owner)
+	return &idem.LeaseLostError{Status: status, Holder: holder, Owner: owner}
 }
 
 // errAlreadyCompleted says a completion was found applied: a success.

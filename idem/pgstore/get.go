@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Get returns the record of key as stored, expired or not, and whether
@@ -18,7 +19,7 @@ func (s *Store) Get(ctx context.Context, key idem.Key) (idem.Record, bool, error
 		return idem.Record{}, false, nil
 	}
 	if err != nil {
-		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
+		return idem.Record{}, false, s.fail(storekit.OpGet, key, err)
 	}
 	return rec, true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // A fenced write that loses a race with a take-over is refused, and its
@@ -35,12 +36,12 @@ func TestRefusalAfterATakeOverNamesTheNewOwner(t *testing.T) {
 		refused, wrong := 0, 0
 		for round := range rounds {
 			key := idem.Key(fmt.Sprintf("t#%s%d", name, round))
-			first := idem.NewOwner()
+			first := storekit.NewOwner()
 			// A claim whose lease has passed by the time the others race.
 			if c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: first, Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: b.now.Add(time.Hour)}); err != nil || !c.Claimed {
 				t.Fatal(c, err)
 			}
-			second := idem.NewOwner()
+			second := storekit.NewOwner()
 			later := b.now.Add(time.Minute)
 			var claim idem.Claim
 			var claimErr, writeErr error
@@ -101,10 +102,10 @@ func TestWriteRacingItsOwnClaimIsJudgedOnTheLatestRow(t *testing.T) {
 		for round := range rounds {
 			key := idem.Key(fmt.Sprintf("t#own%s%d", name, round))
 			// An expired record holds the key.
-			if c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: idem.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: b.now.Add(2 * time.Second)}); err != nil || !c.Claimed {
+			if c, err := b.store.Claim(ctx, idem.ClaimRequest{Key: key, Owner: storekit.NewOwner(), Now: b.now, LeaseUntil: b.now.Add(time.Second), ExpiresAt: b.now.Add(2 * time.Second)}); err != nil || !c.Claimed {
 				t.Fatal(c, err)
 			}
-			owner := idem.NewOwner()
+			owner := storekit.NewOwner()
 			later := b.now.Add(time.Minute)
 			var claimErr, writeErr error
 			start := make(chan struct{})

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/optiontest"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // The option behaviour every idemq package shares (docs/options.md): a
@@ -15,7 +15,7 @@ import (
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
 	resolved := func(opts ...Option) (Config, error) {
-		c, err := idem.ApplyOptions("pgstore", opts)
+		c, err := optkit.ApplyOptions("pgstore", opts)
 		if err != nil {
 			return Config{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Claims that race for a fresh key under READ COMMITTED: most losers'
@@ -32,7 +33,7 @@ func TestRacingClaimsLearnTheWinnerInOneStatement(t *testing.T) {
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for i := range racers {
-			owners[i] = idem.NewOwner()
+			owners[i] = storekit.NewOwner()
 			wg.Go(func() {
 				<-start
 				claims[i], errs[i] = store.Claim(context.Background(), idem.ClaimRequest{

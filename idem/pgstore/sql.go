@@ -4,7 +4,7 @@ import "fmt"
 
 // statements are the store's SQL, made once per table. Times are numbers
 // here and only here: the expiry in epoch seconds rounded up
-// (idem.ExpirySeconds), the lease in epoch milliseconds, both from the
+// (storekit.ExpirySeconds), the lease in epoch milliseconds, both from the
 // caller's clock (see the package doc).
 type statements struct {
 	claim, complete, release, extend, get, deleteExpired string

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Write is a write staged for a completion: it runs in the transaction
@@ -29,7 +30,7 @@ type stagedWrite struct{ fn Write }
 // the completion.
 func Stage(ctx context.Context, w Write) error {
 	if w == nil {
-		return configError("w", "", idem.ErrNil)
+		return configError("w", "", optkit.ErrNil)
 	}
 	return idem.Stage(ctx, stagedWrite{fn: w})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // ledger makes a side table for the staged writes, dropped with the test.
@@ -90,7 +91,7 @@ func TestStagedWritesOfAStaleOwnerDoNotRun(t *testing.T) {
 	b := setup(t)
 	ledger := b.ledger(t)
 	ran := false
-	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#stale", Owner: idem.NewOwner(), Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour),
+	err := b.store.Complete(context.Background(), idem.Completion{Key: "t#stale", Owner: storekit.NewOwner(), Result: []byte("r"), ExpiresAt: b.now.Add(time.Hour),
 		Writes: stageAll(t, func(context.Context, pgx.Tx) error { ran = true; return nil })})
 	if !errors.Is(err, idem.ErrLeaseLost) || ran {
 		t.Fatalf("err %v, ran %v; want idem.ErrLeaseLost and the write not run", err, ran)

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // DB is the part of a PostgreSQL connection pool the store calls.
@@ -77,7 +78,7 @@ func WithMaxResultBytes(n int) Option {
 }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its
 // result.
 func (c Config) Validate() error {
@@ -88,7 +89,7 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
 	var err error
-	if c.MaxResultBytes, err = idem.ByteLimit("pgstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
+	if c.MaxResultBytes, err = optkit.ByteLimit("pgstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -106,17 +107,17 @@ var errEmptyTable = errors.New("must not be empty")
 // through db, usually a *pgxpool.Pool. It sends nothing: create the table
 // with CreateTable, or with the DDL that Schema returns, and check one made
 // by other means with Check. It returns an error joining an
-// *idem.ConfigError for every bad setting (see idem.ConfigErrors): a nil
+// *idem.ConfigError for every bad setting (joined): a nil
 // db, an empty table name, a nil option, a setting Validate refuses.
 func New(db DB, table string, opts ...Option) (*Store, error) {
 	var errs []error
 	if p, ok := db.(*pgxpool.Pool); db == nil || ok && p == nil {
-		errs = append(errs, configError("db", "", idem.ErrNil))
+		errs = append(errs, configError("db", "", optkit.ErrNil))
 	}
 	if table == "" {
 		errs = append(errs, configError("table", `""`, errEmptyTable))
 	}
-	c, err := idem.ApplyOptions("pgstore", opts)
+	c, err := optkit.ApplyOptions("pgstore", opts)
 	errs = append(errs, err)
 	c, err = c.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

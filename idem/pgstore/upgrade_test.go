@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // earlierSchema is the table as Schema made it before results were
@@ -75,7 +76,7 @@ func TestTableOfAnEarlierVersion(t *testing.T) {
 			t.Errorf("Check: %q does not say %q", err, want)
 		}
 	}
-	_, err = store.Claim(ctx, idemtest.Request("k#new", idem.NewOwner(), now))
+	_, err = store.Claim(ctx, idemtest.Request("k#new", storekit.NewOwner(), now))
 	if !errors.Is(err, pgstore.ErrTableShape) {
 		t.Fatalf("claim before the migration: %v, want pgstore.ErrTableShape", err)
 	}
@@ -100,7 +101,7 @@ func TestTableOfAnEarlierVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _ := idemtest.MustGet(t, store, "k#new")
-	if v, err := rec.DecodedResult(0); rec.Encoding != idem.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
+	if v, err := rec.DecodedResult(0); rec.Encoding != storekit.EncodingGzip || err != nil || !bytes.Equal(v, prose) {
 		t.Fatalf("a new result: stored with encoding %q (%v), want it gzipped", rec.Encoding, err)
 	}
 }

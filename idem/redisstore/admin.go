@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 var _ idem.Admin = (*Store)(nil)
@@ -70,18 +71,18 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 	}
 	switch s.client.(type) {
 	case *redis.ClusterClient, *redis.Ring:
-		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: fmt.Errorf("%w: a %T spreads them over several", ErrOneServer, s.client)}
+		return idem.ListPage{}, &idem.Error{Op: storekit.OpList, Err: fmt.Errorf("%w: a %T spreads them over several", ErrOneServer, s.client)}
 	}
 	cursor, after, err := parseCursor(req.Cursor)
 	if err != nil {
-		return idem.ListPage{}, &idem.Error{Op: idem.OpList, Err: err}
+		return idem.ListPage{}, &idem.Error{Op: storekit.OpList, Err: err}
 	}
 	pattern := globEscaper.Replace(s.prefix) + "*"
 	var page idem.ListPage
 	for {
 		found, next, err := s.client.Scan(ctx, cursor, pattern, int64(max(limit, scanCount))).Result()
 		if err != nil {
-			return idem.ListPage{}, s.fail(idem.OpList, "", err)
+			return idem.ListPage{}, s.fail(storekit.OpList, "", err)
 		}
 		keys := unique(found)
 		slices.Sort(keys)
@@ -123,17 +124,17 @@ func (s *Store) List(ctx context.Context, req idem.ListRequest) (idem.ListPage, 
 func (s *Store) getAll(ctx context.Context, keys []string) ([]*idem.Record, error) {
 	reply, err := getAllScript.Run(ctx, s.client, keys).Slice()
 	if err != nil {
-		return nil, s.fail(idem.OpList, "", err)
+		return nil, s.fail(storekit.OpList, "", err)
 	}
 	recs := make([]*idem.Record, len(keys))
 	for i, r := range reply {
 		key := idem.Key(strings.TrimPrefix(keys[i], s.prefix))
 		if r == "WRONGTYPE" {
-			return nil, &idem.Error{Op: idem.OpList, Key: key, Err: fmt.Errorf("%w: %s is not a hash", ErrKeySpace, keys[i])}
+			return nil, &idem.Error{Op: storekit.OpList, Key: key, Err: fmt.Errorf("%w: %s is not a hash", ErrKeySpace, keys[i])}
 		}
 		rec, err := decodeFields(key, r)
 		if err != nil {
-			return nil, &idem.Error{Op: idem.OpList, Key: key, Err: err}
+			return nil, &idem.Error{Op: storekit.OpList, Key: key, Err: err}
 		}
 		recs[i] = rec
 	}
@@ -191,7 +192,7 @@ func parseCursor(c string) (cursor uint64, after string, err error) {
 // if its status, owner and lease are those read.
 func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	if d.Key == "" {
-		return &idem.Error{Op: idem.OpDelete, Err: idem.ErrNoKey}
+		return &idem.Error{Op: storekit.OpDelete, Err: idem.ErrNoKey}
 	}
 	lease := ""
 	if !d.LeaseUntil.IsZero() {
@@ -199,7 +200,7 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 	}
 	reply, err := deleteScript.Run(ctx, s.client, []string{s.Key(d.Key)}, string(d.Status), d.Owner, lease).Slice()
 	if err != nil {
-		return s.fail(idem.OpDelete, d.Key, err)
+		return s.fail(storekit.OpDelete, d.Key, err)
 	}
 	if code, _ := reply[0].(int64); code == 1 {
 		return nil
@@ -215,5 +216,5 @@ func (s *Store) Delete(ctx context.Context, d idem.Deletion) error {
 			}
 		}
 	}
-	return &idem.Error{Op: idem.OpDelete, Key: d.Key, Err: changed}
+	return &idem.Error{Op: storekit.OpDelete, Key: d.Key, Err: changed}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Claim implements idem.Store with one script (EVALSHA; EVAL the first
@@ -26,7 +27,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		lease = strconv.FormatInt(req.LeaseUntil.UnixMilli(), 10)
 	}
 	reply, err := claimScript.Run(ctx, s.client, []string{s.Key(req.Key)},
-		req.Owner, req.Fingerprint, req.Now.Unix(), req.Now.UnixMilli(), idem.ExpirySeconds(req.ExpiresAt), lease).Slice()
+		req.Owner, req.Fingerprint, req.Now.Unix(), req.Now.UnixMilli(), storekit.ExpirySeconds(req.ExpiresAt), lease).Slice()
 	if err != nil {
 		return idem.Claim{}, s.fail(idem.OpClaim, req.Key, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Complete implements idem.Store with one script that marks the record
@@ -35,7 +36,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	omitted := ""
 	data, encoding := c.Result, c.Encoding
 	if c.OmittedBytes > 0 {
-		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, idem.EncodingRaw
+		omitted, data, encoding = fmt.Sprint(c.OmittedBytes), nil, storekit.EncodingRaw
 	} else if len(data) > s.maxResult {
 		return &idem.Error{Op: idem.OpComplete, Key: c.Key, Err: fmt.Errorf(
 			"%w: %d bytes, the store's limit is %d", idem.ErrResultTooLarge, len(data), s.maxResult)}
@@ -43,7 +44,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	if data == nil {
 		data = []byte{}
 	}
-	return s.fenced(ctx, idem.OpComplete, completeScript, c.Key, c.Owner, data, omitted, idem.ExpirySeconds(c.ExpiresAt), encoding)
+	return s.fenced(ctx, idem.OpComplete, completeScript, c.Key, c.Owner, data, omitted, storekit.ExpirySeconds(c.ExpiresAt), encoding)
 }
 
 // Release implements idem.Store with one script that deletes the record if
@@ -69,7 +70,7 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 		lease = fmt.Sprint(e.LeaseUntil.UnixMilli())
 	}
 	if !e.ExpiresAt.IsZero() {
-		expiry = fmt.Sprint(idem.ExpirySeconds(e.ExpiresAt))
+		expiry = fmt.Sprint(storekit.ExpirySeconds(e.ExpiresAt))
 	}
 	return s.fenced(ctx, idem.OpExtend, extendScript, e.Key, e.Owner, lease, expiry)
 }
@@ -88,5 +89,5 @@ func (s *Store) fenced(ctx context.Context, op idem.Op, script *redis.Script, ke
 		status, _ = reply[1].(string)
 		holder, _ = reply[2].(string)
 	}
-	return &idem.Error{Op: op, Key: key, Err: idem.LeaseLost(idem.Status(status), holder, owner)}
+	return &idem.Error{Op: op, Key: key, Err: &idem.LeaseLostError{Status: idem.Status(status), Holder: holder, Owner: owner}}
 }

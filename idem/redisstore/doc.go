@@ -19,7 +19,7 @@
 //	validation              payload fingerprint (absent if not checked)
 //	data                    result of a COMPLETED record
 //	result_omitted_bytes    size of a result too large to store: COMPLETED without data
-//	data_encoding           how data is encoded: gzip (idem.EncodingGzip); absent: as the work returned it
+//	data_encoding           how data is encoded: gzip; absent: as the work returned it
 //
 // The key's Redis expiry is the record's: PEXPIREAT at expiration × 1000,
 // set by the claim and moved by the completion, so Redis removes a record

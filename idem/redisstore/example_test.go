@@ -10,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"crypto/rand"
+
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
@@ -34,7 +36,7 @@ func Example() {
 	}
 	client := redis.NewClient(opts)
 	defer client.Close()
-	store, err := redisstore.New(client, redisstore.WithPrefix("example:"+idem.NewOwner()+":"))
+	store, err := redisstore.New(client, redisstore.WithPrefix("example:"+rand.Text()+":"))
 	if err != nil {
 		log.Fatal(err)
 	}

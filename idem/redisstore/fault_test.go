@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/internal/netfault"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // A server that does not answer is an *idem.Error for the key, not a
@@ -75,7 +76,7 @@ func TestForeignKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []idem.Key{"t#string", "t#hash"} {
-		_, err := b.store.Claim(ctx, idemtest.Request(key, idem.NewOwner(), b.now))
+		_, err := b.store.Claim(ctx, idemtest.Request(key, storekit.NewOwner(), b.now))
 		var ie *idem.Error
 		if !errors.Is(err, redisstore.ErrKeySpace) || !errors.As(err, &ie) || ie.Key != key || idem.Retryable(err) {
 			t.Fatalf("claim of %s: %v, want redisstore.ErrKeySpace in an *idem.Error, not retryable", key, err)
@@ -97,7 +98,7 @@ func TestForeignKeys(t *testing.T) {
 func TestRedisExpiryIsTheRecords(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	req := idemtest.Request("t#ttl", idem.NewOwner(), b.now)
+	req := idemtest.Request("t#ttl", storekit.NewOwner(), b.now)
 	req.ExpiresAt = b.now.Add(time.Hour + 300*time.Millisecond)
 	if _, err := b.store.Claim(ctx, req); err != nil {
 		t.Fatal(err)

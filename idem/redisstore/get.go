@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Get returns the record of key as stored, and whether there is one (a
@@ -12,14 +13,14 @@ import (
 func (s *Store) Get(ctx context.Context, key idem.Key) (idem.Record, bool, error) {
 	h, err := s.client.HGetAll(ctx, s.Key(key)).Result()
 	if err != nil {
-		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
+		return idem.Record{}, false, s.fail(storekit.OpGet, key, err)
 	}
 	if len(h) == 0 {
 		return idem.Record{}, false, nil
 	}
 	rec, err := decode(key, h)
 	if err != nil {
-		return idem.Record{}, false, s.fail(idem.OpGet, key, err)
+		return idem.Record{}, false, s.fail(storekit.OpGet, key, err)
 	}
 	return rec, true, nil
 }

@@ -4,7 +4,7 @@ import "github.com/redis/go-redis/v9"
 
 // The record is a hash whose fields are named as the other stores'
 // columns and attributes. Times are numbers here and only here: the
-// expiry in epoch seconds rounded up (idem.ExpirySeconds), the lease in
+// expiry in epoch seconds rounded up (storekit.ExpirySeconds), the lease in
 // epoch milliseconds, both from the caller's clock; the key's Redis expiry
 // is the record's, PEXPIREAT expiration × 1000.
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // Client is the part of a go-redis client the store calls. *redis.Client,
@@ -79,7 +80,7 @@ func WithPrefix(p string) Option { return func(c *Config) { c.Prefix = p } }
 func WithMaxResultBytes(n int) Option { return func(c *Config) { c.MaxResultBytes = n } }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its
 // result.
 func (c Config) Validate() error {
@@ -93,7 +94,7 @@ func (c Config) resolve() (Config, error) {
 		c.Prefix = defaultPrefix
 	}
 	var err error
-	if c.MaxResultBytes, err = idem.ByteLimit("redisstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
+	if c.MaxResultBytes, err = optkit.ByteLimit("redisstore", "MaxResultBytes", c.MaxResultBytes, defaultMaxResultBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -106,14 +107,14 @@ func configError(field, value string, err error) error {
 
 // New returns a Store keeping records in Redis through client. It sends
 // nothing. It returns an error joining an *idem.ConfigError for every bad
-// setting (see idem.ConfigErrors): a nil client, a nil option, a setting
+// setting (joined): a nil client, a nil option, a setting
 // Validate refuses.
 func New(client Client, opts ...Option) (*Store, error) {
 	var errs []error
 	if c, ok := client.(*redis.Client); client == nil || ok && c == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
-	c, err := idem.ApplyOptions("redisstore", opts)
+	c, err := optkit.ApplyOptions("redisstore", opts)
 	errs = append(errs, err)
 	c, err = c.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

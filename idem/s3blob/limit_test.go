@@ -139,7 +139,7 @@ func TestDoReplayOfALongerObject(t *testing.T) {
 	t.Parallel()
 	client, name := bucket(t)
 	store := must(memstore.New())
-	opts := []idem.Option{idem.WithBlobs(must(s3blob.New(client, name, "idem/", s3blob.WithMaxBytes(1<<20)))), idem.WithoutCompression()}
+	opts := []idem.Option{idem.WithBlobs(must(s3blob.New(client, name, "idem/", s3blob.WithMaxBytes(1<<20)))), func(c *idem.Config) { c.CompressAbove = -1 }}
 	value := make([]byte, 64<<10)
 	_, _ = rand.Read(value)
 	work := func(context.Context) ([]byte, error) { return value, nil }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/internal/optkit"
 )
 
 // API is the part of the S3 client Blobs uses; *s3.Client satisfies it.
@@ -23,7 +24,7 @@ type API interface {
 
 // DefaultMaxBytes is the longest object Blobs puts or reads: 64 MiB, well
 // above the answers idemq is priced for (4 MiB) and idem's
-// DefaultMaxDecodedBytes (16 MiB), well below a Lambda function's memory.
+// idem.Config.MaxDecodedBytes (16 MiB), well below a Lambda function's memory.
 const DefaultMaxBytes = 64 << 20
 
 // Blobs is an idem.Blobs over one S3 bucket: the object of name n is
@@ -66,7 +67,7 @@ func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 func WithMaxBytes(n int) Option { return func(c *Config) { c.MaxBytes = n } }
 
 // Validate reports every setting of c that cannot work, each an
-// *idem.ConfigError naming its field, joined (see idem.ConfigErrors); nil
+// *idem.ConfigError naming its field, joined (errors.Join); nil
 // when there is none. It is the resolve step New runs, without its
 // result.
 func (c Config) Validate() error {
@@ -77,7 +78,7 @@ func (c Config) Validate() error {
 // resolve fills in the defaults and checks c.
 func (c Config) resolve() (Config, error) {
 	var err error
-	if c.MaxBytes, err = idem.ByteLimit("s3blob", "MaxBytes", c.MaxBytes, DefaultMaxBytes); err != nil {
+	if c.MaxBytes, err = optkit.ByteLimit("s3blob", "MaxBytes", c.MaxBytes, DefaultMaxBytes); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -90,17 +91,17 @@ func configError(field, value string, err error) error {
 
 // New returns the Blobs keeping objects in bucket under prefix (which may
 // be empty). It returns an error joining an *idem.ConfigError for every
-// bad setting (see idem.ConfigErrors): a nil client or option, an empty
+// bad setting (joined): a nil client or option, an empty
 // bucket name, a setting Validate refuses.
 func New(client API, bucket, prefix string, opts ...Option) (*Blobs, error) {
 	var errs []error
 	if c, ok := client.(*s3.Client); client == nil || ok && c == nil {
-		errs = append(errs, configError("client", "", idem.ErrNil))
+		errs = append(errs, configError("client", "", optkit.ErrNil))
 	}
 	if bucket == "" {
 		errs = append(errs, configError("bucket", `""`, errors.New("must not be empty")))
 	}
-	c, err := idem.ApplyOptions("s3blob", opts)
+	c, err := optkit.ApplyOptions("s3blob", opts)
 	errs = append(errs, err)
 	c, err = c.resolve()
 	if err := errors.Join(append(errs, err)...); err != nil {

@@ -18,6 +18,15 @@ const module = "github.com/idemq/idemq"
 // harness, infra, internal helpers) is no library package: no library
 // package may import it.
 var layers = map[string]int{
+	// What the model shares with every package above it and no user
+	// names: the options kit (the one ConfigError, ApplyOptions), the
+	// stores' helpers (the owner token, an expiry's epoch seconds, the
+	// stored fingerprint, the encodings) and what a runner tells Do in a
+	// context (a default lease, a settle deadline). They import no package
+	// of ours.
+	"internal/optkit":   -1,
+	"internal/storekit": -1,
+	"internal/leasectx": -1,
 	// The model and the deployment arithmetic (with the back-off the
 	// consumer and the producer share): no package of ours below.
 	"idem":  0,

@@ -22,6 +22,7 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/s3blob"
 	"github.com/idemq/idemq/idemqenv"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Sizes is the range of the provider's answers (the completion's text, in
@@ -201,7 +202,7 @@ type AnswerReport struct {
 // with the workers' blob store, must replay it without running anything.
 func (r *runner) replayedValue(ctx context.Context, key idem.Key, rec idem.Record, ar *AnswerReport) ([]byte, error) {
 	switch {
-	case rec.Encoding == idem.EncodingBlob:
+	case rec.Encoding == storekit.EncodingBlob:
 		ar.Offloaded++
 	default:
 		ar.Inline++

@@ -45,7 +45,7 @@ func TestReplayFailures(t *testing.T) {
 	h, err := handler.New(store, func(context.Context, events.SQSMessage) ([]byte, error) {
 		return []byte(strings.Repeat("a long answer ", 2000)), nil
 	}, handler.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))), handler.WithRequest(request.Identity{Namespace: "t"}),
-		handler.WithIdem(idem.WithBlobs(blobs), idem.WithOffloadAbove(1)))
+		handler.WithIdem(idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = 1 }))
 	if err != nil {
 		panic(err)
 	}

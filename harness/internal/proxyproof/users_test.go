@@ -235,6 +235,16 @@ func New() *Store { return &Store{records: map[idem.Key]idem.Record{}} }
 
 const maxResult = 400 << 10
 
+// upToSecond is t in the whole seconds the store keeps, rounded up so a
+// record never expires early.
+func upToSecond(t time.Time) time.Time {
+	s := t.Unix()
+	if t.Nanosecond() != 0 {
+		s++
+	}
+	return time.Unix(s, 0)
+}
+
 func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, error) {
 	if err := ctx.Err(); err != nil {
 		return idem.Claim{}, err
@@ -249,7 +259,7 @@ func (s *Store) Claim(ctx context.Context, req idem.ClaimRequest) (idem.Claim, e
 		return idem.Claim{Record: old}, nil
 	}
 	s.records[req.Key] = idem.Record{Key: req.Key, Status: idem.StatusInProgress, Owner: req.Owner, Fingerprint: req.Fingerprint,
-		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0)}
+		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: upToSecond(req.ExpiresAt)}
 	c := idem.Claim{Claimed: true}
 	if ok {
 		c.Previous = &old
@@ -266,7 +276,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	}
 	result, encoding := bytes.Clone(c.Result), c.Encoding
 	if c.OmittedBytes > 0 {
-		result, encoding = nil, idem.EncodingRaw
+		result, encoding = nil, ""
 	} else if len(result) > maxResult {
 		return idem.ErrResultTooLarge
 	}
@@ -278,10 +288,10 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 		return nil
 	}
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != c.Owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, c.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: c.Owner}
 	}
 	rec.Status, rec.LeaseUntil, rec.Result, rec.Encoding, rec.OmittedBytes = idem.StatusCompleted, time.Time{}, result, encoding, max(c.OmittedBytes, 0)
-	rec.ExpiresAt = time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)
+	rec.ExpiresAt = upToSecond(c.ExpiresAt)
 	s.records[c.Key] = rec
 	return nil
 }
@@ -294,7 +304,7 @@ func (s *Store) Release(ctx context.Context, key idem.Key, owner string) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[key]
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}
 	}
 	delete(s.records, key)
 	return nil
@@ -308,11 +318,11 @@ func (s *Store) Extend(ctx context.Context, e idem.Extension) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[e.Key]
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != e.Owner {
-		return idem.LeaseLost(rec.Status, rec.Owner, e.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: e.Owner}
 	}
 	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
 	if !e.ExpiresAt.IsZero() {
-		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+		rec.ExpiresAt = upToSecond(e.ExpiresAt)
 	}
 	s.records[e.Key] = rec
 	return nil

@@ -50,7 +50,7 @@ func (w *world) newWorker(id int) *worker {
 	opts := []handler.Option{
 		handler.WithRequest(request.Identity{Namespace: namespace, KeyField: "id"}), handler.WithConcurrency(1),
 		handler.WithLogger(slog.New(slog.DiscardHandler)), handler.WithReplayHook(wk.replayed),
-		handler.WithIdem(idem.WithClock(clock{wk}), idem.WithLease(w.cfg.Lease)),
+		handler.WithIdem(func(c *idem.Config) { c.Clock = clock{wk} }, idem.WithLease(w.cfg.Lease)),
 	}
 	if w.beating {
 		// The interval is real time: the ticker only wakes the heartbeat,
@@ -125,7 +125,7 @@ type clock struct{ wk *worker }
 
 func (c clock) Now() time.Time { return c.wk.now() }
 
-// now is the instance's clock (idem.WithClock): the simulated time.
+// now is the instance's clock (idem.Config.Clock): the simulated time.
 func (wk *worker) now() time.Time {
 	if b := wk.beat.Load(); b != nil && b.open() {
 		select {

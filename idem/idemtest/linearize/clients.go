@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // runner is one history's run: its settings, the store, the clients'
@@ -189,7 +190,7 @@ func (c *client) round(ctx context.Context) {
 	if c.run.getter != nil && c.rng.IntN(10) == 0 {
 		c.get(ctx, key)
 	}
-	owner := idem.NewOwner()
+	owner := storekit.NewOwner()
 	expiry := c.expiry()
 	out, answered := c.claim(ctx, key, owner, expiry)
 	if !answered {
@@ -331,7 +332,7 @@ func (c *client) claim(ctx context.Context, key idem.Key, owner string, expiry t
 	readAt, now := c.clock()
 	req := c.config(expiry).NewClaim(key, owner, "", now, c.run.cfg.Lease)
 	in := linInput{Kind: opClaim, Key: key, Owner: owner, Now: req.Now.UnixNano(), LeaseUntil: req.LeaseUntil.UnixMilli(),
-		ExpiresAt: idem.ExpirySeconds(req.ExpiresAt), ReadAt: readAt, Holds: readAt + int64(c.run.cfg.Lease)}
+		ExpiresAt: storekit.ExpirySeconds(req.ExpiresAt), ReadAt: readAt, Holds: readAt + int64(c.run.cfg.Lease)}
 	out, ok := c.send(ctx, in, func(ctx context.Context) (linOutput, error) {
 		cl, err := c.run.store.Claim(ctx, req)
 		if err != nil {
@@ -363,7 +364,7 @@ func (c *client) claim(ctx context.Context, key idem.Key, owner string, expiry t
 func (c *client) complete(ctx context.Context, key idem.Key, owner, result string, expiry time.Duration) bool {
 	_, now := c.clock()
 	exp := c.config(expiry).CompletionExpiry(now)
-	in := linInput{Kind: opComplete, Key: key, Owner: owner, Result: result, ExpiresAt: idem.ExpirySeconds(exp)}
+	in := linInput{Kind: opComplete, Key: key, Owner: owner, Result: result, ExpiresAt: storekit.ExpirySeconds(exp)}
 	out, ok := c.send(ctx, in, func(ctx context.Context) (linOutput, error) {
 		return fenced(c.run.store.Complete(ctx, idem.Completion{Key: key, Owner: owner, Result: []byte(result), ExpiresAt: exp}))
 	})
@@ -380,7 +381,7 @@ func (c *client) release(ctx context.Context, key idem.Key, owner string) bool {
 func (c *client) extend(ctx context.Context, key idem.Key, owner string, expiry time.Duration) bool {
 	readAt, now := c.clock()
 	x := c.config(expiry).NewExtension(key, owner, now, c.run.cfg.Lease)
-	in := linInput{Kind: opExtend, Key: key, Owner: owner, LeaseUntil: x.LeaseUntil.UnixMilli(), ExpiresAt: idem.ExpirySeconds(x.ExpiresAt),
+	in := linInput{Kind: opExtend, Key: key, Owner: owner, LeaseUntil: x.LeaseUntil.UnixMilli(), ExpiresAt: storekit.ExpirySeconds(x.ExpiresAt),
 		ReadAt: readAt, Holds: readAt + int64(c.run.cfg.Lease)}
 	out, ok := c.send(ctx, in, func(ctx context.Context) (linOutput, error) {
 		return fenced(c.run.store.Extend(ctx, x))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // History is what Record recorded: every operation of a run, with its
@@ -45,7 +46,7 @@ func Record(s idem.Store, cfg Config) (*History, error) {
 	now := time.Now()
 	rec := &recorder{start: now, startNs: now.UnixNano(), faults: cfg.Faults}
 	cfg.Faults.start(seed)
-	run := &runner{cfg: cfg, store: s, rec: rec, name: "lin-" + idem.NewOwner()[:8], seed: seed}
+	run := &runner{cfg: cfg, store: s, rec: rec, name: "lin-" + storekit.NewOwner()[:8], seed: seed}
 	getter, _ := s.(idemtest.Getter)
 	run.getter = getter
 	run.keys = newKeyPool(run.name, cfg.Keys)

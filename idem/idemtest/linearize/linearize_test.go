@@ -13,6 +13,7 @@ import (
 	"github.com/idemq/idemq/idem/idemtest/linearize"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/lintest"
+	"github.com/idemq/idemq/internal/storekit"
 )
 
 // Clocks four times the bound apart: a client whose clock runs ahead
@@ -109,7 +110,7 @@ func (s *mutant) Claim(_ context.Context, req idem.ClaimRequest) (idem.Claim, er
 		return idem.Claim{Record: old}, nil
 	}
 	s.records[req.Key] = idem.Record{Key: req.Key, Status: idem.StatusInProgress, Owner: req.Owner,
-		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(idem.ExpirySeconds(req.ExpiresAt), 0)}
+		LeaseUntil: req.LeaseUntil.Truncate(time.Millisecond), ExpiresAt: time.Unix(storekit.ExpirySeconds(req.ExpiresAt), 0)}
 	c := idem.Claim{Claimed: true}
 	if ok {
 		c.Previous = &old
@@ -125,10 +126,10 @@ func (s *mutant) Complete(_ context.Context, c idem.Completion) error {
 		return nil
 	}
 	if !ok || rec.Status != idem.StatusInProgress || rec.Owner != c.Owner && s.m != completeIgnoresOwner {
-		return idem.LeaseLost(rec.Status, rec.Owner, c.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: c.Owner}
 	}
 	s.records[c.Key] = idem.Record{Key: c.Key, Status: idem.StatusCompleted, Owner: c.Owner, Result: bytes.Clone(c.Result),
-		ExpiresAt: time.Unix(idem.ExpirySeconds(c.ExpiresAt), 0)}
+		ExpiresAt: time.Unix(storekit.ExpirySeconds(c.ExpiresAt), 0)}
 	return nil
 }
 
@@ -137,7 +138,7 @@ func (s *mutant) Release(_ context.Context, key idem.Key, owner string) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[key]
 	if !ok || rec.Owner != owner || rec.Status != idem.StatusInProgress && s.m != releaseDeletesCompleted {
-		return idem.LeaseLost(rec.Status, rec.Owner, owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: owner}
 	}
 	delete(s.records, key)
 	return nil
@@ -148,11 +149,11 @@ func (s *mutant) Extend(_ context.Context, e idem.Extension) error {
 	defer s.mu.Unlock()
 	rec, ok := s.records[e.Key]
 	if !ok || rec.Owner != e.Owner || rec.Status != idem.StatusInProgress {
-		return idem.LeaseLost(rec.Status, rec.Owner, e.Owner)
+		return &idem.LeaseLostError{Status: rec.Status, Holder: rec.Owner, Owner: e.Owner}
 	}
 	rec.LeaseUntil = e.LeaseUntil.Truncate(time.Millisecond)
 	if !e.ExpiresAt.IsZero() {
-		rec.ExpiresAt = time.Unix(idem.ExpirySeconds(e.ExpiresAt), 0)
+		rec.ExpiresAt = time.Unix(storekit.ExpirySeconds(e.ExpiresAt), 0)
 	}
 	s.records[e.Key] = rec
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/memstore"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )
 
@@ -335,7 +336,7 @@ func (s *sim) settle(acked map[string]bool) {
 			s.t.Fatal(err)
 		}
 		c, err := s.store.Claim(context.Background(), idem.ClaimRequest{
-			Key: k, Owner: idem.NewOwner(), Now: now, LeaseUntil: now.Add(time.Second), ExpiresAt: now.Add(time.Minute),
+			Key: k, Owner: storekit.NewOwner(), Now: now, LeaseUntil: now.Add(time.Second), ExpiresAt: now.Add(time.Minute),
 		})
 		switch {
 		case err != nil:
