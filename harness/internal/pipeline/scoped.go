@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/rie"
 )
 
@@ -214,5 +213,5 @@ func scopedSummary(rep *FrontDoorReport) string {
 		return ""
 	}
 	return fmt.Sprintf("  scoped front door (function URL events under the emulator, %s=iam): acme, another caller and no caller answered %s before acme's 200; a raw producer's message aimed at acme's key ran apart\n",
-		idemqenv.FrontDoorScope, formatSorted(rep.Scoped, "%d ×%d"))
+		"IDEMQ_FRONTDOOR_SCOPE", formatSorted(rep.Scoped, "%d ×%d"))
 }
