@@ -53,8 +53,8 @@ func (w *Worker) handlerOptions(backoff handler.VisibilityChanger, blobs idem.Bl
 // IDEMQ_CONSUMER_QUEUE_URL.
 func (w *Worker) consumerOptions() []consumer.Option {
 	c := w.Settings.Consumer
-	return []consumer.Option{consumer.WithLogger(w.cfg.Logger), consumer.WithMaxRunTime(c.MaxRunTime), consumer.WithMaxBatches(c.MaxBatches),
-		consumer.WithGracePeriod(c.GracePeriod), consumer.WithVisibilityTimeout(c.Visibility)}
+	return []consumer.Option{consumer.WithConfig(consumer.Config{Logger: w.cfg.Logger, MaxRunTime: c.MaxRunTime, MaxBatches: c.MaxBatches,
+		GracePeriod: c.GracePeriod, VisibilityTimeout: c.Visibility})}
 }
 
 // frontDoorOptions are front-door mode's: the request's identity, the
