@@ -63,12 +63,12 @@ func (w *Worker) consumerOptions() []consumer.Option {
 // Config.FrontDoorOptions.
 func (w *Worker) frontDoorOptions(blobs idem.Blobs) []frontdoor.Option {
 	s := w.Settings
-	claim := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithClockSkew(s.ClockSkew)}
+	claim := idem.Config{Expiry: s.RecordExpiry, ClockSkew: s.ClockSkew}
 	if blobs != nil {
-		claim = append(claim, idem.WithBlobs(blobs), idem.WithOffloadAbove(s.Blobs.OffloadAbove))
+		claim.Blobs, claim.OffloadAbove = blobs, s.Blobs.OffloadAbove
 	}
-	opts := []frontdoor.Option{frontdoor.WithRequest(s.Request), frontdoor.WithLogger(w.cfg.Logger),
-		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes), frontdoor.WithIdem(claim...)}
+	opts := []frontdoor.Option{frontdoor.WithConfig(frontdoor.Config{Request: s.Request, Logger: w.cfg.Logger,
+		Path: s.FrontDoor.Path, MaxBodyBytes: s.FrontDoor.MaxBodyBytes, Idem: claim})}
 	return append(opts, w.cfg.FrontDoorOptions...)
 }
 

@@ -26,7 +26,7 @@ import (
 // tracer's interface, then Config, its options, the batch, the batch's
 // steps, and the constructors on top) and no file reaches back up into a
 // file that uses it (handler's Config into its batch machinery, say).
-var fileLayered = []string{"handler", "idemqenv", "consumer"}
+var fileLayered = []string{"handler", "idemqenv", "consumer", "frontdoor"}
 
 func TestFilesGoDown(t *testing.T) {
 	t.Parallel()
