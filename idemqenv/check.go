@@ -39,18 +39,17 @@ func (r *reader) check(s *Settings) {
 		r.checkSQS(s)
 		r.checkClaim(s)
 		if s.Provider.APIKey != "" && s.Provider.APIKeySecret != "" {
-			r.bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)",
-				"IDEMQ_PROVIDER_API_KEY", "IDEMQ_PROVIDER_API_KEY_SECRET", "IDEMQ_PROVIDER_API_KEY_SECRET")
+			r.bad("IDEMQ_PROVIDER_API_KEY and IDEMQ_PROVIDER_API_KEY_SECRET are both set: set one (IDEMQ_PROVIDER_API_KEY_SECRET for a deployed function, so that its configuration holds no key)")
 		}
 	case FrontDoor:
 		r.checkFrontDoor(s)
 		r.checkExpiry(s)
 	case Dispatch:
 		if s.Dispatch.Function == "" {
-			r.bad("%s is required with %s=dispatch: the durable function's name or ARN with its version or alias, like summarise:prod", "IDEMQ_DURABLE_FUNCTION", "IDEMQ_MODE")
+			r.bad("IDEMQ_DURABLE_FUNCTION is required with IDEMQ_MODE=dispatch: the durable function's name or ARN with its version or alias, like summarise:prod")
 		}
 		if s.SQSEndpoint != "" && s.Consumer.QueueURL == "" {
-			r.bad("%s is set but %s is not: in dispatch mode only the consumer talks to SQS", "IDEMQ_SQS_ENDPOINT", "IDEMQ_CONSUMER_QUEUE_URL")
+			r.bad("IDEMQ_SQS_ENDPOINT is set but IDEMQ_CONSUMER_QUEUE_URL is not: in dispatch mode only the consumer talks to SQS")
 		}
 	}
 }
@@ -81,7 +80,7 @@ func (r *reader) checkStore(st *stores.Settings, required bool) {
 			return
 		}
 		if err := r.checkStoreURL(st.URL, schemes...); err != nil {
-			r.bad("%v; want %s with %s=%s", err, want, "IDEMQ_STORE", st.Kind)
+			r.bad("%v; want %s with IDEMQ_STORE=%s", err, want, st.Kind)
 		}
 	}
 	switch st.Kind {
@@ -98,7 +97,7 @@ func (r *reader) checkStore(st *stores.Settings, required bool) {
 		}
 	}
 	if st.URL != "" && st.Kind != stores.Postgres && st.Kind != stores.Redis {
-		r.bad("%s is set but %s is %s: only the postgres and redis stores take a URL", r.label("IDEMQ_STORE_URL"), "IDEMQ_STORE", st.Kind)
+		r.bad("%s is set but IDEMQ_STORE is %s: only the postgres and redis stores take a URL", r.label("IDEMQ_STORE_URL"), st.Kind)
 	}
 }
 
@@ -162,12 +161,12 @@ func (r *reader) checkSQS(s *Settings) {
 	if !s.Backoff {
 		for _, v := range []struct{ name, value string }{{"IDEMQ_SQS_ENDPOINT", s.SQSEndpoint}, {"IDEMQ_QUEUE_URL", s.QueueURL}} {
 			if v.value != "" && !(v.name == "IDEMQ_SQS_ENDPOINT" && s.Consumer.QueueURL != "") {
-				r.bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, "IDEMQ_BACKOFF")
+				r.bad("%s is set but IDEMQ_BACKOFF is false: only the in-progress back-off talks to SQS", v.name)
 			}
 		}
 	}
 	if s.QueueURL != "" && s.Consumer.QueueURL != "" && s.QueueURL != s.Consumer.QueueURL {
-		r.bad("%s and %s name different queues: in consumer mode the back-off uses the consumed queue; unset %s", "IDEMQ_QUEUE_URL", "IDEMQ_CONSUMER_QUEUE_URL", "IDEMQ_QUEUE_URL")
+		r.bad("IDEMQ_QUEUE_URL and IDEMQ_CONSUMER_QUEUE_URL name different queues: in consumer mode the back-off uses the consumed queue; unset IDEMQ_QUEUE_URL")
 	}
 }
 
@@ -210,11 +209,11 @@ func (r *reader) checkClaim(s *Settings) {
 	inQueue := s.Queue
 	inQueue.DeadLetterRetention = 0
 	if err := queue.CheckExpiry(inQueue, s.EffectiveExpiry()); err != nil {
-		r.bad("%s=%s against %s: %v", "IDEMQ_RECORD_EXPIRY", s.EffectiveExpiry(), "IDEMQ_QUEUE", err)
+		r.bad("IDEMQ_RECORD_EXPIRY=%s against IDEMQ_QUEUE: %v", s.EffectiveExpiry(), err)
 	}
 	if s.Lease > 0 {
 		if err := queue.CheckLease(s.Queue, s.Lease, s.Backoff); err != nil {
-			r.bad("%s=%s against %s: %v", "IDEMQ_LEASE", s.Lease, "IDEMQ_QUEUE", err)
+			r.bad("IDEMQ_LEASE=%s against IDEMQ_QUEUE: %v", s.Lease, err)
 		}
 	}
 }
@@ -225,10 +224,10 @@ func (r *reader) checkClaim(s *Settings) {
 func (r *reader) checkFrontDoor(s *Settings) {
 	fd := &s.FrontDoor
 	if fd.QueueURL == "" && r.getenv("IDEMQ_FRONTDOOR_QUEUE_URL") == "" {
-		r.bad("%s is required with %s=frontdoor: the URL of the worker's queue", "IDEMQ_FRONTDOOR_QUEUE_URL", "IDEMQ_MODE")
+		r.bad("IDEMQ_FRONTDOOR_QUEUE_URL is required with IDEMQ_MODE=frontdoor: the URL of the worker's queue")
 	}
 	if s.Request.Namespace == "" {
-		r.bad("%s is required with %s=frontdoor: the worker's namespace, under which the front door reads its records", "IDEMQ_NAMESPACE", "IDEMQ_MODE")
+		r.bad("IDEMQ_NAMESPACE is required with IDEMQ_MODE=frontdoor: the worker's namespace, under which the front door reads its records")
 	}
 	switch {
 	case fd.Scope == "" && fd.Addr == "":
@@ -236,8 +235,7 @@ func (r *reader) checkFrontDoor(s *Settings) {
 	case fd.Scope == "":
 		fd.Scope = ScopeNone
 	case fd.Scope != ScopeNone && fd.Addr != "":
-		r.bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)",
-			"IDEMQ_FRONTDOOR_SCOPE", fd.Scope, "IDEMQ_FRONTDOOR_ADDR", "IDEMQ_FRONTDOOR_SCOPE", ScopeNone)
+		r.bad("IDEMQ_FRONTDOOR_SCOPE=%s with IDEMQ_FRONTDOOR_ADDR: a plain HTTP server has no IAM caller to scope keys by; set IDEMQ_FRONTDOOR_SCOPE=%s (one key space for every caller)", fd.Scope, ScopeNone)
 	}
 }
 

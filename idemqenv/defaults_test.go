@@ -38,7 +38,7 @@ func TestDefaultsShownAreThePartsDefaults(t *testing.T) {
 	}
 	v, _ := Lookup("IDEMQ_HEARTBEAT")
 	if want := "at most every " + durationWords(consumer.DefaultShortLease/2); !strings.Contains(v.Doc, want) {
-		t.Errorf("%s's doc %q does not say %q (half of consumer.DefaultShortLease)", "IDEMQ_HEARTBEAT", v.Doc, want)
+		t.Errorf("IDEMQ_HEARTBEAT's doc %q does not say %q (half of consumer.DefaultShortLease)", v.Doc, want)
 	}
 }
 
@@ -56,9 +56,9 @@ func TestStoresNameOurVariables(t *testing.T) {
 	t.Parallel()
 	_, _, err := stores.Open(context.Background(), stores.Settings{Kind: stores.Redis}, stores.Config{})
 	if err == nil || !strings.HasPrefix(err.Error(), "IDEMQ_STORE=redis: ") {
-		t.Errorf("stores.Open of a store without its opener: %v; want it to name %s", err, "IDEMQ_STORE")
+		t.Errorf("stores.Open of a store without its opener: %v; want it to name IDEMQ_STORE", err)
 	}
 	if err := stores.URLError("redis://h", errors.New("no")); !strings.HasPrefix(err.Error(), "IDEMQ_STORE_URL=redis://h: ") {
-		t.Errorf("stores.URLError: %v; want it to name %s", err, "IDEMQ_STORE_URL")
+		t.Errorf("stores.URLError: %v; want it to name IDEMQ_STORE_URL", err)
 	}
 }

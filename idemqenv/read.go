@@ -12,7 +12,7 @@ func Read(getenv func(string) string) (Settings, error) {
 	mode := getenv("IDEMQ_MODE")
 	p, ok := modeProgram(mode)
 	if !ok {
-		return Settings{}, fmt.Errorf("%s=%q: want worker (the default), frontdoor or dispatch", "IDEMQ_MODE", mode)
+		return Settings{}, fmt.Errorf("IDEMQ_MODE=%q: want worker (the default), frontdoor or dispatch", mode)
 	}
 	return ReadFor(p, getenv)
 }

@@ -54,10 +54,10 @@ func TestReadWorker(t *testing.T) {
 	for v, want := range map[string]int{"": 0, "off": -1, "OFF": -1, "2048": 2048} {
 		s, err := Read(env("IDEMQ_STORE", "memory", "IDEMQ_COMPRESS_ABOVE", v))
 		if err != nil || s.CompressAbove != want {
-			t.Errorf("%s=%q: %d, %v; want %d", "IDEMQ_COMPRESS_ABOVE", v, s.CompressAbove, err, want)
+			t.Errorf("IDEMQ_COMPRESS_ABOVE=%q: %d, %v; want %d", v, s.CompressAbove, err, want)
 		}
 		if cfg, err := idem.NewConfig(idem.WithCompressAbove(s.CompressAbove)); err != nil || (want == -1 && cfg.CompressAbove != -1) {
-			t.Errorf("%s=off does not turn compression off: %+v", "IDEMQ_COMPRESS_ABOVE", cfg)
+			t.Errorf("IDEMQ_COMPRESS_ABOVE=off does not turn compression off: %+v", cfg)
 		}
 	}
 	for _, v := range []string{"0", "-5", "lots"} {
@@ -87,7 +87,7 @@ func TestReadWorker(t *testing.T) {
 	// Offloading to a bucket: off unless a bucket is named; the prefix
 	// defaults.
 	if s.Blobs != (BlobSettings{}) {
-		t.Errorf("blob settings without %s: %+v", "IDEMQ_BLOB_BUCKET", s.Blobs)
+		t.Errorf("blob settings without IDEMQ_BLOB_BUCKET: %+v", s.Blobs)
 	}
 	s, err = Read(env("IDEMQ_TABLE", "idem", "IDEMQ_BLOB_BUCKET", "results"))
 	if err != nil || s.Blobs != (BlobSettings{Bucket: "results", Prefix: DefaultBlobPrefix}) {
@@ -111,7 +111,7 @@ func TestReadWorker(t *testing.T) {
 	}
 	for v, want := range map[string]string{"": "", "off": "", "otel": "otel", "XRAY": "xray"} {
 		if s, err := Read(env("IDEMQ_TABLE", "t", "IDEMQ_TRACING", v)); err != nil || s.Tracing != want {
-			t.Errorf("%s=%q: %q, %v; want %q", "IDEMQ_TRACING", v, s.Tracing, err, want)
+			t.Errorf("IDEMQ_TRACING=%q: %q, %v; want %q", v, s.Tracing, err, want)
 		}
 	}
 }
@@ -267,7 +267,7 @@ func TestReadFrontDoor(t *testing.T) {
 	} {
 		s, err := Read(env("IDEMQ_MODE", "frontdoor", "IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "summarise", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_ADDR", tc.addr, "IDEMQ_FRONTDOOR_SCOPE", tc.scope))
 		if err != nil || s.FrontDoor.Scope != tc.want {
-			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", "IDEMQ_FRONTDOOR_ADDR", tc.addr, "IDEMQ_FRONTDOOR_SCOPE", tc.scope, s.FrontDoor.Scope, err, tc.want)
+			t.Errorf("IDEMQ_FRONTDOOR_ADDR=%q IDEMQ_FRONTDOOR_SCOPE=%q: scope %q, %v; want %q", tc.addr, tc.scope, s.FrontDoor.Scope, err, tc.want)
 		}
 	}
 	for _, tc := range []struct {
@@ -375,7 +375,7 @@ func TestMaxConcurrency(t *testing.T) {
 	// anything but a whole number of at least 1 is 1.
 	for v, want := range map[string]int{"": 1, "1": 1, "8": 8, "64": 64, "0": 1, "-3": 1, "eight": 1, "2.5": 1} {
 		if s, err := Read(env("IDEMQ_STORE", "memory", "AWS_LAMBDA_MAX_CONCURRENCY", v)); err != nil || s.MaxConcurrency != want {
-			t.Errorf("%s=%q: %d, %v; want %d", "AWS_LAMBDA_MAX_CONCURRENCY", v, s.MaxConcurrency, err, want)
+			t.Errorf("AWS_LAMBDA_MAX_CONCURRENCY=%q: %d, %v; want %d", v, s.MaxConcurrency, err, want)
 		}
 	}
 }

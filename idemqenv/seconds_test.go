@@ -23,12 +23,12 @@ func TestVisibilitySeconds(t *testing.T) {
 	}
 	for v, want := range map[string]time.Duration{"60": time.Minute, "2": 2 * time.Second, "90s": 90 * time.Second, "1m": time.Minute} {
 		if got, err := read(v); err != nil || got != want {
-			t.Errorf("%s=%s: %v, %v; want %v", "IDEMQ_CONSUMER_VISIBILITY", v, got, err, want)
+			t.Errorf("IDEMQ_CONSUMER_VISIBILITY=%s: %v, %v; want %v", v, got, err, want)
 		}
 	}
 	for _, v := range []string{"0", "-5", "1.5", "ten", "60 s"} {
 		if got, err := read(v); err == nil || !strings.Contains(err.Error(), "IDEMQ_CONSUMER_VISIBILITY") {
-			t.Errorf("%s=%s: %v, %v; want an error naming it", "IDEMQ_CONSUMER_VISIBILITY", v, got, err)
+			t.Errorf("IDEMQ_CONSUMER_VISIBILITY=%s: %v, %v; want an error naming it", v, got, err)
 		}
 	}
 }

@@ -345,7 +345,7 @@ func tracingValue() value {
 // checkBucket refuses a bucket written as a URL or a path.
 func checkBucket(b string) error {
 	if strings.HasPrefix(b, "s3://") || strings.Contains(b, "/") {
-		return fmt.Errorf("want the bucket's name, like my-results, not a URL or a path (the prefix is %s)", "IDEMQ_BLOB_PREFIX")
+		return fmt.Errorf("want the bucket's name, like my-results, not a URL or a path (the prefix is IDEMQ_BLOB_PREFIX)")
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 		}
 		if n := strings.Count(err.Error(), "IDEMQ_PROVIDER_URL"); n > 1 {
-			t.Errorf("%s: %s named %d times: %v", c.name, "IDEMQ_PROVIDER_URL", n, err)
+			t.Errorf("%s: IDEMQ_PROVIDER_URL named %d times: %v", c.name, n, err)
 		}
 	}
 	for _, vars := range [][]string{

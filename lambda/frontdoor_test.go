@@ -312,18 +312,18 @@ func TestFrontDoorModeKeyFields(t *testing.T) {
 	}
 	c, err := loadConfig(env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a.b,c"))
 	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.Request.KeyFields, want) || c.Request.KeyField != "" {
-		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", "IDEMQ_KEY_FIELDS", c.Request, err, want)
+		t.Errorf("IDEMQ_KEY_FIELDS=a.b,c: %+v, %v; want the fields %v", c.Request, err, want)
 	}
 	for _, e := range []func(string) string{
 		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,b", "IDEMQ_KEY_FIELD", "k"),
 		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,,b"),
 	} {
 		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
-			t.Errorf("%v, want an error naming %s", err, "IDEMQ_KEY_FIELDS")
+			t.Errorf("%v, want an error naming IDEMQ_KEY_FIELDS", err)
 		}
 	}
 	if _, err := start(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a..b"),
 		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
-		t.Errorf("a malformed field: %v, want an error naming %s", err, "IDEMQ_KEY_FIELDS")
+		t.Errorf("a malformed field: %v, want an error naming IDEMQ_KEY_FIELDS", err)
 	}
 }

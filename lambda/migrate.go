@@ -34,8 +34,7 @@ func migrate(ctx context.Context, getenv func(string) string, out io.Writer) err
 	s, err := idemqenv.ReadFor(idemqenv.Worker, only)
 	errs := []error{err}
 	if c := s.Store; c.Kind != stores.Postgres {
-		errs = append(errs, fmt.Errorf("-migrate creates the PostgreSQL table of records: set %s=postgres (%s is %s; the DynamoDB table is the CDK stack's, Redis and memory need none)",
-			"IDEMQ_STORE", "IDEMQ_STORE", c.Kind))
+		errs = append(errs, fmt.Errorf("-migrate creates the PostgreSQL table of records: set IDEMQ_STORE=postgres (IDEMQ_STORE is %s; the DynamoDB table is the CDK stack's, Redis and memory need none)", c.Kind))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("bad configuration:\n%w", err)
@@ -51,7 +50,7 @@ func migrate(ctx context.Context, getenv func(string) string, out io.Writer) err
 	}
 	defer pool.Close()
 	if err := pgstore.CreateTable(ctx, pool, c.Table); err != nil {
-		err = fmt.Errorf("%s=%s: %w", "IDEMQ_TABLE", c.Table, err)
+		err = fmt.Errorf("IDEMQ_TABLE=%s: %w", c.Table, err)
 		return stores.Redact(err, c.URL)
 	}
 	_, err = fmt.Fprintf(out, "idemq worker: table %s is ready: it has the store's shape (pgstore.Schema)\n", c.Table)

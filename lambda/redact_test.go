@@ -47,10 +47,10 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 				t.Errorf("the password is printed:\nerror: %s\nlogs: %s", msg, logs.String())
 			}
 			if !strings.Contains(msg, "IDEMQ_STORE_URL") {
-				t.Errorf("error %q does not name %s", msg, "IDEMQ_STORE_URL")
+				t.Errorf("error %q does not name IDEMQ_STORE_URL", msg)
 			}
 			if c.shown != "" && !strings.Contains(msg, "IDEMQ_STORE_URL="+c.shown) {
-				t.Errorf("error %q does not show %s=%s", msg, "IDEMQ_STORE_URL", c.shown)
+				t.Errorf("error %q does not show IDEMQ_STORE_URL=%s", msg, c.shown)
 			}
 		})
 	}

@@ -29,19 +29,19 @@ func readAPIKey(ctx context.Context, client secretGetter, id string) (string, er
 	defer cancel()
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
 	if err != nil {
-		return "", fmt.Errorf("%s=%q: reading the provider's API key: %w", "IDEMQ_PROVIDER_API_KEY_SECRET", id, err)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: reading the provider's API key: %w", id, err)
 	}
 	if out.SecretString == nil {
-		return "", fmt.Errorf("%s=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", "IDEMQ_PROVIDER_API_KEY_SECRET", id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", id)
 	}
 	key := strings.TrimSpace(*out.SecretString)
 	switch {
 	case key == "":
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is empty: store the provider's API key in it", "IDEMQ_PROVIDER_API_KEY_SECRET", id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret's SecretString is empty: store the provider's API key in it", id)
 	case strings.HasPrefix(key, "{"):
 		// The console's default "key/value" secret: the bearer token would
 		// be the JSON, and every request would be refused.
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", "IDEMQ_PROVIDER_API_KEY_SECRET", id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", id)
 	}
 	return key, nil
 }

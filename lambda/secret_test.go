@@ -49,7 +49,7 @@ func TestReadAPIKey(t *testing.T) {
 			continue
 		}
 		if !strings.Contains(err.Error(), "IDEMQ_PROVIDER_API_KEY_SECRET") || !strings.Contains(err.Error(), id) {
-			t.Errorf("readAPIKey(%q): error %q does not name %s and the secret", id, err, "IDEMQ_PROVIDER_API_KEY_SECRET")
+			t.Errorf("readAPIKey(%q): error %q does not name IDEMQ_PROVIDER_API_KEY_SECRET and the secret", id, err)
 		}
 	}
 	var notFound *types.ResourceNotFoundException

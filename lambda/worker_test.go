@@ -115,11 +115,11 @@ func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	base := []string{"IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "w", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1", "IDEMQ_BACKOFF", "false"}
 	_, err := newHandler(context.Background(), settings(t, append(base, "IDEMQ_LEASE", "4s", "IDEMQ_HEARTBEAT", "4s")...), slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "IDEMQ_HEARTBEAT: idem: Heartbeat 4s: must be at most half of Lease 4s") {
-		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, "IDEMQ_HEARTBEAT")
+		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming IDEMQ_HEARTBEAT", err)
 	}
 	_, err = newHandler(context.Background(), settings(t, append(base, "IDEMQ_RECORD_EXPIRY", "1m", "IDEMQ_LEASE", "2m")...), slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "IDEMQ_RECORD_EXPIRY: idem: Expiry 1m0s: must be at least Lease 2m0s") {
-		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, "IDEMQ_RECORD_EXPIRY")
+		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming IDEMQ_RECORD_EXPIRY", err)
 	}
 }
 
@@ -176,7 +176,7 @@ func TestNewHandlerSecretErrors(t *testing.T) {
 		_, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1",
 			"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_PROVIDER_API_KEY_SECRET", id), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
 		if err == nil || !strings.Contains(err.Error(), "IDEMQ_PROVIDER_API_KEY_SECRET") {
-			t.Errorf("secret %q: newHandler error %v, want one naming %s", id, err, "IDEMQ_PROVIDER_API_KEY_SECRET")
+			t.Errorf("secret %q: newHandler error %v, want one naming IDEMQ_PROVIDER_API_KEY_SECRET", id, err)
 		}
 		var notFound *types.ResourceNotFoundException
 		if id == "missing" && !errors.As(err, &notFound) {

@@ -212,6 +212,5 @@ func scopedSummary(rep *FrontDoorReport) string {
 	if len(rep.Scoped) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  scoped front door (function URL events under the emulator, %s=iam): acme, another caller and no caller answered %s before acme's 200; a raw producer's message aimed at acme's key ran apart\n",
-		"IDEMQ_FRONTDOOR_SCOPE", formatSorted(rep.Scoped, "%d ×%d"))
+	return fmt.Sprintf("  scoped front door (function URL events under the emulator, IDEMQ_FRONTDOOR_SCOPE=iam): acme, another caller and no caller answered %s before acme's 200; a raw producer's message aimed at acme's key ran apart\n", formatSorted(rep.Scoped, "%d ×%d"))
 }

@@ -76,7 +76,7 @@ func TestOpenerMultiRegionStrong(t *testing.T) {
 			"id": &types.AttributeValueMemberS{Value: "side-" + string(key)}}}}
 		err := st.Complete(context.Background(), idem.Completion{Key: key, Owner: "o", ExpiresAt: now.Add(time.Hour), Writes: []any{write}})
 		if refused := errors.Is(err, idem.ErrUnsupportedWrite); refused != strong {
-			t.Errorf("%s=%v: a completion with a staged write answered %v; want it refused: %v", "IDEMQ_DYNAMODB_MULTI_REGION_STRONG", strong, err, strong)
+			t.Errorf("IDEMQ_DYNAMODB_MULTI_REGION_STRONG=%v: a completion with a staged write answered %v; want it refused: %v", strong, err, strong)
 		}
 	}
 }

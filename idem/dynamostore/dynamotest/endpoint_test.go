@@ -9,6 +9,6 @@ import (
 // The test kit's endpoint variable is the worker's.
 func TestEndpointEnv(t *testing.T) {
 	if dynamotest.EndpointEnv != "IDEMQ_DYNAMODB_ENDPOINT" {
-		t.Errorf("EndpointEnv is %s; the worker reads DynamoDB's endpoint from %s", dynamotest.EndpointEnv, "IDEMQ_DYNAMODB_ENDPOINT")
+		t.Errorf("EndpointEnv is %s; the worker reads DynamoDB's endpoint from IDEMQ_DYNAMODB_ENDPOINT", dynamotest.EndpointEnv)
 	}
 }
