@@ -78,6 +78,10 @@ test: ## Run every test: lint, the Go tests (race detector, real PostgreSQL, Red
 		$$1 !~ /^ / { u += $$2; s += $$3; w += $$4 } \
 		END { printf "make test: %.0f CPU-seconds (user %.0f, sys %.0f), %.0f s wall\n", u + s, u, s, w }'; exit $$status
 
+.PHONY: test-cold
+test-cold: ## What a first make test costs: a clone of HEAD (or REV=) with empty Go build and staticcheck caches, its CPU-seconds by phase and the load average (scripts/cold-test.sh; about 15 to 25 min).
+	scripts/cold-test.sh $(REV)
+
 .PHONY: deps-test
 deps-test: deps-node deps-bench deps-servers deps-cdk deps-qemu $(RIE) $(APIDIFF) $(STATICCHECK) $(RELEASE_TOOL) ## Install every tool and package make test uses.
 

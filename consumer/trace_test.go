@@ -92,7 +92,7 @@ func TestBatchIsTracedAsUnderLambda(t *testing.T) {
 	if a := r.MessageAttributes["traceparent"]; a.StringValue == nil || *a.StringValue != traceparent || a.DataType != "String" {
 		t.Errorf("record's traceparent attribute %+v, want %q", a, traceparent)
 	}
-	if got := tracer.outcomes[id]; got != handler.RecordExecuted {
+	if got := tracer.outcomes[id]; got != "executed" {
 		t.Errorf("record outcome %q, want executed", got)
 	}
 }

@@ -91,9 +91,9 @@ func New(client Invoker, function string, opts ...Option) (*Dispatcher, error) {
 // accepted it: a new execution, or the one already running or closed
 // under that name with the same payload. Any other answer is a
 // *handler.RecordError, as Handle's failures are: at handler.OpKey when
-// the key could not be read (idem.ErrNoKey, handler.ErrBadKey, ...), at
+// the key could not be read (idem.ErrNoKey, idem.ErrBadKey, ...), at
 // idem.OpRun with a cause naming the execution otherwise: the body is not JSON
-// (handler.ErrBadBody), the name is taken by another payload
+// (request.ErrBadBody), the name is taken by another payload
 // (idem.ErrPayloadMismatch), the function is not durable (ErrNotDurable),
 // or the Lambda client's error (throttling, a lost answer, ...). A panic of the client is the
 // caller's (Handle recovers it: handler.ErrPanic).
@@ -111,7 +111,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, msg events.SQSMessage) (Start
 
 // start invokes the durable function with msg's body under the execution
 // name id's record key makes. An answer that no retry can change
-// (idem.ErrPayloadMismatch, ErrNotDurable, handler.ErrBadBody) is marked idem.Permanent,
+// (idem.ErrPayloadMismatch, ErrNotDurable, request.ErrBadBody) is marked idem.Permanent,
 // so that Handle logs it as an error.
 func (d *Dispatcher) start(ctx context.Context, msg events.SQSMessage, id request.ID) (Start, error) {
 	s := Start{Key: id.Key, Name: ExecutionName(string(id.Key))}

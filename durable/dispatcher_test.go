@@ -181,7 +181,7 @@ func TestUnusableRecordsStartNothing(t *testing.T) {
 	if n := len(b.srv.Requests()); n != 0 {
 		t.Errorf("%d Invoke requests, want none", n)
 	}
-	for m, want := range map[*events.SQSMessage]error{&noKey: idem.ErrNoKey, &notJSON: handler.ErrBadBody, &dupMember: handler.ErrBadBody} {
+	for m, want := range map[*events.SQSMessage]error{&noKey: idem.ErrNoKey, &notJSON: request.ErrBadBody, &dupMember: request.ErrBadBody} {
 		if _, err := b.d.Dispatch(context.Background(), *m); !errors.Is(err, want) {
 			t.Errorf("%s: err = %v, want %v", m.MessageId, err, want)
 		}

@@ -50,7 +50,7 @@
 // unless Config.NoBatchError) and log lines as a handler.Handler's, so the
 // two answer a batch alike. A started record counts as dispatched in the
 // batch's summary line; a start no retry can change (idem.ErrPayloadMismatch,
-// ErrNotDurable, handler.ErrBadBody) is logged at level ERROR.
+// ErrNotDurable, request.ErrBadBody) is logged at level ERROR.
 //
 // Its settings take the one option shape of every idemq package
 // (docs/options.md): Config's fields, set by the options or whole by

@@ -3,8 +3,8 @@ package durable
 import (
 	"errors"
 
-	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // Sentinel errors. A failure of Dispatch or Handle is a
@@ -12,10 +12,10 @@ import (
 // the execution. Match the cause
 // with errors.Is against ErrNotDurable and the sentinels the handler's
 // records fail with: idem.ErrPayloadMismatch (the execution name is taken
-// by another payload), handler.ErrBadBody (the body is not JSON),
+// by another payload), request.ErrBadBody (the body is not JSON),
 // handler.ErrPanic, handler.ErrFIFOBlocked, handler.ErrDeadline,
 // handler.ErrNoOutcome, and the key errors (idem.ErrNoKey,
-// handler.ErrBadKey, request.ErrKeyFuncPanic); the Lambda SDK's
+// idem.ErrBadKey, request.ErrKeyFuncPanic); the Lambda SDK's
 // (*types.DurableExecutionAlreadyStartedException, ...) with errors.As.
 
 // ErrNotDurable means Lambda accepted the invoke but named no durable
@@ -37,8 +37,8 @@ var (
 	// errBadPayload means the body is not a JSON document with a
 	// canonical form (idemjson.Canonical): Lambda takes only JSON, and
 	// the payload Lambda compares under a name must not depend on its
-	// encoding. It is handler.ErrBadBody to errors.Is.
-	errBadPayload = &sentinel{"durable: body is not a JSON document with a canonical form", handler.ErrBadBody}
+	// encoding. It is request.ErrBadBody to errors.Is.
+	errBadPayload = &sentinel{"durable: body is not a JSON document with a canonical form", request.ErrBadBody}
 )
 
 // sentinel is an error of this package's own words that errors.Is

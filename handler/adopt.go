@@ -53,7 +53,7 @@ func (b *batch) handOver(rec *record, f fate) fate {
 		return f
 	}
 	if err := hook(withKey(b.recordCtx(rec), rec.key), *rec.msg, f.value); err != nil {
-		return retried(idem.OpReplay, fmt.Errorf("%w: %w", ErrReplayHook, err))
+		return retried(idem.OpReplay, fmt.Errorf("%w: %w", errReplayHook, err))
 	}
 	return f
 }

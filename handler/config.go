@@ -1,12 +1,15 @@
 package handler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/request"
@@ -30,12 +33,6 @@ const (
 	// with a short timeout still runs its records.
 	defaultDeadlineReserve = 5 * time.Second
 )
-
-// NoDeadlineReserve is the Config.DeadlineReserve that turns the deadline
-// guard off: every record is started, however near the invocation's
-// deadline, and runs under the invocation's context; any negative value
-// does.
-const NoDeadlineReserve time.Duration = -1
 
 // Config is how a Handler turns a batch into claims and a response. Every
 // setting is declared, defaulted and checked here, once, as every idemq
@@ -74,7 +71,8 @@ type Config struct {
 	// before Lambda's timeout (which would redeliver every record). The
 	// records that run get contexts that end DeadlineReserve/2 before the
 	// deadline, leaving time to release their claims. A negative value
-	// turns the guard off (NoDeadlineReserve). Defaults to
+	// turns the guard off: every record is started, however near the
+	// deadline, and runs under the invocation's context. Defaults to
 	// defaultDeadlineReserve, capped at half the time the invocation had
 	// when the batch began.
 	DeadlineReserve time.Duration
@@ -93,17 +91,20 @@ type Config struct {
 	Idem idem.Config
 
 	// OnReplay is called with the stored result of every record that is
-	// not executed because its key was done before (see WithReplayHook).
-	// Defaults to none.
-	OnReplay ReplayFunc
+	// not executed because its key was done before (by an earlier
+	// delivery, or by a copy in the same batch); an error fails the
+	// record, so the message comes back and the hook runs again (see
+	// WithReplayHook). Defaults to none.
+	OnReplay func(ctx context.Context, msg events.SQSMessage, result []byte) error
 	// replayType is the result type a typed replay hook decodes into
 	// (WithTypedReplayHook), which NewTyped holds against its function's;
 	// nil for an untyped hook or none.
 	replayType reflect.Type
 	// OnFailure is called for every record reported as a batch item
-	// failure (see WithFailureHook). Defaults to none: failures are
-	// logged.
-	OnFailure FailureFunc
+	// failure, after the batch, in input order; err is a *RecordError
+	// naming the message (see WithFailureHook). Defaults to none: failures
+	// are logged.
+	OnFailure func(ctx context.Context, msg events.SQSMessage, err error)
 
 	// CacheEntries and CacheBytes bound the in-memory cache of completed
 	// results: the results of up to CacheEntries completed keys, and at
@@ -191,8 +192,8 @@ type settings struct {
 	reserveSet       bool
 	fifoGroupOnly    bool
 	claims           idem.Config // Config.Idem, resolved
-	onReplay         ReplayFunc
-	onFailure        FailureFunc
+	onReplay         func(context.Context, events.SQSMessage, []byte) error
+	onFailure        func(context.Context, events.SQSMessage, error)
 	cacheEntries     int
 	cacheBytes       int
 	backoff          VisibilityChanger

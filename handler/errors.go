@@ -5,30 +5,17 @@ import (
 	"fmt"
 
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/request"
 )
 
 // Sentinel errors. A record's failure is a *RecordError naming the message
-// and the key; match its cause with errors.Is, against these or idem's
-// (idem.ErrNoKey, idem.ErrPayloadMismatch, ...).
+// and the key; match its cause with errors.Is, against these, idem's and
+// request's: idem.ErrInProgress (another worker holds the key with a live
+// lease; the message comes back later), idem.ErrBadKey (the key field or
+// attribute holds no usable key, which fails the record even with
+// WithKeyless), request.ErrBadBody (the body is not the JSON object the
+// key or the fingerprint is read from, or a typed body does not decode),
+// idem.ErrNoKey, idem.ErrPayloadMismatch, ...
 var (
-	// ErrBadBody means the message body is not the JSON object the key or
-	// the fingerprint is read from: not JSON, not an object, or a
-	// fingerprint field (request.Identity.FingerprintFields) absent, null or holding a string that is
-	// not Unicode text. It is request.ErrBadBody.
-	ErrBadBody = request.ErrBadBody
-	// ErrBadKey means the key field or attribute holds no usable key:
-	// something other than a string or a number, a value the key rule
-	// refuses (idem.CheckValue: not UTF-8, a control character, too
-	// long), or, for a dotted field, nothing at the path while a member is
-	// named with the field's dots. Unlike idem.ErrNoKey it fails the
-	// record even with WithKeyless. It is idem.ErrBadKey.
-	ErrBadKey = idem.ErrBadKey
-	// ErrInProgress means another worker holds the record's key with a live
-	// lease; the message comes back later. It is idem.ErrInProgress, so
-	// one errors.Is matches a record's failure here and the
-	// *idem.InProgressError of a wrapped function (request.NewFunc).
-	ErrInProgress = idem.ErrInProgress
 	// ErrDeadline means the record was not started because too little time
 	// was left before the invocation's deadline.
 	ErrDeadline = errors.New("handler: not started: the invocation's deadline is near")
@@ -40,9 +27,6 @@ var (
 	// store panicked. (A failure hook's panic is logged and changes
 	// nothing.)
 	ErrPanic = errors.New("handler: panic")
-	// ErrReplayHook means the replay hook returned an error (a panic is
-	// ErrPanic).
-	ErrReplayHook = errors.New("handler: replay hook failed")
 	// ErrNoOutcome means the record's processing ended without an outcome
 	// (the function's goroutine exited with runtime.Goexit, or the record
 	// was never reached): it is not acknowledged. A claim it made is not
@@ -57,6 +41,10 @@ var (
 	// failed record's *RecordError.
 	ErrBatchFailed = errors.New("handler: no message of the batch is acknowledged")
 )
+
+// errReplayHook means the replay hook returned an error (a panic is
+// ErrPanic); the hook's error is wrapped with it.
+var errReplayHook = errors.New("handler: replay hook failed")
 
 // OpKey is RecordError.Op for a record whose key or fingerprint could not
 // be read from the message, or, for a typed handler (NewTyped), whose

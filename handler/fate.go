@@ -187,7 +187,7 @@ func decideClaim(res idem.Result, err error) fate {
 		}
 		return fate{verdict: acknowledge, work: workReplayed, value: res.Value, expiresAt: res.ExpiresAt, omitted: res.Omitted}
 	case idem.InProgress:
-		return fate{verdict: retry, op: idem.OpClaim, reason: ErrInProgress, work: workInProgress, leaseUntil: res.LeaseUntil}
+		return fate{verdict: retry, op: idem.OpClaim, reason: idem.ErrInProgress, work: workInProgress, leaseUntil: res.LeaseUntil}
 	}
 	if err != nil {
 		// NotStored, or the claim or the work failed: the message comes

@@ -112,7 +112,7 @@ func TestAdoption(t *testing.T) {
 		}
 	}
 	busy := claimedFate(idem.Result{Outcome: idem.InProgress}, nil)
-	if f, ok := adoption("", "a", busy, fromLeader); !ok || f.acked() || f.work != workInProgress || !errors.Is(f.reason, ErrInProgress) {
+	if f, ok := adoption("", "a", busy, fromLeader); !ok || f.acked() || f.work != workInProgress || !errors.Is(f.reason, idem.ErrInProgress) {
 		t.Errorf("an in-progress leader: %+v %v", f, ok)
 	}
 	nothing, _ := adoption("a", "a", claimedFate(idem.Result{Outcome: idem.Replayed, Omitted: true}, nil), fromLeader)

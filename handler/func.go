@@ -30,18 +30,3 @@ type Handler = func(ctx context.Context, event events.SQSEvent) (events.SQSEvent
 // fingerprint). ctx ends half the deadline reserve before the
 // invocation's deadline.
 type StepFunc func(ctx context.Context, msg events.SQSMessage, id request.ID) error
-
-// ReplayFunc receives the stored result of a record that was not executed
-// because its key had been done before (by an earlier delivery, or by a copy
-// in the same batch). An error fails the record, so the message comes back
-// and the hook runs again.
-type ReplayFunc func(ctx context.Context, msg events.SQSMessage, result []byte) error
-
-// TypedReplayFunc receives the stored result of a record that was not
-// executed because its key had been done before, decoded from its JSON
-// form into the typed function's result type (see WithTypedReplayHook).
-type TypedReplayFunc[Resp any] func(ctx context.Context, msg events.SQSMessage, result Resp) error
-
-// FailureFunc is told about each record reported as a batch item failure,
-// after the batch, in input order. err is a *RecordError naming the message.
-type FailureFunc func(ctx context.Context, msg events.SQSMessage, err error)

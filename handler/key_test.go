@@ -23,7 +23,7 @@ func TestKeyFieldLoneSurrogate(t *testing.T) {
 	m2.Body = `{"idempotency_key":"a\udc00","prompt":"p"}`
 	handlerbundle.WantIDs(t, b.Invoke(h, m1, m2, handlerbundle.Msg("m3", "k3")), "m1", "m2")
 	for _, id := range []string{"m1", "m2"} {
-		if err := b.Failure(id); !errors.Is(err, handler.ErrBadKey) || err.Op != "key" {
+		if err := b.Failure(id); !errors.Is(err, idem.ErrBadKey) || err.Op != "key" {
 			t.Errorf("%s failure = %v, want ErrBadKey", id, err)
 		}
 		if b.CallCount(id) != 0 {
@@ -56,7 +56,7 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	literal := handlerbundle.Msg("m3", "")
 	literal.Body = `{"request.id":"r-3","prompt":"p"}`
 	handlerbundle.WantIDs(t, b.Invoke(h, literal), "m3")
-	if err := b.Failure("m3"); !errors.Is(err, handler.ErrBadKey) {
+	if err := b.Failure("m3"); !errors.Is(err, idem.ErrBadKey) {
 		t.Errorf("m3 failure = %v, want ErrBadKey", err)
 	}
 	// Escaped, the dot is part of the name.

@@ -97,13 +97,14 @@ func WithIdem(opts ...idem.Option) Option {
 }
 
 // WithReplayHook calls f with the stored result of every record that is not
-// executed because its key was done before (Config.OnReplay). Like the
-// function, f runs in the records' sequences: calls for different records
+// executed because its key was done before, by an earlier delivery or by a
+// copy in the same batch (Config.OnReplay); an error fails the record, so
+// the message comes back and f runs again. Like the function, f runs in the records' sequences: calls for different records
 // may run at the same time (up to WithConcurrency, in each of the
 // invocations the runtime runs at once), so f must be safe for concurrent
 // use; within a batch, calls for one key, or one FIFO message group, come
 // one after another, in input order. Defaults to none.
-func WithReplayHook(f ReplayFunc) Option {
+func WithReplayHook(f func(ctx context.Context, msg events.SQSMessage, result []byte) error) Option {
 	return func(c *Config) { c.OnReplay, c.replayType = f, nil }
 }
 
@@ -111,10 +112,10 @@ func WithReplayHook(f ReplayFunc) Option {
 // f receives the stored result decoded from its JSON form into a Resp,
 // which must be the function's result type (NewTyped refuses another).
 // A stored result that does not decode fails the record with
-// ErrReplayHook and idem.ErrUnreadableResult, and the message comes back.
+// idem.ErrUnreadableResult, and the message comes back.
 // It runs as WithReplayHook's hook does; the last of the two given is
 // used. Defaults to none.
-func WithTypedReplayHook[Resp any](f TypedReplayFunc[Resp]) Option {
+func WithTypedReplayHook[Resp any](f func(ctx context.Context, msg events.SQSMessage, result Resp) error) Option {
 	if f == nil {
 		return WithReplayHook(nil)
 	}
@@ -134,7 +135,7 @@ func WithTypedReplayHook[Resp any](f TypedReplayFunc[Resp]) Option {
 // Instances run AWS_LAMBDA_MAX_CONCURRENCY invocations in one process)
 // call it at the same time, so f must be safe for concurrent use. Defaults
 // to none (failures are logged).
-func WithFailureHook(f FailureFunc) Option {
+func WithFailureHook(f func(ctx context.Context, msg events.SQSMessage, err error)) Option {
 	return func(c *Config) { c.OnFailure = f }
 }
 

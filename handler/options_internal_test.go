@@ -85,8 +85,8 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A negative value turns off what it can, and is refused elsewhere.
 	for name, opt := range map[string]Option{
-		"func(c *Config) { c.DeadlineReserve = -1s }":               func(c *Config) { c.DeadlineReserve = -time.Second },
-		"func(c *Config) { c.DeadlineReserve = NoDeadlineReserve }": func(c *Config) { c.DeadlineReserve = NoDeadlineReserve },
+		"func(c *Config) { c.DeadlineReserve = -1s }": func(c *Config) { c.DeadlineReserve = -time.Second },
+		"func(c *Config) { c.DeadlineReserve = -1 }":  func(c *Config) { c.DeadlineReserve = -1 },
 	} {
 		if got, err := resolved(ns, opt); err != nil || !got.reserveSet || got.reserve != 0 {
 			t.Errorf("%s: reserve %v (set %v), %v; want the guard off", name, got.reserve, got.reserveSet, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
+	"github.com/idemq/idemq/request"
 )
 
 // respond builds Lambda's partial batch response, in input order, and
@@ -133,7 +134,7 @@ func (b *batch) reportFailure(rec *record) {
 		attrs = append(attrs, slog.String("op", string(err.Op)))
 	}
 	switch {
-	case errors.Is(err.Err, ErrInProgress):
+	case errors.Is(err.Err, idem.ErrInProgress):
 		level, attrs = slog.LevelInfo, append(attrs, slog.Time("lease_until", rec.fate.leaseUntil))
 	case hopeless(err.Err):
 		level = slog.LevelError
@@ -157,7 +158,7 @@ func (b *batch) reportFailure(rec *record) {
 // a retry may get past). Someone must look: it is logged as an error.
 func hopeless(err error) bool {
 	switch {
-	case errors.Is(err, ErrBadKey), errors.Is(err, ErrBadBody):
+	case errors.Is(err, idem.ErrBadKey), errors.Is(err, request.ErrBadBody):
 		return true
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, idem.ErrLeaseLost):
 		return false

@@ -136,7 +136,7 @@ func TestNewStepHandlerRefuses(t *testing.T) {
 		}
 	}
 	quiet := handler.WithLogger(slog.New(slog.DiscardHandler))
-	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), func(c *handler.Config) { c.DeadlineReserve = handler.NoDeadlineReserve },
+	if _, err := handler.NewStepHandler(r, s.step, quiet, handler.WithConcurrency(3), func(c *handler.Config) { c.DeadlineReserve = -1 },
 		func(c *handler.Config) { c.FIFOGroupIsolation = true }, func(c *handler.Config) { c.NoBatchError = true },
 		handler.WithFailureHook(func(context.Context, events.SQSMessage, error) {})); err != nil {
 		t.Errorf("the batch's options: %v", err)

@@ -12,21 +12,21 @@ func outcomeOf(f *fate) RecordEnd {
 	end := RecordEnd{TookOver: f.tookOver}
 	switch {
 	case f.work == workKeyless:
-		end.Outcome = RecordKeyless
+		end.Outcome = outcomeKeyless
 	case f.work == workExecuted:
-		end.Outcome = RecordExecuted
+		end.Outcome = outcomeExecuted
 	case f.work == workReplayed && f.from == fromCache:
-		end.Outcome = RecordCacheHit
+		end.Outcome = outcomeCacheHit
 	case f.work == workReplayed && f.from == fromLeader:
-		end.Outcome = RecordCopy
+		end.Outcome = outcomeCopy
 	case f.work == workReplayed:
-		end.Outcome = RecordReplayed
+		end.Outcome = outcomeReplayed
 	case f.work == workInProgress:
-		end.Outcome = RecordInProgress
+		end.Outcome = outcomeInProgress
 	case f.verdict == skip:
-		end.Outcome = RecordSkipped
+		end.Outcome = outcomeSkipped
 	default:
-		end.Outcome = RecordFailed
+		end.Outcome = outcomeFailed
 	}
 	if !f.acked() {
 		_, end.Err = f.cause()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/request"
 )
 
 // spanKey carries, in the contexts the recording tracer returns, the
@@ -112,11 +113,11 @@ func TestTracerSeesEveryRecord(t *testing.T) {
 		"f-fails", "f-blocked")
 
 	want := map[string]handler.RecordOutcome{
-		"m-runs": handler.RecordExecuted, "m-copy": handler.RecordCopy, "m-bad": handler.RecordFailed,
-		"m-panics": handler.RecordFailed, "m-exits": handler.RecordFailed,
-		"f-fails": handler.RecordFailed, "f-blocked": handler.RecordSkipped,
+		"m-runs": "executed", "m-copy": "copy", "m-bad": "failed",
+		"m-panics": "failed", "m-exits": "failed",
+		"f-fails": "failed", "f-blocked": "skipped",
 	}
-	wantErr := map[string]error{"m-bad": handler.ErrBadBody, "m-panics": handler.ErrPanic, "m-exits": handler.ErrNoOutcome, "f-blocked": handler.ErrFIFOBlocked}
+	wantErr := map[string]error{"m-bad": request.ErrBadBody, "m-panics": handler.ErrPanic, "m-exits": handler.ErrNoOutcome, "f-blocked": handler.ErrFIFOBlocked}
 	tracer.mu.Lock()
 	defer tracer.mu.Unlock()
 	for id, outcome := range want {
@@ -133,7 +134,7 @@ func TestTracerSeesEveryRecord(t *testing.T) {
 		if s.record.Outcome != outcome {
 			t.Errorf("%s: outcome %q, want %q", id, s.record.Outcome, outcome)
 		}
-		if (s.record.Err == nil) != (outcome == handler.RecordExecuted || outcome == handler.RecordCopy) {
+		if (s.record.Err == nil) != (outcome == "executed" || outcome == "copy") {
 			t.Errorf("%s: error %v with outcome %s", id, s.record.Err, outcome)
 		}
 		if w := wantErr[id]; w != nil && !errors.Is(s.record.Err, w) {

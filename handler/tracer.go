@@ -91,35 +91,35 @@ type RecordEnd struct {
 	Err error
 }
 
-// RecordOutcome is what became of a record, as a Tracer is told it.
+// RecordOutcome is what became of a record, as a Tracer is told it; every
+// record ends with exactly one:
+//   - "executed": the key was claimed and the function ran (its result
+//     stored, or the key completed by a claim that superseded it);
+//   - "replayed": the key was completed before; its stored result was
+//     replayed;
+//   - "copy": a record of a key settled earlier in the batch, or in flight
+//     in another batch of this process; it took its leader's result (the
+//     Copies count);
+//   - "cache_hit": replayed from the local cache (Config.CacheEntries),
+//     with no store call;
+//   - "in_progress": another worker holds the key; the message comes back;
+//   - "failed": the key, the store, the function or a hook failed; the
+//     message comes back;
+//   - "skipped": not started (the deadline guard, or a FIFO failure before
+//     it); the message comes back;
+//   - "keyless": ran without a key (WithKeyless).
 type RecordOutcome string
 
-// The outcomes of a record. Every record ends with exactly one.
+// The outcomes of a record (see RecordOutcome).
 const (
-	// RecordExecuted: the key was claimed and the function ran (its result
-	// stored, or the key completed by a claim that superseded it).
-	RecordExecuted RecordOutcome = "executed"
-	// RecordReplayed: the key was completed before; its stored result was
-	// replayed.
-	RecordReplayed RecordOutcome = "replayed"
-	// RecordCopy: a record of a key settled earlier in the batch, or in
-	// flight in another batch of this process; it took its leader's
-	// result (the Copies count).
-	RecordCopy RecordOutcome = "copy"
-	// RecordCacheHit: replayed from the local cache (Config.CacheEntries), with no
-	// store call.
-	RecordCacheHit RecordOutcome = "cache_hit"
-	// RecordInProgress: another worker holds the key; the message comes
-	// back.
-	RecordInProgress RecordOutcome = "in_progress"
-	// RecordFailed: the key, the store, the function or a hook failed; the
-	// message comes back.
-	RecordFailed RecordOutcome = "failed"
-	// RecordSkipped: not started (the deadline guard, or a FIFO failure
-	// before it); the message comes back.
-	RecordSkipped RecordOutcome = "skipped"
-	// RecordKeyless: ran without a key (WithKeyless).
-	RecordKeyless RecordOutcome = "keyless"
+	outcomeExecuted   RecordOutcome = "executed"
+	outcomeReplayed   RecordOutcome = "replayed"
+	outcomeCopy       RecordOutcome = "copy"
+	outcomeCacheHit   RecordOutcome = "cache_hit"
+	outcomeInProgress RecordOutcome = "in_progress"
+	outcomeFailed     RecordOutcome = "failed"
+	outcomeSkipped    RecordOutcome = "skipped"
+	outcomeKeyless    RecordOutcome = "keyless"
 )
 
 // StoreCallStart describes a store call to Tracer.StartStoreCall.

@@ -117,9 +117,9 @@ func TestTypedBadBody(t *testing.T) {
 		want       error
 		decode     bool // a request.DecodeError, from the type; else refused by the key's reader
 	}{
-		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`, false, handler.ErrBadBody, true},
-		{"a number the type's int does not take, its key done", `{"document_id":"doc-1","version":9.0}`, true, handler.ErrBadBody, true},
-		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`, false, handler.ErrBadKey, false},
+		{"a member of another type", `{"document_id":"doc-1","version":"nine"}`, false, request.ErrBadBody, true},
+		{"a number the type's int does not take, its key done", `{"document_id":"doc-1","version":9.0}`, true, request.ErrBadBody, true},
+		{"the key member named alike", `{"document_id":"doc-1","version":9,"Document_ID":"doc-2"}`, false, idem.ErrBadKey, false},
 	} {
 		r := newTypedRun(t)
 		store := &countingStore{Store: r.store}

@@ -59,16 +59,8 @@ func TestInProgressIsReported(t *testing.T) {
 	if n := b.CallCount("m1"); n != 0 {
 		t.Errorf("function ran for a key held by another worker")
 	}
-	if err := b.Failure("m1"); !errors.Is(err, handler.ErrInProgress) || err.Key != key("k1") {
-		t.Errorf("failure = %v, want ErrInProgress for k1", err)
-	}
-	// One sentinel: what the handler reports matches idem's, and what
-	// request.NewFunc's function returns matches the handler's.
-	if err := b.Failure("m1"); !errors.Is(err, idem.ErrInProgress) {
-		t.Errorf("failure = %v, want it to match idem.ErrInProgress", err)
-	}
-	if err := error(&idem.InProgressError{Key: key("k1")}); !errors.Is(err, handler.ErrInProgress) {
-		t.Errorf("%v does not match handler.ErrInProgress", err)
+	if err := b.Failure("m1"); !errors.Is(err, idem.ErrInProgress) || err.Key != key("k1") {
+		t.Errorf("failure = %v, want idem.ErrInProgress for k1", err)
 	}
 	b.WantSummary(map[string]int{"executed": 1, "in_progress": 1, "batch_item_failures": 1})
 }
@@ -142,10 +134,10 @@ func TestRecordsWithoutAKey(t *testing.T) {
 		{"absent", `{"prompt":"p"}`, idem.ErrNoKey},
 		{"null", `{"idempotency_key":null}`, idem.ErrNoKey},
 		{"empty", `{"idempotency_key":""}`, idem.ErrNoKey},
-		{"object", `{"idempotency_key":{"a":1}}`, handler.ErrBadKey},
-		{"not JSON", `idempotency_key=k1`, handler.ErrBadBody},
-		{"not an object", `["k1"]`, handler.ErrBadBody},
-		{"trailing data", `{"idempotency_key":"k1"} {}`, handler.ErrBadBody},
+		{"object", `{"idempotency_key":{"a":1}}`, idem.ErrBadKey},
+		{"not JSON", `idempotency_key=k1`, request.ErrBadBody},
+		{"not an object", `["k1"]`, request.ErrBadBody},
+		{"trailing data", `{"idempotency_key":"k1"} {}`, request.ErrBadBody},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -366,8 +358,8 @@ func TestInBatchDuplicates(t *testing.T) {
 		now := time.Now()
 		holdKey(t, b.store, key("k1"), now, now.Add(time.Hour))
 		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil), handlerbundle.Msg("a", "k1"), handlerbundle.Msg("b", "k2"), handlerbundle.Msg("c", "k1")), "a", "c")
-		if err := b.Failure("c"); !errors.Is(err, handler.ErrInProgress) {
-			t.Errorf("copy's failure = %v, want ErrInProgress", err)
+		if err := b.Failure("c"); !errors.Is(err, idem.ErrInProgress) {
+			t.Errorf("copy's failure = %v, want idem.ErrInProgress", err)
 		}
 	})
 	t.Run("other payload", func(t *testing.T) {
@@ -647,7 +639,7 @@ func TestConfigKeySources(t *testing.T) {
 	if err := (handler.Config{}).Validate(); err != nil {
 		t.Errorf("the zero Config: %v, want it valid", err)
 	}
-	if err := (handler.Config{DeadlineReserve: handler.NoDeadlineReserve, Concurrency: 3}).Validate(); err != nil {
+	if err := (handler.Config{DeadlineReserve: -1, Concurrency: 3}).Validate(); err != nil {
 		t.Errorf("the guard off: %v", err)
 	}
 	c = handler.Config{}

@@ -11,8 +11,7 @@ import (
 // result or run it. Do reports it as the InProgress outcome with a nil
 // error; a wrapper that keeps its function's signature (request.NewFunc)
 // returns it, in an *InProgressError, where a caller matches an error;
-// the SQS handler reports a record found so with it (handler.ErrInProgress
-// is this error).
+// the SQS handler fails a record found so with it.
 var ErrInProgress = errors.New("idem: key in progress on another worker")
 
 // InProgressError says which key another worker holds, and until when:

@@ -222,7 +222,7 @@ func (t *otelTracer) StartRecord(ctx context.Context, r handler.RecordStart) (co
 			span.SetAttributes(tookOverKey.Bool(true))
 		}
 		if e.Err != nil {
-			if why := t.describe(e.Err, r.Key); e.Outcome == handler.RecordFailed {
+			if why := t.describe(e.Err, r.Key); e.Outcome == "failed" {
 				span.SetStatus(codes.Error, why)
 			} else {
 				span.SetAttributes(retryReasonKey.String(why))

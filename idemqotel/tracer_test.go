@@ -170,8 +170,8 @@ func TestTraceOfABatch(t *testing.T) {
 	}
 
 	wantOutcome := map[string]handler.RecordOutcome{
-		"m-fresh": handler.RecordExecuted, "m-copy": handler.RecordCopy, "m-done": handler.RecordReplayed,
-		"m-held": handler.RecordInProgress, "m-fails": handler.RecordFailed,
+		"m-fresh": "executed", "m-copy": "copy", "m-done": "replayed",
+		"m-held": "in_progress", "m-fails": "failed",
 	}
 	wantCalls := map[string][]string{ // store calls under each record's span, in order
 		"m-fresh": {"idemq claim", "idemq complete"}, "m-copy": nil, "m-done": {"idemq claim"},

@@ -182,28 +182,3 @@ func validAttributeName(name string) bool {
 	}
 	return true
 }
-
-// Source says where id's key comes from, for logs and messages: "body
-// field idempotency_key", "body fields a,b", "message attribute k" or "key
-// func".
-func (id Identity) Source() string {
-	switch {
-	case len(id.KeyFields) > 0:
-		return "body fields " + strings.Join(id.KeyFields, ",")
-	case id.KeyAttribute != "":
-		return "message attribute " + id.KeyAttribute
-	case id.KeyFunc != nil:
-		return "key func"
-	}
-	return "body field " + id.Defaulted().KeyField
-}
-
-// Defaulted returns id with its key source filled in by the one rule
-// every part follows: with no source set (KeyField, KeyFields,
-// KeyAttribute, KeyFunc), the key is the body member DefaultKeyField.
-func (id Identity) Defaulted() Identity {
-	if id.keySource().field == "" {
-		id.KeyField = DefaultKeyField
-	}
-	return id
-}

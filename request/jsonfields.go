@@ -9,6 +9,11 @@ import (
 	"unicode"
 )
 
+// tagName is the struct tag that says which fields of a request type make
+// its key and its fingerprint (IdentityOf): `idemq:"key"`,
+// `idemq:"fingerprint"`, or `idemq:"key,fingerprint"`.
+const tagName = "idemq"
+
 // jsonField is a field of a struct type as encoding/json encodes and
 // decodes it: its member name and where the value sits.
 type jsonField struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 )
 
 // Merge returns the Identity that says what id and other both say: each
@@ -49,40 +48,6 @@ func (id Identity) Merge(other Identity) (Identity, error) {
 		return Identity{}, err
 	}
 	return out, nil
-}
-
-// source is a setting of an Identity, set or not, in a form two
-// Identities that say the same thing share: the field that sets it
-// ("" when none does) and its value, sets sorted.
-type source struct {
-	field, value string
-}
-
-// keySource is where id's key comes from, as set: the first key field
-// set (Validate refuses more than one).
-func (id Identity) keySource() source {
-	switch {
-	case id.KeyField != "":
-		return source{"KeyField", fmt.Sprintf("%q", id.KeyField)}
-	case len(id.KeyFields) > 0:
-		return source{"KeyFields", setValue(id.KeyFields)}
-	case id.KeyAttribute != "":
-		return source{"KeyAttribute", fmt.Sprintf("%q", id.KeyAttribute)}
-	case id.KeyFunc != nil:
-		return source{"KeyFunc", "func"}
-	}
-	return source{}
-}
-
-// fingerprintSource is what id's fingerprint covers, as set.
-func (id Identity) fingerprintSource() source {
-	switch {
-	case id.NoFingerprint:
-		return source{"NoFingerprint", "true"}
-	case len(id.FingerprintFields) > 0:
-		return source{"FingerprintFields", setValue(id.FingerprintFields)}
-	}
-	return source{}
 }
 
 // reads is how a Reader of id reads a request: where its key comes from
@@ -135,10 +100,4 @@ func (id Identity) SameAs(other Identity) error {
 // funcCode names a KeyFunc by its code.
 func funcCode(f keyFunc) string {
 	return fmt.Sprintf("func@%#x", reflect.ValueOf(f).Pointer())
-}
-
-// setValue shows fields as a set: sorted, each once.
-func setValue(fields []string) string {
-	s := slices.Compact(slices.Sorted(slices.Values(fields)))
-	return "[" + strings.Join(s, " ") + "]"
 }

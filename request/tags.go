@@ -11,11 +11,6 @@ import (
 	"github.com/idemq/idemq/idem/idemjson"
 )
 
-// tagName is the struct tag that says which fields of a request type make
-// its key and its fingerprint (IdentityOf): `idemq:"key"`,
-// `idemq:"fingerprint"`, or `idemq:"key,fingerprint"`.
-const tagName = "idemq"
-
 // IdentityOf returns the Identity the struct tags of T say, so that who
 // a request is can be written once, as its type:
 //

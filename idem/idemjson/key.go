@@ -6,10 +6,6 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// errNoNamespace is returned by Key for an empty namespace: a key without
-// one could collide with another function's.
-var errNoNamespace = fmt.Errorf("%w: the namespace is empty", idem.ErrNoKey)
-
 // Key makes a key from the named fields of a JSON object: the fields'
 // values are put into one object, written in canonical form (RFC 8785 with
 // numbers kept exact, see Object.Hash: member order, white space and the

@@ -62,6 +62,10 @@ func (o Object) Hash(fields ...string) (string, error) {
 	return o.hash(sorted)
 }
 
+// errNoNamespace is returned by Key for an empty namespace: a key without
+// one could collide with another function's.
+var errNoNamespace = fmt.Errorf("%w: the namespace is empty", idem.ErrNoKey)
+
 // Key makes the key Key makes of this object, from the same fields.
 func (o Object) Key(namespace string, fields ...string) (idem.Key, error) {
 	if namespace == "" {

@@ -13,8 +13,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/idemq/idemq/queue"
 )
 
 // ageFactor times the visibility timeout (plus the batching window) is the
@@ -22,13 +20,6 @@ import (
 // retries of a failed message, so an alarm means the queue is falling
 // behind or a message keeps failing.
 const ageFactor = 2
-
-// deadLetterExpiryAge is the age in the dead-letter queue at which the
-// dead-letter expiry alarm goes off for a queue whose dead letters are
-// sure to stay for stay: half of it, to the minute, and at least a minute.
-func deadLetterExpiryAge(stay time.Duration) time.Duration {
-	return max((stay / 2).Truncate(time.Minute), time.Minute)
-}
 
 // durationFactor times the function's timeout is the invocation duration
 // that sets off the duration alarm: an invocation that long leaves little
@@ -75,81 +66,6 @@ func (a *Alarms) All() []awscloudwatch.Alarm {
 	return []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
 }
 
-// AlarmsProps configures Alarms, and a Dashboard.
-type AlarmsProps struct {
-	// Queue is the queue feeding Function. Required.
-	Queue awssqs.IQueue
-	// DeadLetterQueue is Queue's dead-letter queue. Required.
-	DeadLetterQueue awssqs.IQueue
-	// Function is the function whose handler is idemq's. Required.
-	Function awslambda.IFunction
-	// Namespace is the handler's key namespace (IDEMQ_NAMESPACE): its EMF
-	// metrics' Service dimension. Required.
-	Namespace *string
-	// Settings are Queue's settings, with the event source's batching
-	// window and the dead-letter queue's retention: RecordTable.Settings.
-	// Required.
-	Settings *queue.Settings
-	// Timeout is Function's timeout. Required.
-	Timeout awscdk.Duration
-	// AlarmActions are what every alarm does when it goes off (an
-	// awscloudwatchactions.NewSnsAction, say). Defaults to none.
-	AlarmActions *[]awscloudwatch.IAlarmAction
-}
-
-// parts resolves p into what the alarms and the dashboard are made from.
-// It panics if p, its Queue, DeadLetterQueue or Function is nil (nothing
-// can watch them); another prop missing or out of range is a *SettingError
-// naming it, returned with the parts made of the rest (zero for what is
-// missing), for the caller to refuse.
-func (p *AlarmsProps) parts(prefix string) (parts, error) {
-	switch {
-	case p == nil || p.Queue == nil:
-		panic("idemqcdk: " + prefix + "Queue is nil: give the queue feeding the function")
-	case p.DeadLetterQueue == nil:
-		panic("idemqcdk: " + prefix + "DeadLetterQueue is nil: give the queue's dead-letter queue")
-	case p.Function == nil:
-		panic("idemqcdk: " + prefix + "Function is nil: give the function the queue feeds")
-	}
-	out := parts{queue: p.Queue, dlq: p.DeadLetterQueue, fn: p.Function, namespace: deref(p.Namespace)}
-	bad := func(field, format string, args ...any) error {
-		return &SettingError{Field: field, Msg: prefix + field + " " + fmt.Sprintf(format, args...)}
-	}
-	var errs []error
-	switch {
-	case p.Namespace == nil:
-		errs = append(errs, bad("Namespace", "is nil: give the handler's key namespace (IDEMQ_NAMESPACE)"))
-	default:
-		errs = append(errs, checkNamespace(*p.Namespace, "Namespace", func(f string) string { return prefix + f }))
-	}
-	switch {
-	case p.Settings == nil:
-		errs = append(errs, bad("Settings", "is nil: give the queue's settings (RecordTable.Settings)"))
-	case p.Settings.Validate() != nil:
-		errs = append(errs, &SettingError{Field: "Settings", Msg: prefix + "Settings", Err: p.Settings.Validate()})
-	default:
-		q := p.Settings
-		out.s = settings{retention: q.Retention, visibility: q.VisibilityTimeout, window: q.BatchingWindow,
-			maxReceives: q.MaxReceives, dlqRetention: q.DeadLetterRetention, fifo: q.FIFO}
-	}
-	if p.Timeout == nil {
-		errs = append(errs, bad("Timeout", "is nil: give the function's timeout (its Timeout())"))
-	} else if timeout, err := duration(p.Timeout, prefix+"Timeout"); err != nil {
-		errs = append(errs, &SettingError{Field: "Timeout", Msg: err.Error()})
-	} else {
-		out.s.timeout = timeout
-	}
-	for _, err := range errs {
-		if err != nil {
-			if out.namespace == "" {
-				out.namespace = "refused" // a metric's dimension takes no empty value; nothing deploys
-			}
-			return out, err
-		}
-	}
-	return out, nil
-}
-
 // parts are what the alarms and the dashboard watch: the queue, its
 // dead-letter queue, the function, the key namespace and the settings.
 type parts struct {
@@ -157,20 +73,6 @@ type parts struct {
 	fn         awslambda.IFunction
 	namespace  string
 	s          settings
-}
-
-// NewAlarms adds Alarms to scope, in a construct of the id given. A prop
-// missing or invalid fails the synth with an error naming it. It panics if
-// props, its Queue, DeadLetterQueue or Function is nil.
-func NewAlarms(scope constructs.Construct, id *string, props *AlarmsProps) *Alarms {
-	p, err := props.parts("AlarmsProps.")
-	c := constructs.NewConstruct(scope, id)
-	if err != nil {
-		refuse(c, err)
-	}
-	a := addAlarms(c, p, derefSlice(props.AlarmActions))
-	a.Construct = c
-	return a
 }
 
 // addAlarms adds p's alarms to scope (see Alarms), each doing actions

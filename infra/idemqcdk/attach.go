@@ -85,13 +85,15 @@ type AttachmentProps struct {
 	// the result (idem.ErrResultTooLarge), and a duplicate is acknowledged
 	// with none.
 	ResultBucket *bool
-	// ResultExpiryDays is how many days the bucket keeps a result (see
-	// ResultBucketProps.ExpiryDays). Only with ResultBucket. Defaults to
+	// ResultExpiryDays is how many days the bucket keeps a result: at
+	// least the record expiry in whole days, or synth fails; under a day
+	// more, it deploys with a warning. Only with ResultBucket. Defaults to
 	// the record expiry rounded up to whole days, plus one.
 	ResultExpiryDays *float64
-	// ResultPrefix is the results' key prefix in the bucket (see
-	// ResultBucketProps.Prefix). Only with ResultBucket. Defaults to
-	// defaultBlobPrefix.
+	// ResultPrefix is the results' key prefix in the bucket, given to the
+	// function as envBlobPrefix: non-empty, at most 512 bytes of letters,
+	// digits and !-_.'() in segments each ending in '/'. Only with
+	// ResultBucket. Defaults to defaultBlobPrefix.
 	ResultPrefix *string
 	// AlarmActions are what every alarm does when it goes off: an
 	// awscloudwatchactions.NewSnsAction of a topic that pages someone,
@@ -115,7 +117,7 @@ type AttachmentProps struct {
 }
 
 // Attachment attaches idemq to a function and the queue feeding it, both
-// the app's own: a record table sized from the queue (RecordTable), the
+// the app's own: a record table sized from the queue (Table), the
 // function's grants (the record table's dynamodb:PutItem, UpdateItem and
 // DeleteItem; polling the queue, sqs:ReceiveMessage, DeleteMessage and
 // GetQueueAttributes, with ChangeMessageVisibility for the back-off;
@@ -123,7 +125,7 @@ type AttachmentProps struct {
 // environment (envTable, envRecordExpiry, envQueue, the Request's
 // variables (envNamespace, envKeyField, …), envBackoff, envEMFNamespace),
 // the event source mapping with ReportBatchItemFailures, the seven Alarms
-// and a dashboard (NewDashboard); with ResultBucket, a result bucket
+// and a dashboard (Dashboard); with ResultBucket, a result bucket
 // (ResultBucket, with s3:PutObject and GetObject under its prefix,
 // envBlobBucket and envBlobPrefix).
 //
@@ -182,7 +184,7 @@ type Attachment struct {
 
 // GrantRedrive lets grantee (an operator's role or user) redrive the
 // dead-letter queue into the queue and nothing else
-// (sqs:StartMessageMoveTask and what it needs; see NewRedrivePolicy).
+// (sqs:StartMessageMoveTask and what it needs; see grantRedrive).
 func (a *Attachment) GrantRedrive(grantee awsiam.IGrantable) {
 	grantRedrive(grantee, a.DeadLetterQueue, a.queue)
 }
@@ -298,17 +300,6 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	}
 	addChecks(c, ch)
 	return a
-}
-
-// refusedSettings are the settings the parts of a construct whose own
-// settings were refused are made with: the default WorkerProps', which
-// are safe, so that making the parts succeeds; the refusal fails the synth.
-func refusedSettings() settings {
-	s, err := (&WorkerProps{Request: request.Identity{Namespace: "refused"}}).resolve(fieldName)
-	if err != nil { // unreachable: the defaults are checked by the tests
-		panic("idemqcdk: the default settings are refused: " + err.Error())
-	}
-	return s
 }
 
 // resolve checks p's settings with the queue's and the function's in src

@@ -313,22 +313,6 @@ func TestAttachmentToImportedQueue(t *testing.T) {
 	})
 }
 
-// TestRecordTable sizes a table from the team's queue alone, and refuses
-// the queue issue 35's team had: a visibility timeout of 30 s under a
-// 45-second function.
-func TestRecordTable(t *testing.T) {
-	app := newUsersApp(t, teamQueue)
-	rt := idemqcdk.NewRecordTable(app.stack, jsii.String("Records"), &idemqcdk.RecordTableProps{Queue: app.queue, Timeout: app.function.Timeout()})
-	if rt.RecordExpiry != 540*time.Hour+38*time.Minute || rt.DeadLetterQueue == nil {
-		t.Errorf("RecordExpiry %s, dead-letter queue %v; want 540h38m0s and the queue's", rt.RecordExpiry, rt.DeadLetterQueue)
-	}
-	short := newUsersApp(t, usersQueue{visibility: 30 * time.Second, timeout: 45 * time.Second, maxReceives: 5})
-	refused := idemqcdk.NewRecordTable(short.stack, jsii.String("Records"), &idemqcdk.RecordTableProps{Queue: short.queue, Timeout: short.function.Timeout()})
-	if msg := refusal(t, refused.Table); !strings.Contains(msg, "(the queue's VisibilityTimeout)") || !strings.Contains(msg, "shorter than the function's timeout 45s") || refused.RecordExpiry != 0 {
-		t.Errorf("NewRecordTable: %s (RecordExpiry %s); want a refusal of the visibility timeout", msg, refused.RecordExpiry)
-	}
-}
-
 // TestCheckQueue checks the exported check: the refusals name queue.Settings
 // fields (or Timeout), and the warnings come back.
 func TestCheckQueue(t *testing.T) {
@@ -372,35 +356,19 @@ func TestCheckQueue(t *testing.T) {
 	}
 }
 
-// TestExportedParts builds each part on its own, as a team composing them
-// would, and checks what it adds.
-func TestExportedParts(t *testing.T) {
+// TestAttachmentGrantRedrive lets an operator's role redrive the
+// dead-letter queue into the queue, in the role's own policy, and adds no
+// managed policy.
+func TestAttachmentGrantRedrive(t *testing.T) {
 	app := newUsersApp(t, teamQueue)
-	rt := idemqcdk.NewRecordTable(app.stack, jsii.String("Records"), &idemqcdk.RecordTableProps{Queue: app.queue, Timeout: app.function.Timeout()})
-	b := idemqcdk.NewResultBucket(app.stack, jsii.String("Results"), &idemqcdk.ResultBucketProps{
-		RecordExpiry: awscdk.Duration_Seconds(jsii.Number(rt.RecordExpiry.Seconds())), Prefix: jsii.String("orders/"),
+	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
+		Function: app.function, Queue: app.queue, Request: &request.Identity{Namespace: "orders"},
 	})
-	b.GrantResults(app.function)
-	parts := idemqcdk.AlarmsProps{
-		Queue: app.queue, DeadLetterQueue: rt.DeadLetterQueue, Function: app.function,
-		Namespace: jsii.String("orders"), Settings: &rt.Settings, Timeout: app.function.Timeout(),
-	}
-	alarms := idemqcdk.NewAlarms(app.stack, jsii.String("Alarms"), &parts)
-	idemqcdk.NewDashboard(app.stack, jsii.String("Dashboard"), &idemqcdk.DashboardProps{AlarmsProps: parts, Alarms: alarms})
-	idemqcdk.NewRedrivePolicy(app.stack, jsii.String("Redrive"), &idemqcdk.RedrivePolicyProps{Queue: app.queue, DeadLetterQueue: rt.DeadLetterQueue})
 	operator := awsiam.NewRole(app.stack, jsii.String("Operator"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()})
-	idemqcdk.GrantRedrive(operator, rt.DeadLetterQueue, app.queue)
-	if b.ExpiryDays != 24 || b.Prefix != "orders/" {
-		t.Errorf("bucket: %d days under %q, want 24 under orders/", b.ExpiryDays, b.Prefix)
-	}
+	a.GrantRedrive(operator)
 	tpl := assertions.Template_FromStack(app.stack, nil)
-	check(t, "parts", func() {
-		tpl.ResourceCountIs(jsii.String("AWS::DynamoDB::Table"), jsii.Number(1))
-		tpl.ResourceCountIs(jsii.String("AWS::S3::Bucket"), jsii.Number(1))
-		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(7))
-		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
-		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(1))
-		// GrantRedrive: the same statements, in the operator's own policy.
+	check(t, "the operator's grant", func() {
+		tpl.ResourceCountIs(jsii.String("AWS::IAM::ManagedPolicy"), jsii.Number(0))
 		tpl.HasResourceProperties(jsii.String("AWS::IAM::Policy"), obj{
 			"Roles": arr{ref(*tpl.GetResourceId(jsii.String("AWS::IAM::Role"), obj{"Properties": obj{"AssumeRolePolicyDocument": obj{"Statement": arr{obj{
 				"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": assertions.Match_ObjectLike(&obj{"AWS": assertions.Match_AnyValue()})}}}}}))},
@@ -409,46 +377,7 @@ func TestExportedParts(t *testing.T) {
 				assertions.Match_ObjectLike(&obj{"Sid": "RedriveToQueue", "Action": "sqs:SendMessage"}),
 			})},
 		})
-		tpl.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
-			"LifecycleConfiguration": obj{"Rules": arr{obj{"Id": "ExpireResults", "Status": "Enabled", "Prefix": "orders/", "ExpirationInDays": 24}}},
-		})
-		// The age alarm: 2 × (6 min + no window).
-		tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{"MetricName": "ApproximateAgeOfOldestMessage", "Threshold": 720})
-		// The duration alarm: 80% of a minute, in ms.
-		tpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{"MetricName": "Duration", "Threshold": 48000})
 	})
-	// Nil where nothing can be made is a programmer's error: a panic.
-	for name, part := range map[string]func(){
-		"an alarm without its function": func() {
-			p := parts
-			p.Function = nil
-			idemqcdk.NewAlarms(app.stack, jsii.String("NoFunction"), &p)
-		},
-		"a dashboard without alarms": func() {
-			idemqcdk.NewDashboard(app.stack, jsii.String("NoAlarms"), &idemqcdk.DashboardProps{AlarmsProps: parts})
-		},
-	} {
-		func() {
-			defer func() {
-				if r := recover(); !strings.HasPrefix(fmt.Sprint(r), "idemqcdk: ") {
-					t.Errorf("%s: recovered %v, want idemqcdk's panic", name, r)
-				}
-			}()
-			part()
-		}()
-	}
-	// A setting that cannot be is a synth error on the part.
-	short := idemqcdk.NewResultBucket(app.stack, jsii.String("Short"), &idemqcdk.ResultBucketProps{
-		RecordExpiry: awscdk.Duration_Days(jsii.Number(10)), ExpiryDays: jsii.Number(3),
-	})
-	if msg := refusal(t, short.Bucket); !strings.Contains(msg, "ResultBucketProps.ExpiryDays 3") {
-		t.Errorf("a bucket with a result kept less long than its record: %s", msg)
-	}
-	noNamespace := parts
-	noNamespace.Namespace = nil
-	if msg := refusal(t, idemqcdk.NewAlarms(app.stack, jsii.String("NoNamespace"), &noNamespace).Construct); !strings.Contains(msg, "AlarmsProps.Namespace is nil") {
-		t.Errorf("alarms without a namespace: %s", msg)
-	}
 }
 
 // Ensure the refusals' messages are readable in a panic's output.

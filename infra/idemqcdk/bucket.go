@@ -102,25 +102,6 @@ func blobExpiryWarning(days int, expiry time.Duration, label func(field string) 
 		"by the completion's time and its last replays fail; leave %s unset for %d", label("BlobExpiryDays"), days, label("RecordExpiry"), expiry, label("BlobExpiryDays"), blobExpiryDays(expiry))
 }
 
-// ResultBucketProps configures a ResultBucket.
-type ResultBucketProps struct {
-	// RecordExpiry is the record expiry of the records that point to the
-	// results (RecordTable.RecordExpiry): the bucket must keep each result
-	// at least as long. Required.
-	RecordExpiry awscdk.Duration
-	// Prefix is the key prefix of the results: the lifecycle rule's
-	// prefix and the grant's (Prefix + "*"), given to the function as
-	// envBlobPrefix. Non-empty, at most 512 bytes of letters,
-	// digits and !-_.'() in segments each ending in '/'. Defaults to
-	// defaultBlobPrefix.
-	Prefix *string
-	// ExpiryDays is how many days the lifecycle rule keeps a result: at
-	// least the record expiry in whole days, or synth fails;
-	// under a day more, it deploys with a warning. Defaults to the record
-	// expiry rounded up to whole days, plus one.
-	ExpiryDays *float64
-}
-
 // ResultBucket is the bucket of results too large for a record: S3-managed
 // encryption, public access blocked, requests not made over TLS refused, a
 // lifecycle rule expiring the results under Prefix after ExpiryDays, kept
@@ -137,71 +118,10 @@ type ResultBucket struct {
 	ExpiryDays int
 }
 
-// NewResultBucket adds a ResultBucket to scope, as the construct id. A
-// prop that cannot be deployed fails the synth with an error naming it. It
-// panics if props is nil.
-func NewResultBucket(scope constructs.Construct, id *string, props *ResultBucketProps) *ResultBucket {
-	if props == nil {
-		panic("idemqcdk: ResultBucketProps is nil: give at least the records' expiry (RecordTable.RecordExpiry), which the results must outlive")
-	}
-	s, err := props.resolve()
-	if err != nil {
-		s.blobPrefix, s.blobDays = defaultBlobPrefix, blobExpiryDays(s.expiry) // stand-ins; nothing deploys
-	}
-	b := &ResultBucket{Bucket: newBucket(scope, *id, s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
-	if err != nil {
-		refuse(b.Bucket, err)
-	}
-	warn(b.Bucket, s.warnings)
-	return b
-}
-
-// resolve checks p as WorkerProps' bucket settings are checked
-// (resolveBlobs), messages naming ResultBucketProps' fields.
-func (p *ResultBucketProps) resolve() (settings, error) {
-	const prefix = "ResultBucketProps."
-	label := func(field string) string {
-		switch field {
-		case "BlobExpiryDays":
-			return prefix + "ExpiryDays"
-		case "BlobPrefix":
-			return prefix + "Prefix"
-		}
-		return prefix + field
-	}
-	s := settings{blobs: true}
-	if p.RecordExpiry == nil {
-		return s, &SettingError{Field: "RecordExpiry", Msg: prefix + "RecordExpiry is nil: give the records' expiry (RecordTable.RecordExpiry), which the results must outlive"}
-	}
-	var err error
-	if s.expiry, err = duration(p.RecordExpiry, label("RecordExpiry")); err != nil {
-		return s, &SettingError{Field: "RecordExpiry", Msg: err.Error()}
-	}
-	w := &WorkerProps{BlobPrefix: deref(p.Prefix)}
-	if p.ExpiryDays != nil {
-		if w.BlobExpiryDays = int(*p.ExpiryDays); float64(w.BlobExpiryDays) != *p.ExpiryDays || w.BlobExpiryDays == 0 {
-			return s, &SettingError{Field: "BlobExpiryDays", Msg: fmt.Sprintf("%s %v must be a whole number of days of at least 1", label("BlobExpiryDays"), *p.ExpiryDays)}
-		}
-	}
-	if p.Prefix != nil && *p.Prefix == "" {
-		return s, checkBlobPrefix("", label)
-	}
-	return s, s.resolveBlobs(w, label)
-}
-
 // GrantResults lets grantee put and get the objects under the bucket's
 // prefix (blobActions), and nothing else: no listing, no delete.
 func (b *ResultBucket) GrantResults(grantee awsiam.IGrantable) {
 	allowBlobs(grantee, b.Bucket, b.Prefix)
-}
-
-// deref is *p, or the zero value when p is nil.
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
 }
 
 // newBucket is the bucket of results too large for a record, as id in

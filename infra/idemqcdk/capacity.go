@@ -31,36 +31,6 @@ const (
 // memoryRatios are the memory-to-vCPU ratios, GiB per vCPU, Lambda offers.
 var memoryRatios = []int{2, 4, 8}
 
-// CapacityProvider runs the function on Lambda Managed Instances: EC2
-// instances Lambda manages in your VPC, each execution environment running
-// several invocations at once (the worker reads how many from
-// AWS_LAMBDA_MAX_CONCURRENCY, which Lambda sets from MaxConcurrency, and
-// sizes its connection pools for that many batches). The stack makes the
-// capacity provider, for the function's architecture, in the subnets and
-// security groups given.
-type CapacityProvider struct {
-	// SubnetIDs are the subnets the instances run in (subnet-...), 1 to
-	// 16, with a route to DynamoDB, SQS, S3 and the model provider (NAT
-	// or VPC endpoints). Required.
-	SubnetIDs []string
-	// SecurityGroupIDs are the instances' security groups (sg-...), 1 to
-	// 5, allowing that egress. Required.
-	SecurityGroupIDs []string
-	// MaxConcurrency is the invocations one execution environment runs
-	// at once (PerExecutionEnvironmentMaxConcurrency), 1 to 1600. Defaults
-	// to 10.
-	MaxConcurrency int
-	// MemoryGiBPerVCpu is the execution environment's memory per vCPU:
-	// 2, 4 or 8. Defaults to 2.
-	MemoryGiBPerVCpu int
-}
-
-// capacitySettings are CapacityProvider with the defaults filled in.
-type capacitySettings struct {
-	subnets, securityGroups []string
-	maxConcurrency, ratio   int
-}
-
 // resolveCapacity checks the capacity provider's inputs; nil without one.
 func (p *WorkerProps) resolveCapacity(memoryMB int, label func(field string) string) (*capacitySettings, error) {
 	c := p.CapacityProvider
@@ -125,22 +95,4 @@ func newCapacityProvider(scope constructs.Construct, fn awslambda.Function, s se
 		ExecutionEnvironmentMemoryGiBPerVCpu:  jsii.Number(s.capacity.ratio),
 	})
 	return cp
-}
-
-// capacityProvider reads the idemq:capacity* keys; any of them turns the
-// capacity provider on (and the checks then ask for the rest).
-func (r *contextReader) capacityProvider() *CapacityProvider {
-	set := false
-	for _, f := range []string{"CapacityProvider.SubnetIDs", "CapacityProvider.SecurityGroupIDs", "CapacityProvider.MaxConcurrency", "CapacityProvider.MemoryGiBPerVCpu"} {
-		set = set || r.get(contextKeys[f]) != nil
-	}
-	if !set {
-		return nil
-	}
-	return &CapacityProvider{
-		SubnetIDs:        r.list("CapacityProvider.SubnetIDs"),
-		SecurityGroupIDs: r.list("CapacityProvider.SecurityGroupIDs"),
-		MaxConcurrency:   r.integer("CapacityProvider.MaxConcurrency"),
-		MemoryGiBPerVCpu: r.integer("CapacityProvider.MemoryGiBPerVCpu"),
-	}
 }

@@ -378,3 +378,30 @@ func (r *contextReader) tracing() Tracing {
 		return ""
 	}
 }
+
+// pollers reads idemq:2 and idemq:maxPollers; either one turns
+// provisioned mode on.
+func (r *contextReader) pollers() *Pollers {
+	if r.get(contextKeys["Pollers.Minimum"]) == nil && r.get(contextKeys["Pollers.Maximum"]) == nil {
+		return nil
+	}
+	return &Pollers{Minimum: r.integer("Pollers.Minimum"), Maximum: r.integer("Pollers.Maximum")}
+}
+
+// capacityProvider reads the idemq:capacity* keys; any of them turns the
+// capacity provider on (and the checks then ask for the rest).
+func (r *contextReader) capacityProvider() *CapacityProvider {
+	set := false
+	for _, f := range []string{"CapacityProvider.SubnetIDs", "CapacityProvider.SecurityGroupIDs", "CapacityProvider.MaxConcurrency", "CapacityProvider.MemoryGiBPerVCpu"} {
+		set = set || r.get(contextKeys[f]) != nil
+	}
+	if !set {
+		return nil
+	}
+	return &CapacityProvider{
+		SubnetIDs:        r.list("CapacityProvider.SubnetIDs"),
+		SecurityGroupIDs: r.list("CapacityProvider.SecurityGroupIDs"),
+		MaxConcurrency:   r.integer("CapacityProvider.MaxConcurrency"),
+		MemoryGiBPerVCpu: r.integer("CapacityProvider.MemoryGiBPerVCpu"),
+	}
+}

@@ -14,40 +14,15 @@ import (
 // whatever the dashboard's time range (an ISO 8601 duration).
 const dailyRange = "-P14D"
 
-// DashboardProps configures a Dashboard: the parts AlarmsProps names, and
-// their Alarms.
-type DashboardProps struct {
-	AlarmsProps
-	// Alarms are the alarms whose states the dashboard shows (NewAlarms
-	// of the same AlarmsProps). Required.
-	Alarms *Alarms
-}
-
-// NewDashboard adds a CloudWatch dashboard of a queue feeding a function
-// that runs idemq's handler to scope, as the construct id: the alarms'
-// states; the records by outcome (the handler's EMF counts); the records
+// newDashboard is the CloudWatch dashboard of p (a queue feeding a
+// function that runs idemq's handler), as id in scope: the states of
+// alarms; the records by outcome (the handler's EMF counts); the records
 // per day stacked by class and the provider calls avoided per day against
 // the function's runs; the queue's messages and its oldest one's age; the
 // dead letters and the oldest one's age against the expiry alarm's
 // threshold; the function's invocations, errors, throttles and
 // concurrency; its duration against the duration alarm's threshold and
-// the timeout (docs/operate.md). A prop missing or invalid fails the synth
-// with an error naming it. It panics if props, its Alarms, Queue,
-// DeadLetterQueue or Function is nil.
-func NewDashboard(scope constructs.Construct, id *string, props *DashboardProps) awscloudwatch.Dashboard {
-	if props == nil || props.Alarms == nil {
-		panic("idemqcdk: DashboardProps.Alarms is nil: give the alarms (NewAlarms) whose states the dashboard shows")
-	}
-	p, err := props.AlarmsProps.parts("DashboardProps.")
-	d := newDashboard(scope, *id, p, props.Alarms.All())
-	if err != nil {
-		refuse(d, err)
-	}
-	return d
-}
-
-// newDashboard is the dashboard of p, as id in scope, showing the states
-// of alarms (see NewDashboard).
+// the timeout (docs/operate.md).
 func newDashboard(scope constructs.Construct, id string, p parts, alarmList []awscloudwatch.Alarm) awscloudwatch.Dashboard {
 	s, ns := p.s, p.namespace
 	period := seconds(alarmPeriod)

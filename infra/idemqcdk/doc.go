@@ -23,9 +23,7 @@
 //		Request:  &request.Identity{Namespace: "orders"}, // every key's prefix, never to change
 //	})
 //
-// Its parts are constructs of their own: NewRecordTable, NewResultBucket,
-// NewAlarms, NewDashboard, NewRedrivePolicy (and grantRedrive); CheckQueue
-// is its check.
+// CheckQueue is its check of a queue's settings.
 //
 // For the whole pipeline (its own queues and function too), use NewWorker,
 // built from the same parts:

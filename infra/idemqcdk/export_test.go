@@ -8,5 +8,3 @@ const (
 	MetricNamespace   = metricNamespace
 	WorkerPackage     = workerPackage
 )
-
-var GrantRedrive = grantRedrive

@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -84,15 +86,16 @@ func checkFrontDoor(p *WorkerProps, s settings, label func(string) string) error
 	return nil
 }
 
-// newFrontDoor adds w's front door to scope: its function, with its own
-// role and log group, from code, and the function URL.
-func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s settings) *FrontDoor {
+// newFrontDoor adds to scope the front door of a Worker's queue and record
+// table (and result bucket, nil without one): its function, with its own
+// role and log group, from the Worker's code, and the function URL.
+func newFrontDoor(scope constructs.Construct, queue awssqs.IQueue, table awsdynamodb.ITable, bucket *ResultBucket, p *WorkerProps, s settings) *FrontDoor {
 	c := constructs.NewConstruct(scope, jsii.String("FrontDoor"))
 	fd := &FrontDoor{Construct: c}
 	env := map[string]*string{
 		envMode:              jsii.String(idemqenv.FrontDoor.String()),
-		envFrontDoorQueueURL: w.Queue.QueueUrl(),
-		envTable:             w.Table.TableName(),
+		envFrontDoorQueueURL: queue.QueueUrl(),
+		envTable:             table.TableName(),
 		envRecordExpiry:      jsii.String(s.expiry.String()),
 		envClockSkew:         jsii.String(idem.DefaultClockSkew.String()),
 	}
@@ -102,9 +105,9 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 	if len(s.replicas) > 0 {
 		env[envDynamoDBStrong] = jsii.String("true")
 	}
-	if w.Bucket != nil {
-		env[envBlobBucket] = w.Bucket.BucketName()
-		env[envBlobPrefix] = jsii.String(w.BlobPrefix)
+	if bucket != nil {
+		env[envBlobBucket] = bucket.Bucket.BucketName()
+		env[envBlobPrefix] = jsii.String(bucket.Prefix)
 	}
 	fd.Logs = awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
 	fd.Role = awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
@@ -129,11 +132,11 @@ func newFrontDoor(scope constructs.Construct, w *Worker, p *WorkerProps, s setti
 			Sid: jsii.String(sid), Actions: jsii.Strings(actions...), Resources: &[]*string{resource},
 		}))
 	}
-	add("RecordTable", frontTableActions, w.Table.TableArn())
-	add("SendToQueue", sendActions, w.Queue.QueueArn())
+	add("RecordTable", frontTableActions, table.TableArn())
+	add("SendToQueue", sendActions, queue.QueueArn())
 	add("WriteLogs", logActions, fd.Logs.LogGroupArn())
-	if w.Bucket != nil {
-		add("ReadResultBlobs", frontBlobActions, w.Bucket.ArnForObjects(jsii.String(w.BlobPrefix+"*")))
+	if bucket != nil {
+		add("ReadResultBlobs", frontBlobActions, bucket.Bucket.ArnForObjects(jsii.String(bucket.Prefix+"*")))
 	}
 	// AWS_IAM: only callers signed with SigV4 whose policy allows
 	// lambda:InvokeFunctionUrl on this function get through. NONE would

@@ -21,27 +21,6 @@ const (
 	defaultMaxPollers = 200
 )
 
-// Pollers runs the SQS event source in provisioned mode: Lambda keeps at
-// least Minimum event pollers reading the queue and scales up to Maximum,
-// each handling about 5 MB/s, for steady high throughput and bursts
-// without the on-demand ramp-up. Provisioned mode cannot be combined with a
-// maximum concurrency (ScalingConfig.MaximumConcurrency): with Pollers set,
-// WorkerProps.MaxConcurrency must be 0 or NoMaxConcurrency. More pollers
-// mean more invocations at once, and more of them claiming the same hot
-// keys: the claims decide, duplicates come back in progress (backed off)
-// or replay.
-type Pollers struct {
-	// Minimum is the pollers kept running, 2 to 200. Defaults to
-	// defaultMinPollers.
-	Minimum int
-	// Maximum is the most pollers Lambda scales up to, 2 to 2000, at
-	// least Minimum. Defaults to defaultMaxPollers.
-	Maximum int
-}
-
-// pollerSettings are Pollers with the defaults filled in.
-type pollerSettings struct{ min, max int }
-
 // resolvePollers checks p's pollers against each other and against the
 // maximum concurrency; nil without pollers.
 func (p *WorkerProps) resolvePollers(label func(field string) string) (*pollerSettings, error) {
@@ -76,13 +55,4 @@ func pollerConfig(s settings) *awslambda.ProvisionedPollerConfig {
 		MinimumPollers: jsii.Number(s.pollers.min),
 		MaximumPollers: jsii.Number(s.pollers.max),
 	}
-}
-
-// pollers reads idemq:2 and idemq:maxPollers; either one turns
-// provisioned mode on.
-func (r *contextReader) pollers() *Pollers {
-	if r.get(contextKeys["Pollers.Minimum"]) == nil && r.get(contextKeys["Pollers.Maximum"]) == nil {
-		return nil
-	}
-	return &Pollers{Minimum: r.integer("Pollers.Minimum"), Maximum: r.integer("Pollers.Maximum")}
 }

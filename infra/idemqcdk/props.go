@@ -263,3 +263,63 @@ type WorkerProps struct {
 	// configuration. Defaults to none.
 	Environment map[string]string
 }
+
+// Tracing says how a Worker's functions are traced (WorkerProps.Tracing;
+// docs/tracing.md).
+type Tracing string
+
+// The ways a Worker's functions can be traced.
+const (
+	// TracingOff traces nothing: no layer, no envTracing, no X-Ray grant.
+	TracingOff Tracing = "off"
+	// TracingOTel has the worker send OpenTelemetry spans to the collector
+	// of the layer WorkerProps.TracingLayerArn, which exports them to X-Ray
+	// by default.
+	TracingOTel Tracing = "otel"
+	// TracingXRay is TracingOTel, and the function's active tracing: Lambda
+	// samples invocations and records its own segment, and each batch's
+	// span continues the invocation's X-Ray trace.
+	TracingXRay Tracing = "xray"
+)
+
+// Pollers runs the SQS event source in provisioned mode: Lambda keeps at
+// least Minimum event pollers reading the queue and scales up to Maximum,
+// each handling about 5 MB/s, for steady high throughput and bursts
+// without the on-demand ramp-up. Provisioned mode cannot be combined with a
+// maximum concurrency (ScalingConfig.MaximumConcurrency): with Pollers set,
+// WorkerProps.MaxConcurrency must be 0 or NoMaxConcurrency. More pollers
+// mean more invocations at once, and more of them claiming the same hot
+// keys: the claims decide, duplicates come back in progress (backed off)
+// or replay.
+type Pollers struct {
+	// Minimum is the pollers kept running, 2 to 200. Defaults to
+	// defaultMinPollers.
+	Minimum int
+	// Maximum is the most pollers Lambda scales up to, 2 to 2000, at
+	// least Minimum. Defaults to defaultMaxPollers.
+	Maximum int
+}
+
+// CapacityProvider runs the function on Lambda Managed Instances: EC2
+// instances Lambda manages in your VPC, each execution environment running
+// several invocations at once (the worker reads how many from
+// AWS_LAMBDA_MAX_CONCURRENCY, which Lambda sets from MaxConcurrency, and
+// sizes its connection pools for that many batches). The stack makes the
+// capacity provider, for the function's architecture, in the subnets and
+// security groups given.
+type CapacityProvider struct {
+	// SubnetIDs are the subnets the instances run in (subnet-...), 1 to
+	// 16, with a route to DynamoDB, SQS, S3 and the model provider (NAT
+	// or VPC endpoints). Required.
+	SubnetIDs []string
+	// SecurityGroupIDs are the instances' security groups (sg-...), 1 to
+	// 5, allowing that egress. Required.
+	SecurityGroupIDs []string
+	// MaxConcurrency is the invocations one execution environment runs
+	// at once (PerExecutionEnvironmentMaxConcurrency), 1 to 1600. Defaults
+	// to 10.
+	MaxConcurrency int
+	// MemoryGiBPerVCpu is the execution environment's memory per vCPU:
+	// 2, 4 or 8. Defaults to 2.
+	MemoryGiBPerVCpu int
+}

@@ -1,8 +1,6 @@
 package idemqcdk
 
 import (
-	"time"
-
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -40,9 +38,4 @@ func newQueues(scope constructs.Construct, s settings) (queue, dlq awssqs.Queue)
 		EnforceSSL: jsii.Bool(true),
 	})
 	return queue, dlq
-}
-
-// seconds is d as a CDK duration; d is a whole number of seconds.
-func seconds(d time.Duration) awscdk.Duration {
-	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
 }

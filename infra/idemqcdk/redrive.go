@@ -19,39 +19,17 @@ var (
 	redriveDestinationActions = []string{"sqs:SendMessage"}
 )
 
-// RedrivePolicyProps configures a redrive policy (NewRedrivePolicy).
-type RedrivePolicyProps struct {
-	// Queue is the queue the dead letters go back to. Required.
-	Queue awssqs.IQueue
-	// DeadLetterQueue is Queue's dead-letter queue. Required.
-	DeadLetterQueue awssqs.IQueue
-}
-
-// NewRedrivePolicy adds to scope, as the construct id, a managed policy
-// allowing a redrive of the dead-letter queue into the queue and nothing
-// else (sqs:StartMessageMoveTask and what it needs), attached to nothing:
-// the function never redrives, an operator does (docs/deploy.md, "Dead
-// letters"); attach it to the operator's role or user. To grant a role of
-// the app the same, call grantRedrive (or Attachment.GrantRedrive,
-// Worker.GrantRedrive), which adds no managed policy. A queue encrypted
-// with a customer-managed KMS key needs kms:Decrypt and
-// kms:GenerateDataKey on it as well, which neither grants. It panics if
-// props, its Queue or its DeadLetterQueue is nil.
+// grantRedrive lets grantee (an operator's role or user) redrive dlq
+// into queue and do nothing else (sqs:StartMessageMoveTask and what it
+// needs), in grantee's own policy: the function never redrives, an
+// operator does (docs/deploy.md, "Dead letters"). A queue encrypted with a
+// customer-managed KMS key needs kms:Decrypt and kms:GenerateDataKey on it
+// as well, which it does not grant.
 //
 // The dead-letter queue's redrive allow policy (which queues may use it as
 // their dead-letter queue) is left alone: naming the queue there would
 // make each queue refer to the other, a circular dependency CloudFormation
 // refuses, unless the queue had a fixed name.
-func NewRedrivePolicy(scope constructs.Construct, id *string, props *RedrivePolicyProps) awsiam.ManagedPolicy {
-	if props == nil || props.Queue == nil || props.DeadLetterQueue == nil {
-		panic("idemqcdk: RedrivePolicyProps.Queue or DeadLetterQueue is nil: give the queue the dead letters go back to and its dead-letter queue")
-	}
-	return newRedrivePolicy(scope, *id, props.DeadLetterQueue, props.Queue)
-}
-
-// grantRedrive lets grantee (an operator's role or user) redrive dlq
-// into queue and do nothing else: the statements of NewRedrivePolicy,
-// added to grantee's own policy.
 func grantRedrive(grantee awsiam.IGrantable, dlq, queue awssqs.IQueue) {
 	for _, st := range redriveStatements(dlq, queue) {
 		grantee.GrantPrincipal().AddToPrincipalPolicy(st)
@@ -74,8 +52,9 @@ func redriveStatements(dlq, queue awssqs.IQueue) []awsiam.PolicyStatement {
 	}
 }
 
-// newRedrivePolicy is NewRedrivePolicy's policy for dlq into queue, as id
-// in scope.
+// newRedrivePolicy is v0.2.0's managed policy (KeepV020) with
+// grantRedrive's statements for dlq into queue, as id in scope, attached
+// to nothing.
 func newRedrivePolicy(scope constructs.Construct, id string, dlq, queue awssqs.IQueue) awsiam.ManagedPolicy {
 	statements := redriveStatements(dlq, queue)
 	return awsiam.NewManagedPolicy(scope, jsii.String(id), &awsiam.ManagedPolicyProps{

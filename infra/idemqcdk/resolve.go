@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/queue"
+	"github.com/idemq/idemq/request"
 )
 
 // Check reports the first value of p that cannot be deployed, as a
@@ -16,9 +17,6 @@ func (p *WorkerProps) Check() error {
 	_, err := p.resolve(fieldName)
 	return err
 }
-
-// fieldName labels a setting by its WorkerProps field.
-func fieldName(field string) string { return field }
 
 // resolve fills in p's defaults and checks the result; messages name each
 // setting by label(field).
@@ -125,4 +123,15 @@ func (p *WorkerProps) resolveWith(s settings, label func(field string) string) (
 		return s, err
 	}
 	return s, nil
+}
+
+// refusedSettings are the settings the parts of a construct whose own
+// settings were refused are made with: the default WorkerProps', which
+// are safe, so that making the parts succeeds; the refusal fails the synth.
+func refusedSettings() settings {
+	s, err := (&WorkerProps{Request: request.Identity{Namespace: "refused"}}).resolve(fieldName)
+	if err != nil { // unreachable: the defaults are checked by the tests
+		panic("idemqcdk: the default settings are refused: " + err.Error())
+	}
+	return s
 }

@@ -27,28 +27,6 @@ const (
 	visibilityFactor = 6
 )
 
-// SettingError reports a WorkerProps value that cannot be deployed. Its
-// message says what to change.
-type SettingError struct {
-	// Field is the WorkerProps field holding the value, e.g.
-	// "VisibilityTimeout".
-	Field string
-	// Msg says what is wrong and which value to change.
-	Msg string
-	// Err is the cause, if any: for RecordExpiry, queue.CheckExpiry's error,
-	// which wraps queue.ErrInvalidSettings.
-	Err error
-}
-
-func (e *SettingError) Error() string {
-	if e.Err != nil {
-		return "idemqcdk: " + e.Msg + ": " + e.Err.Error()
-	}
-	return "idemqcdk: " + e.Msg
-}
-
-func (e *SettingError) Unwrap() error { return e.Err }
-
 // settings are WorkerProps with the defaults filled in and checked.
 type settings struct {
 	timeout, retention, visibility, window, expiry time.Duration
@@ -342,16 +320,26 @@ func (s settings) checkCrashRetry(label func(field string) string) error {
 	return nil
 }
 
-// or is v, or def when v is zero.
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
 // inSeconds reports whether d is a whole number of seconds within lo..hi.
 func inSeconds(d, lo, hi time.Duration) bool {
 	return d%time.Second == 0 && d >= lo && d <= hi
+}
+
+// pollerSettings are Pollers with the defaults filled in.
+type pollerSettings struct{ min, max int }
+
+// capacitySettings are CapacityProvider with the defaults filled in.
+type capacitySettings struct {
+	subnets, securityGroups []string
+	maxConcurrency, ratio   int
+}
+
+// fieldName labels a setting by its WorkerProps field.
+func fieldName(field string) string { return field }
+
+// deadLetterExpiryAge is the age in the dead-letter queue at which the
+// dead-letter expiry alarm goes off for a queue whose dead letters are
+// sure to stay for stay: half of it, to the minute, and at least a minute.
+func deadLetterExpiryAge(stay time.Duration) time.Duration {
+	return max((stay / 2).Truncate(time.Minute), time.Minute)
 }

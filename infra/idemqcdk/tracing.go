@@ -10,24 +10,6 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// Tracing says how a Worker's functions are traced (WorkerProps.Tracing;
-// docs/tracing.md).
-type Tracing string
-
-// The ways a Worker's functions can be traced.
-const (
-	// TracingOff traces nothing: no layer, no envTracing, no X-Ray grant.
-	TracingOff Tracing = "off"
-	// TracingOTel has the worker send OpenTelemetry spans to the collector
-	// of the layer WorkerProps.TracingLayerArn, which exports them to X-Ray
-	// by default.
-	TracingOTel Tracing = "otel"
-	// TracingXRay is TracingOTel, and the function's active tracing: Lambda
-	// samples invocations and records its own segment, and each batch's
-	// span continues the invocation's X-Ray trace.
-	TracingXRay Tracing = "xray"
-)
-
 // xrayActions are what the collector's X-Ray exporter calls. X-Ray takes no
 // narrower resource than "*".
 var xrayActions = []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}

@@ -1,8 +1,6 @@
 package idemqcdk
 
 import (
-	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -15,9 +13,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // Worker is an idemq worker: a queue with its dead-letter queue, the
@@ -41,7 +36,7 @@ type Worker struct {
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
 	// Dashboard shows the alarms, the records by outcome, the records per
 	// day by class and the provider calls avoided per day, the queues and
-	// the function. See NewDashboard and docs/operate.md.
+	// the function. See newDashboard and docs/operate.md.
 	Dashboard awscloudwatch.Dashboard
 	// RedrivePolicy is v0.2.0's managed policy, attached to nothing,
 	// allowing exactly a redrive of the dead-letter queue into the queue
@@ -146,7 +141,7 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 	}
 	w.Dashboard = newDashboard(c, "Dashboard", watched, w.Alarms())
 	if p.FrontDoor {
-		w.FrontDoor = newFrontDoor(c, w, p, s)
+		w.FrontDoor = newFrontDoor(c, w.Queue, w.Table, bucket, p, s)
 	}
 	addChecks(c, &checks{functions: []awslambda.IFunction{w.Function}, table: w.Table})
 	return w
@@ -154,40 +149,9 @@ func newWorker(scope constructs.Construct, id string, p *WorkerProps, s settings
 
 // GrantRedrive lets grantee (an operator's role or user) redrive the
 // dead-letter queue into the queue and nothing else
-// (sqs:StartMessageMoveTask and what it needs; see NewRedrivePolicy).
+// (sqs:StartMessageMoveTask and what it needs; see grantRedrive).
 func (w *Worker) GrantRedrive(grantee awsiam.IGrantable) {
 	grantRedrive(grantee, w.DeadLetterQueue, w.Queue)
-}
-
-// handlerEnv is the environment idemq's handler is configured by: the
-// table, the record expiry, the queue's settings (which the function
-// checks its expiry and lease against at start-up), the EMF namespace,
-// who a request is (requestEnv), the back-off, and the result bucket when
-// there is one.
-func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[string]*string {
-	queueJSON, err := json.Marshal(s.queue())
-	if err != nil { // unreachable: durations and numbers
-		panic(err)
-	}
-	env := map[string]*string{
-		envTable:        table.TableName(),
-		envRecordExpiry: jsii.String(s.expiry.String()),
-		envClockSkew:    jsii.String(idem.DefaultClockSkew.String()),
-		envQueue:        jsii.String(string(queueJSON)),
-		envEMFNamespace: jsii.String(metricNamespace),
-		envBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
-	}
-	for k, v := range requestEnv(s.request, idemqenv.Worker) {
-		env[k] = jsii.String(v)
-	}
-	if len(s.replicas) > 0 {
-		env[envDynamoDBStrong] = jsii.String("true")
-	}
-	if bucket != nil {
-		env[envBlobBucket] = bucket.Bucket.BucketName()
-		env[envBlobPrefix] = jsii.String(bucket.Prefix)
-	}
-	return env
 }
 
 // Alarms are the Worker's alarms: dead letters, a dead letter's time left,

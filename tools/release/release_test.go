@@ -115,6 +115,35 @@ func TestReleaseCheck(t *testing.T) {
 			}
 		})
 	}
+	// From v1.0.0, a break needs a new major version and an addition a
+	// new minor: a v1 module's users are promised what v0's were not.
+	t.Run("after v1.0.0", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			name, code string
+			allowed    map[string]bool
+		}{
+			{"a break", "// A is the API.\nfunc A(int) {}\n", map[string]bool{"v1.0.1": false, "v1.1.0": false, "v2.0.0": true}},
+			{"an addition", "// A is the API.\nfunc A() {}\n\n// B is new.\nfunc B() {}\n", map[string]bool{"v1.0.1": false, "v1.1.0": true}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				m := newModule(t)
+				m.git("commit", "-q", "--allow-empty", "-m", "v1.0.0")
+				m.git("tag", "v1.0.0")
+				var versions []string
+				for v := range tc.allowed {
+					versions = append(versions, v)
+				}
+				m.change(tc.code, versions...)
+				for v, want := range tc.allowed {
+					if got, out := m.check(v); got != want {
+						t.Errorf("%s after v1.0.0: allowed %v, want %v\n%s", v, got, want, out)
+					}
+				}
+			})
+		}
+	})
 	t.Run("no changelog section", func(t *testing.T) {
 		t.Parallel()
 		m := newModule(t)
@@ -151,6 +180,39 @@ func (m *scriptRepo) changeSub(code, requires, version string) {
 	m.write("CHANGELOG.md", "# Changelog\n\n## ["+version+"]\n\n## [v0.1.0]\n")
 	m.git("add", "-A")
 	m.git("commit", "-q", "--allow-empty", "-m", "change sub")
+}
+
+// The CDK constructs' module (infra) is in the promise as the library is;
+// the reference worker's (lambda) API changes are shown, not ruled on.
+func TestReleaseCheckCovered(t *testing.T) {
+	t.Parallel()
+	for dir, covered := range map[string]bool{"infra": true, "lambda": false} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			m := newModule(t)
+			if err := os.Mkdir(filepath.Join(m.dir, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mod := "example.com/m/" + dir
+			m.write(dir+"/go.mod", "module "+mod+"\n\ngo 1.26\n")
+			m.write(dir+"/c.go", "package c\n\n// C is the API.\nfunc C() {}\n")
+			m.git("add", "-A")
+			m.git("commit", "-q", "-m", dir)
+			m.git("tag", "-f", "v0.1.0")
+			m.git("tag", dir+"/v0.1.0")
+			m.write(dir+"/c.go", "package c\n\n// C is the API.\nfunc C(int) {}\n")
+			m.write("CHANGELOG.md", "# Changelog\n\n## [v0.1.1]\n\n## [v0.1.0]\n")
+			m.git("add", "-A")
+			m.git("commit", "-q", "-m", "break "+dir)
+			ok, out := m.check("v0.1.1")
+			if ok == covered {
+				t.Errorf("a break in %s at a patch release: allowed %v, want %v\n%s", dir, ok, !covered, out)
+			}
+			if want := mod + ": incompatible changes"; covered && !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
 }
 
 // The nested module's API is checked against its own tag, its go.mod must

@@ -345,3 +345,12 @@ func sinceS(start, s int64) string {
 	}
 	return since(start, s*int64(time.Second))
 }
+
+// liveOp is an operation being recorded.
+type liveOp struct {
+	in        linInput
+	out       linOutput
+	call, ret int64 // true time (ns); ret 0: no answer
+	lost      int   // answers a fault layer lost (Faults.mu)
+	resent    int   // answers the checker lost and sent again
+}

@@ -60,7 +60,7 @@ func TestDynamoDB(t *testing.T) {
 		<-started
 		// The same request, delivered to another container meanwhile.
 		other := b.WrapStore(store, nil, handler.WithFailureHook(func(_ context.Context, _ events.SQSMessage, err error) {
-			if !errors.Is(err, handler.ErrInProgress) {
+			if !errors.Is(err, idem.ErrInProgress) {
 				t.Errorf("failure = %v, want ErrInProgress", err)
 			}
 		}))
