@@ -69,8 +69,10 @@ func TestOneRetryLayer(t *testing.T) {
 		})
 		return nil
 	}
-	c := b.start(srv.Client(), srv.URL+"/123456789012/jobs", b.handler(), consumer.WithRetry(time.Millisecond, time.Millisecond),
-		consumer.WithQueueARN("arn:aws:sqs:us-east-1:123456789012:jobs"), consumer.WithVisibilityTimeout(2*time.Second))
+	c := b.start(srv.Client(), srv.URL+"/123456789012/jobs", b.handler(), func(c *consumer.Config) {
+		c.RetryMin, c.RetryMax = time.Millisecond, time.Millisecond
+		c.QueueARN, c.VisibilityTimeout = "arn:aws:sqs:us-east-1:123456789012:jobs", 2*time.Second
+	})
 	running.Store(c)
 	eventually(t, "the message deleted", func() bool { return c.Stats().Deleted == 1 })
 	st := c.Stats()
@@ -94,7 +96,7 @@ func TestOneRetryLayerQueueAttributes(t *testing.T) {
 	t.Parallel()
 	srv := sqstest.NewFaultServer(t, func(string, int) sqstest.Fault { return sqstest.ServerError }, nil)
 	c := must(consumer.New(srv.Client(), srv.URL+"/123456789012/jobs", setup(t).handler(),
-		consumer.WithLogger(testLogger(t)), consumer.WithRetry(time.Millisecond, time.Millisecond)))
+		consumer.WithConfig(consumer.Config{Logger: testLogger(t), RetryMin: time.Millisecond, RetryMax: time.Millisecond})))
 	if err := c.Start(context.Background()); !errors.Is(err, consumer.ErrQueue) {
 		t.Fatalf("Start: %v, want ErrQueue", err)
 	}

@@ -67,7 +67,9 @@ const (
 // and the options only set fields. New applies the options over the zero
 // Config and resolves it once, refusing every setting that cannot work at
 // once; Validate is that step without its result. WithConfig passes a
-// Config whole.
+// Config whole, and an Option of your own sets one field:
+//
+//	c, err := consumer.New(client, queueURL, h, consumer.WithConfig(consumer.Config{MaxBatches: 8, MaxRunTime: time.Hour}))
 type Config struct {
 	// BatchSize is how many messages one receive asks for (1 to 10).
 	// Defaults to queue.DefaultBatchSize, the most SQS hands out at once.
@@ -116,9 +118,9 @@ type Config struct {
 	UnhealthyAfter int
 	// Lease is the lease of the claims the handler makes without a lease
 	// of its own (idem.Config.Lease unset), renewed every Heartbeat while
-	// their work runs (a default lease in each batch's context, which
-	// idem.Do reads): a key whose worker died is free Lease after the last
-	// renewal. A negative Lease turns this off (WithDeadlineLease): such
+	// their work runs (a default lease in each batch's context, which idem.Do reads):
+	// a key whose worker died is free Lease after the last
+	// renewal. A negative Lease turns this off: such
 	// claims then last the batch's time left plus idem's LeaseMargin,
 	// about MaxRunTime, as under Lambda. Defaults to DefaultShortLease.
 	Lease time.Duration
@@ -141,66 +143,8 @@ type Option func(*Config)
 // every field its default.
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
-// WithBatchSize sets Config.BatchSize, the messages one receive asks for
-// (1 to 10). Defaults to queue.DefaultBatchSize.
-func WithBatchSize(n int) Option { return func(c *Config) { c.BatchSize = n } }
-
-// WithMaxBatches sets Config.MaxBatches, the batches that run at once.
-// Defaults to DefaultMaxBatches.
-func WithMaxBatches(n int) Option { return func(c *Config) { c.MaxBatches = n } }
-
-// WithWaitTime sets Config.WaitTime, each receive's long poll. Defaults
-// to 20 s.
-func WithWaitTime(d time.Duration) Option { return func(c *Config) { c.WaitTime = d } }
-
-// WithVisibilityTimeout sets Config.VisibilityTimeout, how long a received
-// message stays hidden. Defaults to the queue's.
-func WithVisibilityTimeout(d time.Duration) Option {
-	return func(c *Config) { c.VisibilityTimeout = d }
-}
-
-// WithMaxRunTime sets Config.MaxRunTime, the deadline each batch's handler
-// runs under. Defaults to DefaultMaxRunTime.
-func WithMaxRunTime(d time.Duration) Option { return func(c *Config) { c.MaxRunTime = d } }
-
-// WithGracePeriod sets Config.GracePeriod, how long running work may
-// finish after Run's context ends. Defaults to DefaultGracePeriod.
-func WithGracePeriod(d time.Duration) Option { return func(c *Config) { c.GracePeriod = d } }
-
-// WithDeleteTimeout sets Config.DeleteTimeout, how long a batch's deletes
-// are retried. Defaults to 30 s.
-func WithDeleteTimeout(d time.Duration) Option { return func(c *Config) { c.DeleteTimeout = d } }
-
-// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off after a
-// failed SQS call. Defaults to 100 ms and 5 s.
-func WithRetry(min, max time.Duration) Option {
-	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
-}
-
-// WithQueueARN sets Config.QueueARN, put in each record's EventSourceARN.
-// Defaults to the queue's, read by Start.
-func WithQueueARN(arn string) Option { return func(c *Config) { c.QueueARN = arn } }
-
-// WithUnhealthyAfter sets Config.UnhealthyAfter, the receives in a row
-// that must fail before Healthy reports an error. Defaults to
-// defaultUnhealthyAfter.
-func WithUnhealthyAfter(n int) Option { return func(c *Config) { c.UnhealthyAfter = n } }
-
 // WithLogger sets Config.Logger. Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
-
-// WithLease sets Config.Lease and Config.Heartbeat, the short lease of
-// the handler's claims and how often it is renewed (0: its default).
-// Defaults to DefaultShortLease and DefaultHeartbeat.
-func WithLease(lease, heartbeat time.Duration) Option {
-	return func(c *Config) { c.Lease, c.Heartbeat = lease, heartbeat }
-}
-
-// WithDeadlineLease turns the short lease off (Config.Lease -1): a claim
-// the handler makes without a lease of its own lasts the batch's time
-// left, as under Lambda, and a crash blocks its keys that long. Defaults
-// to off: the short lease, DefaultShortLease.
-func WithDeadlineLease() Option { return func(c *Config) { c.Lease, c.Heartbeat = -1, 0 } }
 
 // Validate reports every setting of c that cannot work, each an
 // *idem.ConfigError naming its field, joined (errors.Join); nil
@@ -291,7 +235,7 @@ func (c Config) resolve() (Config, error) {
 	}
 	switch {
 	case c.Lease < 0 && c.Heartbeat != 0:
-		bad("Heartbeat", c.Heartbeat, "must be unset with a negative Lease (WithDeadlineLease): there is no short lease to renew")
+		bad("Heartbeat", c.Heartbeat, "must be unset with a negative Lease (the short lease off): there is no short lease to renew")
 	case c.Lease > 0 && (c.Heartbeat <= 0 || c.Heartbeat > c.Lease/2):
 		bad("Heartbeat", c.Heartbeat, "must be positive and at most half of Lease %s: one slow or lost renewal would let the lease pass and another worker run the work", c.Lease)
 	}

@@ -22,7 +22,7 @@ func TestExecutesOncePerKeyAndDeletes(t *testing.T) {
 	for i := range 12 {
 		ids = append(ids, q.send(body([]string{"a", "b", "c"}[i%3])))
 	}
-	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), consumer.WithBatchSize(5))
+	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), func(c *consumer.Config) { c.BatchSize = 5 })
 	eventually(t, "every message deleted", func() bool {
 		for _, id := range ids {
 			if !q.msg(id).deleted {
@@ -108,7 +108,9 @@ func TestDeleteThatFailsLeavesTheMessageToComeBack(t *testing.T) {
 	}
 	id := q.send(body("k"))
 	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(),
-		consumer.WithDeleteTimeout(50*time.Millisecond), consumer.WithRetry(20*time.Millisecond, 20*time.Millisecond))
+		func(c *consumer.Config) {
+			c.DeleteTimeout, c.RetryMin, c.RetryMax = 50*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
+		})
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
 	if m := q.msg(id); m.deliveries < 2 {
 		t.Errorf("delivered %d times; want it to come back after the failed delete", m.deliveries)
@@ -137,7 +139,7 @@ func TestReceiveErrorsAreRetriedAndReportedUnhealthy(t *testing.T) {
 		return nil
 	}
 	id := q.send(body("k"))
-	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), consumer.WithUnhealthyAfter(3))
+	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), func(c *consumer.Config) { c.UnhealthyAfter = 3 })
 	eventually(t, "three failed receives", func() bool { return c.Stats().ReceiveErrors == 3 })
 	if err := c.Healthy(); err == nil {
 		t.Error("Healthy after 3 failed receives in a row: nil; want an error")
@@ -168,7 +170,7 @@ func TestLongWorkIsKeptHidden(t *testing.T) {
 		}
 		return nil
 	}
-	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), consumer.WithMaxBatches(2))
+	c := b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", b.handler(), func(c *consumer.Config) { c.MaxBatches = 2 })
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
 	if m := q.msg(id); m.deliveries != 1 {
 		t.Errorf("delivered %d times; want 1 (its visibility extended while it ran)", m.deliveries)
@@ -352,7 +354,7 @@ func TestEventIsLambdas(t *testing.T) {
 		return events.SQSEventResponse{}, nil
 	}
 	id := q.send(body("k"))
-	b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", h, consumer.WithMaxRunTime(time.Minute))
+	b.start(q, "https://sqs.eu-west-1.amazonaws.com/123456789012/fake", h, func(c *consumer.Config) { c.MaxRunTime = time.Minute })
 	e := <-got
 	if len(e.Records) != 1 {
 		t.Fatalf("%d records; want 1", len(e.Records))
@@ -375,13 +377,13 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		field string
 		opt   consumer.Option
 	}{
-		{"BatchSize", consumer.WithBatchSize(11)},
-		{"WaitTime", consumer.WithWaitTime(21 * time.Second)},
-		{"VisibilityTimeout", consumer.WithVisibilityTimeout(time.Second)},
-		{"VisibilityTimeout", consumer.WithVisibilityTimeout(2500 * time.Millisecond)},
-		{"MaxRunTime", consumer.WithMaxRunTime(13 * time.Hour)},
-		{"MaxBatches", consumer.WithMaxBatches(-1)},
-		{"RetryMax", consumer.WithRetry(time.Second, time.Millisecond)},
+		{"BatchSize", func(c *consumer.Config) { c.BatchSize = 11 }},
+		{"WaitTime", func(c *consumer.Config) { c.WaitTime = 21 * time.Second }},
+		{"VisibilityTimeout", func(c *consumer.Config) { c.VisibilityTimeout = time.Second }},
+		{"VisibilityTimeout", func(c *consumer.Config) { c.VisibilityTimeout = 2500 * time.Millisecond }},
+		{"MaxRunTime", func(c *consumer.Config) { c.MaxRunTime = 13 * time.Hour }},
+		{"MaxBatches", func(c *consumer.Config) { c.MaxBatches = -1 }},
+		{"RetryMax", func(c *consumer.Config) { c.RetryMin, c.RetryMax = time.Second, time.Millisecond }},
 		{"options[0]", nil},
 	} {
 		c, err := consumer.New(q, "url", h, tc.opt)

@@ -4,9 +4,9 @@
 // would run, so outcomes, back-off, FIFO order and partial failures have
 // one code path wherever the worker runs:
 //
-//	h := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: "summarise"}),
-//		handler.WithBackoff(consumer.Backoff(client)), handler.Config.QueueURL(queueURL))
-//	c, err := consumer.New(client, queueURL, h, consumer.WithMaxRunTime(time.Hour))
+//	h, err := handler.New(store, fn, handler.WithRequest(request.Identity{Namespace: "summarise"}),
+//		handler.WithBackoff(consumer.Backoff(client)))
+//	c, err := consumer.New(client, queueURL, h, consumer.WithConfig(consumer.Config{MaxRunTime: time.Hour}))
 //	if err != nil {
 //		return err // an *idem.ConfigError for each bad setting
 //	}
@@ -84,7 +84,7 @@
 // record-minutes on demand); work shorter than 20 s makes none. A store
 // unreachable for longer than the lease lets another worker take the key
 // over while the work still runs; the first's completion then fails with
-// idem.ErrLeaseLost. WithDeadlineLease gives the claims Lambda's lease
+// idem.ErrLeaseLost. A negative Config.Lease gives the claims Lambda's lease
 // instead (the batch's time left plus idem.Config.LeaseMargin) and no
 // renewals; a lease set on the handler (idem.WithLease, with its
 // idem.WithHeartbeat) wins over both.

@@ -41,7 +41,7 @@ func Example() {
 	}
 
 	c, err := consumer.New(queue, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", h,
-		consumer.WithMaxRunTime(time.Hour), consumer.WithLogger(quiet))
+		consumer.WithConfig(consumer.Config{MaxRunTime: time.Hour, Logger: quiet}))
 	if err != nil {
 		log.Fatal(err)
 	}

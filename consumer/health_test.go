@@ -14,7 +14,7 @@ func TestHealthHandler(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	q := newFakeSQS(30 * time.Second)
-	c := must(consumer.New(q, "url", b.handler(), consumer.WithLogger(b.log), consumer.WithWaitTime(time.Second)))
+	c := must(consumer.New(q, "url", b.handler(), consumer.WithConfig(consumer.Config{Logger: b.log, WaitTime: time.Second})))
 	status := func() int {
 		rec := httptest.NewRecorder()
 		c.HealthHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))

@@ -81,7 +81,7 @@ func TestHeartbeatKeepsLongWork(t *testing.T) {
 		return nil
 	}
 	id := q.send(body("long"))
-	b.start(q, fakeURL, b.handler(), consumer.WithLease(400*time.Millisecond, 100*time.Millisecond))
+	b.start(q, fakeURL, b.handler(), func(c *consumer.Config) { c.Lease, c.Heartbeat = 400*time.Millisecond, 100*time.Millisecond })
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
 	if s, f := b.counts("long"); s != 1 || f != 1 {
 		t.Errorf("started %d, finished %d; want once", s, f)
@@ -105,7 +105,7 @@ func TestCrashedConsumersKeyIsTakenOver(t *testing.T) {
 	}
 	h := b.handler()
 	id := q.send(body("crash"))
-	b.start(q, fakeURL, h, consumer.WithLease(time.Second, 250*time.Millisecond))
+	b.start(q, fakeURL, h, func(c *consumer.Config) { c.Lease, c.Heartbeat = time.Second, 250*time.Millisecond })
 	eventually(t, "the message deleted", func() bool { return q.msg(id).deleted })
 	if s, f := b.counts("crash"); s != 2 || f != 1 {
 		t.Errorf("started %d, finished %d; want the crashed run and one more", s, f)
@@ -124,8 +124,8 @@ func TestLeaseSettings(t *testing.T) {
 		opt   consumer.Option
 		field string
 	}{
-		{consumer.WithLease(time.Minute, 31*time.Second), "Heartbeat"},
-		{consumer.WithLease(time.Minute, -time.Second), "Heartbeat"},
+		{func(c *consumer.Config) { c.Lease, c.Heartbeat = time.Minute, 31*time.Second }, "Heartbeat"},
+		{func(c *consumer.Config) { c.Lease, c.Heartbeat = time.Minute, -time.Second }, "Heartbeat"},
 		{func(c *consumer.Config) { c.Lease, c.Heartbeat = -1, time.Second }, "Heartbeat"},
 	} {
 		err := consumer.Config{}.Validate()
@@ -138,7 +138,7 @@ func TestLeaseSettings(t *testing.T) {
 			t.Errorf("%+v: %v, want an *idem.ConfigError naming %s", c, c.Validate(), tc.field)
 		}
 	}
-	for _, opt := range []consumer.Option{consumer.WithLease(0, 0), consumer.WithLease(time.Minute, 0), consumer.WithLease(0, 30*time.Second), consumer.WithDeadlineLease()} {
+	for _, opt := range []consumer.Option{func(c *consumer.Config) { c.Lease, c.Heartbeat = 0, 0 }, func(c *consumer.Config) { c.Lease, c.Heartbeat = time.Minute, 0 }, func(c *consumer.Config) { c.Lease, c.Heartbeat = 0, 30*time.Second }, func(c *consumer.Config) { c.Lease = -1 }} {
 		var c consumer.Config
 		opt(&c)
 		if err := c.Validate(); err != nil {

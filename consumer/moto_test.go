@@ -96,8 +96,8 @@ func TestSQSDuplicatesAcrossConsumers(t *testing.T) {
 			send(t, client, url, body(fmt.Sprintf("k%d", k)), "")
 		}
 	}
-	c1 := b.start(client, url, b.handler(), consumer.WithBatchSize(4))
-	c2 := b.start(client, url, b.handler(), consumer.WithBatchSize(7))
+	c1 := b.start(client, url, b.handler(), func(c *consumer.Config) { c.BatchSize = 4 })
+	c2 := b.start(client, url, b.handler(), func(c *consumer.Config) { c.BatchSize = 7 })
 	eventually(t, "every key run and the queue empty", func() bool {
 		for k := range keys {
 			if _, f := b.counts(fmt.Sprintf("k%d", k)); f == 0 {
@@ -133,7 +133,7 @@ func TestSQSFIFOOrder(t *testing.T) {
 			send(t, client, url, body(fmt.Sprintf("%s-%02d", g, i)), g)
 		}
 	}
-	b.start(client, url, b.handler(), consumer.WithBatchSize(5), consumer.WithMaxBatches(4))
+	b.start(client, url, b.handler(), func(c *consumer.Config) { c.BatchSize = 5 }, func(c *consumer.Config) { c.MaxBatches = 4 })
 	eventually(t, "every message run and the queue empty", func() bool {
 		return len(b.startedOrder()) >= len(groups)*per && empty(t, client, url)()
 	})

@@ -32,19 +32,8 @@ func TestOptionBehaviour(t *testing.T) {
 		t.Errorf("the defaults: %+v", defaults)
 	}
 	for name, opt := range map[string]Option{
-		"WithBatchSize(0)":         WithBatchSize(0),
-		"WithMaxBatches(0)":        WithMaxBatches(0),
-		"WithWaitTime(0)":          WithWaitTime(0),
-		"WithVisibilityTimeout(0)": WithVisibilityTimeout(0),
-		"WithMaxRunTime(0)":        WithMaxRunTime(0),
-		"WithGracePeriod(0)":       WithGracePeriod(0),
-		"WithDeleteTimeout(0)":     WithDeleteTimeout(0),
-		"WithRetry(0, 0)":          WithRetry(0, 0),
-		"WithQueueARN(\"\")":       WithQueueARN(""),
-		"WithUnhealthyAfter(0)":    WithUnhealthyAfter(0),
-		"WithLogger(nil)":          WithLogger(nil),
-		"WithLease(0, 0)":          WithLease(0, 0),
-		"WithConfig(Config{})":     WithConfig(Config{}),
+		"WithLogger(nil)":      WithLogger(nil),
+		"WithConfig(Config{})": WithConfig(Config{}),
 	} {
 		if got, err := resolved(opt); err != nil || got != defaults {
 			t.Errorf("%s: %+v, %v; want the defaults", name, got, err)
@@ -53,38 +42,39 @@ func TestOptionBehaviour(t *testing.T) {
 
 	// A negative lease turns the short lease off; other negatives are
 	// refused.
-	if got, err := resolved(WithLease(-1, 0)); err != nil || got.Lease >= 0 || got.Heartbeat != 0 {
-		t.Errorf("WithLease(-1, 0): %+v, %v; want the short lease off", got, err)
+	if got, err := resolved(WithConfig(Config{Lease: -1})); err != nil || got.Lease >= 0 || got.Heartbeat != 0 {
+		t.Errorf("Lease -1: %+v, %v; want the short lease off", got, err)
 	}
-	for name, tc := range map[string]struct {
-		opt   Option
+	for _, tc := range []struct {
+		c     Config
 		field string
 	}{
-		"WithBatchSize(-1)":         {WithBatchSize(-1), "BatchSize"},
-		"WithMaxBatches(-1)":        {WithMaxBatches(-1), "MaxBatches"},
-		"WithWaitTime(-1s)":         {WithWaitTime(-time.Second), "WaitTime"},
-		"WithVisibilityTimeout(-1)": {WithVisibilityTimeout(-time.Second), "VisibilityTimeout"},
-		"WithMaxRunTime(-1s)":       {WithMaxRunTime(-time.Second), "MaxRunTime"},
-		"WithGracePeriod(-1s)":      {WithGracePeriod(-time.Second), "GracePeriod"},
-		"WithDeleteTimeout(-1s)":    {WithDeleteTimeout(-time.Second), "DeleteTimeout"},
-		"WithRetry(-1s, 0)":         {WithRetry(-time.Second, 0), "RetryMin"},
-		"WithUnhealthyAfter(-1)":    {WithUnhealthyAfter(-1), "UnhealthyAfter"},
-		"WithLease(1m, -1s)":        {WithLease(time.Minute, -time.Second), "Heartbeat"},
+		{Config{BatchSize: -1}, "BatchSize"},
+		{Config{MaxBatches: -1}, "MaxBatches"},
+		{Config{WaitTime: -time.Second}, "WaitTime"},
+		{Config{VisibilityTimeout: -time.Second}, "VisibilityTimeout"},
+		{Config{MaxRunTime: -time.Second}, "MaxRunTime"},
+		{Config{GracePeriod: -time.Second}, "GracePeriod"},
+		{Config{DeleteTimeout: -time.Second}, "DeleteTimeout"},
+		{Config{RetryMin: -time.Second}, "RetryMin"},
+		{Config{UnhealthyAfter: -1}, "UnhealthyAfter"},
+		{Config{Lease: time.Minute, Heartbeat: -time.Second}, "Heartbeat"},
 	} {
-		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"consumer", tc.field}}) {
-			t.Errorf("%s: %v, want consumer's %s refused", name, err, tc.field)
+		if _, err := resolved(WithConfig(tc.c)); !slices.Equal(optiontest.Names(err), [][2]string{{"consumer", tc.field}}) {
+			t.Errorf("%+v: %v, want consumer's %s refused", tc.c, err, tc.field)
 		}
 	}
 
 	// A whole Config, then an option over it; an option before it is
 	// overwritten.
-	got, err := resolved(WithGracePeriod(time.Second), WithConfig(Config{BatchSize: 5, MaxBatches: 2}), WithMaxBatches(3))
-	if err != nil || got.BatchSize != 5 || got.MaxBatches != 3 || got.GracePeriod != DefaultGracePeriod {
-		t.Errorf("WithConfig then WithMaxBatches: %+v, %v; want batch size 5, 3 batches, the default grace period", got, err)
+	quiet := slog.New(slog.DiscardHandler)
+	got, err := resolved(func(c *Config) { c.GracePeriod = time.Second }, WithConfig(Config{BatchSize: 5, MaxBatches: 2}), WithLogger(quiet))
+	if err != nil || got.BatchSize != 5 || got.MaxBatches != 2 || got.GracePeriod != DefaultGracePeriod || got.Logger != quiet {
+		t.Errorf("WithConfig then WithLogger: %+v, %v; want batch size 5, 2 batches, the default grace period, the logger", got, err)
 	}
 
 	// Every bad setting at once, the arguments and nil options included.
-	_, err = New(nil, "", nil, nil, WithBatchSize(11), WithWaitTime(1500*time.Millisecond), WithRetry(time.Second, time.Millisecond))
+	_, err = New(nil, "", nil, nil, WithConfig(Config{BatchSize: 11, WaitTime: 1500 * time.Millisecond, RetryMin: time.Second, RetryMax: time.Millisecond}))
 	want := [][2]string{{"consumer", "client"}, {"consumer", "queueURL"}, {"consumer", "h"}, {"consumer", "options[0]"},
 		{"consumer", "BatchSize"}, {"consumer", "WaitTime"}, {"consumer", "RetryMax"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

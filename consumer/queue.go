@@ -37,7 +37,7 @@ func (c *Consumer) readQueue(ctx context.Context) error {
 		}
 	}
 	if err := checkVisibility(c.cfg.VisibilityTimeout, c.cfg.MaxRunTime); err != nil {
-		return fmt.Errorf("%w: %s: %w (set the queue's, or WithVisibilityTimeout)", ErrQueue, c.queueURL, err)
+		return fmt.Errorf("%w: %s: %w (set the queue's, or Config.VisibilityTimeout)", ErrQueue, c.queueURL, err)
 	}
 	parts := strings.Split(c.cfg.QueueARN, ":")
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[5] == "" {

@@ -80,8 +80,8 @@ func (b *bundle) startedOrder() []string {
 // test ends.
 func (b *bundle) start(client consumer.SQS, url string, h handler.Handler, opts ...consumer.Option) *consumer.Consumer {
 	b.t.Helper()
-	opts = append([]consumer.Option{consumer.WithLogger(b.log), consumer.WithRetry(10*time.Millisecond, 100*time.Millisecond),
-		consumer.WithWaitTime(time.Second)}, opts...)
+	opts = append([]consumer.Option{consumer.WithConfig(consumer.Config{Logger: b.log, RetryMin: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond,
+		WaitTime: time.Second})}, opts...)
 	c := must(consumer.New(client, url, h, opts...))
 	if err := c.Start(context.Background()); err != nil {
 		b.t.Fatalf("Start: %v", err)

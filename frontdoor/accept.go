@@ -23,7 +23,7 @@ type acceptRecord struct {
 	// sent: what request.Reader.Stamp returned, and the queue's send
 	// confirmed (producer.Sent.RecordKey).
 	RecordKey idem.Key `json:"record_key"`
-	// Answer is the 202 answer's body, an Accepted.
+	// Answer is the 202 answer's body, an acceptedBody.
 	Answer json.RawMessage `json:"answer"`
 }
 
@@ -54,7 +54,7 @@ func encodeAccept(recordKey idem.Key, answer []byte) []byte {
 func (fd *frontDoor) decodeAccept(value []byte, scope, key string) (acceptRecord, error) {
 	var rec struct {
 		acceptRecord
-		Accepted
+		acceptedBody
 	}
 	dec := json.NewDecoder(bytes.NewReader(value))
 	if err := dec.Decode(&rec); err != nil {
@@ -62,7 +62,7 @@ func (fd *frontDoor) decodeAccept(value []byte, scope, key string) (acceptRecord
 	}
 	ar := rec.acceptRecord
 	switch {
-	case ar.Format == 0 && rec.Status == StateQueued && rec.Accepted.Key == key && scope == "":
+	case ar.Format == 0 && rec.Status == StateQueued && rec.acceptedBody.Key == key && scope == "":
 		ar.Answer = value
 		k, err := idem.ClientKey(fd.c.Request.Namespace, key)
 		if err != nil {

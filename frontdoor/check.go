@@ -9,18 +9,12 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// BodyCheck checks the body of a POST as the worker will receive it (the
-// key in place), before anything is stored or enqueued. An error refuses
-// the request with 400 and a problem whose detail is the error's text,
-// so it should say what is wrong with the body and nothing else.
-type BodyCheck func(body []byte) error
-
 // WithBodyCheck sets Config.CheckBody: each POST's body is checked by f
 // (see BodyCheckOf for a request type's). Defaults to none: any JSON
 // object is taken.
-func WithBodyCheck(f BodyCheck) Option { return func(c *Config) { c.CheckBody = f } }
+func WithBodyCheck(f func(body []byte) error) Option { return func(c *Config) { c.CheckBody = f } }
 
-// BodyCheckOf returns the BodyCheck of request type Req, the worker's
+// BodyCheckOf returns the body check (Config.CheckBody) of request type Req, the worker's
 // (handler.NewTyped): a body that does not decode into a Req
 // (request.Type.Decode), or lacks a member Req's tags make the key or the
 // fingerprint of, is refused, as the worker would fail it:
@@ -30,7 +24,7 @@ func WithBodyCheck(f BodyCheck) Option { return func(c *Config) { c.CheckBody = 
 //
 // A Req without key tags is only decoded: its key is the front door's to
 // put in. A bad tag is an *idem.ConfigError naming the field.
-func BodyCheckOf[Req any]() (BodyCheck, error) {
+func BodyCheckOf[Req any]() (func(body []byte) error, error) {
 	own, err := request.IdentityOf[Req]()
 	if err != nil {
 		return nil, err

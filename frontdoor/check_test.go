@@ -55,7 +55,7 @@ func TestBodyCheckOf(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		check  func() (frontdoor.BodyCheck, error)
+		check  func() (func(body []byte) error, error)
 		body   string
 		status int
 		detail string

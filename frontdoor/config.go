@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
+	"net/http"
 	"strings"
 	"time"
 
@@ -38,8 +38,10 @@ const (
 // negative one is refused, and the options only set fields. New applies
 // the options over the zero Config and resolves it once, refusing every
 // setting that cannot be safe at once; Validate is that step without its
-// result. WithConfig passes a Config whole. Only Request.Namespace must be
-// set.
+// result. WithConfig passes a Config whole, and an Option of your own
+// sets one field. Only Request.Namespace must be set:
+//
+//	fd, err := frontdoor.New(store, q, frontdoor.WithConfig(frontdoor.Config{Request: id, Path: "/jobs", KeyOptional: true}))
 type Config struct {
 	// Request is who each request is: the same request.Identity the
 	// worker's handler is given (handler.WithRequest) and the queue sends
@@ -107,11 +109,14 @@ type Config struct {
 	// scope, one key space shared by every caller, so a caller that posts
 	// or reads another's key is answered the other's request (its 202,
 	// its result).
-	Scope ScopeFunc
-	// CheckBody checks each POST's body as the worker will receive it,
-	// before anything is stored or enqueued; an error refuses it with 400
-	// (see BodyCheck, BodyCheckOf). Defaults to nil: any JSON object.
-	CheckBody BodyCheck
+	Scope func(r *http.Request) (string, error)
+	// CheckBody checks each POST's body as the worker will receive it (the
+	// key in place), before anything is stored or enqueued. An error
+	// refuses the request with 400 and a problem whose detail is the
+	// error's text, so it should say what is wrong with the body and
+	// nothing else (BodyCheckOf makes the check of a request type).
+	// Defaults to nil: any JSON object.
+	CheckBody func(body []byte) error
 }
 
 // Option changes a Config; New applies them in order over the zero
@@ -135,52 +140,8 @@ func WithRequest(id request.Identity) Option {
 	return func(c *Config) { c.Request = id }
 }
 
-// WithAcceptNamespace sets Config.AcceptNamespace, the namespace of the
-// front door's own records. Defaults to Request.Namespace followed by
-// "#front".
-func WithAcceptNamespace(ns string) Option { return func(c *Config) { c.AcceptNamespace = ns } }
-
-// WithPath sets Config.Path, where requests are posted. Defaults to
-// DefaultPath.
-func WithPath(path string) Option { return func(c *Config) { c.Path = path } }
-
-// WithKeyOptional sets Config.KeyOptional: a POST without an
-// Idempotency-Key is enqueued under a key of its own. Defaults to off: it
-// is refused with 400.
-func WithKeyOptional() Option { return func(c *Config) { c.KeyOptional = true } }
-
-// WithMaxBodyBytes sets Config.MaxBodyBytes, the largest request body
-// read. Defaults to DefaultMaxBodyBytes.
-func WithMaxBodyBytes(n int) Option { return func(c *Config) { c.MaxBodyBytes = n } }
-
-// WithEnqueueTimeout sets Config.EnqueueTimeout, the bound of one
-// enqueue. Defaults to 10 s.
-func WithEnqueueTimeout(d time.Duration) Option { return func(c *Config) { c.EnqueueTimeout = d } }
-
-// WithIdem applies opts, in order, to Config.Idem; idem.WithConfig sets
-// it whole. Like every idemq option that takes idem options, WithIdem
-// returns nil when one of opts is nil, and New refuses a nil option.
-// Defaults to none: idem.Config's defaults.
-func WithIdem(opts ...idem.Option) Option {
-	for _, opt := range opts {
-		if opt == nil {
-			return nil
-		}
-	}
-	opts = slices.Clone(opts)
-	return func(c *Config) {
-		for _, opt := range opts {
-			opt(&c.Idem)
-		}
-	}
-}
-
 // WithLogger sets Config.Logger. Defaults to slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
-
-// WithScope sets Config.Scope: each caller's keys are its own. Defaults
-// to none: one key space shared by every caller.
-func WithScope(f ScopeFunc) Option { return func(c *Config) { c.Scope = f } }
 
 // Validate reports every setting of c that cannot be safe, each an
 // *idem.ConfigError naming its field (an idem.Config field's names package

@@ -44,7 +44,7 @@
 //
 //	request                                  answer
 //	any, Config.Scope names no caller        403 Forbidden; nothing enqueued or read
-//	POST, new key                            202 Accepted, Location: the status URL, body Accepted
+//	POST, new key                            202 Accepted, Location: the status URL, body {"idempotency_key", "status": "queued", "status_url"}
 //	POST, same key and body (a retry)        202, the same answer, not enqueued again
 //	POST, the same, the worker completed it  as GET: 200 with the result (204 when too large to store)
 //	POST, same key, another body             422 Unprocessable Content

@@ -47,18 +47,18 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		{"nil queue", store, nil, []frontdoor.Option{ns}, "frontdoor", "queue"},
 		{"nil option", store, q, []frontdoor.Option{ns, nil}, "frontdoor", "options[1]"},
 		{"no namespace", store, q, nil, "frontdoor", "Namespace"},
-		{"accept namespace is the worker's", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w")}, "frontdoor", "AcceptNamespace"},
-		{"accept namespace with a control character", store, q, []frontdoor.Option{ns, frontdoor.WithAcceptNamespace("w\x00")}, "frontdoor", "AcceptNamespace"},
+		{"accept namespace is the worker's", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.AcceptNamespace = "w" }}, "frontdoor", "AcceptNamespace"},
+		{"accept namespace with a control character", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.AcceptNamespace = "w\x00" }}, "frontdoor", "AcceptNamespace"},
 		{"two key sources", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "a", KeyAttribute: "b"})}, "request", "KeyAttribute"},
 		{"malformed key field", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request..id"})}, "request", "KeyField"},
 		{"another key field than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request.id"})}, "frontdoor", "Request"},
 		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "v"})}, "frontdoor", "Request"},
 		{"a queue without the namespace", store, frontdoorsuite.NewQueue(request.Identity{}), []frontdoor.Option{ns}, "frontdoor", "Request"},
-		{"relative path", store, q, []frontdoor.Option{ns, frontdoor.WithPath("requests")}, "frontdoor", "Path"},
-		{"path ending in a slash", store, q, []frontdoor.Option{ns, frontdoor.WithPath("/requests/")}, "frontdoor", "Path"},
-		{"negative body size", store, q, []frontdoor.Option{ns, frontdoor.WithMaxBodyBytes(-1)}, "frontdoor", "MaxBodyBytes"},
-		{"negative timeout", store, q, []frontdoor.Option{ns, frontdoor.WithEnqueueTimeout(-1)}, "frontdoor", "EnqueueTimeout"},
-		{"idem setting", store, q, []frontdoor.Option{ns, frontdoor.WithIdem(idem.WithExpiry(-1))}, "idem", "Expiry"},
+		{"relative path", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.Path = "requests" }}, "frontdoor", "Path"},
+		{"path ending in a slash", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.Path = "/requests/" }}, "frontdoor", "Path"},
+		{"negative body size", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.MaxBodyBytes = -1 }}, "frontdoor", "MaxBodyBytes"},
+		{"negative timeout", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.EnqueueTimeout = -1 }}, "frontdoor", "EnqueueTimeout"},
+		{"idem setting", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.Idem.Expiry = -1 }}, "idem", "Expiry"},
 	} {
 		_, err := frontdoor.New(tc.store, tc.q, tc.opts...)
 		bad, ok := errors.AsType[*idem.ConfigError](err)
@@ -81,7 +81,7 @@ func TestKeyOptional(t *testing.T) {
 	t.Parallel()
 	id := request.Identity{Namespace: "w"}
 	q := frontdoorsuite.NewQueue(id)
-	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(id), frontdoor.WithKeyOptional()))
+	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(id), func(c *frontdoor.Config) { c.KeyOptional = true }))
 	r := must(request.NewReader(id))
 	var keys []idem.Key
 	for range 2 {
@@ -307,7 +307,7 @@ func TestStatusReadsEveryStoredForm(t *testing.T) {
 	}
 	id := request.Identity{Namespace: "w"}
 	q := frontdoorsuite.NewQueue(id)
-	withBlobs := must(frontdoor.New(store, q, frontdoor.WithRequest(id), frontdoor.WithIdem(idem.WithBlobs(blobs))))
+	withBlobs := must(frontdoor.New(store, q, frontdoor.WithRequest(id), func(c *frontdoor.Config) { c.Idem.Blobs = blobs }))
 	for _, key := range []string{"big", "huge", "inline"} {
 		if w := post(withBlobs, key, `{}`); w.Code != http.StatusAccepted {
 			t.Fatalf("POST %s: %d %s", key, w.Code, w.Body)

@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"reflect"
 	"slices"
 	"testing"
@@ -33,8 +34,8 @@ func comparable(c Config) Config {
 }
 
 // The option behaviour every idemq package shares (docs/options.md): a
-// zero value is the default, a negative one is refused, a nil option (a
-// nested one too) is refused, a whole Config can be passed and changed by
+// zero value is the default, a negative one is refused, a nil option is
+// refused, a whole Config can be passed and changed by
 // the options after it, and every bad setting is reported at once.
 func TestOptionBehaviour(t *testing.T) {
 	t.Parallel()
@@ -43,57 +44,47 @@ func TestOptionBehaviour(t *testing.T) {
 		defaults.AcceptNamespace != "w#front" || defaults.Idem.Lease != defaultEnqueueTimeout+idem.DefaultLeaseMargin {
 		t.Fatalf("the defaults: %+v, %v", defaults, err)
 	}
+	id := request.Identity{Namespace: "w"}
 	for name, opt := range map[string]Option{
-		"WithAcceptNamespace(\"\")": WithAcceptNamespace(""),
-		"WithPath(\"\")":            WithPath(""),
-		"WithMaxBodyBytes(0)":       WithMaxBodyBytes(0),
-		"WithEnqueueTimeout(0)":     WithEnqueueTimeout(0),
-		"WithIdem()":                WithIdem(),
-		"WithIdem(zero values)":     WithIdem(idem.WithLease(0), idem.WithExpiry(0)),
-		"WithLogger(nil)":           WithLogger(nil),
-		"WithScope(nil)":            WithScope(nil),
-		"WithBodyCheck(nil)":        WithBodyCheck(nil),
+		"WithConfig(zero values)": WithConfig(Config{Request: id, Idem: idem.Config{Lease: 0, Expiry: 0}}),
+		"WithLogger(nil)":         WithLogger(nil),
+		"WithScope(nil)":          WithScope(nil),
+		"WithBodyCheck(nil)":      WithBodyCheck(nil),
 	} {
 		got, err := resolved(opt)
 		if err != nil || !reflect.DeepEqual(comparable(got), comparable(defaults)) {
 			t.Errorf("%s: %+v, %v; want the defaults", name, got, err)
 		}
 	}
-	for name, tc := range map[string]struct {
-		opt        Option
+	for _, tc := range []struct {
+		c          Config
 		pkg, field string
 	}{
-		"WithMaxBodyBytes(-1)":           {WithMaxBodyBytes(-1), "frontdoor", "MaxBodyBytes"},
-		"WithEnqueueTimeout(-1s)":        {WithEnqueueTimeout(-time.Second), "frontdoor", "EnqueueTimeout"},
-		"WithIdem(idem.WithExpiry(-1s))": {WithIdem(idem.WithExpiry(-time.Second)), "idem", "Expiry"},
+		{Config{Request: id, MaxBodyBytes: -1}, "frontdoor", "MaxBodyBytes"},
+		{Config{Request: id, EnqueueTimeout: -time.Second}, "frontdoor", "EnqueueTimeout"},
+		{Config{Request: id, Idem: idem.Config{Expiry: -time.Second}}, "idem", "Expiry"},
 	} {
-		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{tc.pkg, tc.field}}) {
-			t.Errorf("%s: %v, want %s's %s refused", name, err, tc.pkg, tc.field)
+		if _, err := resolved(WithConfig(tc.c)); !slices.Equal(optiontest.Names(err), [][2]string{{tc.pkg, tc.field}}) {
+			t.Errorf("%+v: %v, want %s's %s refused", tc.c, err, tc.pkg, tc.field)
 		}
 	}
 
-	// A nil option, or a nil idem option in WithIdem, is refused alike: by
-	// its place among New's options (it was dropped).
-	id := request.Identity{Namespace: "w"}
+	// A nil option is refused by its place among New's options.
 	store, q := must(memstore.New()), idQueue{id}
-	for name, opts := range map[string][]Option{
-		"nil":           {WithRequest(request.Identity{Namespace: "w"}), nil},
-		"WithIdem(nil)": {WithRequest(request.Identity{Namespace: "w"}), WithIdem(idem.WithExpiry(time.Hour), nil)},
-	} {
-		if _, err := New(store, q, opts...); !slices.Equal(optiontest.Names(err), [][2]string{{"frontdoor", "options[1]"}}) {
-			t.Errorf("%s: %v, want frontdoor's options[1] refused", name, err)
-		}
+	if _, err := New(store, q, WithRequest(id), nil); !slices.Equal(optiontest.Names(err), [][2]string{{"frontdoor", "options[1]"}}) {
+		t.Errorf("nil: %v, want frontdoor's options[1] refused", err)
 	}
 
 	// A whole Config, then an option over it; an option before it is
 	// overwritten.
-	got, err := resolved(WithPath("/before"), WithConfig(Config{Request: id, MaxBodyBytes: 1000}), WithEnqueueTimeout(time.Second))
-	if err != nil || got.MaxBodyBytes != 1000 || got.EnqueueTimeout != time.Second || got.Path != DefaultPath || got.Request.Namespace != "w" {
-		t.Errorf("WithConfig then WithEnqueueTimeout: %+v, %v; want 1000 body bytes, a 1 s enqueue, the default path", got, err)
+	quiet := slog.New(slog.DiscardHandler)
+	got, err := resolved(func(c *Config) { c.Path = "/before" }, WithConfig(Config{Request: id, MaxBodyBytes: 1000}), WithLogger(quiet))
+	if err != nil || got.MaxBodyBytes != 1000 || got.Logger != quiet || got.Path != DefaultPath || got.Request.Namespace != "w" {
+		t.Errorf("WithConfig then WithLogger: %+v, %v; want 1000 body bytes, the logger, the default path", got, err)
 	}
 
 	// Every bad setting at once, each named by its package.
-	_, err = New(nil, nil, nil, WithRequest(request.Identity{KeyField: "a..b"}), WithPath("relative"), WithMaxBodyBytes(-1), WithIdem(idem.WithLease(-time.Second)))
+	_, err = New(nil, nil, nil, WithConfig(Config{Request: request.Identity{KeyField: "a..b"}, Path: "relative", MaxBodyBytes: -1, Idem: idem.Config{Lease: -time.Second}}))
 	want := [][2]string{{"frontdoor", "store"}, {"frontdoor", "queue"}, {"frontdoor", "options[0]"},
 		{"request", "KeyField"}, {"frontdoor", "Namespace"}, {"frontdoor", "Path"}, {"frontdoor", "MaxBodyBytes"}, {"idem", "Lease"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

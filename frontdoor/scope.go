@@ -11,16 +11,20 @@ import (
 // func may return it (wrapped) for a request without an identity.
 var ErrNoScope = errors.New("frontdoor: the caller has no scope")
 
-// ScopeFunc names the caller of a request: the scope its keys live in,
-// such as an account or a principal. Two callers with one scope share
+// WithScope sets Config.Scope, f: each caller's keys are its own. f names
+// the caller of a request: the scope its keys live in, such as an account
+// or a principal. Two callers with one scope share
 // their keys (a key one posted, the other's retry of it is answered the
 // same, and either reads its result); callers with two scopes never do.
 // It must name a caller the same on every retry of a request and on every
 // status read of it. An error or "" refuses the request (403); a scope
 // the key rule refuses (idem.CheckValue: not UTF-8 text, a control
 // character, over idem.MaxValueBytes bytes) is the caller's error (400 at
-// a POST, 404 at a GET).
-type ScopeFunc func(r *http.Request) (string, error)
+// a POST, 404 at a GET). Defaults to none: one key space shared by every
+// caller.
+func WithScope(f func(r *http.Request) (string, error)) Option {
+	return func(c *Config) { c.Scope = f }
+}
 
 // callerScope runs Config.Scope for r: "" and true without one; the
 // caller's scope and true; false when the request was refused (403). A

@@ -71,7 +71,7 @@ func FuzzServe(f *testing.F) {
 		}
 		store := must(memstore.New())
 		q := frontdoorsuite.NewQueue(id, producer.WithMaxMessageBytes(fuzzMaxMessage))
-		opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(quiet), frontdoor.WithMaxBodyBytes(fuzzMaxBody)}
+		opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(quiet), func(c *frontdoor.Config) { c.MaxBodyBytes = fuzzMaxBody }}
 		if scoped {
 			opts = append(opts, frontdoor.WithScope(frontdoorsuite.HeaderScope))
 		}
@@ -126,7 +126,11 @@ func FuzzServe(f *testing.F) {
 
 		// The message is the caller's request.
 		msg := msgs[0].Msg
-		var accepted frontdoor.Accepted
+		var accepted struct {
+			Key       string `json:"idempotency_key"`
+			Status    string `json:"status"`
+			StatusURL string `json:"status_url"`
+		}
 		if err := json.Unmarshal(first.Body.Bytes(), &accepted); err != nil {
 			t.Fatalf("%s: 202 %s: %v", what, first.Body, err)
 		}

@@ -10,28 +10,6 @@ import (
 	"github.com/idemq/idemq/internal/storekit"
 )
 
-// The states a status read answers with 202, in StatusBody.Status.
-const (
-	// StateAccepting: the front door is enqueuing the request now.
-	StateAccepting = "accepting"
-	// StateQueued: the request is on the queue; no worker has claimed it.
-	StateQueued = "queued"
-	// StateInProgress: a worker holds the key and runs the request.
-	StateInProgress = "in_progress"
-)
-
-// HeaderOmitted is set on a 204 status answer: the worker completed the
-// request, but its result (of this many bytes) was too large to store.
-const HeaderOmitted = "Idemq-Result-Omitted"
-
-// StatusBody is the body of a 202 status answer.
-type StatusBody struct {
-	// Key is the request's Idempotency-Key.
-	Key string `json:"idempotency_key"`
-	// Status is StateAccepting, StateQueued or StateInProgress.
-	Status string `json:"status"`
-}
-
 // status answers GET Path/{key}: from the front door's record for the
 // key, which says the request was accepted and names the worker's record,
 // then from the worker's record (its result, or in progress); 404 when
@@ -145,7 +123,7 @@ func (fd *frontDoor) result(w http.ResponseWriter, r *http.Request, recordKey id
 
 // state answers 202 with a request's state.
 func (fd *frontDoor) state(w http.ResponseWriter, key, state string) {
-	body, _ := json.Marshal(StatusBody{Key: key, Status: state})
+	body, _ := json.Marshal(statusBody{Key: key, Status: state})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	retryAfter(w)

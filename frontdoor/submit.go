@@ -18,18 +18,6 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// Accepted is the body of the 202 answer to a POST, kept in the front
-// door's record for the key and replayed to every repeat of the request.
-type Accepted struct {
-	// Key is the request's Idempotency-Key.
-	Key string `json:"idempotency_key"`
-	// Status is "queued": the request is on the worker's queue.
-	Status string `json:"status"`
-	// StatusURL is where its status and result are read (also the
-	// answer's Location).
-	StatusURL string `json:"status_url"`
-}
-
 // errOtherKey is a queue whose send reports another record key than the
 // front door's: the two read requests by different Identities.
 var errOtherKey = errors.New("the queue sent the request under another key than the front door's")
@@ -111,7 +99,7 @@ func (fd *frontDoor) submit(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "Idempotency-Key is malformed", err.Error())
 		return
 	}
-	answer, _ := json.Marshal(Accepted{Key: key, Status: StateQueued, StatusURL: fd.statusURL(key)})
+	answer, _ := json.Marshal(acceptedBody{Key: key, Status: StateQueued, StatusURL: fd.statusURL(key)})
 	stored := encodeAccept(id.Key, answer)
 	var sendErr error
 	res, err := fd.c.Idem.Do(r.Context(), fd.store, acceptKey, fingerprint, func(ctx context.Context) ([]byte, error) {
@@ -248,20 +236,4 @@ func (fd *frontDoor) sendError(w http.ResponseWriter, acceptKey idem.Key, err er
 		retryAfter(w)
 		problem(w, http.StatusServiceUnavailable, "Request could not be queued", "retry with the same Idempotency-Key")
 	}
-}
-
-// storeError answers a failure of the store (or of a read of what it
-// holds): 500 for a record that cannot be read, else 503, to retry. key is
-// the key of the record, for the log.
-func (fd *frontDoor) storeError(w http.ResponseWriter, key idem.Key, err error) {
-	if err == nil { // not reached: every outcome without an error is answered above
-		err = errors.New("no outcome")
-	}
-	fd.c.Logger.Error("idemq frontdoor: store error", "key", key, "err", err.Error())
-	if errors.Is(err, idem.ErrUnreadableResult) {
-		problem(w, http.StatusInternalServerError, "Stored answer cannot be read", "the record for this key cannot be read back")
-		return
-	}
-	retryAfter(w)
-	problem(w, http.StatusServiceUnavailable, "Store unavailable", "retry with the same Idempotency-Key")
 }

@@ -33,24 +33,23 @@ func (r *reader) check(s *Settings) {
 		// The back-off is on unless turned off: without it an
 		// in-progress message spends a receive every visibility timeout
 		// and can reach the dead-letter queue with its work undone.
-		if r.getenv(Backoff) == "" {
+		if r.getenv("IDEMQ_BACKOFF") == "" {
 			s.Backoff = true
 		}
 		r.checkSQS(s)
 		r.checkClaim(s)
 		if s.Provider.APIKey != "" && s.Provider.APIKeySecret != "" {
-			r.bad("%s and %s are both set: set one (%s for a deployed function, so that its configuration holds no key)",
-				ProviderAPIKey, ProviderAPIKeySecret, ProviderAPIKeySecret)
+			r.bad("IDEMQ_PROVIDER_API_KEY and IDEMQ_PROVIDER_API_KEY_SECRET are both set: set one (IDEMQ_PROVIDER_API_KEY_SECRET for a deployed function, so that its configuration holds no key)")
 		}
 	case FrontDoor:
 		r.checkFrontDoor(s)
 		r.checkExpiry(s)
 	case Dispatch:
 		if s.Dispatch.Function == "" {
-			r.bad("%s is required with %s=dispatch: the durable function's name or ARN with its version or alias, like summarise:prod", DurableFunction, Mode)
+			r.bad("IDEMQ_DURABLE_FUNCTION is required with IDEMQ_MODE=dispatch: the durable function's name or ARN with its version or alias, like summarise:prod")
 		}
 		if s.SQSEndpoint != "" && s.Consumer.QueueURL == "" {
-			r.bad("%s is set but %s is not: in dispatch mode only the consumer talks to SQS", SQSEndpoint, ConsumerQueueURL)
+			r.bad("IDEMQ_SQS_ENDPOINT is set but IDEMQ_CONSUMER_QUEUE_URL is not: in dispatch mode only the consumer talks to SQS")
 		}
 	}
 }
@@ -81,24 +80,24 @@ func (r *reader) checkStore(st *stores.Settings, required bool) {
 			return
 		}
 		if err := r.checkStoreURL(st.URL, schemes...); err != nil {
-			r.bad("%v; want %s with %s=%s", err, want, Store, st.Kind)
+			r.bad("%v; want %s with IDEMQ_STORE=%s", err, want, st.Kind)
 		}
 	}
 	switch st.Kind {
 	case stores.DynamoDB:
-		table("%s is required: the name of the DynamoDB idempotency table", r.label(Table))
+		table("%s is required: the name of the DynamoDB idempotency table", r.label("IDEMQ_TABLE"))
 	case stores.Postgres:
-		table("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label(Table), Store)
+		table("%s is required with %s=postgres: the name of the PostgreSQL table of records", r.label("IDEMQ_TABLE"), "IDEMQ_STORE")
 		storeURL("a postgres:// URL", "postgres", "postgresql")
 	case stores.Redis:
 		storeURL("a redis:// or rediss:// URL", "redis", "rediss")
 	case stores.Memory:
 		if r.program == Command {
-			r.bad("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", r.label(Store))
+			r.bad("%s=memory keeps records in the worker's process: there is nothing to inspect from outside", r.label("IDEMQ_STORE"))
 		}
 	}
 	if st.URL != "" && st.Kind != stores.Postgres && st.Kind != stores.Redis {
-		r.bad("%s is set but %s is %s: only the postgres and redis stores take a URL", r.label(StoreURL), Store, st.Kind)
+		r.bad("%s is set but IDEMQ_STORE is %s: only the postgres and redis stores take a URL", r.label("IDEMQ_STORE_URL"), st.Kind)
 	}
 }
 
@@ -108,7 +107,7 @@ func (r *reader) checkStore(st *stores.Settings, required bool) {
 // password.
 func (r *reader) checkStoreURL(s string, schemes ...string) error {
 	if s == "" {
-		return fmt.Errorf("%s is required", r.label(StoreURL))
+		return fmt.Errorf("%s is required", r.label("IDEMQ_STORE_URL"))
 	}
 	var why string
 	u, err := url.Parse(s)
@@ -130,7 +129,7 @@ func (r *reader) checkStoreURL(s string, schemes ...string) error {
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("%s: %s", stores.ShowURL(r.label(StoreURL), s), why)
+	return fmt.Errorf("%s: %s", stores.ShowURL(r.label("IDEMQ_STORE_URL"), s), why)
 }
 
 // checkIdentity checks the request's identity as request.Identity does,
@@ -160,14 +159,14 @@ func (r *reader) checkIdentity(s *Settings) {
 // a setting; and a back-off queue other than the consumed one.
 func (r *reader) checkSQS(s *Settings) {
 	if !s.Backoff {
-		for _, v := range []struct{ name, value string }{{SQSEndpoint, s.SQSEndpoint}, {QueueURL, s.QueueURL}} {
-			if v.value != "" && !(v.name == SQSEndpoint && s.Consumer.QueueURL != "") {
-				r.bad("%s is set but %s is false: only the in-progress back-off talks to SQS", v.name, Backoff)
+		for _, v := range []struct{ name, value string }{{"IDEMQ_SQS_ENDPOINT", s.SQSEndpoint}, {"IDEMQ_QUEUE_URL", s.QueueURL}} {
+			if v.value != "" && !(v.name == "IDEMQ_SQS_ENDPOINT" && s.Consumer.QueueURL != "") {
+				r.bad("%s is set but IDEMQ_BACKOFF is false: only the in-progress back-off talks to SQS", v.name)
 			}
 		}
 	}
 	if s.QueueURL != "" && s.Consumer.QueueURL != "" && s.QueueURL != s.Consumer.QueueURL {
-		r.bad("%s and %s name different queues: in consumer mode the back-off uses the consumed queue; unset %s", QueueURL, ConsumerQueueURL, QueueURL)
+		r.bad("IDEMQ_QUEUE_URL and IDEMQ_CONSUMER_QUEUE_URL name different queues: in consumer mode the back-off uses the consumed queue; unset IDEMQ_QUEUE_URL")
 	}
 }
 
@@ -177,7 +176,7 @@ func (r *reader) checkExpiry(s *Settings) {
 	if s.RecordExpiry > 0 && s.RecordExpiry < queue.MinRetention {
 		r.bad("%s=%s is shorter than any SQS queue keeps a message (%s): every redelivery would find its record gone and run the work again; "+
 			"size it with queue.RecordLifetime (the CDK stack does), or leave it unset for the library's %s",
-			RecordExpiry, s.RecordExpiry, queue.MinRetention, idem.DefaultExpiry)
+			"IDEMQ_RECORD_EXPIRY", s.RecordExpiry, queue.MinRetention, idem.DefaultExpiry)
 	}
 }
 
@@ -201,7 +200,7 @@ func (r *reader) checkClaim(s *Settings) {
 	if s.Heartbeat != 0 && s.Lease == 0 && s.Consumer.QueueURL == "" {
 		r.bad("%s=%s is set without %s: the default lease is the invocation's time left + %s, which covers all it can run, and a beat would be cut to half of it; "+
 			"set %s (shorter than the function's timeout, at least twice the beat) to use a heartbeat, or unset %s",
-			Heartbeat, s.Heartbeat, Lease, idem.DefaultLeaseMargin, Lease, Heartbeat)
+			"IDEMQ_HEARTBEAT", s.Heartbeat, "IDEMQ_LEASE", idem.DefaultLeaseMargin, "IDEMQ_LEASE", "IDEMQ_HEARTBEAT")
 	}
 	r.checkExpiry(s)
 	if s.Queue == (queue.Settings{}) {
@@ -210,11 +209,11 @@ func (r *reader) checkClaim(s *Settings) {
 	inQueue := s.Queue
 	inQueue.DeadLetterRetention = 0
 	if err := queue.CheckExpiry(inQueue, s.EffectiveExpiry()); err != nil {
-		r.bad("%s=%s against %s: %v", RecordExpiry, s.EffectiveExpiry(), Queue, err)
+		r.bad("IDEMQ_RECORD_EXPIRY=%s against IDEMQ_QUEUE: %v", s.EffectiveExpiry(), err)
 	}
 	if s.Lease > 0 {
 		if err := queue.CheckLease(s.Queue, s.Lease, s.Backoff); err != nil {
-			r.bad("%s=%s against %s: %v", Lease, s.Lease, Queue, err)
+			r.bad("IDEMQ_LEASE=%s against IDEMQ_QUEUE: %v", s.Lease, err)
 		}
 	}
 }
@@ -224,11 +223,11 @@ func (r *reader) checkClaim(s *Settings) {
 // NONE); off Lambda no request carries an IAM caller.
 func (r *reader) checkFrontDoor(s *Settings) {
 	fd := &s.FrontDoor
-	if fd.QueueURL == "" && r.getenv(FrontDoorQueueURL) == "" {
-		r.bad("%s is required with %s=frontdoor: the URL of the worker's queue", FrontDoorQueueURL, Mode)
+	if fd.QueueURL == "" && r.getenv("IDEMQ_FRONTDOOR_QUEUE_URL") == "" {
+		r.bad("IDEMQ_FRONTDOOR_QUEUE_URL is required with IDEMQ_MODE=frontdoor: the URL of the worker's queue")
 	}
 	if s.Request.Namespace == "" {
-		r.bad("%s is required with %s=frontdoor: the worker's namespace, under which the front door reads its records", Namespace, Mode)
+		r.bad("IDEMQ_NAMESPACE is required with IDEMQ_MODE=frontdoor: the worker's namespace, under which the front door reads its records")
 	}
 	switch {
 	case fd.Scope == "" && fd.Addr == "":
@@ -236,8 +235,7 @@ func (r *reader) checkFrontDoor(s *Settings) {
 	case fd.Scope == "":
 		fd.Scope = ScopeNone
 	case fd.Scope != ScopeNone && fd.Addr != "":
-		r.bad("%s=%s with %s: a plain HTTP server has no IAM caller to scope keys by; set %s=%s (one key space for every caller)",
-			FrontDoorScope, fd.Scope, FrontDoorAddr, FrontDoorScope, ScopeNone)
+		r.bad("IDEMQ_FRONTDOOR_SCOPE=%s with IDEMQ_FRONTDOOR_ADDR: a plain HTTP server has no IAM caller to scope keys by; set IDEMQ_FRONTDOOR_SCOPE=%s (one key space for every caller)", fd.Scope, ScopeNone)
 	}
 }
 

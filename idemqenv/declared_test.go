@@ -12,34 +12,30 @@ import (
 	"testing"
 )
 
-// setting matches a string that names an IDEMQ_ variable: the name alone,
-// or the name and "=" (an environment entry).
-var setting = regexp.MustCompile(`^(IDEMQ_[A-Z0-9_]+)(=.*)?$`)
+// setting matches an IDEMQ_ variable's name in a string: a name in
+// upper case, not a family's prefix ("IDEMQ_KEY_*").
+var setting = regexp.MustCompile(`IDEMQ_[A-Z0-9_]*[A-Z0-9]\b\*?`)
 
 // notSettings are IDEMQ_ names that are no program's setting: the test
 // servers' addresses and the harness's and the release tool's knobs, read
 // by tests alone (IDEMQ_PROOF_VERSION: which release the module-proxy
-// proof proves).
+// proof proves); the row a build with the tag idemq_keysource adds to
+// request.Fields (request/fields_keysource.go, TestSecondKeySource); and
+// a name the CDK construct's tests give it to see it refused.
 func notSetting(name string) bool {
-	return strings.HasPrefix(name, "IDEMQ_TEST_") || name == "IDEMQ_DEPLOYLOCAL_LOG" || name == "IDEMQ_RIE" || name == "IDEMQ_PROOF_VERSION"
+	switch name {
+	case "IDEMQ_DEPLOYLOCAL_LOG", "IDEMQ_RIE", "IDEMQ_PROOF_VERSION", "IDEMQ_KEY_DEDUPLICATION_ID", "IDEMQ_SOMETHING_NEW":
+		return true
+	}
+	return strings.HasPrefix(name, "IDEMQ_TEST_")
 }
 
-// declaredElsewhere are the files outside this package that may spell a
-// setting's name, as they cannot import this package (which stands above
-// them): request's table of who a request is (request.Fields), whose rows
-// this package reads as its own (requestVars), and the row a build with
-// the tag idemq_keysource adds to it; the store opener's, which names
-// IDEMQ_STORE and IDEMQ_STORE_URL in its messages
-// (TestStoresNameOurVariables holds them equal); and the DynamoDB store's
-// test kit, which names the endpoint the test servers export (its
-// TestEndpointEnv holds it equal).
-var declaredElsewhere = map[string]bool{"request/fields.go": true, "request/fields_keysource.go": true,
-	"idem/stores/vars.go": true, "idem/dynamostore/dynamotest/dynamotest.go": true}
-
-// No program declares an IDEMQ_ setting of its own: outside this package
-// and the tests, no string spells one's name (the worker, the command, the
-// CDK construct and the harness use the constants). A variable added
-// elsewhere, in the old style, fails here until it is a row of the table.
+// Every variable is a row of the one table (vars, and request.Fields'
+// rows it reads): a program, a test, the command or the CDK construct
+// spells a variable's name as a string, and every IDEMQ_ name in a string
+// of the repository's Go code is looked up in the table here. A variable
+// added elsewhere, in the old style, or a name misspelt fails until it is
+// a row of the table (vars.go).
 func TestNamesDeclaredOnce(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs("..")
@@ -56,14 +52,14 @@ func TestNamesDeclaredOnce(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			switch d.Name() {
-			case "node_modules", "testdata", ".git", "bin", "cdk.out", "idemqenv":
+			case "node_modules", "testdata", ".git", "bin", "cdk.out":
 				if rel != "." {
 					return filepath.SkipDir
 				}
 			}
 			return nil
 		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || declaredElsewhere[rel] {
+		if !strings.HasSuffix(rel, ".go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -80,11 +76,12 @@ func TestNamesDeclaredOnce(t *testing.T) {
 			if err != nil {
 				return true
 			}
-			if m := setting.FindStringSubmatch(s); m != nil && !notSetting(m[1]) {
-				if _, ok := Lookup(m[1]); ok {
-					t.Errorf("%s: %q spells %s: use idemqenv's constant", fset.Position(lit.Pos()), s, m[1])
-				} else {
-					t.Errorf("%s: %q declares %s outside idemqenv: make it a row of the table (vars.go)", fset.Position(lit.Pos()), s, m[1])
+			for _, name := range setting.FindAllString(s, -1) {
+				if strings.HasSuffix(name, "*") || notSetting(name) {
+					continue
+				}
+				if _, ok := Lookup(name); !ok && !isRetired(name) {
+					t.Errorf("%s: %q names %s, which is no variable: make it a row of the table (vars.go)", fset.Position(lit.Pos()), s, name)
 				}
 			}
 			return true
@@ -97,4 +94,14 @@ func TestNamesDeclaredOnce(t *testing.T) {
 	if checked < 100 {
 		t.Fatalf("checked %d files under %s: not the repository?", checked, root)
 	}
+}
+
+// isRetired reports whether name is a variable no program reads any more.
+func isRetired(name string) bool {
+	for _, r := range retired {
+		if r.name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -20,14 +20,14 @@ import (
 func TestDefaultsShownAreThePartsDefaults(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string][]string{
-		Concurrency:           {strconv.Itoa(handler.DefaultConcurrency) + " "},
-		ConsumerMaxRunTime:    {consumer.DefaultMaxRunTime.String() + " "},
-		ConsumerMaxBatches:    {strconv.Itoa(consumer.DefaultMaxBatches) + " "},
-		ConsumerGracePeriod:   {consumer.DefaultGracePeriod.String() + " "},
-		frontDoorPath:         {"`" + frontdoor.DefaultPath + "`"},
-		frontDoorMaxBodyBytes: {strconv.Itoa(frontdoor.DefaultMaxBodyBytes)},
-		Lease:                 {durationWords(consumer.DefaultShortLease) + " renewed every " + durationWords(consumer.DefaultHeartbeat)},
-		Heartbeat:             {durationWords(consumer.DefaultHeartbeat) + " (`consumer.DefaultHeartbeat`)"},
+		"IDEMQ_CONCURRENCY":              {strconv.Itoa(handler.DefaultConcurrency) + " "},
+		"IDEMQ_CONSUMER_MAX_RUN_TIME":    {consumer.DefaultMaxRunTime.String() + " "},
+		"IDEMQ_CONSUMER_MAX_BATCHES":     {strconv.Itoa(consumer.DefaultMaxBatches) + " "},
+		"IDEMQ_CONSUMER_GRACE_PERIOD":    {consumer.DefaultGracePeriod.String() + " "},
+		"IDEMQ_FRONTDOOR_PATH":           {"`" + frontdoor.DefaultPath + "`"},
+		"IDEMQ_FRONTDOOR_MAX_BODY_BYTES": {strconv.Itoa(frontdoor.DefaultMaxBodyBytes)},
+		"IDEMQ_LEASE":                    {durationWords(consumer.DefaultShortLease) + " renewed every " + durationWords(consumer.DefaultHeartbeat)},
+		"IDEMQ_HEARTBEAT":                {durationWords(consumer.DefaultHeartbeat) + " (`consumer.DefaultHeartbeat`)"},
 	} {
 		v, _ := Lookup(name)
 		for _, w := range want {
@@ -36,9 +36,9 @@ func TestDefaultsShownAreThePartsDefaults(t *testing.T) {
 			}
 		}
 	}
-	v, _ := Lookup(Heartbeat)
+	v, _ := Lookup("IDEMQ_HEARTBEAT")
 	if want := "at most every " + durationWords(consumer.DefaultShortLease/2); !strings.Contains(v.Doc, want) {
-		t.Errorf("%s's doc %q does not say %q (half of consumer.DefaultShortLease)", Heartbeat, v.Doc, want)
+		t.Errorf("IDEMQ_HEARTBEAT's doc %q does not say %q (half of consumer.DefaultShortLease)", v.Doc, want)
 	}
 }
 
@@ -55,10 +55,10 @@ func durationWords(d interface{ Seconds() float64 }) string {
 func TestStoresNameOurVariables(t *testing.T) {
 	t.Parallel()
 	_, _, err := stores.Open(context.Background(), stores.Settings{Kind: stores.Redis}, stores.Config{})
-	if err == nil || !strings.HasPrefix(err.Error(), Store+"=redis: ") {
-		t.Errorf("stores.Open of a store without its opener: %v; want it to name %s", err, Store)
+	if err == nil || !strings.HasPrefix(err.Error(), "IDEMQ_STORE=redis: ") {
+		t.Errorf("stores.Open of a store without its opener: %v; want it to name IDEMQ_STORE", err)
 	}
-	if err := stores.URLError("redis://h", errors.New("no")); !strings.HasPrefix(err.Error(), StoreURL+"=redis://h: ") {
-		t.Errorf("stores.URLError: %v; want it to name %s", err, StoreURL)
+	if err := stores.URLError("redis://h", errors.New("no")); !strings.HasPrefix(err.Error(), "IDEMQ_STORE_URL=redis://h: ") {
+		t.Errorf("stores.URLError: %v; want it to name IDEMQ_STORE_URL", err)
 	}
 }

@@ -8,10 +8,10 @@ import (
 
 func Example() {
 	env := map[string]string{
-		idemqenv.Table:        "idempotency",
-		idemqenv.Namespace:    "summarise",
-		idemqenv.KeyFields:    "document_id,version",
-		idemqenv.RecordExpiry: "541h15m0s",
+		"IDEMQ_TABLE":         "idempotency",
+		"IDEMQ_NAMESPACE":     "summarise",
+		"IDEMQ_KEY_FIELDS":    "document_id,version",
+		"IDEMQ_RECORD_EXPIRY": "541h15m0s",
 	}
 	s, err := idemqenv.Read(func(name string) string { return env[name] })
 	if err != nil {
@@ -20,7 +20,7 @@ func Example() {
 	fmt.Println(s.Program, s.Store.Kind, s.Store.Table, s.Request.Namespace, s.Request.KeyFields, s.RecordExpiry, s.Backoff)
 
 	// Every bad variable, in one error.
-	env = map[string]string{idemqenv.Store: "postgres", idemqenv.Lease: "soon", idemqenv.KeyFields: "id", idemqenv.KeyField: "id"}
+	env = map[string]string{"IDEMQ_STORE": "postgres", "IDEMQ_LEASE": "soon", "IDEMQ_KEY_FIELDS": "id", "IDEMQ_KEY_FIELD": "id"}
 	_, err = idemqenv.Read(func(name string) string { return env[name] })
 	fmt.Println(err)
 	// Output:

@@ -26,7 +26,7 @@ func TestSecondKeySource(t *testing.T) {
 		t.Errorf("the docs' table has no row for %s", name)
 	}
 
-	s, err := Read(env(Table, "t", Namespace, "orders", name, "true", Backoff, "false"))
+	s, err := Read(env("IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "orders", name, "true", "IDEMQ_BACKOFF", "false"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestSecondKeySource(t *testing.T) {
 		env  func(string) string
 		want string
 	}{
-		{env(Table, "t", Namespace, "orders", name, "yes"), name + `="yes": want true or false`},
-		{env(Table, "t", Namespace, "orders", name, "true", KeyField, "id"), name + ": request: KeyFunc"},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "orders", name, "yes"), name + `="yes": want true or false`},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "orders", name, "true", "IDEMQ_KEY_FIELD", "id"), name + ": request: KeyFunc"},
 	} {
 		if _, err := Read(tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Read: %v; want an error saying %q", err, tc.want)

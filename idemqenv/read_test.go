@@ -39,8 +39,8 @@ func wantErr(t *testing.T, err error, want ...string) {
 func TestReadWorker(t *testing.T) {
 	t.Parallel()
 	s, err := Read(env(
-		Table, "idem", RecordExpiry, "120h19m0s", ProviderURL, "https://api.openai.com/v1",
-		Backoff, "true", Lease, "90s", DynamoDBEndpoint, "http://127.0.0.1:8000", Concurrency, "25", Heartbeat, "30s",
+		"IDEMQ_TABLE", "idem", "IDEMQ_RECORD_EXPIRY", "120h19m0s", "IDEMQ_PROVIDER_URL", "https://api.openai.com/v1",
+		"IDEMQ_BACKOFF", "true", "IDEMQ_LEASE", "90s", "IDEMQ_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000", "IDEMQ_CONCURRENCY", "25", "IDEMQ_HEARTBEAT", "30s",
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -53,34 +53,34 @@ func TestReadWorker(t *testing.T) {
 	}
 
 	for v, want := range map[string]int{"": 0, "off": -1, "OFF": -1, "2048": 2048} {
-		s, err := Read(env(Store, "memory", compressAbove, v))
+		s, err := Read(env("IDEMQ_STORE", "memory", "IDEMQ_COMPRESS_ABOVE", v))
 		if err != nil || s.CompressAbove != want {
-			t.Errorf("%s=%q: %d, %v; want %d", compressAbove, v, s.CompressAbove, err, want)
+			t.Errorf("IDEMQ_COMPRESS_ABOVE=%q: %d, %v; want %d", v, s.CompressAbove, err, want)
 		}
 		if cfg, err := idem.NewConfig(func(c *idem.Config) { c.CompressAbove = s.CompressAbove }); err != nil || (want == -1 && cfg.CompressAbove != -1) {
-			t.Errorf("%s=off does not turn compression off: %+v", compressAbove, cfg)
+			t.Errorf("IDEMQ_COMPRESS_ABOVE=off does not turn compression off: %+v", cfg)
 		}
 	}
 	for _, v := range []string{"0", "-5", "lots"} {
-		_, err := Read(env(Store, "memory", compressAbove, v))
-		wantErr(t, err, compressAbove)
+		_, err := Read(env("IDEMQ_STORE", "memory", "IDEMQ_COMPRESS_ABOVE", v))
+		wantErr(t, err, "IDEMQ_COMPRESS_ABOVE")
 	}
 
 	// The memory store needs no table; the back-off is on unless turned off.
-	s, err = Read(env(Store, "MEMORY", KeyField, "request.id", Backoff, "false"))
+	s, err = Read(env("IDEMQ_STORE", "MEMORY", "IDEMQ_KEY_FIELD", "request.id", "IDEMQ_BACKOFF", "false"))
 	if err != nil || s.Store.Kind != stores.Memory || s.Request.KeyField != "request.id" || s.Backoff || s.RecordExpiry != 0 || s.Concurrency != 0 {
 		t.Errorf("memory settings %+v, %v", s, err)
 	}
-	if s, err = Read(env(Table, "idem")); err != nil || !s.Backoff {
+	if s, err = Read(env("IDEMQ_TABLE", "idem")); err != nil || !s.Backoff {
 		t.Errorf("back-off by default: %+v, %v", s, err)
 	}
 
 	// The other stores, by URL.
-	s, err = Read(env(Store, "postgres", StoreURL, "postgres://u@127.0.0.1:5432/db", Table, "records"))
+	s, err = Read(env("IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", "postgres://u@127.0.0.1:5432/db", "IDEMQ_TABLE", "records"))
 	if err != nil || s.Store != (stores.Settings{Kind: stores.Postgres, URL: "postgres://u@127.0.0.1:5432/db", Table: "records"}) {
 		t.Errorf("postgres settings %+v, %v", s.Store, err)
 	}
-	s, err = Read(env(Store, "redis", StoreURL, "redis://127.0.0.1:6379/0"))
+	s, err = Read(env("IDEMQ_STORE", "redis", "IDEMQ_STORE_URL", "redis://127.0.0.1:6379/0"))
 	if err != nil || s.Store != (stores.Settings{Kind: stores.Redis, URL: "redis://127.0.0.1:6379/0"}) {
 		t.Errorf("redis settings %+v, %v", s.Store, err)
 	}
@@ -88,31 +88,31 @@ func TestReadWorker(t *testing.T) {
 	// Offloading to a bucket: off unless a bucket is named; the prefix
 	// defaults.
 	if s.Blobs != (BlobSettings{}) {
-		t.Errorf("blob settings without %s: %+v", BlobBucket, s.Blobs)
+		t.Errorf("blob settings without IDEMQ_BLOB_BUCKET: %+v", s.Blobs)
 	}
-	s, err = Read(env(Table, "idem", BlobBucket, "results"))
+	s, err = Read(env("IDEMQ_TABLE", "idem", "IDEMQ_BLOB_BUCKET", "results"))
 	if err != nil || s.Blobs != (BlobSettings{Bucket: "results", Prefix: DefaultBlobPrefix}) {
 		t.Errorf("bucket settings %+v, %v", s.Blobs, err)
 	}
-	s, err = Read(env(Table, "idem", BlobBucket, "results", BlobPrefix, "jobs/", OffloadAbove, "4096", S3Endpoint, "http://127.0.0.1:9000"))
+	s, err = Read(env("IDEMQ_TABLE", "idem", "IDEMQ_BLOB_BUCKET", "results", "IDEMQ_BLOB_PREFIX", "jobs/", "IDEMQ_OFFLOAD_ABOVE", "4096", "IDEMQ_S3_ENDPOINT", "http://127.0.0.1:9000"))
 	if err != nil || s.Blobs != (BlobSettings{Bucket: "results", Prefix: "jobs/", OffloadAbove: 4096, S3Endpoint: "http://127.0.0.1:9000"}) {
 		t.Errorf("bucket settings %+v, %v", s.Blobs, err)
 	}
 
 	// The back-off against a local SQS server.
-	s, err = Read(env(Table, "idem", Backoff, "true", SQSEndpoint, "http://127.0.0.1:9324", QueueURL, "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
+	s, err = Read(env("IDEMQ_TABLE", "idem", "IDEMQ_BACKOFF", "true", "IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324", "IDEMQ_QUEUE_URL", "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo"))
 	if err != nil || !s.Backoff || s.SQSEndpoint != "http://127.0.0.1:9324" || s.QueueURL != "http://sqs.us-east-1.localhost:9324/000000000000/jobs.fifo" {
 		t.Errorf("local back-off settings %+v, %v", s, err)
 	}
 
 	// The provider's key from a secret; the tracing.
-	s, err = Read(env(Table, "idem", ProviderAPIKeySecret, "idemq/provider-key", Tracing, "xray"))
+	s, err = Read(env("IDEMQ_TABLE", "idem", "IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/provider-key", "IDEMQ_TRACING", "xray"))
 	if err != nil || s.Provider != (ProviderSettings{APIKeySecret: "idemq/provider-key"}) || s.Tracing != "xray" {
 		t.Errorf("secret and tracing %+v, %v", s, err)
 	}
 	for v, want := range map[string]string{"": "", "off": "", "otel": "otel", "XRAY": "xray"} {
-		if s, err := Read(env(Table, "t", Tracing, v)); err != nil || s.Tracing != want {
-			t.Errorf("%s=%q: %q, %v; want %q", Tracing, v, s.Tracing, err, want)
+		if s, err := Read(env("IDEMQ_TABLE", "t", "IDEMQ_TRACING", v)); err != nil || s.Tracing != want {
+			t.Errorf("IDEMQ_TRACING=%q: %q, %v; want %q", v, s.Tracing, err, want)
 		}
 	}
 }
@@ -125,38 +125,38 @@ func TestReadErrors(t *testing.T) {
 		env  func(string) string
 		want []string // each named in the error
 	}{
-		{"nothing set", env(), []string{Table}},
-		{"bad mode", env(Mode, "http"), []string{Mode, `"http"`}},
-		{"bad durations", env(Table, "t", RecordExpiry, "5 days", Lease, "-1s"), []string{RecordExpiry, Lease}},
-		{"heartbeat not a duration", env(Table, "t", Heartbeat, "1"), []string{Heartbeat}},
-		{"bad concurrency", env(Table, "t", Concurrency, "0"), []string{Concurrency}},
-		{"concurrency not a number", env(Table, "t", Concurrency, "ten"), []string{Concurrency}},
-		{"bad bool", env(Table, "t", Backoff, "yes please"), []string{Backoff}},
-		{"bad provider URL", env(Table, "t", ProviderURL, "api.openai.com"), []string{ProviderURL}},
-		{"bad endpoint", env(Table, "t", DynamoDBEndpoint, "localhost:8000"), []string{DynamoDBEndpoint}},
-		{"bad store", env(Store, "mongo"), []string{Store, "want dynamodb, postgres, redis or memory"}},
-		{"postgres without URL or table", env(Store, "postgres"), []string{StoreURL, Table}},
-		{"redis with a postgres URL", env(Store, "redis", StoreURL, "postgres://x"), []string{StoreURL}},
-		{"store URL with dynamodb", env(Table, "t", StoreURL, "redis://x"), []string{StoreURL + " is set but " + Store + " is dynamodb"}},
-		{"bad SQS endpoint and queue URL", env(Table, "t", Backoff, "true", SQSEndpoint, "127.0.0.1:9324", QueueURL, "jobs"), []string{SQSEndpoint, QueueURL}},
-		{"SQS endpoint and queue URL without back-off", env(Table, "t", Backoff, "false",
-			SQSEndpoint, "http://127.0.0.1:9324", QueueURL, "http://127.0.0.1:9324/000000000000/jobs"), []string{SQSEndpoint, QueueURL, Backoff}},
-		{"blob settings without a bucket", env(Table, "t", BlobPrefix, "r/", OffloadAbove, "100", S3Endpoint, "http://127.0.0.1:9000"),
-			[]string{BlobPrefix, OffloadAbove, S3Endpoint, BlobBucket}},
-		{"bad offload size", env(Table, "t", BlobBucket, "b", OffloadAbove, "0"), []string{OffloadAbove}},
-		{"offload size not a number", env(Table, "t", BlobBucket, "b", OffloadAbove, "8k"), []string{OffloadAbove}},
-		{"bad S3 endpoint", env(Table, "t", BlobBucket, "b", S3Endpoint, "127.0.0.1:9000"), []string{S3Endpoint}},
-		{"bucket as a URL", env(Table, "t", BlobBucket, "s3://b/results"), []string{BlobBucket}},
-		{"API key and API key secret", env(Table, "t", ProviderAPIKey, "sk-plain", ProviderAPIKeySecret, "idemq/provider-key"), []string{ProviderAPIKey, ProviderAPIKeySecret}},
-		{"bad tracing", env(Table, "t", Tracing, "jaeger"), []string{Tracing, "want off, otel or xray"}},
-		{"two key sources", env(Table, "t", KeyField, "id", KeyAttribute, "key"), []string{KeyAttribute, "a key has one source"}},
-		{"a bad key field", env(Table, "t", KeyFields, "a,,b"), []string{KeyFields}},
-		{"a bad fingerprint field", env(Table, "t", FingerprintFields, `a\`), []string{FingerprintFields}},
-		{"a bad namespace", env(Table, "t", Namespace, "a\x00b"), []string{Namespace}},
-		{"a bad key attribute", env(Table, "t", KeyAttribute, "AWS.key"), []string{KeyAttribute}},
-		{"front-door settings in worker mode", env(Table, "t", FrontDoorQueueURL, "http://q", frontDoorPath, "/x", frontDoorMaxBodyBytes, "9"),
-			[]string{FrontDoorQueueURL + " is set but " + Mode, frontDoorPath, frontDoorMaxBodyBytes, Mode + "=frontdoor"}},
-		{"dispatch settings in worker mode", env(Table, "t", DurableFunction, "f"), []string{DurableFunction + " is set but " + Mode}},
+		{"nothing set", env(), []string{"IDEMQ_TABLE"}},
+		{"bad mode", env("IDEMQ_MODE", "http"), []string{"IDEMQ_MODE", `"http"`}},
+		{"bad durations", env("IDEMQ_TABLE", "t", "IDEMQ_RECORD_EXPIRY", "5 days", "IDEMQ_LEASE", "-1s"), []string{"IDEMQ_RECORD_EXPIRY", "IDEMQ_LEASE"}},
+		{"heartbeat not a duration", env("IDEMQ_TABLE", "t", "IDEMQ_HEARTBEAT", "1"), []string{"IDEMQ_HEARTBEAT"}},
+		{"bad concurrency", env("IDEMQ_TABLE", "t", "IDEMQ_CONCURRENCY", "0"), []string{"IDEMQ_CONCURRENCY"}},
+		{"concurrency not a number", env("IDEMQ_TABLE", "t", "IDEMQ_CONCURRENCY", "ten"), []string{"IDEMQ_CONCURRENCY"}},
+		{"bad bool", env("IDEMQ_TABLE", "t", "IDEMQ_BACKOFF", "yes please"), []string{"IDEMQ_BACKOFF"}},
+		{"bad provider URL", env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "api.openai.com"), []string{"IDEMQ_PROVIDER_URL"}},
+		{"bad endpoint", env("IDEMQ_TABLE", "t", "IDEMQ_DYNAMODB_ENDPOINT", "localhost:8000"), []string{"IDEMQ_DYNAMODB_ENDPOINT"}},
+		{"bad store", env("IDEMQ_STORE", "mongo"), []string{"IDEMQ_STORE", "want dynamodb, postgres, redis or memory"}},
+		{"postgres without URL or table", env("IDEMQ_STORE", "postgres"), []string{"IDEMQ_STORE_URL", "IDEMQ_TABLE"}},
+		{"redis with a postgres URL", env("IDEMQ_STORE", "redis", "IDEMQ_STORE_URL", "postgres://x"), []string{"IDEMQ_STORE_URL"}},
+		{"store URL with dynamodb", env("IDEMQ_TABLE", "t", "IDEMQ_STORE_URL", "redis://x"), []string{"IDEMQ_STORE_URL is set but IDEMQ_STORE is dynamodb"}},
+		{"bad SQS endpoint and queue URL", env("IDEMQ_TABLE", "t", "IDEMQ_BACKOFF", "true", "IDEMQ_SQS_ENDPOINT", "127.0.0.1:9324", "IDEMQ_QUEUE_URL", "jobs"), []string{"IDEMQ_SQS_ENDPOINT", "IDEMQ_QUEUE_URL"}},
+		{"SQS endpoint and queue URL without back-off", env("IDEMQ_TABLE", "t", "IDEMQ_BACKOFF", "false",
+			"IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324", "IDEMQ_QUEUE_URL", "http://127.0.0.1:9324/000000000000/jobs"), []string{"IDEMQ_SQS_ENDPOINT", "IDEMQ_QUEUE_URL", "IDEMQ_BACKOFF"}},
+		{"blob settings without a bucket", env("IDEMQ_TABLE", "t", "IDEMQ_BLOB_PREFIX", "r/", "IDEMQ_OFFLOAD_ABOVE", "100", "IDEMQ_S3_ENDPOINT", "http://127.0.0.1:9000"),
+			[]string{"IDEMQ_BLOB_PREFIX", "IDEMQ_OFFLOAD_ABOVE", "IDEMQ_S3_ENDPOINT", "IDEMQ_BLOB_BUCKET"}},
+		{"bad offload size", env("IDEMQ_TABLE", "t", "IDEMQ_BLOB_BUCKET", "b", "IDEMQ_OFFLOAD_ABOVE", "0"), []string{"IDEMQ_OFFLOAD_ABOVE"}},
+		{"offload size not a number", env("IDEMQ_TABLE", "t", "IDEMQ_BLOB_BUCKET", "b", "IDEMQ_OFFLOAD_ABOVE", "8k"), []string{"IDEMQ_OFFLOAD_ABOVE"}},
+		{"bad S3 endpoint", env("IDEMQ_TABLE", "t", "IDEMQ_BLOB_BUCKET", "b", "IDEMQ_S3_ENDPOINT", "127.0.0.1:9000"), []string{"IDEMQ_S3_ENDPOINT"}},
+		{"bucket as a URL", env("IDEMQ_TABLE", "t", "IDEMQ_BLOB_BUCKET", "s3://b/results"), []string{"IDEMQ_BLOB_BUCKET"}},
+		{"API key and API key secret", env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_API_KEY", "sk-plain", "IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/provider-key"), []string{"IDEMQ_PROVIDER_API_KEY", "IDEMQ_PROVIDER_API_KEY_SECRET"}},
+		{"bad tracing", env("IDEMQ_TABLE", "t", "IDEMQ_TRACING", "jaeger"), []string{"IDEMQ_TRACING", "want off, otel or xray"}},
+		{"two key sources", env("IDEMQ_TABLE", "t", "IDEMQ_KEY_FIELD", "id", "IDEMQ_KEY_ATTRIBUTE", "key"), []string{"IDEMQ_KEY_ATTRIBUTE", "a key has one source"}},
+		{"a bad key field", env("IDEMQ_TABLE", "t", "IDEMQ_KEY_FIELDS", "a,,b"), []string{"IDEMQ_KEY_FIELDS"}},
+		{"a bad fingerprint field", env("IDEMQ_TABLE", "t", "IDEMQ_FINGERPRINT_FIELDS", `a\`), []string{"IDEMQ_FINGERPRINT_FIELDS"}},
+		{"a bad namespace", env("IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "a\x00b"), []string{"IDEMQ_NAMESPACE"}},
+		{"a bad key attribute", env("IDEMQ_TABLE", "t", "IDEMQ_KEY_ATTRIBUTE", "AWS.key"), []string{"IDEMQ_KEY_ATTRIBUTE"}},
+		{"front-door settings in worker mode", env("IDEMQ_TABLE", "t", "IDEMQ_FRONTDOOR_QUEUE_URL", "http://q", "IDEMQ_FRONTDOOR_PATH", "/x", "IDEMQ_FRONTDOOR_MAX_BODY_BYTES", "9"),
+			[]string{"IDEMQ_FRONTDOOR_QUEUE_URL is set but IDEMQ_MODE", "IDEMQ_FRONTDOOR_PATH", "IDEMQ_FRONTDOOR_MAX_BODY_BYTES", "IDEMQ_MODE=frontdoor"}},
+		{"dispatch settings in worker mode", env("IDEMQ_TABLE", "t", "IDEMQ_DURABLE_FUNCTION", "f"), []string{"IDEMQ_DURABLE_FUNCTION is set but IDEMQ_MODE"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -166,8 +166,8 @@ func TestReadErrors(t *testing.T) {
 	}
 
 	// Many at once: one error naming each.
-	_, err := Read(env(Store, "postgres", Lease, "soon", Concurrency, "0", BlobPrefix, "x/", Tracing, "on", frontDoorPath, "/p"))
-	wantErr(t, err, Table, StoreURL, Lease, Concurrency, BlobPrefix, Tracing, frontDoorPath)
+	_, err := Read(env("IDEMQ_STORE", "postgres", "IDEMQ_LEASE", "soon", "IDEMQ_CONCURRENCY", "0", "IDEMQ_BLOB_PREFIX", "x/", "IDEMQ_TRACING", "on", "IDEMQ_FRONTDOOR_PATH", "/p"))
+	wantErr(t, err, "IDEMQ_TABLE", "IDEMQ_STORE_URL", "IDEMQ_LEASE", "IDEMQ_CONCURRENCY", "IDEMQ_BLOB_PREFIX", "IDEMQ_TRACING", "IDEMQ_FRONTDOOR_PATH")
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 7 {
 		t.Errorf("%d errors, want 7 (one a variable):\n%v", n, err)
 	}
@@ -182,23 +182,23 @@ func TestReadClaim(t *testing.T) {
 	t.Parallel()
 	const stackQueue = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
 	const endless = `{"retention":"336h","visibilityTimeout":"12h","maxReceives":1000}` // no default expiry covers it
-	with := func(kv ...string) func(string) string { return env(append([]string{Table, "t"}, kv...)...) }
+	with := func(kv ...string) func(string) string { return env(append([]string{"IDEMQ_TABLE", "t"}, kv...)...) }
 
-	s, err := Read(with(Queue, stackQueue, RecordExpiry, "541h15m0s"))
+	s, err := Read(with("IDEMQ_QUEUE", stackQueue, "IDEMQ_RECORD_EXPIRY", "541h15m0s"))
 	want := queue.Settings{Retention: 96 * time.Hour, VisibilityTimeout: 12 * time.Minute, MaxReceives: 5, DeadLetterRetention: 336 * time.Hour}
 	if err != nil || s.Queue != want {
 		t.Errorf("the stack's IDEMQ_QUEUE: %+v, %v; want %+v", s.Queue, err, want)
 	}
-	if s, err := Read(with(Queue, `{"retention":"1h","visibilityTimeout":"1m","maxReceives":3}`)); err != nil || s.RecordExpiry != 0 {
+	if s, err := Read(with("IDEMQ_QUEUE", `{"retention":"1h","visibilityTimeout":"1m","maxReceives":3}`)); err != nil || s.RecordExpiry != 0 {
 		t.Errorf("default expiry with a 1 h queue: %+v, %v", s, err)
 	}
-	if _, err := Read(with(Queue, stackQueue, Lease, "1h", Heartbeat, "20m")); err != nil {
+	if _, err := Read(with("IDEMQ_QUEUE", stackQueue, "IDEMQ_LEASE", "1h", "IDEMQ_HEARTBEAT", "20m")); err != nil {
 		t.Errorf("a 1 h lease with back-off on the stack's queue: %v", err)
 	}
 	// In consumer mode a claim without a lease of its own takes the
 	// consumer's default lease, which a heartbeat of at most half of it
 	// renews (idem's Config.Heartbeat with leasectx.WithDefaultLease).
-	if s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", Heartbeat, "30s")); err != nil || s.Heartbeat != 30*time.Second || s.Lease != 0 {
+	if s, err := Read(with("IDEMQ_CONSUMER_QUEUE_URL", "http://127.0.0.1:9324/000000000000/jobs", "IDEMQ_HEARTBEAT", "30s")); err != nil || s.Heartbeat != 30*time.Second || s.Lease != 0 {
 		t.Errorf("a consumer's heartbeat without a lease: %+v, %v; want it taken", s, err)
 	}
 	for _, tt := range []struct {
@@ -206,16 +206,16 @@ func TestReadClaim(t *testing.T) {
 		env  func(string) string
 		want []string
 	}{
-		{"a heartbeat without a lease", with(Heartbeat, "1h"), []string{Heartbeat, Lease, "invocation's time left"}},
-		{"an expiry of a second", with(RecordExpiry, "1s"), []string{RecordExpiry, "1m0s"}},
-		{"an expiry shorter than the message lifetime", with(Queue, stackQueue, RecordExpiry, "96h"), []string{RecordExpiry, Queue, "message lifetime 97h0m0s"}},
-		{"the default expiry for a queue it does not cover", with(Queue, endless), []string{RecordExpiry, idem.DefaultExpiry.String(), Queue}},
-		{"a lease that spends every receive without back-off", with(Queue, stackQueue, Backoff, "false", Lease, "1h"), []string{Lease, Queue, "max receives 5"}},
-		{"a lease whose retry comes after the queue drops the message", with(Queue, `{"retention":"1h","visibilityTimeout":"5m","maxReceives":10}`, Lease, "56m"),
-			[]string{Lease, Queue, "retention 1h0m0s"}},
-		{"settings that are not JSON", with(Queue, "retention=96h"), []string{Queue}},
-		{"an unknown field", with(Queue, `{"retention":"96h","visibilityTimeout":"30s","maxReceives":5,"receives":5}`), []string{Queue, "receives"}},
-		{"settings SQS refuses", with(Queue, `{"retention":"10s","visibilityTimeout":"30s","maxReceives":5}`), []string{Queue, "retention 10s"}},
+		{"a heartbeat without a lease", with("IDEMQ_HEARTBEAT", "1h"), []string{"IDEMQ_HEARTBEAT", "IDEMQ_LEASE", "invocation's time left"}},
+		{"an expiry of a second", with("IDEMQ_RECORD_EXPIRY", "1s"), []string{"IDEMQ_RECORD_EXPIRY", "1m0s"}},
+		{"an expiry shorter than the message lifetime", with("IDEMQ_QUEUE", stackQueue, "IDEMQ_RECORD_EXPIRY", "96h"), []string{"IDEMQ_RECORD_EXPIRY", "IDEMQ_QUEUE", "message lifetime 97h0m0s"}},
+		{"the default expiry for a queue it does not cover", with("IDEMQ_QUEUE", endless), []string{"IDEMQ_RECORD_EXPIRY", idem.DefaultExpiry.String(), "IDEMQ_QUEUE"}},
+		{"a lease that spends every receive without back-off", with("IDEMQ_QUEUE", stackQueue, "IDEMQ_BACKOFF", "false", "IDEMQ_LEASE", "1h"), []string{"IDEMQ_LEASE", "IDEMQ_QUEUE", "max receives 5"}},
+		{"a lease whose retry comes after the queue drops the message", with("IDEMQ_QUEUE", `{"retention":"1h","visibilityTimeout":"5m","maxReceives":10}`, "IDEMQ_LEASE", "56m"),
+			[]string{"IDEMQ_LEASE", "IDEMQ_QUEUE", "retention 1h0m0s"}},
+		{"settings that are not JSON", with("IDEMQ_QUEUE", "retention=96h"), []string{"IDEMQ_QUEUE"}},
+		{"an unknown field", with("IDEMQ_QUEUE", `{"retention":"96h","visibilityTimeout":"30s","maxReceives":5,"receives":5}`), []string{"IDEMQ_QUEUE", "receives"}},
+		{"settings SQS refuses", with("IDEMQ_QUEUE", `{"retention":"10s","visibilityTimeout":"30s","maxReceives":5}`), []string{"IDEMQ_QUEUE", "retention 10s"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -228,9 +228,11 @@ func TestReadClaim(t *testing.T) {
 func TestReadConsumer(t *testing.T) {
 	t.Parallel()
 	const q = "http://127.0.0.1:9324/000000000000/jobs"
-	with := func(kv ...string) func(string) string { return env(append([]string{Store, "memory"}, kv...)...) }
-	s, err := Read(with(ConsumerQueueURL, q, ConsumerMaxRunTime, "2h", ConsumerMaxBatches, "3",
-		ConsumerGracePeriod, "25s", ConsumerVisibility, "60s", HealthAddr, ":8080", Backoff, "false", SQSEndpoint, "http://127.0.0.1:9324"))
+	with := func(kv ...string) func(string) string {
+		return env(append([]string{"IDEMQ_STORE", "memory"}, kv...)...)
+	}
+	s, err := Read(with("IDEMQ_CONSUMER_QUEUE_URL", q, "IDEMQ_CONSUMER_MAX_RUN_TIME", "2h", "IDEMQ_CONSUMER_MAX_BATCHES", "3",
+		"IDEMQ_CONSUMER_GRACE_PERIOD", "25s", "IDEMQ_CONSUMER_VISIBILITY", "60s", "IDEMQ_HEALTH_ADDR", ":8080", "IDEMQ_BACKOFF", "false", "IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324"))
 	want := ConsumerSettings{QueueURL: q, MaxRunTime: 2 * time.Hour, MaxBatches: 3, GracePeriod: 25 * time.Second, Visibility: time.Minute, HealthAddr: ":8080"}
 	if err != nil || s.Consumer != want || s.SQSEndpoint != "http://127.0.0.1:9324" {
 		t.Errorf("consumer settings %+v, endpoint %q, %v; want %+v with the SQS endpoint (the consumer's, back-off or not)", s.Consumer, s.SQSEndpoint, err, want)
@@ -240,12 +242,12 @@ func TestReadConsumer(t *testing.T) {
 		env  func(string) string
 		want string
 	}{
-		{"setting without a queue", with(ConsumerGracePeriod, "10s"), ConsumerGracePeriod + " is set but " + ConsumerQueueURL + " is not: it is a setting of consumer mode"},
-		{"not a URL", with(ConsumerQueueURL, "jobs"), ConsumerQueueURL},
-		{"bad duration", with(ConsumerQueueURL, q, ConsumerMaxRunTime, "an hour"), ConsumerMaxRunTime},
-		{"bad batches", with(ConsumerQueueURL, q, ConsumerMaxBatches, "0"), ConsumerMaxBatches},
-		{"bad health address", with(ConsumerQueueURL, q, HealthAddr, "8080"), HealthAddr},
-		{"two queues", with(ConsumerQueueURL, q, QueueURL, "http://127.0.0.1:9324/000000000000/other"), QueueURL + " and " + ConsumerQueueURL + " name different queues"},
+		{"setting without a queue", with("IDEMQ_CONSUMER_GRACE_PERIOD", "10s"), "IDEMQ_CONSUMER_GRACE_PERIOD is set but IDEMQ_CONSUMER_QUEUE_URL is not: it is a setting of consumer mode"},
+		{"not a URL", with("IDEMQ_CONSUMER_QUEUE_URL", "jobs"), "IDEMQ_CONSUMER_QUEUE_URL"},
+		{"bad duration", with("IDEMQ_CONSUMER_QUEUE_URL", q, "IDEMQ_CONSUMER_MAX_RUN_TIME", "an hour"), "IDEMQ_CONSUMER_MAX_RUN_TIME"},
+		{"bad batches", with("IDEMQ_CONSUMER_QUEUE_URL", q, "IDEMQ_CONSUMER_MAX_BATCHES", "0"), "IDEMQ_CONSUMER_MAX_BATCHES"},
+		{"bad health address", with("IDEMQ_CONSUMER_QUEUE_URL", q, "IDEMQ_HEALTH_ADDR", "8080"), "IDEMQ_HEALTH_ADDR"},
+		{"two queues", with("IDEMQ_CONSUMER_QUEUE_URL", q, "IDEMQ_QUEUE_URL", "http://127.0.0.1:9324/000000000000/other"), "IDEMQ_QUEUE_URL and IDEMQ_CONSUMER_QUEUE_URL name different queues"},
 	} {
 		_, err := Read(tt.env)
 		wantErr(t, err, tt.want)
@@ -255,7 +257,7 @@ func TestReadConsumer(t *testing.T) {
 func TestReadFrontDoor(t *testing.T) {
 	t.Parallel()
 	const q = "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
-	s, err := Read(env(Mode, "FrontDoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, frontDoorPath, "/v1/jobs", frontDoorMaxBodyBytes, "1000"))
+	s, err := Read(env("IDEMQ_MODE", "FrontDoor", "IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "summarise", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_PATH", "/v1/jobs", "IDEMQ_FRONTDOOR_MAX_BODY_BYTES", "1000"))
 	want := FrontDoorSettings{QueueURL: q, Path: "/v1/jobs", MaxBodyBytes: 1000, Scope: ScopeIAM}
 	if err != nil || s.Program != FrontDoor || s.FrontDoor != want || s.Request.Namespace != "summarise" || s.Backoff {
 		t.Errorf("front door %+v, %v; want %+v", s, err, want)
@@ -264,9 +266,9 @@ func TestReadFrontDoor(t *testing.T) {
 		{"", "", ScopeIAM}, {"", "none", ScopeNone}, {"", "IAM", ScopeIAM}, {"", "iam-session", ScopeIAMSession}, {"", "IAM-Session", ScopeIAMSession},
 		{"127.0.0.1:8080", "", ScopeNone}, {"127.0.0.1:8080", "none", ScopeNone},
 	} {
-		s, err := Read(env(Mode, "frontdoor", Table, "t", Namespace, "summarise", FrontDoorQueueURL, q, FrontDoorAddr, tc.addr, FrontDoorScope, tc.scope))
+		s, err := Read(env("IDEMQ_MODE", "frontdoor", "IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "summarise", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_ADDR", tc.addr, "IDEMQ_FRONTDOOR_SCOPE", tc.scope))
 		if err != nil || s.FrontDoor.Scope != tc.want {
-			t.Errorf("%s=%q %s=%q: scope %q, %v; want %q", FrontDoorAddr, tc.addr, FrontDoorScope, tc.scope, s.FrontDoor.Scope, err, tc.want)
+			t.Errorf("IDEMQ_FRONTDOOR_ADDR=%q IDEMQ_FRONTDOOR_SCOPE=%q: scope %q, %v; want %q", tc.addr, tc.scope, s.FrontDoor.Scope, err, tc.want)
 		}
 	}
 	for _, tc := range []struct {
@@ -274,17 +276,17 @@ func TestReadFrontDoor(t *testing.T) {
 		env  func(string) string
 		want []string
 	}{
-		{"no queue, no namespace", env(Table, "t", Mode, "frontdoor"), []string{FrontDoorQueueURL + " is required", Namespace + " is required"}},
-		{"bad queue URL", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, "requests"), []string{FrontDoorQueueURL}},
-		{"bad body size", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, frontDoorMaxBodyBytes, "0"), []string{frontDoorMaxBodyBytes}},
-		{"and a consumer", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, ConsumerQueueURL, q), []string{ConsumerQueueURL, Mode}},
-		{"bad scope", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "account"), []string{FrontDoorScope}},
-		{"IAM scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam", FrontDoorAddr, "127.0.0.1:8080"),
-			[]string{FrontDoorScope + "=iam with", FrontDoorAddr}},
-		{"IAM session scope off Lambda", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, FrontDoorScope, "iam-session", FrontDoorAddr, "127.0.0.1:8080"),
-			[]string{FrontDoorScope + "=iam-session with", FrontDoorAddr}},
-		{"a worker's setting", env(Table, "t", Mode, "frontdoor", Namespace, "n", FrontDoorQueueURL, q, Lease, "1m"), []string{Lease + " is set but " + Mode + " is frontdoor"}},
-		{"scope in worker mode", env(Table, "t", FrontDoorScope, "none"), []string{FrontDoorScope, Mode}},
+		{"no queue, no namespace", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor"), []string{"IDEMQ_FRONTDOOR_QUEUE_URL is required", "IDEMQ_NAMESPACE is required"}},
+		{"bad queue URL", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", "requests"), []string{"IDEMQ_FRONTDOOR_QUEUE_URL"}},
+		{"bad body size", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_MAX_BODY_BYTES", "0"), []string{"IDEMQ_FRONTDOOR_MAX_BODY_BYTES"}},
+		{"and a consumer", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_CONSUMER_QUEUE_URL", q), []string{"IDEMQ_CONSUMER_QUEUE_URL", "IDEMQ_MODE"}},
+		{"bad scope", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_SCOPE", "account"), []string{"IDEMQ_FRONTDOOR_SCOPE"}},
+		{"IAM scope off Lambda", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_SCOPE", "iam", "IDEMQ_FRONTDOOR_ADDR", "127.0.0.1:8080"),
+			[]string{"IDEMQ_FRONTDOOR_SCOPE=iam with", "IDEMQ_FRONTDOOR_ADDR"}},
+		{"IAM session scope off Lambda", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_FRONTDOOR_SCOPE", "iam-session", "IDEMQ_FRONTDOOR_ADDR", "127.0.0.1:8080"),
+			[]string{"IDEMQ_FRONTDOOR_SCOPE=iam-session with", "IDEMQ_FRONTDOOR_ADDR"}},
+		{"a worker's setting", env("IDEMQ_TABLE", "t", "IDEMQ_MODE", "frontdoor", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", q, "IDEMQ_LEASE", "1m"), []string{"IDEMQ_LEASE is set but IDEMQ_MODE is frontdoor"}},
+		{"scope in worker mode", env("IDEMQ_TABLE", "t", "IDEMQ_FRONTDOOR_SCOPE", "none"), []string{"IDEMQ_FRONTDOOR_SCOPE", "IDEMQ_MODE"}},
 	} {
 		_, err := Read(tc.env)
 		wantErr(t, err, tc.want...)
@@ -294,10 +296,10 @@ func TestReadFrontDoor(t *testing.T) {
 func TestReadDispatch(t *testing.T) {
 	t.Parallel()
 	with := func(kv ...string) func(string) string {
-		return env(append([]string{Mode, "dispatch", DurableFunction, "summarise:prod"}, kv...)...)
+		return env(append([]string{"IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod"}, kv...)...)
 	}
-	s, err := Read(with(ConsumerQueueURL, "http://127.0.0.1:9324/000000000000/jobs", SQSEndpoint, "http://127.0.0.1:9324",
-		Namespace, "summarise", KeyFields, "a,b", Concurrency, "4"))
+	s, err := Read(with("IDEMQ_CONSUMER_QUEUE_URL", "http://127.0.0.1:9324/000000000000/jobs", "IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324",
+		"IDEMQ_NAMESPACE", "summarise", "IDEMQ_KEY_FIELDS", "a,b", "IDEMQ_CONCURRENCY", "4"))
 	if err != nil || s.Program != Dispatch || s.Dispatch != (DispatchSettings{Function: "summarise:prod"}) || s.Request.Namespace != "summarise" ||
 		!slices.Equal(s.Request.KeyFields, []string{"a", "b"}) || s.Concurrency != 4 || s.Store != (stores.Settings{}) {
 		t.Errorf("dispatch %+v, %v", s, err)
@@ -307,16 +309,16 @@ func TestReadDispatch(t *testing.T) {
 		env  func(string) string
 		want string
 	}{
-		{"unknown mode", env(Mode, "dispatcher"), Mode},
-		{"no function", env(Mode, "dispatch"), DurableFunction + " is required"},
-		{"a store", with(Table, "idempotency"), Table + " is set but " + Mode + " is dispatch: dispatch mode keeps no records"},
-		{"a provider", with(ProviderURL, "http://127.0.0.1:1"), ProviderURL + " is set but " + Mode},
-		{"a fingerprint", with(FingerprintFields, "a"), FingerprintFields + " is set but " + Mode},
-		{"the retired name prefix", with(DurableNamePrefix, "summ-"), DurableNamePrefix + " is no longer read: each durable execution is named after the record key"},
-		{"two key sources", with(KeyField, "id", KeyFields, "a,b"), KeyField},
-		{"bad endpoint", with(LambdaEndpoint, "localhost"), LambdaEndpoint},
-		{"SQS endpoint without a consumer", with(SQSEndpoint, "http://127.0.0.1:9324"), SQSEndpoint + " is set but " + ConsumerQueueURL},
-		{"bad concurrency", with(Concurrency, "0"), Concurrency},
+		{"unknown mode", env("IDEMQ_MODE", "dispatcher"), "IDEMQ_MODE"},
+		{"no function", env("IDEMQ_MODE", "dispatch"), "IDEMQ_DURABLE_FUNCTION is required"},
+		{"a store", with("IDEMQ_TABLE", "idempotency"), "IDEMQ_TABLE is set but IDEMQ_MODE is dispatch: dispatch mode keeps no records"},
+		{"a provider", with("IDEMQ_PROVIDER_URL", "http://127.0.0.1:1"), "IDEMQ_PROVIDER_URL is set but IDEMQ_MODE"},
+		{"a fingerprint", with("IDEMQ_FINGERPRINT_FIELDS", "a"), "IDEMQ_FINGERPRINT_FIELDS is set but IDEMQ_MODE"},
+		{"the retired name prefix", with("IDEMQ_DURABLE_NAME_PREFIX", "summ-"), "IDEMQ_DURABLE_NAME_PREFIX is no longer read: each durable execution is named after the record key"},
+		{"two key sources", with("IDEMQ_KEY_FIELD", "id", "IDEMQ_KEY_FIELDS", "a,b"), "IDEMQ_KEY_FIELD"},
+		{"bad endpoint", with("IDEMQ_LAMBDA_ENDPOINT", "localhost"), "IDEMQ_LAMBDA_ENDPOINT"},
+		{"SQS endpoint without a consumer", with("IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324"), "IDEMQ_SQS_ENDPOINT is set but IDEMQ_CONSUMER_QUEUE_URL"},
+		{"bad concurrency", with("IDEMQ_CONCURRENCY", "0"), "IDEMQ_CONCURRENCY"},
 	} {
 		_, err := Read(tt.env)
 		wantErr(t, err, tt.want)
@@ -329,8 +331,8 @@ func TestReadDispatch(t *testing.T) {
 // table and URL when it opens one (CheckStore).
 func TestReadCommand(t *testing.T) {
 	t.Parallel()
-	s, err := ReadFor(Command, env(Table, "t", Namespace, "ns", KeyFields, "document_id,version", RecordExpiry, "100h", BlobBucket, "b",
-		ProviderURL, "not read", Lease, "garbage", Mode, "frontdoor", frontDoorPath, "x", DurableNamePrefix, "retired"))
+	s, err := ReadFor(Command, env("IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "ns", "IDEMQ_KEY_FIELDS", "document_id,version", "IDEMQ_RECORD_EXPIRY", "100h", "IDEMQ_BLOB_BUCKET", "b",
+		"IDEMQ_PROVIDER_URL", "not read", "IDEMQ_LEASE", "garbage", "IDEMQ_MODE", "frontdoor", "IDEMQ_FRONTDOOR_PATH", "x", "IDEMQ_DURABLE_NAME_PREFIX", "retired"))
 	want := Settings{Program: Command, Store: stores.Settings{Kind: stores.DynamoDB, Table: "t"},
 		Request:      request.Identity{Namespace: "ns", KeyFields: []string{"document_id", "version"}},
 		RecordExpiry: 100 * time.Hour, Blobs: BlobSettings{Bucket: "b", Prefix: DefaultBlobPrefix}}
@@ -342,15 +344,15 @@ func TestReadCommand(t *testing.T) {
 		want []string
 	}{
 		{env(), []string{"IDEMQ_TABLE (or --table) is required: the name of the DynamoDB idempotency table"}},
-		{env(Store, "redis"), []string{"IDEMQ_STORE_URL (or --store-url) is required; want a redis:// or rediss:// URL"}},
-		{env(Store, "Mongo"), []string{`IDEMQ_STORE (or --store)="Mongo": want dynamodb, postgres, redis or memory`}},
-		{env(Store, "memory"), []string{"IDEMQ_STORE (or --store)=memory keeps records in the worker's process"}},
-		{env(Store, "postgres", StoreURL, "mysql://u:s3cret@h/db"), []string{"IDEMQ_TABLE (or --table) is required with IDEMQ_STORE=postgres",
+		{env("IDEMQ_STORE", "redis"), []string{"IDEMQ_STORE_URL (or --store-url) is required; want a redis:// or rediss:// URL"}},
+		{env("IDEMQ_STORE", "Mongo"), []string{`IDEMQ_STORE (or --store)="Mongo": want dynamodb, postgres, redis or memory`}},
+		{env("IDEMQ_STORE", "memory"), []string{"IDEMQ_STORE (or --store)=memory keeps records in the worker's process"}},
+		{env("IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", "mysql://u:s3cret@h/db"), []string{"IDEMQ_TABLE (or --table) is required with IDEMQ_STORE=postgres",
 			`IDEMQ_STORE_URL (or --store-url)=mysql://u:xxxxx@h/db: the scheme is "mysql"`}},
-		{env(Table, "t", StoreURL, "redis://h"), []string{"IDEMQ_STORE_URL (or --store-url) is set but IDEMQ_STORE is dynamodb"}},
-		{env(Table, "t", RecordExpiry, "-1h"), []string{`IDEMQ_RECORD_EXPIRY (or --record-expiry)="-1h": must be positive`}},
-		{env(Table, "t", KeyField, "id", KeyAttribute, "key"), []string{"IDEMQ_KEY_ATTRIBUTE (or --key-attribute)", "a key has one source"}},
-		{env(Table, "t", KeyFields, "a,,b"), []string{"IDEMQ_KEY_FIELDS (or --key-fields)", "none empty"}},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_STORE_URL", "redis://h"), []string{"IDEMQ_STORE_URL (or --store-url) is set but IDEMQ_STORE is dynamodb"}},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_RECORD_EXPIRY", "-1h"), []string{`IDEMQ_RECORD_EXPIRY (or --record-expiry)="-1h": must be positive`}},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_KEY_FIELD", "id", "IDEMQ_KEY_ATTRIBUTE", "key"), []string{"IDEMQ_KEY_ATTRIBUTE (or --key-attribute)", "a key has one source"}},
+		{env("IDEMQ_TABLE", "t", "IDEMQ_KEY_FIELDS", "a,,b"), []string{"IDEMQ_KEY_FIELDS (or --key-fields)", "none empty"}},
 	} {
 		s, err := ReadFor(Command, c.env)
 		err = errors.Join(err, CheckStore(Command, s.Store)) // as the command opens the store
@@ -360,10 +362,10 @@ func TestReadCommand(t *testing.T) {
 		}
 	}
 	// A command that opens no store (redrive) needs none named.
-	if s, err := ReadFor(Command, env(SQSEndpoint, "http://127.0.0.1:9324")); err != nil || s.SQSEndpoint != "http://127.0.0.1:9324" {
+	if s, err := ReadFor(Command, env("IDEMQ_SQS_ENDPOINT", "http://127.0.0.1:9324")); err != nil || s.SQSEndpoint != "http://127.0.0.1:9324" {
 		t.Errorf("no store: %+v, %v", s, err)
 	}
-	if _, err := ReadFor(Command, env(SQSEndpoint, "127.0.0.1:9324")); err == nil || !strings.Contains(err.Error(), SQSEndpoint+" (or --sqs-endpoint)") {
+	if _, err := ReadFor(Command, env("IDEMQ_SQS_ENDPOINT", "127.0.0.1:9324")); err == nil || !strings.Contains(err.Error(), "IDEMQ_SQS_ENDPOINT (or --sqs-endpoint)") {
 		t.Errorf("a bad SQS endpoint: %v; want it named with its flag", err)
 	}
 }
@@ -373,8 +375,8 @@ func TestMaxConcurrency(t *testing.T) {
 	// As aws-lambda-go v1.55.1 reads it (lambdacontext.MaxConcurrency):
 	// anything but a whole number of at least 1 is 1.
 	for v, want := range map[string]int{"": 1, "1": 1, "8": 8, "64": 64, "0": 1, "-3": 1, "eight": 1, "2.5": 1} {
-		if s, err := Read(env(Store, "memory", MaxConcurrency, v)); err != nil || s.MaxConcurrency != want {
-			t.Errorf("%s=%q: %d, %v; want %d", MaxConcurrency, v, s.MaxConcurrency, err, want)
+		if s, err := Read(env("IDEMQ_STORE", "memory", "AWS_LAMBDA_MAX_CONCURRENCY", v)); err != nil || s.MaxConcurrency != want {
+			t.Errorf("AWS_LAMBDA_MAX_CONCURRENCY=%q: %d, %v; want %d", v, s.MaxConcurrency, err, want)
 		}
 	}
 }
@@ -382,9 +384,9 @@ func TestMaxConcurrency(t *testing.T) {
 // A value that may hold a secret is never shown but redacted.
 func TestReadRedacts(t *testing.T) {
 	t.Parallel()
-	_, err := Read(env(Table, "t", ProviderURL, "ftp://u:s3cr3t@p.example/v1", DynamoDBEndpoint, "http://u:s3cr3t@h:8000:99",
-		Store, "postgres", StoreURL, "host=h password=s3cr3t", ProviderAPIKey, "s3cr3t", ProviderAPIKeySecret, "x"))
-	wantErr(t, err, ProviderURL+"=ftp://u:xxxxx@p.example/v1", DynamoDBEndpoint, StoreURL+" (value not shown", ProviderAPIKey, ProviderAPIKeySecret)
+	_, err := Read(env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "ftp://u:s3cr3t@p.example/v1", "IDEMQ_DYNAMODB_ENDPOINT", "http://u:s3cr3t@h:8000:99",
+		"IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", "host=h password=s3cr3t", "IDEMQ_PROVIDER_API_KEY", "s3cr3t", "IDEMQ_PROVIDER_API_KEY_SECRET", "x"))
+	wantErr(t, err, "IDEMQ_PROVIDER_URL=ftp://u:xxxxx@p.example/v1", "IDEMQ_DYNAMODB_ENDPOINT", "IDEMQ_STORE_URL (value not shown", "IDEMQ_PROVIDER_API_KEY", "IDEMQ_PROVIDER_API_KEY_SECRET")
 	if strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("a secret is shown: %v", err)
 	}
@@ -396,8 +398,8 @@ func TestSettingError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: optkit.ErrNil}, Heartbeat + ": idem: Heartbeat"},
-		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: optkit.ErrNil}, Concurrency + ": durable"},
+		{&idem.ConfigError{Package: "idem", Field: "Heartbeat", Value: "4s", Err: optkit.ErrNil}, "IDEMQ_HEARTBEAT: idem: Heartbeat"},
+		{&idem.ConfigError{Package: "durable", Field: "Concurrency", Value: "0", Err: optkit.ErrNil}, "IDEMQ_CONCURRENCY: durable"},
 		{&idem.ConfigError{Package: "handler", Field: "KeyFunc", Err: optkit.ErrNil}, "handler: KeyFunc"},
 	} {
 		err := SettingError(c.err)
@@ -408,7 +410,7 @@ func TestSettingError(t *testing.T) {
 	// Each refusal of a joined error, named.
 	lease, plain := &idem.ConfigError{Package: "idem", Field: "Lease", Err: optkit.ErrNil}, errors.New("x")
 	err := SettingError(errors.Join(lease, plain, &idem.ConfigError{Package: "handler", Field: "Concurrency", Err: optkit.ErrNil}))
-	if want := Lease + ": idem: Lease: is nil\nx\n" + Concurrency + ": handler: Concurrency: is nil"; err.Error() != want || !errors.Is(err, lease) || !errors.Is(err, plain) {
+	if want := "IDEMQ_LEASE: idem: Lease: is nil\nx\n" + "IDEMQ_CONCURRENCY: handler: Concurrency: is nil"; err.Error() != want || !errors.Is(err, lease) || !errors.Is(err, plain) {
 		t.Errorf("SettingError of joined refusals = %q; want %q, wrapping each", err, want)
 	}
 	if SettingError(plain) != plain {

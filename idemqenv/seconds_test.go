@@ -15,20 +15,20 @@ func TestVisibilitySeconds(t *testing.T) {
 	read := func(v string) (time.Duration, error) {
 		s, err := idemqenv.Read(func(name string) string {
 			return map[string]string{
-				idemqenv.Table: "records", idemqenv.ConsumerQueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
-				idemqenv.ConsumerVisibility: v,
+				"IDEMQ_TABLE": "records", "IDEMQ_CONSUMER_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
+				"IDEMQ_CONSUMER_VISIBILITY": v,
 			}[name]
 		})
 		return s.Consumer.Visibility, err
 	}
 	for v, want := range map[string]time.Duration{"60": time.Minute, "2": 2 * time.Second, "90s": 90 * time.Second, "1m": time.Minute} {
 		if got, err := read(v); err != nil || got != want {
-			t.Errorf("%s=%s: %v, %v; want %v", idemqenv.ConsumerVisibility, v, got, err, want)
+			t.Errorf("IDEMQ_CONSUMER_VISIBILITY=%s: %v, %v; want %v", v, got, err, want)
 		}
 	}
 	for _, v := range []string{"0", "-5", "1.5", "ten", "60 s"} {
-		if got, err := read(v); err == nil || !strings.Contains(err.Error(), idemqenv.ConsumerVisibility) {
-			t.Errorf("%s=%s: %v, %v; want an error naming it", idemqenv.ConsumerVisibility, v, got, err)
+		if got, err := read(v); err == nil || !strings.Contains(err.Error(), "IDEMQ_CONSUMER_VISIBILITY") {
+			t.Errorf("IDEMQ_CONSUMER_VISIBILITY=%s: %v, %v; want an error naming it", v, got, err)
 		}
 	}
 }
@@ -39,7 +39,7 @@ func TestDurationDocs(t *testing.T) {
 	t.Parallel()
 	n := 0
 	for _, v := range idemqenv.Vars() {
-		if v.Kind() != idemqenv.KindDuration {
+		if v.Kind() != "duration" {
 			continue
 		}
 		n++

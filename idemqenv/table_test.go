@@ -1,38 +1,16 @@
 package idemqenv
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// Each name constant has one row, each row one name constant, and each
-// row is whole.
+// Each variable has one row, and each row is whole.
 func TestTable(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "vars.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	consts := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			if s, err := strconv.Unquote(lit.Value); err == nil && s != Prefix && (strings.HasPrefix(s, Prefix) || s == MaxConcurrency) && !strings.ContainsAny(s, " =") {
-				if consts[s] {
-					t.Errorf("%s is declared twice in vars.go", s)
-				}
-				consts[s] = true
-			}
-		}
-		return true
-	})
 	rows := map[string]bool{}
 	flags := map[string]string{}
 	for _, v := range vars {
@@ -41,8 +19,8 @@ func TestTable(t *testing.T) {
 		}
 		rows[v.Name] = true
 		switch {
-		case !consts[v.Name]:
-			t.Errorf("%s has a row but no constant", v.Name)
+		case !strings.HasPrefix(v.Name, "IDEMQ_") && v.Name != "AWS_LAMBDA_MAX_CONCURRENCY":
+			t.Errorf("%s is not an IDEMQ_ variable", v.Name)
 		case v.Programs == 0:
 			t.Errorf("%s is read by no program", v.Name)
 		case v.Doc == "" || strings.Contains(v.Doc, "\n"):
@@ -77,11 +55,6 @@ func TestTable(t *testing.T) {
 		}
 		rows[r.name] = true
 	}
-	for name := range consts {
-		if !rows[name] {
-			t.Errorf("%s is declared but has no row", name)
-		}
-	}
 }
 
 // Settings round-trip through Environ: each variable given is written
@@ -92,30 +65,30 @@ func TestEnvironRoundTrip(t *testing.T) {
 	const q = `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"336h0m0s","fifo":false}`
 	cases := []map[string]string{
 		{ // a worker on Lambda, everything set
-			Mode: "worker", Store: "dynamodb", Table: "idempotency", DynamoDBEndpoint: "http://127.0.0.1:8000", Namespace: "summarise",
-			KeyField: "request.id", FingerprintFields: "prompt,model", RecordExpiry: "541h15m0s", Lease: "2m0s", Heartbeat: "30s",
-			ClockSkew: "250ms", compressAbove: "off", Concurrency: "25", MaxConcurrency: "8", Backoff: "true", SQSEndpoint: "http://127.0.0.1:9324",
-			QueueURL: "http://127.0.0.1:9324/000000000000/jobs", EMFNamespace: "idemq", Queue: q, BlobBucket: "results",
-			BlobPrefix: "jobs/", OffloadAbove: "4096", S3Endpoint: "http://127.0.0.1:9000", ProviderURL: "https://api.openai.com/v1",
-			ProviderAPIKeySecret: "idemq/provider-key", Tracing: "xray",
+			"IDEMQ_MODE": "worker", "IDEMQ_STORE": "dynamodb", "IDEMQ_TABLE": "idempotency", "IDEMQ_DYNAMODB_ENDPOINT": "http://127.0.0.1:8000", "IDEMQ_NAMESPACE": "summarise",
+			"IDEMQ_KEY_FIELD": "request.id", "IDEMQ_FINGERPRINT_FIELDS": "prompt,model", "IDEMQ_RECORD_EXPIRY": "541h15m0s", "IDEMQ_LEASE": "2m0s", "IDEMQ_HEARTBEAT": "30s",
+			"IDEMQ_CLOCK_SKEW": "250ms", "IDEMQ_COMPRESS_ABOVE": "off", "IDEMQ_CONCURRENCY": "25", "AWS_LAMBDA_MAX_CONCURRENCY": "8", "IDEMQ_BACKOFF": "true", "IDEMQ_SQS_ENDPOINT": "http://127.0.0.1:9324",
+			"IDEMQ_QUEUE_URL": "http://127.0.0.1:9324/000000000000/jobs", "IDEMQ_EMF_NAMESPACE": "idemq", "IDEMQ_QUEUE": q, "IDEMQ_BLOB_BUCKET": "results",
+			"IDEMQ_BLOB_PREFIX": "jobs/", "IDEMQ_OFFLOAD_ABOVE": "4096", "IDEMQ_S3_ENDPOINT": "http://127.0.0.1:9000", "IDEMQ_PROVIDER_URL": "https://api.openai.com/v1",
+			"IDEMQ_PROVIDER_API_KEY_SECRET": "idemq/provider-key", "IDEMQ_TRACING": "xray",
 		},
 		{ // a consumer on PostgreSQL
-			Store: "postgres", StoreURL: "postgres://u@127.0.0.1:5432/db?sslmode=disable", Table: "records", KeyFields: "document_id,version",
-			compressAbove: "2048", Backoff: "false", ConsumerQueueURL: "http://127.0.0.1:9324/000000000000/jobs", ConsumerMaxRunTime: "1h0m0s",
-			ConsumerMaxBatches: "6", ConsumerGracePeriod: "25s", ConsumerVisibility: "1m0s", HealthAddr: ":8080", ProviderURL: "http://127.0.0.1:1",
-			ProviderAPIKey: "sk-local", Tracing: "otel",
+			"IDEMQ_STORE": "postgres", "IDEMQ_STORE_URL": "postgres://u@127.0.0.1:5432/db?sslmode=disable", "IDEMQ_TABLE": "records", "IDEMQ_KEY_FIELDS": "document_id,version",
+			"IDEMQ_COMPRESS_ABOVE": "2048", "IDEMQ_BACKOFF": "false", "IDEMQ_CONSUMER_QUEUE_URL": "http://127.0.0.1:9324/000000000000/jobs", "IDEMQ_CONSUMER_MAX_RUN_TIME": "1h0m0s",
+			"IDEMQ_CONSUMER_MAX_BATCHES": "6", "IDEMQ_CONSUMER_GRACE_PERIOD": "25s", "IDEMQ_CONSUMER_VISIBILITY": "1m0s", "IDEMQ_HEALTH_ADDR": ":8080", "IDEMQ_PROVIDER_URL": "http://127.0.0.1:1",
+			"IDEMQ_PROVIDER_API_KEY": "sk-local", "IDEMQ_TRACING": "otel",
 		},
 		{ // a worker on Redis, keyed by an attribute
-			Store: "redis", StoreURL: "rediss://:pw@cache:6380/2", Table: "jobs", KeyAttribute: "key",
+			"IDEMQ_STORE": "redis", "IDEMQ_STORE_URL": "rediss://:pw@cache:6380/2", "IDEMQ_TABLE": "jobs", "IDEMQ_KEY_ATTRIBUTE": "key",
 		},
 		{ // the front door
-			Mode: "frontdoor", Table: "idempotency", DynamoDBStrong: "true", Namespace: "summarise", KeyField: "idempotency_key", RecordExpiry: "120h0m0s", ClockSkew: "1s",
-			FrontDoorQueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", frontDoorPath: "/v1/jobs", frontDoorMaxBodyBytes: "1000",
-			FrontDoorAddr: "127.0.0.1:8080", FrontDoorScope: "none", BlobBucket: "results", BlobPrefix: "idemq/", SQSEndpoint: "http://127.0.0.1:9324",
+			"IDEMQ_MODE": "frontdoor", "IDEMQ_TABLE": "idempotency", "IDEMQ_DYNAMODB_MULTI_REGION_STRONG": "true", "IDEMQ_NAMESPACE": "summarise", "IDEMQ_KEY_FIELD": "idempotency_key", "IDEMQ_RECORD_EXPIRY": "120h0m0s", "IDEMQ_CLOCK_SKEW": "1s",
+			"IDEMQ_FRONTDOOR_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs", "IDEMQ_FRONTDOOR_PATH": "/v1/jobs", "IDEMQ_FRONTDOOR_MAX_BODY_BYTES": "1000",
+			"IDEMQ_FRONTDOOR_ADDR": "127.0.0.1:8080", "IDEMQ_FRONTDOOR_SCOPE": "none", "IDEMQ_BLOB_BUCKET": "results", "IDEMQ_BLOB_PREFIX": "idemq/", "IDEMQ_SQS_ENDPOINT": "http://127.0.0.1:9324",
 		},
 		{ // the dispatcher
-			Mode: "dispatch", DurableFunction: "summarise:prod", Namespace: "summarise", LambdaEndpoint: "http://127.0.0.1:9001",
-			KeyFields: "a,b", Concurrency: "4",
+			"IDEMQ_MODE": "dispatch", "IDEMQ_DURABLE_FUNCTION": "summarise:prod", "IDEMQ_NAMESPACE": "summarise", "IDEMQ_LAMBDA_ENDPOINT": "http://127.0.0.1:9001",
+			"IDEMQ_KEY_FIELDS": "a,b", "IDEMQ_CONCURRENCY": "4",
 		},
 	}
 	covered := map[string]bool{}

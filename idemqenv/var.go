@@ -58,11 +58,11 @@ type Kind string
 const (
 	kindString   Kind = "string"    // text, as it is
 	kindEnum     Kind = "enum"      // one of Var.Values, in any case
-	KindDuration Kind = "duration"  // a positive Go duration: 90s, 120h
+	kindDuration Kind = "duration"  // a positive Go duration: 90s, 120h
 	kindBytes    Kind = "bytes"     // a size in bytes, at least 1
 	kindCount    Kind = "count"     // a whole number, at least 1
 	kindBool     Kind = "bool"      // true or false (strconv.ParseBool)
-	KindURL      Kind = "URL"       // an absolute http or https URL
+	kindURL      Kind = "URL"       // an absolute http or https URL
 	kindStoreURL Kind = "store URL" // a postgres:// or redis:// URL, checked against IDEMQ_STORE
 	kindHostPort Kind = "host:port" // an address to listen on
 	kindList     Kind = "list"      // comma-separated values
@@ -118,7 +118,7 @@ func enumValue(field func(*Settings) *string, values ...string) value {
 
 // durationValue is a positive duration; 0 is unset.
 func durationValue(field func(*Settings) *time.Duration) value {
-	return value{kind: KindDuration,
+	return value{kind: kindDuration,
 		parse: func(s *Settings, v string) error {
 			d, err := time.ParseDuration(v)
 			switch {
@@ -187,7 +187,7 @@ func boolValue(field func(*Settings) *bool) value {
 // urlValue is an absolute http or https URL.
 func urlValue(field func(*Settings) *string) value {
 	v := stringValue(field, checkURL)
-	v.kind = KindURL
+	v.kind = kindURL
 	return v
 }
 

@@ -14,60 +14,6 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// The variables' names, each declared here once: every program of the
-// repository (the reference worker, the command, the CDK construct) names
-// them through these. The table below says what each one is.
-const (
-	Mode                  = "IDEMQ_MODE"
-	Store                 = "IDEMQ_STORE"
-	Table                 = "IDEMQ_TABLE"
-	StoreURL              = "IDEMQ_STORE_URL"
-	DynamoDBEndpoint      = "IDEMQ_DYNAMODB_ENDPOINT"
-	DynamoDBStrong        = "IDEMQ_DYNAMODB_MULTI_REGION_STRONG"
-	Namespace             = "IDEMQ_NAMESPACE"
-	KeyField              = "IDEMQ_KEY_FIELD"
-	KeyFields             = "IDEMQ_KEY_FIELDS"
-	KeyAttribute          = "IDEMQ_KEY_ATTRIBUTE"
-	FingerprintFields     = "IDEMQ_FINGERPRINT_FIELDS"
-	RecordExpiry          = "IDEMQ_RECORD_EXPIRY"
-	Lease                 = "IDEMQ_LEASE"
-	Heartbeat             = "IDEMQ_HEARTBEAT"
-	ClockSkew             = "IDEMQ_CLOCK_SKEW"
-	compressAbove         = "IDEMQ_COMPRESS_ABOVE"
-	Concurrency           = "IDEMQ_CONCURRENCY"
-	MaxConcurrency        = "AWS_LAMBDA_MAX_CONCURRENCY" // Lambda's, not ours: set on a capacity provider
-	Backoff               = "IDEMQ_BACKOFF"
-	SQSEndpoint           = "IDEMQ_SQS_ENDPOINT"
-	QueueURL              = "IDEMQ_QUEUE_URL"
-	EMFNamespace          = "IDEMQ_EMF_NAMESPACE"
-	Queue                 = "IDEMQ_QUEUE"
-	BlobBucket            = "IDEMQ_BLOB_BUCKET"
-	BlobPrefix            = "IDEMQ_BLOB_PREFIX"
-	OffloadAbove          = "IDEMQ_OFFLOAD_ABOVE"
-	S3Endpoint            = "IDEMQ_S3_ENDPOINT"
-	ProviderURL           = "IDEMQ_PROVIDER_URL"
-	ProviderAPIKey        = "IDEMQ_PROVIDER_API_KEY"
-	ProviderAPIKeySecret  = "IDEMQ_PROVIDER_API_KEY_SECRET"
-	Tracing               = "IDEMQ_TRACING"
-	ConsumerQueueURL      = "IDEMQ_CONSUMER_QUEUE_URL"
-	ConsumerMaxRunTime    = "IDEMQ_CONSUMER_MAX_RUN_TIME"
-	ConsumerMaxBatches    = "IDEMQ_CONSUMER_MAX_BATCHES"
-	ConsumerGracePeriod   = "IDEMQ_CONSUMER_GRACE_PERIOD"
-	ConsumerVisibility    = "IDEMQ_CONSUMER_VISIBILITY"
-	HealthAddr            = "IDEMQ_HEALTH_ADDR"
-	FrontDoorQueueURL     = "IDEMQ_FRONTDOOR_QUEUE_URL"
-	frontDoorPath         = "IDEMQ_FRONTDOOR_PATH"
-	frontDoorMaxBodyBytes = "IDEMQ_FRONTDOOR_MAX_BODY_BYTES"
-	FrontDoorAddr         = "IDEMQ_FRONTDOOR_ADDR"
-	FrontDoorScope        = "IDEMQ_FRONTDOOR_SCOPE"
-	DurableFunction       = "IDEMQ_DURABLE_FUNCTION"
-	DurableNamePrefix     = "IDEMQ_DURABLE_NAME_PREFIX" // no longer read (retired)
-	LambdaEndpoint        = "IDEMQ_LAMBDA_ENDPOINT"
-)
-
-// Prefix starts the name of every variable of idemq's own.
-const Prefix = "IDEMQ_"
-
 // Programs that read a group of variables.
 const (
 	storing  = Worker | FrontDoor | Command // the store of records
@@ -79,159 +25,159 @@ const (
 // vars is the table: every variable, in the order the docs list them.
 // Who a request is (requestVars) is request.Fields' table, not this one's.
 var vars = slices.Concat([]Var{
-	{Name: Mode, Programs: lambdaed, Default: "`worker`",
+	{Name: "IDEMQ_MODE", Programs: lambdaed, Default: "`worker`",
 		Doc:   "what the program is: `worker` (claims and runs each record, on Lambda or as a consumer), `frontdoor` (the HTTP front door, docs/frontdoor.md) or `dispatch` (to a Lambda durable function, docs/dispatcher.md)",
 		value: modeValue()},
 
 	// The store of records.
-	{Name: Store, Programs: storing, Default: "`dynamodb`", Flag: "store",
+	{Name: "IDEMQ_STORE", Programs: storing, Default: "`dynamodb`", Flag: "store",
 		Doc:   "the store of records: `dynamodb`, `postgres`, `redis`, or `memory` for local runs (records last as long as the process; the command refuses it)",
 		value: enumValue(func(s *Settings) *string { return &s.Store.Kind }, stores.DynamoDB, stores.Postgres, stores.Redis, stores.Memory)},
-	{Name: Table, Programs: storing, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
+	{Name: "IDEMQ_TABLE", Programs: storing, Flag: "table", Sets: []string{"dynamostore.table", "pgstore.table", "redisstore.Prefix"},
 		Doc:   "table of records: DynamoDB's, or PostgreSQL's (its shape checked at start-up, never created there); the key prefix on Redis; required with the DynamoDB and PostgreSQL stores",
 		value: stringValue(func(s *Settings) *string { return &s.Store.Table }, nil)},
-	{Name: StoreURL, Programs: storing, Flag: "store-url",
+	{Name: "IDEMQ_STORE_URL", Programs: storing, Flag: "store-url",
 		Doc:   "the `postgres://` or `redis://` URL of those stores, required with them (pgx and go-redis URLs; a key=value connection string is not taken; percent-encode `@ : / ? #` in the user name and password); shown only with its password and query values hidden",
 		value: storeURLValue()},
-	{Name: DynamoDBEndpoint, Programs: storing, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
+	{Name: "IDEMQ_DYNAMODB_ENDPOINT", Programs: storing, Default: "the AWS endpoint", Flag: "dynamodb-endpoint",
 		Doc:   "DynamoDB endpoint URL, for DynamoDB Local",
 		value: urlValue(func(s *Settings) *string { return &s.Store.DynamoDBEndpoint })},
-	{Name: DynamoDBStrong, Programs: storing, Default: "`false`",
+	{Name: "IDEMQ_DYNAMODB_MULTI_REGION_STRONG", Programs: storing, Default: "`false`",
 		Sets:  []string{"dynamostore.MultiRegionStrong"},
 		Doc:   "`true` when the DynamoDB table is a global table with multi-Region strong consistency (`dynamostore.WithMultiRegionStrong`): staged writes are refused before anything is sent, as such a table runs no transactions; the CDK stack sets it with `Replicas`",
 		value: boolValue(func(s *Settings) *bool { return &s.Store.DynamoDBStrong })},
 }, requestVars(), []Var{
 	// The claim.
-	{Name: RecordExpiry, Programs: Worker | FrontDoor | Command, Default: idem.DefaultExpiry.String() + " (`idem.DefaultExpiry`)", Flag: "record-expiry",
+	{Name: "IDEMQ_RECORD_EXPIRY", Programs: Worker | FrontDoor | Command, Default: idem.DefaultExpiry.String() + " (`idem.DefaultExpiry`)", Flag: "record-expiry",
 		Sets:  []string{"idem.Expiry"},
 		Doc:   "how long records live (Go duration), at least 60 s (SQS's shortest retention); with `IDEMQ_QUEUE`, at least the message lifetime (a warning below the redrive lifetime); size it with `queue.RecordLifetime`",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.RecordExpiry })},
-	{Name: Lease, Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultShortLease`, `consumer.DefaultHeartbeat`)",
+	{Name: "IDEMQ_LEASE", Programs: Worker, Default: "on Lambda the records' time left + 10 s (the invocation's + 7.5 s); in consumer mode 1 minute renewed every 20 s (`consumer.DefaultShortLease`, `consumer.DefaultHeartbeat`)",
 		Sets:  []string{"idem.Lease"},
 		Doc:   "claim lease (Go duration), at most `IDEMQ_RECORD_EXPIRY`; with `IDEMQ_QUEUE`, short enough that a crashed worker's message keeps a receive for its retry (`queue.CheckLease`)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Lease })},
-	{Name: Heartbeat, Programs: Worker, Default: "off on Lambda; in consumer mode without `IDEMQ_LEASE`, 20 s (`consumer.DefaultHeartbeat`)",
+	{Name: "IDEMQ_HEARTBEAT", Programs: Worker, Default: "off on Lambda; in consumer mode without `IDEMQ_LEASE`, 20 s (`consumer.DefaultHeartbeat`)",
 		Sets:  []string{"idem.Heartbeat"},
 		Doc:   "extend a running record's lease this often (Go duration), at most half of the lease: on Lambda it needs `IDEMQ_LEASE` (the default lease already covers the whole invocation); in consumer mode without `IDEMQ_LEASE` it renews the consumer's default 1-minute lease, at most every 30 s",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Heartbeat })},
-	{Name: ClockSkew, Programs: Worker | FrontDoor, Default: idem.DefaultClockSkew.String() + " (`idem.DefaultClockSkew`)",
+	{Name: "IDEMQ_CLOCK_SKEW", Programs: Worker | FrontDoor, Default: idem.DefaultClockSkew.String() + " (`idem.DefaultClockSkew`)",
 		Sets:  []string{"idem.ClockSkew"},
 		Doc:   "the bound on every worker's clock error (Go duration) within which no live lease is taken over: claims judge leases and expiries this much late, and write them this much long (docs/protocol.md, \"Clocks\"); give every worker and front door of a table the same value",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.ClockSkew })},
-	{Name: compressAbove, Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
+	{Name: "IDEMQ_COMPRESS_ABOVE", Programs: Worker, Default: strconv.Itoa(idem.DefaultCompressAbove),
 		Sets:  []string{"idem.CompressAbove"},
 		Doc:   "size in bytes above which results are stored gzipped (`idem.Config.CompressAbove`), or `off`: for a rolling upgrade from a release without compression, or a table Powertools also reads",
 		value: compressValue()},
 
 	// The batch.
-	{Name: Concurrency, Programs: Worker | Dispatch, Default: "100 (the dispatcher: 10)",
+	{Name: "IDEMQ_CONCURRENCY", Programs: Worker | Dispatch, Default: "100 (the dispatcher: 10)",
 		Sets:  []string{"handler.Concurrency", "durable.Concurrency"},
 		Doc:   "records of a batch at once; the pools are sized for it times `AWS_LAMBDA_MAX_CONCURRENCY`",
 		value: countValue(func(s *Settings) *int { return &s.Concurrency })},
-	{Name: MaxConcurrency, Programs: lambdaed, Default: "1",
+	{Name: "AWS_LAMBDA_MAX_CONCURRENCY", Programs: lambdaed, Default: "1",
 		Doc:   "set by Lambda, not by you: on a capacity provider (Lambda Managed Instances) the invocations run at once in the process; anything but a whole number ≥ 1 is 1, as aws-lambda-go reads it",
 		value: maxConcurrencyValue()},
 
 	// The back-off and SQS.
-	{Name: Backoff, Programs: Worker, Default: "`true`",
+	{Name: "IDEMQ_BACKOFF", Programs: Worker, Default: "`true`",
 		Doc:   "give an in-progress message back at its lease's end (needs `sqs:ChangeMessageVisibility`); `false` turns it off",
 		value: boolValue(func(s *Settings) *bool { return &s.Backoff })},
-	{Name: SQSEndpoint, Programs: Worker | FrontDoor | Dispatch | Command, Default: "the AWS endpoint", Flag: "sqs-endpoint",
+	{Name: "IDEMQ_SQS_ENDPOINT", Programs: Worker | FrontDoor | Dispatch | Command, Default: "the AWS endpoint", Flag: "sqs-endpoint",
 		Doc:   "SQS endpoint URL of the back-off, the consumer and the front door, for a local SQS server; outside consumer mode not with `IDEMQ_BACKOFF=false`",
 		value: urlValue(func(s *Settings) *string { return &s.SQSEndpoint })},
-	{Name: QueueURL, Programs: Worker, Default: "from each record's event source ARN; in consumer mode the consumed queue",
+	{Name: "IDEMQ_QUEUE_URL", Programs: Worker, Default: "from each record's event source ARN; in consumer mode the consumed queue",
 		Sets:  []string{"handler.QueueURL"},
 		Doc:   "queue URL of the back-off (`handler.Config.QueueURL`), for a server that does not know the AWS-form URL; not with `IDEMQ_BACKOFF=false`; in consumer mode, unset or the consumed queue's",
 		value: urlValue(func(s *Settings) *string { return &s.QueueURL })},
-	{Name: EMFNamespace, Programs: Worker, Default: "off",
+	{Name: "IDEMQ_EMF_NAMESPACE", Programs: Worker, Default: "off",
 		Sets:  []string{"handler.EMFNamespace"},
 		Doc:   "CloudWatch namespace of the per-batch EMF metrics (docs/handler.md, docs/operate.md)",
 		value: stringValue(func(s *Settings) *string { return &s.EMFNamespace }, nil)},
-	{Name: Queue, Programs: Worker, Default: "unchecked",
+	{Name: "IDEMQ_QUEUE", Programs: Worker, Default: "unchecked",
 		Doc:   "the queue's settings as JSON (`queue.Settings`), as the CDK stack writes them: `" + queueExample + "`; the record expiry and the lease are checked against them",
 		value: queueValue(func(s *Settings) *queue.Settings { return &s.Queue })},
 
 	// Results too large for a record.
-	{Name: BlobBucket, Programs: storing, Default: "none: every result stays in its record", Flag: "blob-bucket",
+	{Name: "IDEMQ_BLOB_BUCKET", Programs: storing, Default: "none: every result stays in its record", Flag: "blob-bucket",
 		Sets:  []string{"s3blob.bucket"},
 		Doc:   "S3 bucket of results whose stored size is above `IDEMQ_OFFLOAD_ABOVE` (`s3blob`); needs `s3:PutObject` and `s3:GetObject` on the prefix, and a lifecycle rule no shorter than `IDEMQ_RECORD_EXPIRY`",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Bucket }, checkBucket)},
-	{Name: BlobPrefix, Programs: storing, Default: "`" + DefaultBlobPrefix + "`", Needs: BlobBucket, Flag: "blob-prefix",
+	{Name: "IDEMQ_BLOB_PREFIX", Programs: storing, Default: "`" + DefaultBlobPrefix + "`", Needs: "IDEMQ_BLOB_BUCKET", Flag: "blob-prefix",
 		Sets:  []string{"s3blob.prefix"},
 		Doc:   "object key prefix in the bucket",
 		value: stringValue(func(s *Settings) *string { return &s.Blobs.Prefix }, nil)},
-	{Name: OffloadAbove, Programs: Worker | FrontDoor, Default: strconv.Itoa(idem.DefaultOffloadAbove) + " (`idem.DefaultOffloadAbove`)", Needs: BlobBucket,
+	{Name: "IDEMQ_OFFLOAD_ABOVE", Programs: Worker | FrontDoor, Default: strconv.Itoa(idem.DefaultOffloadAbove) + " (`idem.DefaultOffloadAbove`)", Needs: "IDEMQ_BLOB_BUCKET",
 		Sets:  []string{"idem.OffloadAbove"},
 		Doc:   "stored size in bytes (after compression) above which a result goes to the bucket (`idem.Config.OffloadAbove`)",
 		value: bytesValue(func(s *Settings) *int { return &s.Blobs.OffloadAbove })},
-	{Name: S3Endpoint, Programs: Worker | FrontDoor, Default: "the AWS endpoint", Needs: BlobBucket,
+	{Name: "IDEMQ_S3_ENDPOINT", Programs: Worker | FrontDoor, Default: "the AWS endpoint", Needs: "IDEMQ_BLOB_BUCKET",
 		Doc:   "S3 endpoint URL, for a local S3 server (path-style addressing)",
 		value: urlValue(func(s *Settings) *string { return &s.Blobs.S3Endpoint })},
 
 	// The reference worker's model provider.
-	{Name: ProviderURL, Programs: Worker, ReferenceOnly: true,
+	{Name: "IDEMQ_PROVIDER_URL", Programs: Worker, ReferenceOnly: true,
 		Doc:   "the reference worker's OpenAI-compatible base URL, with or without `/v1`; required by it",
 		value: urlValue(func(s *Settings) *string { return &s.Provider.URL })},
-	{Name: ProviderAPIKey, Programs: Worker, ReferenceOnly: true, Secret: true, Default: "none",
+	{Name: "IDEMQ_PROVIDER_API_KEY", Programs: Worker, ReferenceOnly: true, Secret: true, Default: "none",
 		Doc:   "bearer token sent to the provider, in plain text (local runs); not with `IDEMQ_PROVIDER_API_KEY_SECRET`",
 		value: stringValue(func(s *Settings) *string { return &s.Provider.APIKey }, nil)},
-	{Name: ProviderAPIKeySecret, Programs: Worker, ReferenceOnly: true, Default: "none",
+	{Name: "IDEMQ_PROVIDER_API_KEY_SECRET", Programs: Worker, ReferenceOnly: true, Default: "none",
 		Doc:   "name or ARN of a Secrets Manager secret whose SecretString is the provider's bearer token, read once at start-up",
 		value: stringValue(func(s *Settings) *string { return &s.Provider.APIKeySecret }, nil)},
 
-	{Name: Tracing, Programs: Worker | FrontDoor, Default: "`off`",
+	{Name: "IDEMQ_TRACING", Programs: Worker | FrontDoor, Default: "`off`",
 		Doc:   "`otel`: OpenTelemetry spans of each batch, record and store call over OTLP/HTTP to the ADOT layer's collector (docs/tracing.md); `xray`: the same, each batch under the invocation's X-Ray trace (needs active tracing)",
 		value: tracingValue()},
 
 	// Consumer mode.
-	{Name: ConsumerQueueURL, Programs: consumed, Default: "unset: a Lambda function",
+	{Name: "IDEMQ_CONSUMER_QUEUE_URL", Programs: consumed, Default: "unset: a Lambda function",
 		Sets:  []string{"consumer.queueURL"},
 		Doc:   "run off Lambda: receive from this queue (package `consumer`)",
 		value: urlValue(func(s *Settings) *string { return &s.Consumer.QueueURL })},
-	{Name: ConsumerMaxRunTime, Programs: consumed, Default: "15m0s (`consumer.DefaultMaxRunTime`)", Needs: ConsumerQueueURL,
+	{Name: "IDEMQ_CONSUMER_MAX_RUN_TIME", Programs: consumed, Default: "15m0s (`consumer.DefaultMaxRunTime`)", Needs: "IDEMQ_CONSUMER_QUEUE_URL",
 		Sets:  []string{"consumer.MaxRunTime"},
 		Doc:   "each batch's deadline (Go duration), as a function's timeout; the default lease is made from it",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.MaxRunTime })},
-	{Name: ConsumerMaxBatches, Programs: consumed, Default: "4 (`consumer.DefaultMaxBatches`)", Needs: ConsumerQueueURL,
+	{Name: "IDEMQ_CONSUMER_MAX_BATCHES", Programs: consumed, Default: "4 (`consumer.DefaultMaxBatches`)", Needs: "IDEMQ_CONSUMER_QUEUE_URL",
 		Sets:  []string{"consumer.MaxBatches"},
 		Doc:   "batches at once, up to 10 messages each",
 		value: countValue(func(s *Settings) *int { return &s.Consumer.MaxBatches })},
-	{Name: ConsumerGracePeriod, Programs: consumed, Default: "20s (`consumer.DefaultGracePeriod`)", Needs: ConsumerQueueURL,
+	{Name: "IDEMQ_CONSUMER_GRACE_PERIOD", Programs: consumed, Default: "20s (`consumer.DefaultGracePeriod`)", Needs: "IDEMQ_CONSUMER_QUEUE_URL",
 		Sets:  []string{"consumer.GracePeriod"},
 		Doc:   "after SIGTERM, how long running work may finish before it is cancelled (Go duration)",
 		value: durationValue(func(s *Settings) *time.Duration { return &s.Consumer.GracePeriod })},
-	{Name: ConsumerVisibility, Programs: consumed, Default: "the queue's", Needs: ConsumerQueueURL,
+	{Name: "IDEMQ_CONSUMER_VISIBILITY", Programs: consumed, Default: "the queue's", Needs: "IDEMQ_CONSUMER_QUEUE_URL",
 		Sets:  []string{"consumer.VisibilityTimeout"},
 		Doc:   "visibility timeout of each receive and extension: whole seconds, as a number (`60`) or a Go duration (`1m`), at least 2 s",
 		value: secondsValue(func(s *Settings) *time.Duration { return &s.Consumer.Visibility })},
-	{Name: HealthAddr, Programs: consumed, Default: "none", Needs: ConsumerQueueURL,
+	{Name: "IDEMQ_HEALTH_ADDR", Programs: consumed, Default: "none", Needs: "IDEMQ_CONSUMER_QUEUE_URL",
 		Doc:   "`host:port` serving `GET /healthz` (200 while receiving; 503 when stopping or after 3 failed receives in a row)",
 		value: hostPortValue(func(s *Settings) *string { return &s.Consumer.HealthAddr }, ":8080")},
 
 	// Front-door mode.
-	{Name: FrontDoorQueueURL, Programs: FrontDoor,
+	{Name: "IDEMQ_FRONTDOOR_QUEUE_URL", Programs: FrontDoor,
 		Doc:   "the worker's queue, to send requests to; required in front-door mode, with `IDEMQ_NAMESPACE`",
 		value: urlValue(func(s *Settings) *string { return &s.FrontDoor.QueueURL })},
-	{Name: frontDoorPath, Programs: FrontDoor, Default: "`/requests`",
+	{Name: "IDEMQ_FRONTDOOR_PATH", Programs: FrontDoor, Default: "`/requests`",
 		Sets:  []string{"frontdoor.Path"},
 		Doc:   "where requests are posted; each status at the path and `/{key}`",
 		value: stringValue(func(s *Settings) *string { return &s.FrontDoor.Path }, nil)},
-	{Name: frontDoorMaxBodyBytes, Programs: FrontDoor, Default: "1048576",
+	{Name: "IDEMQ_FRONTDOOR_MAX_BODY_BYTES", Programs: FrontDoor, Default: "1048576",
 		Sets:  []string{"frontdoor.MaxBodyBytes"},
 		Doc:   "largest request body read; a body whose message is over the queue's size is refused too (413)",
 		value: bytesValue(func(s *Settings) *int { return &s.FrontDoor.MaxBodyBytes })},
-	{Name: FrontDoorAddr, Programs: FrontDoor, Default: "serve Lambda",
+	{Name: "IDEMQ_FRONTDOOR_ADDR", Programs: FrontDoor, Default: "serve Lambda",
 		Doc:   "`host:port`: serve plain HTTP there instead of Lambda, until SIGTERM or SIGINT (local runs, containers)",
 		value: hostPortValue(func(s *Settings) *string { return &s.FrontDoor.Addr }, "127.0.0.1:8080")},
-	{Name: FrontDoorScope, Programs: FrontDoor, Default: "`iam` on Lambda; `none` with `IDEMQ_FRONTDOOR_ADDR`",
+	{Name: "IDEMQ_FRONTDOOR_SCOPE", Programs: FrontDoor, Default: "`iam` on Lambda; `none` with `IDEMQ_FRONTDOOR_ADDR`",
 		Doc:   "whose key is it: `iam` (each IAM principal's keys are its own, a request without one is 403), `iam-session` (each role session's: the users of one role, each under a session name of their own, do not share keys) or `none` (one key space shared by every caller)",
 		value: enumValue(func(s *Settings) *string { return &s.FrontDoor.Scope }, ScopeIAM, ScopeIAMSession, ScopeNone)},
 
 	// Dispatch mode.
-	{Name: DurableFunction, Programs: Dispatch, Sets: []string{"durable.function"},
+	{Name: "IDEMQ_DURABLE_FUNCTION", Programs: Dispatch, Sets: []string{"durable.function"},
 		Doc:   "the durable function's name or ARN with its version or alias, like `summarise:prod`; required in dispatch mode (needs `lambda:InvokeFunction` on it)",
 		value: stringValue(func(s *Settings) *string { return &s.Dispatch.Function }, nil)},
-	{Name: LambdaEndpoint, Programs: Dispatch, Default: "the AWS endpoint",
+	{Name: "IDEMQ_LAMBDA_ENDPOINT", Programs: Dispatch, Default: "the AWS endpoint",
 		Doc:   "Lambda endpoint URL, for a local fake",
 		value: urlValue(func(s *Settings) *string { return &s.Dispatch.LambdaEndpoint })},
 })
@@ -280,8 +226,8 @@ func fieldValue(f request.Field) value {
 // replaced it. A program of the worker refuses one that is set, saying
 // so: a setting that would change nothing is a mistake.
 var retired = []struct{ name, why string }{
-	{DurableNamePrefix, "each durable execution is named after the record key the worker's handler claims, in " + Namespace +
-		" (default the function's name); remove it, and set " + Namespace + " to the handler's namespace (docs/dispatcher.md)"},
+	{"IDEMQ_DURABLE_NAME_PREFIX", "each durable execution is named after the record key the worker's handler claims, in IDEMQ_NAMESPACE" +
+		" (default the function's name); remove it, and set IDEMQ_NAMESPACE to the handler's namespace (docs/dispatcher.md)"},
 }
 
 // Vars returns the table of variables, in the order the docs list them.
@@ -399,7 +345,7 @@ func tracingValue() value {
 // checkBucket refuses a bucket written as a URL or a path.
 func checkBucket(b string) error {
 	if strings.HasPrefix(b, "s3://") || strings.Contains(b, "/") {
-		return fmt.Errorf("want the bucket's name, like my-results, not a URL or a path (the prefix is %s)", BlobPrefix)
+		return fmt.Errorf("want the bucket's name, like my-results, not a URL or a path (the prefix is IDEMQ_BLOB_PREFIX)")
 	}
 	return nil
 }

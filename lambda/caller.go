@@ -44,7 +44,7 @@ func iamCallerOf(ctx context.Context) (caller iamCaller, ok bool) {
 func iamScope(r *http.Request) (string, error) {
 	caller, ok := iamCallerOf(r.Context())
 	if !ok {
-		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
+		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set IDEMQ_FRONTDOOR_SCOPE=%s)", frontdoor.ErrNoScope, idemqenv.ScopeNone)
 	}
 	return principalOf(caller.UserARN, false)
 }
@@ -58,7 +58,7 @@ func iamScope(r *http.Request) (string, error) {
 func iamSessionScope(r *http.Request) (string, error) {
 	caller, ok := iamCallerOf(r.Context())
 	if !ok {
-		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set %s=%s)", frontdoor.ErrNoScope, idemqenv.FrontDoorScope, idemqenv.ScopeNone)
+		return "", fmt.Errorf("%w: the request carries no IAM caller (is the function URL's AuthType AWS_IAM? else set IDEMQ_FRONTDOOR_SCOPE=%s)", frontdoor.ErrNoScope, idemqenv.ScopeNone)
 	}
 	return principalOf(caller.UserARN, true)
 }
@@ -87,7 +87,7 @@ func principalOf(arn string, withSession bool) (string, error) {
 		case name == "":
 			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role", frontdoor.ErrNoScope, arn)
 		case withSession && session == "":
-			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role session (%s=%s)", frontdoor.ErrNoScope, arn, idemqenv.FrontDoorScope, idemqenv.ScopeIAMSession)
+			return "", fmt.Errorf("%w: the IAM caller's ARN %q names no role session (IDEMQ_FRONTDOOR_SCOPE=%s)", frontdoor.ErrNoScope, arn, idemqenv.ScopeIAMSession)
 		case withSession:
 			return strings.Join(parts, ":"), nil
 		}

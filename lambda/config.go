@@ -15,8 +15,8 @@ import (
 func loadConfig(getenv func(string) string) (idemqenv.Settings, error) {
 	s, err := idemqenv.Read(getenv)
 	errs := []error{err}
-	if s.Program == idemqenv.Worker && s.Provider.URL == "" && getenv(idemqenv.ProviderURL) == "" {
-		errs = append(errs, fmt.Errorf("%s is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1", idemqenv.ProviderURL))
+	if s.Program == idemqenv.Worker && s.Provider.URL == "" && getenv("IDEMQ_PROVIDER_URL") == "" {
+		errs = append(errs, fmt.Errorf("IDEMQ_PROVIDER_URL is required: the model provider's OpenAI-compatible base URL, like https://api.openai.com/v1"))
 	}
 	return s, errors.Join(errs...)
 }

@@ -31,7 +31,7 @@ func settings(t *testing.T, kv ...string) idemqenv.Settings {
 // only: the front door and the dispatcher call none.
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
-	s := settings(t, idemqenv.Table, "idem", idemqenv.ProviderURL, "https://api.openai.com/v1", idemqenv.Lease, "90s")
+	s := settings(t, "IDEMQ_TABLE", "idem", "IDEMQ_PROVIDER_URL", "https://api.openai.com/v1", "IDEMQ_LEASE", "90s")
 	if s.Provider.URL != "https://api.openai.com/v1" || s.Store.Table != "idem" || !s.Backoff || s.Lease.String() != "1m30s" {
 		t.Errorf("settings %+v", s)
 	}
@@ -40,9 +40,9 @@ func TestLoadConfig(t *testing.T) {
 		env  func(string) string
 		want []string // each named in the error
 	}{
-		{"nothing set", env(), []string{idemqenv.Table, idemqenv.ProviderURL + " is required"}},
-		{"no provider, and a bad lease", env(idemqenv.Table, "t", idemqenv.Lease, "soon"), []string{idemqenv.ProviderURL, idemqenv.Lease}},
-		{"a bad provider URL", env(idemqenv.Table, "t", idemqenv.ProviderURL, "api.openai.com"), []string{idemqenv.ProviderURL}},
+		{"nothing set", env(), []string{"IDEMQ_TABLE", "IDEMQ_PROVIDER_URL is required"}},
+		{"no provider, and a bad lease", env("IDEMQ_TABLE", "t", "IDEMQ_LEASE", "soon"), []string{"IDEMQ_PROVIDER_URL", "IDEMQ_LEASE"}},
+		{"a bad provider URL", env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "api.openai.com"), []string{"IDEMQ_PROVIDER_URL"}},
 	} {
 		_, err := loadConfig(c.env)
 		if err == nil {
@@ -54,13 +54,13 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("%s: error %q does not name %s", c.name, err, w)
 			}
 		}
-		if n := strings.Count(err.Error(), idemqenv.ProviderURL); n > 1 {
-			t.Errorf("%s: %s named %d times: %v", c.name, idemqenv.ProviderURL, n, err)
+		if n := strings.Count(err.Error(), "IDEMQ_PROVIDER_URL"); n > 1 {
+			t.Errorf("%s: IDEMQ_PROVIDER_URL named %d times: %v", c.name, n, err)
 		}
 	}
 	for _, vars := range [][]string{
-		{idemqenv.Mode, "frontdoor", idemqenv.Table, "t", idemqenv.Namespace, "n", idemqenv.FrontDoorQueueURL, "https://sqs.us-east-1.amazonaws.com/123456789012/q"},
-		{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod"},
+		{"IDEMQ_MODE", "frontdoor", "IDEMQ_TABLE", "t", "IDEMQ_NAMESPACE", "n", "IDEMQ_FRONTDOOR_QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/q"},
+		{"IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod"},
 	} {
 		if _, err := loadConfig(env(vars...)); err != nil {
 			t.Errorf("%q: %v; want no provider needed", vars, err)

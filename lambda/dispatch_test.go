@@ -10,7 +10,6 @@ import (
 
 	"github.com/idemq/idemq/durable"
 	"github.com/idemq/idemq/durable/durabletest"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // Dispatch mode wires the durable dispatcher from the environment: the
@@ -19,8 +18,8 @@ import (
 func TestDispatchMode(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
-	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
-		idemqenv.KeyField, "request_id", idemqenv.Namespace, "summ", idemqenv.Concurrency, "4")
+	vars := env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", "IDEMQ_LAMBDA_ENDPOINT", fake.URL,
+		"IDEMQ_KEY_FIELD", "request_id", "IDEMQ_NAMESPACE", "summ", "IDEMQ_CONCURRENCY", "4")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +44,8 @@ func TestDispatchMode(t *testing.T) {
 func TestDispatchModeKeyFields(t *testing.T) {
 	t.Parallel()
 	fake := durabletest.NewServer(t)
-	vars := env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod", idemqenv.LambdaEndpoint, fake.URL,
-		idemqenv.KeyFields, "document_id,version", idemqenv.Namespace, "docs")
+	vars := env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", "IDEMQ_LAMBDA_ENDPOINT", fake.URL,
+		"IDEMQ_KEY_FIELDS", "document_id,version", "IDEMQ_NAMESPACE", "docs")
 	p, err := start(context.Background(), vars, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -63,12 +62,12 @@ func TestDispatchModeKeyFields(t *testing.T) {
 
 func TestDispatchConfig(t *testing.T) {
 	t.Parallel()
-	base := []string{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise:prod"}
+	base := []string{"IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod"}
 	with := func(kv ...string) func(string) string { return env(append(append([]string{}, base...), kv...)...) }
 	// The variables themselves are idemqenv's (TestReadDispatch); the
 	// name prefix dispatch mode read before the namespace did its job is
 	// refused, naming what replaced it.
-	if _, err := loadConfig(with(idemqenv.DurableNamePrefix, "summ-")); err == nil || !strings.Contains(err.Error(), idemqenv.DurableNamePrefix+" is no longer read") {
+	if _, err := loadConfig(with("IDEMQ_DURABLE_NAME_PREFIX", "summ-")); err == nil || !strings.Contains(err.Error(), "IDEMQ_DURABLE_NAME_PREFIX is no longer read") {
 		t.Errorf("the name prefix: %v; want it refused as no longer read", err)
 	}
 	// What the library refuses stops the start-up, after the variable's name.
@@ -76,8 +75,8 @@ func TestDispatchConfig(t *testing.T) {
 		env  func(string) string
 		want string
 	}{
-		{env(idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "summarise"), idemqenv.DurableFunction + ": durable: function"},
-		{with(idemqenv.Namespace, "a\x01b"), idemqenv.Namespace + ": request: Namespace"},
+		{env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise"), "IDEMQ_DURABLE_FUNCTION: durable: function"},
+		{with("IDEMQ_NAMESPACE", "a\x01b"), "IDEMQ_NAMESPACE: request: Namespace"},
 	} {
 		_, err := start(context.Background(), tt.env, slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

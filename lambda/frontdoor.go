@@ -50,7 +50,7 @@ func serveFrontDoor(h http.Handler, addr string) error {
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %w", idemqenv.FrontDoorAddr, addr, err)
+		return fmt.Errorf("IDEMQ_FRONTDOOR_ADDR=%s: %w", addr, err)
 	}
 	go func() {
 		<-ctx.Done()

@@ -18,7 +18,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/idemq/idemq/frontdoor"
-	"github.com/idemq/idemq/idemqenv"
 	idemqrequest "github.com/idemq/idemq/request"
 )
 
@@ -78,8 +77,8 @@ func (f *sendSQS) sentScopes() []string {
 func TestFrontDoorMode(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
-		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL),
+	p, err := start(context.Background(), env("IDEMQ_MODE", "frontdoor", "IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "summarise",
+		"IDEMQ_FRONTDOOR_QUEUE_URL", sqsServer.URL+"/123456789012/requests", "IDEMQ_SQS_ENDPOINT", sqsServer.URL),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +185,8 @@ func TestPrincipalOf(t *testing.T) {
 func TestFrontDoorSessionScope(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise",
-		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "iam-session"),
+	p, err := start(context.Background(), env("IDEMQ_MODE", "frontdoor", "IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "summarise",
+		"IDEMQ_FRONTDOOR_QUEUE_URL", sqsServer.URL+"/123456789012/requests", "IDEMQ_SQS_ENDPOINT", sqsServer.URL, "IDEMQ_FRONTDOOR_SCOPE", "iam-session"),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -282,8 +281,8 @@ func TestFrontDoorRefusesWorkerSettings(t *testing.T) {
 func TestFrontDoorModeKeyFields(t *testing.T) {
 	t.Parallel()
 	sqsServer := newSendSQS(t)
-	p, err := start(context.Background(), env(idemqenv.Mode, "frontdoor", idemqenv.Store, "memory", idemqenv.Namespace, "summarise", idemqenv.KeyFields, "document_id,version",
-		idemqenv.FrontDoorQueueURL, sqsServer.URL+"/123456789012/requests", idemqenv.SQSEndpoint, sqsServer.URL, idemqenv.FrontDoorScope, "none"),
+	p, err := start(context.Background(), env("IDEMQ_MODE", "frontdoor", "IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "summarise", "IDEMQ_KEY_FIELDS", "document_id,version",
+		"IDEMQ_FRONTDOOR_QUEUE_URL", sqsServer.URL+"/123456789012/requests", "IDEMQ_SQS_ENDPOINT", sqsServer.URL, "IDEMQ_FRONTDOOR_SCOPE", "none"),
 		slog.New(slog.DiscardHandler), fakeAWS(sqsServer.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -311,20 +310,20 @@ func TestFrontDoorModeKeyFields(t *testing.T) {
 	if resp := call("GET", "/requests/handle-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
 		t.Errorf("GET: %+v, want queued", resp)
 	}
-	c, err := loadConfig(env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a.b,c"))
+	c, err := loadConfig(env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a.b,c"))
 	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.Request.KeyFields, want) || c.Request.KeyField != "" {
-		t.Errorf("%s=a.b,c: %+v, %v; want the fields %v", idemqenv.KeyFields, c.Request, err, want)
+		t.Errorf("IDEMQ_KEY_FIELDS=a.b,c: %+v, %v; want the fields %v", c.Request, err, want)
 	}
 	for _, e := range []func(string) string{
-		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,b", idemqenv.KeyField, "k"),
-		env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.KeyFields, "a,,b"),
+		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,b", "IDEMQ_KEY_FIELD", "k"),
+		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,,b"),
 	} {
-		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
-			t.Errorf("%v, want an error naming %s", err, idemqenv.KeyFields)
+		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
+			t.Errorf("%v, want an error naming IDEMQ_KEY_FIELDS", err)
 		}
 	}
-	if _, err := start(context.Background(), env(idemqenv.Store, "memory", idemqenv.ProviderURL, "http://p", idemqenv.Namespace, "n", idemqenv.KeyFields, "a..b"),
-		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), idemqenv.KeyFields) {
-		t.Errorf("a malformed field: %v, want an error naming %s", err, idemqenv.KeyFields)
+	if _, err := start(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a..b"),
+		slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
+		t.Errorf("a malformed field: %v, want an error naming IDEMQ_KEY_FIELDS", err)
 	}
 }

@@ -102,7 +102,7 @@ func offLambda(p program, getenv func(string) string) error {
 	}
 	switch {
 	case p.frontDoor != nil && p.frontDoorAddr == "":
-		return fmt.Errorf("not in Lambda (AWS_LAMBDA_RUNTIME_API is unset) and no %s: set it to serve HTTP here, or run in Lambda", idemqenv.FrontDoorAddr)
+		return fmt.Errorf("not in Lambda (AWS_LAMBDA_RUNTIME_API is unset) and no IDEMQ_FRONTDOOR_ADDR: set it to serve HTTP here, or run in Lambda")
 	case p.frontDoor == nil && p.consumer == nil:
 		return worker.ErrNotLambda
 	}

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // The store URL holds the store's password: whatever the form of the
@@ -38,8 +36,8 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
 			_, err := startup(context.Background(), env(
-				idemqenv.Store, c.store, idemqenv.StoreURL, c.url, idemqenv.Table, "records", idemqenv.ProviderURL, "http://127.0.0.1:1",
-				idemqenv.Namespace, "w", idemqenv.Backoff, "false",
+				"IDEMQ_STORE", c.store, "IDEMQ_STORE_URL", c.url, "IDEMQ_TABLE", "records", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1",
+				"IDEMQ_NAMESPACE", "w", "IDEMQ_BACKOFF", "false",
 			), slog.New(slog.NewJSONHandler(&logs, nil)))
 			if err == nil {
 				t.Fatal("start-up succeeded")
@@ -48,11 +46,11 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 			if strings.Contains(msg, "s3cr3t") || strings.Contains(logs.String(), "s3cr3t") {
 				t.Errorf("the password is printed:\nerror: %s\nlogs: %s", msg, logs.String())
 			}
-			if !strings.Contains(msg, idemqenv.StoreURL) {
-				t.Errorf("error %q does not name %s", msg, idemqenv.StoreURL)
+			if !strings.Contains(msg, "IDEMQ_STORE_URL") {
+				t.Errorf("error %q does not name IDEMQ_STORE_URL", msg)
 			}
-			if c.shown != "" && !strings.Contains(msg, idemqenv.StoreURL+"="+c.shown) {
-				t.Errorf("error %q does not show %s=%s", msg, idemqenv.StoreURL, c.shown)
+			if c.shown != "" && !strings.Contains(msg, "IDEMQ_STORE_URL="+c.shown) {
+				t.Errorf("error %q does not show IDEMQ_STORE_URL=%s", msg, c.shown)
 			}
 		})
 	}
@@ -61,11 +59,11 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 // Other URL variables show their value with any password hidden too.
 func TestURLVariablesRedacted(t *testing.T) {
 	t.Parallel()
-	_, err := loadConfig(env(idemqenv.Table, "t", idemqenv.ProviderURL, "ftp://u:s3cr3t@p.example/v1", idemqenv.DynamoDBEndpoint, "http://u:s3cr3t@h:8000:99"))
+	_, err := loadConfig(env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "ftp://u:s3cr3t@p.example/v1", "IDEMQ_DYNAMODB_ENDPOINT", "http://u:s3cr3t@h:8000:99"))
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, idemqenv.ProviderURL+"=ftp://u:xxxxx@p.example/v1") || !strings.Contains(msg, idemqenv.DynamoDBEndpoint) {
+	if msg := err.Error(); strings.Contains(msg, "s3cr3t") || !strings.Contains(msg, "IDEMQ_PROVIDER_URL=ftp://u:xxxxx@p.example/v1") || !strings.Contains(msg, "IDEMQ_DYNAMODB_ENDPOINT") {
 		t.Errorf("error %q: want both variables named, the provider URL redacted, no password", msg)
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/internal/testenv"
 )
@@ -87,11 +86,11 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	answer := string(testenv.Opticks(t))
 	f := newFakeProvider(t)
 	f.answer("a long one", answer)
-	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
-		idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false",
-		idemqenv.BlobBucket, bucket, idemqenv.BlobPrefix, "jobs/", idemqenv.OffloadAbove, fmt.Sprint(idem.DefaultOffloadAbove),
+	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_BACKOFF", "false",
+		"IDEMQ_BLOB_BUCKET", bucket, "IDEMQ_BLOB_PREFIX", "jobs/", "IDEMQ_OFFLOAD_ABOVE", fmt.Sprint(idem.DefaultOffloadAbove),
 		// By name, not IP: the SDK goes path-style by itself for an IP.
-		idemqenv.S3Endpoint, strings.Replace(endpoint, "127.0.0.1", "localhost", 1),
+		"IDEMQ_S3_ENDPOINT", strings.Replace(endpoint, "127.0.0.1", "localhost", 1),
 	), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)
@@ -165,9 +164,9 @@ func TestWorkerUnreachableBucket(t *testing.T) {
 	t.Parallel()
 	f := newFakeProvider(t)
 	f.answer("a long one", string(testenv.Opticks(t)[:100<<10]))
-	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
-		idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false",
-		idemqenv.BlobBucket, "results", idemqenv.BlobPrefix, "jobs/", idemqenv.S3Endpoint, "http://127.0.0.1:1",
+	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_BACKOFF", "false",
+		"IDEMQ_BLOB_BUCKET", "results", "IDEMQ_BLOB_PREFIX", "jobs/", "IDEMQ_S3_ENDPOINT", "http://127.0.0.1:1",
 	), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // secretTimeout bounds the start-up read of the provider's API key,
@@ -31,19 +29,19 @@ func readAPIKey(ctx context.Context, client secretGetter, id string) (string, er
 	defer cancel()
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
 	if err != nil {
-		return "", fmt.Errorf("%s=%q: reading the provider's API key: %w", idemqenv.ProviderAPIKeySecret, id, err)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: reading the provider's API key: %w", id, err)
 	}
 	if out.SecretString == nil {
-		return "", fmt.Errorf("%s=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", idemqenv.ProviderAPIKeySecret, id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret has no SecretString (a binary secret?): store the API key as the secret's string", id)
 	}
 	key := strings.TrimSpace(*out.SecretString)
 	switch {
 	case key == "":
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is empty: store the provider's API key in it", idemqenv.ProviderAPIKeySecret, id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret's SecretString is empty: store the provider's API key in it", id)
 	case strings.HasPrefix(key, "{"):
 		// The console's default "key/value" secret: the bearer token would
 		// be the JSON, and every request would be refused.
-		return "", fmt.Errorf("%s=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", idemqenv.ProviderAPIKeySecret, id)
+		return "", fmt.Errorf("IDEMQ_PROVIDER_API_KEY_SECRET=%q: the secret's SecretString is JSON (a key/value secret?): store the bare API key as plain text", id)
 	}
 	return key, nil
 }

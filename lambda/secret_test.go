@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 func TestReadAPIKey(t *testing.T) {
@@ -50,8 +48,8 @@ func TestReadAPIKey(t *testing.T) {
 			t.Errorf("readAPIKey(%q): no error", id)
 			continue
 		}
-		if !strings.Contains(err.Error(), idemqenv.ProviderAPIKeySecret) || !strings.Contains(err.Error(), id) {
-			t.Errorf("readAPIKey(%q): error %q does not name %s and the secret", id, err, idemqenv.ProviderAPIKeySecret)
+		if !strings.Contains(err.Error(), "IDEMQ_PROVIDER_API_KEY_SECRET") || !strings.Contains(err.Error(), id) {
+			t.Errorf("readAPIKey(%q): error %q does not name IDEMQ_PROVIDER_API_KEY_SECRET and the secret", id, err)
 		}
 	}
 	var notFound *types.ResourceNotFoundException

@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/idemqotel"
 	"github.com/idemq/idemq/worker"
 )
@@ -127,7 +126,7 @@ func (t *tracing) flushing(h handler.Handler) handler.Handler {
 		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
 		if ferr := t.tp.ForceFlush(flushCtx); ferr != nil {
-			fmt.Fprintf(os.Stderr, "idemq worker: %s: spans not sent: %v\n", idemqenv.Tracing, ferr)
+			fmt.Fprintf(os.Stderr, "idemq worker: IDEMQ_TRACING: spans not sent: %v\n", ferr)
 		}
 		return resp, err
 	}

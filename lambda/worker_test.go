@@ -21,7 +21,6 @@ import (
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/storekit"
 )
 
@@ -32,24 +31,24 @@ func TestWorkerInProcess(t *testing.T) {
 	t.Parallel()
 	t.Run("memory", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, idemqenv.Store, "memory")
+		testWorker(t, "IDEMQ_STORE", "memory")
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		// The table is a migration's (TestPostgresTableIsAMigration): the
 		// worker only checks it.
-		testWorker(t, idemqenv.Store, "postgres", idemqenv.StoreURL, pgtest.URL(t), idemqenv.Table, pgtest.NewTable(t, pgtest.Pool(t)))
+		testWorker(t, "IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", pgtest.URL(t), "IDEMQ_TABLE", pgtest.NewTable(t, pgtest.Pool(t)))
 	})
 	t.Run("redis", func(t *testing.T) {
 		t.Parallel()
-		testWorker(t, idemqenv.Store, "redis", idemqenv.StoreURL, redistest.URL(t), idemqenv.Table, "worker-test-"+storekit.NewOwner()[:8])
+		testWorker(t, "IDEMQ_STORE", "redis", "IDEMQ_STORE_URL", redistest.URL(t), "IDEMQ_TABLE", "worker-test-"+storekit.NewOwner()[:8])
 	})
 }
 
 func testWorker(t *testing.T, store ...string) {
 	f := newFakeProvider(t)
-	s := settings(t, append(store, idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL+"/v1", idemqenv.Namespace, "worker-test",
-		idemqenv.Backoff, "false")...)
+	s := settings(t, append(store, "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL+"/v1", "IDEMQ_NAMESPACE", "worker-test",
+		"IDEMQ_BACKOFF", "false")...)
 	h, err := newHandler(context.Background(), s, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +101,7 @@ func testWorker(t *testing.T, store ...string) {
 
 func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
-	_, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "k", idemqenv.ProviderURL, "http://127.0.0.1:1"), slog.New(slog.DiscardHandler))
+	_, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1"), slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Error("no error without a namespace outside Lambda")
 	}
@@ -113,14 +112,14 @@ func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 // carrying the library's message.
 func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	t.Parallel()
-	base := []string{idemqenv.Store, "memory", idemqenv.Namespace, "w", idemqenv.ProviderURL, "http://127.0.0.1:1", idemqenv.Backoff, "false"}
-	_, err := newHandler(context.Background(), settings(t, append(base, idemqenv.Lease, "4s", idemqenv.Heartbeat, "4s")...), slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), idemqenv.Heartbeat+": idem: Heartbeat 4s: must be at most half of Lease 4s") {
-		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming %s", err, idemqenv.Heartbeat)
+	base := []string{"IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "w", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1", "IDEMQ_BACKOFF", "false"}
+	_, err := newHandler(context.Background(), settings(t, append(base, "IDEMQ_LEASE", "4s", "IDEMQ_HEARTBEAT", "4s")...), slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "IDEMQ_HEARTBEAT: idem: Heartbeat 4s: must be at most half of Lease 4s") {
+		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming IDEMQ_HEARTBEAT", err)
 	}
-	_, err = newHandler(context.Background(), settings(t, append(base, idemqenv.RecordExpiry, "1m", idemqenv.Lease, "2m")...), slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), idemqenv.RecordExpiry+": idem: Expiry 1m0s: must be at least Lease 2m0s") {
-		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming %s", err, idemqenv.RecordExpiry)
+	_, err = newHandler(context.Background(), settings(t, append(base, "IDEMQ_RECORD_EXPIRY", "1m", "IDEMQ_LEASE", "2m")...), slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "IDEMQ_RECORD_EXPIRY: idem: Expiry 1m0s: must be at least Lease 2m0s") {
+		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming IDEMQ_RECORD_EXPIRY", err)
 	}
 }
 
@@ -140,8 +139,8 @@ func TestWorkerAPIKeyFromSecret(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"idemq/provider-key": {str: "sk-from-secret\n"}})
 	f := newFakeProvider(t)
-	h, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "idempotency_key", idemqenv.ProviderURL, f.URL,
-		idemqenv.Namespace, "worker-test", idemqenv.ProviderAPIKeySecret, "idemq/provider-key", idemqenv.Backoff, "false",
+	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/provider-key", "IDEMQ_BACKOFF", "false",
 	), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
 	if err != nil {
 		t.Fatal(err)
@@ -174,10 +173,10 @@ func TestNewHandlerSecretErrors(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"empty": {str: ""}})
 	for _, id := range []string{"missing", "empty"} {
-		_, err := newHandler(context.Background(), settings(t, idemqenv.Store, "memory", idemqenv.KeyField, "k", idemqenv.ProviderURL, "http://127.0.0.1:1",
-			idemqenv.Namespace, "worker-test", idemqenv.ProviderAPIKeySecret, id), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
-		if err == nil || !strings.Contains(err.Error(), idemqenv.ProviderAPIKeySecret) {
-			t.Errorf("secret %q: newHandler error %v, want one naming %s", id, err, idemqenv.ProviderAPIKeySecret)
+		_, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1",
+			"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_PROVIDER_API_KEY_SECRET", id), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
+		if err == nil || !strings.Contains(err.Error(), "IDEMQ_PROVIDER_API_KEY_SECRET") {
+			t.Errorf("secret %q: newHandler error %v, want one naming IDEMQ_PROVIDER_API_KEY_SECRET", id, err)
 		}
 		var notFound *types.ResourceNotFoundException
 		if id == "missing" && !errors.As(err, &notFound) {
@@ -200,8 +199,8 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 		}
 	})
 	vars := func(table string) func(string) string {
-		return env(idemqenv.Store, "postgres", idemqenv.StoreURL, pgtest.URL(t), idemqenv.Table, table,
-			idemqenv.ProviderURL, "http://127.0.0.1:1", idemqenv.Namespace, "worker-test", idemqenv.Backoff, "false")
+		return env("IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", pgtest.URL(t), "IDEMQ_TABLE", table,
+			"IDEMQ_PROVIDER_URL", "http://127.0.0.1:1", "IDEMQ_NAMESPACE", "worker-test", "IDEMQ_BACKOFF", "false")
 	}
 	exists := func(name string) bool {
 		var ok bool
@@ -215,7 +214,7 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 		if !errors.Is(err, pgstore.ErrTableShape) {
 			t.Fatalf("%s: start-up error %v, want pgstore.ErrTableShape", what, err)
 		}
-		for _, want := range []string{idemqenv.Table + "=" + table, "-migrate", "make migrate-postgres"} {
+		for _, want := range []string{"IDEMQ_TABLE=" + table, "-migrate", "make migrate-postgres"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: start-up error %q does not say %q", what, err, want)
 			}
@@ -260,10 +259,10 @@ func TestPostgresTableIsAMigration(t *testing.T) {
 func TestMigrateNeedsPostgres(t *testing.T) {
 	t.Parallel()
 	for name, vars := range map[string]func(string) string{
-		"dynamodb":  env(idemqenv.Table, "t"),
-		"no table":  env(idemqenv.Store, "postgres", idemqenv.StoreURL, "postgres://u@127.0.0.1:1/db"),
-		"redis":     env(idemqenv.Store, "redis", idemqenv.StoreURL, "redis://127.0.0.1:1"),
-		"not a URL": env(idemqenv.Store, "postgres", idemqenv.StoreURL, "host=h password=s3cr3t", idemqenv.Table, "t"),
+		"dynamodb":  env("IDEMQ_TABLE", "t"),
+		"no table":  env("IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", "postgres://u@127.0.0.1:1/db"),
+		"redis":     env("IDEMQ_STORE", "redis", "IDEMQ_STORE_URL", "redis://127.0.0.1:1"),
+		"not a URL": env("IDEMQ_STORE", "postgres", "IDEMQ_STORE_URL", "host=h password=s3cr3t", "IDEMQ_TABLE", "t"),
 	} {
 		err := migrate(context.Background(), vars, io.Discard)
 		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "IDEMQ_") {

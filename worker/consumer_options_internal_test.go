@@ -27,8 +27,8 @@ func settingsOf(t *testing.T, kv ...string) idemqenv.Settings {
 // each to its own field.
 func TestConsumerOptions(t *testing.T) {
 	t.Parallel()
-	s := settingsOf(t, idemqenv.Table, "records", idemqenv.ConsumerQueueURL, "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
-		idemqenv.ConsumerMaxRunTime, "3m", idemqenv.ConsumerMaxBatches, "7", idemqenv.ConsumerGracePeriod, "9s", idemqenv.ConsumerVisibility, "4m")
+	s := settingsOf(t, "IDEMQ_TABLE", "records", "IDEMQ_CONSUMER_QUEUE_URL", "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
+		"IDEMQ_CONSUMER_MAX_RUN_TIME", "3m", "IDEMQ_CONSUMER_MAX_BATCHES", "7", "IDEMQ_CONSUMER_GRACE_PERIOD", "9s", "IDEMQ_CONSUMER_VISIBILITY", "4m")
 	w := &Worker{Settings: s}
 	got, err := optkit.ApplyOptions("consumer", w.consumerOptions())
 	want := consumer.Config{MaxRunTime: 3 * time.Minute, MaxBatches: 7, GracePeriod: 9 * time.Second, VisibilityTimeout: 4 * time.Minute}
@@ -46,23 +46,23 @@ func TestConnections(t *testing.T) {
 		want int
 	}{
 		{nil, 100}, // one invocation × handler.DefaultConcurrency
-		{[]string{idemqenv.Concurrency, "25"}, 25},    // one invocation × 25 records
-		{[]string{idemqenv.MaxConcurrency, "8"}, 800}, // 8 invocations × the default 100
-		{[]string{idemqenv.MaxConcurrency, "8", idemqenv.Concurrency, "25"}, 200},
-		{[]string{idemqenv.MaxConcurrency, "junk", idemqenv.Concurrency, "25"}, 25}, // aws-lambda-go runs one
+		{[]string{"IDEMQ_CONCURRENCY", "25"}, 25},          // one invocation × 25 records
+		{[]string{"AWS_LAMBDA_MAX_CONCURRENCY", "8"}, 800}, // 8 invocations × the default 100
+		{[]string{"AWS_LAMBDA_MAX_CONCURRENCY", "8", "IDEMQ_CONCURRENCY", "25"}, 200},
+		{[]string{"AWS_LAMBDA_MAX_CONCURRENCY", "junk", "IDEMQ_CONCURRENCY", "25"}, 25}, // aws-lambda-go runs one
 		// Consumer mode: its batches at once (consumer.DefaultMaxBatches,
 		// 4) × the records of a receive (at most 10); Lambda's setting
 		// does not apply.
-		{[]string{idemqenv.ConsumerQueueURL, "http://127.0.0.1:1/q"}, 40},
-		{[]string{idemqenv.ConsumerQueueURL, "http://127.0.0.1:1/q", idemqenv.ConsumerMaxBatches, "6", idemqenv.Concurrency, "5"}, 30},
-		{[]string{idemqenv.ConsumerQueueURL, "http://127.0.0.1:1/q", idemqenv.MaxConcurrency, "8"}, 40},
+		{[]string{"IDEMQ_CONSUMER_QUEUE_URL", "http://127.0.0.1:1/q"}, 40},
+		{[]string{"IDEMQ_CONSUMER_QUEUE_URL", "http://127.0.0.1:1/q", "IDEMQ_CONSUMER_MAX_BATCHES", "6", "IDEMQ_CONCURRENCY", "5"}, 30},
+		{[]string{"IDEMQ_CONSUMER_QUEUE_URL", "http://127.0.0.1:1/q", "AWS_LAMBDA_MAX_CONCURRENCY", "8"}, 40},
 		// The dispatcher: durable.DefaultConcurrency records of a batch.
-		{[]string{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "f:prod"}, 10},
-		{[]string{idemqenv.Mode, "dispatch", idemqenv.DurableFunction, "f:prod", idemqenv.MaxConcurrency, "3"}, 30},
+		{[]string{"IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "f:prod"}, 10},
+		{[]string{"IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "f:prod", "AWS_LAMBDA_MAX_CONCURRENCY", "3"}, 30},
 	} {
 		vars := tc.vars
-		if len(vars) < 2 || vars[0] != idemqenv.Mode {
-			vars = append([]string{idemqenv.Store, "memory"}, vars...)
+		if len(vars) < 2 || vars[0] != "IDEMQ_MODE" {
+			vars = append([]string{"IDEMQ_STORE", "memory"}, vars...)
 		}
 		if got := connections(settingsOf(t, vars...)); got != tc.want {
 			t.Errorf("%q: %d connections, want %d", tc.vars, got, tc.want)

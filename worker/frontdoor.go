@@ -36,8 +36,7 @@ func NewFrontDoor(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Wo
 	if s.Program == idemqenv.FrontDoor {
 		fc, _ := optkit.ApplyOptions("frontdoor", w.frontDoorOptions(nil))
 		if s.FrontDoor.Scope != idemqenv.ScopeNone && fc.Scope == nil {
-			errs = append(errs, fmt.Errorf("%s=%s: the front door cannot tell a request's caller by itself: give worker.WithFrontDoorOptions(frontdoor.WithScope(...)) the caller's scope, or set %s=%s (one key space for every caller)",
-				idemqenv.FrontDoorScope, s.FrontDoor.Scope, idemqenv.FrontDoorScope, idemqenv.ScopeNone))
+			errs = append(errs, fmt.Errorf("IDEMQ_FRONTDOOR_SCOPE=%s: the front door cannot tell a request's caller by itself: give worker.WithFrontDoorOptions(frontdoor.WithScope(...)) the caller's scope, or set IDEMQ_FRONTDOOR_SCOPE=%s (one key space for every caller)", s.FrontDoor.Scope, idemqenv.ScopeNone))
 		}
 		errs = append(errs, named(fc.Validate()))
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
@@ -27,18 +26,18 @@ func TestIdentityInCodeAndEnvironment(t *testing.T) {
 		key  idem.Key
 		body string
 	}{
-		{name: "another namespace", env: map[string]string{idemqenv.Namespace: "b"}, id: request.Identity{Namespace: "a"},
-			want: []string{idemqenv.Namespace + `: request: Namespace "b": contradicts "a"`, "given in code"}},
-		{name: "another key source", env: map[string]string{idemqenv.Namespace: "n", idemqenv.KeyField: "k"}, id: request.Identity{KeyFields: []string{"a", "b"}},
-			want: []string{idemqenv.KeyField + `: request: KeyField "k": contradicts`, "given in code"}},
-		{name: "alike in both", env: map[string]string{idemqenv.Namespace: "a", idemqenv.KeyField: "id"}, id: request.Identity{Namespace: "a", KeyField: "id"},
+		{name: "another namespace", env: map[string]string{"IDEMQ_NAMESPACE": "b"}, id: request.Identity{Namespace: "a"},
+			want: []string{"IDEMQ_NAMESPACE" + `: request: Namespace "b": contradicts "a"`, "given in code"}},
+		{name: "another key source", env: map[string]string{"IDEMQ_NAMESPACE": "n", "IDEMQ_KEY_FIELD": "k"}, id: request.Identity{KeyFields: []string{"a", "b"}},
+			want: []string{"IDEMQ_KEY_FIELD" + `: request: KeyField "k": contradicts`, "given in code"}},
+		{name: "alike in both", env: map[string]string{"IDEMQ_NAMESPACE": "a", "IDEMQ_KEY_FIELD": "id"}, id: request.Identity{Namespace: "a", KeyField: "id"},
 			key: "a#x", body: `{"id":"x"}`},
-		{name: "each field in one place", env: map[string]string{idemqenv.Namespace: "n"}, id: request.Identity{KeyField: "id"},
+		{name: "each field in one place", env: map[string]string{"IDEMQ_NAMESPACE": "n"}, id: request.Identity{KeyField: "id"},
 			key: "n#x", body: `{"id":"x"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := map[string]string{idemqenv.Store: "memory", idemqenv.Backoff: "false"}
+			env := map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_BACKOFF": "false"}
 			for k, v := range tc.env {
 				env[k] = v
 			}

@@ -16,8 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/smithy-go"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // fakeMappings answers ListEventSourceMappings with its pages, or err,
@@ -157,7 +155,7 @@ func TestWorkerFailsTheWholeBatchWithoutReportBatchItemFailures(t *testing.T) {
 		}
 		return []byte("ok"), nil
 	}
-	env := map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false"}
+	env := map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false"}
 	ev := events.SQSEvent{Records: []events.SQSMessage{
 		{MessageId: "m0", ReceiptHandle: "r0", EventSourceARN: jobs, Body: `{"idempotency_key":"k0"}`},
 		{MessageId: "m1", ReceiptHandle: "r1", EventSourceARN: jobs, Body: `{"idempotency_key":"k1","bad":true}`},

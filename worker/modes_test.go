@@ -29,10 +29,10 @@ func read(t *testing.T, kv map[string]string) idemqenv.Settings {
 // refused, never one key space shared by every caller.
 func TestNewFrontDoor(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{idemqenv.Mode: "frontdoor", idemqenv.Store: "memory", idemqenv.Namespace: "n",
-		idemqenv.FrontDoorQueueURL: "http://127.0.0.1:1/000000000000/requests"}
+	env := map[string]string{"IDEMQ_MODE": "frontdoor", "IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n",
+		"IDEMQ_FRONTDOOR_QUEUE_URL": "http://127.0.0.1:1/000000000000/requests"}
 	_, err := worker.NewFrontDoor(context.Background(), read(t, env), quiet, testAWS)
-	if err == nil || !strings.Contains(err.Error(), idemqenv.FrontDoorScope+"=iam: the front door cannot tell a request's caller") {
+	if err == nil || !strings.Contains(err.Error(), "IDEMQ_FRONTDOOR_SCOPE=iam: the front door cannot tell a request's caller") {
 		t.Errorf("an IAM scope without the caller's: %v", err)
 	}
 	byHeader := worker.WithFrontDoorOptions(frontdoor.WithScope(func(r *http.Request) (string, error) { return r.Header.Get("X-Caller"), nil }))
@@ -60,8 +60,8 @@ func TestNewFrontDoor(t *testing.T) {
 // IDEMQ_LAMBDA_ENDPOINT, and keeps no records.
 func TestNewDispatcher(t *testing.T) {
 	t.Parallel()
-	s := read(t, map[string]string{idemqenv.Mode: "dispatch", idemqenv.Namespace: "n", idemqenv.DurableFunction: "summarise:prod",
-		idemqenv.LambdaEndpoint: "http://127.0.0.1:1"})
+	s := read(t, map[string]string{"IDEMQ_MODE": "dispatch", "IDEMQ_NAMESPACE": "n", "IDEMQ_DURABLE_FUNCTION": "summarise:prod",
+		"IDEMQ_LAMBDA_ENDPOINT": "http://127.0.0.1:1"})
 	w, err := worker.NewDispatcher(context.Background(), s, quiet, testAWS)
 	if err != nil {
 		t.Fatal(err)

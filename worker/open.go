@@ -41,7 +41,7 @@ func (w *Worker) open(ctx context.Context, readErr error, errs []error) error {
 		// cold start's.
 		if err := ch.Check(ctx); err != nil {
 			w.Close()
-			err = fmt.Errorf("%s=%s on %s: %w", idemqenv.Table, s.Store.Table, idemqenv.StoreURL, err)
+			err = fmt.Errorf("IDEMQ_TABLE=%s on IDEMQ_STORE_URL: %w", s.Store.Table, err)
 			return stores.Redact(err, s.Store.URL)
 		}
 	}

@@ -53,8 +53,8 @@ func (w *Worker) handlerOptions(backoff handler.VisibilityChanger, blobs idem.Bl
 // IDEMQ_CONSUMER_QUEUE_URL.
 func (w *Worker) consumerOptions() []consumer.Option {
 	c := w.Settings.Consumer
-	return []consumer.Option{consumer.WithLogger(w.cfg.Logger), consumer.WithMaxRunTime(c.MaxRunTime), consumer.WithMaxBatches(c.MaxBatches),
-		consumer.WithGracePeriod(c.GracePeriod), consumer.WithVisibilityTimeout(c.Visibility)}
+	return []consumer.Option{consumer.WithConfig(consumer.Config{Logger: w.cfg.Logger, MaxRunTime: c.MaxRunTime, MaxBatches: c.MaxBatches,
+		GracePeriod: c.GracePeriod, VisibilityTimeout: c.Visibility})}
 }
 
 // frontDoorOptions are front-door mode's: the request's identity, the
@@ -63,12 +63,12 @@ func (w *Worker) consumerOptions() []consumer.Option {
 // Config.FrontDoorOptions.
 func (w *Worker) frontDoorOptions(blobs idem.Blobs) []frontdoor.Option {
 	s := w.Settings
-	claim := []idem.Option{idem.WithExpiry(s.RecordExpiry), func(c *idem.Config) { c.ClockSkew = s.ClockSkew }}
+	claim := idem.Config{Expiry: s.RecordExpiry, ClockSkew: s.ClockSkew}
 	if blobs != nil {
-		claim = append(claim, idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = s.Blobs.OffloadAbove })
+		claim.Blobs, claim.OffloadAbove = blobs, s.Blobs.OffloadAbove
 	}
-	opts := []frontdoor.Option{frontdoor.WithRequest(s.Request), frontdoor.WithLogger(w.cfg.Logger),
-		frontdoor.WithPath(s.FrontDoor.Path), frontdoor.WithMaxBodyBytes(s.FrontDoor.MaxBodyBytes), frontdoor.WithIdem(claim...)}
+	opts := []frontdoor.Option{frontdoor.WithConfig(frontdoor.Config{Request: s.Request, Logger: w.cfg.Logger,
+		Path: s.FrontDoor.Path, MaxBodyBytes: s.FrontDoor.MaxBodyBytes, Idem: claim})}
 	return append(opts, w.cfg.FrontDoorOptions...)
 }
 

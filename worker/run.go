@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/idemq/idemq/consumer"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // lambdaRuntimeAPI is the variable Lambda's runtime API is found by,
@@ -24,7 +23,7 @@ const lambdaRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 
 // ErrNotLambda is Run's error for a Worker that FromEnv wired outside
 // Lambda and not in consumer mode: there is nothing to serve.
-var ErrNotLambda = fmt.Errorf("worker: not in Lambda (%s is unset) and no %s: set it to consume that queue here, or run in Lambda", lambdaRuntimeAPI, idemqenv.ConsumerQueueURL)
+var ErrNotLambda = fmt.Errorf("worker: not in Lambda (%s is unset) and no IDEMQ_CONSUMER_QUEUE_URL: set it to consume that queue here, or run in Lambda", lambdaRuntimeAPI)
 
 // Run serves w's Handler (worker and dispatch modes). On Lambda it is
 // lambda.StartWithOptions over w.Handler with ctx, which does not return.
@@ -62,7 +61,7 @@ func runConsumer(ctx context.Context, c *consumer.Consumer, healthAddr string, l
 		srv := &http.Server{Addr: healthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		ln, err := net.Listen("tcp", healthAddr)
 		if err != nil {
-			return fmt.Errorf("%s=%s: %w", idemqenv.HealthAddr, healthAddr, err)
+			return fmt.Errorf("IDEMQ_HEALTH_ADDR=%s: %w", healthAddr, err)
 		}
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -20,7 +20,6 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/sqstest"
 	"github.com/idemq/idemq/internal/testenv"
 	"github.com/idemq/idemq/worker"
@@ -53,9 +52,9 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	fn := func(context.Context, events.SQSMessage) ([]byte, error) { runs.Add(1); return large, nil }
 	var replayed []byte // what the duplicate is handed, read back from the bucket
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false",
-		idemqenv.BlobBucket: bucket, idemqenv.BlobPrefix: "results/", idemqenv.OffloadAbove: "1000",
-		idemqenv.S3Endpoint: strings.Replace(endpoint, "127.0.0.1", "localhost", 1), // by name: the SDK goes path-style by itself for an IP
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_BACKOFF": "false",
+		"IDEMQ_BLOB_BUCKET": bucket, "IDEMQ_BLOB_PREFIX": "results/", "IDEMQ_OFFLOAD_ABOVE": "1000",
+		"IDEMQ_S3_ENDPOINT": strings.Replace(endpoint, "127.0.0.1", "localhost", 1), // by name: the SDK goes path-style by itself for an IP
 	}), fn, quiet, testAWS, worker.WithHandlerOptions(handler.WithReplayHook(func(_ context.Context, _ events.SQSMessage, result []byte) error {
 		replayed = result
 		return nil
@@ -94,8 +93,8 @@ func TestWorkerConsumerMode(t *testing.T) {
 	queueURL := sqstest.NewQueue(t, client, sqstest.Queue{})
 	var c counter
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.SQSEndpoint: sqstest.Endpoint(t),
-		idemqenv.ConsumerQueueURL: queueURL, idemqenv.ConsumerGracePeriod: "2s",
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_SQS_ENDPOINT": sqstest.Endpoint(t),
+		"IDEMQ_CONSUMER_QUEUE_URL": queueURL, "IDEMQ_CONSUMER_GRACE_PERIOD": "2s",
 	}), c.fn, quiet, testAWS)
 	if err != nil {
 		t.Fatal(err)

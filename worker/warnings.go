@@ -17,8 +17,8 @@ import (
 // records kept in memory.
 func warnings(s idemqenv.Settings, logger *slog.Logger) {
 	if s.Request.Namespace == "" {
-		logger.Warn("idemq worker: "+idemqenv.Namespace+" is unset: every key is prefixed with the function's name, and a function replaced or renamed "+
-			"finds none of its records, so every redelivered request runs again; set "+idemqenv.Namespace+" once and keep it",
+		logger.Warn("idemq worker: IDEMQ_NAMESPACE is unset: every key is prefixed with the function's name, and a function replaced or renamed "+
+			"finds none of its records, so every redelivered request runs again; set IDEMQ_NAMESPACE once and keep it",
 			"function", lambdacontext.FunctionName)
 	}
 	if s.Store.Kind == stores.Memory {
@@ -28,7 +28,7 @@ func warnings(s idemqenv.Settings, logger *slog.Logger) {
 		return
 	}
 	if err := queue.CheckExpiry(s.Queue, s.EffectiveExpiry()); err != nil {
-		logger.Warn("idemq worker: "+idemqenv.RecordExpiry+" does not cover a redrive from the dead-letter queue: a message redriven late may run its work again",
+		logger.Warn("idemq worker: IDEMQ_RECORD_EXPIRY does not cover a redrive from the dead-letter queue: a message redriven late may run its work again",
 			"err", err.Error())
 	}
 }

@@ -27,7 +27,7 @@ func TestStartupWarnings(t *testing.T) {
 	}{
 		{"all set", idemqenv.Settings{Request: ns, Queue: q, RecordExpiry: 541 * time.Hour}, nil},
 		{"no queue", idemqenv.Settings{Request: ns, RecordExpiry: 97 * time.Hour}, nil},
-		{"no namespace", idemqenv.Settings{Queue: q, RecordExpiry: 541 * time.Hour}, []string{idemqenv.Namespace + " is unset"}},
+		{"no namespace", idemqenv.Settings{Queue: q, RecordExpiry: 541 * time.Hour}, []string{"IDEMQ_NAMESPACE is unset"}},
 		{"an expiry short of a redrive", idemqenv.Settings{Request: ns, Queue: q, RecordExpiry: 200 * time.Hour}, []string{"does not cover a redrive"}},
 		{"the memory store", idemqenv.Settings{Request: ns, Store: stores.Settings{Kind: stores.Memory}}, []string{"kept in memory"}},
 	} {

@@ -118,8 +118,7 @@ func begin(s idemqenv.Settings, p idemqenv.Program, opts []Option) (*Worker, []e
 	cfg, err := cfg.resolve()
 	errs := []error{optErr, err}
 	if s.Program != p {
-		errs = append(errs, fmt.Errorf("worker: %s=%s: %s wires %s mode only (worker mode is worker.New's, the front door worker.NewFrontDoor's, the dispatcher worker.NewDispatcher's)",
-			idemqenv.Mode, s.Program, constructors[p], p))
+		errs = append(errs, fmt.Errorf("worker: IDEMQ_MODE=%s: %s wires %s mode only (worker mode is worker.New's, the front door worker.NewFrontDoor's, the dispatcher worker.NewDispatcher's)", s.Program, constructors[p], p))
 	}
 	if p != idemqenv.Worker {
 		if len(cfg.HandlerOptions) > 0 {
@@ -145,10 +144,10 @@ func (w *Worker) checkWorker() (request.Identity, []error) {
 	s, cfg := w.Settings, w.cfg
 	var errs []error
 	if s.Request.Namespace == "" && lambdacontext.FunctionName == "" {
-		errs = append(errs, fmt.Errorf("%s is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with", idemqenv.Namespace))
+		errs = append(errs, fmt.Errorf("IDEMQ_NAMESPACE is required outside Lambda (AWS_LAMBDA_FUNCTION_NAME is unset): the namespace every key starts with"))
 	}
 	if s.Tracing != "" && cfg.Tracing == nil {
-		errs = append(errs, fmt.Errorf("%s=%s: this function cannot trace: give worker.WithTracing a tracer, or unset %s", idemqenv.Tracing, s.Tracing, idemqenv.Tracing))
+		errs = append(errs, fmt.Errorf("IDEMQ_TRACING=%s: this function cannot trace: give worker.WithTracing a tracer, or unset IDEMQ_TRACING", s.Tracing))
 	}
 	consuming := s.Consumer.QueueURL != ""
 	if consuming && s.Heartbeat > consumer.DefaultShortLease/2 && s.Lease == 0 {
@@ -157,7 +156,7 @@ func (w *Worker) checkWorker() (request.Identity, []error) {
 		// library would silently cut.
 		errs = append(errs, fmt.Errorf("%s=%s is set without %s: in consumer mode a claim without a lease of its own takes the consumer's default lease of %s, renewed at most every %s (half of it), "+
 			"and the beat would be cut to that; set %s at most %s, or set %s (at least twice the beat) too",
-			idemqenv.Heartbeat, s.Heartbeat, idemqenv.Lease, consumer.DefaultShortLease, consumer.DefaultShortLease/2, idemqenv.Heartbeat, consumer.DefaultShortLease/2, idemqenv.Lease))
+			"IDEMQ_HEARTBEAT", s.Heartbeat, "IDEMQ_LEASE", consumer.DefaultShortLease, consumer.DefaultShortLease/2, "IDEMQ_HEARTBEAT", consumer.DefaultShortLease/2, "IDEMQ_LEASE"))
 	}
 	id, err := w.identity()
 	if err != nil {
@@ -200,7 +199,7 @@ func (w *Worker) wireWorker(ctx context.Context, build newHandler, id request.Id
 	if s.Tracing != "" {
 		var err error
 		if tr, err = cfg.Tracing(ctx, s.Tracing); err != nil {
-			return fmt.Errorf("%s=%s: %w", idemqenv.Tracing, s.Tracing, err)
+			return fmt.Errorf("IDEMQ_TRACING=%s: %w", s.Tracing, err)
 		}
 		if tr.Option != nil {
 			opts = append(opts, tr.Option)

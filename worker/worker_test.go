@@ -26,7 +26,6 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
@@ -82,30 +81,30 @@ func TestFromEnvRefuses(t *testing.T) {
 		opts []worker.Option
 		want []string
 	}{
-		{"every bad variable at once", map[string]string{idemqenv.Store: "postgres", idemqenv.Lease: "soon", idemqenv.Concurrency: "0"},
-			nil, []string{"bad configuration", idemqenv.Table, idemqenv.StoreURL, idemqenv.Lease, idemqenv.Concurrency}},
-		{"no namespace off Lambda", map[string]string{idemqenv.Store: "memory"}, nil, []string{idemqenv.Namespace + " is required outside Lambda"}},
-		{"another mode", map[string]string{idemqenv.Mode: "frontdoor", idemqenv.Store: "memory", idemqenv.Namespace: "n",
-			idemqenv.FrontDoorQueueURL: "http://127.0.0.1:1/q"}, nil, []string{idemqenv.Mode + "=frontdoor: worker.New wires worker mode only"}},
-		{"tracing without a tracer", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false", idemqenv.Tracing: "otel"},
-			nil, []string{idemqenv.Tracing + "=otel: this function cannot trace"}},
-		{"a store it was built without", map[string]string{idemqenv.Store: "redis", idemqenv.StoreURL: "redis://:s3cret@127.0.0.1:1", idemqenv.Namespace: "n"},
-			nil, []string{idemqenv.Store + "=redis: this program was built without that store", "redisenv.Opener()"}},
-		{"a setting the library refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-			idemqenv.Lease: "4s", idemqenv.Heartbeat: "4s"}, nil, []string{"bad configuration:\n" + idemqenv.Heartbeat + ": idem: Heartbeat 4s: must be at most half of Lease 4s"}},
-		{"an expiry under the lease", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-			idemqenv.RecordExpiry: "1m", idemqenv.Lease: "2m"}, nil, []string{idemqenv.RecordExpiry + ": idem: Expiry 1m0s: must be at least Lease 2m0s"}},
-		{"a key function with a key field", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false", idemqenv.KeyField: "id"},
-			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}))}, []string{idemqenv.KeyField + `: request: KeyField "id": contradicts`, "given in code"}},
-		{"another namespace in code", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false"},
-			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{Namespace: "other"}))}, []string{idemqenv.Namespace + ": request: Namespace", "given in code"}},
-		{"a consumer setting the consumer refuses", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.ConsumerVisibility: "1500ms"},
-			[]worker.Option{testAWS}, []string{idemqenv.ConsumerVisibility + ": consumer: VisibilityTimeout"}},
-		{"a consumer's heartbeat the default lease would cut", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-			idemqenv.ConsumerQueueURL: "http://127.0.0.1:1/000000000000/q", idemqenv.Heartbeat: "31s"},
-			nil, []string{idemqenv.Heartbeat + "=31s", idemqenv.Lease, consumer.DefaultShortLease.String(), "30s"}},
-		{"a nil option", map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n"}, []worker.Option{nil}, []string{"worker: options[1]"}},
+		{"every bad variable at once", map[string]string{"IDEMQ_STORE": "postgres", "IDEMQ_LEASE": "soon", "IDEMQ_CONCURRENCY": "0"},
+			nil, []string{"bad configuration", "IDEMQ_TABLE", "IDEMQ_STORE_URL", "IDEMQ_LEASE", "IDEMQ_CONCURRENCY"}},
+		{"no namespace off Lambda", map[string]string{"IDEMQ_STORE": "memory"}, nil, []string{"IDEMQ_NAMESPACE is required outside Lambda"}},
+		{"another mode", map[string]string{"IDEMQ_MODE": "frontdoor", "IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n",
+			"IDEMQ_FRONTDOOR_QUEUE_URL": "http://127.0.0.1:1/q"}, nil, []string{"IDEMQ_MODE=frontdoor: worker.New wires worker mode only"}},
+		{"tracing without a tracer", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false", "IDEMQ_TRACING": "otel"},
+			nil, []string{"IDEMQ_TRACING=otel: this function cannot trace"}},
+		{"a store it was built without", map[string]string{"IDEMQ_STORE": "redis", "IDEMQ_STORE_URL": "redis://:s3cret@127.0.0.1:1", "IDEMQ_NAMESPACE": "n"},
+			nil, []string{"IDEMQ_STORE=redis: this program was built without that store", "redisenv.Opener()"}},
+		{"a setting the library refuses", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false",
+			"IDEMQ_LEASE": "4s", "IDEMQ_HEARTBEAT": "4s"}, nil, []string{"bad configuration:\n" + "IDEMQ_HEARTBEAT: idem: Heartbeat 4s: must be at most half of Lease 4s"}},
+		{"an expiry under the lease", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false",
+			"IDEMQ_RECORD_EXPIRY": "1m", "IDEMQ_LEASE": "2m"}, nil, []string{"IDEMQ_RECORD_EXPIRY: idem: Expiry 1m0s: must be at least Lease 2m0s"}},
+		{"a key function with a key field", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false", "IDEMQ_KEY_FIELD": "id"},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{KeyFunc: func(events.SQSMessage) (string, error) { return "k", nil }}))}, []string{"IDEMQ_KEY_FIELD" + `: request: KeyField "id": contradicts`, "given in code"}},
+		{"another namespace in code", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false"},
+			[]worker.Option{worker.WithHandlerOptions(handler.WithRequest(request.Identity{Namespace: "other"}))}, []string{"IDEMQ_NAMESPACE: request: Namespace", "given in code"}},
+		{"a consumer setting the consumer refuses", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false",
+			"IDEMQ_CONSUMER_QUEUE_URL": "http://127.0.0.1:1/000000000000/q", "IDEMQ_CONSUMER_VISIBILITY": "1500ms"},
+			[]worker.Option{testAWS}, []string{"IDEMQ_CONSUMER_VISIBILITY: consumer: VisibilityTimeout"}},
+		{"a consumer's heartbeat the default lease would cut", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false",
+			"IDEMQ_CONSUMER_QUEUE_URL": "http://127.0.0.1:1/000000000000/q", "IDEMQ_HEARTBEAT": "31s"},
+			nil, []string{"IDEMQ_HEARTBEAT=31s", "IDEMQ_LEASE", consumer.DefaultShortLease.String(), "30s"}},
+		{"a nil option", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n"}, []worker.Option{nil}, []string{"worker: options[1]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -124,7 +123,7 @@ func TestFromEnvRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := worker.FromEnv(context.Background(), lookup(map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "n"}), nil); err == nil {
+	if _, err := worker.FromEnv(context.Background(), lookup(map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n"}), nil); err == nil {
 		t.Error("a nil function is taken")
 	}
 }
@@ -145,9 +144,9 @@ func TestWorkerOnDynamoDB(t *testing.T) {
 	var c counter
 	var replays atomic.Int32
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Table: table, idemqenv.DynamoDBEndpoint: os.Getenv(dynamotest.EndpointEnv), idemqenv.Namespace: "worker-test",
-		idemqenv.KeyField: "idempotency_key", idemqenv.Backoff: "false", idemqenv.RecordExpiry: "120h",
-		idemqenv.Queue: `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"0s","fifo":false}`,
+		"IDEMQ_TABLE": table, "IDEMQ_DYNAMODB_ENDPOINT": os.Getenv(dynamotest.EndpointEnv), "IDEMQ_NAMESPACE": "worker-test",
+		"IDEMQ_KEY_FIELD": "idempotency_key", "IDEMQ_BACKOFF": "false", "IDEMQ_RECORD_EXPIRY": "120h",
+		"IDEMQ_QUEUE": `{"retention":"96h0m0s","visibilityTimeout":"12m0s","maxReceives":5,"batchingWindow":"0s","deadLetterRetention":"0s","fifo":false}`,
 	}), c.fn, quiet, testAWS, worker.WithHandlerOptions(handler.WithReplayHook(func(context.Context, events.SQSMessage, []byte) error {
 		replays.Add(1)
 		return nil
@@ -193,7 +192,7 @@ func TestWorkerBackoff(t *testing.T) {
 	const queueURL = "http://127.0.0.1:1/000000000000/jobs"
 	var c counter
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.SQSEndpoint: sqsServer.URL, idemqenv.QueueURL: queueURL,
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_SQS_ENDPOINT": sqsServer.URL, "IDEMQ_QUEUE_URL": queueURL,
 	}), c.fn, quiet, testAWS)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +226,7 @@ func TestWorkerEMFAndTracing(t *testing.T) {
 	var traced, wrapped atomic.Int32
 	var c counter
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false", idemqenv.EMFNamespace: "jobs-metrics", idemqenv.Tracing: "xray",
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_BACKOFF": "false", "IDEMQ_EMF_NAMESPACE": "jobs-metrics", "IDEMQ_TRACING": "xray",
 	}), c.fn, quiet, worker.WithEMF(&emf), worker.WithTracing(func(_ context.Context, mode string) (worker.Tracing, error) {
 		if mode != "xray" {
 			t.Errorf("tracer made for %q, want xray", mode)
@@ -263,11 +262,11 @@ func TestWorkerEMFAndTracing(t *testing.T) {
 
 	// A tracer that cannot be made stops the start-up, named.
 	_, err = worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false", idemqenv.Tracing: "otel",
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_BACKOFF": "false", "IDEMQ_TRACING": "otel",
 	}), c.fn, quiet, worker.WithTracing(func(context.Context, string) (worker.Tracing, error) {
 		return worker.Tracing{}, errors.New("no collector")
 	}))
-	if err == nil || !strings.Contains(err.Error(), idemqenv.Tracing+"=otel: no collector") {
+	if err == nil || !strings.Contains(err.Error(), "IDEMQ_TRACING=otel: no collector") {
 		t.Errorf("a failed tracer: %v", err)
 	}
 }
@@ -283,9 +282,9 @@ func TestWorkerClockSkew(t *testing.T) {
 		runs int
 	}{{"10s", 0}, {"", 1}} {
 		var c counter
-		env := map[string]string{idemqenv.Store: "memory", idemqenv.Namespace: "worker-test", idemqenv.Backoff: "false"}
+		env := map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "worker-test", "IDEMQ_BACKOFF": "false"}
 		if tc.skew != "" {
-			env[idemqenv.ClockSkew] = tc.skew
+			env["IDEMQ_CLOCK_SKEW"] = tc.skew
 		}
 		w, err := worker.FromEnv(context.Background(), lookup(env), c.fn, quiet, testAWS)
 		if err != nil {
@@ -315,19 +314,19 @@ func TestFromEnvReportsEveryBadVariable(t *testing.T) {
 	t.Parallel()
 	var c counter
 	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{
-		idemqenv.Store: "memory", idemqenv.Namespace: "n", idemqenv.Backoff: "false",
-		idemqenv.Concurrency: "lots",                         // does not parse
-		idemqenv.StoreURL:    "redis://127.0.0.1:1",          // contradicts IDEMQ_STORE
-		idemqenv.Lease:       "4s", idemqenv.Heartbeat: "4s", // the claim's settings refuse it
+		"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false",
+		"IDEMQ_CONCURRENCY": "lots",                        // does not parse
+		"IDEMQ_STORE_URL":   "redis://127.0.0.1:1",         // contradicts IDEMQ_STORE
+		"IDEMQ_LEASE":       "4s", "IDEMQ_HEARTBEAT": "4s", // the claim's settings refuse it
 	}), c.fn, quiet)
 	if err == nil {
 		w.Close()
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
-		idemqenv.Concurrency + `="lots"`,
-		idemqenv.StoreURL + " is set but " + idemqenv.Store + " is memory",
-		idemqenv.Heartbeat + ": idem: Heartbeat 4s: must be at most half of Lease 4s",
+		"IDEMQ_CONCURRENCY" + `="lots"`,
+		"IDEMQ_STORE_URL is set but IDEMQ_STORE is memory",
+		"IDEMQ_HEARTBEAT: idem: Heartbeat 4s: must be at most half of Lease 4s",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error\n%v\ndoes not say %q", err, want)

@@ -8,8 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // What a first run most often lacks (a region, credentials, the right
@@ -45,10 +43,10 @@ func (e *env) firstRun(err error) error {
 		if e.endpoint != "" {
 			where = fmt.Sprintf("at %s (region %s)", e.endpoint, e.region)
 		}
-		return fmt.Errorf("DynamoDB %s has no table %q: set %s (or --table) to the worker's table, and AWS_REGION to its region", where, e.table, idemqenv.Table)
+		return fmt.Errorf("DynamoDB %s has no table %q: set IDEMQ_TABLE (or --table) to the worker's table, and AWS_REGION to its region", where, e.table)
 	}
 	if pg, ok := errors.AsType[*pgconn.PgError](err); ok && pg.Code == pgUndefinedTable {
-		return fmt.Errorf("the PostgreSQL database %s names has no table %q: set %s (or --table) to the worker's table (make migrate-postgres creates one)", idemqenv.StoreURL, e.table, idemqenv.Table)
+		return fmt.Errorf("the PostgreSQL database IDEMQ_STORE_URL names has no table %q: set IDEMQ_TABLE (or --table) to the worker's table (make migrate-postgres creates one)", e.table)
 	}
 	return err
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	idemstores "github.com/idemq/idemq/idem/stores"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // listFlags are the flags of list and stuck.
@@ -82,7 +81,7 @@ func (e *env) list(ctx context.Context, fs *flag.FlagSet, req idem.ListRequest, 
 	switch {
 	case lf.all:
 	case e.namespace == "":
-		fmt.Fprintf(e.stderr, "%s: %s (or --namespace) is required: the command lists its namespace's records; --all lists every namespace's\n", fs.Name(), idemqenv.Namespace)
+		fmt.Fprintf(e.stderr, "%s: IDEMQ_NAMESPACE (or --namespace) is required: the command lists its namespace's records; --all lists every namespace's\n", fs.Name())
 		return exitUsage
 	case idem.CheckValue(e.namespace) != nil:
 		fmt.Fprintf(e.stderr, "%s: namespace %q: %v\n", fs.Name(), e.namespace, idem.CheckValue(e.namespace))

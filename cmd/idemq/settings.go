@@ -98,7 +98,7 @@ func (s *settings) recordKey(pos []string) (idem.Key, error) {
 	}
 	key, err := recordkey.Key(s.read.Request, t)
 	if errors.Is(err, recordkey.ErrUsage) && s.namespace == "" && !s.raw {
-		return "", fmt.Errorf("%s (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw", idemqenv.Namespace)
+		return "", fmt.Errorf("IDEMQ_NAMESPACE (or --namespace) is required to make the stored key, as the worker does; or pass the stored key with --raw")
 	}
 	return key, err
 }

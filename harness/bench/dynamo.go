@@ -13,12 +13,11 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/idemq/idemq/idem/dynamostore"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // EndpointEnv names the environment variable holding DynamoDB Local's URL,
 // as scripts/with-dynamodb.sh exports it.
-const EndpointEnv = idemqenv.DynamoDBEndpoint
+const EndpointEnv = "IDEMQ_DYNAMODB_ENDPOINT"
 
 // DynamoDB Local keeps one set of tables per access key and region: every
 // client of a run, Go's and Node's, signs with these so they share tables.

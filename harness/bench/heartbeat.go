@@ -35,7 +35,7 @@ const (
 // them under BenchmarkHeartbeat.
 const (
 	// HeartbeatOff is the lease made from the batch's deadline (as under
-	// Lambda, or consumer.WithDeadlineLease): no extension.
+	// Lambda, or a negative consumer.Config.Lease): no extension.
 	HeartbeatOff = "off"
 	// HeartbeatOn is the consumer's default, scaled: a short lease
 	// renewed by a heartbeat (leasectx.WithDefaultLease).

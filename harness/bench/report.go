@@ -262,7 +262,7 @@ func heartbeatTable(b *strings.Builder, r *Results) {
 	}
 	b.WriteString("#### The consumer's heartbeat (`go test -bench Heartbeat ./bench`)\n\n")
 	fmt.Fprintf(b, "First delivery over the in-memory store, each record's work %s long, with the lease made from the batch's deadline "+
-		"(off: as under Lambda, or `consumer.WithDeadlineLease`) and with the consumer's default short lease renewed by a heartbeat "+
+		"(off: as under Lambda, or a negative `consumer.Config.Lease`) and with the consumer's default short lease renewed by a heartbeat "+
 		"(on), both scaled down %d times (lease %s, a beat every %s; the work is %s at the default). Each extension is one "+
 		"conditional write to the store; a claim and a completion are 2 a record.\n\n",
 		HeartbeatWork, HeartbeatScale, heartbeatLease, heartbeatBeat, HeartbeatWork*HeartbeatScale)

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/rie"
 )
 
@@ -147,9 +146,9 @@ func coldStart(ctx context.Context, cfg StartupConfig, bootstrap, home string) (
 			"AWS_REGION=" + region, "AWS_ACCESS_KEY_ID=" + accessKey, "AWS_SECRET_ACCESS_KEY=" + accessKey,
 			"AWS_EC2_METADATA_DISABLED=true",
 			"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused at once
-			idemqenv.Table + "=" + cfg.Table, idemqenv.DynamoDBEndpoint + "=" + cfg.Endpoint,
-			idemqenv.ProviderURL + "=http://127.0.0.1:9/v1", // never called: the batches are empty
-			idemqenv.RecordExpiry + "=120h",
+			"IDEMQ_TABLE=" + cfg.Table, "IDEMQ_DYNAMODB_ENDPOINT=" + cfg.Endpoint,
+			"IDEMQ_PROVIDER_URL=http://127.0.0.1:9/v1", // never called: the batches are empty
+			"IDEMQ_RECORD_EXPIRY=120h",
 		},
 		Output: &out,
 	})

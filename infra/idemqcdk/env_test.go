@@ -61,7 +61,7 @@ func deployed(tb testing.TB, name string, v any) string {
 	if !ok {
 		tb.Fatalf("%s is no variable of idemqenv's", name)
 	}
-	if vr.Kind() == idemqenv.KindURL {
+	if vr.Kind() == "URL" {
 		return "https://sqs.eu-west-1.amazonaws.com/123456789012/" + ref
 	}
 	return ref
@@ -77,7 +77,7 @@ func readEnvironments(t *testing.T, tpl assertions.Template, set map[string]bool
 	for id, vars := range functionEnvironments(t, *tpl.FindResources(jsii.String("AWS::Lambda::Function"), nil)) {
 		env := map[string]string{}
 		for name, v := range vars {
-			if !strings.HasPrefix(name, idemqenv.Prefix) {
+			if !strings.HasPrefix(name, "IDEMQ_") {
 				continue
 			}
 			env[name] = deployed(t, name, v)
@@ -140,9 +140,9 @@ func TestEnvironmentIsTheWorkers(t *testing.T) {
 		t.Errorf("the front door of idemq:frontDoorScope=session reads the scope %q, want %q", got, idemqenv.ScopeIAMSession)
 	}
 	// Every variable the construct sets, set here.
-	for _, name := range []string{idemqenv.Table, idemqenv.RecordExpiry, idemqenv.ClockSkew, idemqenv.KeyField, idemqenv.Namespace, idemqenv.Backoff,
-		idemqenv.ProviderURL, idemqenv.ProviderAPIKeySecret, idemqenv.Queue, idemqenv.EMFNamespace, idemqenv.BlobBucket,
-		idemqenv.BlobPrefix, idemqenv.Tracing, idemqenv.Mode, idemqenv.FrontDoorQueueURL, idemqenv.FrontDoorScope} {
+	for _, name := range []string{"IDEMQ_TABLE", "IDEMQ_RECORD_EXPIRY", "IDEMQ_CLOCK_SKEW", "IDEMQ_KEY_FIELD", "IDEMQ_NAMESPACE", "IDEMQ_BACKOFF",
+		"IDEMQ_PROVIDER_URL", "IDEMQ_PROVIDER_API_KEY_SECRET", "IDEMQ_QUEUE", "IDEMQ_EMF_NAMESPACE", "IDEMQ_BLOB_BUCKET",
+		"IDEMQ_BLOB_PREFIX", "IDEMQ_TRACING", "IDEMQ_MODE", "IDEMQ_FRONTDOOR_QUEUE_URL", "IDEMQ_FRONTDOOR_SCOPE"} {
 		if !set[name] {
 			t.Errorf("no function is given %s: the test does not cover it", name)
 		}

@@ -2,7 +2,6 @@ package idemqcdk_test
 
 import (
 	"encoding/json"
-	"github.com/idemq/idemq/idemqenv"
 	"strings"
 	"testing"
 	"time"
@@ -237,7 +236,7 @@ func TestMRSCTable(t *testing.T) {
 		// The function is told, so that its store refuses staged writes
 		// before they are sent: such a table commits no transaction.
 		tpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
-			"Environment": obj{"Variables": assertions.Match_ObjectLike(&obj{idemqenv.DynamoDBStrong: "true"})},
+			"Environment": obj{"Variables": assertions.Match_ObjectLike(&obj{"IDEMQ_DYNAMODB_MULTI_REGION_STRONG": "true"})},
 		})
 	})
 	noNotes(t, app.stack)

@@ -82,7 +82,7 @@ func resolveRequest(id request.Identity, label func(field string) string) (reque
 // parser, given a table so that the rest of its settings are whole).
 func readRequestEnv(env map[string]string) (request.Identity, error) {
 	s, err := idemqenv.ReadFor(idemqenv.Worker, func(name string) string {
-		if name == idemqenv.Table {
+		if name == "IDEMQ_TABLE" {
 			return "records"
 		}
 		return env[name]

@@ -87,8 +87,8 @@ func TestRequestRefusals(t *testing.T) {
 	}{
 		{"a key function", request.Identity{Namespace: "jobs", KeyFunc: keyFunc}, "Request.KeyFunc", "no IDEMQ_ variable carries it"},
 		{"no fingerprint", request.Identity{Namespace: "jobs", NoFingerprint: true}, "Request.NoFingerprint", "no IDEMQ_ variable carries it"},
-		{"a comma in a fingerprint member", request.Identity{Namespace: "jobs", FingerprintFields: []string{"a,b"}}, "Request.FingerprintFields", idemqenv.FingerprintFields},
-		{"white space around a key member", request.Identity{Namespace: "jobs", KeyFields: []string{" id"}}, "Request.KeyFields", idemqenv.KeyFields},
+		{"a comma in a fingerprint member", request.Identity{Namespace: "jobs", FingerprintFields: []string{"a,b"}}, "Request.FingerprintFields", "IDEMQ_FINGERPRINT_FIELDS"},
+		{"white space around a key member", request.Identity{Namespace: "jobs", KeyFields: []string{" id"}}, "Request.KeyFields", "IDEMQ_KEY_FIELDS"},
 		{"two key sources", request.Identity{Namespace: "jobs", KeyField: "id", KeyAttribute: "id"}, "Request.KeyAttribute", "one source"},
 		{"a bad key attribute", request.Identity{Namespace: "jobs", KeyAttribute: "AWS.x"}, "Request.KeyAttribute", "attribute name"},
 		{"a control character in the namespace", request.Identity{Namespace: "jo\x01bs"}, "Request.Namespace", "Request.Namespace"},

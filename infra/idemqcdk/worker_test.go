@@ -3,7 +3,6 @@ package idemqcdk_test
 import (
 	"errors"
 	"fmt"
-	"github.com/idemq/idemq/idemqenv"
 	"strings"
 	"testing"
 	"time"
@@ -71,18 +70,18 @@ func TestNewWorkerRefusesBadProps(t *testing.T) {
 		{"no code", &idemqcdk.WorkerProps{Request: request.Identity{Namespace: "jobs"}}, "Code"},
 		{"nil props", nil, "Code"},
 		{"visibility under the timeout", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Timeout: time.Minute, VisibilityTimeout: time.Second}, "VisibilityTimeout"},
-		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{idemqenv.Table: "x"}}, idemqenv.Table},
+		{"a reserved variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_TABLE": "x"}}, "IDEMQ_TABLE"},
 		{"the secret's variable set by hand", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqenv.ProviderAPIKeySecret: "idemq/provider-key"}}, idemqenv.ProviderAPIKeySecret},
+			Environment: map[string]string{"IDEMQ_PROVIDER_API_KEY_SECRET": "idemq/provider-key"}}, "IDEMQ_PROVIDER_API_KEY_SECRET"},
 		{"the provider URL as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqenv.ProviderURL: "https://api.openai.com/v1"}}, "ProviderURL"},
+			Environment: map[string]string{"IDEMQ_PROVIDER_URL": "https://api.openai.com/v1"}}, "ProviderURL"},
 		{"a provider URL that is not a URL", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, ProviderURL: "not-a-url"}, "ProviderURL"},
 		{"the API key in plain text", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqenv.ProviderAPIKey: "sk-plain"}}, idemqenv.ProviderAPIKey},
+			Environment: map[string]string{"IDEMQ_PROVIDER_API_KEY": "sk-plain"}}, "IDEMQ_PROVIDER_API_KEY"},
 		{"the lease as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_LEASE": "30s"}}, "IDEMQ_LEASE"},
 		{"the heartbeat as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_HEARTBEAT": "10s"}}, "IDEMQ_HEARTBEAT"},
 		{"the queue's settings as a variable", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"},
-			Environment: map[string]string{idemqenv.Queue: `{"retention":"1h0m0s"}`}}, idemqenv.Queue},
+			Environment: map[string]string{"IDEMQ_QUEUE": `{"retention":"1h0m0s"}`}}, "IDEMQ_QUEUE"},
 		{"a variable of a later worker", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs"}, Environment: map[string]string{"IDEMQ_SOMETHING_NEW": "x"}}, "IDEMQ_SOMETHING_NEW"},
 		{"a key field with an empty name", &idemqcdk.WorkerProps{Code: code, Request: request.Identity{Namespace: "jobs", KeyField: "order..id"}}, "Request.KeyField"},
 	}

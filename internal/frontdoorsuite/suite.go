@@ -523,7 +523,10 @@ func status(t *testing.T, store frontdoor.Store) {
 func wantState(t *testing.T, what string, resp *http.Response, state string) {
 	t.Helper()
 	body := wantStatus(t, what, resp, http.StatusAccepted)
-	var got frontdoor.StatusBody
+	var got struct {
+		Key    string `json:"idempotency_key"`
+		Status string `json:"status"`
+	}
 	if err := json.Unmarshal([]byte(body), &got); err != nil || got.Status != state {
 		t.Errorf("%s: body %s, want state %q", what, body, state)
 	}
@@ -531,7 +534,7 @@ func wantState(t *testing.T, what string, resp *http.Response, state string) {
 
 // badRequests: each is refused with its status, and nothing is enqueued.
 func badRequests(t *testing.T, store frontdoor.Store) {
-	b := newBundle(t, store, frontdoor.WithMaxBodyBytes(64))
+	b := newBundle(t, store, func(c *frontdoor.Config) { c.MaxBodyBytes = 64 })
 	for _, tc := range []struct {
 		name, key, body, contentType string
 		want                         int
@@ -929,7 +932,7 @@ func forwardedAsSent(t *testing.T, store frontdoor.Store) {
 func overQueueSize(t *testing.T, store frontdoor.Store) {
 	const limit = 4096
 	b := newBundleFor(t, store, request.Identity{Namespace: Namespace}, []producer.Option{producer.WithMaxMessageBytes(limit)},
-		frontdoor.WithMaxBodyBytes(limit), frontdoor.WithScope(HeaderScope))
+		func(c *frontdoor.Config) { c.MaxBodyBytes = limit }, frontdoor.WithScope(HeaderScope))
 	// bodyOf is a body of n bytes: prefix, then a prompt of fill,
 	// padded with x.
 	bodyOf := func(n int, prefix, fill string) string {

@@ -20,13 +20,6 @@ import (
 	"github.com/idemq/idemq/internal/testenv"
 )
 
-// filesNotYet are the packages whose files other work is moving right now
-// (issue 42): checked once that work is merged. A package listed here
-// whose files no longer knot is an error, so that the list only shrinks.
-var filesNotYet = []string{
-	"idemqenv", "consumer", "frontdoor",
-}
-
 // TestFilesGoDown holds the files of every package of the modules make
 // test runs under go test -race (the Makefile's MODULES: the library, the
 // command, the reference worker in lambda/, the release tool), and of the
@@ -62,21 +55,9 @@ func TestFilesGoDown(t *testing.T) {
 				continue
 			}
 			checked++
-			found := knots(uses)
-			if slices.Contains(filesNotYet, rel) {
-				if found == nil {
-					t.Errorf("%s: its files no longer use each other in a circle: take it off filesNotYet", rel)
-				}
-				continue
-			}
-			for _, knot := range found {
+			for _, knot := range knots(uses) {
 				t.Errorf("%s: files %s use each other in a circle, so one of them reaches back up into a file that uses it:%s", rel, strings.Join(knot, ", "), describeKnot(uses, knot))
 			}
-		}
-	}
-	for _, rel := range filesNotYet {
-		if !slices.ContainsFunc(listed, func(p filePackage) bool { return p.path == module+"/"+rel }) {
-			t.Errorf("%s is on filesNotYet but no package of the modules: did it move?", rel)
 		}
 	}
 	if !slices.ContainsFunc(listed, func(p filePackage) bool { return p.path == module+"/infra/idemqcdk" }) {
@@ -87,7 +68,7 @@ func TestFilesGoDown(t *testing.T) {
 	if checked < 40 {
 		t.Errorf("checked %d packages; the modules have more than 40", checked)
 	}
-	t.Logf("checked the files of %d packages (%d on filesNotYet)", checked, len(filesNotYet))
+	t.Logf("checked the files of %d packages", checked)
 }
 
 // A fileListing is one go list call: the packages matched by patterns

@@ -6,7 +6,7 @@ package testenv
 
 // The variables the test servers (scripts/with-*.sh) export where they
 // listen. PostgreSQL's and Redis's are pgtest.URLEnv and redistest.URLEnv;
-// DynamoDB Local's is the worker's own setting, idemqenv.DynamoDBEndpoint.
+// DynamoDB Local's is the worker's own setting, "IDEMQ_DYNAMODB_ENDPOINT".
 const (
 	S3Endpoint  = "IDEMQ_TEST_S3_ENDPOINT"  // scripts/with-s3.sh (moto's S3)
 	SQSEndpoint = "IDEMQ_TEST_SQS_ENDPOINT" // scripts/with-sqs.sh (moto's SQS)

@@ -9,8 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // s3Get makes a signed GET of path (path style: /bucket?query) on moto's
@@ -62,7 +60,7 @@ func (d *deployed) checkBucket(ctx context.Context, endpoint string, tpl *templa
 		}
 	}
 	if id == "" {
-		if b := d.env[idemqenv.BlobBucket]; b != "" {
+		if b := d.env["IDEMQ_BLOB_BUCKET"]; b != "" {
 			bad("the function is given IDEMQ_BLOB_BUCKET=%s, and the template has no bucket", b)
 		}
 		return problems
@@ -71,7 +69,7 @@ func (d *deployed) checkBucket(ctx context.Context, endpoint string, tpl *templa
 	if err := bucketExists(ctx, endpoint, d.bucket); err != nil {
 		bad("the result bucket: %v", err)
 	}
-	if got := d.env[idemqenv.BlobBucket]; got != d.bucket {
+	if got := d.env["IDEMQ_BLOB_BUCKET"]; got != d.bucket {
 		bad("the function is given IDEMQ_BLOB_BUCKET=%q, want the bucket %q", got, d.bucket)
 	}
 	if p := tpl.Resources[id].DeletionPolicy; p != "Retain" {
@@ -83,16 +81,16 @@ func (d *deployed) checkBucket(ctx context.Context, endpoint string, tpl *templa
 	if len(rules) == 1 {
 		rule, _ = rules[0].(map[string]any)
 	}
-	expiry, err := time.ParseDuration(d.env[idemqenv.RecordExpiry])
+	expiry, err := time.ParseDuration(d.env["IDEMQ_RECORD_EXPIRY"])
 	days, _ := rule["ExpirationInDays"].(float64)
 	switch {
 	case rule == nil:
 		bad("template: the bucket has lifecycle rules %s, want one", jsonText(lc))
 	case err != nil:
-		bad("the function's IDEMQ_RECORD_EXPIRY=%q: %v", d.env[idemqenv.RecordExpiry], err)
-	case rule["Status"] != "Enabled" || rule["Prefix"] != d.env[idemqenv.BlobPrefix] || time.Duration(days)*24*time.Hour < expiry:
+		bad("the function's IDEMQ_RECORD_EXPIRY=%q: %v", d.env["IDEMQ_RECORD_EXPIRY"], err)
+	case rule["Status"] != "Enabled" || rule["Prefix"] != d.env["IDEMQ_BLOB_PREFIX"] || time.Duration(days)*24*time.Hour < expiry:
 		bad("template: the bucket's lifecycle rule %s does not expire the objects under IDEMQ_BLOB_PREFIX=%q no sooner than IDEMQ_RECORD_EXPIRY=%s",
-			jsonText(rule), d.env[idemqenv.BlobPrefix], expiry)
+			jsonText(rule), d.env["IDEMQ_BLOB_PREFIX"], expiry)
 	}
 	return problems
 }

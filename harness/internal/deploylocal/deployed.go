@@ -19,8 +19,6 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // clients talk to moto.
@@ -246,11 +244,11 @@ func (d *deployed) checkGrants(ctx context.Context, c clients, tpl *template, sp
 		logARN := "arn:aws:logs:" + Region + ":" + Account + ":log-group:" + d.physical[logID]
 		want = append(want, "logs:CreateLogStream "+logARN, "logs:PutLogEvents "+logARN)
 	}
-	if d.env[idemqenv.Backoff] == "true" {
+	if d.env["IDEMQ_BACKOFF"] == "true" {
 		want = append(want, "sqs:ChangeMessageVisibility "+d.queueARN)
 	}
-	if b := d.env[idemqenv.BlobBucket]; b != "" {
-		objects := "arn:aws:s3:::" + b + "/" + d.env[idemqenv.BlobPrefix] + "*"
+	if b := d.env["IDEMQ_BLOB_BUCKET"]; b != "" {
+		objects := "arn:aws:s3:::" + b + "/" + d.env["IDEMQ_BLOB_PREFIX"] + "*"
 		want = append(want, "s3:GetObject "+objects, "s3:PutObject "+objects)
 	}
 	for _, a := range spec.ownQueueGrants {

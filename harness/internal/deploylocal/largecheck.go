@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // LargeResult is what became of the large request (LargeKey): where the
@@ -73,7 +72,7 @@ type pointer struct {
 // decodes to the completion holding answer whole.
 func checkLarge(ctx context.Context, c clients, endpoint string, d *deployed, answer string) (*LargeResult, error) {
 	l := &LargeResult{Bucket: d.bucket}
-	prefix := d.env[idemqenv.BlobPrefix]
+	prefix := d.env["IDEMQ_BLOB_PREFIX"]
 	var ptrRaw []byte
 	var blobIDs []string
 	items := dynamodb.NewScanPaginator(c.dynamo, &dynamodb.ScanInput{TableName: aws.String(d.table)})

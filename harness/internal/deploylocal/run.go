@@ -19,7 +19,6 @@ import (
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/harness/internal/pipeline"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // Config says what Run deploys and sends.
@@ -177,8 +176,8 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	if err != nil {
 		return err
 	}
-	if d.env[idemqenv.ProviderURL] != provider.URL() {
-		return fmt.Errorf("deploylocal: the function's provider is %q, want the local one %s", d.env[idemqenv.ProviderURL], provider.URL())
+	if d.env["IDEMQ_PROVIDER_URL"] != provider.URL() {
+		return fmt.Errorf("deploylocal: the function's provider is %q, want the local one %s", d.env["IDEMQ_PROVIDER_URL"], provider.URL())
 	}
 	// The deployed environment, with what Lambda adds and the AWS
 	// endpoints moto's.
@@ -191,14 +190,14 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", // the start-up's read of the mappings: refused, logged
 	}
 	var s3log *s3Log
-	if d.env[idemqenv.BlobBucket] != "" {
+	if d.env["IDEMQ_BLOB_BUCKET"] != "" {
 		// moto's S3, through a log of the worker's requests; path-style:
 		// moto's host names no bucket.
 		if s3log, err = newS3Log(endpoint); err != nil {
 			return err
 		}
 		defer s3log.Close()
-		env = append(env, idemqenv.S3Endpoint+"="+s3log.Endpoint())
+		env = append(env, "IDEMQ_S3_ENDPOINT="+s3log.Endpoint())
 	}
 	for k, v := range d.env {
 		env = append(env, k+"="+v)

@@ -15,7 +15,6 @@ import (
 	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // Consumer: the reference worker (lambda/, built as bootstrap) run as
@@ -28,11 +27,11 @@ const Consumer Variant = "idemq consumer (bootstrap, K processes)"
 // runs it as a consumer of that queue; IDEMQ_SQS_ENDPOINT is where it
 // reaches SQS, for its receives, deletes, extensions and back-offs).
 const (
-	envConsumerQueueURL   = idemqenv.ConsumerQueueURL
-	envConsumerGrace      = idemqenv.ConsumerGracePeriod
-	envConsumerMaxRunTime = idemqenv.ConsumerMaxRunTime
-	envConsumerBatches    = idemqenv.ConsumerMaxBatches
-	envSQSEndpoint        = idemqenv.SQSEndpoint
+	envConsumerQueueURL   = "IDEMQ_CONSUMER_QUEUE_URL"
+	envConsumerGrace      = "IDEMQ_CONSUMER_GRACE_PERIOD"
+	envConsumerMaxRunTime = "IDEMQ_CONSUMER_MAX_RUN_TIME"
+	envConsumerBatches    = "IDEMQ_CONSUMER_MAX_BATCHES"
+	envSQSEndpoint        = "IDEMQ_SQS_ENDPOINT"
 )
 
 // The faults only a consumer run has, on top of loadtest's. The others
@@ -437,7 +436,7 @@ func (c *conRun) start(name string) (*ConsumerProc, error) {
 		envConsumerBatches+"="+fmt.Sprint(r.cfg.Consumer.MaxBatches),
 	)
 	if !r.cfg.Backoff {
-		env = append(env, idemqenv.Backoff+"=false")
+		env = append(env, "IDEMQ_BACKOFF=false")
 	}
 	p, err := startConsumerProc(name, r.parts.Bootstrap, env)
 	if err != nil {

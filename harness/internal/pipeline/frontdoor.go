@@ -133,13 +133,13 @@ func (rep *FrontDoorReport) Summary() string {
 
 // The reference worker's front-door mode (worker.NewFrontDoor, lambda/frontdoor.go).
 const (
-	envMode             = idemqenv.Mode
-	envFrontDoorQueue   = idemqenv.FrontDoorQueueURL
-	envFrontDoorAddr    = idemqenv.FrontDoorAddr
+	envMode             = "IDEMQ_MODE"
+	envFrontDoorQueue   = "IDEMQ_FRONTDOOR_QUEUE_URL"
+	envFrontDoorAddr    = "IDEMQ_FRONTDOOR_ADDR"
 	frontDoorPath       = "/requests"
 	frontDoorHeaderKey  = "Idempotency-Key"
 	frontDoorMaxRetries = 200
-	envKeyFields        = idemqenv.KeyFields
+	envKeyFields        = "IDEMQ_KEY_FIELDS"
 	keyFields           = "document_id,version"
 )
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // startFunction starts the variant's instances: emulators running the
@@ -61,29 +60,29 @@ func (r *runner) workerEnv(name string) []string {
 		// The start-up's read of the function's event source mappings:
 		// refused at a closed port, logged, and the worker goes on.
 		"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1",
-		idemqenv.ProviderURL + "=" + r.provider.URLFor(name),
-		idemqenv.RecordExpiry + "=" + fmt.Sprint(24*3600) + "s",
-		idemqenv.Namespace + "=" + Namespace,
+		"IDEMQ_PROVIDER_URL=" + r.provider.URLFor(name),
+		"IDEMQ_RECORD_EXPIRY=" + fmt.Sprint(24*3600) + "s",
+		"IDEMQ_NAMESPACE=" + Namespace,
 	}
 	env = append(env, r.store.env...)
 	env = append(env, r.blobEnv()...)
 	if r.cfg.Lease > 0 {
-		env = append(env, idemqenv.Lease+"="+r.cfg.Lease.String())
+		env = append(env, "IDEMQ_LEASE="+r.cfg.Lease.String())
 	}
 	if r.cfg.Heartbeat > 0 {
-		env = append(env, idemqenv.Heartbeat+"="+r.cfg.Heartbeat.String())
+		env = append(env, "IDEMQ_HEARTBEAT="+r.cfg.Heartbeat.String())
 	}
 	if r.cfg.Variant == Consumer {
 		return env // the consumer run adds its SQS endpoint (consumer.go)
 	}
 	if !r.cfg.Backoff {
 		// The back-off is the worker's default: this run turns it off.
-		return append(env, idemqenv.Backoff+"=false")
+		return append(env, "IDEMQ_BACKOFF=false")
 	}
 	// The SQS server, through the proxy that counts the back-offs; the
 	// queue's own URL (fauxqs knows a queue by its URL, not the one
 	// derived from the ARN for AWS).
-	return append(env, idemqenv.SQSEndpoint+"="+r.sqsProxy.URL, idemqenv.QueueURL+"="+r.queue.URL)
+	return append(env, "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
 }
 
 // bodyKey is the idempotency_key of a body, "" if it has none.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/rie"
 )
 
@@ -213,6 +212,5 @@ func scopedSummary(rep *FrontDoorReport) string {
 	if len(rep.Scoped) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  scoped front door (function URL events under the emulator, %s=iam): acme, another caller and no caller answered %s before acme's 200; a raw producer's message aimed at acme's key ran apart\n",
-		idemqenv.FrontDoorScope, formatSorted(rep.Scoped, "%d ×%d"))
+	return fmt.Sprintf("  scoped front door (function URL events under the emulator, IDEMQ_FRONTDOOR_SCOPE=iam): acme, another caller and no caller answered %s before acme's 200; a raw producer's message aimed at acme's key ran apart\n", formatSorted(rep.Scoped, "%d ×%d"))
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/s3blob"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/storekit"
 )
 
@@ -144,7 +143,7 @@ func (r *runner) blobEnv() []string {
 	if r.blob == nil {
 		return nil
 	}
-	return []string{idemqenv.BlobBucket + "=" + r.blob.bucket, idemqenv.BlobPrefix + "=" + blobPrefix, idemqenv.S3Endpoint + "=" + r.parts.S3}
+	return []string{"IDEMQ_BLOB_BUCKET=" + r.blob.bucket, "IDEMQ_BLOB_PREFIX=" + blobPrefix, "IDEMQ_S3_ENDPOINT=" + r.parts.S3}
 }
 
 // objects counts the bucket's objects and their bytes.

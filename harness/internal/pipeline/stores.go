@@ -16,7 +16,6 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/redisstore"
-	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/internal/netfault"
 )
 
@@ -95,7 +94,7 @@ func (r *runner) startDynamoDB(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{idemqenv.Table + "=" + table, idemqenv.DynamoDBEndpoint + "=" + proxy.URL},
+		env:     []string{"IDEMQ_TABLE=" + table, "IDEMQ_DYNAMODB_ENDPOINT=" + proxy.URL},
 		records: records,
 		counts:  proxy.Counts,
 	}, nil
@@ -129,7 +128,7 @@ func (r *runner) startPostgres(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{idemqenv.Store + "=postgres", idemqenv.StoreURL + "=" + workerURL, idemqenv.Table + "=" + table},
+		env:     []string{"IDEMQ_STORE=postgres", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + table},
 		records: records,
 		counts:  counts,
 	}, nil
@@ -168,7 +167,7 @@ func (r *runner) startRedis(ctx context.Context) (storeRun, error) {
 		return storeRun{}, err
 	}
 	return storeRun{
-		env:     []string{idemqenv.Store + "=redis", idemqenv.StoreURL + "=" + workerURL, idemqenv.Table + "=" + prefix},
+		env:     []string{"IDEMQ_STORE=redis", "IDEMQ_STORE_URL=" + workerURL, "IDEMQ_TABLE=" + prefix},
 		records: records,
 		counts:  counts,
 	}, nil

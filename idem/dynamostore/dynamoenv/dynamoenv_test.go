@@ -17,7 +17,6 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore/dynamoenv"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/stores"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // The opener opens IDEMQ_TABLE at IDEMQ_DYNAMODB_ENDPOINT (DynamoDB
@@ -77,7 +76,7 @@ func TestOpenerMultiRegionStrong(t *testing.T) {
 			"id": &types.AttributeValueMemberS{Value: "side-" + string(key)}}}}
 		err := st.Complete(context.Background(), idem.Completion{Key: key, Owner: "o", ExpiresAt: now.Add(time.Hour), Writes: []any{write}})
 		if refused := errors.Is(err, idem.ErrUnsupportedWrite); refused != strong {
-			t.Errorf("%s=%v: a completion with a staged write answered %v; want it refused: %v", idemqenv.DynamoDBStrong, strong, err, strong)
+			t.Errorf("IDEMQ_DYNAMODB_MULTI_REGION_STRONG=%v: a completion with a staged write answered %v; want it refused: %v", strong, err, strong)
 		}
 	}
 }

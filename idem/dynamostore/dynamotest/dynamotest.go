@@ -17,7 +17,7 @@ import (
 
 // EndpointEnv names the environment variable holding DynamoDB Local's URL,
 // as scripts/with-dynamodb.sh exports it: the worker's
-// idemqenv.DynamoDBEndpoint, which a package under idem does not import
+// "IDEMQ_DYNAMODB_ENDPOINT", which a package under idem does not import
 // (idemqenv imports idem); a test holds them equal.
 const EndpointEnv = "IDEMQ_DYNAMODB_ENDPOINT"
 

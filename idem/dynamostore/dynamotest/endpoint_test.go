@@ -4,12 +4,11 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // The test kit's endpoint variable is the worker's.
 func TestEndpointEnv(t *testing.T) {
-	if dynamotest.EndpointEnv != idemqenv.DynamoDBEndpoint {
-		t.Errorf("EndpointEnv is %s; the worker reads DynamoDB's endpoint from %s", dynamotest.EndpointEnv, idemqenv.DynamoDBEndpoint)
+	if dynamotest.EndpointEnv != "IDEMQ_DYNAMODB_ENDPOINT" {
+		t.Errorf("EndpointEnv is %s; the worker reads DynamoDB's endpoint from IDEMQ_DYNAMODB_ENDPOINT", dynamotest.EndpointEnv)
 	}
 }

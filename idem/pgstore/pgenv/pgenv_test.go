@@ -10,7 +10,6 @@ import (
 	"github.com/idemq/idemq/idem/pgstore/pgenv"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
 	"github.com/idemq/idemq/idem/stores"
-	"github.com/idemq/idemq/idemqenv"
 )
 
 // The opener opens the table IDEMQ_TABLE names on IDEMQ_STORE_URL's
@@ -52,7 +51,7 @@ func TestOpenerRedacts(t *testing.T) {
 	t.Parallel()
 	_, _, err := pgenv.Opener().Open(context.Background(), stores.Settings{Kind: stores.Postgres,
 		URL: "postgres://u:s3cr3t@127.0.0.1:1/db?sslmode=s3cr3t", Table: "t"}, stores.Config{})
-	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), idemqenv.StoreURL+"=postgres://u:xxxxx@127.0.0.1:1/db?sslmode=xxxxx") {
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "IDEMQ_STORE_URL=postgres://u:xxxxx@127.0.0.1:1/db?sslmode=xxxxx") {
 		t.Errorf("error %v; want the URL named, redacted", err)
 	}
 }
