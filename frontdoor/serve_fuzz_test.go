@@ -70,7 +70,7 @@ func FuzzServe(f *testing.F) {
 			return
 		}
 		store := must(memstore.New())
-		q := frontdoorsuite.NewQueue(id, producer.WithMaxMessageBytes(fuzzMaxMessage))
+		q := frontdoorsuite.NewQueue(id, func(c *producer.Config) { c.MaxMessageBytes = fuzzMaxMessage })
 		opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(quiet), func(c *frontdoor.Config) { c.MaxBodyBytes = fuzzMaxBody }}
 		if scoped {
 			opts = append(opts, frontdoor.WithScope(frontdoorsuite.HeaderScope))

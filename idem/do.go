@@ -126,7 +126,7 @@ type Result struct {
 // transient (a lost connection, a timeout, throttling) itself, which is
 // safe because a completion already applied for the same owner, with the
 // same result, succeeds. The worst case of one completion is the store's
-// attempts: dynamostore.CompleteAttempts (6) requests, pgstore's (4),
+// attempts: 6 requests with dynamostore, pgstore's (4),
 // redisstore's go-redis client's 1 + MaxRetries (4 by default); a result
 // too large to store adds a second completion without it, with as many;
 // a completion that fails adds one release, with the store's attempts for

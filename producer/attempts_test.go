@@ -24,7 +24,7 @@ func TestOneRetryLayer(t *testing.T) {
 				t.Parallel()
 				srv := sqstest.NewFaultServer(t, func(string, int) sqstest.Fault { return fault }, nil)
 				p := must(producer.New(srv.Client(), srv.URL+"/123456789012/requests",
-					producer.WithMaxAttempts(attempts), producer.WithRetry(time.Millisecond, time.Millisecond)))
+					func(c *producer.Config) { c.MaxAttempts = attempts }, func(c *producer.Config) { c.RetryMin, c.RetryMax = time.Millisecond, time.Millisecond }))
 				msg := producer.Message{Key: "req-1", Body: []byte(`{}`)}
 				var sent producer.Sent
 				var err error
@@ -58,7 +58,7 @@ func TestClockSkewResent(t *testing.T) {
 		}
 		return sqstest.Answer
 	}, func(context.Context, string, map[string]any) any { return map[string]any{"MessageId": "m1"} })
-	p := must(producer.New(srv.Client(), srv.URL+"/123456789012/requests", producer.WithRetry(time.Millisecond, time.Millisecond)))
+	p := must(producer.New(srv.Client(), srv.URL+"/123456789012/requests", func(c *producer.Config) { c.RetryMin, c.RetryMax = time.Millisecond, time.Millisecond }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
 	if err != nil || sent.Attempts != 2 || sent.MessageID != "m1" {
 		t.Errorf("err %v, sent %+v: want m1 taken on the second attempt", err, sent)

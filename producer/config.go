@@ -93,28 +93,6 @@ func WithRequest(id request.Identity) Option {
 // names none. Defaults to none.
 func WithGroupID(id string) Option { return func(c *Config) { c.GroupID = id } }
 
-// WithMaxMessageBytes sets Config.MaxMessageBytes, the largest body sent.
-// Defaults to Config.MaxBatchBytes.
-func WithMaxMessageBytes(n int) Option { return func(c *Config) { c.MaxMessageBytes = n } }
-
-// WithMaxBatchBytes sets Config.MaxBatchBytes, the most body bytes one
-// SendMessageBatch carries. Defaults to queue.MaxMessageBytes.
-func WithMaxBatchBytes(n int) Option { return func(c *Config) { c.MaxBatchBytes = n } }
-
-// WithMaxAttempts sets Config.MaxAttempts, how many times one message is
-// sent at most while its answer is lost. Defaults to 5.
-func WithMaxAttempts(n int) Option { return func(c *Config) { c.MaxAttempts = n } }
-
-// WithAttemptTimeout sets Config.AttemptTimeout, how long one attempt
-// waits for its answer. Defaults to 20 s.
-func WithAttemptTimeout(d time.Duration) Option { return func(c *Config) { c.AttemptTimeout = d } }
-
-// WithRetry sets Config.RetryMin and Config.RetryMax, the back-off between
-// attempts. Defaults to 100 ms and 5 s.
-func WithRetry(min, max time.Duration) Option {
-	return func(c *Config) { c.RetryMin, c.RetryMax = min, max }
-}
-
 // Validate reports every setting of c that cannot work, each an
 // *idem.ConfigError naming its field (a Request field's names package
 // "request"), joined (errors.Join); nil when there is none. It

@@ -114,12 +114,12 @@ func TestRefused(t *testing.T) {
 		{"a case variant of the key member", queueURL, nil, producer.Message{Key: "k", Body: []byte(`{"IDEMPOTENCY_KEY":"other"}`)}, idem.ErrBadKey},
 		{"a key with a control character", queueURL, nil, producer.Message{Key: "a\x1b[2J", Body: []byte(`{}`)}, idem.ErrBadKey},
 		{"a scope with a control character", queueURL, nil, producer.Message{Key: "a", Scope: "\n", Body: []byte(`{}`)}, idem.ErrBadKey},
-		{"attributes above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(1000)},
+		{"attributes above the queue's size", queueURL, []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = 1000 }},
 			producer.Message{Key: "a", Body: []byte(`{}`), Attributes: map[string]string{"trace": strings.Repeat("t", 990)}}, producer.ErrTooLarge},
 		{"a key that is not text", queueURL, nil, producer.Message{Key: "a\xff", Body: []byte(`{}`)}, idem.ErrBadKey},
 		{"FIFO without a group", queueURL + ".fifo", nil, producer.Message{Key: "a", Body: []byte(`{}`)}, producer.ErrBadMessage},
 		{"a group id SQS refuses", queueURL, nil, producer.Message{Key: "a", Body: []byte(`{}`), GroupID: "a b"}, producer.ErrBadMessage},
-		{"above the queue's size", queueURL, []producer.Option{producer.WithMaxMessageBytes(256 << 10)}, producer.Message{Key: "a", Body: []byte(long)}, producer.ErrTooLarge},
+		{"above the queue's size", queueURL, []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = 256 << 10 }}, producer.Message{Key: "a", Body: []byte(long)}, producer.ErrTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,7 +178,7 @@ func TestDeduplicationID(t *testing.T) {
 func TestFIFOIDs(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{loseNext: 1}
-	p := must(producer.New(fake, queueURL+".fifo", producer.WithGroupID("tenant-1"), producer.WithRetry(0, 0)))
+	p := must(producer.New(fake, queueURL+".fifo", producer.WithGroupID("tenant-1"), func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	key := strings.Repeat("long key ", 20)
 	sent, err := p.Send(context.Background(), producer.Message{Key: key, Body: []byte(`{}`)})
 	if err != nil {
@@ -209,11 +209,11 @@ func TestConfig(t *testing.T) {
 		{"bad field", []producer.Option{producer.WithRequest(request.Identity{KeyField: "a..b"})}, "request.KeyField"},
 		{"bad fields", []producer.Option{producer.WithRequest(request.Identity{KeyFields: []string{"a", ".b"}})}, "request.KeyFields"},
 		{"bad group", []producer.Option{producer.WithGroupID(strings.Repeat("g", 129))}, "GroupID"},
-		{"message above SQS's", []producer.Option{producer.WithMaxMessageBytes(1<<20 + 1)}, "MaxMessageBytes"},
-		{"batch under a message", []producer.Option{producer.WithMaxMessageBytes(1000), producer.WithMaxBatchBytes(999)}, "MaxBatchBytes"},
-		{"no attempt", []producer.Option{producer.WithMaxAttempts(-1)}, "MaxAttempts"},
-		{"negative timeout", []producer.Option{producer.WithAttemptTimeout(-1)}, "AttemptTimeout"},
-		{"retry max under min", []producer.Option{producer.WithRetry(2, 1)}, "RetryMax"},
+		{"message above SQS's", []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = 1<<20 + 1 }}, "MaxMessageBytes"},
+		{"batch under a message", []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = 1000 }, func(c *producer.Config) { c.MaxBatchBytes = 999 }}, "MaxBatchBytes"},
+		{"no attempt", []producer.Option{func(c *producer.Config) { c.MaxAttempts = -1 }}, "MaxAttempts"},
+		{"negative timeout", []producer.Option{func(c *producer.Config) { c.AttemptTimeout = -1 }}, "AttemptTimeout"},
+		{"retry max under min", []producer.Option{func(c *producer.Config) { c.RetryMin, c.RetryMax = 2, 1 }}, "RetryMax"},
 		{"nil option", []producer.Option{nil}, "options[0]"},
 	}
 	for _, tc := range cases {

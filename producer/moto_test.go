@@ -136,7 +136,7 @@ func TestMotoLostAnswer(t *testing.T) {
 	client := sqstest.Client(t)
 	url := sqstest.NewQueue(t, client, sqstest.Queue{})
 	proxy := newLossProxy(t, sqstest.Endpoint(t), loseFirst("SendMessage"))
-	p := must(producer.New(motoClient(proxy.url), url, producer.WithRetry(0, 0)))
+	p := must(producer.New(motoClient(proxy.url), url, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{"prompt":"summarise"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestMotoFIFO(t *testing.T) {
 	client := sqstest.Client(t)
 	url := sqstest.NewQueue(t, client, sqstest.Queue{FIFO: true})
 	proxy := newLossProxy(t, sqstest.Endpoint(t), loseFirst("SendMessage"))
-	p := must(producer.New(motoClient(proxy.url), url, producer.WithGroupID("tenant-1"), producer.WithRetry(0, 0)))
+	p := must(producer.New(motoClient(proxy.url), url, producer.WithGroupID("tenant-1"), func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	key := "order 1042 " + strings.Repeat("é", 100)
 	sent, err := p.Send(context.Background(), producer.Message{Key: key, Body: []byte(`{"prompt":"summarise"}`)})
 	if err != nil {
@@ -242,7 +242,7 @@ func TestMotoBatchLostAnswer(t *testing.T) {
 	client := sqstest.Client(t)
 	url := sqstest.NewQueue(t, client, sqstest.Queue{})
 	proxy := newLossProxy(t, sqstest.Endpoint(t), loseFirst("SendMessageBatch"))
-	p := must(producer.New(motoClient(proxy.url), url, producer.WithRetry(0, 0)))
+	p := must(producer.New(motoClient(proxy.url), url, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	out, err := p.SendBatch(context.Background(), messages(4, 100))
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +266,7 @@ func TestMotoRejected(t *testing.T) {
 	t.Parallel()
 	client := sqstest.Client(t)
 	url := sqstest.NewQueue(t, client, sqstest.Queue{}) + "-missing"
-	p := must(producer.New(motoClient(sqstest.Endpoint(t)), url, producer.WithRetry(0, 0)))
+	p := must(producer.New(motoClient(sqstest.Endpoint(t)), url, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
 	if !errors.Is(err, producer.ErrRejected) || sent.Attempts != 1 {
 		t.Errorf("err %v, sent %+v: want ErrRejected after 1 attempt", err, sent)

@@ -37,14 +37,14 @@ func TestOptionBehaviour(t *testing.T) {
 		return reflect.DeepEqual(a, b)
 	}
 	for name, opt := range map[string]Option{
-		"WithRequest(zero)":      WithRequest(request.Identity{}),
-		"WithGroupID(\"\")":      WithGroupID(""),
-		"WithMaxMessageBytes(0)": WithMaxMessageBytes(0),
-		"WithMaxBatchBytes(0)":   WithMaxBatchBytes(0),
-		"WithMaxAttempts(0)":     WithMaxAttempts(0),
-		"WithAttemptTimeout(0)":  WithAttemptTimeout(0),
-		"WithRetry(0, 0)":        WithRetry(0, 0),
-		"WithConfig(Config{})":   WithConfig(Config{}),
+		"WithRequest(zero)":    WithRequest(request.Identity{}),
+		"WithGroupID(\"\")":    WithGroupID(""),
+		"MaxMessageBytes 0":    func(c *Config) { c.MaxMessageBytes = 0 },
+		"MaxBatchBytes 0":      func(c *Config) { c.MaxBatchBytes = 0 },
+		"MaxAttempts 0":        func(c *Config) { c.MaxAttempts = 0 },
+		"AttemptTimeout 0":     func(c *Config) { c.AttemptTimeout = 0 },
+		"RetryMin, RetryMax 0": func(c *Config) { c.RetryMin, c.RetryMax = 0, 0 },
+		"WithConfig(Config{})": WithConfig(Config{}),
 	} {
 		got, err := resolved(opt)
 		if err != nil || !same(got, defaults) || got.Request.Source() != defaults.Request.Source() {
@@ -55,11 +55,11 @@ func TestOptionBehaviour(t *testing.T) {
 		opt   Option
 		field string
 	}{
-		"WithMaxMessageBytes(-1)": {WithMaxMessageBytes(-1), "MaxMessageBytes"},
-		"WithMaxBatchBytes(-1)":   {WithMaxBatchBytes(-1), "MaxBatchBytes"},
-		"WithMaxAttempts(-1)":     {WithMaxAttempts(-1), "MaxAttempts"},
-		"WithAttemptTimeout(-1s)": {WithAttemptTimeout(-time.Second), "AttemptTimeout"},
-		"WithRetry(-1s, 0)":       {WithRetry(-time.Second, 0), "RetryMin"},
+		"MaxMessageBytes -1": {func(c *Config) { c.MaxMessageBytes = -1 }, "MaxMessageBytes"},
+		"MaxBatchBytes -1":   {func(c *Config) { c.MaxBatchBytes = -1 }, "MaxBatchBytes"},
+		"MaxAttempts -1":     {func(c *Config) { c.MaxAttempts = -1 }, "MaxAttempts"},
+		"AttemptTimeout -1s": {func(c *Config) { c.AttemptTimeout = -time.Second }, "AttemptTimeout"},
+		"func(c *Config) { c.RetryMin, c.RetryMax = -1s, 0 }": {func(c *Config) { c.RetryMin, c.RetryMax = -time.Second, 0 }, "RetryMin"},
 	} {
 		if _, err := resolved(tc.opt); !slices.Equal(optiontest.Names(err), [][2]string{{"producer", tc.field}}) {
 			t.Errorf("%s: %v, want producer's %s refused", name, err, tc.field)
@@ -69,15 +69,15 @@ func TestOptionBehaviour(t *testing.T) {
 	// A whole Config, then an option over it; an option before it is
 	// overwritten.
 	cfg := Config{Request: request.Identity{KeyFields: []string{"a", "b"}}, MaxAttempts: 2, GroupID: "g"}
-	got, err := resolved(WithMaxBatchBytes(1000), WithConfig(cfg), WithMaxAttempts(3))
+	got, err := resolved(func(c *Config) { c.MaxBatchBytes = 1000 }, WithConfig(cfg), func(c *Config) { c.MaxAttempts = 3 })
 	cfg.Request.KeyFields[0] = "changed"
 	if err != nil || got.MaxAttempts != 3 || got.GroupID != "g" || got.MaxBatchBytes != queue.MaxMessageBytes || got.Request.KeyFields[0] != "a" {
-		t.Errorf("WithConfig then WithMaxAttempts: %+v, %v; want 3 attempts, group g, the default batch bytes, its own key fields", got, err)
+		t.Errorf("WithConfig then MaxAttempts: %+v, %v; want 3 attempts, group g, the default batch bytes, its own key fields", got, err)
 	}
 
 	// Every bad setting at once, the arguments, nil options and the
 	// Request's (named by package request) included.
-	_, err = New(nil, "", nil, WithRequest(request.Identity{KeyField: "a..b"}), WithMaxAttempts(-1), WithRetry(time.Second, time.Millisecond), nil)
+	_, err = New(nil, "", nil, WithRequest(request.Identity{KeyField: "a..b"}), func(c *Config) { c.MaxAttempts = -1 }, func(c *Config) { c.RetryMin, c.RetryMax = time.Second, time.Millisecond }, nil)
 	want := [][2]string{{"producer", "client"}, {"producer", "queueURL"}, {"producer", "options[0]"}, {"producer", "options[4]"},
 		{"request", "KeyField"}, {"producer", "MaxAttempts"}, {"producer", "RetryMax"}}
 	if got := optiontest.Names(err); !slices.Equal(got, want) {

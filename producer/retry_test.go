@@ -20,7 +20,7 @@ import (
 func TestLostAnswerResent(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{loseNext: 1}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0)))
+	p := must(producer.New(fake, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{"prompt":"x"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestLostAnswerResent(t *testing.T) {
 func TestAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{hangNext: 1}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0), producer.WithAttemptTimeout(20*time.Millisecond)))
+	p := must(producer.New(fake, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }, func(c *producer.Config) { c.AttemptTimeout = 20 * time.Millisecond }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
 	if taken := fake.taken(); err != nil || sent.Attempts < 2 || len(taken) < 2 || taken[0] != taken[len(taken)-1] {
 		t.Errorf("err %v, sent %+v, %d taken: want the hung attempt's message taken again", err, sent, len(taken))
@@ -53,7 +53,7 @@ func TestAttemptTimeout(t *testing.T) {
 func TestAttemptsBounded(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{loseNext: 100}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0), producer.WithMaxAttempts(3)))
+	p := must(producer.New(fake, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }, func(c *producer.Config) { c.MaxAttempts = 3 }))
 	sent, err := p.Send(context.Background(), producer.Message{Key: "req-1", Body: []byte(`{}`)})
 	if !errors.Is(err, producer.ErrUnconfirmed) || !errors.Is(err, errLost) || sent.Attempts != 3 || len(fake.taken()) != 3 {
 		t.Errorf("err %v, sent %+v, %d taken: want ErrUnconfirmed (lost) after 3 attempts", err, sent, len(fake.taken()))
@@ -66,7 +66,7 @@ func TestContextEndsRetries(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	fake := &fakeSQS{loseNext: 100}
-	p := must(producer.New(&cancelling{fakeSQS: fake, cancel: cancel}, queueURL, producer.WithRetry(1<<40, 1<<40)))
+	p := must(producer.New(&cancelling{fakeSQS: fake, cancel: cancel}, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 1<<40, 1<<40 }))
 	sent, err := p.Send(ctx, producer.Message{Key: "req-1", Body: []byte(`{}`)})
 	if !errors.Is(err, producer.ErrUnconfirmed) || !errors.Is(err, context.Canceled) || sent.Attempts != 1 {
 		t.Errorf("err %v, sent %+v: want ErrUnconfirmed and context.Canceled after 1 attempt", err, sent)
@@ -113,7 +113,7 @@ func TestBatchSplit(t *testing.T) {
 	}{
 		{"by count", messages(25, 50), nil, []int{10, 10, 5}},
 		{"by bytes", messages(7, 300<<10), nil, []int{3, 3, 1}},
-		{"by a lower limit", messages(4, 1000), []producer.Option{producer.WithMaxBatchBytes(2100)}, []int{2, 2}},
+		{"by a lower limit", messages(4, 1000), []producer.Option{func(c *producer.Config) { c.MaxBatchBytes = 2100 }}, []int{2, 2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestBatchPartialFailure(t *testing.T) {
 		}
 		return false, false
 	}}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0)))
+	p := must(producer.New(fake, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	out, err := p.SendBatch(context.Background(), msgs)
 	var me *producer.MessageError
 	if !errors.As(err, &me) || me.Index != 3 || me.Key != "req-003" || !errors.Is(err, producer.ErrRejected) {
@@ -184,7 +184,7 @@ func TestBatchPartialFailure(t *testing.T) {
 func TestBatchLostAnswer(t *testing.T) {
 	t.Parallel()
 	fake := &fakeSQS{loseNext: 1}
-	p := must(producer.New(fake, queueURL, producer.WithRetry(0, 0)))
+	p := must(producer.New(fake, queueURL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 0, 0 }))
 	out, err := p.SendBatch(context.Background(), messages(3, 50))
 	if err != nil {
 		t.Fatal(err)

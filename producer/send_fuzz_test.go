@@ -54,7 +54,7 @@ func FuzzSend(f *testing.F) {
 		}
 		maxBytes := 1 + int(limit)
 		url := "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
-		opts := []producer.Option{producer.WithRequest(rule.Identity), producer.WithMaxMessageBytes(maxBytes), producer.WithMaxAttempts(1)}
+		opts := []producer.Option{producer.WithRequest(rule.Identity), func(c *producer.Config) { c.MaxMessageBytes = maxBytes }, func(c *producer.Config) { c.MaxAttempts = 1 }}
 		if fifo {
 			url += ".fifo"
 			opts = append(opts, producer.WithGroupID("g"))

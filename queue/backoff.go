@@ -7,7 +7,7 @@ import (
 )
 
 // The back-off of a failed SQS call when not told otherwise
-// (producer.WithRetry, consumer.Config.RetryMin and RetryMax): 100 ms doubling up to 5 s,
+// (producer.Config and consumer.Config RetryMin and RetryMax): 100 ms doubling up to 5 s,
 // each wait with up to half of it added at random.
 const (
 	DefaultRetryMin = 100 * time.Millisecond

@@ -41,7 +41,7 @@ const omitExpression = "SET " + phStatus + " = :completed, " + phOmitted + " = :
 // transaction carries the owner as its ClientRequestToken, so DynamoDB
 // itself makes its retries idempotent.
 //
-// A result that would make the item larger than MaxItemBytes fails with
+// A result that would make the item larger than DynamoDB's 400 KB limit fails with
 // idem.ErrResultTooLarge before anything is sent; the claim is left as it
 // was. A result stored encoded (Completion.Encoding) has its encoding in
 // the Encoding attribute, counted in the item's size. With
@@ -84,7 +84,7 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 	return nil
 }
 
-// CompleteAttempts is how many times a completion is sent before its
+// completeAttempts is how many times a completion is sent before its
 // error is returned, when the client retries at all (the DynamoDB client
 // retries every request, 4 attempts by default): the SDK's retryer,
 // raised for the completion, is the completion's one retry layer, since
@@ -96,16 +96,16 @@ func (s *Store) Complete(ctx context.Context, c idem.Completion) error {
 // each retry spends the client's retry quota (when it runs out, a request
 // fails without retrying); none of it goes past the context's deadline,
 // which idem.Do sets to its settle deadline.
-const CompleteAttempts = 6
+const completeAttempts = 6
 
-// persist raises a completion's attempts to CompleteAttempts, unless the
+// persist raises a completion's attempts to completeAttempts, unless the
 // client's retryer makes more or was set to one attempt (no retries).
 func persist(o *dynamodb.Options) {
 	if o.Retryer == nil {
 		return
 	}
-	if n := o.Retryer.MaxAttempts(); n > 1 && n < CompleteAttempts {
-		o.RetryMaxAttempts = CompleteAttempts
+	if n := o.Retryer.MaxAttempts(); n > 1 && n < completeAttempts {
+		o.RetryMaxAttempts = completeAttempts
 	}
 }
 

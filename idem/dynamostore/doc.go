@@ -54,7 +54,7 @@
 // Writes staged with Stage make the completion a transaction, billed at twice the
 // writes. The store needs dynamodb:PutItem, UpdateItem and DeleteItem on
 // the table (GetItem for Get), plus what staged writes touch. A completion,
-// which follows paid-for work, is sent up to CompleteAttempts times by
+// which follows paid-for work, is sent up to 6 times by
 // the SDK's retryer, its one retry layer (idem.Do sends it once).
 //
 // # Errors

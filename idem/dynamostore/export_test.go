@@ -8,3 +8,9 @@ func SetMaxItemBytes(s *Store, n int) { s.maxItemBytes = n }
 
 // CompletedSize is the bound Complete checks against MaxItemBytes.
 func CompletedSize(s *Store, c idem.Completion) int { return s.completedSize(c) }
+
+// CompleteAttempts and MaxItemBytes are the store's limits, for its tests.
+const (
+	CompleteAttempts = completeAttempts
+	MaxItemBytes     = maxItemBytes
+)

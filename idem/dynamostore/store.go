@@ -60,7 +60,7 @@ func New(client API, table string, opts ...Option) (*Store, error) {
 	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
-	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: MaxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue, noTransactions: c.MultiRegionStrong}, nil
+	return &Store{api: client, table: table, attrs: c.Attributes, maxItemBytes: maxItemBytes, sortKey: c.SortKey, partitionValue: c.PartitionValue, noTransactions: c.MultiRegionStrong}, nil
 }
 
 // Table returns the name of the table the store writes to.
@@ -69,6 +69,6 @@ func (s *Store) Table() string { return s.table }
 // Attributes returns the attribute names the store uses, defaults filled in.
 func (s *Store) Attributes() Attributes { return s.attrs }
 
-// MaxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
+// maxItemBytes is DynamoDB's item size limit, 400 KB: the UTF-8 lengths of
 // the attribute names plus the sizes of their values.
-const MaxItemBytes = 400 * 1024
+const maxItemBytes = 400 * 1024

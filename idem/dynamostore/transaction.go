@@ -37,9 +37,9 @@ func (s *Store) transactWrites(ws []any) ([]types.TransactWriteItem, error) {
 				idem.ErrUnsupportedWrite, i, w)
 		}
 		if item.Put != nil {
-			if n := minItemSize(item.Put.Item); n > MaxItemBytes {
+			if n := minItemSize(item.Put.Item); n > maxItemBytes {
 				return nil, idem.Permanent(fmt.Errorf("%w: staged write %d puts an item of at least %d bytes; a DynamoDB item holds %d",
-					ErrWriteTooLarge, i, n, MaxItemBytes))
+					ErrWriteTooLarge, i, n, maxItemBytes))
 			}
 		}
 		items[i] = item

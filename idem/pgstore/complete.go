@@ -26,7 +26,7 @@ import (
 // A Complete that finds the record already COMPLETED by the same owner
 // with the same result in the same encoding succeeds: it is a retry of a completion that was
 // applied. That makes the completion safe to send again, which the store
-// does, up to CompleteAttempts times, when the connection fails: the work
+// does, up to completeAttempts times, when the connection fails: the work
 // is done and paid for. A retry after a commit whose answer was lost finds
 // the completion applied and does not run the staged writes again.
 //

@@ -92,7 +92,7 @@
 // with another shape is ErrTableShape, and nothing is written to it.
 //
 // A claim or a completion whose connection fails is sent again, up to
-// CompleteAttempts times: both are idempotent (a claim found held by its
+// 4 times: both are idempotent (a claim found held by its
 // own owner is Claimed; a completion found applied with the same result
 // succeeds), so an answer lost with its connection loses nothing. Release
 // and Extend are sent again only when nothing reached the server. An

@@ -67,7 +67,7 @@ func (s *Store) fail(op idem.Op, key idem.Key, err error) error {
 }
 
 // retry calls fn until it succeeds, fails for a reason other than the
-// connection, or has been called CompleteAttempts times. With idempotent
+// connection, or has been called completeAttempts times. With idempotent
 // unset, fn is called again only when nothing reached the server
 // (pgconn.SafeToRetry). The waits between attempts grow from 20 ms and
 // end with ctx.
@@ -75,7 +75,7 @@ func (s *Store) retry(ctx context.Context, idempotent bool, fn func() error) err
 	wait := 20 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		err := fn()
-		if err == nil || attempt == CompleteAttempts || !transient(err, idempotent) || ctx.Err() != nil {
+		if err == nil || attempt == completeAttempts || !transient(err, idempotent) || ctx.Err() != nil {
 			return err
 		}
 		select {
@@ -133,12 +133,12 @@ func typeMismatch(err error) bool {
 	return errors.As(err, &scan) || errors.As(err, &scanp) || strings.HasPrefix(err.Error(), "failed to encode args[")
 }
 
-// CompleteAttempts is how many times a completion (or a claim) is sent
+// completeAttempts is how many times a completion (or a claim) is sent
 // before a connection error is returned, 20, 40 and 80 ms apart: the
 // store's retries are the completion's one retry layer, since idem.Do
 // sends it once. None is sent past the context's deadline, which idem.Do
 // sets to its settle deadline.
-const CompleteAttempts = 4
+const completeAttempts = 4
 
 // stagedError is a staged write's error.
 type stagedError struct {

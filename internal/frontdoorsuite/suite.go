@@ -89,7 +89,7 @@ func NewQueue(id request.Identity, opts ...producer.Option) *Queue {
 	}
 	q := &Queue{sqs: &memSQS{}, reader: reader}
 	if q.Producer, err = producer.New(q.sqs, "https://sqs.us-east-1.amazonaws.com/123456789012/requests",
-		append([]producer.Option{producer.WithRequest(id), producer.WithMaxAttempts(1)}, opts...)...); err != nil {
+		append([]producer.Option{producer.WithRequest(id), func(c *producer.Config) { c.MaxAttempts = 1 }}, opts...)...); err != nil {
 		panic(err)
 	}
 	return q
@@ -931,7 +931,7 @@ func forwardedAsSent(t *testing.T, store frontdoor.Store) {
 // grown by re-encoding, so one that fits is accepted.
 func overQueueSize(t *testing.T, store frontdoor.Store) {
 	const limit = 4096
-	b := newBundleFor(t, store, request.Identity{Namespace: Namespace}, []producer.Option{producer.WithMaxMessageBytes(limit)},
+	b := newBundleFor(t, store, request.Identity{Namespace: Namespace}, []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = limit }},
 		func(c *frontdoor.Config) { c.MaxBodyBytes = limit }, frontdoor.WithScope(HeaderScope))
 	// bodyOf is a body of n bytes: prefix, then a prompt of fill,
 	// padded with x.

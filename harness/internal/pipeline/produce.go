@@ -21,7 +21,7 @@ func (r *runner) startProducer(endpoint string) error {
 	}
 	r.sendProxy = proxy
 	r.cleanups = append(r.cleanups, proxy.Close)
-	r.producer, err = producer.New(NewSQSClient(proxy.URL()), r.queue.URL, producer.WithRetry(10*time.Millisecond, 200*time.Millisecond))
+	r.producer, err = producer.New(NewSQSClient(proxy.URL()), r.queue.URL, func(c *producer.Config) { c.RetryMin, c.RetryMax = 10*time.Millisecond, 200*time.Millisecond })
 	return err
 }
 

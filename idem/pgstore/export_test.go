@@ -1,0 +1,5 @@
+package pgstore
+
+// CompleteAttempts is how many times the store sends a completion, for
+// its tests.
+const CompleteAttempts = completeAttempts
