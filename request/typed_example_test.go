@@ -40,6 +40,30 @@ func ExampleIdentityOf() {
 	// summarise#document_id:doc-1:version:9
 }
 
+// A Type decodes a body into its Go type and reads the key its tags say;
+// a body the handler would refuse is refused here, before anything is
+// sent or claimed.
+func ExampleNewType() {
+	typ, err := request.NewType[Summarise](request.Identity{Namespace: "summarise"})
+	if err != nil {
+		panic(err)
+	}
+	body, _ := typ.Body(Summarise{DocumentID: "doc-1", Version: 9, Prompt: "in three sentences"})
+	fmt.Println(string(body))
+	req, err := typ.Decode([]byte(`{"document_id":"doc-1","version":9,"prompt":"in three sentences"}`))
+	if err != nil {
+		panic(err)
+	}
+	id, _ := typ.ID(req)
+	fmt.Println(id.Key)
+	_, err = typ.Decode([]byte(`["not", "an", "object"]`))
+	fmt.Println(errors.Is(err, request.ErrBadBody))
+	// Output:
+	// {"document_id":"doc-1","version":9,"prompt":"in three sentences","trace_id":""}
+	// summarise#document_id:doc-1:version:9
+	// true
+}
+
 // NewFunc keeps a Lambda handler's signature: here an API Gateway handler,
 // keyed by the client's Idempotency-Key header, whose retries (each with
 // a new request id) create one order. A call while the first still runs
