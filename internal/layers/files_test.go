@@ -30,18 +30,24 @@ var filesNotYet = []string{
 
 // TestFilesGoDown holds the files of every package of the modules make
 // test runs under go test -race (the Makefile's MODULES: the library, the
-// command, the reference worker in lambda/, the release tool) layered as
-// the packages are: a file uses (names something defined in) only files
-// below it, so the package reads from its ground floor up (handler: the
-// function types, the tracer's interface, then Config, its options, the
-// batch, the batch's steps, and the constructors on top) and no file
-// reaches back up into a file that uses it (handler's Config into its
-// batch machinery, say). Main packages count: they are code too, read as
-// the rest is. The CDK apps (infra/, examples/existing-app) and the
-// harness are modules of their own that this run does not compile.
+// command, the reference worker in lambda/, the release tool; and the
+// proof and benchmark harness, harness/) layered as the packages are: a
+// file uses (names something defined in) only files below it, so the
+// package reads from its ground floor up (handler: the function types,
+// the tracer's interface, then Config, its options, the batch, the
+// batch's steps, and the constructors on top) and no file reaches back up
+// into a file that uses it (handler's Config into its batch machinery,
+// say). Main packages count: they are code too, read as the rest is. The
+// CDK apps (infra/, examples/existing-app) are left out: make test's go
+// test -race does not compile them, so their export data would cost a
+// build of its own.
 func TestFilesGoDown(t *testing.T) {
 	t.Parallel()
-	pkgs, exports := filePackages(t, modulePatterns(t))
+	// harness/ is a module of go.work, so ./harness/... from the root:
+	// make test's harness phase (go -C harness test -race) compiles its
+	// packages with these flags, so what go list compiles for them here
+	// is taken from the cache there.
+	pkgs, exports := filePackages(t, append(modulePatterns(t), "./harness/..."))
 	// One importer for every package, so that each dependency's export
 	// data (the AWS SDK's, say) is read once.
 	fset := token.NewFileSet()
@@ -76,10 +82,13 @@ func TestFilesGoDown(t *testing.T) {
 			t.Errorf("%s is on filesNotYet but no package of the modules: did it move?", rel)
 		}
 	}
-	// The library alone has more than 40 packages: fewer means the list
-	// missed a module.
-	if checked < 40 {
-		t.Errorf("checked %d packages; the modules have more than 40", checked)
+	// The library alone has more than 40 packages, the harness more
+	// than 10: fewer means the list missed a module.
+	if checked < 50 {
+		t.Errorf("checked %d packages; the modules have more than 50", checked)
+	}
+	if !slices.ContainsFunc(pkgs, func(p filePackage) bool { return strings.HasPrefix(p.path, module+"/harness/") }) {
+		t.Error("no package of harness/ checked")
 	}
 	t.Logf("checked the files of %d packages (%d on filesNotYet)", checked, len(filesNotYet))
 }
