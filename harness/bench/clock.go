@@ -72,27 +72,3 @@ func (s Sample) SteadyCPU() (time.Duration, int) {
 	}
 	return s.CPU - s.CPUMarks[k] + s.CPUTail, n
 }
-
-// oneClock reports whether r's samples were taken on the one clock (they
-// have CPU marks); runs made before it have none.
-func (r *Results) oneClock() bool {
-	for _, ms := range [][]Measurement{r.Throughput, r.Scenarios} {
-		for _, m := range ms {
-			for _, s := range m.Samples {
-				if len(s.CPUMarks) > 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// clockNote says how the report's CPU figures were taken.
-func clockNote(r *Results) string {
-	if !r.oneClock() {
-		return ", over each trial's whole measured part, after a forced collection (runs made before bench/clock.go)"
-	}
-	return ", taken alike on both sides (bench/clock.go): a forced collection and 50 ms idle before the clock starts; " +
-		"CPU per record over the batches after each trial's first tenth, plus a forced collection and 50 ms idle after the last batch"
-}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,19 +81,4 @@ func ParseGoBench(r io.Reader) ([]MicroResult, error) {
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-// median returns the median of v (the mean of the middle two when their
-// number is even); 0 when v is empty.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -86,29 +86,3 @@ func (m Measurement) FailuresPerRecord() float64 {
 func (m Measurement) ExecutionsPerRecord() float64 {
 	return m.median(func(s Sample) float64 { return float64(s.Executions) / float64(s.Records) })
 }
-
-// find returns the measurement of runner in a condition. At batch sizes up
-// to idemq's default concurrency the whole-batch runners were not run:
-// they are the default ones there, whose measurement stands in.
-func (r *Results) find(runner string, s Scenario, size int, model time.Duration) (Measurement, bool) {
-	ms := r.Throughput
-	if s != First {
-		ms = r.Scenarios
-	}
-	if size <= r.DefaultConcurrency {
-		switch runner {
-		case RunnerFloorWide:
-			runner = RunnerFloor
-		case RunnerFloorFencedWide:
-			runner = RunnerFloorFenced
-		case RunnerIdemqWide:
-			runner = RunnerIdemq
-		}
-	}
-	for _, m := range ms {
-		if m.Runner == runner && m.Scenario == s && m.BatchSize == size && m.Model == model {
-			return m, true
-		}
-	}
-	return Measurement{}, false
-}

@@ -299,55 +299,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// Quiet reports whether r's figures may be called a quiet machine's: the
-// machine was checked before each round (QuietLoad is not 0) and every
-// measured round started quiet. When not, the reason says why.
-func (r *Results) Quiet() (bool, string) {
-	if len(r.Rounds) == 0 {
-		return false, "the load was not recorded per round (a run made before the bench waited for a quiet machine)"
-	}
-	if r.QuietLoad <= 0 {
-		return false, "the load was not checked before each round (-quiet-load 0)"
-	}
-	measured, loud := 0, 0
-	var first Round
-	for _, rd := range r.Rounds {
-		if !rd.Measured() {
-			continue
-		}
-		measured++
-		if !rd.Quiet {
-			loud++
-			if loud == 1 {
-				first = rd
-			}
-		}
-	}
-	switch {
-	case measured == 0:
-		return false, "no measured round was recorded"
-	case loud > 0:
-		return false, fmt.Sprintf("%d of the %d measured rounds started loud, with the 1-minute load average at or over %.2f or over %.0f %% of the CPU busy (the first: %s, batch %d, model %s, round %d, at load %.2f, %.0f %% busy)",
-			loud, measured, r.QuietLoad, 100*r.QuietBusy, first.Scenario, first.BatchSize, fmtModel(first.Model), first.Index, first.LoadBefore.One, 100*first.BusyBefore)
-	}
-	return true, ""
-}
-
 // fmtModel formats a model call's duration as the reports do: "20 ms".
 func fmtModel(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
 
 // ErrNotQuiet is the error of CPUFiles for a run that was not quiet.
 var ErrNotQuiet = errors.New("bench: not a quiet machine")
-
-// CPUFiles returns the file names, under the results directory, that a
-// -cpu-only run's report (CPUReport) and samples go to: bench-cpu.md and
-// bench-cpu.json for a quiet run (Results.Quiet), bench-cpu-loaded.md
-// and bench-cpu-loaded.json otherwise, so that a run on a loaded machine
-// never replaces the published one. err, for a run that was not quiet,
-// says why (errors.Is ErrNotQuiet).
-func CPUFiles(r *Results) (md, json string, err error) {
-	if ok, why := r.Quiet(); !ok {
-		return "bench-cpu-loaded.md", "bench-cpu-loaded.json", fmt.Errorf("%w: %s", ErrNotQuiet, why)
-	}
-	return "bench-cpu.md", "bench-cpu.json", nil
-}

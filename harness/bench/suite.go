@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,17 +12,6 @@ import (
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-)
-
-// The runners' IDs.
-const (
-	RunnerFloor           = "floor"             // the raw-SDK floor at idemq's default concurrency
-	RunnerFloorFenced     = "floor-fenced"      // the fenced floor (idemq's requests) at idemq's default concurrency
-	RunnerIdemq           = "idemq"             // idemq with its defaults (handler.DefaultConcurrency)
-	RunnerFloorWide       = "floor-wide"        // the raw-SDK floor, every record of a batch at once
-	RunnerFloorFencedWide = "floor-fenced-wide" // the fenced floor, every record of a batch at once
-	RunnerIdemqWide       = "idemq-wide"        // idemq WithConcurrency(batch size)
-	RunnerPowertools      = "powertools"        // Powertools TypeScript (every record at once: Promise.all)
 )
 
 // Config says what Run measures.
@@ -115,50 +102,6 @@ func (c *Config) defaults() {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
-}
-
-// Results is everything one Run measured.
-type Results struct {
-	Machine        Machine
-	Started, Ended time.Time
-	LoadBefore     string            // 1, 5 and 15 minute load averages when the run began
-	LoadAfter      string            // and when it ended
-	Node           string            // the Node version the Powertools side ran on
-	Packages       map[string]string // npm package → version, on the Powertools side
-	Records, Runs  int               // records per scenario trial, measured trials per condition
-	// ThroughputRecords is the records per first-delivery throughput
-	// trial; 0 in runs made before it was told apart: Records.
-	ThroughputRecords int
-	// NoWarmup: nothing was warmed up (Config.NoWarmup, a short run).
-	NoWarmup bool
-	// CPUOnly: first delivery alone, idemq and Powertools (Config.CPUOnly).
-	CPUOnly      bool
-	ScenarioSize int            // the batch size of the scenario runs
-	Scenarios    []Measurement  // every scenario, idemq and Powertools
-	Throughput   []Measurement  // first delivery, every size and model
-	Micro        []MicroResult  // from ParseGoBench, filled by the caller
-	Startup      *StartupResult // nil: not measured
-	// DefaultConcurrency is idemq's default concurrency
-	// (handler.DefaultConcurrency) when the run was made.
-	DefaultConcurrency int
-	// KeepConnections: every Go client that ran records kept as many idle
-	// connections as it ran records at once (dynamostore.KeepConnections).
-	// False in runs made before, whose clients kept the SDK's 10.
-	KeepConnections bool
-	// BySize is what a result costs by its size (MeasureSizes); nil: not
-	// measured.
-	BySize *SizeResults `json:",omitempty"`
-	// QuietLoad is the 1-minute load average each round waited to be
-	// under before it started (Config.Quiet.Load); 0: it did not wait.
-	QuietLoad float64 `json:",omitempty"`
-	// QuietBusy is the share of the machine's CPU that could be busy,
-	// while the run idled, for a round to start (Config.Quiet.Busy);
-	// 0: not checked.
-	QuietBusy float64 `json:",omitempty"`
-	// Rounds are every round of every condition, in the order run, with
-	// the load at their start and end. Empty in runs made before they
-	// were kept.
-	Rounds []Round `json:",omitempty"`
 }
 
 // Run measures everything Config asks for against one DynamoDB Local and
@@ -365,11 +308,4 @@ func (s *suite) startup(ctx context.Context, cfg StartupConfig) (*StartupResult,
 	}
 	defer func() { _ = deleteTable(ctx, s.admin, cfg.Table) }()
 	return MeasureStartup(ctx, cfg)
-}
-
-// newRunID returns eight random hex digits.
-func newRunID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -2,7 +2,6 @@ package deploylocal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,57 +11,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/harness/internal/pipeline"
 )
-
-// Config says what Run deploys and sends.
-type Config struct {
-	Root string // the repository's root, where cdk.json is
-	CDK  string // the pinned CDK CLI, node_modules/.bin/cdk
-	RIE  string // aws-lambda-rie
-	// Keys is how many idempotency keys are sent, each Copies times.
-	// Default to 8 and 3.
-	Keys, Copies int
-	// Instances is how many function instances the event source feeds.
-	// Defaults to 2.
-	Instances int
-	// Log receives the CLI's, moto's and the worker's output. Defaults to
-	// discarding it.
-	Log io.Writer
-}
-
-// Result is what a Run did and saw.
-type Result struct {
-	// Calls is the provider's calls per request key (the message's
-	// prompt, one per idempotency key).
-	Calls map[string]int
-	// Sent is how many messages were sent, duplicates included.
-	Sent int
-	// Stats is the local event source mapping's count of deliveries.
-	Stats loadtest.Stats
-	// DeadLetters is how many messages ended in the dead-letter queue.
-	DeadLetters int
-	// Large is what became of the large request, LargeKey, sent once
-	// with the others and once more when they were done; nil
-	// without the result bucket (idemq:blobs false).
-	Large *LargeResult
-	// Example is what became of the example app's orders (ExampleDir).
-	Example *ExampleResult
-	// Steps is how long each step took, in order.
-	Steps []Step
-}
-
-// Step is one timed step of a Run.
-type Step struct {
-	Name string
-	Took time.Duration
-}
 
 // Run deploys the stack to a local moto_server, checks it, runs the
 // deployed worker on duplicated requests, and destroys the stack; then the
@@ -302,69 +255,6 @@ func runWorker(ctx context.Context, cfg Config, endpoint string, c clients, d *d
 	res.DeadLetters = len(dead)
 	for _, m := range dead {
 		fmt.Fprintf(cfg.Log, "dead letter: %s %v\n", m.Body, m.Attributes)
-	}
-	return nil
-}
-
-// orphanedPolls waits out the long polls a drained event source mapping
-// cancelled: the client gave up on them, but moto's server goes on
-// waiting, up to the poll's whole second, and would take a message sent
-// meanwhile for a receive nobody reads, hiding it for the visibility
-// timeout (12 minutes).
-func orphanedPolls() { time.Sleep(2 * time.Second) }
-
-// addStats is a and b together: the counts summed, the last failure per
-// message b's where it has one.
-func addStats(a, b loadtest.Stats) loadtest.Stats {
-	sum := loadtest.Stats{
-		Invocations: a.Invocations + b.Invocations, Deleted: a.Deleted + b.Deleted, ItemFailures: a.ItemFailures + b.ItemFailures,
-		Deliveries: map[loadtest.Cause]int{}, BatchFailures: map[string]int{}, LastFailure: map[string]string{},
-	}
-	for _, s := range []loadtest.Stats{a, b} {
-		for k, v := range s.Deliveries {
-			sum.Deliveries[k] += v
-		}
-		for k, v := range s.BatchFailures {
-			sum.BatchFailures[k] += v
-		}
-		for k, v := range s.LastFailure {
-			sum.LastFailure[k] = v
-		}
-	}
-	return sum
-}
-
-// checkDestroyed checks that cdk destroy removed the stack, the queue and
-// the function, and kept the table, the result bucket and, if spec says
-// so, the dead-letter queue.
-func checkDestroyed(ctx context.Context, c clients, d *deployed, endpoint string, spec stackSpec) error {
-	var problems []string
-	if out, err := c.cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(spec.name)}); err == nil {
-		for _, s := range out.Stacks {
-			if s.StackStatus != "DELETE_COMPLETE" {
-				problems = append(problems, fmt.Sprintf("the stack is %s", s.StackStatus))
-			}
-		}
-	}
-	if _, err := c.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(d.table)}); err != nil {
-		problems = append(problems, fmt.Sprintf("the table %s was not kept: %v", d.table, err))
-	}
-	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.dlqURL)}); spec.retainedDLQ && err != nil {
-		problems = append(problems, fmt.Sprintf("the dead-letter queue %s was not kept: %v", d.dlqURL, err))
-	}
-	if d.bucket != "" {
-		if err := bucketExists(ctx, endpoint, d.bucket); err != nil {
-			problems = append(problems, fmt.Sprintf("the result bucket %s was not kept: %v", d.bucket, err))
-		}
-	}
-	if _, err := c.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(d.queueURL)}); err == nil {
-		problems = append(problems, "the queue is still there")
-	}
-	if _, err := c.lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(d.function)}); err == nil {
-		problems = append(problems, "the function is still there")
-	}
-	if len(problems) > 0 {
-		return errors.New("deploylocal: after cdk destroy: " + strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -6,23 +6,6 @@ import (
 	"github.com/idemq/idemq/idem"
 )
 
-// BackoffReport is what the workers' in-progress back-off asked of the
-// queue, as the SQS proxy saw it.
-type BackoffReport struct {
-	Requests int            // ChangeMessageVisibility requests the workers sent
-	Rejected map[string]int // by the server's error type
-	Seconds  map[int]int    // accepted requests by the visibility timeout set
-	// Sooner counts the accepted requests that made the message visible
-	// again before the visibility timeout its receive started would have:
-	// the lease ended first. Later counts the others (a lease with more
-	// time left than the queue's timeout: the message comes back when a
-	// retry can succeed rather than to be found in progress again).
-	Sooner, Later int
-	// Unmatched counts requests for a receipt handle the event source
-	// mapping never received.
-	Unmatched int
-}
-
 // Accepted returns the requests the server accepted.
 func (b *BackoffReport) Accepted() int {
 	n := b.Requests

@@ -210,3 +210,34 @@ func FullFIFO(seed uint64) Config {
 	c.Requests, c.Poison, c.Groups, c.Instances = 300, 2, 24, 6
 	return c
 }
+
+// Consumer: the reference worker (lambda/, built as bootstrap) run as
+// Config.Instances long-running consumer processes that poll the queue
+// themselves (no emulator, no event source mapping), through an
+// SQSFaultProxy, on the store behind its fault proxy.
+const Consumer Variant = "idemq consumer (bootstrap, K processes)"
+
+// ConsumerSettings are a consumer run's own settings.
+type ConsumerSettings struct {
+	// Grace is the processes' grace period after SIGTERM.
+	Grace time.Duration
+	// MaxBatches is how many batches a process runs at once
+	// (IDEMQ_CONSUMER_MAX_BATCHES).
+	MaxBatches int
+	// MaxRunTime is each batch's deadline (IDEMQ_CONSUMER_MAX_RUN_TIME):
+	// longer than LongCall, as a function's timeout is longer than its
+	// longest work.
+	MaxRunTime time.Duration
+	// LongCall is the call of a key whose visibility extensions are lost
+	// (LostExtension): long enough for its message to come back while it
+	// runs, whatever the receivers are busy with.
+	LongCall time.Duration
+}
+
+// Sizes is the range of the provider's answers (the completion's text, in
+// bytes) in a run with large answers: each key's size is drawn from it,
+// log-uniformly (as many keys from 1 to 2 KB as from 1 to 2 MB), by a
+// hash of the key, and the text is Newton's Opticks (the prose results are
+// measured on) from an offset drawn the same way. The zero value is the
+// provider's own short answers.
+type Sizes struct{ Min, Max int }

@@ -5,23 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/harness/internal/loadtest"
 	"github.com/idemq/idemq/idem"
 )
-
-// Consumer: the reference worker (lambda/, built as bootstrap) run as
-// Config.Instances long-running consumer processes that poll the queue
-// themselves (no emulator, no event source mapping), through an
-// SQSFaultProxy, on the store behind its fault proxy.
-const Consumer Variant = "idemq consumer (bootstrap, K processes)"
 
 // The reference worker's consumer mode (lambda/: IDEMQ_CONSUMER_QUEUE_URL
 // runs it as a consumer of that queue; IDEMQ_SQS_ENDPOINT is where it
@@ -65,23 +56,6 @@ const (
 // CauseSigterm: the message came back because the process holding it was
 // stopped by SIGTERM before its work finished.
 const CauseSigterm loadtest.Cause = "stopped by SIGTERM"
-
-// ConsumerSettings are a consumer run's own settings.
-type ConsumerSettings struct {
-	// Grace is the processes' grace period after SIGTERM.
-	Grace time.Duration
-	// MaxBatches is how many batches a process runs at once
-	// (IDEMQ_CONSUMER_MAX_BATCHES).
-	MaxBatches int
-	// MaxRunTime is each batch's deadline (IDEMQ_CONSUMER_MAX_RUN_TIME):
-	// longer than LongCall, as a function's timeout is longer than its
-	// longest work.
-	MaxRunTime time.Duration
-	// LongCall is the call of a key whose visibility extensions are lost
-	// (LostExtension): long enough for its message to come back while it
-	// runs, whatever the receivers are busy with.
-	LongCall time.Duration
-}
 
 // ConsumerFaults are every fault a consumer run has, standard queue.
 func ConsumerFaults(seed uint64) loadtest.Faults {
@@ -144,88 +118,9 @@ func ConsumerFullFIFO(seed uint64) Config {
 	return c
 }
 
-// ConsumerReport is what a consumer run did besides what Report holds.
-type ConsumerReport struct {
-	Processes int // kept running at once
-	Started   int // processes started in all
-	// KilledDuringCall, KilledBeforeDelete and Terminated count the
-	// processes killed with SIGKILL in a call, killed with SIGKILL as they
-	// sent a delete (before it reached the server), and stopped with
-	// SIGTERM during a call.
-	KilledDuringCall, KilledBeforeDelete, Terminated int
-	// LeftByTerminated counts the messages processes stopped by SIGTERM
-	// left to come back (their work unfinished when the grace ended).
-	LeftByTerminated int
-	// SlowStops counts SIGTERM-ed processes still running their grace
-	// period plus stopSlack after SIGTERM, then killed.
-	SlowStops int
-	Receives  int // receive answers with messages
-	Copies    int // broker duplicates the proxy handed out
-	// Changes counts the visibility changes the processes sent (entries);
-	// Extensions those asking for more than 0 s; LostExtensions those the
-	// proxy answered without passing on.
-	Changes, Extensions, LostExtensions int
-	// BackDuringCall counts deliveries of a message while its earlier
-	// delivery's call still ran in a live process; BackAfterLost those of
-	// them whose extension the proxy lost (the others: extensions that
-	// came too late).
-	BackDuringCall, BackAfterLost int
-	// Sent, Deleted, DeadLettered: distinct message ids the server took,
-	// deleted, and holds in the dead-letter queue at the end; Left the
-	// messages still in the queue at the end.
-	Sent, Deleted, DeadLettered, Left int
-	// DeletesChecked counts the deleted messages whose key was read as it
-	// was deleted.
-	DeletesChecked int
-	// SigtermDeliveries counts deliveries of messages a SIGTERM-ed
-	// process left (CauseSigterm).
-	SigtermDeliveries int
-	// Lease is the lease the processes' claims take: IDEMQ_LEASE, or the
-	// consumer's default (consumer.DefaultShortLease).
-	Lease time.Duration
-	// Recovery holds, for each key whose call a process was killed in
-	// (KilledDuringCall), how long after the kill its next call started:
-	// how long the crash blocked the key (its lease, then its message's
-	// next delivery). Keys called again only; in kill order.
-	Recovery []time.Duration
-	// Errors are the first warnings and errors the processes logged.
-	Errors []string
-}
-
 // stopSlack is how much longer than its grace period a SIGTERM-ed
 // process may take to exit: the consumer's cancel wait, its process exit.
 const stopSlack = 8 * time.Second
-
-// conRun is one consumer run's state.
-type conRun struct {
-	r     *runner
-	proxy *SQSFaultProxy
-	rep   ConsumerReport
-
-	mu         sync.Mutex
-	procs      map[string]*ConsumerProc // every process started, by name
-	order      []*ConsumerProc
-	held       map[string]map[string]string // process → message id → key: received, not deleted
-	running    map[string][]map[string]bool // process → its last MaxBatches receive answers' message ids: the batches it runs
-	seen       map[string]bool              // message ids delivered
-	firstOf    map[string]string            // key → its first message id
-	firstRH    map[string]string            // message id → its first receipt handle
-	holder     map[string]string            // message id → the process that last received it
-	deleted    map[string]bool
-	sent       map[string]bool
-	copied     map[string]bool
-	killedBD   map[string]bool              // message ids whose delete killed their sender
-	termed     map[string]bool              // keys whose call SIGTERM-ed its caller
-	calls      map[string]map[string]string // key → call id → calling process: calls under way
-	lost       map[string]bool              // message ids whose extension was lost
-	termAt     map[string]time.Time
-	killedAt   map[string]time.Time // key → when its caller was killed during its call (KilledDuringCall)
-	recovered  map[string]bool      // keys of killedAt called again
-	deliveries map[loadtest.Cause]int
-	violations []string
-	checkErr   error
-	stopping   bool
-}
 
 // consumerProcs returns the run's processes (nil if not a consumer run),
 // for trace.
@@ -236,104 +131,6 @@ func (r *runner) consumerProcs() []*ConsumerProc {
 	r.con.mu.Lock()
 	defer r.con.mu.Unlock()
 	return append([]*ConsumerProc(nil), r.con.order...)
-}
-
-// runConsumer is Run for the Consumer variant.
-func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
-	cfg := r.cfg
-	c := &conRun{r: r, procs: map[string]*ConsumerProc{}, held: map[string]map[string]string{},
-		running: map[string][]map[string]bool{}, seen: map[string]bool{}, firstOf: map[string]string{}, firstRH: map[string]string{}, holder: map[string]string{},
-		deleted: map[string]bool{}, sent: map[string]bool{}, copied: map[string]bool{}, killedBD: map[string]bool{},
-		termed: map[string]bool{}, calls: map[string]map[string]string{}, lost: map[string]bool{},
-		termAt: map[string]time.Time{}, killedAt: map[string]time.Time{}, recovered: map[string]bool{}, deliveries: map[loadtest.Cause]int{}}
-	c.rep.Processes = cfg.Instances
-	c.rep.Lease = cfg.Lease
-	if c.rep.Lease == 0 {
-		c.rep.Lease = consumer.DefaultShortLease
-	}
-	r.con = c
-	var err error
-	if c.proxy, err = NewSQSFaultProxy(r.parts.SQS, faultHooks{
-		received: c.received, duplicate: c.duplicate, loseChange: c.loseChange,
-		beforeDelete: c.beforeDelete, deleted: c.onDeleted, sent: c.onSent,
-	}); err != nil {
-		return nil, err
-	}
-	r.cleanups = append(r.cleanups, c.proxy.Close)
-	// The runner's own requests (sends, queue depth, dead letters) pass
-	// through the proxy's producer port, which notes the ids sent.
-	producerPort := c.proxy.Listen(producerProc)
-	if r.queue, err = CreateQueue(ctx, NewSQSClient(producerPort), "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
-		return nil, err
-	}
-	if err := r.startProducer(producerPort); err != nil {
-		return nil, err
-	}
-	r.provider = loadtest.NewProvider(
-		loadtest.WithCallTimeFunc(c.callTime),
-		loadtest.WithCallStartHook(c.callStarted),
-		loadtest.WithCallHook(c.callEnded),
-	)
-	r.cleanups = append(r.cleanups, r.provider.Close)
-	if r.store, err = r.startStore(ctx); err != nil {
-		return nil, err
-	}
-
-	start := time.Now()
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := make(chan struct{})
-	var slots sync.WaitGroup
-	for i := range cfg.Instances {
-		slots.Go(func() {
-			if err := c.slot(runCtx, i, stop); err != nil {
-				cancel(err)
-			}
-		})
-	}
-	var sent atomic.Bool
-	var resent int
-	var sendErr error
-	var prod sync.WaitGroup
-	prod.Go(func() {
-		defer sent.Store(true)
-		for i := range cfg.Poison {
-			if sendErr = r.sendPoison(runCtx, i); sendErr != nil {
-				return
-			}
-		}
-		send := r.send
-		if cfg.FIFO {
-			send = r.sendFIFO
-		}
-		resent, sendErr = loadtest.Send(runCtx, r.reqs, cfg.Faults, cfg.ResendGap, send)
-	})
-	stopProgress := r.showProgress(start)
-	drainErr := c.waitDrained(runCtx, sent.Load)
-	close(stop)
-	slots.Wait()
-	stopProgress()
-	prod.Wait()
-	if err := errors.Join(drainErr, context.Cause(runCtx), sendErr); err != nil {
-		return nil, err
-	}
-	elapsed := time.Since(start)
-	// A killed process's long poll may still be answered to the proxy:
-	// take what the hooks counted under their lock.
-	c.mu.Lock()
-	checkErr := c.checkErr
-	stats := loadtest.Stats{Invocations: c.rep.Receives, Deliveries: maps.Clone(c.deliveries), Deleted: len(c.deleted),
-		BatchFailures: map[string]int{}}
-	c.mu.Unlock()
-	if checkErr != nil {
-		return nil, checkErr
-	}
-	stats.LastFailure = c.lastFailures()
-	rep, err := r.report(ctx, stats, resent, elapsed)
-	if err != nil {
-		return nil, err
-	}
-	return rep, c.finish(ctx, rep)
 }
 
 // waitDrained returns once everything is sent and nothing is left in the
@@ -874,12 +671,6 @@ func comesBack(out string) []logLine {
 		}
 	}
 	return lines
-}
-
-// clientKey is key's record key in the run's namespace.
-func clientKey(key string) idem.Key {
-	k, _ := idem.ClientKey(Namespace, key)
-	return k
 }
 
 // summary is the consumer's lines of Report.Summary.

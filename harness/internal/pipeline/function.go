@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -83,13 +82,4 @@ func (r *runner) workerEnv(name string) []string {
 	// queue's own URL (fauxqs knows a queue by its URL, not the one
 	// derived from the ARN for AWS).
 	return append(env, "IDEMQ_SQS_ENDPOINT="+r.sqsProxy.URL, "IDEMQ_QUEUE_URL="+r.queue.URL)
-}
-
-// bodyKey is the idempotency_key of a body, "" if it has none.
-func bodyKey(body string) string {
-	var b struct {
-		Key string `json:"idempotency_key"`
-	}
-	_ = json.Unmarshal([]byte(body), &b)
-	return b.Key
 }

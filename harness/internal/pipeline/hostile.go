@@ -12,29 +12,6 @@ import (
 	"time"
 )
 
-// hostileReq is one request a hostile caller sends the front door, and
-// the answer docs/frontdoor.md's threat model gives it.
-type hostileReq struct {
-	what   string
-	method string
-	target string   // the request target, sent as written (escapes, dot segments)
-	header []string // header lines, sent as written (a client library would refuse some)
-	body   string
-	want   int
-	// check, when set, names the key whose status must read 404 after the
-	// run: a refused POST leaves nothing behind.
-	check string
-}
-
-// hostileAnswer is what one hostile request was answered.
-type hostileAnswer struct {
-	req         hostileReq
-	status      int
-	contentType string
-	retryAfter  string
-	err         error
-}
-
 // The prompts of hostile bodies start with hostilePrompt: a provider call
 // with one is a hostile request that ran.
 const hostilePrompt = "hostile request "

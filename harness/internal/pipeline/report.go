@@ -1,15 +1,10 @@
 package pipeline
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/idemq/idemq/harness/internal/loadtest"
-	"github.com/idemq/idemq/idem"
 )
 
 // Report is what one run did, and what it broke.
@@ -85,77 +80,6 @@ type DeadLetter struct {
 	Reason    string // why its last delivery failed
 }
 
-func (r *runner) report(ctx context.Context, stats loadtest.Stats, resent int, elapsed time.Duration) (*Report, error) {
-	rep := &Report{Variant: r.cfg.Variant, Keys: len(r.reqs), Poison: r.cfg.Poison, Resent: resent, Elapsed: elapsed, ESM: stats,
-		FIFO: r.cfg.FIFO}
-	r.mu.Lock()
-	rep.SendRetries = r.sendAttempts - len(r.reqs) - resent
-	r.mu.Unlock()
-	rep.LostSendAnswers = r.sendProxy.Lost()
-	if r.cfg.FIFO {
-		rep.Groups = r.cfg.Groups
-		r.mu.Lock()
-		rep.DedupDropped, rep.DedupKept = r.dedupDropped, r.dedupKept
-		r.mu.Unlock()
-	}
-	if r.sqsProxy != nil {
-		rep.Backoff = r.backoffReport()
-	}
-	if r.naive != nil {
-		rep.Calls, rep.Worker = r.naive.results()
-	} else {
-		rep.Calls = map[string]int{}
-		for _, c := range r.provider.Log() {
-			rep.Calls[r.keyOf[c.Key]]++
-		}
-		for _, in := range r.instances {
-			rep.Worker.add(ParseWorkerLog(in.Logs()))
-			rep.Restarts += in.Starts() - 1
-		}
-		rep.Backend, rep.Store = r.cfg.backend(), r.store.counts()
-		r.mu.Lock()
-		rep.CrashedCalls = len(r.crashedKeys)
-		rep.Errors = r.errs
-		r.mu.Unlock()
-	}
-	dead, err := r.queue.DeadLetters(ctx)
-	if err != nil {
-		return nil, err
-	}
-	deadKeys := map[string]bool{}
-	for _, m := range dead {
-		k := bodyKey(m.Body)
-		deadKeys[k] = true
-		rep.DeadLetters = append(rep.DeadLetters, DeadLetter{MessageID: m.MessageId, Key: k, Reason: stats.LastFailure[m.MessageId]})
-	}
-	sort.Slice(rep.DeadLetters, func(i, j int) bool { return rep.DeadLetters[i].MessageID < rep.DeadLetters[j].MessageID })
-	if r.naive == nil {
-		r.notStored = r.notStoredResults()
-	}
-	r.abandoned = r.abandonedCalls()
-	for _, q := range r.reqs {
-		n := rep.Calls[q.Key]
-		rep.ProviderCalls += n
-		if n > 1 {
-			rep.DuplicateCalls += n - 1
-			lost := min(n-1, r.lostWork[q.Key])
-			abandoned := min(n-1-lost, max(0, r.abandoned[q.Key]-r.lostWork[q.Key]))
-			rep.LostWorkCalls += lost
-			rep.AbandonedCalls += abandoned
-			rep.NotStoredCalls += min(n-1-lost-abandoned, r.notStored[q.Key])
-		}
-		if n == 0 && !deadKeys[q.Key] {
-			rep.Unanswered++
-		}
-	}
-	if r.naive == nil {
-		if err := r.check(ctx, rep, deadKeys); err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
-}
-
 // OK reports whether the run kept every guarantee.
 func (rep *Report) OK() bool { return len(rep.Violations) == 0 }
 
@@ -163,81 +87,86 @@ func (rep *Report) violate(format string, args ...any) {
 	rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))
 }
 
-// notStoredResults counts, per key, the records the workers reported
-// because the work ran but its result could not be stored: their
-// "record comes back" lines of op "complete" or "offload" (the store or
-// the bucket failed to keep the result after their own retries). The next
-// delivery runs the work again: one provider call more per such report,
-// as the simulation allows one after a refused completion.
-func (r *runner) notStoredResults() map[string]int { return r.comesBack(notStored) }
-
-// notStored keeps a "record comes back" line whose result was not kept.
-func notStored(op, _ string) bool {
-	return op == string(idem.OpComplete) || op == string(idem.OpOffload)
+// BackoffReport is what the workers' in-progress back-off asked of the
+// queue, as the SQS proxy saw it.
+type BackoffReport struct {
+	Requests int            // ChangeMessageVisibility requests the workers sent
+	Rejected map[string]int // by the server's error type
+	Seconds  map[int]int    // accepted requests by the visibility timeout set
+	// Sooner counts the accepted requests that made the message visible
+	// again before the visibility timeout its receive started would have:
+	// the lease ended first. Later counts the others (a lease with more
+	// time left than the queue's timeout: the message comes back when a
+	// retry can succeed rather than to be found in progress again).
+	Sooner, Later int
+	// Unmatched counts requests for a receipt handle the event source
+	// mapping never received.
+	Unmatched int
 }
 
-// failedCall keeps a "record comes back" line whose call to the provider
-// failed.
-func failedCall(op, err string) bool {
-	return op == string(idem.OpRun) && strings.Contains(err, "provider: ")
+// ConsumerReport is what a consumer run did besides what Report holds.
+type ConsumerReport struct {
+	Processes int // kept running at once
+	Started   int // processes started in all
+	// KilledDuringCall, KilledBeforeDelete and Terminated count the
+	// processes killed with SIGKILL in a call, killed with SIGKILL as they
+	// sent a delete (before it reached the server), and stopped with
+	// SIGTERM during a call.
+	KilledDuringCall, KilledBeforeDelete, Terminated int
+	// LeftByTerminated counts the messages processes stopped by SIGTERM
+	// left to come back (their work unfinished when the grace ended).
+	LeftByTerminated int
+	// SlowStops counts SIGTERM-ed processes still running their grace
+	// period plus stopSlack after SIGTERM, then killed.
+	SlowStops int
+	Receives  int // receive answers with messages
+	Copies    int // broker duplicates the proxy handed out
+	// Changes counts the visibility changes the processes sent (entries);
+	// Extensions those asking for more than 0 s; LostExtensions those the
+	// proxy answered without passing on.
+	Changes, Extensions, LostExtensions int
+	// BackDuringCall counts deliveries of a message while its earlier
+	// delivery's call still ran in a live process; BackAfterLost those of
+	// them whose extension the proxy lost (the others: extensions that
+	// came too late).
+	BackDuringCall, BackAfterLost int
+	// Sent, Deleted, DeadLettered: distinct message ids the server took,
+	// deleted, and holds in the dead-letter queue at the end; Left the
+	// messages still in the queue at the end.
+	Sent, Deleted, DeadLettered, Left int
+	// DeletesChecked counts the deleted messages whose key was read as it
+	// was deleted.
+	DeletesChecked int
+	// SigtermDeliveries counts deliveries of messages a SIGTERM-ed
+	// process left (CauseSigterm).
+	SigtermDeliveries int
+	// Lease is the lease the processes' claims take: IDEMQ_LEASE, or the
+	// consumer's default (consumer.DefaultShortLease).
+	Lease time.Duration
+	// Recovery holds, for each key whose call a process was killed in
+	// (KilledDuringCall), how long after the kill its next call started:
+	// how long the crash blocked the key (its lease, then its message's
+	// next delivery). Keys called again only; in kill order.
+	Recovery []time.Duration
+	// Errors are the first warnings and errors the processes logged.
+	Errors []string
 }
 
-// abandonedCalls are, per key, the provider's calls whose answer no
-// worker took: the calls the provider never finished answering, or, if
-// more, the workers' "record comes back" lines of op "run" whose call to
-// the provider failed (its deadline cut the call while it read a large
-// answer the provider had finished writing). Either way the work failed,
-// and failed work is run again.
-func (r *runner) abandonedCalls() map[string]int {
-	out := r.comesBack(failedCall)
-	unanswered := map[string]int{}
-	for _, c := range r.provider.Log() {
-		if k := r.keyOf[c.Key]; k != "" && !c.Answered {
-			unanswered[k]++
-		}
-	}
-	for k, n := range unanswered {
-		out[k] = max(out[k], n)
-	}
-	return out
-}
-
-// comesBack counts, per key, the "idemq: record comes back" lines of
-// every worker's log (the instances' and the consumer processes') whose
-// op and error keep says count.
-func (r *runner) comesBack(keep func(op, err string) bool) map[string]int {
-	byRecordKey := make(map[string]string, len(r.reqs))
-	for _, q := range r.reqs {
-		byRecordKey[string(clientKey(q.Key))] = q.Key
-	}
-	out := map[string]int{}
-	for _, in := range r.instances {
-		countComesBack(in.Logs(), byRecordKey, keep, out)
-	}
-	for _, p := range r.consumerProcs() {
-		countComesBack(p.Logs(), byRecordKey, keep, out)
-	}
-	return out
-}
-
-// countComesBack adds to out, per key (byRecordKey maps a record's key to
-// it), the "idemq: record comes back" lines of logs whose op and error
-// keep says count.
-func countComesBack(logs string, byRecordKey map[string]string, keep func(op, err string) bool, out map[string]int) {
-	for line := range strings.Lines(logs) {
-		if !strings.Contains(line, `"idemq: record comes back"`) {
-			continue
-		}
-		var l struct {
-			Key string `json:"key"`
-			Op  string `json:"op"`
-			Err string `json:"err"`
-		}
-		if json.Unmarshal([]byte(line), &l) != nil || !keep(l.Op, l.Err) {
-			continue
-		}
-		if k, ok := byRecordKey[l.Key]; ok {
-			out[k]++
-		}
-	}
+// AnswerReport is what a run with large answers stored, and what the
+// check read back.
+type AnswerReport struct {
+	Sizes Sizes
+	// Checked are the completed keys whose result the check replayed
+	// (through the store and the bucket, as a duplicate does) and found
+	// equal to the provider's answer; AnswerBytes their answers' text,
+	// Smallest and Largest its extremes.
+	Checked               int
+	AnswerBytes           int64
+	Smallest, Largest     int
+	Inline, InlineBytes   int   // results kept in their record, and the bytes stored
+	Offloaded             int   // results kept in the bucket (a pointer in the record)
+	Objects               int   // objects in the bucket: one per execution that put one
+	ObjectBytes           int64 // and their bytes
+	WorkerReplayFailures  int   // replays the workers logged as failed
+	WorkerReplayedRecords int   // replays the workers counted
 }

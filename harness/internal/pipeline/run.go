@@ -7,16 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/idemq/idemq/consumer"
 	"github.com/idemq/idemq/harness/internal/loadtest"
-	"github.com/idemq/idemq/producer"
 )
-
-// Namespace is the key namespace the workers use (IDEMQ_NAMESPACE).
-const Namespace = "pipeline"
 
 // Run sends cfg's workload through a fresh queue to cfg.Variant, with the
 // faults switched on, and reports what happened. It checks the guarantee
@@ -26,45 +24,6 @@ func Run(ctx context.Context, parts Parts, cfg Config, progress io.Writer) (*Rep
 	r := &runner{parts: parts, cfg: cfg, progress: progress, suffix: randomSuffix()}
 	defer r.close()
 	return r.run(ctx)
-}
-
-type runner struct {
-	parts    Parts
-	cfg      Config
-	progress io.Writer
-	suffix   string
-
-	reqs      []loadtest.Request
-	keyOf     map[string]string // prompt → key
-	groupOf   map[string]string // key → message group (FIFO)
-	queue     *Queue
-	provider  *loadtest.Provider
-	blob      *blobRun  // the result bucket (Config.Blobs)
-	store     storeRun  // the records' store, behind its fault proxy
-	sqsProxy  *SQSProxy // the workers' SQS endpoint (back-off)
-	instances []*Instance
-	byName    map[string]*Instance
-	naive     *naive
-	con       *conRun // the Consumer variant's state (consumer.go)
-
-	mu          sync.Mutex
-	crashedKeys map[string]bool // keys whose call an instance died in (CrashDuringCall picked)
-	lostWork    map[string]int  // per key, the batches holding it whose instance died during them
-	notStored   map[string]int  // per key, the results computed but not stored (notStoredResults)
-	abandoned   map[string]int  // per key, the provider's calls whose answer no worker took (Call.Answered false)
-	errs        []string        // the first invocation errors
-
-	// The FIFO producer's: first message id per key, re-sends with the
-	// first deduplication id that the queue dropped (and did not).
-	firstID                 map[string]string
-	dedupDropped, dedupKept int
-	// The producer (package producer), the proxy that loses its answers,
-	// and the requests it made for the keys' messages.
-	producer     *producer.Producer
-	sendProxy    *SendProxy
-	sendAttempts int
-
-	cleanups []func()
 }
 
 func randomSuffix() string {
@@ -185,14 +144,6 @@ func (r *runner) sendPoison(ctx context.Context, i int) error {
 	return err
 }
 
-// callTime is how long the provider takes for key.
-func (r *runner) callTime(key string) time.Duration {
-	if r.cfg.Faults.Picks(loadtest.ShortVisibility, key) {
-		return r.cfg.SlowCall
-	}
-	return r.cfg.CallTime
-}
-
 // onCall kills the calling instance during the first call of a key that
 // CrashDuringCall picks: the call is billed, the answer never arrives.
 func (r *runner) onCall(c loadtest.Call) error {
@@ -262,4 +213,102 @@ func (r *runner) showProgress(start time.Time) func() {
 		}
 	})
 	return func() { close(done); wg.Wait() }
+}
+
+// runConsumer is Run for the Consumer variant.
+func (r *runner) runConsumer(ctx context.Context) (*Report, error) {
+	cfg := r.cfg
+	c := &conRun{r: r, procs: map[string]*ConsumerProc{}, held: map[string]map[string]string{},
+		running: map[string][]map[string]bool{}, seen: map[string]bool{}, firstOf: map[string]string{}, firstRH: map[string]string{}, holder: map[string]string{},
+		deleted: map[string]bool{}, sent: map[string]bool{}, copied: map[string]bool{}, killedBD: map[string]bool{},
+		termed: map[string]bool{}, calls: map[string]map[string]string{}, lost: map[string]bool{},
+		termAt: map[string]time.Time{}, killedAt: map[string]time.Time{}, recovered: map[string]bool{}, deliveries: map[loadtest.Cause]int{}}
+	c.rep.Processes = cfg.Instances
+	c.rep.Lease = cfg.Lease
+	if c.rep.Lease == 0 {
+		c.rep.Lease = consumer.DefaultShortLease
+	}
+	r.con = c
+	var err error
+	if c.proxy, err = NewSQSFaultProxy(r.parts.SQS, faultHooks{
+		received: c.received, duplicate: c.duplicate, loseChange: c.loseChange,
+		beforeDelete: c.beforeDelete, deleted: c.onDeleted, sent: c.onSent,
+	}); err != nil {
+		return nil, err
+	}
+	r.cleanups = append(r.cleanups, c.proxy.Close)
+	// The runner's own requests (sends, queue depth, dead letters) pass
+	// through the proxy's producer port, which notes the ids sent.
+	producerPort := c.proxy.Listen(producerProc)
+	if r.queue, err = CreateQueue(ctx, NewSQSClient(producerPort), "idemq-"+r.suffix, cfg.Visibility, cfg.MaxReceives, cfg.FIFO); err != nil {
+		return nil, err
+	}
+	if err := r.startProducer(producerPort); err != nil {
+		return nil, err
+	}
+	r.provider = loadtest.NewProvider(
+		loadtest.WithCallTimeFunc(c.callTime),
+		loadtest.WithCallStartHook(c.callStarted),
+		loadtest.WithCallHook(c.callEnded),
+	)
+	r.cleanups = append(r.cleanups, r.provider.Close)
+	if r.store, err = r.startStore(ctx); err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := make(chan struct{})
+	var slots sync.WaitGroup
+	for i := range cfg.Instances {
+		slots.Go(func() {
+			if err := c.slot(runCtx, i, stop); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	var sent atomic.Bool
+	var resent int
+	var sendErr error
+	var prod sync.WaitGroup
+	prod.Go(func() {
+		defer sent.Store(true)
+		for i := range cfg.Poison {
+			if sendErr = r.sendPoison(runCtx, i); sendErr != nil {
+				return
+			}
+		}
+		send := r.send
+		if cfg.FIFO {
+			send = r.sendFIFO
+		}
+		resent, sendErr = loadtest.Send(runCtx, r.reqs, cfg.Faults, cfg.ResendGap, send)
+	})
+	stopProgress := r.showProgress(start)
+	drainErr := c.waitDrained(runCtx, sent.Load)
+	close(stop)
+	slots.Wait()
+	stopProgress()
+	prod.Wait()
+	if err := errors.Join(drainErr, context.Cause(runCtx), sendErr); err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(start)
+	// A killed process's long poll may still be answered to the proxy:
+	// take what the hooks counted under their lock.
+	c.mu.Lock()
+	checkErr := c.checkErr
+	stats := loadtest.Stats{Invocations: c.rep.Receives, Deliveries: maps.Clone(c.deliveries), Deleted: len(c.deleted),
+		BatchFailures: map[string]int{}}
+	c.mu.Unlock()
+	if checkErr != nil {
+		return nil, checkErr
+	}
+	stats.LastFailure = c.lastFailures()
+	rep, err := r.report(ctx, stats, resent, elapsed)
+	if err != nil {
+		return nil, err
+	}
+	return rep, c.finish(ctx, rep)
 }

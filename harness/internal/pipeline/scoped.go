@@ -43,14 +43,6 @@ type scopedDoor struct {
 	client *http.Client
 }
 
-// scopedAnswer is one answer of the scoped front door, for the check.
-type scopedAnswer struct {
-	what   string
-	want   int
-	status int
-	err    error
-}
-
 // startScopedDoor starts the scoped front door, sending through
 // sqsEndpoint.
 func (f *fdRun) startScopedDoor(ctx context.Context, sqsEndpoint string) (*scopedDoor, error) {

@@ -24,14 +24,6 @@ import (
 	"github.com/idemq/idemq/internal/storekit"
 )
 
-// Sizes is the range of the provider's answers (the completion's text, in
-// bytes) in a run with large answers: each key's size is drawn from it,
-// log-uniformly (as many keys from 1 to 2 KB as from 1 to 2 MB), by a
-// hash of the key, and the text is Newton's Opticks (the prose results are
-// measured on) from an offset drawn the same way. The zero value is the
-// provider's own short answers.
-type Sizes struct{ Min, Max int }
-
 // MixedSizes are the answers of the mixed run: 1 KB to 2 MiB.
 var MixedSizes = Sizes{Min: 1 << 10, Max: 2 << 20}
 
@@ -105,16 +97,6 @@ func (r *runner) contentFunc() (func(n int, prompt string) string, error) {
 	}, nil
 }
 
-// blobRun is a run's result bucket on the local S3 server.
-type blobRun struct {
-	client *s3.Client
-	bucket string
-	blobs  idem.Blobs // the workers' view of it, for the check's replays
-}
-
-// blobPrefix is the workers' IDEMQ_BLOB_PREFIX (their default).
-const blobPrefix = "idemq/"
-
 // startBlobs makes the run's bucket on Parts.S3; the workers get it by
 // blobEnv.
 func (r *runner) startBlobs(ctx context.Context) error {
@@ -144,57 +126,6 @@ func (r *runner) blobEnv() []string {
 		return nil
 	}
 	return []string{"IDEMQ_BLOB_BUCKET=" + r.blob.bucket, "IDEMQ_BLOB_PREFIX=" + blobPrefix, "IDEMQ_S3_ENDPOINT=" + r.parts.S3}
-}
-
-// objects counts the bucket's objects and their bytes.
-func (b *blobRun) objects(ctx context.Context) (n int, bytes int64, err error) {
-	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return 0, 0, fmt.Errorf("pipeline: list the result bucket: %w", err)
-		}
-		for _, o := range page.Contents {
-			n++
-			bytes += aws.ToInt64(o.Size)
-		}
-	}
-	return n, bytes, nil
-}
-
-// empty deletes the bucket's objects and the bucket (moto keeps them in
-// memory for as long as it runs).
-func (b *blobRun) empty(ctx context.Context) {
-	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return
-		}
-		for _, o := range page.Contents {
-			_, _ = b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b.bucket), Key: o.Key})
-		}
-	}
-	_, _ = b.client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(b.bucket)})
-}
-
-// AnswerReport is what a run with large answers stored, and what the
-// check read back.
-type AnswerReport struct {
-	Sizes Sizes
-	// Checked are the completed keys whose result the check replayed
-	// (through the store and the bucket, as a duplicate does) and found
-	// equal to the provider's answer; AnswerBytes their answers' text,
-	// Smallest and Largest its extremes.
-	Checked               int
-	AnswerBytes           int64
-	Smallest, Largest     int
-	Inline, InlineBytes   int   // results kept in their record, and the bytes stored
-	Offloaded             int   // results kept in the bucket (a pointer in the record)
-	Objects               int   // objects in the bucket: one per execution that put one
-	ObjectBytes           int64 // and their bytes
-	WorkerReplayFailures  int   // replays the workers logged as failed
-	WorkerReplayedRecords int   // replays the workers counted
 }
 
 // replayedValue reads key's completed result as a duplicate would: Do,

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"strings"
+
+	"github.com/idemq/idemq/idem"
 )
 
 // WorkerCounts sums the handler's per-batch summary lines ("idemq: batch",
@@ -62,4 +64,37 @@ func (c *WorkerCounts) add(o WorkerCounts) {
 	c.Copies += o.Copies
 	c.CacheHits += o.CacheHits
 	c.ProviderCallsAvoided += o.ProviderCallsAvoided
+}
+
+// notStored keeps a "record comes back" line whose result was not kept.
+func notStored(op, _ string) bool {
+	return op == string(idem.OpComplete) || op == string(idem.OpOffload)
+}
+
+// failedCall keeps a "record comes back" line whose call to the provider
+// failed.
+func failedCall(op, err string) bool {
+	return op == string(idem.OpRun) && strings.Contains(err, "provider: ")
+}
+
+// countComesBack adds to out, per key (byRecordKey maps a record's key to
+// it), the "idemq: record comes back" lines of logs whose op and error
+// keep says count.
+func countComesBack(logs string, byRecordKey map[string]string, keep func(op, err string) bool, out map[string]int) {
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, `"idemq: record comes back"`) {
+			continue
+		}
+		var l struct {
+			Key string `json:"key"`
+			Op  string `json:"op"`
+			Err string `json:"err"`
+		}
+		if json.Unmarshal([]byte(line), &l) != nil || !keep(l.Op, l.Err) {
+			continue
+		}
+		if k, ok := byRecordKey[l.Key]; ok {
+			out[k]++
+		}
+	}
 }

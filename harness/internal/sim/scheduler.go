@@ -2,59 +2,10 @@ package sim
 
 import (
 	"errors"
-	"runtime"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/idem"
 )
-
-// point is where an instance yields to the scheduler.
-type point int
-
-const (
-	atRequest   point = iota // about to send a request to the store
-	atRetry                  // a request was refused or its answer lost; about to send it again
-	callStarted              // the provider received the request
-	callRunning              // waiting for the provider's answer
-	returned                 // the handler answered; the event source mapping has not acted on it
-)
-
-func (p point) String() string {
-	return [...]string{"request", "retry", "call started", "call running", "returned"}[p]
-}
-
-// event is what an instance tells the scheduler: a yield, or its handler's
-// return with the handler's answer.
-type event struct {
-	at   point
-	resp events.SQSEventResponse
-	err  error
-}
-
-// yield hands the turn back to the scheduler and waits for it. A dead
-// instance's goroutines end here: runtime.Goexit runs their deferred calls
-// (recover returns nil in them), so nothing more reaches the world.
-func (wk *worker) yield(p point) {
-	if wk.dead.Load() {
-		runtime.Goexit()
-	}
-	wk.events <- event{at: p}
-	if !<-wk.resume {
-		runtime.Goexit()
-	}
-}
-
-// await waits for wk's next event.
-func (w *world) await(wk *worker) {
-	ev := <-wk.events
-	wk.at = ev.at
-	if ev.at == returned {
-		wk.resp, wk.respErr = ev.resp, ev.err
-		w.endExec(wk)
-	}
-}
 
 // step takes one scheduling decision: an instance's next step (or its
 // crash), a heartbeat's extension, a delivery, or the clock moving.
@@ -182,11 +133,4 @@ func (w *world) beat(wk *worker) {
 		w.stats.BeatsLost++
 		w.logf("w%d %s: the heartbeat found the lease lost and cancelled the work", wk.id, wk.ex)
 	}
-}
-
-// endExec ends wk's execution under way, if any: its lease no longer holds
-// the clock back.
-func (w *world) endExec(wk *worker) {
-	wk.ex, wk.lease, wk.stalled, wk.frozenUntil = nil, time.Time{}, false, time.Time{}
-	wk.inFn, wk.calling, wk.beatAlive = false, false, false
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -10,48 +9,6 @@ import (
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
 )
-
-// namespace is the handler's key namespace.
-const namespace = "sim"
-
-const clockFormat = "15:04:05.000"
-
-// world is everything one run simulates. Only one goroutine touches it at
-// a time: the scheduler's, or a worker goroutine it has handed the turn to
-// and is waiting for.
-type world struct {
-	cfg   Config
-	rng   *rand.Rand
-	now   time.Time
-	store *memstore.Store
-	// conflicts answers a request that meets another Region's write, as
-	// dynamostore does.
-	conflicts conflicts
-	beating   bool          // the workers run with a heartbeat
-	visible   time.Duration // the queue's visibility timeout
-
-	keys    []string
-	keyOf   map[idem.Key]string // the store's key → the sim's name for it
-	msgs    []*message
-	seq     int // message ids and receipts
-	batches int
-	workers []*worker
-
-	execs       []*exec
-	byOwner     map[string]*exec
-	calls       map[string]int     // provider calls per key
-	allowances  map[string][]*exec // executions that let their key reach the provider again
-	completedBy map[string]*exec   // the execution whose completion a key's record holds
-	dead        map[string]bool    // a message of the key was dead-lettered
-
-	trace  []string // the last lines, for a failure's report
-	digest uint64   // of every trace line: two runs of a seed must agree
-	broken error    // an invariant a worker's step found broken
-	stats  Stats
-}
-
-// traceLines is how many of the last trace lines a failure shows.
-const traceLines = 60
 
 // Run simulates one seed and returns an error describing the first broken
 // invariant, with the events that led to it.
@@ -123,17 +80,6 @@ func (w *world) quiet() bool {
 		}
 	}
 	return true
-}
-
-func (w *world) logf(format string, args ...any) {
-	line := fmt.Sprintf("%5d %s ", w.stats.Steps, w.now.Format(clockFormat)) + fmt.Sprintf(format, args...)
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(line))
-	w.digest = w.digest*31 + h.Sum64()
-	if len(w.trace) == 2*traceLines {
-		w.trace = append(w.trace[:0], w.trace[traceLines:]...)
-	}
-	w.trace = append(w.trace, line)
 }
 
 func (w *world) fail(seed uint64, err error) error {
