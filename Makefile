@@ -147,7 +147,7 @@ deps-redis: ## Install redis-server (Debian's package) when missing.
 sim: ## Explore 100,000 seeds of the deterministic simulation (SEEDS=n, SEED=first).
 	go -C harness test -count=1 -run TestSimulation ./internal/sim -sim.seeds=$(or $(SEEDS),100000) -sim.seed=$(or $(SEED),1) -v
 
-# Every store's histories, long (idem/idemtest's check, internal/lintest's
+# Every store's histories, long (idem/idemtest's check, idem/internal/lintest's
 # runs): each store on its real server, which keeps its data across the
 # restarts (PostgreSQL's commits synchronous, Redis's append-only file
 # synced on every write, DynamoDB Local's tables on disk); one store at a

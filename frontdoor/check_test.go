@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/frontdoor/frontdoortest"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/frontdoorsuite"
 	"github.com/idemq/idemq/request"
 )
 
@@ -67,7 +67,7 @@ func TestBodyCheckOf(t *testing.T) {
 		{"a key member named alike", frontdoor.BodyCheckOf[natural], `{"document_id":"d","version":9,"prompt":"p","VERSION":8}`, http.StatusBadRequest, `member "version"`},
 		{"the key from the header", frontdoor.BodyCheckOf[byHeader], `{"prompt":"p"}`, http.StatusAccepted, ""},
 	} {
-		q := frontdoorsuite.NewQueue(request.Identity{Namespace: "w"})
+		q := frontdoortest.NewQueue(request.Identity{Namespace: "w"})
 		check, err := tc.check()
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

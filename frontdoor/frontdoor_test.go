@@ -21,11 +21,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/frontdoor/frontdoortest"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemjson"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/frontdoorsuite"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -34,7 +34,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
 	id := request.Identity{Namespace: "w"}
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	ns := frontdoor.WithRequest(id)
 	for _, tc := range []struct {
 		name       string
@@ -53,7 +53,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		{"malformed key field", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request..id"})}, "request", "KeyField"},
 		{"another key field than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "w", KeyField: "request.id"})}, "frontdoor", "Request"},
 		{"another namespace than the queue's", store, q, []frontdoor.Option{frontdoor.WithRequest(request.Identity{Namespace: "v"})}, "frontdoor", "Request"},
-		{"a queue without the namespace", store, frontdoorsuite.NewQueue(request.Identity{}), []frontdoor.Option{ns}, "frontdoor", "Request"},
+		{"a queue without the namespace", store, frontdoortest.NewQueue(request.Identity{}), []frontdoor.Option{ns}, "frontdoor", "Request"},
 		{"relative path", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.Path = "requests" }}, "frontdoor", "Path"},
 		{"path ending in a slash", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.Path = "/requests/" }}, "frontdoor", "Path"},
 		{"negative body size", store, q, []frontdoor.Option{ns, func(c *frontdoor.Config) { c.MaxBodyBytes = -1 }}, "frontdoor", "MaxBodyBytes"},
@@ -80,7 +80,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 func TestKeyOptional(t *testing.T) {
 	t.Parallel()
 	id := request.Identity{Namespace: "w"}
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(id), func(c *frontdoor.Config) { c.KeyOptional = true }))
 	r := must(request.NewReader(id))
 	var keys []idem.Key
@@ -109,7 +109,7 @@ func TestDottedKeyField(t *testing.T) {
 	t.Parallel()
 	id := request.Identity{Namespace: "w", KeyField: "request.id"}
 	store := must(memstore.New())
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	fd := must(frontdoor.New(store, q, frontdoor.WithRequest(id)))
 	w := post(fd, "k-1", `{"request":{"model":"m"},"prompt":"p"}`)
 	if w.Code != http.StatusAccepted {
@@ -141,7 +141,7 @@ func TestKeyFunc(t *testing.T) {
 	}
 	id := request.Identity{Namespace: "w", KeyFunc: byTicket}
 	store := must(memstore.New())
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	fd := must(frontdoor.New(store, q, frontdoor.WithRequest(id)))
 	if w := post(fd, "h-1", `{"ticket":"T-9"}`); w.Code != http.StatusAccepted {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -162,7 +162,7 @@ func TestKeyFunc(t *testing.T) {
 // otherKeyQueue is a Queue that reports the front door's Identity but
 // sends by another, of another namespace: its send's record key is not
 // the front door's.
-type otherKeyQueue struct{ *frontdoorsuite.Queue }
+type otherKeyQueue struct{ *frontdoortest.Queue }
 
 func (q otherKeyQueue) Request() request.Identity { return request.Identity{Namespace: "w"} }
 
@@ -173,7 +173,7 @@ func (q otherKeyQueue) Request() request.Identity { return request.Identity{Name
 func TestQueueSendsUnderAnotherKey(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
-	q := otherKeyQueue{frontdoorsuite.NewQueue(request.Identity{Namespace: "v"})}
+	q := otherKeyQueue{frontdoortest.NewQueue(request.Identity{Namespace: "v"})}
 	fd := must(frontdoor.New(must(memstore.New()), q, frontdoor.WithRequest(request.Identity{Namespace: "w"}), frontdoor.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
 	if w := post(fd, "k-1", `{"prompt":"p"}`); w.Code != http.StatusInternalServerError {
 		t.Errorf("%d %s, want 500", w.Code, w.Body)
@@ -196,7 +196,7 @@ func TestAcceptRecordFormat0(t *testing.T) {
 	t.Parallel()
 	store := must(memstore.New())
 	id := request.Identity{Namespace: "w"}
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	fd := must(frontdoor.New(store, q, frontdoor.WithRequest(id), frontdoor.WithLogger(slog.New(slog.DiscardHandler))))
 	old := `{"idempotency_key":"old-1","status":"queued","status_url":"/requests/old-1"}`
 	body := `{"prompt":"p"}`
@@ -306,7 +306,7 @@ func TestStatusReadsEveryStoredForm(t *testing.T) {
 		return results[req.Key], err
 	}
 	id := request.Identity{Namespace: "w"}
-	q := frontdoorsuite.NewQueue(id)
+	q := frontdoortest.NewQueue(id)
 	withBlobs := must(frontdoor.New(store, q, frontdoor.WithRequest(id), func(c *frontdoor.Config) { c.Idem.Blobs = blobs }))
 	for _, key := range []string{"big", "huge", "inline"} {
 		if w := post(withBlobs, key, `{}`); w.Code != http.StatusAccepted {
@@ -353,7 +353,7 @@ func random(n int) []byte {
 // release before answering: the front door's claim stays in progress with
 // the message on the queue.
 type sentThenHeld struct {
-	*frontdoorsuite.Queue
+	*frontdoortest.Queue
 	sent, release chan struct{}
 }
 
@@ -382,7 +382,7 @@ func TestStatusWhileTheClaimIsHeld(t *testing.T) {
 		{request.Identity{Namespace: "w", KeyFields: []string{"doc"}}, `{"doc":"d"}`, http.StatusAccepted},
 	} {
 		store := must(memstore.New())
-		q := &sentThenHeld{Queue: frontdoorsuite.NewQueue(tc.id), sent: make(chan struct{}), release: make(chan struct{})}
+		q := &sentThenHeld{Queue: frontdoortest.NewQueue(tc.id), sent: make(chan struct{}), release: make(chan struct{})}
 		fd := must(frontdoor.New(store, q, frontdoor.WithRequest(tc.id)))
 		done := make(chan int, 1)
 		go func() { done <- post(fd, "held-1", tc.body).Code }()

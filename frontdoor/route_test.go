@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/frontdoor/frontdoortest"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/frontdoorsuite"
 	"github.com/idemq/idemq/request"
 )
 
@@ -23,7 +23,7 @@ import (
 // same store that answers each request with its prompt.
 type routed struct {
 	front http.Handler
-	queue *frontdoorsuite.Queue
+	queue *frontdoortest.Queue
 	work  handler.Handler
 }
 
@@ -31,7 +31,7 @@ func newRouted(t *testing.T) *routed {
 	t.Helper()
 	store := must(memstore.New())
 	quiet := slog.New(slog.DiscardHandler)
-	q := frontdoorsuite.NewQueue(request.Identity{Namespace: "w"})
+	q := frontdoortest.NewQueue(request.Identity{Namespace: "w"})
 	work := func(_ context.Context, msg events.SQSMessage) ([]byte, error) {
 		var req struct{ Prompt string }
 		if err := json.Unmarshal([]byte(msg.Body), &req); err != nil {

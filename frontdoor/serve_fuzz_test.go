@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/frontdoor/frontdoortest"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/frontdoorsuite"
 	"github.com/idemq/idemq/internal/fuzzreq"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
@@ -56,7 +56,7 @@ func FuzzServe(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cfg uint8, method, target, key, contentType, caller string, body []byte) {
 		rule := fuzzreq.Pick(rules, cfg)
 		scoped := cfg&0x80 != 0
-		id := rule.Identity
+		id := request.Identity(rule.Identity)
 		if method == "" {
 			method = []string{http.MethodPost, http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete}[int(cfg>>4)%5]
 		}
@@ -70,10 +70,10 @@ func FuzzServe(f *testing.F) {
 			return
 		}
 		store := must(memstore.New())
-		q := frontdoorsuite.NewQueue(id, func(c *producer.Config) { c.MaxMessageBytes = fuzzMaxMessage })
+		q := frontdoortest.NewQueue(id, func(c *producer.Config) { c.MaxMessageBytes = fuzzMaxMessage })
 		opts := []frontdoor.Option{frontdoor.WithRequest(id), frontdoor.WithLogger(quiet), func(c *frontdoor.Config) { c.MaxBodyBytes = fuzzMaxBody }}
 		if scoped {
-			opts = append(opts, frontdoor.WithScope(frontdoorsuite.HeaderScope))
+			opts = append(opts, frontdoor.WithScope(frontdoortest.HeaderScope))
 		}
 		fd := must(frontdoor.New(store, q, opts...))
 		reader := must(request.NewReader(id))
@@ -98,7 +98,7 @@ func FuzzServe(f *testing.F) {
 				r.Header.Set("Content-Type", contentType)
 			}
 			if caller != "" {
-				r.Header.Set(frontdoorsuite.CallerHeader, caller)
+				r.Header.Set(frontdoortest.CallerHeader, caller)
 			}
 			w := httptest.NewRecorder()
 			fd.ServeHTTP(w, r)
@@ -141,8 +141,8 @@ func FuzzServe(f *testing.F) {
 		scope := ""
 		if scoped {
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
-			r.Header.Set(frontdoorsuite.CallerHeader, caller)
-			scope = must(frontdoorsuite.HeaderScope(r))
+			r.Header.Set(frontdoortest.CallerHeader, caller)
+			scope = must(frontdoortest.HeaderScope(r))
 		}
 		var path []string
 		if rule.Path != nil {

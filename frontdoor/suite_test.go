@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/frontdoor/frontdoortest"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/frontdoorsuite"
 )
 
 // The front door's behaviour on memstore; on DynamoDB Local in
 // idem/dynamostore/internal/frontdoordynamo.
 func TestSuite(t *testing.T) {
 	t.Parallel()
-	frontdoorsuite.Run(t, func(*testing.T) frontdoor.Store { return must(memstore.New()) })
+	frontdoortest.Run(t, func(*testing.T) frontdoor.Store { return must(memstore.New()) })
 }
 
 func must[T any](v T, err error) T {

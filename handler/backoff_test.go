@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // fakeSQS records ChangeMessageVisibility calls.

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // A batch none of whose messages is acknowledged, one record at least

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 func TestCacheSavesTheStoreRequest(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // Each invocation keeps its own deadline guard: one invocation too close

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 )
 
 func TestFIFOStopsAfterFirstFailure(t *testing.T) {

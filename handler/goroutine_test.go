@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // In a synctest bubble, every goroutine the handler starts (workers, FIFO

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/request"
 )
 

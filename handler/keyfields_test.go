@@ -8,9 +8,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest"
-	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/request"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/request"
 )
 

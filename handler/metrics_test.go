@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/internal/handlerbundle"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 )
 
 func TestEMFLine(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/internal/storekit"
 )
 

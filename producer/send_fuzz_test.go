@@ -40,7 +40,7 @@ import (
 func FuzzSend(f *testing.F) {
 	readers := make([]*request.Reader, len(fuzzreq.Rules))
 	for i, rule := range fuzzreq.Rules {
-		readers[i] = must(request.NewReader(rule.Identity))
+		readers[i] = must(request.NewReader(request.Identity(rule.Identity)))
 	}
 	f.Fuzz(func(t *testing.T, ruleN uint8, body []byte, key, scope, attrName, attrValue string, limit uint16, fifo bool) {
 		i := int(ruleN) % len(fuzzreq.Rules)
@@ -54,7 +54,7 @@ func FuzzSend(f *testing.F) {
 		}
 		maxBytes := 1 + int(limit)
 		url := "https://sqs.us-east-1.amazonaws.com/123456789012/requests"
-		opts := []producer.Option{producer.WithRequest(rule.Identity), func(c *producer.Config) { c.MaxMessageBytes = maxBytes }, func(c *producer.Config) { c.MaxAttempts = 1 }}
+		opts := []producer.Option{producer.WithRequest(request.Identity(rule.Identity)), func(c *producer.Config) { c.MaxMessageBytes = maxBytes }, func(c *producer.Config) { c.MaxAttempts = 1 }}
 		if fifo {
 			url += ".fifo"
 			opts = append(opts, producer.WithGroupID("g"))

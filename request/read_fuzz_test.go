@@ -36,7 +36,7 @@ import (
 func FuzzRead(f *testing.F) {
 	readers := make([]*request.Reader, len(fuzzreq.Rules))
 	for i, rule := range fuzzreq.Rules {
-		r, err := request.NewReader(rule.Identity)
+		r, err := request.NewReader(request.Identity(rule.Identity))
 		if err != nil {
 			f.Fatalf("rule %s: %v", rule.Name, err)
 		}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemq/idemq/cmd/idemq/internal/recordkey"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/recordkey"
 )
 
 // settings are a command's settings: the worker's variables the command

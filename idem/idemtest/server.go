@@ -1,9 +1,10 @@
 package idemtest
 
 import (
-	"os"
 	"sync"
 	"testing"
+
+	"github.com/idemq/idemq/internal/testenv"
 )
 
 // What connects a store's tests to its server (pgtest, redistest): the
@@ -15,21 +16,14 @@ import (
 // failing it otherwise with hint, when it is unset.
 func ServerURL(t testing.TB, env, hint string) string {
 	t.Helper()
-	url := os.Getenv(env)
-	if url == "" {
-		Unavailable(t, env+" is not set", hint)
-	}
-	return url
+	return testenv.ServerURL(t, env, hint)
 }
 
 // Unavailable skips the test under -short and fails it otherwise, saying
 // why and hint: a skipped test is not a passing one.
 func Unavailable(t testing.TB, why, hint string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skipf("%s; %s", why, hint)
-	}
-	t.Fatalf("%s; %s", why, hint)
+	testenv.Unavailable(t, why, hint)
 }
 
 var shared sync.Map // url → func() (any, error)

@@ -1,6 +1,8 @@
 // Package fuzzreq holds what the fuzz targets of request, producer and
 // frontdoor share: the key rules they try, another spelling of a JSON
-// body, and the checks of a stamped body against the caller's.
+// body, and the checks of a stamped body against the caller's. It imports
+// no part of idemq (it sits below them all): a rule's Identity converts
+// to a request.Identity, request.Identity(rule.Identity).
 package fuzzreq
 
 import (
@@ -16,9 +18,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/aws/aws-lambda-go/events"
-
-	"github.com/idemq/idemq/idem/idemjson"
-	"github.com/idemq/idemq/request"
 )
 
 // Namespace is the namespace of every rule that has one.
@@ -29,8 +28,8 @@ const Namespace = "ns"
 type Rule struct {
 	// Name says what the rule is, for failures.
 	Name string
-	// Identity is the rule.
-	Identity request.Identity
+	// Identity is the rule, as request.Identity(Identity) takes it.
+	Identity Identity
 	// Path is the names along the body member the key is put in (its
 	// KeyField, split); nil when the key is not one body member.
 	Path []string
@@ -39,34 +38,47 @@ type Rule struct {
 	Fields []string
 }
 
+// Identity has request.Identity's fields, in its order: a conversion,
+// request.Identity(rule.Identity), makes the rule, and fails to compile
+// when the two part.
+type Identity struct {
+	Namespace         string
+	KeyField          string
+	KeyFields         []string
+	KeyAttribute      string
+	KeyFunc           func(msg events.SQSMessage) (string, error)
+	FingerprintFields []string
+	NoFingerprint     bool
+}
+
 // ErrFuncRefused is what the rule "func"'s KeyFunc returns for a body it
 // cannot read.
 var ErrFuncRefused = errors.New("fuzzreq: the key func refused the body")
 
 // ticketKey is the rule "func"'s KeyFunc: the body member "ticket",
-// lower-cased.
+// lower-cased (of a name twice, the last), "" when it is no string; a
+// body that is no JSON object it refuses.
 func ticketKey(msg events.SQSMessage) (string, error) {
-	obj, err := idemjson.Parse(msg.Body)
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrFuncRefused, err)
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(msg.Body), &obj); err != nil || obj == nil {
+		return "", fmt.Errorf("%w: %v", ErrFuncRefused, err)
 	}
-	v, _ := obj.Field("ticket")
-	s, _ := v.(string)
+	s, _ := obj["ticket"].(string)
 	return strings.ToLower(s), nil
 }
 
 // Rules are the key rules tried, one of each source, with and without a
 // fingerprint's fields, and one without a namespace (a producer's).
 var Rules = []Rule{
-	{Name: "default", Identity: request.Identity{Namespace: Namespace}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key"}},
-	{Name: "dotted", Identity: request.Identity{Namespace: Namespace, KeyField: "request.id"}, Path: []string{"request", "id"}, Fields: []string{"request.id"}},
-	{Name: "escaped dot", Identity: request.Identity{Namespace: Namespace, KeyField: `a\.b`, FingerprintFields: []string{"prompt"}}, Path: []string{"a.b"}, Fields: []string{`a\.b`, "prompt"}},
-	{Name: "fields", Identity: request.Identity{Namespace: Namespace, KeyFields: []string{"document_id", "version"}}, Fields: []string{"document_id", "version"}},
-	{Name: "attribute", Identity: request.Identity{Namespace: Namespace, KeyAttribute: "key"}},
-	{Name: "func", Identity: request.Identity{Namespace: Namespace, KeyFunc: ticketKey}},
-	{Name: "fingerprint fields", Identity: request.Identity{Namespace: Namespace, FingerprintFields: []string{"prompt", "model.name"}}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key", "prompt", "model.name"}},
-	{Name: "no fingerprint", Identity: request.Identity{Namespace: Namespace, KeyField: "id", NoFingerprint: true}, Path: []string{"id"}, Fields: []string{"id"}},
-	{Name: "no namespace", Identity: request.Identity{}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key"}},
+	{Name: "default", Identity: Identity{Namespace: Namespace}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key"}},
+	{Name: "dotted", Identity: Identity{Namespace: Namespace, KeyField: "request.id"}, Path: []string{"request", "id"}, Fields: []string{"request.id"}},
+	{Name: "escaped dot", Identity: Identity{Namespace: Namespace, KeyField: `a\.b`, FingerprintFields: []string{"prompt"}}, Path: []string{"a.b"}, Fields: []string{`a\.b`, "prompt"}},
+	{Name: "fields", Identity: Identity{Namespace: Namespace, KeyFields: []string{"document_id", "version"}}, Fields: []string{"document_id", "version"}},
+	{Name: "attribute", Identity: Identity{Namespace: Namespace, KeyAttribute: "key"}},
+	{Name: "func", Identity: Identity{Namespace: Namespace, KeyFunc: ticketKey}},
+	{Name: "fingerprint fields", Identity: Identity{Namespace: Namespace, FingerprintFields: []string{"prompt", "model.name"}}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key", "prompt", "model.name"}},
+	{Name: "no fingerprint", Identity: Identity{Namespace: Namespace, KeyField: "id", NoFingerprint: true}, Path: []string{"id"}, Fields: []string{"id"}},
+	{Name: "no namespace", Identity: Identity{}, Path: []string{"idempotency_key"}, Fields: []string{"idempotency_key"}},
 }
 
 // Pick returns the rule b names, among rules.

@@ -14,17 +14,15 @@ import (
 // folders ranks the repository's top-level folders, ground first: a
 // non-test Go file may import only packages of its own folder and of
 // folders ranked below it, so the folders read as the layers they are
-// (the model at the bottom, the test kits, the commands and the harness
-// on top). internal/ holds the test kits, which import the parts they
-// test: it sits above every part, and no part imports it, but for the
-// production leaves ranked apart at the bottom (internal/optkit, ...).
+// (the model at the bottom, the commands and the harness on top).
+// internal/ is one folder, at the ground: what the model shares with
+// every part and no user names (the options kit, the stores' helpers, a
+// runner's context values) and the test kits that import no part; a kit
+// that runs a part lives beside it (handler/handlertest/handlerbundle,
+// frontdoor/frontdoortest, idem/internal/lintest).
 var folders = []string{
-	// What the model shares with every part and no user names (the
-	// options kit, the stores' helpers, a runner's context values):
-	// production leaves under internal/, each a folder of its own.
-	"internal/optkit",
-	"internal/storekit",
-	"internal/leasectx",
+	// Shared leaves: production helpers and part-free test kits.
+	"internal",
 	// The arithmetic of a queue's settings and the back-off of its
 	// calls; the model of a record and its stores.
 	"queue",
@@ -44,8 +42,6 @@ var folders = []string{
 	// The one wiring place of the worker, the front door and the
 	// dispatcher.
 	"worker",
-	// Test kits, and the command's key path (which a cross-part test runs).
-	"internal",
 	// Programs: the command, the Lambda worker, the harness, the examples,
 	// the release tool.
 	"cmd",
@@ -108,16 +104,9 @@ func folderImports(t *testing.T, root string) (imports map[string]map[string]str
 }
 
 // topFolder is the top-level folder of a folder's path from the
-// repository's root ("." for the root), or internal/<name> when folders
-// ranks that one apart from the test kits of internal/.
+// repository's root ("." for the root).
 func topFolder(dir string) string {
-	first, rest, _ := strings.Cut(dir, "/")
-	if first == "internal" {
-		second, _, _ := strings.Cut(rest, "/")
-		if sub := first + "/" + second; slices.Contains(folders, sub) {
-			return sub
-		}
-	}
+	first, _, _ := strings.Cut(dir, "/")
 	return first
 }
 
@@ -155,7 +144,7 @@ func foldersGoDown(imports map[string]map[string]string) []string {
 
 // Every top-level folder imports only folders ranked below it: no arrow
 // runs back up between the repository's folders, tests left out (a test
-// may use a kit from internal/).
+// may use a kit from any folder).
 func TestFoldersGoDown(t *testing.T) {
 	t.Parallel()
 	imports, files := folderImports(t, "../..")
@@ -176,13 +165,13 @@ func TestFoldersGoDown(t *testing.T) {
 func TestFoldersGoDownFinds(t *testing.T) {
 	t.Parallel()
 	imports := map[string]map[string]string{
-		"idem":     {"internal": "idem/x.go imports " + module + "/internal/y"},
+		"internal": {"idem": "internal/y/y.go imports " + module + "/idem"},
 		"handler":  {"idem": "handler/h.go imports " + module + "/idem"},
 		"attic":    {},
 		"producer": {"nowhere": "producer/p.go imports " + module + "/nowhere/z"},
 	}
 	got := foldersGoDown(imports)
-	want := []string{"attic/ has Go files", "idem/ (rank 4) imports internal/", "producer/ imports nowhere/"}
+	want := []string{"attic/ has Go files", "internal/ (rank 0) imports idem/", "producer/ imports nowhere/"}
 	if len(got) != len(want) {
 		t.Fatalf("found %q; want %d findings beginning %q", got, len(want), want)
 	}

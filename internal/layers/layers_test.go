@@ -27,6 +27,9 @@ var layers = map[string]int{
 	"internal/optkit":   -1,
 	"internal/storekit": -1,
 	"internal/leasectx": -1,
+	// The test servers' variables, and the rule that a test whose server
+	// is missing fails (idemtest's kits wrap it).
+	"internal/testenv": -1,
 	// The model and the deployment arithmetic (with the back-off the
 	// consumer and the producer share): no package of ours below.
 	"idem":  0,
@@ -58,7 +61,9 @@ var layers = map[string]int{
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
-	"consumer":            4,
+	// The handler run over a store a test passes, recording what it did.
+	"handler/handlertest/handlerbundle": 4,
+	"consumer":                          4,
 	// What sends the requests the handler keys on, what fronts or feeds
 	// other runners with its keys, and its tracing.
 	"producer":  4,
@@ -66,6 +71,9 @@ var layers = map[string]int{
 	"idemqotel": 4,
 	// The HTTP front door: it sends through the producer.
 	"frontdoor": 5,
+	// The front door's suite, run against any store: the front door, the
+	// producer and the worker's handler over it.
+	"frontdoor/frontdoortest": 6,
 	// The one wiring place, above every part it configures: the settings
 	// become each part's options, each AWS client is made once, for the
 	// worker (a function of your own), the front door and the dispatcher.

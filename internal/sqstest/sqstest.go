@@ -28,7 +28,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/idemq/idemq/idem/idemtest"
 	"github.com/idemq/idemq/internal/testenv"
 )
 
@@ -45,7 +44,7 @@ const hint = "the SQS server is not running: use `make test`, or `scripts/with-s
 // and failing it otherwise, when it is unset.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	return idemtest.ServerURL(t, EndpointEnv, hint)
+	return testenv.ServerURL(t, EndpointEnv, hint)
 }
 
 // Client returns a client for the SQS server with static dummy
@@ -58,7 +57,7 @@ func Client(t testing.TB) *sqs.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := client.ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
-		idemtest.Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", EndpointEnv, endpoint, err), hint)
+		testenv.Unavailable(t, fmt.Sprintf("%s=%s does not answer: %v", EndpointEnv, endpoint, err), hint)
 	}
 	return client
 }

@@ -1,7 +1,8 @@
 // Package testenv holds what the repository's own tests share about
 // their servers and data: the variables scripts/with-s3.sh and
 // scripts/with-sqs.sh export, and the prose results are measured on. A
-// test that needs a server reads its variable with idemtest.ServerURL.
+// test that needs a server reads its variable with ServerURL (which
+// idemtest.ServerURL, the stores' kits' own, wraps).
 package testenv
 
 // The variables the test servers (scripts/with-*.sh) export where they

@@ -18,7 +18,6 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/internal/recordkey"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/request"
 )
@@ -32,8 +31,8 @@ var (
 // namespaces and scopes, the record key the producer reports
 // (Sent.RecordKey), the key the handler claims (at the store) for the
 // message the producer put on the queue, the key the command's key path
-// makes of the key typed and of the body (internal/recordkey, the
-// command's own code), and the execution the dispatcher names
+// makes of the key typed and of the body (the worker's identity read
+// back from its variables, and its request.Reader), and the execution the dispatcher names
 // (durable.ExecutionName of it) are one key; a second delivery, and the
 // same request re-sent by the producer, reach the record the first
 // made: the work runs once.
@@ -133,26 +132,36 @@ func checkParts(ctx context.Context, c sample, posted *bool) error {
 
 	// The command's key path: the worker's Identity as its variables hold
 	// it (written and read back by idemqenv, from request.Fields' table),
-	// and the key as an operator types it (the value the producer
-	// reported, as the log shows it) or the body.
+	// its request.Reader, and the key as an operator types it (the value
+	// the producer reported, as the log shows it) or the body. The
+	// command's own wrapping of them (cmd/idemq/internal/recordkey: the
+	// body, --raw, what it refuses) is held to the handler's key by its
+	// tests in the command's module.
 	env := idemqenv.Settings{Program: idemqenv.Command, Request: c.id}.Environ()
 	read, err := idemqenv.ReadFor(idemqenv.Command, func(name string) string { return env[name] })
 	if err != nil {
 		return fmt.Errorf("command, the worker's variables %v: %w", env, err)
 	}
-	s := read.Request
-	typed, err := recordkey.Key(s, recordkey.Typed{Value: sent.Key, Scope: c.scope})
-	if err != nil || typed != key {
-		return fmt.Errorf("command, key %q: %q, %v; want %q", sent.Key, typed, err, key)
+	r, err := request.NewReader(read.Request)
+	if err != nil {
+		return fmt.Errorf("command, the worker's identity %+v: %w", read.Request, err)
 	}
+	id, err := r.ID(sent.Key, c.scope)
+	if err != nil || id.Key != key {
+		return fmt.Errorf("command, key %q: %q, %v; want %q", sent.Key, id.Key, err, key)
+	}
+	typed := id.Key
 	if c.rule.readsBody() {
-		fromBody, err := recordkey.Key(s, recordkey.Typed{Body: msg.Body, Scope: c.scope})
-		if err != nil || fromBody != key {
-			return fmt.Errorf("command, --body: %q, %v; want %q", fromBody, err, key)
+		bodyMsg := events.SQSMessage{Body: msg.Body}
+		if c.scope != "" {
+			bodyMsg.MessageAttributes = map[string]events.SQSMessageAttribute{
+				request.ScopeAttribute: {DataType: "String", StringValue: &c.scope},
+			}
 		}
-	}
-	if raw, err := recordkey.Key(s, recordkey.Typed{Value: string(key), Raw: true}); err != nil || raw != key {
-		return fmt.Errorf("command, --raw: %q, %v", raw, err)
+		fromBody, err := r.ReadKey(bodyMsg)
+		if err != nil || fromBody.Key != key {
+			return fmt.Errorf("command, --body: %q, %v; want %q", fromBody.Key, err, key)
+		}
 	}
 	rec, ok, err := st.Get(ctx, typed)
 	if err != nil || !ok || rec.Status != idem.StatusCompleted {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest/linearize"
+	"github.com/idemq/idemq/idem/internal/lintest"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/lintest"
 	"github.com/idemq/idemq/internal/storekit"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest/linearize"
+	"github.com/idemq/idemq/idem/internal/lintest"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/lintest"
 )
 
 // The in-memory store's histories under concurrent clients (its tests

@@ -16,11 +16,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/memstore"
-	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/internal/storekit"
 	"github.com/idemq/idemq/request"
 )

@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // The handler against DynamoDB Local: the branches that depend on the

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
-	"github.com/idemq/idemq/internal/handlerbundle"
 )
 
 // handlertest.Hold on DynamoDB Local: a live lease leaves the message

@@ -1,7 +1,7 @@
 // Package handler_test runs the handler against the DynamoDB store: the
 // tests of handler that need DynamoDB Local, kept in the dynamostore module
 // so that the root module requires no driver. The helpers they share with
-// handler's own tests are in internal/handlerbundle.
+// handler's own tests are in handler/handlertest/handlerbundle.
 package handler_test
 
 // must returns v, and panics if err is not nil: for a constructor whose

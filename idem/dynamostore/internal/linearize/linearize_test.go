@@ -18,7 +18,7 @@ import (
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/idem/idemtest/linearize"
-	"github.com/idemq/idemq/internal/lintest"
+	"github.com/idemq/idemq/idem/internal/lintest"
 )
 
 // The store's histories under concurrent clients, checked against the

@@ -13,9 +13,9 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest/linearize"
+	"github.com/idemq/idemq/idem/internal/lintest"
 	"github.com/idemq/idemq/idem/pgstore"
 	"github.com/idemq/idemq/idem/pgstore/pgtest"
-	"github.com/idemq/idemq/internal/lintest"
 	"github.com/idemq/idemq/internal/netfault"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/idemtest/linearize"
+	"github.com/idemq/idemq/idem/internal/lintest"
 	"github.com/idemq/idemq/idem/redisstore"
 	"github.com/idemq/idemq/idem/redisstore/redistest"
-	"github.com/idemq/idemq/internal/lintest"
 	"github.com/idemq/idemq/internal/netfault"
 )
 

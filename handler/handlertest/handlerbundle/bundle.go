@@ -1,9 +1,11 @@
-// Package handlerbundle holds what the handler's tests share: a Bundle
-// that wraps a function with recording hooks and a JSON logger, invokes the
-// handler and reads back what it did, and the messages and checks the tests
-// build on. Both handler's own tests and the handler tests that run against
+// Package handlerbundle runs the handler over a store a test passes and
+// reads back what it did: a Bundle wraps a function with recording hooks
+// and a JSON logger, invokes the handler, and holds its calls, replays,
+// failures and logs; the messages and checks the tests build on come with
+// it. Both handler's own tests and the handler tests that run against
 // DynamoDB Local (in the dynamostore module) import it, so that neither
-// copies the other. It imports no store driver: the caller passes the store.
+// copies the other; a store's author may run the handler over theirs the
+// same way. It imports no store driver.
 package handlerbundle
 
 import (
@@ -199,8 +201,8 @@ func (b *Bundle) Failure(id string) *handler.RecordError {
 	return e
 }
 
-// Summary returns the last batch summary line's fields.
-func (b *Bundle) Summary() map[string]any {
+// summary returns the last batch summary line's fields.
+func (b *Bundle) summary() map[string]any {
 	b.T.Helper()
 	lines := b.Logged("idemq: batch")
 	if len(lines) == 0 {
@@ -228,7 +230,7 @@ func (b *Bundle) Logged(msg string) []map[string]any {
 // WantSummary checks the named counts of the last summary.
 func (b *Bundle) WantSummary(want map[string]int) {
 	b.T.Helper()
-	got := b.Summary()
+	got := b.summary()
 	for k, v := range want {
 		if n, _ := got[k].(float64); int(n) != v {
 			b.T.Errorf("summary %s = %v, want %d (summary %v)", k, got[k], v, got)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/idemq/idemq/cmd/idemq/internal/recordkey"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/recordkey"
 	"github.com/idemq/idemq/request"
 )
 

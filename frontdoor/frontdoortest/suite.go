@@ -1,10 +1,11 @@
-// Package frontdoorsuite is the front door's behaviour, run against any
-// store: the frontdoor package runs it on memstore, and
-// idem/dynamostore/internal/frontdoordynamo on DynamoDB Local. Each test
+// Package frontdoortest is the front door's behaviour, run against any
+// store (Run: a store's author runs it on theirs): the frontdoor package
+// runs it on memstore, and idem/dynamostore/internal/frontdoordynamo on
+// DynamoDB Local. Each test
 // posts through the front door (package frontdoor), delivers what it
 // enqueued at least once through a fake queue, runs the worker's handler
 // (handler.New over the same store) on it, and reads the result back.
-package frontdoorsuite
+package frontdoortest
 
 import (
 	"bytes"
@@ -34,8 +35,8 @@ import (
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/handlertest"
+	"github.com/idemq/idemq/handler/handlertest/handlerbundle"
 	"github.com/idemq/idemq/idem"
-	"github.com/idemq/idemq/internal/handlerbundle"
 	"github.com/idemq/idemq/producer"
 	"github.com/idemq/idemq/queue"
 	"github.com/idemq/idemq/request"
@@ -45,8 +46,8 @@ import (
 // check what they answer.
 var quiet = slog.New(slog.DiscardHandler)
 
-// Namespace is the worker's namespace in every test.
-const Namespace = "summarise"
+// namespace is the worker's namespace in every test.
+const namespace = "summarise"
 
 // Run runs the suite against stores newStore makes; each test gets a
 // store of its own.
@@ -215,7 +216,7 @@ type bundle struct {
 // namespace, the key in the body's idempotency_key.
 func newBundle(t *testing.T, store frontdoor.Store, opts ...frontdoor.Option) *bundle {
 	t.Helper()
-	return newBundleFor(t, store, request.Identity{Namespace: Namespace}, nil, opts...)
+	return newBundleFor(t, store, request.Identity{Namespace: namespace}, nil, opts...)
 }
 
 // newBundleFor makes a bundle whose front door, queue (with qopts) and
@@ -485,7 +486,7 @@ func status(t *testing.T, store frontdoor.Store) {
 		close(started)
 		<-release
 		return []byte("slow summary"), nil
-	}, handler.WithRequest(request.Identity{Namespace: Namespace}), handler.WithLogger(quiet))
+	}, handler.WithRequest(request.Identity{Namespace: namespace}), handler.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +595,7 @@ func inProgress(t *testing.T, store frontdoor.Store) {
 	b := newBundle(t, store)
 	entered, release := make(chan struct{}), make(chan struct{})
 	slow, err := frontdoor.New(store, &heldQueue{Queue: b.queue, entered: entered, release: release},
-		frontdoor.WithRequest(request.Identity{Namespace: Namespace}), frontdoor.WithLogger(quiet))
+		frontdoor.WithRequest(request.Identity{Namespace: namespace}), frontdoor.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -832,7 +833,7 @@ func unscopedCallers(t *testing.T, store frontdoor.Store) {
 // provider call; another caller's is its own; a body that makes no key
 // is 400 and sends nothing.
 func twoFieldWorker(t *testing.T, store frontdoor.Store) {
-	id := request.Identity{Namespace: Namespace, KeyFields: []string{"document_id", "version"}}
+	id := request.Identity{Namespace: namespace, KeyFields: []string{"document_id", "version"}}
 	b := newBundleFor(t, store, id, nil, frontdoor.WithScope(HeaderScope))
 	body := `{"document_id":"doc-1", "version":9, "prompt":"chapter 9"}`
 	wantStatus(t, "alice posts h-1", b.postAs("alice", "h-1", body), http.StatusAccepted)
@@ -869,7 +870,7 @@ func twoFieldWorker(t *testing.T, store frontdoor.Store) {
 // be named idempotency_key is data), and the status is the worker's
 // result.
 func attributeWorker(t *testing.T, store frontdoor.Store) {
-	id := request.Identity{Namespace: Namespace, KeyAttribute: "request-key"}
+	id := request.Identity{Namespace: namespace, KeyAttribute: "request-key"}
 	b := newBundleFor(t, store, id, nil)
 	body := `{"prompt":"p", "idempotency_key":"not the key"}`
 	wantStatus(t, "post", b.post("at-1", body), http.StatusAccepted)
@@ -931,7 +932,7 @@ func forwardedAsSent(t *testing.T, store frontdoor.Store) {
 // grown by re-encoding, so one that fits is accepted.
 func overQueueSize(t *testing.T, store frontdoor.Store) {
 	const limit = 4096
-	b := newBundleFor(t, store, request.Identity{Namespace: Namespace}, []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = limit }},
+	b := newBundleFor(t, store, request.Identity{Namespace: namespace}, []producer.Option{func(c *producer.Config) { c.MaxMessageBytes = limit }},
 		func(c *frontdoor.Config) { c.MaxBodyBytes = limit }, frontdoor.WithScope(HeaderScope))
 	// bodyOf is a body of n bytes: prefix, then a prompt of fill,
 	// padded with x.
