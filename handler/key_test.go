@@ -17,7 +17,7 @@ import (
 func TestKeyFieldLoneSurrogate(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handler.WithKeyless(), handlerbundle.Request(request.Identity{FingerprintFields: []string{"prompt"}}))
+	h := b.wrap(nil, handler.WithKeyless(), withRequest(request.Identity{FingerprintFields: []string{"prompt"}}))
 	m1, m2 := handlerbundle.Msg("m1", ""), handlerbundle.Msg("m2", "")
 	m1.Body = `{"idempotency_key":"a\ud800","prompt":"p"}`
 	m2.Body = `{"idempotency_key":"a\udc00","prompt":"p"}`
@@ -37,7 +37,7 @@ func TestKeyFieldLoneSurrogate(t *testing.T) {
 func TestKeyFieldPathIsNotSteered(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handlerbundle.Request(request.Identity{KeyField: "request.id", FingerprintFields: []string{"prompt"}}), handler.WithKeyless())
+	h := b.wrap(nil, withRequest(request.Identity{KeyField: "request.id", FingerprintFields: []string{"prompt"}}), handler.WithKeyless())
 	first := handlerbundle.Msg("m1", "")
 	first.Body = `{"request":{"id":"r-1"},"prompt":"p"}`
 	other := handlerbundle.Msg("m2", "")
@@ -60,7 +60,7 @@ func TestKeyFieldPathIsNotSteered(t *testing.T) {
 		t.Errorf("m3 failure = %v, want ErrBadKey", err)
 	}
 	// Escaped, the dot is part of the name.
-	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handlerbundle.Request(request.Identity{KeyField: `request\.id`})), literal))
+	handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, withRequest(request.Identity{KeyField: `request\.id`})), literal))
 	if _, ok := idemtest.MustGet(t, b.store, key("r-3")); !ok {
 		t.Errorf(`no record for r-3 through the field request\.id`)
 	}
@@ -72,7 +72,7 @@ func TestFingerprintNumbersAreExact(t *testing.T) {
 	t.Parallel()
 	for name, opts := range map[string][]handler.Option{
 		"whole body": nil,
-		"fields":     {handlerbundle.Request(request.Identity{FingerprintFields: []string{"id"}})},
+		"fields":     {withRequest(request.Identity{FingerprintFields: []string{"id"}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

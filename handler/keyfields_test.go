@@ -26,7 +26,7 @@ func bodyMsg(id, body string) events.SQSMessage {
 func TestKeyFields(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	h := b.wrap(nil, handlerbundle.Request(request.Identity{KeyFields: []string{"version", "document.id"}}))
+	h := b.wrap(nil, withRequest(request.Identity{KeyFields: []string{"version", "document.id"}}))
 	first := bodyMsg("m1", `{"document":{"id":4471},"version":9,"trace":"a"}`)
 	handlerbundle.WantIDs(t, b.Invoke(h, first,
 		bodyMsg("m2", `{"version":"9","document":{"id":4471.0},"trace":"b"}`), // the same request
@@ -51,7 +51,7 @@ func TestKeyFields(t *testing.T) {
 	// Checking named fields is opt-in: another prompt under one key is a
 	// payload mismatch.
 	b2 := setup(t)
-	h2 := b2.wrap(nil, handlerbundle.Request(request.Identity{KeyFields: []string{"document_id"}, FingerprintFields: []string{"prompt"}}))
+	h2 := b2.wrap(nil, withRequest(request.Identity{KeyFields: []string{"document_id"}, FingerprintFields: []string{"prompt"}}))
 	handlerbundle.WantIDs(t, b2.Invoke(h2,
 		bodyMsg("m1", `{"document_id":1,"prompt":"summarise"}`),
 		bodyMsg("m2", `{"document_id":1,"prompt":"translate"}`),

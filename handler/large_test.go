@@ -22,7 +22,7 @@ func TestMebibyteMessages(t *testing.T) {
 	}
 	for name, opts := range map[string][]handler.Option{
 		"key field":  nil,
-		"key fields": {handlerbundle.Request(request.Identity{KeyFields: []string{"document_id", "version"}})},
+		"key fields": {withRequest(request.Identity{KeyFields: []string{"document_id", "version"}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -206,9 +206,9 @@ func TestKeySources(t *testing.T) {
 		opt  handler.Option
 		want idem.Key
 	}{
-		{"dotted field", handlerbundle.Request(request.Identity{KeyField: "request.id"}), key("r-9")},
-		{"attribute", handlerbundle.Request(request.Identity{KeyAttribute: "IdempotencyKey"}), key("attr-7")},
-		{"func", handlerbundle.Request(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) { return "f-" + m.AWSRegion, nil }}), key("f-eu-west-1")},
+		{"dotted field", withRequest(request.Identity{KeyField: "request.id"}), key("r-9")},
+		{"attribute", withRequest(request.Identity{KeyAttribute: "IdempotencyKey"}), key("attr-7")},
+		{"func", withRequest(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) { return "f-" + m.AWSRegion, nil }}), key("f-eu-west-1")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestKeySources(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		bad := errors.New("no tenant")
-		h := b.wrap(nil, handler.WithKeyless(), handlerbundle.Request(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) {
+		h := b.wrap(nil, handler.WithKeyless(), withRequest(request.Identity{KeyFunc: func(m events.SQSMessage) (string, error) {
 			switch m.MessageId {
 			case "m1":
 				return "", bad // not ErrNoKey: fails even with WithKeyless
@@ -247,7 +247,7 @@ func TestKeySources(t *testing.T) {
 	t.Run("absent attribute", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, handlerbundle.Request(request.Identity{KeyAttribute: "Other"})), m), "m1")
+		handlerbundle.WantIDs(t, b.Invoke(b.wrap(nil, withRequest(request.Identity{KeyAttribute: "Other"})), m), "m1")
 		if err := b.Failure("m1"); !errors.Is(err, idem.ErrNoKey) {
 			t.Errorf("failure = %v, want ErrNoKey", err)
 		}
@@ -274,7 +274,7 @@ func TestPayloadMismatch(t *testing.T) {
 
 	// Only the named fields count with FingerprintFields.
 	b2 := setup(t)
-	h2 := b2.wrap(nil, handlerbundle.Request(request.Identity{FingerprintFields: []string{"prompt"}}))
+	h2 := b2.wrap(nil, withRequest(request.Identity{FingerprintFields: []string{"prompt"}}))
 	handlerbundle.WantIDs(t, b2.Invoke(h2, handlerbundle.Msg("m1", "k1")))
 	traced := handlerbundle.Msg("m2", "k1")
 	traced.Body = `{"idempotency_key":"k1","prompt":"p","trace_id":"t-2"}`
@@ -285,7 +285,7 @@ func TestPayloadMismatch(t *testing.T) {
 
 	// NoFingerprint replays whatever the payload.
 	b3 := setup(t)
-	h3 := b3.wrap(nil, handlerbundle.Request(request.Identity{NoFingerprint: true}))
+	h3 := b3.wrap(nil, withRequest(request.Identity{NoFingerprint: true}))
 	handlerbundle.WantIDs(t, b3.Invoke(h3, handlerbundle.Msg("m1", "k1"), other))
 	if _, ok := b3.Replayed("m2"); !ok {
 		t.Error("without a fingerprint, the copy was not replayed")

@@ -93,15 +93,6 @@ func (b *Bundle) WrapStore(store idem.Store, fn handler.Func, opts ...handler.Op
 	return h
 }
 
-// Request is handler.WithRequest(id), in the bundle's namespace when id
-// names none.
-func Request(id request.Identity) handler.Option {
-	if id.Namespace == "" {
-		id.Namespace = Namespace
-	}
-	return handler.WithRequest(id)
-}
-
 // Logger writes JSON lines, every level, into the bundle's logs.
 func (b *Bundle) Logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(b.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
