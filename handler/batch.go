@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/internal/leasectx"
+	"github.com/idemq/idemq/internal/streamctx"
 	"github.com/idemq/idemq/request"
 )
 
@@ -42,6 +43,11 @@ type batch struct {
 	settings *settings
 	records  []record
 	fifo     bool
+	// stream is set for an ordered stream's batch (the stream package's,
+	// marked by internal/streamctx): it runs as a FIFO batch with message
+	// group isolation (the group is the partition key), without SQS's
+	// visibility back-off, queue URL or batch error.
+	stream bool
 	// gate keeps a FIFO batch in order around its failures, while it runs
 	// and when it responds; nil on a standard queue.
 	gate *fifoGate
@@ -68,8 +74,12 @@ type batch struct {
 func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *batch {
 	b := &batch{ctx: ctx, w: w, settings: &w.settings, records: make([]record, len(records))}
 	b.fifo = len(records) > 0 && isFIFO(records[0].EventSourceARN)
+	if mark := streamctx.From(ctx); mark != nil {
+		mark.See()
+		b.fifo, b.stream = true, true
+	}
 	if w.settings.tracer != nil {
-		ctx, b.endBatch, b.queueURL = startBatchSpan(ctx, &w.settings, records, b.fifo)
+		ctx, b.endBatch, b.queueURL = startBatchSpan(ctx, &w.settings, records, b.fifo, b.stream)
 		b.ctx = ctx
 	}
 	b.deadline, b.hasDeadline = ctx.Deadline()
@@ -85,7 +95,7 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 		b.settleBy = b.deadline.Add(-b.reserve / 4)
 	}
 	if b.fifo {
-		b.gate = newFIFOGate(b.settings.fifoGroupOnly)
+		b.gate = newFIFOGate(b.settings.fifoGroupOnly || b.stream)
 	}
 	b.prepare(records)
 	return b
@@ -93,10 +103,12 @@ func newBatch(ctx context.Context, w *wrapper, records []events.SQSMessage) *bat
 
 // startBatchSpan starts the batch's span (tracing is on): the context
 // the batch runs under, the function that ends the span, and the queue's
-// URL.
-func startBatchSpan(ctx context.Context, set *settings, records []events.SQSMessage, fifo bool) (context.Context, func(BatchEnd), string) {
+// URL ("" for a stream's batch).
+func startBatchSpan(ctx context.Context, set *settings, records []events.SQSMessage, fifo, stream bool) (context.Context, func(BatchEnd), string) {
 	url := set.queueURL
-	if url == "" && len(records) > 0 {
+	if stream {
+		url = ""
+	} else if url == "" && len(records) > 0 {
 		url, _ = queueURLFromARN(records[0].EventSourceARN) // "" if it is no SQS ARN
 	}
 	ctx, end := set.tracer.StartBatch(ctx, BatchStart{Records: records, QueueURL: url, FIFO: fifo})

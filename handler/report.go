@@ -29,7 +29,9 @@ func (b *batch) respond() (events.SQSEventResponse, error) {
 			b.assign(i, rec.fate.blockedByFIFO())
 		}
 	}
-	resp, err := answer(b.records, b.settings.batchError, b.settings.wholeBatch)
+	// A stream's response names where its shard resumes: an error would
+	// make Lambda ignore it (and bisect the batch) for no gain.
+	resp, err := answer(b.records, b.settings.batchError && !b.stream, b.settings.wholeBatch)
 	for i := range b.records {
 		if rec := &b.records[i]; !rec.fate.acked() {
 			b.reportFailure(rec)

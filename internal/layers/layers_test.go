@@ -27,6 +27,11 @@ var layers = map[string]int{
 	"internal/optkit":   -1,
 	"internal/storekit": -1,
 	"internal/leasectx": -1,
+	// What an ordered stream's batch needs: the checkpoint of its
+	// records' outcomes, and the mark that tells the handler a batch is a
+	// stream's.
+	"internal/ordered":   -1,
+	"internal/streamctx": -1,
 	// The test servers' variables, and the rule that a test whose server
 	// is missing fails (idemtest's kits wrap it).
 	"internal/testenv": -1,
@@ -61,6 +66,8 @@ var layers = map[string]int{
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
+	// Kinesis and DynamoDB Streams batches through a handler.
+	"handler/stream": 4,
 	// The handler run over a store a test passes, recording what it did.
 	"handler/handlertest/handlerbundle": 4,
 	"consumer":                          4,

@@ -1,0 +1,101 @@
+// Package stream runs the records of ordered stream sources (a Kinesis
+// data stream's shard, a DynamoDB table's stream) through a handler made
+// by handler.New, NewTyped or NewStepHandler, on the same decision path as
+// SQS messages, and answers with the checkpoint Lambda resumes the shard
+// from:
+//
+//	h, err := handler.New(store, fn)
+//	if err != nil {
+//		return err
+//	}
+//	lambda.Start(stream.New(h).Kinesis)
+//
+// Each record becomes the message the function sees: its data (DynamoDB
+// Streams: the item's image as plain JSON) is the body, its sequence
+// number the message id, its partition key (DynamoDB Streams: the item's
+// key) the message group. The key is read from the body as for SQS, never
+// from the sequence number.
+//
+// The batch runs as a FIFO queue's with message group isolation: the
+// records of a partition key run in order, and after one that is not
+// acknowledged (it failed, or its key is in progress elsewhere) no later
+// record of that key starts; other keys go on. The response reports the
+// first record, in the shard's order, that is not acknowledged, as the
+// batch item failure: Lambda checkpoints everything before it and sends
+// the rest again, whose records already done replay their stored results
+// without running. Nothing is reported when every record is done.
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/internal/ordered"
+	"github.com/idemq/idemq/internal/streamctx"
+)
+
+// Handlers are the Lambda handlers of ordered stream sources, each
+// running its batch through one handler.Handler.
+type Handlers struct {
+	h handler.Handler
+}
+
+// New returns the stream handlers that run their batches through h, a
+// handler made by this module's handler package (handler.New, NewTyped,
+// NewStepHandler): a handler that does not run the batch as an ordered
+// stream's fails the whole batch with an error rather than report a
+// checkpoint it cannot vouch for. A nil h fails every batch.
+func New(h handler.Handler) *Handlers { return &Handlers{h: h} }
+
+// groupAttribute is the SQS system attribute the handler reads a
+// record's message group from.
+const groupAttribute = "MessageGroupId"
+
+// run runs the batch msgs (adapted from the stream's records, in the
+// shard's order, each record's sequence number its message id) through
+// the handler, and returns the indexes of the records whose sequence
+// numbers are the batch item failures: the first record not acknowledged
+// (there is one lane: Lambda sends one shard per batch), or none. An
+// error means the whole batch comes back.
+func (s *Handlers) run(ctx context.Context, msgs []events.SQSMessage) ([]int, error) {
+	if s == nil || s.h == nil {
+		return nil, errors.New("stream: no handler (stream.New(nil)); the whole batch comes back")
+	}
+	records := make([]ordered.Record, len(msgs))
+	index := make(map[string]int, len(msgs))
+	for i := range msgs {
+		id := msgs[i].MessageId
+		if id == "" {
+			return nil, fmt.Errorf("stream: record %d has no sequence number; the whole batch comes back", i)
+		}
+		if _, dup := index[id]; dup {
+			return nil, fmt.Errorf("stream: sequence number %s appears twice in the batch; the whole batch comes back", id)
+		}
+		index[id] = i
+		records[i] = ordered.Record{Key: msgs[i].Attributes[groupAttribute], ID: id}
+	}
+	ctx, mark := streamctx.With(ctx)
+	resp, err := s.h(ctx, events.SQSEvent{Records: msgs})
+	if err != nil {
+		return nil, err
+	}
+	if !mark.Seen() {
+		return nil, errors.New("stream: the handler did not run the batch as an ordered stream's (is it one of handler.New, NewTyped or NewStepHandler?); the whole batch comes back")
+	}
+	outcomes := make([]ordered.Outcome, len(msgs))
+	for i := range outcomes {
+		outcomes[i] = ordered.Done
+	}
+	for _, f := range resp.BatchItemFailures {
+		i, ok := index[f.ItemIdentifier]
+		if !ok {
+			return nil, fmt.Errorf("stream: the handler reported %q, which is no record's sequence number; the whole batch comes back", f.ItemIdentifier)
+		}
+		outcomes[i] = ordered.NotDone
+	}
+	return ordered.Checkpoints(records, outcomes), nil
+}
