@@ -309,3 +309,37 @@ func requestOf(keyField string) request.Identity {
 func quiet() handler.Option {
 	return handler.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
+
+// A batch whose every record fails reports its first record, with no
+// error: an error would make Lambda ignore the checkpoint (and bisect the
+// batch), where SQS's handler returns handler.ErrBatchFailed.
+func TestEveryRecordFailedIsACheckpointNotAnError(t *testing.T) {
+	t.Parallel()
+	w := newWork()
+	w.fails["a1"], w.fails["b1"] = 1, 1
+	s, _ := newHandlers(t, w)
+	resp, err := s.Kinesis(t.Context(), kinesisEvent(shard[0], shard[1]))
+	if err != nil {
+		t.Fatalf("error %v; want the checkpoint", err)
+	}
+	if got := failures(resp); !slices.Equal(got, []string{"101"}) {
+		t.Fatalf("batch item failures %v; want [101]", got)
+	}
+}
+
+func TestUnknownItemIdentifierFailsTheBatch(t *testing.T) {
+	t.Parallel()
+	inner, err := handler.New(storeFor(t), newWork().fn, handler.WithRequest(request.Identity{Namespace: namespace}), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A handler that reports what no record is: not to be trusted.
+	h := stream.New(func(ctx context.Context, e events.SQSEvent) (events.SQSEventResponse, error) {
+		resp, err := inner(ctx, e)
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: "999"})
+		return resp, err
+	})
+	if _, err := h.Kinesis(t.Context(), kinesisEvent(shard...)); err == nil {
+		t.Error("a batch item failure naming no record: no error; want the whole batch back")
+	}
+}
