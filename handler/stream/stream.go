@@ -24,6 +24,28 @@
 // batch item failure: Lambda checkpoints everything before it and sends
 // the rest again, whose records already done replay their stored results
 // without running. Nothing is reported when every record is done.
+//
+// A stream has no visibility timeout: a key in progress in another
+// invocation is a failure the shard resumes from, after the event source
+// mapping's retry (handler.WithBackoff does nothing here). A batch in
+// which every record failed still reports its first record, where SQS's
+// handler returns handler.ErrBatchFailed: an error would make Lambda
+// ignore the checkpoint and retry, or bisect, the whole batch. The
+// invocation fails only when its answer cannot be trusted: a handler that
+// did not run the batch as a stream's, a sequence number missing or twice
+// in the batch, an image that cannot be written as JSON. A record whose
+// key cannot be read holds its shard, as a failed message on a FIFO queue
+// holds its group, until the mapping's maximum retry attempts or record
+// age ends it (to its on-failure destination). A record run without a key
+// (handler.WithKeyless) stores no result: after a checkpoint it runs
+// again.
+//
+// Keep records (idem.Config.Expiry) longer than the stream keeps its
+// records (Kinesis: 24 hours to 365 days; DynamoDB Streams: 24 hours) and
+// than the mapping's maximum record age. For DynamoDB Streams the key is
+// an attribute the writer sets on each change, not the item's key alone:
+// every change of an item shares that, and the second change would replay
+// the first one's result.
 package stream
 
 import (

@@ -18,7 +18,7 @@ import (
 // for everything; long proof and benchmark tables belong in results/.
 const (
 	maxRoad  = 3056
-	maxDocs  = 29823
+	maxDocs  = 29985 // 29,823 + docs/streams.md and its link (issue 43)
 	roadGoal = 3500
 	docsGoal = 30000
 )
