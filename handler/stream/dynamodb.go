@@ -49,8 +49,8 @@ func (s *Handlers) DynamoDB(ctx context.Context, event events.DynamoDBEvent) (ev
 		return events.DynamoDBEventResponse{}, err
 	}
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
-	for _, i := range at {
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: msgs[i].MessageId})
+	if at >= 0 {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: msgs[at].MessageId})
 	}
 	return resp, nil
 }

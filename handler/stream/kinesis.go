@@ -29,8 +29,8 @@ func (s *Handlers) Kinesis(ctx context.Context, event events.KinesisEvent) (even
 		return events.KinesisEventResponse{}, err
 	}
 	resp := events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{}}
-	for _, i := range at {
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.KinesisBatchItemFailure{ItemIdentifier: msgs[i].MessageId})
+	if at >= 0 {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.KinesisBatchItemFailure{ItemIdentifier: msgs[at].MessageId})
 	}
 	return resp, nil
 }

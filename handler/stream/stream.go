@@ -56,7 +56,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/idemq/idemq/handler"
-	"github.com/idemq/idemq/internal/ordered"
 	"github.com/idemq/idemq/internal/streamctx"
 )
 
@@ -79,45 +78,42 @@ const groupAttribute = "MessageGroupId"
 
 // run runs the batch msgs (adapted from the stream's records, in the
 // shard's order, each record's sequence number its message id) through
-// the handler, and returns the indexes of the records whose sequence
-// numbers are the batch item failures: the first record not acknowledged
-// (there is one lane: Lambda sends one shard per batch), or none. An
-// error means the whole batch comes back.
-func (s *Handlers) run(ctx context.Context, msgs []events.SQSMessage) ([]int, error) {
+// the handler, and returns the index of the record whose sequence number
+// is the batch item failure: the first record not acknowledged (Lambda
+// sends one shard per batch, so there is one checkpoint), or -1 when
+// every record is. An error means the whole batch comes back.
+func (s *Handlers) run(ctx context.Context, msgs []events.SQSMessage) (int, error) {
 	if s == nil || s.h == nil {
-		return nil, errors.New("stream: no handler (stream.New(nil)); the whole batch comes back")
+		return -1, errors.New("stream: no handler (stream.New(nil)); the whole batch comes back")
 	}
-	records := make([]ordered.Record, len(msgs))
 	index := make(map[string]int, len(msgs))
 	for i := range msgs {
 		id := msgs[i].MessageId
 		if id == "" {
-			return nil, fmt.Errorf("stream: record %d has no sequence number; the whole batch comes back", i)
+			return -1, fmt.Errorf("stream: record %d has no sequence number; the whole batch comes back", i)
 		}
 		if _, dup := index[id]; dup {
-			return nil, fmt.Errorf("stream: sequence number %s appears twice in the batch; the whole batch comes back", id)
+			return -1, fmt.Errorf("stream: sequence number %s appears twice in the batch; the whole batch comes back", id)
 		}
 		index[id] = i
-		records[i] = ordered.Record{Key: msgs[i].Attributes[groupAttribute], ID: id}
 	}
 	ctx, mark := streamctx.With(ctx)
 	resp, err := s.h(ctx, events.SQSEvent{Records: msgs})
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
 	if !mark.Seen() {
-		return nil, errors.New("stream: the handler did not run the batch as an ordered stream's (is it one of handler.New, NewTyped or NewStepHandler?); the whole batch comes back")
+		return -1, errors.New("stream: the handler did not run the batch as an ordered stream's (is it one of handler.New, NewTyped or NewStepHandler?); the whole batch comes back")
 	}
-	outcomes := make([]ordered.Outcome, len(msgs))
-	for i := range outcomes {
-		outcomes[i] = ordered.Done
-	}
+	first := -1
 	for _, f := range resp.BatchItemFailures {
 		i, ok := index[f.ItemIdentifier]
 		if !ok {
-			return nil, fmt.Errorf("stream: the handler reported %q, which is no record's sequence number; the whole batch comes back", f.ItemIdentifier)
+			return -1, fmt.Errorf("stream: the handler reported %q, which is no record's sequence number; the whole batch comes back", f.ItemIdentifier)
 		}
-		outcomes[i] = ordered.NotDone
+		if first < 0 || i < first {
+			first = i
+		}
 	}
-	return ordered.Checkpoints(records, outcomes), nil
+	return first, nil
 }

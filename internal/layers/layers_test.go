@@ -30,7 +30,6 @@ var layers = map[string]int{
 	// What an ordered stream's batch needs: the checkpoint of its
 	// records' outcomes, and the mark that tells the handler a batch is a
 	// stream's.
-	"internal/ordered":   -1,
 	"internal/streamctx": -1,
 	// The test servers' variables, and the rule that a test whose server
 	// is missing fails (idemtest's kits wrap it).
