@@ -18,12 +18,11 @@ import (
 // and the bucket of large results when there is one (blobs, nil for
 // none; IDEMQ_OFFLOAD_ABOVE).
 func claimOptions(s idemqenv.Settings, blobs idem.Blobs) []idem.Option {
-	opts := []idem.Option{idem.WithExpiry(s.RecordExpiry), idem.WithLease(s.Lease), idem.WithHeartbeat(s.Heartbeat),
-		func(c *idem.Config) { c.ClockSkew = s.ClockSkew }, func(c *idem.Config) { c.CompressAbove = s.CompressAbove }}
+	cfg := idem.Config{Expiry: s.RecordExpiry, Lease: s.Lease, Heartbeat: s.Heartbeat, ClockSkew: s.ClockSkew, CompressAbove: s.CompressAbove}
 	if blobs != nil {
-		opts = append(opts, idem.WithBlobs(blobs), func(c *idem.Config) { c.OffloadAbove = s.Blobs.OffloadAbove })
+		cfg.Blobs, cfg.OffloadAbove = blobs, s.Blobs.OffloadAbove
 	}
-	return opts
+	return []idem.Option{idem.WithConfig(cfg)}
 }
 
 // handlerOptions are worker mode's handler options: the request's
