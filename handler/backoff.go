@@ -9,10 +9,10 @@ import (
 // progress (WithBackoff) to about the time its key's lease has left, and
 // returns f with backedOff set when it did. A failure is logged: the
 // message then comes back after the queue's visibility timeout, as without
-// back-off. A stream's batch has no visibility to set: its record in
-// progress is a failure its shard resumes from.
+// back-off. A stream's record has no receipt handle (no visibility to
+// set): its record in progress is a failure its shard resumes from.
 func (b *batch) backoff(rec *record, f fate) fate {
-	if b.stream || f.work != workInProgress || b.settings.backoff == nil || f.leaseUntil.IsZero() || rec.msg.ReceiptHandle == "" {
+	if f.work != workInProgress || b.settings.backoff == nil || f.leaseUntil.IsZero() || rec.msg.ReceiptHandle == "" {
 		return f
 	}
 	url := b.settings.queueURL
