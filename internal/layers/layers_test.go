@@ -65,8 +65,10 @@ var layers = map[string]int{
 	// A batch of SQS records into claims, and what runs batches.
 	"handler":             3,
 	"handler/handlertest": 4,
-	// Kinesis and DynamoDB Streams batches through a handler.
-	"handler/stream": 4,
+	// Kinesis and DynamoDB Streams batches through a handler, and the kit
+	// that drains a shard into one as the event source mapping does.
+	"handler/stream":            4,
+	"handler/stream/streamtest": 5,
 	// The handler run over a store a test passes, recording what it did.
 	"handler/handlertest/handlerbundle": 4,
 	"consumer":                          4,
