@@ -356,8 +356,16 @@ keysource: deps-cdk $(STATICCHECK) ## A key source added to request's table alon
 
 # --- the real local pipeline (harness/internal/pipeline, harness/cmd/pipeline) --
 .PHONY: pipeline
-pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE and as consumer processes, every fault on.
+pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on each store (DynamoDB Local, PostgreSQL, Redis): SQS server, the worker under RIE and as consumer processes, every fault on; then make pipeline-streams.
 	$(WITH_SERVERS) go -C harness run ./cmd/pipeline $(PIPELINE_ARGS)
+	$(SUBMAKE) pipeline-streams
+
+# The stream runs (harness/cmd/streams): a Kinesis stream on moto_server and a
+# DynamoDB table's stream on DynamoDB Local, drained by streamtest.Drain.
+.PHONY: pipeline-streams
+pipeline-streams: deps-node ## Run the stream handler on a Kinesis stream (moto) and a DynamoDB table's stream (DynamoDB Local) under producer re-sends, function errors, answers lost after the work and bisection: one provider call per key, in record order per partition key (results/pipeline-streams.md; about 30 s).
+	@mkdir -p results
+	scripts/with-dynamodb.sh scripts/with-sqs.sh go -C harness run ./cmd/streams -out $(CURDIR)/results/pipeline-streams.md $(STREAMS_ARGS)
 
 .PHONY: pipeline-mixed
 pipeline-mixed: deps-node deps-servers $(RIE) ## Run the real pipeline on each store with answers of 1 KB to 2 MiB, results offloaded to a bucket on moto's S3 (about 2 minutes).

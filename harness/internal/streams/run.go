@@ -1,0 +1,179 @@
+package streams
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler"
+	"github.com/idemq/idemq/handler/stream"
+	"github.com/idemq/idemq/handler/stream/streamtest"
+	"github.com/idemq/idemq/idem/dynamostore"
+	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/request"
+)
+
+// Run puts cfg's requests on a real stream while its shards are drained
+// into idemq's stream handler (its records on DynamoDB Local) by
+// streamtest.Drain, with the faults on, then checks the provider's calls:
+// one per key, and per partition key the order of first calls the order
+// of the records.
+func Run(ctx context.Context, parts Parts, cfg Config) (*Report, error) {
+	if parts.DynamoDB == "" {
+		return nil, fmt.Errorf("streams: no DynamoDB Local endpoint (%s): run under scripts/with-dynamodb.sh", dynamotest.EndpointEnv)
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 43))
+	p := newPlan(cfg, r)
+	prov := newProvider(p, cfg.CallTime)
+	f := &faults{cfg: cfg, r: rand.New(rand.NewPCG(cfg.Seed, 44))}
+	suffix := dynamotest.Suffix()
+
+	db, sc := NewDynamoDBClients(parts.DynamoDB)
+	records := "idemq-streams-records-" + suffix
+	if err := dynamotest.CreateTable(ctx, db, records); err != nil {
+		return nil, fmt.Errorf("streams: %w", err)
+	}
+	defer deleteTable(db, records)
+	store, err := dynamostore.New(db, records)
+	if err != nil {
+		return nil, err
+	}
+	id := request.Identity{Namespace: "streams-" + string(cfg.Source)}
+	if cfg.Source == DynamoDBStreams {
+		// The writer's retry changes its write counter: the payload
+		// check reads the request's own fields.
+		id.FingerprintFields = []string{"idempotency_key", "prompt"}
+	}
+	h, err := handler.New(store, prov.fn, handler.WithRequest(id), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return nil, err
+	}
+	s := stream.New(h)
+
+	var src source
+	switch cfg.Source {
+	case Kinesis:
+		src, err = newKinesisSource(ctx, parts, cfg, suffix, s, f)
+	case DynamoDBStreams:
+		src, err = newTableSource(ctx, db, sc, suffix, s, f)
+	default:
+		err = fmt.Errorf("streams: unknown source %q", cfg.Source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+
+	start := time.Now()
+	produced := make(chan struct{})
+	var wg sync.WaitGroup
+	drains := src.drains()
+	totals := make([]totals, len(drains))
+	errs := make([]error, len(drains))
+	for i, d := range drains {
+		wg.Go(func() { totals[i], errs[i] = d(ctx, cfg.Mapping, produced) })
+	}
+	var putErr error
+	for i, q := range p.puts {
+		if putErr = src.put(ctx, q, i); putErr != nil {
+			break
+		}
+	}
+	close(produced)
+	wg.Wait()
+	if putErr != nil {
+		return nil, putErr
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Config: cfg, Records: len(p.puts), Keys: len(p.keys), Resent: p.resent(), Elapsed: time.Since(start)}
+	for _, t := range totals {
+		rep.GivenUp += t.givenUp
+	}
+	f.mu.Lock()
+	rep.Invocations, rep.FunctionErrors, rep.Crashes, rep.Bisections, rep.ItemFailures = f.invocations, f.errors, f.crashes, f.bisections, f.itemFailures
+	f.mu.Unlock()
+	check(rep, p, prov)
+	return rep, nil
+}
+
+// source is a run's stream: where the producer puts, and a drain per
+// shard.
+type source interface {
+	put(ctx context.Context, q put, n int) error
+	drains() []drainFunc
+	close()
+}
+
+// drainFunc drains a shard until the producer is done and the shard has
+// nothing past its checkpoint.
+type drainFunc func(ctx context.Context, m streamtest.Mapping, produced <-chan struct{}) (totals, error)
+
+type totals struct{ givenUp int }
+
+// pollInterval is how long a drained shard waits before it is read
+// again while the producer puts (Lambda polls a shard about once a
+// second; a run is seconds long).
+const pollInterval = 20 * time.Millisecond
+
+// drainLoop drives streamtest.Drain over shard from its checkpoint until
+// the producer is done and a drain that began after it found the shard
+// read to its end.
+func drainLoop[R streamtest.Record, H streamtest.Handler](ctx context.Context, shard streamtest.Reader[R], h H, m streamtest.Mapping, produced <-chan struct{}) (totals, error) {
+	var t totals
+	from := resumed[R]{r: shard}
+	for {
+		done := false
+		select {
+		case <-produced:
+			done = true
+		default:
+		}
+		res, err := streamtest.Drain(ctx, from, h, m)
+		t.givenUp += len(res.OnFailure)
+		if res.Checkpoint != "" {
+			from.start = res.Checkpoint
+		}
+		if err != nil || done {
+			return t, err
+		}
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// resumed reads a shard from a checkpoint a previous Drain left.
+type resumed[R streamtest.Record] struct {
+	r     streamtest.Reader[R]
+	start string
+}
+
+func (f resumed[R]) Read(ctx context.Context, after string, max int) ([]R, error) {
+	if after == "" {
+		after = f.start
+	}
+	return f.r.Read(ctx, after, max)
+}
+
+// kinesisFaulty and tableFaulty are the stream handlers with the
+// function's faults.
+func kinesisFaulty(s *stream.Handlers, f *faults) func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error) {
+	return wrap(f, s.Kinesis, func(e events.KinesisEvent) int { return len(e.Records) },
+		func(r events.KinesisEventResponse) bool { return len(r.BatchItemFailures) > 0 })
+}
+
+func tableFaulty(s *stream.Handlers, f *faults) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	return wrap(f, s.DynamoDB, func(e events.DynamoDBEvent) int { return len(e.Records) },
+		func(r events.DynamoDBEventResponse) bool { return len(r.BatchItemFailures) > 0 })
+}
