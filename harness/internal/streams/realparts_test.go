@@ -165,6 +165,9 @@ func TestKinesisOnMoto(t *testing.T) {
 		testenv.Unavailable(t, err.Error(), motoHint)
 	}
 	shard := shards[0]
+	t.Cleanup(func() {
+		_, _ = c.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(shard.StreamName)})
+	})
 	p := newPlan()
 	var seqs []string
 	var data [][]byte
@@ -237,6 +240,9 @@ func TestDynamoDBStreamOnDynamoDBLocal(t *testing.T) {
 	if err != nil {
 		testenv.Unavailable(t, err.Error(), dynamoHint)
 	}
+	t.Cleanup(func() {
+		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
 	p := newPlan()
 	// Each key's change is written twice (the writer's retry: a new
 	// stream record, its put counter changed), to the item of its
@@ -307,6 +313,9 @@ func TestDynamoDBStreamAttributeTypes(t *testing.T) {
 	if err != nil {
 		testenv.Unavailable(t, err.Error(), dynamoHint)
 	}
+	t.Cleanup(func() {
+		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
 	item := map[string]ddbtypes.AttributeValue{
 		"pk":   &ddbtypes.AttributeValueMemberS{Value: "item"},
 		"n":    &ddbtypes.AttributeValueMemberN{Value: "12345678901234567890.5"},
