@@ -63,7 +63,8 @@ func (s KinesisShard) Read(ctx context.Context, after string, max int) ([]events
 // record is r as Lambda hands it to a function: the event's fields from
 // the stream (its ARN and region), the shard (eventID is the shard's id
 // and the sequence number) and the record; encryptionType only when the
-// record is encrypted.
+// record is encrypted (AWS's sample event has none; aws-lambda-go's type
+// leaves it out when empty).
 func (s KinesisShard) record(r types.Record) events.KinesisEventRecord {
 	seq := aws.ToString(r.SequenceNumber)
 	var arrived time.Time
