@@ -5,6 +5,10 @@ import (
 	"errors"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/idemq/idemq/handler/stream"
 )
 
 // faults plays the function's own failures around the stream handler,
@@ -63,4 +67,16 @@ func (f *faults) countFailure(n int) {
 	if f.cfg.Mapping.BisectBatchOnFunctionError && n > 1 {
 		f.bisections++
 	}
+}
+
+// kinesisFaulty and tableFaulty are the stream handlers with the
+// function's faults.
+func kinesisFaulty(s *stream.Handlers, f *faults) func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error) {
+	return wrap(f, s.Kinesis, func(e events.KinesisEvent) int { return len(e.Records) },
+		func(r events.KinesisEventResponse) bool { return len(r.BatchItemFailures) > 0 })
+}
+
+func tableFaulty(s *stream.Handlers, f *faults) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	return wrap(f, s.DynamoDB, func(e events.DynamoDBEvent) int { return len(e.Records) },
+		func(r events.DynamoDBEventResponse) bool { return len(r.BatchItemFailures) > 0 })
 }

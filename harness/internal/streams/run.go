@@ -8,11 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/stream"
-	"github.com/idemq/idemq/handler/stream/streamtest"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/request"
@@ -111,69 +108,4 @@ type source interface {
 	put(ctx context.Context, q put, n int) error
 	drains() []drainFunc
 	close()
-}
-
-// drainFunc drains a shard until the producer is done and the shard has
-// nothing past its checkpoint.
-type drainFunc func(ctx context.Context, m streamtest.Mapping, produced <-chan struct{}) (totals, error)
-
-type totals struct{ givenUp int }
-
-// pollInterval is how long a drained shard waits before it is read
-// again while the producer puts (Lambda polls a shard about once a
-// second; a run is seconds long).
-const pollInterval = 20 * time.Millisecond
-
-// drainLoop drives streamtest.Drain over shard from its checkpoint until
-// the producer is done and a drain that began after it found the shard
-// read to its end.
-func drainLoop[R streamtest.Record, H streamtest.Handler](ctx context.Context, shard streamtest.Reader[R], h H, m streamtest.Mapping, produced <-chan struct{}) (totals, error) {
-	var t totals
-	from := resumed[R]{r: shard}
-	for {
-		done := false
-		select {
-		case <-produced:
-			done = true
-		default:
-		}
-		res, err := streamtest.Drain(ctx, from, h, m)
-		t.givenUp += len(res.OnFailure)
-		if res.Checkpoint != "" {
-			from.start = res.Checkpoint
-		}
-		if err != nil || done {
-			return t, err
-		}
-		select {
-		case <-ctx.Done():
-			return t, ctx.Err()
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
-// resumed reads a shard from a checkpoint a previous Drain left.
-type resumed[R streamtest.Record] struct {
-	r     streamtest.Reader[R]
-	start string
-}
-
-func (f resumed[R]) Read(ctx context.Context, after string, max int) ([]R, error) {
-	if after == "" {
-		after = f.start
-	}
-	return f.r.Read(ctx, after, max)
-}
-
-// kinesisFaulty and tableFaulty are the stream handlers with the
-// function's faults.
-func kinesisFaulty(s *stream.Handlers, f *faults) func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error) {
-	return wrap(f, s.Kinesis, func(e events.KinesisEvent) int { return len(e.Records) },
-		func(r events.KinesisEventResponse) bool { return len(r.BatchItemFailures) > 0 })
-}
-
-func tableFaulty(s *stream.Handlers, f *faults) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	return wrap(f, s.DynamoDB, func(e events.DynamoDBEvent) int { return len(e.Records) },
-		func(r events.DynamoDBEventResponse) bool { return len(r.BatchItemFailures) > 0 })
 }

@@ -8,19 +8,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
-// record is r as Lambda hands it to a function: the stream record's own
-// fields unchanged (eventID, eventName, eventVersion, eventSource,
-// awsRegion, userIdentity, and dynamodb's keys, images, sequence number,
-// size, view type, creation time), and the stream's ARN as
-// eventSourceARN.
-func (s TableStream) record(r types.Record) (events.DynamoDBEventRecord, error) {
+// tableRecord is r, a record of the stream streamARN, as Lambda hands it
+// to a function: the stream record's own fields unchanged (eventID,
+// eventName, eventVersion, eventSource, awsRegion, userIdentity, and
+// dynamodb's keys, images, sequence number, size, view type, creation
+// time), and the stream's ARN as eventSourceARN.
+func tableRecord(streamARN string, r types.Record) (events.DynamoDBEventRecord, error) {
 	rec := events.DynamoDBEventRecord{
 		AWSRegion:      aws.ToString(r.AwsRegion),
 		EventID:        aws.ToString(r.EventID),
 		EventName:      string(r.EventName),
 		EventSource:    aws.ToString(r.EventSource),
 		EventVersion:   aws.ToString(r.EventVersion),
-		EventSourceArn: s.StreamARN,
+		EventSourceArn: streamARN,
 	}
 	if r.UserIdentity != nil {
 		rec.UserIdentity = &events.DynamoDBUserIdentity{Type: aws.ToString(r.UserIdentity.Type), PrincipalID: aws.ToString(r.UserIdentity.PrincipalId)}

@@ -41,7 +41,7 @@ func (s TableStream) Read(ctx context.Context, after string, max int) ([]events.
 	}
 	recs := make([]events.DynamoDBEventRecord, 0, len(out.Records))
 	for _, r := range out.Records {
-		rec, err := s.record(r)
+		rec, err := tableRecord(s.StreamARN, r)
 		if err != nil {
 			return nil, err
 		}
