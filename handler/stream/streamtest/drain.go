@@ -33,13 +33,14 @@ type Result struct {
 // KinesisBatchInfo or DDBStreamBatchInfo with its request's condition).
 type Failure struct {
 	// Condition is "RetryAttemptsExhausted" or "RecordAgeExceeded".
-	Condition                       string
-	StartSequenceNumber             string
-	EndSequenceNumber               string
-	BatchSize                       int
-	ApproximateArrivalOfFirstRecord time.Time
-	ApproximateArrivalOfLastRecord  time.Time
-	ApproximateInvokeCount          int
+	Condition string
+	// The batch's first and last records' sequence numbers, its size.
+	StartSequenceNumber, EndSequenceNumber string
+	BatchSize                              int
+	// When the batch's first and last records entered the stream.
+	ApproximateArrivalOfFirstRecord, ApproximateArrivalOfLastRecord time.Time
+	// ApproximateInvokeCount is how many times the batch was sent.
+	ApproximateInvokeCount int
 }
 
 // The conditions of a Failure.
@@ -78,6 +79,9 @@ func Drain[R Record, H Handler](ctx context.Context, shard Reader[R], h H, m Map
 			}
 			if len(batch) > m.BatchSize {
 				return d.res, fmt.Errorf("streamtest: the reader returned %d records, more than the %d asked for", len(batch), m.BatchSize)
+			}
+			if d.res.Checkpoint != "" && sequence(batch[0]) == d.res.Checkpoint {
+				return d.res, fmt.Errorf("streamtest: the reader returned the checkpointed record %s again: it must read after it", d.res.Checkpoint)
 			}
 		}
 		if batch = d.expire(batch); len(batch) > 0 {

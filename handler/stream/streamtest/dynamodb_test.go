@@ -50,6 +50,28 @@ func change(seq int, item, key string) events.DynamoDBEventRecord {
 	}
 }
 
+// A reader that reads at the checkpoint rather than after it would send
+// the checkpointed record forever: Drain refuses it.
+func TestReaderMustReadAfterTheCheckpoint(t *testing.T) {
+	t.Parallel()
+	shard := tableStream{change(1, "A", "c1"), change(2, "A", "c2")}
+	at := readAt{shard}
+	ok := func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		return events.DynamoDBEventResponse{}, nil
+	}
+	if _, err := streamtest.Drain(t.Context(), at, ok, streamtest.Mapping{BatchSize: 1}); err == nil {
+		t.Error("a reader that reads at the checkpoint: no error")
+	}
+}
+
+// readAt reads from the record at the sequence number, not after it.
+type readAt struct{ s tableStream }
+
+func (r readAt) Read(_ context.Context, at string, n int) ([]events.DynamoDBEventRecord, error) {
+	start := max(0, slices.IndexFunc(r.s, func(x events.DynamoDBEventRecord) bool { return x.Change.SequenceNumber == at }))
+	return slices.Clone(r.s[start:min(len(r.s), start+n)]), nil
+}
+
 // The same driver runs a table's stream through stream.New(h).DynamoDB:
 // a failed change holds its item's later changes, the shard resumes from
 // it, and every change's work succeeds once.
