@@ -14,6 +14,10 @@
 //     MaximumRetryAttempts and MaximumRecordAge end the retries, and the
 //     batch's metadata goes to Result.OnFailure.
 //
+// idemq's harness reads a Kinesis shard on moto_server and a DynamoDB
+// table's stream on DynamoDB Local through Reader, and drives them with
+// Drain (make pipeline-streams).
+//
 // Where it differs from Lambda: one batch of a shard at a time
 // (ParallelizationFactor 1), no batching window, no payload limit; an
 // invocation that retries from the same checkpoint counts as a retry

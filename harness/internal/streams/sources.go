@@ -67,7 +67,9 @@ func (k *kinesisSource) close() {
 
 // tableSource is a DynamoDB table's stream on DynamoDB Local: the
 // producer writes each request as a change of its partition's item (a
-// re-send writes it again, its write counter changed), one drain.
+// re-send writes it again, its write counter changed: a write that
+// changes nothing makes no stream record, on DynamoDB Local as on
+// DynamoDB), one drain.
 type tableSource struct {
 	db    *dynamodb.Client
 	table string
