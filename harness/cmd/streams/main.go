@@ -31,9 +31,12 @@ func main() {
 	small := flag.Bool("small", false, "the smaller runs")
 	sources := flag.String("sources", "kinesis,dynamodb-streams", "the runs to make, comma-separated: kinesis, dynamodb-streams")
 	out := flag.String("out", "", "write the table, with the date and the command, to this Markdown file")
+	retries := flag.Int("retries", -1, "the mapping's MaximumRetryAttempts (-1: without end, Lambda's default)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute) // retries without end: a run that never drains fails
+	defer cancel()
 	parts := streams.Parts{Moto: os.Getenv(testenv.SQSEndpoint), DynamoDB: os.Getenv(dynamotest.EndpointEnv)}
 	var reps []*streams.Report
 	broken := false
@@ -44,8 +47,9 @@ func main() {
 			os.Exit(2)
 		}
 		cfg := streams.RunConfig(src, *seed, *small)
-		fmt.Printf("running %s: %d keys over %d partition keys, %d shards; re-sent %.0f%%, provider refuses a first call %.0f%%, the function fails before its work %.0f%% and crashes after it %.0f%% of invocations; mapping %+v\n",
-			src, cfg.Keys, cfg.Partitions, cfg.Shards, 100*cfg.Resend, 100*cfg.FailFirst, 100*cfg.FunctionErrors, 100*cfg.CrashAfter, cfg.Mapping)
+		cfg.Mapping.MaximumRetryAttempts = *retries
+		fmt.Printf("running %s: %d keys over %d partition keys, %d shards; re-sent %.0f%%, provider refuses a first call %.0f%%; of invocations the function fails before its work %.0f%%, dies during a call %.0f%% (lease %s), loses its answer after the work %.0f%%; mapping %+v\n",
+			src, cfg.Keys, cfg.Partitions, cfg.Shards, 100*cfg.Resend, 100*cfg.FailFirst, 100*cfg.FunctionErrors, 100*cfg.CrashDuring, cfg.Lease, 100*cfg.CrashAfter, cfg.Mapping)
 		rep, err := streams.Run(ctx, parts, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "streams:", err)
@@ -86,17 +90,20 @@ func command() string {
 // about says what the runs are, above their table.
 const about = `A producer puts each request on a real stream (Kinesis: a stream of 4 shards
 on moto_server, PutRecord with the request's partition key; DynamoDB Streams: a
-change of the partition's item on DynamoDB Local, NEW_AND_OLD_IMAGES) and puts
-a quarter of them again 1 to 30 records later (a new record, a new sequence
-number). streamtest.Drain reads each shard while the producer puts, as
-Lambda's event source mapping does (batches of 25, ReportBatchItemFailures,
-BisectBatchOnFunctionError, 20 retries), into stream.New(h) over DynamoDB
-Local. Faults: the provider refuses 5% of the requests' first calls (the shard
-resumes from that record); 10% of invocations fail before the work (the whole
-batch back, bisected); 10% lose their answer after the work. The check: one
-billed provider call per key; per partition key, keys' first calls in the
-order of their first records; nothing given up.
-
+change of the partition's item on DynamoDB Local, NEW_AND_OLD_IMAGES) and puts a
+quarter of them again 1 to 30 records later (a new record, a new sequence
+number). streamtest.Drain reads each shard while the producer puts, as Lambda's
+event source mapping does (batches of 25, ReportBatchItemFailures,
+BisectBatchOnFunctionError, retries without end: Lambda's default), into
+stream.New(h) over DynamoDB Local, one record at a time, leases of 300 ms.
+Faults: the provider refuses 5% of the requests' first calls (the shard resumes
+from that record); of the invocations, 10% fail before the work (the whole
+batch back, bisected), 5% die at their first provider call (unbilled; nothing
+they send after reaches the store, so the key stays in progress until its lease
+ends, and the batch, back at once, finds it so until then), 10% lose their
+answer after the work. The check: one billed provider call per key; per
+partition key, the keys' first calls in the order of their first records;
+nothing given up.
 `
 
 func write(path string, reps []*streams.Report) error {

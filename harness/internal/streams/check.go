@@ -11,7 +11,7 @@ const maxViolations = 10
 func check(rep *Report, p plan, prov *provider) {
 	prov.mu.Lock()
 	defer prov.mu.Unlock()
-	rep.ProviderCalls, rep.Refused = len(prov.order), prov.refused
+	rep.ProviderCalls, rep.Refused, rep.Killed = len(prov.order), prov.refused, prov.killed
 	violate := func(format string, args ...any) {
 		if len(rep.Violations) < maxViolations {
 			rep.Violations = append(rep.Violations, fmt.Sprintf(format, args...))

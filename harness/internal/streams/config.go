@@ -47,19 +47,29 @@ type Config struct {
 	// the work (the function crashed before it answered: the mapping
 	// sends the batch again).
 	CrashAfter float64
+	// CrashDuring is the share of invocations that die at their first
+	// provider call (the call not billed): the claim stays in progress
+	// until its lease ends, and the batch comes again at once, finding
+	// the key in progress until then.
+	CrashDuring float64
+	// Lease is the claims' lease (idem.Config.Lease), short so that a
+	// key a dead invocation held comes free within the run.
+	Lease time.Duration
 	// CallTime is how long a provider call takes.
 	CallTime time.Duration
 	// Mapping is the event source mapping's settings.
 	Mapping streamtest.Mapping
 }
 
-// Run returns the run for source with the faults on, sized for moto and
-// DynamoDB Local (a few seconds each); small is the size a test makes.
+// RunConfig returns the run for source with the faults on, sized for moto
+// and DynamoDB Local (seconds each), the mapping retrying without end
+// (Lambda's default); small is a smaller run.
 func RunConfig(source Source, seed uint64, small bool) Config {
 	c := Config{
 		Source: source, Seed: seed, Keys: 400, Partitions: 16, Shards: 4,
-		Resend: 0.25, FailFirst: 0.05, FunctionErrors: 0.1, CrashAfter: 0.1, CallTime: 2 * time.Millisecond,
-		Mapping: streamtest.Mapping{BatchSize: 25, BisectBatchOnFunctionError: true, MaximumRetryAttempts: 20},
+		Resend: 0.25, FailFirst: 0.05, FunctionErrors: 0.1, CrashAfter: 0.1, CrashDuring: 0.05,
+		CallTime: 2 * time.Millisecond, Lease: 300 * time.Millisecond,
+		Mapping: streamtest.Mapping{BatchSize: 25, BisectBatchOnFunctionError: true, MaximumRetryAttempts: -1},
 	}
 	if source == DynamoDBStreams {
 		c.Shards = 1

@@ -5,6 +5,10 @@
 // event Lambda hands a function (events.KinesisEventRecord,
 // events.DynamoDBEventRecord), field by field as Lambda fills it.
 //
+// Run is make pipeline-streams's run (harness/cmd/streams): a producer
+// puts requests on such a stream while its shards are drained into idemq's
+// stream handler under faults, and the provider's calls are checked.
+//
 // Where the readers differ from Lambda's mapping: each Read asks for a
 // new shard iterator (AFTER_SEQUENCE_NUMBER the checkpoint, or
 // TRIM_HORIZON) rather than keep one; one shard per Drain, no

@@ -19,6 +19,7 @@ type provider struct {
 	mu      sync.Mutex
 	refuse  map[string]bool
 	refused int
+	killed  int // calls under way when their function died (not billed)
 	calls   map[string]int
 	order   []string // keys, once per billed call
 }
@@ -39,6 +40,12 @@ func (v *provider) fn(ctx context.Context, msg events.SQSMessage) ([]byte, error
 	if err := json.Unmarshal([]byte(msg.Body), &b); err != nil || b.Key == "" {
 		return nil, errors.New("streams: a record without a key")
 	}
+	if die(ctx) {
+		v.mu.Lock()
+		v.killed++
+		v.mu.Unlock()
+		return nil, errors.New("streams: the function died during the call")
+	}
 	v.mu.Lock()
 	if v.refuse[b.Key] {
 		delete(v.refuse, b.Key)
@@ -53,6 +60,10 @@ func (v *provider) fn(ctx context.Context, msg events.SQSMessage) ([]byte, error
 	case <-time.After(v.callTime):
 	}
 	v.mu.Lock()
+	if ctx.Err() != nil { // died while the call was under way: not billed
+		v.mu.Unlock()
+		return nil, ctx.Err()
+	}
 	v.calls[b.Key]++
 	v.order = append(v.order, b.Key)
 	v.mu.Unlock()

@@ -2,14 +2,18 @@ package streams
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/handler/stream"
+	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
 	"github.com/idemq/idemq/request"
@@ -46,7 +50,20 @@ func Run(ctx context.Context, parts Parts, cfg Config) (*Report, error) {
 		// check reads the request's own fields.
 		id.FingerprintFields = []string{"idempotency_key", "prompt"}
 	}
-	h, err := handler.New(store, prov.fn, handler.WithRequest(id), handler.WithLogger(slog.New(slog.DiscardHandler)))
+	// One record at a time: a function that dies during a call leaves no
+	// other call's answer computed and lost (the one duplicate no claim
+	// prevents). A short lease and clock skew bound: a dead invocation's
+	// key comes free within the run.
+	h, err := handler.New(deadStore{store}, prov.fn, handler.WithRequest(id), handler.WithConcurrency(1),
+		handler.WithIdem(idem.WithConfig(idem.Config{Lease: cfg.Lease, ClockSkew: clockSkew})),
+		handler.WithFailureHook(func(_ context.Context, _ events.SQSMessage, err error) {
+			if errors.Is(err, idem.ErrInProgress) {
+				f.mu.Lock()
+				f.inProgress++
+				f.mu.Unlock()
+			}
+		}),
+		handler.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +100,7 @@ func Run(ctx context.Context, parts Parts, cfg Config) (*Report, error) {
 	}
 	close(produced)
 	wg.Wait()
+	f.zombies.Wait()
 	if putErr != nil {
 		return nil, putErr
 	}
@@ -96,11 +114,16 @@ func Run(ctx context.Context, parts Parts, cfg Config) (*Report, error) {
 		rep.GivenUp += t.givenUp
 	}
 	f.mu.Lock()
-	rep.Invocations, rep.FunctionErrors, rep.Crashes, rep.Bisections, rep.ItemFailures = f.invocations, f.errors, f.crashes, f.bisections, f.itemFailures
+	rep.Invocations, rep.FunctionErrors, rep.Crashes, rep.Died, rep.Bisections, rep.ItemFailures, rep.InProgress =
+		f.invocations, f.errors, f.crashes, f.died, f.bisections, f.itemFailures, f.inProgress
 	f.mu.Unlock()
 	check(rep, p, prov)
 	return rep, nil
 }
+
+// clockSkew is the claims' clock skew bound: every clock of the run is
+// this machine's.
+const clockSkew = 20 * time.Millisecond
 
 // source is a run's stream: where the producer puts, and a drain per
 // shard.
