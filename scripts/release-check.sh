@@ -82,7 +82,7 @@ uncovered_pkg() {
 
 # covered REPORT DIR: apidiff's module REPORT for the module in DIR without
 # the lines of uncovered packages ("- ./pkg.Name: ..." or "- package
-# path: ..."), which go to stderr; a section left empty goes.
+# path: ..."), which go to $tmp/uncovered; a section left empty goes.
 covered() {
 	local line pkg mod out="" section="" body=""
 	mod=$(cd "$2" && GOWORK=off go list -m)
@@ -98,7 +98,7 @@ covered() {
 		*) pkg="" ;;
 		esac
 		if [[ -n $pkg ]] && uncovered_pkg "$2" "$pkg"; then
-			echo "  (not covered by the stability promise) $line" >&2
+			echo "  (not covered by the stability promise) $line" >>"$tmp/uncovered"
 			continue
 		fi
 		body+="$line"$'\n'
@@ -203,6 +203,10 @@ for m in "${modules[@]}"; do
 	git worktree remove --force "$tmp/old"
 	echo "API of $path, $base → $version:"
 	echo "${report:-  no change}"
+	if [[ -s $tmp/uncovered ]]; then
+		cat "$tmp/uncovered"
+		: >"$tmp/uncovered"
+	fi
 	if [[ $uncovered == *" $dir "* || $dir == internal/* ]]; then
 		echo "  (not covered by the stability promise: no version rule applied)"
 		continue
