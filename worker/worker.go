@@ -16,9 +16,13 @@ import (
 )
 
 // FromEnv reads the environment through getenv (os.Getenv) with
-// idemqenv.Read and wires a Worker around fn from it (New). Its error
-// names every bad or missing variable at once: those Read finds, and
-// those the parts it configures refuse, checked before anything is sent.
+// idemqenv.Read and wires the mode IDEMQ_MODE names: worker mode around
+// fn (New), the front door (NewFrontDoor) or the dispatcher
+// (NewDispatcher), where fn is not called and may be nil; so one program
+// serves each mode, given the options of all (those of a mode not chosen
+// are not used). Its error names every bad or missing variable at once:
+// those Read finds, those Config.Check finds, and those the parts it
+// configures refuse, checked before anything is sent.
 func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, opts ...Option) (*Worker, error) {
 	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
 		return handler.New(store, fn, o...)
@@ -42,11 +46,25 @@ func FromEnvTyped[Req, Resp any](ctx context.Context, getenv func(string) string
 // store New opened, with the options the settings make.
 type newHandler func(store idem.Store, opts ...handler.Option) (handler.Handler, error)
 
-// fromEnv reads the settings through getenv and wires a Worker with
-// build (newWorker), noting for Run whether it runs on Lambda.
+// fromEnv reads the settings through getenv and wires the program
+// IDEMQ_MODE names (worker mode's handler made by build), noting for Run
+// whether it runs on Lambda. What Read refused is reported with what the
+// parts refuse, and the options of a mode not chosen are not used.
 func fromEnv(ctx context.Context, getenv func(string) string, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
-	s, err := idemqenv.Read(getenv)
-	w, err := newWorker(ctx, s, err, nilFn, build, opts)
+	s, readErr := idemqenv.Read(getenv)
+	var (
+		w   *Worker
+		err error
+	)
+	opts = append(opts, anyMode)
+	switch s.Program {
+	case idemqenv.FrontDoor:
+		w, err = newFrontDoor(ctx, s, readErr, opts)
+	case idemqenv.Dispatch:
+		w, err = newDispatcher(ctx, s, readErr, opts)
+	default:
+		w, err = newWorker(ctx, s, readErr, nilFn, build, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +135,19 @@ func begin(s idemqenv.Settings, p idemqenv.Program, opts []Option) (*Worker, []e
 	cfg, optErr := optkit.ApplyOptions("worker", opts)
 	cfg, err := cfg.resolve()
 	errs := []error{optErr, err}
+	if cfg.Check != nil {
+		errs = append(errs, cfg.Check(s))
+	}
+	if cfg.anyMode {
+		// FromEnv: one program for whichever mode the environment
+		// chooses, given the options of every mode.
+		if p != idemqenv.Worker {
+			cfg.HandlerOptions, cfg.Tracing = nil, nil
+		}
+		if p != idemqenv.FrontDoor {
+			cfg.FrontDoorOptions = nil
+		}
+	}
 	if s.Program != p {
 		errs = append(errs, fmt.Errorf("worker: IDEMQ_MODE=%s: %s wires %s mode only (worker mode is worker.New's, the front door worker.NewFrontDoor's, the dispatcher worker.NewDispatcher's)", s.Program, constructors[p], p))
 	}
