@@ -60,7 +60,9 @@ type kafkaItemFailure = struct {
 // Attributes["kafkaKey"], and its headers as message attributes (a String
 // when the value is UTF-8, else Binary; a header named twice keeps its
 // first value), so that request.Identity.KeyAttribute can read the key
-// from a header.
+// from a header. A record without a value (a tombstone) has an empty
+// body: with no key to read, it holds its partition as any record whose
+// key cannot be read does, unless handler.WithKeyless runs it.
 //
 // The response lists every record not acknowledged, so that each
 // partition comes back from its first one whether Lambda resumes a

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -275,5 +277,57 @@ func TestKafkaRefusesWhatItCannotVouchFor(t *testing.T) {
 	}
 	if resp, err := s.Kafka(t.Context(), events.KafkaEvent{}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Errorf("an empty batch: %v, %v; want nothing reported", kafkaFailures(resp), err)
+	}
+}
+
+// A typed handler reads a Kafka record's value as its request.
+func TestKafkaTypedHandler(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var ran []string
+	fn := func(_ context.Context, b body) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, b.Key)
+		if b.Key == "a1" {
+			return "", errors.New("no")
+		}
+		return "ok " + b.Key, nil
+	}
+	h, err := handler.NewTyped(storeFor(t), fn, handler.WithRequest(request.Identity{Namespace: namespace}), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := stream.New(h).Kafka(t.Context(), kafkaEvent(topic...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kafkaFailures(resp), []string{"orders-0@10", "orders-0@11", "orders-0@12"}; !slices.Equal(got, want) {
+		t.Fatalf("batch item failures %v; want %v", got, want)
+	}
+	slices.Sort(ran)
+	if !slices.Equal(ran, []string{"a1", "c1", "c2", "c3"}) {
+		t.Errorf("ran %v; want a1, c1, c2 and c3 (partition 0 waits behind a1)", ran)
+	}
+}
+
+// A record without a value (a tombstone) has no key to read: it holds
+// its partition, as a record whose key cannot be read does, and the
+// other partition goes on.
+func TestKafkaTombstoneHoldsItsPartition(t *testing.T) {
+	t.Parallel()
+	w := newWork()
+	s, _ := newHandlers(t, w)
+	e := kafkaEvent(topic...)
+	e.Records["orders-1"][1].Value = ""
+	resp, err := s.Kafka(t.Context(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kafkaFailures(resp), []string{"orders-1@41", "orders-1@42"}; !slices.Equal(got, want) {
+		t.Fatalf("batch item failures %v; want %v", got, want)
+	}
+	if n, m := w.count("c3"), w.count("a2"); n != 0 || m != 1 {
+		t.Errorf("c3 ran %d times, a2 %d; want 0 (behind the tombstone) and 1 (another partition)", n, m)
 	}
 }
