@@ -331,3 +331,49 @@ func TestKafkaTombstoneHoldsItsPartition(t *testing.T) {
 		t.Errorf("c3 ran %d times, a2 %d; want 0 (behind the tombstone) and 1 (another partition)", n, m)
 	}
 }
+
+// An event as Lambda sends it (JSON; here a self-managed cluster's, two
+// partitions, headers as signed bytes) runs, and the answer marshals as
+// Lambda reads it.
+func TestKafkaEventFromJSON(t *testing.T) {
+	t.Parallel()
+	raw := `{
+  "eventSource": "SelfManagedKafka",
+  "bootstrapServers": "b-1.example:9092,b-2.example:9092",
+  "records": {
+    "orders-1": [
+      {"topic": "orders", "partition": 1, "offset": 7, "timestamp": 1765000000000, "timestampType": "CREATE_TIME",
+       "value": "` + b64(`{"idempotency_key":"x7"}`) + `",
+       "headers": [{"idempotency-key": [114, 45, 55]}, {"sig": [-1, 0, 1]}]},
+      {"topic": "orders", "partition": 1, "offset": 8, "timestamp": 1765000000001, "timestampType": "CREATE_TIME",
+       "key": "` + b64("customer-3") + `", "value": "` + b64(`{"idempotency_key":"x8"}`) + `", "headers": []}
+    ],
+    "orders-0": [
+      {"topic": "orders", "partition": 0, "offset": 3, "timestamp": 1765000000002, "timestampType": "LOG_APPEND_TIME",
+       "value": "` + b64(`{"idempotency_key":"x3"}`) + `", "headers": []}
+    ]
+  }
+}`
+	var e events.KafkaEvent
+	if err := json.Unmarshal([]byte(raw), &e); err != nil {
+		t.Fatal(err)
+	}
+	w := newWork()
+	w.fails["x8"] = 1
+	s, _ := newHandlers(t, w)
+	resp, err := s.Kafka(t.Context(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(out), `{"batchItemFailures":[{"itemIdentifier":{"topic-partition":"orders-1","offset":8}}]}`; got != want {
+		t.Errorf("response\n%s\nwant\n%s", got, want)
+	}
+	slices.Sort(w.calls)
+	if want := []string{"orders-0@3", "orders-1@7", "orders-1@8"}; !slices.Equal(w.calls, want) {
+		t.Errorf("calls %v; want %v", w.calls, want)
+	}
+}
