@@ -18,18 +18,18 @@ const kafkaKeyAttribute = "kafkaKey"
 
 // KafkaEventResponse is the answer to a Kafka batch (Amazon MSK or
 // self-managed Apache Kafka), which aws-lambda-go does not define: one
-// batch item failure per record not acknowledged, named by its
-// topic-partition (the key the event's Records has it under, "orders-0")
-// and its offset. It marshals as Lambda reads it:
+// batch item failure per record not acknowledged, named by its partition
+// (the topic-partition the event's Records has it under, "orders-0") and
+// its offset. It marshals as Lambda reads it:
 //
-//	{"batchItemFailures":[{"itemIdentifier":{"topic-partition":"orders-0","offset":15}}]}
+//	{"batchItemFailures":[{"itemIdentifier":{"partition":"orders-0","offset":15}}]}
 //
 // Nothing listed (an empty list) means every record is done.
 type KafkaEventResponse struct {
 	BatchItemFailures []struct {
 		ItemIdentifier struct {
-			TopicPartition string `json:"topic-partition"`
-			Offset         int64  `json:"offset"`
+			Partition string `json:"partition"`
+			Offset    int64  `json:"offset"`
 		} `json:"itemIdentifier"`
 	} `json:"batchItemFailures"`
 }
@@ -39,8 +39,8 @@ type KafkaEventResponse struct {
 // other if they part).
 type kafkaItemFailure = struct {
 	ItemIdentifier struct {
-		TopicPartition string `json:"topic-partition"`
-		Offset         int64  `json:"offset"`
+		Partition string `json:"partition"`
+		Offset    int64  `json:"offset"`
 	} `json:"itemIdentifier"`
 }
 
@@ -92,7 +92,7 @@ func (s *Handlers) Kafka(ctx context.Context, event events.KafkaEvent) (KafkaEve
 	for i, r := range reported {
 		if r {
 			var f kafkaItemFailure
-			f.ItemIdentifier.TopicPartition, f.ItemIdentifier.Offset = recs[i].tp, recs[i].Offset
+			f.ItemIdentifier.Partition, f.ItemIdentifier.Offset = recs[i].tp, recs[i].Offset
 			resp.BatchItemFailures = append(resp.BatchItemFailures, f)
 		}
 	}

@@ -152,7 +152,7 @@ func checkKafka(t *testing.T, p kplan) {
 		checkKafkaBatchCalls(t, p, calls)
 		reported := map[int]bool{}
 		for _, f := range resp.BatchItemFailures {
-			id := fmt.Sprintf("%s@%d", f.ItemIdentifier.TopicPartition, f.ItemIdentifier.Offset)
+			id := fmt.Sprintf("%s@%d", f.ItemIdentifier.Partition, f.ItemIdentifier.Offset)
 			i, ok := u.index[id]
 			if !ok || !slices.ContainsFunc(pending, func(r krec) bool { return r.id() == id }) {
 				t.Errorf("batch %d: reported %s, which is no record of the batch", batch, id)

@@ -64,7 +64,7 @@ func kafkaEvent(recs ...krec) events.KafkaEvent {
 func kafkaFailures(resp stream.KafkaEventResponse) []string {
 	var ids []string
 	for _, f := range resp.BatchItemFailures {
-		ids = append(ids, fmt.Sprintf("%s@%d", f.ItemIdentifier.TopicPartition, f.ItemIdentifier.Offset))
+		ids = append(ids, fmt.Sprintf("%s@%d", f.ItemIdentifier.Partition, f.ItemIdentifier.Offset))
 	}
 	return ids
 }
@@ -138,7 +138,7 @@ func TestKafkaResponseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(raw), `{"batchItemFailures":[{"itemIdentifier":{"topic-partition":"orders-1","offset":42}}]}`; got != want {
+	if got, want := string(raw), `{"batchItemFailures":[{"itemIdentifier":{"partition":"orders-1","offset":42}}]}`; got != want {
 		t.Errorf("response\n%s\nwant\n%s", got, want)
 	}
 	resp, err = s.Kafka(t.Context(), kafkaEvent(topic...))
@@ -369,7 +369,7 @@ func TestKafkaEventFromJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(out), `{"batchItemFailures":[{"itemIdentifier":{"topic-partition":"orders-1","offset":8}}]}`; got != want {
+	if got, want := string(out), `{"batchItemFailures":[{"itemIdentifier":{"partition":"orders-1","offset":8}}]}`; got != want {
 		t.Errorf("response\n%s\nwant\n%s", got, want)
 	}
 	slices.Sort(w.calls)
