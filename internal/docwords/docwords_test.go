@@ -17,8 +17,8 @@ import (
 // docs. The v1.0 goals (issue 42) are 3,500 words for the road and 30,000
 // for everything; long proof and benchmark tables belong in results/.
 const (
-	maxRoad  = 3056
-	maxDocs  = 29985 // 29,823 + docs/streams.md and its link (issue 43)
+	maxRoad  = 3050
+	maxDocs  = 29977 // 29,823 + docs/streams.md and its link (issue 43)
 	roadGoal = 3500
 	docsGoal = 30000
 )
