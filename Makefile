@@ -367,7 +367,7 @@ pipeline: deps-node deps-servers $(RIE) ## Run the full real-pipeline check on e
 # The stream runs (harness/cmd/streams): a Kinesis stream on moto_server and a
 # DynamoDB table's stream on DynamoDB Local, drained by streamtest.Drain.
 .PHONY: pipeline-streams
-pipeline-streams: deps-node ## Run the stream handler on a Kinesis stream (moto) and a DynamoDB table's stream (DynamoDB Local) under producer re-sends, function errors, answers lost after the work and bisection: one provider call per key, in record order per partition key (results/pipeline-streams.md; about a minute).
+pipeline-streams: deps-node ## Run the stream handler on a Kinesis stream (moto) and a DynamoDB table's stream (DynamoDB Local) under producer re-sends, function errors, a function dying during a call (its key in progress), answers lost after the work and bisection: one provider call per key, in record order per partition key (results/pipeline-streams.md; about a minute).
 	@mkdir -p results
 	scripts/with-dynamodb.sh scripts/with-sqs.sh go -C harness run ./cmd/streams -out $(CURDIR)/results/pipeline-streams.md $(STREAMS_ARGS)
 

@@ -2,6 +2,7 @@ package streams
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,8 +23,32 @@ type TableStream struct {
 }
 
 // Read returns up to max records after the one with sequence number after
-// ("": TRIM_HORIZON), as Lambda hands them to a function.
+// ("": TRIM_HORIZON), as Lambda hands them to a function. DynamoDB Local
+// now and then refuses a read from a fresh iterator with
+// TrimmedDataAccessException while the shard's records are all there
+// (seen under load, at TRIM_HORIZON): Read asks again with a new
+// iterator, a few times.
 func (s TableStream) Read(ctx context.Context, after string, max int) ([]events.DynamoDBEventRecord, error) {
+	var err error
+	for range trimmedRetries {
+		var recs []events.DynamoDBEventRecord
+		if recs, err = s.read(ctx, after, max); !errors.As(err, new(*types.TrimmedDataAccessException)) {
+			return recs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil, err
+}
+
+// trimmedRetries is how many times Read asks for a shard's records that
+// DynamoDB Local said were trimmed.
+const trimmedRetries = 5
+
+func (s TableStream) read(ctx context.Context, after string, max int) ([]events.DynamoDBEventRecord, error) {
 	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(s.StreamARN), ShardId: aws.String(s.ShardID), ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
 	if after != "" {
 		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(after)
