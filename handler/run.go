@@ -131,7 +131,7 @@ func (b *batch) runSequence(sequence []int) {
 				b.settleRecovering(i, func() fate { return b.settleCopy(rec, &b.records[j]) })
 				break
 			}
-			b.settleRecovering(i, func() fate { return b.claimOrAdopt(rec) })
+			b.settleRecovering(i, func() fate { return b.claimAwaitingLease(rec) })
 			if !rec.keyless && rec.fate.verdict != skip {
 				leaders[rec.key] = i
 			}

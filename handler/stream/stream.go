@@ -26,9 +26,13 @@
 // the rest again, whose records already done replay their stored results
 // without running. Nothing is reported when every record is done.
 //
-// A stream has no visibility timeout: a key in progress in another
-// invocation is a failure the shard resumes from, after the event source
-// mapping's retry (handler.WithBackoff does nothing here). A batch in
+// A stream has no visibility timeout, and Lambda sends a failed batch
+// again at once: a key in progress in another invocation is waited for
+// in this one until its lease passes, then claimed (a crashed holder's
+// key would otherwise spend the mapping's retry attempts, one per resend,
+// until its lease ended); a lease that outlasts the invocation's deadline
+// guard makes the record a failure the shard resumes from
+// (handler.WithBackoff does nothing here). A batch in
 // which every record failed still reports its first record, where SQS's
 // handler returns handler.ErrBatchFailed: an error would make Lambda
 // ignore the checkpoint and retry, or bisect, the whole batch. The

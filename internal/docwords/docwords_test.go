@@ -18,7 +18,7 @@ import (
 // for everything; long proof and benchmark tables belong in results/.
 const (
 	maxRoad  = 3050
-	maxDocs  = 29977 // 29,823 + docs/streams.md and its link (issue 43)
+	maxDocs  = 29975 // 29,823 + docs/streams.md and its link (issue 43)
 	roadGoal = 3500
 	docsGoal = 30000
 )
