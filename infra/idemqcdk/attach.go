@@ -33,8 +33,13 @@ type AttachmentProps struct {
 	Function awslambda.IFunction
 	// Queue is the queue feeding Function. It needs a dead-letter queue.
 	// Its settings are read from it when it is defined in this app, from
-	// QueueSettings when it is imported. Required.
+	// QueueSettings when it is imported. Required, unless Stream is given.
 	Queue awssqs.IQueue
+	// Stream is the Kinesis stream or table's stream feeding Function, in
+	// place of Queue (see StreamSource); QueueSettings, MaxConcurrency,
+	// Pollers, DisableBackoff and KeepV020 then do not apply. BatchSize
+	// is then 1 to 10,000 (Lambda's default 100). Defaults to nil: a queue.
+	Stream *StreamSource
 	// QueueSettings are Queue's settings CDK cannot read from an imported
 	// queue. Defaults to none.
 	QueueSettings *QueueSettings
@@ -159,7 +164,8 @@ type Attachment struct {
 	// Settings are the queue's settings, with the batching window and the
 	// dead-letter queue's retention, that sized RecordExpiry.
 	Settings queue.Settings
-	// DeadLetterQueue is the queue's dead-letter queue.
+	// DeadLetterQueue is the queue's dead-letter queue; for a stream, its
+	// on-failure queue (nil with a topic).
 	DeadLetterQueue awssqs.IQueue
 	// Bucket keeps results too large for a record; nil without
 	// AttachmentProps.ResultBucket.
@@ -170,8 +176,11 @@ type Attachment struct {
 	// Alarms notify AttachmentProps.AlarmActions.
 	Alarms *Alarms
 	// Dashboard shows the alarms, the handler's counts, the queues and the
-	// function (docs/operate.md).
+	// function (docs/operate.md); nil for a stream.
 	Dashboard awscloudwatch.Dashboard
+	// Stream are the stream's settings that sized RecordExpiry, with
+	// AttachmentProps.Stream (Settings is then zero).
+	Stream queue.Stream
 	// RedrivePolicy is v0.2.0's managed policy allowing a redrive of the
 	// dead-letter queue into the queue, attached to nothing; only with
 	// KeepV020 (otherwise nil: see GrantRedrive).
@@ -184,8 +193,13 @@ type Attachment struct {
 
 // GrantRedrive lets grantee (an operator's role or user) redrive the
 // dead-letter queue into the queue and nothing else
-// (sqs:StartMessageMoveTask and what it needs; see grantRedrive).
+// (sqs:StartMessageMoveTask and what it needs; see grantRedrive). It
+// panics for a stream, whose records are re-driven by reading them back
+// from the stream.
 func (a *Attachment) GrantRedrive(grantee awsiam.IGrantable) {
+	if a.queue == nil {
+		panic("idemqcdk: GrantRedrive on a stream's Attachment: its on-failure notices name records to read back from the stream, not messages to move")
+	}
 	grantRedrive(grantee, a.DeadLetterQueue, a.queue)
 }
 
@@ -205,14 +219,18 @@ var attachmentFields = map[string]string{
 // in the app that differs from the queue's own, an imported queue's
 // setting missing, …) fails the synth with an error naming it; the parts
 // are then made with the default settings, so that the Attachment's fields
-// can be used, and synth fails all the same. It panics if props, its
-// Function or its Queue is nil.
+// can be used, and synth fails all the same. With props.Stream it attaches
+// to a stream instead (see StreamSource). It panics if props or its
+// Function is nil, or both its Queue and Stream.
 func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProps) *Attachment {
-	if props == nil || props.Function == nil || props.Queue == nil {
-		panic("idemqcdk: AttachmentProps.Function or Queue is nil: give the function and the queue that feeds it")
+	if props == nil || props.Function == nil || props.Queue == nil && props.Stream == nil {
+		panic("idemqcdk: AttachmentProps.Function, or both Queue and Stream, is nil: give the function and the queue (or stream) that feeds it")
 	}
 	const prefix = "AttachmentProps."
 	c := constructs.NewConstruct(scope, id)
+	if props.Stream != nil {
+		return newStreamAttachment(c, props)
+	}
 	a := &Attachment{Construct: c, queue: props.Queue}
 	keep := deref(props.KeepV020)
 
