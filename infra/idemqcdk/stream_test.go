@@ -217,13 +217,17 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 	}{
 		{"no retry", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.MaxRetryAttempts = jsii.Number(0) },
 			"AttachmentProps.Stream.MaxRetryAttempts"},
-		{"a record age leaving no retry", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.MaxRecordAge = awscdk.Duration_Seconds(jsii.Number(90)) },
+		{"a record age leaving no retry", func(_ streamApp, p *idemqcdk.AttachmentProps) {
+			p.Stream.MaxRecordAge = awscdk.Duration_Seconds(jsii.Number(90))
+		},
 			"max record age 1m30s is shorter than the batching window 0s + 2 × the function's timeout 1m0s"},
 		{"no on-failure destination", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.OnFailureQueue = nil },
 			"give exactly one, where Lambda sends the notice of a batch it drops"},
 		{"a queue and a stream", func(app streamApp, p *idemqcdk.AttachmentProps) { p.Queue = app.failures },
 			"AttachmentProps.Queue is set with AttachmentProps.Stream"},
-		{"a retention that is not the stream's", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.Retention = awscdk.Duration_Hours(jsii.Number(24)) },
+		{"a retention that is not the stream's", func(_ streamApp, p *idemqcdk.AttachmentProps) {
+			p.Stream.Retention = awscdk.Duration_Hours(jsii.Number(24))
+		},
 			"keeps records 48h0m0s: leave it unset"},
 		{"an imported stream without its retention", func(app streamApp, p *idemqcdk.AttachmentProps) {
 			p.Stream.Kinesis = awskinesis.Stream_FromStreamArn(app.stack, jsii.String("Imported"), jsii.String("arn:aws:kinesis:us-east-1:123456789012:stream/other"))
@@ -233,7 +237,9 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			p.Stream.Table = awsdynamodb.NewTable(app.stack, jsii.String("Plain"), &awsdynamodb.TableProps{
 				PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING}})
 		}, "has no stream"},
-		{"a record expiry under a record's delivery lifetime", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.RecordExpiry = awscdk.Duration_Hours(jsii.Number(40)) },
+		{"a record expiry under a record's delivery lifetime", func(_ streamApp, p *idemqcdk.AttachmentProps) {
+			p.RecordExpiry = awscdk.Duration_Hours(jsii.Number(40))
+		},
 			"AttachmentProps.RecordExpiry 40h0m0s is too short"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
