@@ -3,6 +3,7 @@ package idemqcdk
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -168,4 +169,36 @@ func checkAlarmTopic(arn string) error {
 // scope as AlarmTopic.
 func topicAction(scope constructs.Construct, arn string) awscloudwatch.IAlarmAction {
 	return awscloudwatchactions.NewSnsAction(awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn)))
+}
+
+// addStreamAlarms adds the alarms of a stream attachment: iterator age
+// and the on-failure destination's notices beside the handler's failed
+// records and the function's duration, errors and throttles.
+func (a *Alarms) addStreamAlarms(p parts, alarm func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm, period awscdk.Duration) {
+	st, src, fn, s := p.stream, p.src, p.fn, p.s
+	maximum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
+	age := iteratorAgeLimit(st.stream, s)
+	var metric awscloudwatch.Metric
+	if src.Kinesis != nil {
+		metric = src.Kinesis.MetricGetRecordsIteratorAgeMilliseconds(maximum)
+	} else {
+		metric = fn.Metric(jsii.String("IteratorAge"), maximum)
+	}
+	a.IteratorAgeAlarm = alarm("IteratorAgeAlarm", fmt.Sprintf(
+		"The idemq function reads %s %s behind: it is falling behind, or a record keeps failing and holds its shard; a record is dropped to the on-failure destination when it is %s old.",
+		st.kind, age, st.reachText()), metric, float64(age.Milliseconds()))
+	switch {
+	case st.failQueue != nil:
+		a.OnFailureAlarm = alarm("OnFailureAlarm", "Notices of dropped batches in the idemq on-failure queue: records whose retries or age ran out, with their work undone. Re-drive them while the stream keeps them.",
+			st.failQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum")}), 1)
+	case st.failTopic != nil:
+		a.OnFailureAlarm = alarm("OnFailureAlarm", "Notices of dropped batches sent to the idemq on-failure topic: records whose retries or age ran out, with their work undone. Re-drive them while the stream keeps them.",
+			st.failTopic.MetricNumberOfMessagesPublished(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}), 1)
+	}
+}
+
+// present is a's alarms that exist, in the order Alarms documents.
+func (a *Alarms) present() []awscloudwatch.Alarm {
+	all := []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.IteratorAgeAlarm, a.OnFailureAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
+	return slices.DeleteFunc(all, func(x awscloudwatch.Alarm) bool { return x == nil })
 }

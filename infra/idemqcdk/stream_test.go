@@ -237,6 +237,16 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			p.Stream.Table = awsdynamodb.NewTable(app.stack, jsii.String("Plain"), &awsdynamodb.TableProps{
 				PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING}})
 		}, "has no stream"},
+		{"a starting position that is not the app's mapping's", func(app streamApp, p *idemqcdk.AttachmentProps) {
+			app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
+				StartingPosition: awslambda.StartingPosition_LATEST}))
+			p.Stream.StartingPosition = awslambda.StartingPosition_TRIM_HORIZON
+		}, "AttachmentProps.Stream.StartingPosition is TRIM_HORIZON, but the app's event source mapping"},
+		{"the app's mapping failing to another queue", func(app streamApp, p *idemqcdk.AttachmentProps) {
+			other := awssqs.NewQueue(app.stack, jsii.String("Other"), nil)
+			app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
+				StartingPosition: awslambda.StartingPosition_LATEST, OnFailure: awslambdaeventsources.NewSqsDlq(other)}))
+		}, "has an on-failure destination other than AttachmentProps.Stream.OnFailureQueue"},
 		{"a record expiry under a record's delivery lifetime", func(_ streamApp, p *idemqcdk.AttachmentProps) {
 			p.RecordExpiry = awscdk.Duration_Hours(jsii.Number(40))
 		},
@@ -249,6 +259,9 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			c.change(app, p)
 			a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), p)
 			msg := refusal(t, a.Construct)
+			if c.name != "a table without a stream" && (a.Table == nil || a.EventSource == nil || a.Alarms == nil) {
+				t.Errorf("a refused Attachment lacks parts: %+v", a)
+			}
 			if !strings.Contains(msg, c.says) {
 				t.Errorf("synth error %q does not say %q", msg, c.says)
 			}
@@ -276,4 +289,26 @@ func TestStreamAttachmentWarnsOfShortRedrive(t *testing.T) {
 	if err := a.Stream.CheckExpiry(a.RecordExpiry, time.Minute); !errors.Is(err, queue.ErrInvalidSettings) {
 		t.Errorf("the stream's CheckExpiry(50h) = %v, want the redrive not covered", err)
 	}
+}
+
+// TestStreamAttachmentKeepsTheAppsDestination checks that the app's own
+// mapping failing to the on-failure queue given is taken over without a
+// refusal, the destination unchanged.
+func TestStreamAttachmentKeepsTheAppsDestination(t *testing.T) {
+	app := newStreamApp(t)
+	app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
+		StartingPosition: awslambda.StartingPosition_LATEST, OnFailure: awslambdaeventsources.NewSqsDlq(app.failures)}))
+	idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
+		Function: app.function, Request: &request.Identity{Namespace: "orders"},
+		Stream: &idemqcdk.StreamSource{Kinesis: app.kinesis, OnFailureQueue: app.failures, StartingPosition: awslambda.StartingPosition_LATEST},
+	})
+	tpl := assertions.Template_FromStack(app.stack, nil)
+	check(t, "one mapping, failing to the team's queue", func() {
+		tpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(1))
+		tpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
+			"StartingPosition":  "LATEST",
+			"DestinationConfig": obj{"OnFailure": obj{"Destination": getAtt(*tpl.GetResourceId(jsii.String("AWS::SQS::Queue"), nil), "Arn")}},
+		})
+	})
+	noNotes(t, app.stack)
 }
