@@ -119,8 +119,8 @@ type AttachmentProps struct {
 	KeepV020 *bool
 }
 
-// Attachment attaches idemq to a function and the queue feeding it, both
-// the app's own: a record table sized from the queue (Table), the
+// Attachment attaches idemq to a function and the queue feeding it (or
+// the stream: see StreamSource for what differs), both the app's own: a record table sized from the queue (Table), the
 // function's grants (the record table's dynamodb:PutItem, UpdateItem and
 // DeleteItem; polling the queue, sqs:ReceiveMessage, DeleteMessage and
 // GetQueueAttributes, with ChangeMessageVisibility for the back-off;
