@@ -365,6 +365,9 @@ func (p *AttachmentProps) resolveStream(st *streamParts, s settings, prefix stri
 			return s, bad("BlobExpiryDays", "%sResultExpiryDays %v must be a whole number, not 0", prefix, *d)
 		}
 	}
+	if p.ResultPrefix != nil && *p.ResultPrefix == "" {
+		return s, checkBlobPrefix("", func(string) string { return prefix + "ResultPrefix" })
+	}
 	if p.Request == nil {
 		return s, bad("Request.Namespace", "%sRequest is nil: give at least its Namespace, which prefixes every idempotency key and must never change", prefix)
 	}
