@@ -247,7 +247,9 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
 				StartingPosition: awslambda.StartingPosition_LATEST, OnFailure: awslambdaeventsources.NewSqsDlq(other)}))
 		}, "has an on-failure destination other than AttachmentProps.Stream.OnFailureQueue"},
-		{"an empty result prefix", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.ResultBucket, p.ResultPrefix = jsii.Bool(true), jsii.String("") },
+		{"an empty result prefix", func(_ streamApp, p *idemqcdk.AttachmentProps) {
+			p.ResultBucket, p.ResultPrefix = jsii.Bool(true), jsii.String("")
+		},
 			"AttachmentProps.ResultPrefix"},
 		{"a record expiry under a record's delivery lifetime", func(_ streamApp, p *idemqcdk.AttachmentProps) {
 			p.RecordExpiry = awscdk.Duration_Hours(jsii.Number(40))
