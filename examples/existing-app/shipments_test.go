@@ -111,3 +111,17 @@ func TestShipmentsTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestAppSynthesizes synthesizes the whole app as main does, both stacks
+// together: each needs code of its own (CDK refuses an asset shared by
+// two stacks), which a test of one stack alone cannot see.
+func TestAppSynthesizes(t *testing.T) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("the app does not synthesize: %v", r)
+		}
+	}()
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	addStacks(app, false)
+	app.Synth(nil)
+}

@@ -175,15 +175,10 @@ func topicAction(scope constructs.Construct, arn string) awscloudwatch.IAlarmAct
 // and the on-failure destination's notices beside the handler's failed
 // records and the function's duration, errors and throttles.
 func (a *Alarms) addStreamAlarms(p parts, alarm func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm, period awscdk.Duration) {
-	st, src, fn, s := p.stream, p.src, p.fn, p.s
+	st, s := p.stream, p.s
 	maximum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
 	age := iteratorAgeLimit(st.stream, s)
-	var metric awscloudwatch.Metric
-	if src.Kinesis != nil {
-		metric = src.Kinesis.MetricGetRecordsIteratorAgeMilliseconds(maximum)
-	} else {
-		metric = fn.Metric(jsii.String("IteratorAge"), maximum)
-	}
+	metric := iteratorAgeMetric(p, maximum)
 	a.IteratorAgeAlarm = alarm("IteratorAgeAlarm", fmt.Sprintf(
 		"The idemq function reads %s %s behind: it is falling behind, or a record keeps failing and holds its shard; a record is dropped to the on-failure destination when it is %s old.",
 		st.kind, age, st.reachText()), metric, float64(age.Milliseconds()))
@@ -201,4 +196,14 @@ func (a *Alarms) addStreamAlarms(p parts, alarm func(id, description string, met
 func (a *Alarms) present() []awscloudwatch.Alarm {
 	all := []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.IteratorAgeAlarm, a.OnFailureAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
 	return slices.DeleteFunc(all, func(x awscloudwatch.Alarm) bool { return x == nil })
+}
+
+// iteratorAgeMetric is how far behind the function reads p's stream: a
+// Kinesis stream's GetRecords.IteratorAgeMilliseconds, the function's
+// IteratorAge for a table's stream.
+func iteratorAgeMetric(p parts, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	if p.src.Kinesis != nil {
+		return p.src.Kinesis.MetricGetRecordsIteratorAgeMilliseconds(opts)
+	}
+	return p.fn.Metric(jsii.String("IteratorAge"), opts)
 }

@@ -173,8 +173,9 @@ type Attachment struct {
 	EventSource awslambda.EventSourceMapping
 	// Alarms notify AttachmentProps.AlarmActions.
 	Alarms *Alarms
-	// Dashboard shows the alarms, the handler's counts, the queues and the
-	// function (docs/operate.md); nil for a stream.
+	// Dashboard shows the alarms, the handler's counts, the queues (a
+	// stream's iterator age and on-failure notices) and the function
+	// (docs/operate.md).
 	Dashboard awscloudwatch.Dashboard
 	// Stream are the stream's settings that sized RecordExpiry, with
 	// AttachmentProps.Stream (Settings is then zero).

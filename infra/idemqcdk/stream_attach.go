@@ -104,7 +104,9 @@ func newStreamAttachment(c constructs.Construct, props *AttachmentProps) *Attach
 	if role := props.Function.Role(); role != nil {
 		a.EventSource.Node().AddDependency(role)
 	}
-	a.Alarms = addAlarms(c, parts{fn: props.Function, namespace: s.request.Namespace, s: s, stream: st, src: props.Stream}, derefSlice(props.AlarmActions))
+	watched := parts{fn: props.Function, namespace: s.request.Namespace, s: s, stream: st, src: props.Stream}
+	a.Alarms = addAlarms(c, watched, derefSlice(props.AlarmActions))
+	a.Dashboard = newDashboard(c, "Dashboard", watched, a.Alarms.All())
 	ch := &checks{functions: []awslambda.IFunction{props.Function}, table: a.Table}
 	if fn != nil && fn != props.Function {
 		ch.functions = append(ch.functions, fn)

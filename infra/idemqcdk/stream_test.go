@@ -123,8 +123,18 @@ func TestStreamAttachmentKinesis(t *testing.T) {
 			"MetricName": "ApproximateNumberOfMessagesVisible", "Threshold": 1,
 			"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(failures, "QueueName")}},
 		})
-		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(0))
+		tpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Dashboard"), jsii.Number(1))
 	})
+	body := jsonString(tpl.FindResources(jsii.String("AWS::CloudWatch::Dashboard"), nil))
+	for _, want := range []string{"Stream: how far behind the function reads it", "GetRecords.IteratorAgeMilliseconds", "iterator age alarm (1h0m0s)",
+		"Dropped batches: notices at the on-failure destination", "ApproximateNumberOfMessagesVisible"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the dashboard does not show %q", want)
+		}
+	}
+	if strings.Contains(body, "Dead letters") || strings.Contains(body, "Queue: messages") {
+		t.Errorf("the stream's dashboard shows a queue's widgets")
+	}
 	if got := len(a.Alarms.All()); got != 6 || a.Alarms.IteratorAgeAlarm == nil || a.Alarms.OnFailureAlarm == nil || a.Alarms.AgeAlarm != nil {
 		t.Errorf("%d alarms (iterator age %v, on-failure %v, queue age %v), want the stream's 6", got, a.Alarms.IteratorAgeAlarm, a.Alarms.OnFailureAlarm, a.Alarms.AgeAlarm)
 	}
