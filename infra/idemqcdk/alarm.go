@@ -180,7 +180,7 @@ func (a *Alarms) addStreamAlarms(p parts, alarm func(id, description string, met
 	age := iteratorAgeLimit(st.stream, s)
 	metric := iteratorAgeMetric(p, maximum)
 	a.IteratorAgeAlarm = alarm("IteratorAgeAlarm", fmt.Sprintf(
-		"The idemq function reads %s %s behind: it is falling behind, or a record keeps failing and holds its shard; a record is dropped to the on-failure destination when it is %s old.",
+		"The idemq function reads %s %s behind: it is falling behind, or a record keeps failing and holds its shard's checkpoint; a record is dropped to the on-failure destination at the age of %s.",
 		st.kind, age, st.reachText()), metric, float64(age.Milliseconds()))
 	switch {
 	case st.failQueue != nil:
