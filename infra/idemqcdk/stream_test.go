@@ -2,6 +2,7 @@ package idemqcdk_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -325,4 +326,22 @@ func TestStreamAttachmentKeepsTheAppsDestination(t *testing.T) {
 		})
 	})
 	noNotes(t, app.stack)
+}
+
+// TestStreamAttachmentGrantRedrivePanics checks that GrantRedrive, which
+// moves a dead-letter queue's messages back to the queue, refuses a
+// stream's Attachment at wiring time: its notices name records to read
+// back from the stream.
+func TestStreamAttachmentGrantRedrivePanics(t *testing.T) {
+	app := newStreamApp(t)
+	a := idemqcdk.NewAttachment(app.stack, jsii.String("Idemq"), &idemqcdk.AttachmentProps{
+		Function: app.function, Request: &request.Identity{Namespace: "orders"},
+		Stream: &idemqcdk.StreamSource{Kinesis: app.kinesis, OnFailureQueue: app.failures},
+	})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "GrantRedrive on a stream's Attachment") {
+			t.Errorf("GrantRedrive on a stream's Attachment: recovered %v, want its panic", r)
+		}
+	}()
+	a.GrantRedrive(app.function)
 }
