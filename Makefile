@@ -305,8 +305,12 @@ CDK_ARGS ?=
 .PHONY: deps-cdk
 deps-cdk: node_modules/.installed ## Install the pinned AWS CDK CLI (npm ci at the root).
 
+# aws-cdk ships Go templates (%name%.template.go) that are no package of the
+# root module's: a go.mod makes node_modules a module of its own, outside
+# github.com/idemq/idemq/... (apidiff loads that pattern for make release).
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	printf 'module node_modules\n' >node_modules/go.mod
 	touch $@
 
 .PHONY: synth

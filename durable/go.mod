@@ -6,7 +6,7 @@ require (
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.117.0
-	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq v1.0.0
 )
 
 require (

@@ -14,14 +14,14 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/gowebpki/jcs v1.0.2
-	github.com/idemq/idemq v0.2.0
-	github.com/idemq/idemq/durable v0.2.0
-	github.com/idemq/idemq/idem/dynamostore v0.2.0
-	github.com/idemq/idemq/idem/pgstore v0.2.0
-	github.com/idemq/idemq/idem/redisstore v0.2.0
-	github.com/idemq/idemq/idem/s3blob v0.2.0
-	github.com/idemq/idemq/idemqotel v0.2.0
-	github.com/idemq/idemq/tools/release v0.2.0
+	github.com/idemq/idemq v1.0.0
+	github.com/idemq/idemq/durable v1.0.0
+	github.com/idemq/idemq/idem/dynamostore v1.0.0
+	github.com/idemq/idemq/idem/pgstore v1.0.0
+	github.com/idemq/idemq/idem/redisstore v1.0.0
+	github.com/idemq/idemq/idem/s3blob v1.0.0
+	github.com/idemq/idemq/idemqotel v1.0.0
+	github.com/idemq/idemq/tools/release v1.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel/sdk v1.47.0

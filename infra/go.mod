@@ -7,7 +7,7 @@ require (
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/constructs-go/constructs/v10 v10.8.1
 	github.com/aws/jsii-runtime-go v1.143.0
-	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq v1.0.0
 )
 
 require (

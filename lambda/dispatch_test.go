@@ -67,7 +67,7 @@ func TestDispatchConfig(t *testing.T) {
 	// The variables themselves are idemqenv's (TestReadDispatch); the
 	// name prefix dispatch mode read before the namespace did its job is
 	// refused, naming what replaced it.
-	if _, err := loadConfig(with("IDEMQ_DURABLE_NAME_PREFIX", "summ-")); err == nil || !strings.Contains(err.Error(), "IDEMQ_DURABLE_NAME_PREFIX is no longer read") {
+	if err := startErr(with("IDEMQ_DURABLE_NAME_PREFIX", "summ-")); err == nil || !strings.Contains(err.Error(), "IDEMQ_DURABLE_NAME_PREFIX is no longer read") {
 		t.Errorf("the name prefix: %v; want it refused as no longer read", err)
 	}
 	// What the library refuses stops the start-up, after the variable's name.
@@ -91,7 +91,7 @@ func TestDispatchConfig(t *testing.T) {
 func TestDispatchRefusesOtherModesSettings(t *testing.T) {
 	t.Parallel()
 	for _, kv := range [][]string{{"IDEMQ_FRONTDOOR_PATH", "/jobs"}, {"IDEMQ_FRONTDOOR_SCOPE", "none"}, {"IDEMQ_TRACING", "otel"}} {
-		_, err := loadConfig(env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", kv[0], kv[1]))
+		err := startErr(env("IDEMQ_MODE", "dispatch", "IDEMQ_DURABLE_FUNCTION", "summarise:prod", kv[0], kv[1]))
 		if err == nil || !strings.Contains(err.Error(), kv[0]+" is set but IDEMQ_MODE is dispatch") {
 			t.Errorf("dispatch with %s=%s: %v; want it refused, named", kv[0], kv[1], err)
 		}

@@ -15,11 +15,10 @@ import (
 
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/idemqenv"
-	"github.com/idemq/idemq/worker"
 )
 
 // frontDoorScope is the reference worker's part of front-door mode
-// (IDEMQ_MODE=frontdoor, wired by worker.NewFrontDoor): the function
+// (IDEMQ_MODE=frontdoor, wired by worker.FromEnv): the function
 // serves the front door behind a Lambda function URL or an API Gateway
 // HTTP API (payload 2.0), whose events carry the IAM caller
 // (functionURLHandler), so IDEMQ_FRONTDOOR_SCOPE's scope is told here:
@@ -28,14 +27,14 @@ import (
 // too, an assumed role's sessions each a caller of their own
 // (iamSessionScope); none (the default with IDEMQ_FRONTDOOR_ADDR) shares
 // one key space among every caller.
-func frontDoorScope(scope string) worker.Option {
+func frontDoorScope(scope string) []frontdoor.Option {
 	switch scope {
 	case idemqenv.ScopeIAM:
-		return worker.WithFrontDoorOptions(frontdoor.WithScope(iamScope))
+		return []frontdoor.Option{frontdoor.WithScope(iamScope)}
 	case idemqenv.ScopeIAMSession:
-		return worker.WithFrontDoorOptions(frontdoor.WithScope(iamSessionScope))
+		return []frontdoor.Option{frontdoor.WithScope(iamSessionScope)}
 	}
-	return worker.WithFrontDoorOptions()
+	return nil
 }
 
 // serveFrontDoor serves h: plain HTTP on addr until SIGTERM or SIGINT,

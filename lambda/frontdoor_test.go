@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/idemq/idemq/frontdoor"
+	"github.com/idemq/idemq/idemqenv"
 	idemqrequest "github.com/idemq/idemq/request"
 )
 
@@ -310,7 +311,7 @@ func TestFrontDoorModeKeyFields(t *testing.T) {
 	if resp := call("GET", "/requests/handle-1", ""); resp.StatusCode != http.StatusAccepted || !strings.Contains(resp.Body, `"queued"`) {
 		t.Errorf("GET: %+v, want queued", resp)
 	}
-	c, err := loadConfig(env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a.b,c"))
+	c, err := idemqenv.Read(env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_NAMESPACE", "n", "IDEMQ_KEY_FIELDS", "a.b,c"))
 	if want := []string{"a.b", "c"}; err != nil || !slices.Equal(c.Request.KeyFields, want) || c.Request.KeyField != "" {
 		t.Errorf("IDEMQ_KEY_FIELDS=a.b,c: %+v, %v; want the fields %v", c.Request, err, want)
 	}
@@ -318,7 +319,7 @@ func TestFrontDoorModeKeyFields(t *testing.T) {
 		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,b", "IDEMQ_KEY_FIELD", "k"),
 		env("IDEMQ_STORE", "memory", "IDEMQ_PROVIDER_URL", "http://p", "IDEMQ_KEY_FIELDS", "a,,b"),
 	} {
-		if _, err := loadConfig(e); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
+		if err := startErr(e); err == nil || !strings.Contains(err.Error(), "IDEMQ_KEY_FIELDS") {
 			t.Errorf("%v, want an error naming IDEMQ_KEY_FIELDS", err)
 		}
 	}

@@ -11,13 +11,13 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.116.0
 	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.50.12
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
-	github.com/idemq/idemq v0.2.0
-	github.com/idemq/idemq/durable v0.2.0
-	github.com/idemq/idemq/idem/dynamostore v0.2.0
-	github.com/idemq/idemq/idem/pgstore v0.2.0
-	github.com/idemq/idemq/idem/redisstore v0.2.0
-	github.com/idemq/idemq/idemqotel v0.2.0
-	github.com/idemq/idemq/worker v0.2.0
+	github.com/idemq/idemq v1.0.0
+	github.com/idemq/idemq/durable v1.0.0
+	github.com/idemq/idemq/idem/dynamostore v1.0.0
+	github.com/idemq/idemq/idem/pgstore v1.0.0
+	github.com/idemq/idemq/idem/redisstore v1.0.0
+	github.com/idemq/idemq/idemqotel v1.0.0
+	github.com/idemq/idemq/worker v1.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 	go.opentelemetry.io/collector/pdata v1.71.0
 	go.opentelemetry.io/otel v1.47.0
@@ -49,7 +49,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/go-version v1.9.0 // indirect
-	github.com/idemq/idemq/idem/s3blob v0.2.0 // indirect
+	github.com/idemq/idemq/idem/s3blob v1.0.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect

@@ -130,31 +130,16 @@ func startup(ctx context.Context, getenv func(string) string, logger *slog.Logge
 }
 
 // start reads the configuration through getenv and wires the program its
-// mode says.
+// mode says through worker.FromEnv, every mode with one AWS configuration
+// (the SDK's default with awsOpts, loaded once and only when a client
+// needs it; tests point it at fake servers) and the PostgreSQL and Redis
+// stores. One error names every bad setting: those idemqenv.Read finds,
+// those the parts refuse, and the reference worker's own (its model
+// provider's URL, checkProvider).
 func start(ctx context.Context, getenv func(string) string, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
-	s, err := loadConfig(getenv)
-	if err != nil {
-		return program{}, fmt.Errorf("bad configuration:\n%w", err)
-	}
-	p, err := wire(ctx, s, logger, awsOpts...)
-	if err != nil {
-		return program{}, stores.Redact(err, s.Store.URL)
-	}
-	return p, nil
-}
-
-// newHandler wires worker mode's handler from the settings. awsOpts are
-// added to the AWS SDK's default configuration (tests point it at fake
-// servers).
-func newHandler(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (handler.Handler, error) {
-	p, err := wire(ctx, s, logger, awsOpts...)
-	return p.handler, err
-}
-
-// wire wires the program of s's mode through package worker, every mode
-// with one AWS configuration (the SDK's default with awsOpts, loaded once
-// and only when a client needs it) and the PostgreSQL and Redis stores.
-func wire(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts ...func(*awsconfig.LoadOptions) error) (program, error) {
+	// The mode's and the front door's settings, to choose options by;
+	// FromEnv reads the same and reports what Read refuses.
+	s, _ := idemqenv.Read(getenv)
 	var (
 		once   sync.Once
 		awsCfg aws.Config
@@ -168,24 +153,26 @@ func wire(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts
 		})
 		return awsCfg, awsErr
 	}
-	opts := []worker.Option{worker.WithLogger(logger), worker.WithAWS(loadAWS)}
-	var (
-		w   *worker.Worker
-		err error
-	)
-	switch s.Program {
-	case idemqenv.Dispatch:
-		w, err = worker.NewDispatcher(ctx, s, opts...)
-	case idemqenv.FrontDoor:
-		w, err = worker.NewFrontDoor(ctx, s, append(opts, worker.WithStores(pgenv.Opener(), redisenv.Opener()), frontDoorScope(s.FrontDoor.Scope))...) // lambda/frontdoor.go
-	default:
-		w, err = wireWorker(ctx, s, loadAWS, append(opts, worker.WithStores(pgenv.Opener(), redisenv.Opener()), worker.WithTracing(newTracer)))
-	}
+	wk := &work{}
+	w, err := worker.FromEnv(ctx, getenv, wk.handle, worker.WithConfig(worker.Config{
+		Logger:           logger,
+		AWS:              loadAWS,
+		Stores:           []stores.Opener{pgenv.Opener(), redisenv.Opener()},
+		Tracing:          newTracer,
+		FrontDoorOptions: frontDoorScope(s.FrontDoor.Scope), // lambda/frontdoor.go
+		Check:            checkProvider(getenv),
+	}))
 	if err != nil {
 		if errors.Is(err, pgstore.ErrTableShape) {
 			err = fmt.Errorf("%w; %s", err, migrateHint)
 		}
-		return program{}, err
+		return program{}, stores.Redact(err, s.Store.URL)
+	}
+	if s.Program == idemqenv.Worker {
+		if err := wk.connect(ctx, s, loadAWS, w.Connections); err != nil {
+			w.Close()
+			return program{}, err
+		}
 	}
 	p := program{worker: w, handler: w.Handler, consumer: w.Consumer, frontDoor: w.FrontDoor}
 	if w.FrontDoor != nil {
@@ -194,25 +181,21 @@ func wire(ctx context.Context, s idemqenv.Settings, logger *slog.Logger, awsOpts
 	return p, nil
 }
 
-// wireWorker wires worker mode around the reference worker's model calls:
-// the provider's API key read from Secrets Manager if a secret is named,
-// and the provider's pool sized as the worker's (Worker.Connections).
-func wireWorker(ctx context.Context, s idemqenv.Settings, loadAWS func(context.Context) (aws.Config, error), opts []worker.Option) (*worker.Worker, error) {
+// connect readies worker mode's model calls before any batch (Run starts
+// serving after): the provider's API key read from Secrets Manager if a
+// secret is named, and the provider's pool sized as the worker's
+// (Worker.Connections).
+func (wk *work) connect(ctx context.Context, s idemqenv.Settings, loadAWS func(context.Context) (aws.Config, error), connections int) error {
 	apiKey := s.Provider.APIKey
 	if s.Provider.APIKeySecret != "" {
 		cfg, err := loadAWS(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if apiKey, err = readAPIKey(ctx, secretsmanager.NewFromConfig(cfg), s.Provider.APIKeySecret); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	wk := &work{}
-	w, err := worker.New(ctx, s, wk.handle, opts...)
-	if err != nil {
-		return nil, err
-	}
-	wk.provider = newProvider(s.Provider.URL, apiKey, w.Connections) // before any batch: Run starts serving after
-	return w, nil
+	wk.provider = newProvider(s.Provider.URL, apiKey, connections)
+	return nil
 }

@@ -59,7 +59,7 @@ func TestStoreURLPasswordNeverPrinted(t *testing.T) {
 // Other URL variables show their value with any password hidden too.
 func TestURLVariablesRedacted(t *testing.T) {
 	t.Parallel()
-	_, err := loadConfig(env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "ftp://u:s3cr3t@p.example/v1", "IDEMQ_DYNAMODB_ENDPOINT", "http://u:s3cr3t@h:8000:99"))
+	err := startErr(env("IDEMQ_TABLE", "t", "IDEMQ_PROVIDER_URL", "ftp://u:s3cr3t@p.example/v1", "IDEMQ_DYNAMODB_ENDPOINT", "http://u:s3cr3t@h:8000:99"))
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -86,7 +86,7 @@ func TestWorkerOffloadsToBucket(t *testing.T) {
 	answer := string(testenv.Opticks(t))
 	f := newFakeProvider(t)
 	f.answer("a long one", answer)
-	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+	h, err := startup(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
 		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_BACKOFF", "false",
 		"IDEMQ_BLOB_BUCKET", bucket, "IDEMQ_BLOB_PREFIX", "jobs/", "IDEMQ_OFFLOAD_ABOVE", fmt.Sprint(idem.DefaultOffloadAbove),
 		// By name, not IP: the SDK goes path-style by itself for an IP.
@@ -164,7 +164,7 @@ func TestWorkerUnreachableBucket(t *testing.T) {
 	t.Parallel()
 	f := newFakeProvider(t)
 	f.answer("a long one", string(testenv.Opticks(t)[:100<<10]))
-	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+	h, err := startup(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
 		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_BACKOFF", "false",
 		"IDEMQ_BLOB_BUCKET", "results", "IDEMQ_BLOB_PREFIX", "jobs/", "IDEMQ_S3_ENDPOINT", "http://127.0.0.1:1",
 	), slog.New(slog.DiscardHandler), fakeAWS("http://127.0.0.1:1")...)

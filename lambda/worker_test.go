@@ -24,7 +24,7 @@ import (
 	"github.com/idemq/idemq/internal/storekit"
 )
 
-// The worker wired by newHandler, in process, with each store it takes:
+// The worker wired by startup, in process, with each store it takes:
 // memory, and PostgreSQL and Redis on the servers the test command starts
 // (IDEMQ_STORE=postgres|redis with IDEMQ_STORE_URL).
 func TestWorkerInProcess(t *testing.T) {
@@ -47,9 +47,9 @@ func TestWorkerInProcess(t *testing.T) {
 
 func testWorker(t *testing.T, store ...string) {
 	f := newFakeProvider(t)
-	s := settings(t, append(store, "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL+"/v1", "IDEMQ_NAMESPACE", "worker-test",
+	vars := env(append(store, "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL+"/v1", "IDEMQ_NAMESPACE", "worker-test",
 		"IDEMQ_BACKOFF", "false")...)
-	h, err := newHandler(context.Background(), s, slog.New(slog.DiscardHandler))
+	h, err := startup(context.Background(), vars, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func testWorker(t *testing.T, store ...string) {
 
 func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 	t.Parallel()
-	_, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1"), slog.New(slog.DiscardHandler))
+	_, err := startup(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1"), slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Error("no error without a namespace outside Lambda")
 	}
@@ -113,11 +113,11 @@ func TestNewHandlerNeedsANamespaceOutsideLambda(t *testing.T) {
 func TestNewHandlerReportsTheLibrarysRefusal(t *testing.T) {
 	t.Parallel()
 	base := []string{"IDEMQ_STORE", "memory", "IDEMQ_NAMESPACE", "w", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1", "IDEMQ_BACKOFF", "false"}
-	_, err := newHandler(context.Background(), settings(t, append(base, "IDEMQ_LEASE", "4s", "IDEMQ_HEARTBEAT", "4s")...), slog.New(slog.DiscardHandler))
+	_, err := startup(context.Background(), env(append(base, "IDEMQ_LEASE", "4s", "IDEMQ_HEARTBEAT", "4s")...), slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "IDEMQ_HEARTBEAT: idem: Heartbeat 4s: must be at most half of Lease 4s") {
 		t.Errorf("err = %v, want the library's refusal of the heartbeat, naming IDEMQ_HEARTBEAT", err)
 	}
-	_, err = newHandler(context.Background(), settings(t, append(base, "IDEMQ_RECORD_EXPIRY", "1m", "IDEMQ_LEASE", "2m")...), slog.New(slog.DiscardHandler))
+	_, err = startup(context.Background(), env(append(base, "IDEMQ_RECORD_EXPIRY", "1m", "IDEMQ_LEASE", "2m")...), slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "IDEMQ_RECORD_EXPIRY: idem: Expiry 1m0s: must be at least Lease 2m0s") {
 		t.Errorf("err = %v, want the library's refusal of an expiry under the lease, naming IDEMQ_RECORD_EXPIRY", err)
 	}
@@ -139,7 +139,7 @@ func TestWorkerAPIKeyFromSecret(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"idemq/provider-key": {str: "sk-from-secret\n"}})
 	f := newFakeProvider(t)
-	h, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
+	h, err := startup(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "idempotency_key", "IDEMQ_PROVIDER_URL", f.URL,
 		"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_PROVIDER_API_KEY_SECRET", "idemq/provider-key", "IDEMQ_BACKOFF", "false",
 	), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
 	if err != nil {
@@ -173,10 +173,10 @@ func TestNewHandlerSecretErrors(t *testing.T) {
 	t.Parallel()
 	secrets := newFakeSecrets(t, map[string]fakeSecret{"empty": {str: ""}})
 	for _, id := range []string{"missing", "empty"} {
-		_, err := newHandler(context.Background(), settings(t, "IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1",
+		_, err := startup(context.Background(), env("IDEMQ_STORE", "memory", "IDEMQ_KEY_FIELD", "k", "IDEMQ_PROVIDER_URL", "http://127.0.0.1:1",
 			"IDEMQ_NAMESPACE", "worker-test", "IDEMQ_PROVIDER_API_KEY_SECRET", id), slog.New(slog.DiscardHandler), fakeAWS(secrets.URL)...)
 		if err == nil || !strings.Contains(err.Error(), "IDEMQ_PROVIDER_API_KEY_SECRET") {
-			t.Errorf("secret %q: newHandler error %v, want one naming IDEMQ_PROVIDER_API_KEY_SECRET", id, err)
+			t.Errorf("secret %q: start error %v, want one naming IDEMQ_PROVIDER_API_KEY_SECRET", id, err)
 		}
 		var notFound *types.ResourceNotFoundException
 		if id == "missing" && !errors.As(err, &notFound) {

@@ -14,6 +14,7 @@ import (
 	"github.com/idemq/idemq/frontdoor"
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem/stores"
+	"github.com/idemq/idemq/idemqenv"
 )
 
 // Config is what New takes besides the settings: how it logs, reaches
@@ -64,7 +65,17 @@ type Config struct {
 	// read it logs at INFO, and goes on. Defaults to a Lambda client of
 	// Config.AWS's configuration.
 	Lambda Mappings
+	// Check checks the settings your program reads besides idemq's (a
+	// variable of your own, or the reference worker's IDEMQ_PROVIDER_URL)
+	// before anything is opened; its error is reported with every other
+	// bad setting, so that one start names them all. Defaults to none.
+	Check func(idemqenv.Settings) error
+
+	anyMode bool // wired by FromEnv, whichever mode the environment chose
 }
+
+// anyMode marks a Worker FromEnv wires.
+func anyMode(c *Config) { c.anyMode = true }
 
 // Tracing is how a Worker traces (IDEMQ_TRACING): a handler option that
 // records spans (idemqotel.WithTracing), and a wrap of the finished

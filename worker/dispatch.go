@@ -17,6 +17,12 @@ import (
 // Worker's Handler is the dispatcher's, and Run serves it as it serves
 // worker mode's. Every bad setting is reported at once, as New does.
 func NewDispatcher(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Worker, error) {
+	return newDispatcher(ctx, s, nil, opts)
+}
+
+// newDispatcher is NewDispatcher after readErr, what Read refused,
+// reported with every other bad setting.
+func newDispatcher(ctx context.Context, s idemqenv.Settings, readErr error, opts []Option) (*Worker, error) {
 	w, errs := begin(s, idemqenv.Dispatch, opts)
 	if s.Program == idemqenv.Dispatch {
 		dc, _ := optkit.ApplyOptions("durable", w.dispatchOptions())
@@ -26,7 +32,7 @@ func NewDispatcher(ctx context.Context, s idemqenv.Settings, opts ...Option) (*W
 			errs = append(errs, named(cc.Validate()))
 		}
 	}
-	if err := w.open(ctx, nil, errs); err != nil {
+	if err := w.open(ctx, readErr, errs); err != nil {
 		return nil, err
 	}
 	if err := w.wireDispatch(ctx); err != nil {

@@ -32,6 +32,12 @@ import (
 // reference worker does. Every bad setting is reported at once, as New
 // does.
 func NewFrontDoor(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Worker, error) {
+	return newFrontDoor(ctx, s, nil, opts)
+}
+
+// newFrontDoor is NewFrontDoor after readErr, what Read refused,
+// reported with every other bad setting.
+func newFrontDoor(ctx context.Context, s idemqenv.Settings, readErr error, opts []Option) (*Worker, error) {
 	w, errs := begin(s, idemqenv.FrontDoor, opts)
 	if s.Program == idemqenv.FrontDoor {
 		fc, _ := optkit.ApplyOptions("frontdoor", w.frontDoorOptions(nil))
@@ -40,7 +46,7 @@ func NewFrontDoor(ctx context.Context, s idemqenv.Settings, opts ...Option) (*Wo
 		}
 		errs = append(errs, named(fc.Validate()))
 	}
-	if err := w.open(ctx, nil, errs); err != nil {
+	if err := w.open(ctx, readErr, errs); err != nil {
 		return nil, err
 	}
 	if err := w.wireFrontDoor(ctx); err != nil {

@@ -11,10 +11,10 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.116.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
-	github.com/idemq/idemq v0.2.0
-	github.com/idemq/idemq/durable v0.2.0
-	github.com/idemq/idemq/idem/dynamostore v0.2.0
-	github.com/idemq/idemq/idem/s3blob v0.2.0
+	github.com/idemq/idemq v1.0.0
+	github.com/idemq/idemq/durable v1.0.0
+	github.com/idemq/idemq/idem/dynamostore v1.0.0
+	github.com/idemq/idemq/idem/s3blob v1.0.0
 )
 
 require (

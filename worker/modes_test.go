@@ -74,3 +74,43 @@ func TestNewDispatcher(t *testing.T) {
 		t.Errorf("worker.New of dispatch settings: %v", err)
 	}
 }
+
+// FromEnv wires the mode IDEMQ_MODE names, so one program serves each:
+// given the options of every mode, it uses the chosen mode's and refuses
+// none of the others'.
+func TestFromEnvWiresTheModeChosen(t *testing.T) {
+	t.Parallel()
+	var c counter
+	all := []worker.Option{quiet, testAWS,
+		worker.WithHandlerOptions(handler.WithConcurrency(2)),
+		worker.WithFrontDoorOptions(frontdoor.WithScope(func(r *http.Request) (string, error) { return r.Header.Get("X-Caller"), nil })),
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want func(*worker.Worker) bool
+	}{
+		{map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n"},
+			func(w *worker.Worker) bool { return w.Handler != nil && w.FrontDoor == nil && w.Store != nil }},
+		{map[string]string{"IDEMQ_MODE": "frontdoor", "IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_FRONTDOOR_QUEUE_URL": "http://127.0.0.1:1/000000000000/requests"},
+			func(w *worker.Worker) bool { return w.Handler == nil && w.FrontDoor != nil && w.Store != nil }},
+		{map[string]string{"IDEMQ_MODE": "dispatch", "IDEMQ_DURABLE_FUNCTION": "summarise:prod", "IDEMQ_LAMBDA_ENDPOINT": "http://127.0.0.1:1"},
+			func(w *worker.Worker) bool { return w.Handler != nil && w.FrontDoor == nil && w.Store == nil }},
+	} {
+		w, err := worker.FromEnv(context.Background(), lookup(tc.env), c.fn, all...)
+		if err != nil {
+			t.Errorf("IDEMQ_MODE=%q: %v", tc.env["IDEMQ_MODE"], err)
+			continue
+		}
+		if !tc.want(w) {
+			t.Errorf("IDEMQ_MODE=%q: wired %+v", tc.env["IDEMQ_MODE"], w)
+		}
+		w.Close()
+	}
+	// fn is worker mode's alone.
+	w, err := worker.FromEnv(context.Background(), lookup(map[string]string{"IDEMQ_MODE": "dispatch", "IDEMQ_DURABLE_FUNCTION": "summarise:prod",
+		"IDEMQ_LAMBDA_ENDPOINT": "http://127.0.0.1:1"}), nil, quiet, testAWS)
+	if err != nil {
+		t.Fatalf("a dispatcher without a function of its own: %v", err)
+	}
+	w.Close()
+}

@@ -15,44 +15,9 @@ import (
 	"github.com/idemq/idemq/request"
 )
 
-// FromEnv reads the environment through getenv (os.Getenv) with
-// idemqenv.Read and wires a Worker around fn from it (New). Its error
-// names every bad or missing variable at once: those Read finds, and
-// those the parts it configures refuse, checked before anything is sent.
-func FromEnv(ctx context.Context, getenv func(string) string, fn handler.Func, opts ...Option) (*Worker, error) {
-	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
-		return handler.New(store, fn, o...)
-	}, opts)
-}
-
-// FromEnvTyped is FromEnv for a function of a request type, as
-// handler.NewTyped takes it: each record's body is decoded into a Req,
-// and fn's result stored as JSON. Who a request is comes from Req's tags
-// merged with the IDEMQ_* identity (IDEMQ_NAMESPACE, IDEMQ_KEY_FIELD,
-// ...); a variable that sets otherwise what a tag says is refused.
-//
-//	w, err := worker.FromEnvTyped(ctx, os.Getenv, func(ctx context.Context, req Summarise) (Summary, error) { ... })
-func FromEnvTyped[Req, Resp any](ctx context.Context, getenv func(string) string, fn func(context.Context, Req) (Resp, error), opts ...Option) (*Worker, error) {
-	return fromEnv(ctx, getenv, fn == nil, func(store idem.Store, o ...handler.Option) (handler.Handler, error) {
-		return handler.NewTyped(store, fn, o...)
-	}, opts)
-}
-
 // newHandler makes the handler around the function of your own, over the
 // store New opened, with the options the settings make.
 type newHandler func(store idem.Store, opts ...handler.Option) (handler.Handler, error)
-
-// fromEnv reads the settings through getenv and wires a Worker with
-// build (newWorker), noting for Run whether it runs on Lambda.
-func fromEnv(ctx context.Context, getenv func(string) string, nilFn bool, build newHandler, opts []Option) (*Worker, error) {
-	s, err := idemqenv.Read(getenv)
-	w, err := newWorker(ctx, s, err, nilFn, build, opts)
-	if err != nil {
-		return nil, err
-	}
-	w.offLambda = getenv(lambdaRuntimeAPI) == ""
-	return w, nil
-}
 
 // New wires a Worker around fn from s, settings of worker mode as
 // idemqenv.Read returns them. First, before any request, it checks every
@@ -117,6 +82,19 @@ func begin(s idemqenv.Settings, p idemqenv.Program, opts []Option) (*Worker, []e
 	cfg, optErr := optkit.ApplyOptions("worker", opts)
 	cfg, err := cfg.resolve()
 	errs := []error{optErr, err}
+	if cfg.Check != nil {
+		errs = append(errs, cfg.Check(s))
+	}
+	if cfg.anyMode {
+		// FromEnv: one program for whichever mode the environment
+		// chooses, given the options of every mode.
+		if p != idemqenv.Worker {
+			cfg.HandlerOptions, cfg.Tracing = nil, nil
+		}
+		if p != idemqenv.FrontDoor {
+			cfg.FrontDoorOptions = nil
+		}
+	}
 	if s.Program != p {
 		errs = append(errs, fmt.Errorf("worker: IDEMQ_MODE=%s: %s wires %s mode only (worker mode is worker.New's, the front door worker.NewFrontDoor's, the dispatcher worker.NewDispatcher's)", s.Program, constructors[p], p))
 	}

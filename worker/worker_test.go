@@ -26,6 +26,7 @@ import (
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
 	"github.com/idemq/idemq/idem/dynamostore/dynamotest"
+	"github.com/idemq/idemq/idemqenv"
 	"github.com/idemq/idemq/request"
 	"github.com/idemq/idemq/worker"
 )
@@ -84,8 +85,15 @@ func TestFromEnvRefuses(t *testing.T) {
 		{"every bad variable at once", map[string]string{"IDEMQ_STORE": "postgres", "IDEMQ_LEASE": "soon", "IDEMQ_CONCURRENCY": "0"},
 			nil, []string{"bad configuration", "IDEMQ_TABLE", "IDEMQ_STORE_URL", "IDEMQ_LEASE", "IDEMQ_CONCURRENCY"}},
 		{"no namespace off Lambda", map[string]string{"IDEMQ_STORE": "memory"}, nil, []string{"IDEMQ_NAMESPACE is required outside Lambda"}},
-		{"another mode", map[string]string{"IDEMQ_MODE": "frontdoor", "IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n",
-			"IDEMQ_FRONTDOOR_QUEUE_URL": "http://127.0.0.1:1/q"}, nil, []string{"IDEMQ_MODE=frontdoor: worker.New wires worker mode only"}},
+		{"the front door's refusal with a bad variable", map[string]string{"IDEMQ_MODE": "frontdoor", "IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n",
+			"IDEMQ_FRONTDOOR_QUEUE_URL": "http://127.0.0.1:1/q", "IDEMQ_LEASE": "soon"}, nil,
+			[]string{"IDEMQ_LEASE", "IDEMQ_FRONTDOOR_SCOPE=iam: the front door cannot tell a request's caller"}},
+		{"the dispatcher's refusal with a bad variable", map[string]string{"IDEMQ_MODE": "dispatch", "IDEMQ_DURABLE_FUNCTION": "summarise:prod",
+			"IDEMQ_CONSUMER_QUEUE_URL": "http://127.0.0.1:1/000000000000/q", "IDEMQ_CONSUMER_VISIBILITY": "1500ms", "IDEMQ_CONCURRENCY": "lots"},
+			[]worker.Option{testAWS}, []string{"IDEMQ_CONCURRENCY", "IDEMQ_CONSUMER_VISIBILITY: consumer: VisibilityTimeout"}},
+		{"a variable of your own with a bad one of idemq's", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_LEASE": "soon"},
+			[]worker.Option{worker.WithConfig(worker.Config{Check: func(idemqenv.Settings) error { return errors.New("MY_MODEL is required") }})},
+			[]string{"bad configuration", "IDEMQ_LEASE", "MY_MODEL is required"}},
 		{"tracing without a tracer", map[string]string{"IDEMQ_STORE": "memory", "IDEMQ_NAMESPACE": "n", "IDEMQ_BACKOFF": "false", "IDEMQ_TRACING": "otel"},
 			nil, []string{"IDEMQ_TRACING=otel: this function cannot trace"}},
 		{"a store it was built without", map[string]string{"IDEMQ_STORE": "redis", "IDEMQ_STORE_URL": "redis://:s3cret@127.0.0.1:1", "IDEMQ_NAMESPACE": "n"},

@@ -10,10 +10,10 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
-	github.com/idemq/idemq v0.2.0
-	github.com/idemq/idemq/idem/dynamostore v0.2.0
-	github.com/idemq/idemq/idem/pgstore v0.2.0
-	github.com/idemq/idemq/idem/redisstore v0.2.0
+	github.com/idemq/idemq v1.0.0
+	github.com/idemq/idemq/idem/dynamostore v1.0.0
+	github.com/idemq/idemq/idem/pgstore v1.0.0
+	github.com/idemq/idemq/idem/redisstore v1.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 )
 

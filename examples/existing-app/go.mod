@@ -8,9 +8,9 @@ require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/constructs-go/constructs/v10 v10.8.1
 	github.com/aws/jsii-runtime-go v1.143.0
-	github.com/idemq/idemq v0.2.0
-	github.com/idemq/idemq/infra v0.2.0
-	github.com/idemq/idemq/worker v0.2.0
+	github.com/idemq/idemq v1.0.0
+	github.com/idemq/idemq/infra v1.0.0
+	github.com/idemq/idemq/worker v1.0.0
 )
 
 require (
@@ -42,9 +42,9 @@ require (
 	github.com/cdklabs/awscdk-asset-node-proxy-agent-go/nodeproxyagentv6/v2 v2.1.3 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
 	github.com/fatih/color v1.19.0 // indirect
-	github.com/idemq/idemq/durable v0.2.0 // indirect
-	github.com/idemq/idemq/idem/dynamostore v0.2.0 // indirect
-	github.com/idemq/idemq/idem/s3blob v0.2.0 // indirect
+	github.com/idemq/idemq/durable v1.0.0 // indirect
+	github.com/idemq/idemq/idem/dynamostore v1.0.0 // indirect
+	github.com/idemq/idemq/idem/s3blob v1.0.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect

@@ -15,7 +15,7 @@ const eventNameAttribute = "eventName"
 // DynamoDB is the Lambda handler of a DynamoDB table stream's batch (its
 // event source mapping must have ReportBatchItemFailures). A record's
 // message has the item's new image (the old one for REMOVE) as plain JSON
-// for its body, its sequence number as the message id, the item's key as
+// (binaries as base64 text, sets as lists) for its body, its sequence number as the message id, the item's key as
 // JSON as the message group, and its event name in Attributes["eventName"].
 // It reports the sequence number of the first record not acknowledged, or
 // nothing; an error (an image that cannot be written as JSON) brings the

@@ -1,5 +1,6 @@
 // Package stream runs the records of ordered stream sources (a Kinesis
-// data stream's shard, a DynamoDB table's stream) through a handler made
+// data stream's shard, a DynamoDB table's stream, the partitions of a
+// Kafka batch: see Handlers.Kafka) through a handler made
 // by handler.New, NewTyped or NewStepHandler, on the same decision path as
 // SQS messages, and answers with the checkpoint Lambda resumes the shard
 // from:
@@ -86,37 +87,52 @@ const groupAttribute = "MessageGroupId"
 // sends one shard per batch, so there is one checkpoint), or -1 when
 // every record is. An error means the whole batch comes back.
 func (s *Handlers) run(ctx context.Context, msgs []events.SQSMessage) (int, error) {
+	reported, err := s.reported(ctx, msgs)
+	if err != nil {
+		return -1, err
+	}
+	for i, r := range reported {
+		if r {
+			return i, nil
+		}
+	}
+	return -1, nil
+}
+
+// reported runs the batch msgs (each record's message id unique in the
+// batch) through the handler, and tells, per record, whether the handler
+// reported it: it is not acknowledged. An error means the whole batch
+// comes back.
+func (s *Handlers) reported(ctx context.Context, msgs []events.SQSMessage) ([]bool, error) {
 	if s == nil || s.h == nil {
-		return -1, errors.New("stream: no handler (stream.New(nil)); the whole batch comes back")
+		return nil, errors.New("stream: no handler (stream.New(nil)); the whole batch comes back")
 	}
 	index := make(map[string]int, len(msgs))
 	for i := range msgs {
 		id := msgs[i].MessageId
 		if id == "" {
-			return -1, fmt.Errorf("stream: record %d has no sequence number; the whole batch comes back", i)
+			return nil, fmt.Errorf("stream: record %d has no sequence number; the whole batch comes back", i)
 		}
 		if _, dup := index[id]; dup {
-			return -1, fmt.Errorf("stream: sequence number %s appears twice in the batch; the whole batch comes back", id)
+			return nil, fmt.Errorf("stream: sequence number %s appears twice in the batch; the whole batch comes back", id)
 		}
 		index[id] = i
 	}
 	ctx, mark := streamctx.With(ctx)
 	resp, err := s.h(ctx, events.SQSEvent{Records: msgs})
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	if !mark.Seen() {
-		return -1, errors.New("stream: the handler did not run the batch as an ordered stream's (is it one of handler.New, NewTyped or NewStepHandler?); the whole batch comes back")
+		return nil, errors.New("stream: the handler did not run the batch as an ordered stream's (is it one of handler.New, NewTyped or NewStepHandler?); the whole batch comes back")
 	}
-	first := -1
+	reported := make([]bool, len(msgs))
 	for _, f := range resp.BatchItemFailures {
 		i, ok := index[f.ItemIdentifier]
 		if !ok {
-			return -1, fmt.Errorf("stream: the handler reported %q, which is no record's sequence number; the whole batch comes back", f.ItemIdentifier)
+			return nil, fmt.Errorf("stream: the handler reported %q, which is no record's sequence number; the whole batch comes back", f.ItemIdentifier)
 		}
-		if first < 0 || i < first {
-			first = i
-		}
+		reported[i] = true
 	}
-	return first, nil
+	return reported, nil
 }

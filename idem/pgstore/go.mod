@@ -3,7 +3,7 @@ module github.com/idemq/idemq/idem/pgstore
 go 1.26.0
 
 require (
-	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq v1.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 )
 

@@ -3,7 +3,7 @@ module github.com/idemq/idemq/idem/redisstore
 go 1.26.0
 
 require (
-	github.com/idemq/idemq v0.2.0
+	github.com/idemq/idemq v1.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

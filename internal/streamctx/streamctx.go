@@ -1,5 +1,5 @@
 // Package streamctx tells the handler that the batch it is given is an
-// ordered stream's (a Kinesis or DynamoDB Streams shard's), adapted into
+// ordered stream's (a Kinesis or DynamoDB Streams shard's, a Kafka batch's), adapted into
 // SQS messages by the stream package: the handler then runs it as a FIFO
 // batch with message group isolation, without SQS's visibility back-off,
 // queue URL or batch error, and marks the batch seen, so that the stream

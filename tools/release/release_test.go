@@ -234,3 +234,34 @@ func TestReleaseCheckModules(t *testing.T) {
 		}
 	})
 }
+
+// The handler's test setup (handler/handlertest/handlerbundle) is public
+// only because two modules' tests share it: its API changes are shown, not
+// ruled on, while a break in a package beside it still needs its version.
+func TestReleaseCheckUncoveredPackage(t *testing.T) {
+	t.Parallel()
+	for dir, covered := range map[string]bool{"handler/handlertest/handlerbundle": false, "handler/handlertest": true} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			m := newModule(t)
+			if err := os.MkdirAll(filepath.Join(m.dir, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			m.write(dir+"/p.go", "package p\n\n// P is the API.\nfunc P() {}\n")
+			m.git("add", "-A")
+			m.git("commit", "-q", "-m", dir)
+			m.git("tag", "-f", "v0.1.0")
+			m.write(dir+"/p.go", "package p\n\n// P is the API.\nfunc P(int) {}\n")
+			m.write("CHANGELOG.md", "# Changelog\n\n## [v0.1.1]\n\n## [v0.1.0]\n")
+			m.git("add", "-A")
+			m.git("commit", "-q", "-m", "break "+dir)
+			ok, out := m.check("v0.1.1")
+			if ok == covered {
+				t.Errorf("a break in %s at a patch release: allowed %v, want %v\n%s", dir, ok, !covered, out)
+			}
+			if want := "(not covered by the stability promise) - ./" + dir + ".P"; !covered && !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+}

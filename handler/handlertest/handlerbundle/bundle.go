@@ -4,8 +4,12 @@
 // failures and logs; the messages and checks the tests build on come with
 // it. Both handler's own tests and the handler tests that run against
 // DynamoDB Local (in the dynamostore module) import it, so that neither
-// copies the other; a store's author may run the handler over theirs the
-// same way. It imports no store driver.
+// copies the other. It imports no store driver.
+//
+// It is public only because Go has no internal/ directory both modules'
+// tests may import, and it is not covered by the v1 promise: a minor
+// release may change it (scripts/release-check.sh shows its changes and
+// rules on none). A test of yours wants handler/handlertest.
 package handlerbundle
 
 import (
