@@ -339,7 +339,12 @@ func (p *AttachmentProps) resolveStream(st *streamParts, s settings, prefix stri
 		switch field {
 		case "Timeout":
 			return "the function's Timeout"
-		case "Retention", "MaxRetryAttempts", "MaxRecordAge", "OnFailureRetention":
+		case "MaxRetryAttempts", "MaxRecordAge":
+			if field == "MaxRetryAttempts" && !st.given.retries && st.ownRetries != nil || field == "MaxRecordAge" && !st.given.age && st.ownAge != nil {
+				return "the app's event source mapping's Maximum" + strings.TrimPrefix(field, "Max") + " (or " + sp + field + ")"
+			}
+			return sp + field
+		case "Retention", "OnFailureRetention":
 			return sp + field
 		case "BatchingWindow":
 			return prefix + "MaxBatchingWindow"

@@ -258,6 +258,10 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
 				StartingPosition: awslambda.StartingPosition_LATEST, OnFailure: awslambdaeventsources.NewSqsDlq(other)}))
 		}, "has an on-failure destination other than AttachmentProps.Stream.OnFailureQueue"},
+		{"the app's mapping without retries", func(app streamApp, _ *idemqcdk.AttachmentProps) {
+			app.function.AddEventSource(awslambdaeventsources.NewKinesisEventSource(app.kinesis, &awslambdaeventsources.KinesisEventSourceProps{
+				StartingPosition: awslambda.StartingPosition_LATEST, RetryAttempts: jsii.Number(0)}))
+		}, "(the app's event source mapping's MaximumRetryAttempts (or AttachmentProps.Stream.MaxRetryAttempts))"},
 		{"an empty result prefix", func(_ streamApp, p *idemqcdk.AttachmentProps) {
 			p.ResultBucket, p.ResultPrefix = jsii.Bool(true), jsii.String("")
 		},
