@@ -72,7 +72,8 @@ type AttachmentProps struct {
 	// message lifetime, or synth fails; shorter than a redrive from the
 	// dead-letter queue needs, it deploys with a warning. Defaults to
 	// queue.RecordLifetime of the queue's settings, the dead-letter
-	// queue's retention included.
+	// queue's retention included. For a Stream, the same with
+	// queue.Stream's Lifetime, and a redrive from the on-failure queue.
 	RecordExpiry awscdk.Duration
 	// DisableBackoff turns off the handler's in-progress back-off
 	// (IDEMQ_BACKOFF "false") and its grant, sqs:ChangeMessageVisibility
