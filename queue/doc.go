@@ -8,6 +8,11 @@
 // and the consumer share (Backoff, from DefaultRetryMin to
 // DefaultRetryMax).
 //
+// Stream is the same arithmetic for an ordered stream (a Kinesis data
+// stream, a DynamoDB table's stream) and its event source mapping: its
+// retention, maximum retry attempts and record age, and the on-failure
+// destination's retention, in Stream.RecordLifetime and CheckExpiry.
+//
 // A deployment describes its queue and event source mapping once, as a
 // Settings, and every part that sizes something from them reads it: the
 // CDK stack (infra/idemqcdk) sizes the table's expiry and hands the

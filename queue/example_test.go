@@ -54,3 +54,30 @@ func ExampleSettings_RedriveLifetime() {
 	// 96h2m30s 432h2m30s
 	// true
 }
+
+// A stream's record must outlive its deliveries: until it is too old for
+// the mapping or the stream drops it, plus the batching window and the
+// function's timeout; with the on-failure queue's retention given, one
+// redrive too (read back from the stream, so while the stream keeps it).
+// No retry is refused, naming the setting.
+func ExampleStream_RecordLifetime() {
+	s := queue.Stream{
+		Retention:        24 * time.Hour, // a Kinesis stream's default
+		MaxRetryAttempts: -1,             // Lambda's default: no limit
+	}
+	const timeout = time.Minute // the function's
+	fmt.Println(s.RecordLifetime(timeout))
+
+	s.OnFailureRetention = 14 * 24 * time.Hour // an SQS on-failure queue's
+	fmt.Println(s.RecordLifetime(timeout))
+
+	s.MaxRetryAttempts = 0
+	_, err := s.RecordLifetime(timeout)
+	if se, ok := errors.AsType[*queue.SettingError](err); ok {
+		fmt.Println("refused:", se.Setting)
+	}
+	// Output:
+	// 30h2m0s <nil>
+	// 60h2m0s <nil>
+	// refused: MaxRetryAttempts
+}

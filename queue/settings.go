@@ -46,13 +46,13 @@ const DefaultBatchSize = 10
 // cover, or a record expiry shorter than the lifetime they need.
 var ErrInvalidSettings = errors.New("queue: invalid settings")
 
-// SettingError reports one setting outside what SQS and Lambda accept, or
-// one RecordLifetime refuses as unsafe. It is ErrInvalidSettings
+// SettingError reports one setting outside what SQS (or the stream) and
+// Lambda accept, or one RecordLifetime refuses as unsafe. It is ErrInvalidSettings
 // (errors.Is).
 type SettingError struct {
-	// Setting names the value at fault: a Settings field
-	// ("VisibilityTimeout", "MaxReceives", ...) or "Timeout", the function
-	// timeout given to RecordLifetime.
+	// Setting names the value at fault: a Settings or Stream field
+	// ("VisibilityTimeout", "MaxReceives", "MaxRecordAge", ...) or
+	// "Timeout", the function timeout given to RecordLifetime.
 	Setting string
 	// Msg says what is wrong with it.
 	Msg string

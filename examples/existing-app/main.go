@@ -6,7 +6,9 @@
 // (taken over, so the deploy updates it in place), the alarms paging the
 // team's topic, and the dashboard. docs/deploy.md ("Add idemq to an
 // existing app", "Add idemq to an app in production") shows the same code;
-// main_test.go checks the template it synthesizes.
+// main_test.go checks the template it synthesizes. Its second stack,
+// Shipments (shipments.go), attaches idemq to a Kinesis stream the same
+// way.
 //
 // With the context key withoutIdemq true, it is the app as it was before
 // idemq (make deploy-local deploys that first, then this).
@@ -53,9 +55,17 @@ func synth() (err error) {
 	}()
 	app := awscdk.NewApp(nil)
 	without := fmt.Sprint(app.Node().TryGetContext(jsii.String("withoutIdemq"))) == "true"
-	NewOrdersStack(app, jsii.String("Orders"), &OrdersStackProps{Code: idemqcdk.GoCode(".", "./function"), WithoutIdemq: without})
+	addStacks(app, without)
 	app.Synth(nil)
 	return nil
+}
+
+// addStacks adds the team's two stacks to app, with idemq or without,
+// each with code of its own (CDK refuses an asset shared by two stacks;
+// the second build comes from go's cache).
+func addStacks(app awscdk.App, withoutIdemq bool) {
+	NewOrdersStack(app, jsii.String("Orders"), &OrdersStackProps{Code: idemqcdk.GoCode(".", "./function"), WithoutIdemq: withoutIdemq})
+	NewShipmentsStack(app, jsii.String("Shipments"), &ShipmentsStackProps{Code: idemqcdk.GoCode(".", "./function"), WithoutIdemq: withoutIdemq})
 }
 
 // OrdersStackProps configures the team's stack.

@@ -45,9 +45,12 @@
 // (handler.WithKeyless) stores no result: after a checkpoint it runs
 // again.
 //
-// Keep records (idem.Config.Expiry) longer than the stream keeps its
-// records (Kinesis: 24 hours to 365 days; DynamoDB Streams: 24 hours) and
-// than the mapping's maximum record age. For DynamoDB Streams the key is
+// Keep records (idem.Config.Expiry) for queue.Stream's RecordLifetime:
+// as long as the stream keeps its records (Kinesis: 24 hours to 365 days;
+// DynamoDB Streams: 24 hours), or the mapping's maximum record age if
+// shorter, plus the batching window and the timeout, and a redrive from
+// the on-failure destination (the CDK's Attachment to a stream sizes it
+// so: idemqcdk.StreamSource). For DynamoDB Streams the key is
 // an attribute the writer sets on each change, not the item's key alone:
 // every change of an item shares that, and the second change would replay
 // the first one's result.

@@ -3,6 +3,7 @@ package idemqcdk
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -31,9 +32,11 @@ const durationFactor = 0.8
 const alarmPeriod = 5 * time.Minute
 
 // Alarms are the seven alarms of a queue feeding a function that runs
-// idemq's handler, each evaluated over one period, none with an action,
-// missing data not breaching (a quiet queue, or a function not invoked,
-// is fine). Each goes off when its statistic is at or over its threshold:
+// idemq's handler, or the six of a stream (StreamSource: IteratorAgeAlarm
+// and OnFailureAlarm in place of the first three), each evaluated over one
+// period, none with an action, missing data not breaching (a quiet queue,
+// or a function not invoked, is fine). Each goes off when its statistic is
+// at or over its threshold:
 //   - DeadLetterAlarm: any message in the dead-letter queue (each failed
 //     every receive it had), the maximum over a minute;
 //   - DeadLetterExpiryAlarm: the oldest dead letter halfway through the
@@ -41,6 +44,13 @@ const alarmPeriod = 5 * time.Minute
 //     the queue's on a standard queue), before SQS drops it;
 //   - AgeAlarm: the oldest message waiting longer than 2 ×
 //     (visibility timeout + batching window);
+//   - IteratorAgeAlarm (a stream): the mapping reading a quarter as far
+//     behind as a record may get before it is dropped (at most an hour,
+//     at least 2 × (batching window + timeout)): a Kinesis stream's
+//     GetRecords.IteratorAgeMilliseconds, the function's IteratorAge for
+//     a table's stream;
+//   - OnFailureAlarm (a stream): any notice of a dropped batch in the
+//     on-failure queue, or published to the on-failure topic;
 //   - FailedAlarm: any record failed (the handler's Failed EMF metric in
 //     metricNamespace, dimension Service = the key namespace: the
 //     function's error, a provider's 429 or 5xx, the store out of reach, a
@@ -57,14 +67,15 @@ type Alarms struct {
 	// Construct is the scope holding the alarms.
 	Construct constructs.Construct
 
-	// The alarms, each named as its construct id.
+	// The alarms, each named as its construct id; a queue's three are nil
+	// for a stream, a stream's two for a queue.
 	DeadLetterAlarm, DeadLetterExpiryAlarm, AgeAlarm, FailedAlarm, DurationAlarm, ErrorsAlarm, ThrottlesAlarm awscloudwatch.Alarm
+	IteratorAgeAlarm, OnFailureAlarm                                                                          awscloudwatch.Alarm
 }
 
-// All are the seven alarms, in the order the type documents them.
-func (a *Alarms) All() []awscloudwatch.Alarm {
-	return []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
-}
+// All are the alarms there are (seven for a queue, six for a stream), in
+// the order the type documents them.
+func (a *Alarms) All() []awscloudwatch.Alarm { return a.present() }
 
 // parts are what the alarms and the dashboard watch: the queue, its
 // dead-letter queue, the function, the key namespace and the settings.
@@ -73,6 +84,9 @@ type parts struct {
 	fn         awslambda.IFunction
 	namespace  string
 	s          settings
+	// stream and src are a stream's, in place of queue and dlq.
+	stream *streamParts
+	src    *StreamSource
 }
 
 // addAlarms adds p's alarms to scope (see Alarms), each doing actions
@@ -91,21 +105,17 @@ func addAlarms(scope constructs.Construct, p parts, actions []awscloudwatch.IAla
 	}
 	maximum := &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum")}
 	sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
-	age := ageFactor * (s.visibility + s.window)
-	stay := s.deadLetterStay()
-	expiryAge := deadLetterExpiryAge(stay)
 	a := &Alarms{Construct: scope}
-	a.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
-		p.dlq.MetricApproximateNumberOfMessagesVisible(maximum), 1)
-	a.DeadLetterExpiryAlarm = alarm("DeadLetterExpiryAlarm", fmt.Sprintf(
-		"The oldest message in the idemq dead-letter queue moved there %s ago; SQS may drop it %s after it moved (sooner if it was old when it moved: it keeps its first enqueue time on a standard queue). Redrive it or save it now.",
-		expiryAge, stay),
-		p.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
-	a.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
-		p.queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
+	failedThen := "each comes back after the visibility timeout and, after its last receive, goes to the dead-letter queue"
+	if p.stream != nil {
+		a.addStreamAlarms(p, alarm, period)
+		failedThen = "each holds the later records of its partition key until it succeeds or its retries or age run out"
+	} else {
+		a.addQueueAlarms(p, alarm, maximum, period)
+	}
 	a.FailedAlarm = alarm("FailedAlarm",
 		"Records of the idemq worker failed (the function's error, a provider's 429 or 5xx, the record store out of reach, a message without a usable key): "+
-			"each comes back after the visibility timeout and, after its last receive, goes to the dead-letter queue. The function's log says why.",
+			failedThen+". The function's log says why.",
 		emfMetric("Failed", p.namespace, sum), 1)
 	limit := time.Duration(durationFactor * float64(s.timeout))
 	a.DurationAlarm = alarm("DurationAlarm", fmt.Sprintf(
@@ -122,6 +132,23 @@ func addAlarms(scope constructs.Construct, p parts, actions []awscloudwatch.IAla
 		}
 	}
 	return a
+}
+
+// addQueueAlarms adds a queue's three alarms to a (see Alarms).
+func (a *Alarms) addQueueAlarms(p parts, alarm func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm,
+	maximum *awscloudwatch.MetricOptions, period awscdk.Duration) {
+	s := p.s
+	age := ageFactor * (s.visibility + s.window)
+	stay := s.deadLetterStay()
+	expiryAge := deadLetterExpiryAge(stay)
+	a.DeadLetterAlarm = alarm("DeadLetterAlarm", "Messages in the idemq dead-letter queue: each failed every receive it had.",
+		p.dlq.MetricApproximateNumberOfMessagesVisible(maximum), 1)
+	a.DeadLetterExpiryAlarm = alarm("DeadLetterExpiryAlarm", fmt.Sprintf(
+		"The oldest message in the idemq dead-letter queue moved there %s ago; SQS may drop it %s after it moved (sooner if it was old when it moved: it keeps its first enqueue time on a standard queue). Redrive it or save it now.",
+		expiryAge, stay),
+		p.dlq.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), expiryAge.Seconds())
+	a.AgeAlarm = alarm("AgeAlarm", fmt.Sprintf("The oldest message in the idemq queue has waited %s (2 × (visibility timeout + batching window)): the worker is falling behind or a message keeps failing.", age),
+		p.queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}), age.Seconds())
 }
 
 // topicARN is an SNS topic's ARN: a name of 1 to 256 letters, digits,
@@ -142,4 +169,41 @@ func checkAlarmTopic(arn string) error {
 // scope as AlarmTopic.
 func topicAction(scope constructs.Construct, arn string) awscloudwatch.IAlarmAction {
 	return awscloudwatchactions.NewSnsAction(awssns.Topic_FromTopicArn(scope, jsii.String("AlarmTopic"), jsii.String(arn)))
+}
+
+// addStreamAlarms adds the alarms of a stream attachment: iterator age
+// and the on-failure destination's notices beside the handler's failed
+// records and the function's duration, errors and throttles.
+func (a *Alarms) addStreamAlarms(p parts, alarm func(id, description string, metric awscloudwatch.Metric, threshold float64) awscloudwatch.Alarm, period awscdk.Duration) {
+	st, s := p.stream, p.s
+	maximum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}
+	age := iteratorAgeLimit(st.stream, s)
+	metric := iteratorAgeMetric(p, maximum)
+	a.IteratorAgeAlarm = alarm("IteratorAgeAlarm", fmt.Sprintf(
+		"The idemq function reads %s %s behind: it is falling behind, or a record keeps failing and holds its shard's checkpoint; a record is dropped to the on-failure destination at the age of %s.",
+		st.kind, age, st.reachText()), metric, float64(age.Milliseconds()))
+	switch {
+	case st.failQueue != nil:
+		a.OnFailureAlarm = alarm("OnFailureAlarm", "Notices of dropped batches in the idemq on-failure queue: records whose retries or age ran out, with their work undone. Re-drive them while the stream keeps them.",
+			st.failQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum")}), 1)
+	case st.failTopic != nil:
+		a.OnFailureAlarm = alarm("OnFailureAlarm", "Notices of dropped batches sent to the idemq on-failure topic: records whose retries or age ran out, with their work undone. Re-drive them while the stream keeps them.",
+			st.failTopic.MetricNumberOfMessagesPublished(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}), 1)
+	}
+}
+
+// present is a's alarms that exist, in the order Alarms documents.
+func (a *Alarms) present() []awscloudwatch.Alarm {
+	all := []awscloudwatch.Alarm{a.DeadLetterAlarm, a.DeadLetterExpiryAlarm, a.AgeAlarm, a.IteratorAgeAlarm, a.OnFailureAlarm, a.FailedAlarm, a.DurationAlarm, a.ErrorsAlarm, a.ThrottlesAlarm}
+	return slices.DeleteFunc(all, func(x awscloudwatch.Alarm) bool { return x == nil })
+}
+
+// iteratorAgeMetric is how far behind the function reads p's stream: a
+// Kinesis stream's GetRecords.IteratorAgeMilliseconds, the function's
+// IteratorAge for a table's stream.
+func iteratorAgeMetric(p parts, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	if p.src.Kinesis != nil {
+		return p.src.Kinesis.MetricGetRecordsIteratorAgeMilliseconds(opts)
+	}
+	return p.fn.Metric(jsii.String("IteratorAge"), opts)
 }

@@ -2,8 +2,6 @@ package idemqcdk
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -33,8 +31,13 @@ type AttachmentProps struct {
 	Function awslambda.IFunction
 	// Queue is the queue feeding Function. It needs a dead-letter queue.
 	// Its settings are read from it when it is defined in this app, from
-	// QueueSettings when it is imported. Required.
+	// QueueSettings when it is imported. Required, unless Stream is given.
 	Queue awssqs.IQueue
+	// Stream is the Kinesis stream or table's stream feeding Function, in
+	// place of Queue (see StreamSource); QueueSettings, MaxConcurrency,
+	// Pollers, DisableBackoff and KeepV020 then do not apply. BatchSize
+	// is then 1 to 10,000 (Lambda's default 100). Defaults to nil: a queue.
+	Stream *StreamSource
 	// QueueSettings are Queue's settings CDK cannot read from an imported
 	// queue. Defaults to none.
 	QueueSettings *QueueSettings
@@ -69,7 +72,8 @@ type AttachmentProps struct {
 	// message lifetime, or synth fails; shorter than a redrive from the
 	// dead-letter queue needs, it deploys with a warning. Defaults to
 	// queue.RecordLifetime of the queue's settings, the dead-letter
-	// queue's retention included.
+	// queue's retention included. For a Stream, the same with
+	// queue.Stream's Lifetime, and a redrive from the on-failure queue.
 	RecordExpiry awscdk.Duration
 	// DisableBackoff turns off the handler's in-progress back-off
 	// (IDEMQ_BACKOFF "false") and its grant, sqs:ChangeMessageVisibility
@@ -116,8 +120,8 @@ type AttachmentProps struct {
 	KeepV020 *bool
 }
 
-// Attachment attaches idemq to a function and the queue feeding it, both
-// the app's own: a record table sized from the queue (Table), the
+// Attachment attaches idemq to a function and the queue feeding it (or
+// the stream: see StreamSource for what differs), both the app's own: a record table sized from the queue (Table), the
 // function's grants (the record table's dynamodb:PutItem, UpdateItem and
 // DeleteItem; polling the queue, sqs:ReceiveMessage, DeleteMessage and
 // GetQueueAttributes, with ChangeMessageVisibility for the back-off;
@@ -159,7 +163,8 @@ type Attachment struct {
 	// Settings are the queue's settings, with the batching window and the
 	// dead-letter queue's retention, that sized RecordExpiry.
 	Settings queue.Settings
-	// DeadLetterQueue is the queue's dead-letter queue.
+	// DeadLetterQueue is the queue's dead-letter queue; for a stream, its
+	// on-failure queue (nil with a topic).
 	DeadLetterQueue awssqs.IQueue
 	// Bucket keeps results too large for a record; nil without
 	// AttachmentProps.ResultBucket.
@@ -169,9 +174,13 @@ type Attachment struct {
 	EventSource awslambda.EventSourceMapping
 	// Alarms notify AttachmentProps.AlarmActions.
 	Alarms *Alarms
-	// Dashboard shows the alarms, the handler's counts, the queues and the
-	// function (docs/operate.md).
+	// Dashboard shows the alarms, the handler's counts, the queues (a
+	// stream's iterator age and on-failure notices) and the function
+	// (docs/operate.md).
 	Dashboard awscloudwatch.Dashboard
+	// Stream are the stream's settings that sized RecordExpiry, with
+	// AttachmentProps.Stream (Settings is then zero).
+	Stream queue.Stream
 	// RedrivePolicy is v0.2.0's managed policy allowing a redrive of the
 	// dead-letter queue into the queue, attached to nothing; only with
 	// KeepV020 (otherwise nil: see GrantRedrive).
@@ -184,8 +193,13 @@ type Attachment struct {
 
 // GrantRedrive lets grantee (an operator's role or user) redrive the
 // dead-letter queue into the queue and nothing else
-// (sqs:StartMessageMoveTask and what it needs; see grantRedrive).
+// (sqs:StartMessageMoveTask and what it needs; see grantRedrive). It
+// panics for a stream, whose records are re-driven by reading them back
+// from the stream.
 func (a *Attachment) GrantRedrive(grantee awsiam.IGrantable) {
+	if a.queue == nil {
+		panic("idemqcdk: GrantRedrive on a stream's Attachment: its on-failure notices name records to read back from the stream, not messages to move")
+	}
 	grantRedrive(grantee, a.DeadLetterQueue, a.queue)
 }
 
@@ -195,111 +209,6 @@ var attachmentFields = map[string]string{
 	"DisableBlobs":   "ResultBucket",
 	"BlobExpiryDays": "ResultExpiryDays",
 	"BlobPrefix":     "ResultPrefix",
-}
-
-// NewAttachment attaches idemq to props.Function and props.Queue, adding
-// the parts to scope in a construct of the id given (see Attachment). A
-// setting that cannot be read or cannot be safe (a visibility timeout
-// shorter than the function's timeout, max receives too few for a retry, a
-// queue without a dead-letter queue, a setting given for a queue defined
-// in the app that differs from the queue's own, an imported queue's
-// setting missing, …) fails the synth with an error naming it; the parts
-// are then made with the default settings, so that the Attachment's fields
-// can be used, and synth fails all the same. It panics if props, its
-// Function or its Queue is nil.
-func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProps) *Attachment {
-	if props == nil || props.Function == nil || props.Queue == nil {
-		panic("idemqcdk: AttachmentProps.Function or Queue is nil: give the function and the queue that feeds it")
-	}
-	const prefix = "AttachmentProps."
-	c := constructs.NewConstruct(scope, id)
-	a := &Attachment{Construct: c, queue: props.Queue}
-	keep := deref(props.KeepV020)
-
-	// The app's own mapping from the queue to the function, taken over.
-	var own awslambda.EventSourceMapping
-	var ownSettings mappingSettings
-	var err error
-	if !keep {
-		if own, err = existingMapping(props.Function, props.Queue); err == nil && own != nil {
-			ownSettings, err = readMapping(own)
-		}
-	}
-	var src *source
-	if err == nil {
-		src, err = readQueue(props.Queue, props.QueueSettings, prefix)
-	}
-	var fn awslambda.Function
-	if err == nil {
-		fn, err = src.readFunction(props.Function, prefix)
-	}
-	var s settings
-	var given mappingSettings
-	if err == nil {
-		s, given, err = props.resolve(src, ownSettings, prefix)
-	}
-	if err == nil {
-		err = checkRegions(awscdk.Stack_Of(c), s, src.label(prefix))
-	}
-	if err != nil {
-		refuse(c, err)
-		s, given = refusedSettings(), mappingSettings{}
-		if src == nil || src.dlq == nil {
-			src = &source{dlq: props.Queue} // stands in; nothing deploys
-		}
-	} else {
-		a.RecordExpiry, a.Settings = s.expiry, s.queue()
-	}
-	warn(c, s.warnings)
-	a.DeadLetterQueue = src.dlq
-
-	a.Table = newRecordTable(c, "Table", s)
-	if s.blobs {
-		a.Bucket = &ResultBucket{Bucket: newBucket(c, "Bucket", s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
-	}
-	a.Environment = handlerEnv(a.Table, a.Bucket, s)
-	if fn != nil {
-		for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
-			fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
-		}
-	}
-	allow(props.Function, a.Table, props.Queue, s.backoff)
-	if a.Bucket != nil {
-		a.Bucket.GrantResults(props.Function)
-	}
-	if key := props.Queue.EncryptionMasterKey(); key != nil {
-		key.GrantDecrypt(props.Function)
-	}
-	switch {
-	case own != nil:
-		takeOver(own, s, given)
-		a.EventSource = own
-	case keep:
-		opts := mappingProps(props.Queue, s, given)
-		a.EventSource = awslambda.NewEventSourceMapping(c, jsii.String("QueueSource"), &awslambda.EventSourceMappingProps{
-			Target: props.Function, EventSourceArn: opts.EventSourceArn, BatchSize: jsii.Number(s.batchSize), ReportBatchItemFailures: opts.ReportBatchItemFailures,
-			MaxBatchingWindow: opts.MaxBatchingWindow, MaxConcurrency: opts.MaxConcurrency, ProvisionedPollerConfig: opts.ProvisionedPollerConfig,
-		})
-	default:
-		a.EventSource = props.Function.AddEventSourceMapping(jsii.String(eventSourceID(props.Queue)), mappingProps(props.Queue, s, given))
-	}
-	// The event source polls with the role's permissions: create it only
-	// once its policy exists.
-	if role := props.Function.Role(); role != nil {
-		a.EventSource.Node().AddDependency(role)
-	}
-	watched := parts{queue: props.Queue, dlq: src.dlq, fn: props.Function, namespace: s.request.Namespace, s: s}
-	a.Alarms = addAlarms(c, watched, derefSlice(props.AlarmActions))
-	if keep {
-		a.RedrivePolicy = newRedrivePolicy(c, "RedrivePolicy", src.dlq, props.Queue)
-	}
-	a.Dashboard = newDashboard(c, "Dashboard", watched, a.Alarms.All())
-	ch := &checks{functions: []awslambda.IFunction{props.Function}, table: a.Table}
-	if fn != nil && fn != props.Function {
-		ch.functions = append(ch.functions, fn)
-	}
-	addChecks(c, ch)
-	return a
 }
 
 // resolve checks p's settings with the queue's and the function's in src

@@ -18,9 +18,10 @@ const dailyRange = "-P14D"
 // function that runs idemq's handler), as id in scope: the states of
 // alarms; the records by outcome (the handler's EMF counts); the records
 // per day stacked by class and the provider calls avoided per day against
-// the function's runs; the queue's messages and its oldest one's age; the
-// dead letters and the oldest one's age against the expiry alarm's
-// threshold; the function's invocations, errors, throttles and
+// the function's runs; the queue's messages and its oldest one's age (a
+// stream's iterator age); the dead letters and the oldest one's age
+// against the expiry alarm's threshold (a stream's on-failure notices);
+// the function's invocations, errors, throttles and
 // concurrency; its duration against the duration alarm's threshold and
 // the timeout (docs/operate.md).
 func newDashboard(scope constructs.Construct, id string, p parts, alarmList []awscloudwatch.Alarm) awscloudwatch.Dashboard {
@@ -63,11 +64,7 @@ func newDashboard(scope constructs.Construct, id string, p parts, alarmList []aw
 			Title: jsii.String("Records by outcome (" + metricNamespace + " metrics, Service " + ns + ")"),
 			Left:  &records, Width: jsii.Number(12), Height: jsii.Number(6),
 		}),
-		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("Queue: messages waiting and in flight; the oldest's age (s, right)"),
-			Left:  metrics(p.queue.MetricApproximateNumberOfMessagesVisible(maximum), p.queue.MetricApproximateNumberOfMessagesNotVisible(maximum)),
-			Right: metrics(p.queue.MetricApproximateAgeOfOldestMessage(maximum)), Width: jsii.Number(12), Height: jsii.Number(6),
-		}),
+		sourceWidget(p, maximum),
 	)
 	d.AddWidgets(
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
@@ -83,13 +80,7 @@ func newDashboard(scope constructs.Construct, id string, p parts, alarmList []aw
 		}),
 	)
 	d.AddWidgets(
-		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title:            jsii.String("Dead letters; the oldest's age (s, right)"),
-			Left:             metrics(p.dlq.MetricApproximateNumberOfMessagesVisible(maximum)),
-			Right:            metrics(p.dlq.MetricApproximateAgeOfOldestMessage(maximum)),
-			RightAnnotations: line(expiry.Seconds(), fmt.Sprintf("dead-letter expiry alarm (%s)", expiry)),
-			Width:            jsii.Number(12), Height: jsii.Number(6),
-		}),
+		failureWidget(p, maximum, line(expiry.Seconds(), fmt.Sprintf("dead-letter expiry alarm (%s)", expiry))),
 		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("Invocations, errors, throttles, concurrency"),
 			Left: metrics(p.fn.MetricInvocations(sum), p.fn.MetricErrors(sum), p.fn.MetricThrottles(sum),
@@ -107,4 +98,51 @@ func newDashboard(scope constructs.Construct, id string, p parts, alarmList []aw
 		Width: jsii.Number(24), Height: jsii.Number(6),
 	}))
 	return d
+}
+
+// sourceWidget graphs the queue's messages waiting and in flight and the
+// oldest one's age; for a stream, how far behind the function reads it,
+// against the iterator age alarm's threshold.
+func sourceWidget(p parts, maximum *awscloudwatch.MetricOptions) awscloudwatch.GraphWidget {
+	if p.stream != nil {
+		limit := iteratorAgeLimit(p.stream.stream, p.s)
+		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Stream: how far behind the function reads it (iterator age, ms)"),
+			Left:  &[]awscloudwatch.IMetric{iteratorAgeMetric(p, maximum)},
+			LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{
+				{Value: jsii.Number(float64(limit.Milliseconds())), Label: jsii.String(fmt.Sprintf("iterator age alarm (%s)", limit))}},
+			Width: jsii.Number(12), Height: jsii.Number(6),
+		})
+	}
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String("Queue: messages waiting and in flight; the oldest's age (s, right)"),
+		Left:  &[]awscloudwatch.IMetric{p.queue.MetricApproximateNumberOfMessagesVisible(maximum), p.queue.MetricApproximateNumberOfMessagesNotVisible(maximum)},
+		Right: &[]awscloudwatch.IMetric{p.queue.MetricApproximateAgeOfOldestMessage(maximum)}, Width: jsii.Number(12), Height: jsii.Number(6),
+	})
+}
+
+// failureWidget graphs the dead letters and the oldest one's age against
+// expiry, the dead-letter expiry alarm's line; for a stream, the notices
+// of dropped batches its on-failure destination holds or was sent.
+func failureWidget(p parts, maximum *awscloudwatch.MetricOptions, expiry *[]*awscloudwatch.HorizontalAnnotation) awscloudwatch.GraphWidget {
+	if p.stream != nil {
+		var notices []awscloudwatch.IMetric
+		switch {
+		case p.stream.failQueue != nil:
+			notices = append(notices, p.stream.failQueue.MetricApproximateNumberOfMessagesVisible(maximum))
+		case p.stream.failTopic != nil:
+			notices = append(notices, p.stream.failTopic.MetricNumberOfMessagesPublished(&awscloudwatch.MetricOptions{Period: maximum.Period, Statistic: jsii.String("Sum")}))
+		}
+		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("Dropped batches: notices at the on-failure destination"),
+			Left:  &notices, Width: jsii.Number(12), Height: jsii.Number(6),
+		})
+	}
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title:            jsii.String("Dead letters; the oldest's age (s, right)"),
+		Left:             &[]awscloudwatch.IMetric{p.dlq.MetricApproximateNumberOfMessagesVisible(maximum)},
+		Right:            &[]awscloudwatch.IMetric{p.dlq.MetricApproximateAgeOfOldestMessage(maximum)},
+		RightAnnotations: expiry,
+		Width:            jsii.Number(12), Height: jsii.Number(6),
+	})
 }

@@ -3,8 +3,9 @@
 // the idempotency records, sized from a queue so that no redelivery can
 // outlive a record; the bucket of large results; alarms, a dashboard of
 // the handler's metrics, and a grant for redriving the dead-letter queue;
-// NewAttachment, which adds them to a queue and a Lambda function an app
-// already has, with the function's grants, environment and event source;
+// NewAttachment, which adds them to a queue (or a Kinesis stream or a
+// table's stream: StreamSource) and a Lambda function an app already has,
+// with the function's grants, environment and event source;
 // and NewWorker, the whole pipeline with its own SQS queue, dead-letter
 // queue and function. The table, the bucket and the dead-letter queue are
 // kept when the stack is deleted.

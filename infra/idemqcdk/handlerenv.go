@@ -29,6 +29,9 @@ func handlerEnv(table awsdynamodb.ITable, bucket *ResultBucket, s settings) map[
 		envEMFNamespace: jsii.String(metricNamespace),
 		envBackoff:      jsii.String(strconv.FormatBool(s.backoff)),
 	}
+	if s.stream != nil { // no queue: the stream's settings sized the expiry
+		delete(env, envQueue)
+	}
 	for k, v := range requestEnv(s.request, idemqenv.Worker) {
 		env[k] = jsii.String(v)
 	}

@@ -58,6 +58,10 @@ type settings struct {
 	witness  string
 	keepV020 bool
 
+	// stream are the settings of the stream an Attachment attaches to
+	// (AttachmentProps.Stream), which sized expiry; nil for a queue.
+	stream *queue.Stream
+
 	// request is WorkerProps.Request, checked, its key source defaulted
 	// to request.DefaultKeyField: who a request is, given to the worker
 	// and the front door through idemqenv (requestEnv).

@@ -17,8 +17,8 @@ import (
 // docs. The v1.0 goals (issue 42) are 3,500 words for the road and 30,000
 // for everything; long proof and benchmark tables belong in results/.
 const (
-	maxRoad  = 3050
-	maxDocs  = 29975 // 29,823 + docs/streams.md and its link (issue 43)
+	maxRoad  = 2975  // 3,050 - docs/deploy.md's Attachment paragraphs, said shorter (issue 43)
+	maxDocs  = 29976 // 29,823 + docs/streams.md and its link (issue 43); its Deploy section paid by deploy.md
 	roadGoal = 3500
 	docsGoal = 30000
 )

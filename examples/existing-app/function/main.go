@@ -1,7 +1,9 @@
 // Command function is the example app's order handler: the team's own
-// Lambda function, fed by the team's own queue, with idemq's handler in
-// front of its work, so that a second delivery of an order is answered
-// from its record instead of confirming (and charging) it again.
+// Lambda function, fed by the team's own queue (with ORDERS_FROM=kinesis,
+// the shipments stack's Kinesis stream, through handler/stream), with
+// idemq's handler in front of its work, so that a second delivery of an
+// order is answered from its record instead of confirming (and charging)
+// it again.
 //
 // The handler is wired by package worker from the IDEMQ_* variables the
 // Attachment sets (worker.FromEnv): the table, the key, the record
@@ -19,6 +21,9 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/idemq/idemq/handler/stream"
 
 	"github.com/idemq/idemq/worker"
 )
@@ -38,6 +43,10 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer w.Close()
+	if os.Getenv("ORDERS_FROM") == "kinesis" { // the shipments stack's function
+		lambda.StartWithOptions(stream.New(w.Handler).Kinesis, lambda.WithContext(ctx))
+		return nil
+	}
 	return w.Run(ctx)
 }
 
