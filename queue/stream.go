@@ -182,3 +182,39 @@ func (s Stream) CheckExpiry(expiry, timeout time.Duration) error {
 	return fmt.Errorf("%w: record expiry %s is %s shorter than %s; raise the expiry or lower those settings",
 		ErrInvalidSettings, expiry, need-expiry, what)
 }
+
+// CheckLease reports an error, as a *SettingError naming the setting,
+// when a record whose function crashed while holding its key's claim
+// could not be run again before the mapping gives it up: the claim holds
+// the key for up to lease after that invocation began (idem.Config.Lease;
+// by default the invocation's time left plus idem.DefaultLeaseMargin, and
+// twice the clock skew: written ahead, judged behind), and Lambda sends
+// the batch again at once. A stream's
+// handler (handler/stream) waits for such a lease within each invocation
+// until its deadline guard, a reserve of at most half the invocation's
+// time, so each retry covers at least half the timeout:
+//
+//   - a finite MaxRetryAttempts must be at least lease / (timeout/2),
+//     rounded down, plus one, the retry that claims the key;
+//   - a MaxRecordAge must leave, after the batching window, the lease and
+//     then a run: at least batching window + lease + timeout.
+//
+// For a 1-minute function and the default lease (71 s), that is 3
+// retries, or a record age of 2m11s.
+func (s Stream) CheckLease(lease, timeout time.Duration) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if timeout <= 0 || lease <= 0 {
+		return invalid("Timeout", "timeout %s and lease %s: want both positive", timeout, lease)
+	}
+	if need := int(lease/(timeout/2)) + 1; s.MaxRetryAttempts >= 0 && s.MaxRetryAttempts < need {
+		return invalid("MaxRetryAttempts", "max retry attempts %d can run out while a crashed invocation's claim holds its key (lease %s; each retry waits at most half the timeout %s for it): its record goes to the on-failure destination with its work undone; set at least %d, or -1 with a MaxRecordAge",
+			s.MaxRetryAttempts, lease, timeout, need)
+	}
+	if need := s.BatchingWindow + lease + timeout; s.MaxRecordAge > 0 && s.MaxRecordAge < need {
+		return invalid("MaxRecordAge", "max record age %s is shorter than the batching window %s + a crashed invocation's lease %s + a run's timeout %s = %s: the record is too old when its key is free again, and goes to the on-failure destination with its work undone; raise it to at least %s",
+			s.MaxRecordAge, s.BatchingWindow, lease, timeout, need, (need + time.Second - 1).Truncate(time.Second))
+	}
+	return nil
+}

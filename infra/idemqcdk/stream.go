@@ -41,15 +41,16 @@ type StreamSource struct {
 	StartingPosition awslambda.StartingPosition
 	// MaxRetryAttempts is the mapping's MaximumRetryAttempts: -1 for no
 	// limit (retried until the record is too old or expires), or 1 to
-	// 10,000; 0, no retry, is refused. Lambda spaces retries by nothing
-	// documented: a count can run out while a crashed worker's claim
-	// holds a key, sending its record to the on-failure destination with
-	// the work undone, so prefer -1 with MaxRecordAge. Defaults to the
-	// app's own mapping's, else -1 (Lambda's).
+	// 10,000. Lambda spaces retries by nothing documented, and a crashed
+	// worker's claim holds its key until its lease ends (the timeout plus
+	// idem.DefaultLeaseMargin): each retry waits for it until its
+	// deadline guard, so a count under queue.Stream.CheckLease's (3 for a
+	// 1-minute function), and 0, are refused. Defaults to the app's own
+	// mapping's, else -1 (Lambda's).
 	MaxRetryAttempts *float64
 	// MaxRecordAge is the mapping's MaximumRecordAgeInSeconds: whole
 	// seconds from 60 s to 7 days, and at least the batching window plus
-	// two function timeouts. Defaults to the app's own mapping's, else
+	// two function timeouts and idem.DefaultLeaseMargin (CheckLease). Defaults to the app's own mapping's, else
 	// none (Lambda's): the stream's retention bounds a record's life.
 	MaxRecordAge awscdk.Duration
 	// BisectBatchOnError splits a batch whose invocation failed (the

@@ -232,6 +232,12 @@ func TestStreamAttachmentRefuses(t *testing.T) {
 			p.Stream.MaxRecordAge = awscdk.Duration_Seconds(jsii.Number(90))
 		},
 			"max record age 1m30s is shorter than the batching window 0s + 2 × the function's timeout 1m0s"},
+		{"retries a crashed worker's lease outlasts", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.MaxRetryAttempts = jsii.Number(2) },
+			"max retry attempts 2 can run out while a crashed invocation's claim holds its key"},
+		{"a record age a crashed worker's lease outlasts", func(_ streamApp, p *idemqcdk.AttachmentProps) {
+			p.Stream.MaxRecordAge = awscdk.Duration_Seconds(jsii.Number(130))
+		},
+			"max record age 2m10s is shorter than the batching window 0s + a crashed invocation's lease 1m11s + a run's timeout 1m0s"},
 		{"no on-failure destination", func(_ streamApp, p *idemqcdk.AttachmentProps) { p.Stream.OnFailureQueue = nil },
 			"give exactly one, where Lambda sends the notice of a batch it drops"},
 		{"a queue and a stream", func(app streamApp, p *idemqcdk.AttachmentProps) { p.Queue = app.failures },

@@ -18,7 +18,7 @@ import (
 // for everything; long proof and benchmark tables belong in results/.
 const (
 	maxRoad  = 2975  // 3,050 - docs/deploy.md's Attachment paragraphs, said shorter (issue 43)
-	maxDocs  = 29976 // 29,823 + docs/streams.md and its link (issue 43); its Deploy section paid by deploy.md
+	maxDocs  = 29966 // 29,823 + docs/streams.md and its link (issue 43); its Deploy section paid by deploy.md
 	roadGoal = 3500
 	docsGoal = 30000
 )
