@@ -20,9 +20,17 @@ const kafkaKeyAttribute = "kafkaKey"
 // self-managed Apache Kafka), which aws-lambda-go does not define: one
 // batch item failure per record not acknowledged, named by its partition
 // (the topic-partition the event's Records has it under, "orders-0") and
-// its offset. It marshals as Lambda reads it:
+// its offset. It marshals as Powertools for AWS Lambda (Python) and
+// aws-lambda-rust-runtime answer a Kafka batch:
 //
 //	{"batchItemFailures":[{"itemIdentifier":{"partition":"orders-0","offset":15}}]}
+//
+// AWS's documentation (checked 2026-12) names the option but shows no
+// syntax, and one third-party library answers a string
+// "<topic>-<partition>-<offset>" instead. Were Lambda to read the answer
+// otherwise, it would take it, as it takes an item identifier it cannot
+// read on a stream, as a failure of the whole batch: the batch comes back,
+// and its records done replay their stored results without running.
 //
 // Nothing listed (an empty list) means every record is done.
 type KafkaEventResponse struct {
