@@ -1,9 +1,6 @@
 package idemqcdk
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -70,16 +67,7 @@ func NewAttachment(scope constructs.Construct, id *string, props *AttachmentProp
 	warn(c, s.warnings)
 	a.DeadLetterQueue = src.dlq
 
-	a.Table = newRecordTable(c, "Table", s)
-	if s.blobs {
-		a.Bucket = &ResultBucket{Bucket: newBucket(c, "Bucket", s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
-	}
-	a.Environment = handlerEnv(a.Table, a.Bucket, s)
-	if fn != nil {
-		for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
-			fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
-		}
-	}
+	a.makeStore(c, fn, s)
 	allow(props.Function, a.Table, props.Queue, s.backoff)
 	if a.Bucket != nil {
 		a.Bucket.GrantResults(props.Function)

@@ -90,15 +90,12 @@ type mappingSettings struct {
 	pollers                        bool
 }
 
-// existingMapping is the one event source mapping (made with CDK's L2
-// EventSourceMapping, as SqsEventSource, AddEventSourceMapping and
-// NewEventSourceMapping make them) from q to fn in fn's stack, or nil; two
-// or more are an error naming them.
-func existingMapping(fn awslambda.IFunction, q awssqs.IQueue) (awslambda.EventSourceMapping, error) {
+// mappingsFrom lists the event source mappings from the source with the
+// ARN arn to fn in fn's stack: each one's path, and those made with CDK's
+// L2 EventSourceMapping (which idemq can take over).
+func mappingsFrom(fn awslambda.IFunction, arn *string) (found []awslambda.EventSourceMapping, paths []string) {
 	stack := awscdk.Stack_Of(fn)
-	source, function := resolved(stack, q.QueueArn()), resolved(stack, fn.FunctionName())
-	var found []awslambda.EventSourceMapping
-	var paths []string
+	source, function := resolved(stack, arn), resolved(stack, fn.FunctionName())
 	for _, m := range mappingsIn(stack) {
 		if m.source != source || m.function != function {
 			continue
@@ -108,6 +105,15 @@ func existingMapping(fn awslambda.IFunction, q awssqs.IQueue) (awslambda.EventSo
 			found = append(found, l2)
 		}
 	}
+	return found, paths
+}
+
+// existingMapping is the one event source mapping (made with CDK's L2
+// EventSourceMapping, as SqsEventSource, AddEventSourceMapping and
+// NewEventSourceMapping make them) from q to fn in fn's stack, or nil; two
+// or more are an error naming them.
+func existingMapping(fn awslambda.IFunction, q awssqs.IQueue) (awslambda.EventSourceMapping, error) {
+	found, paths := mappingsFrom(fn, q.QueueArn())
 	switch {
 	case len(paths) > 1:
 		return nil, &SettingError{Field: "EventSource", Msg: fmt.Sprintf(

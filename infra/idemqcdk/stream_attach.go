@@ -3,8 +3,6 @@ package idemqcdk
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -78,16 +76,7 @@ func newStreamAttachment(c constructs.Construct, props *AttachmentProps) *Attach
 	}
 	warn(c, s.warnings)
 	a.DeadLetterQueue = st.failQueue
-	a.Table = newRecordTable(c, "Table", s)
-	if s.blobs {
-		a.Bucket = &ResultBucket{Bucket: newBucket(c, "Bucket", s.blobPrefix, s.blobDays), Prefix: s.blobPrefix, ExpiryDays: s.blobDays}
-	}
-	a.Environment = handlerEnv(a.Table, a.Bucket, s)
-	if fn != nil {
-		for _, k := range slices.Sorted(maps.Keys(a.Environment)) {
-			fn.AddEnvironment(jsii.String(k), a.Environment[k], nil)
-		}
-	}
+	a.makeStore(c, fn, s)
 	grantStream(props.Function, props.Stream, a.Table)
 	if a.Bucket != nil {
 		a.Bucket.GrantResults(props.Function)
@@ -138,19 +127,7 @@ func fallbackStream(src *StreamSource) *streamParts {
 // in fn's stack, or nil; two or more, or a bare CfnEventSourceMapping,
 // are an error naming them.
 func existingStreamMapping(fn awslambda.IFunction, arn *string) (awslambda.EventSourceMapping, error) {
-	stack := awscdk.Stack_Of(fn)
-	source, function := resolved(stack, arn), resolved(stack, fn.FunctionName())
-	var found []awslambda.EventSourceMapping
-	var paths []string
-	for _, m := range mappingsIn(stack) {
-		if m.source != source || m.function != function {
-			continue
-		}
-		paths = append(paths, m.path)
-		if l2, ok := m.cfn.Node().Scope().(awslambda.EventSourceMapping); ok {
-			found = append(found, l2)
-		}
-	}
+	found, paths := mappingsFrom(fn, arn)
 	switch {
 	case len(paths) > 1:
 		return nil, &SettingError{Field: "EventSource", Msg: fmt.Sprintf(
