@@ -28,11 +28,13 @@
 //
 // A stream has no visibility timeout, and Lambda sends a failed batch
 // again at once: a key in progress in another invocation is waited for
-// in this one until its lease passes, then claimed (a crashed holder's
-// key would otherwise spend the mapping's retry attempts, one per resend,
-// until its lease ended); a lease that outlasts the invocation's deadline
-// guard makes the record a failure the shard resumes from
-// (handler.WithBackoff does nothing here). A batch in
+// in this one, claimed again by doubling steps (250 ms up to 8 s apart),
+// so that a live holder's result is replayed soon after it completes and
+// a crashed holder's key taken over once its lease has passed (it would
+// otherwise spend the mapping's retry attempts, one per resend, until
+// its lease ended); a key still held at the invocation's deadline guard
+// makes the record a failure the shard resumes from (handler.WithBackoff
+// does nothing here). A batch in
 // which every record failed still reports its first record, where SQS's
 // handler returns handler.ErrBatchFailed: an error would make Lambda
 // ignore the checkpoint and retry, or bisect, the whole batch. The
