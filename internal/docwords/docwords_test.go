@@ -18,7 +18,7 @@ import (
 // for everything; long proof and benchmark tables belong in results/.
 const (
 	maxRoad  = 3052  // 2,975 + README's table beside Powertools (issue 43)
-	maxDocs  = 29997 // at the 30,000 goal: README's table beside Powertools (issue 43) less trims
+	maxDocs  = 29995 // at the 30,000 goal: README's table beside Powertools, operate.md's stream alarms (issue 43), less trims
 	roadGoal = 3500
 	docsGoal = 30000
 )
