@@ -123,6 +123,11 @@ func (d *drain[R]) expire(batch []R) []R {
 // records rather than a new read from the checkpoint.
 func (d *drain[R]) run(ctx context.Context, batch []R, half bool) {
 	d.res.Invocations++
+	if d.m.FunctionTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.m.FunctionTimeout)
+		defer cancel()
+	}
 	at, err := d.invoke(ctx, slices.Clone(batch))
 	switch {
 	case err == nil && at < 0: // every record done

@@ -25,6 +25,11 @@ type Mapping struct {
 	// invocation, their metadata to Result.OnFailure. Defaults to 0: no
 	// limit (Lambda's -1).
 	MaximumRecordAge time.Duration
+	// FunctionTimeout is the function's timeout: each invocation's
+	// context ends that long after it starts, as Lambda's deadline does
+	// (the handler's deadline guard and its wait for a key in progress
+	// go by it). Defaults to 0: no deadline but ctx's.
+	FunctionTimeout time.Duration
 	// Now is the clock records' ages are read from. Defaults to time.Now.
 	Now func() time.Time
 }
