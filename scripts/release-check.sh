@@ -69,23 +69,21 @@ tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 quiet() { grep -v '^Ignoring internal package' >&2 || true; }
 
-# uncovered_pkg DIR PKGPATH: is the package PKGPATH of the module in DIR
-# one of uncovered_pkgs?
+# uncovered_pkg DIR MODPATH PKGPATH: is the package PKGPATH of the module
+# MODPATH in DIR one of uncovered_pkgs?
 uncovered_pkg() {
-	local modpath rel
-	modpath=$(cd "$1" && GOWORK=off go list -m)
-	rel=${2#"$modpath"}
+	local rel=${3#"$2"}
 	rel=${rel#/}
 	[[ $1 != . ]] && rel=$1${rel:+/$rel}
 	[[ $uncovered_pkgs == *" $rel "* ]]
 }
 
-# covered REPORT DIR: apidiff's module REPORT for the module in DIR without
-# the lines of uncovered packages ("- ./pkg.Name: ..." or "- package
-# path: ..."), which go to $tmp/uncovered; a section left empty goes.
+# covered REPORT DIR MODPATH: apidiff's module REPORT for the module
+# MODPATH in DIR without the lines of uncovered packages ("- ./pkg.Name:
+# ..." or "- package path: ..."), which go to $tmp/uncovered; a section
+# left empty goes.
 covered() {
-	local line pkg mod out="" section="" body=""
-	mod=$(cd "$2" && GOWORK=off go list -m)
+	local line pkg out="" section="" body=""
 	while IFS= read -r line; do
 		case $line in
 		"Incompatible changes:" | "Compatible changes:")
@@ -93,11 +91,11 @@ covered() {
 			section=$line body=""
 			continue
 			;;
-		"- ./"*) pkg=${line#- ./} pkg=$mod/${pkg%%.*} ;;
+		"- ./"*) pkg=${line#- ./} pkg=$3/${pkg%%.*} ;;
 		"- package "*) pkg=${line#- package } pkg=${pkg%%:*} ;;
 		*) pkg="" ;;
 		esac
-		if [[ -n $pkg ]] && uncovered_pkg "$2" "$pkg"; then
+		if [[ -n $pkg ]] && uncovered_pkg "$2" "$3" "$pkg"; then
 			echo "  (not covered by the stability promise) $line" >>"$tmp/uncovered"
 			continue
 		fi
@@ -167,7 +165,7 @@ for m in "${modules[@]}"; do
 	if [[ -f $tmp/old/$dir/go.mod ]]; then
 		(cd "$tmp/old/$dir" && GOFLAGS= GOWORK="$(workfile "$tmp/old" "$dir")" "$apidiff" -m -w "$tmp/old.api" "$path") 2>&1 | quiet
 		(cd "$dir" && GOFLAGS= GOWORK="$(workfile "$root" "$dir")" "$apidiff" -m -w "$tmp/new.api" "$path") 2>&1 | quiet
-		report=$(covered "$("$apidiff" -m "$tmp/old.api" "$tmp/new.api" 2> >(quiet))" "$dir")
+		report=$(covered "$("$apidiff" -m "$tmp/old.api" "$tmp/new.api" 2> >(quiet))" "$dir" "$path")
 	elif [[ -d $tmp/old/$dir ]]; then
 		# A module now, packages of the root module at base: compare them
 		# one by one.
@@ -177,7 +175,7 @@ for m in "${modules[@]}"; do
 		oldwork=$(workfile "$tmp/old" .)
 		for pkg in $(cd "$dir" && GOFLAGS= GOWORK="$newwork" go list ./... | grep -v '/internal/'); do
 			rel=${pkg#"$path"}
-			if uncovered_pkg "$dir" "$pkg"; then
+			if uncovered_pkg "$dir" "$path" "$pkg"; then
 				echo "  (not covered by the stability promise) $pkg"
 				continue
 			fi
