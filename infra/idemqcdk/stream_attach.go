@@ -375,17 +375,13 @@ func (p *AttachmentProps) resolveStream(st *streamParts, s settings, prefix stri
 		s.window = time.Duration(*st.ownWindow) * time.Second
 	}
 	st.stream.BatchingWindow = s.window
-	life, err := st.stream.RecordLifetime(s.timeout)
-	if err != nil {
-		field := "Stream"
-		if se, ok := errors.AsType[*queue.SettingError](err); ok {
-			field = se.Setting
-		}
-		return s, &SettingError{Field: field, Msg: fmt.Sprintf("%s cannot be safe (%s)", st.kind, label(field)), Err: err}
-	}
 	// A crashed invocation's claim holds its key until its lease ends:
-	// the retries (or the record age) must outlast it.
-	if err := st.stream.CheckLease(s.timeout+idem.DefaultLeaseMargin+2*idem.DefaultClockSkew, s.timeout); err != nil {
+	// the retries (or the record age) must outlast it (CheckLease).
+	life, err := st.stream.RecordLifetime(s.timeout)
+	if err == nil {
+		err = st.stream.CheckLease(s.timeout+idem.DefaultLeaseMargin+2*idem.DefaultClockSkew, s.timeout)
+	}
+	if err != nil {
 		field := "Stream"
 		if se, ok := errors.AsType[*queue.SettingError](err); ok {
 			field = se.Setting
