@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"slices"
 
 	"github.com/idemq/idemq/handler"
 	"github.com/idemq/idemq/idem"
@@ -45,7 +46,7 @@ func fromEnv(ctx context.Context, getenv func(string) string, nilFn bool, build 
 		w   *Worker
 		err error
 	)
-	opts = append(opts, anyMode)
+	opts = append(slices.Clip(opts), anyMode) // not into the caller's array
 	switch s.Program {
 	case idemqenv.FrontDoor:
 		w, err = newFrontDoor(ctx, s, readErr, opts)
