@@ -217,3 +217,40 @@ func TestReleaseCheckCovered(t *testing.T) {
 		})
 	}
 }
+
+// The nested module's API is checked against its own tag, its go.mod must
+// require the root at the version released, and every module's tag is
+// printed.
+func TestReleaseCheckModules(t *testing.T) {
+	t.Parallel()
+	t.Run("a break in the nested module", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S(int) { m.A() }\n", "v0.1.1", "v0.1.1")
+		if ok, out := m.check("v0.1.1"); ok || !strings.Contains(out, "example.com/m/sub: incompatible changes") {
+			t.Errorf("allowed %v for a break in sub at a patch release:\n%s", ok, out)
+		}
+	})
+	t.Run("a requirement of another version", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S() { m.A() }\n", "v0.1.0", "v0.1.1")
+		if ok, out := m.check("v0.1.1"); ok || !strings.Contains(out, "go mod edit -require=example.com/m@v0.1.1 sub/go.mod") {
+			t.Errorf("allowed %v with sub requiring the root at v0.1.0:\n%s", ok, out)
+		}
+	})
+	t.Run("allowed", func(t *testing.T) {
+		t.Parallel()
+		m := newModules(t)
+		m.changeSub("// S is the API.\nfunc S() { m.A() }\n\n// T is new.\nfunc T() {}\n", "v0.2.0", "v0.2.0")
+		ok, out := m.check("v0.2.0")
+		if !ok {
+			t.Fatalf("refused:\n%s", out)
+		}
+		for _, tag := range []string{"git tag v0.2.0\n", "git tag sub/v0.2.0\n"} {
+			if !strings.Contains(out, tag) {
+				t.Errorf("output lacks %q:\n%s", tag, out)
+			}
+		}
+	})
+}
